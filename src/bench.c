@@ -1,0 +1,1 @@
+int bsBenchPlaceholder(void); int bsBenchPlaceholder(void) { return 0; }

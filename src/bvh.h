@@ -1,0 +1,81 @@
+// bvh.h — bounding volume hierarchy over the environment's triangles.
+//
+// Built once with binned SAH; 32-byte nodes (tinybvh layout: min, leftFirst, max, count; a leaf when
+// count > 0; the two children of an interior node are adjacent, the left at leftFirst). Triangles are
+// copied in leaf order so a leaf reads one contiguous run. Queries walk a fixed-size stack,
+// nearest child first, and shrink the search interval as nearer contacts are found.
+#pragma once
+
+#include "collide.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct bsBvhNode
+{
+	float min[3];
+	uint32_t leftFirst;  // interior: index of the left child (right = left + 1); leaf: first triangle
+	float max[3];
+	uint32_t count;      // triangles in a leaf; 0 for an interior node
+} bsBvhNode;
+
+_Static_assert(sizeof(bsBvhNode) == 32, "BVH nodes are 32 bytes");
+
+#define BS_BVH_MAX_DEPTH 64
+
+typedef struct bsBvhOptions
+{
+	int bins;         // SAH bins per axis (default 16; 2..64)
+	int maxLeafSize;  // a node with at most this many triangles may become a leaf (default 4; 1..64)
+	double traversalCost;  // SAH cost of visiting a node relative to one triangle test (default 1.0)
+} bsBvhOptions;
+
+bsBvhOptions bsDefaultBvhOptions(void);
+
+typedef struct bsBvhStats
+{
+	uint32_t nodes;       // nodes in use
+	uint32_t leaves;
+	uint32_t depth;       // longest root-to-leaf path, the root at depth 1
+	uint32_t maxLeafTriangles;
+	double sahCost;       // SAH cost of the tree, normalised by the root's surface area
+	double buildSeconds;
+} bsBvhStats;
+
+typedef struct bsBvh
+{
+	bsBvhNode* nodes;
+	uint32_t nodeCount;
+	bsTriangle* tris;      // triangles in leaf order
+	uint32_t* triIndex;    // leaf order -> index in the caller's array
+	uint32_t triCount;
+	float pad;             // added to every box on query: covers float rounding of the bounds
+	bsBvhStats stats;
+} bsBvh;
+
+// Statistics of one or many queries (summed by the batch).
+typedef struct bsQueryStats
+{
+	uint64_t queries;
+	uint64_t nodesVisited;
+	uint64_t trianglesTested;
+	uint64_t hits;
+} bsQueryStats;
+
+// Builds the tree over count triangles (count may be 0: every query misses). The BVH owns copies;
+// the caller keeps its array. Fails with bs_errOutOfMemory or bs_errTooLarge (count >= 2^31).
+bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const bsBvhOptions* options);
+
+void bsBvh_Destroy(bsBvh* bvh);
+
+// The nearest contact of the swept sphere (or, for bs_methodRay, the segment) with the mesh: the same
+// answer as bsSweepList over the caller's array (ties between triangles at the same t may pick either).
+// out->triangle is the caller's index. stats may be NULL; when not, the counts are added to it.
+bsResult bsBvh_Sweep(const bsBvh* bvh, bsMethod method, const bsSweepInput* input,
+	bsSweepOutput* out, bsQueryStats* stats);
+
+// N queries spread over threads (sweep_batch.c). threads <= 0 means all cores. Outputs are identical
+// for every thread count. Returns the first input error (by index) and still answers the others;
+// an invalid input gets a miss with t = 1 and hit = 0.
+bsResult bsBvh_SweepBatch(const bsBvh* bvh, bsMethod method, const bsSweepInput* inputs,
+	bsSweepOutput* outputs, size_t count, int threads, bsQueryStats* stats);

@@ -1,0 +1,159 @@
+// collide.h — one moving sphere against triangles: the question blobsim asks millions of times.
+//
+// A sphere of radius R moves in a straight line from C1 to C2 during one step; its trace is a capsule
+// (a cylinder with spherical caps). Three methods answer "does it touch the triangle, and where does
+// it stop?":
+//   karabassi  the paper's tests (Karabassi, Papaioannou & Theoharis, JGT 1999): sphere/triangle
+//              Steps 1-4 and cylinder/triangle Par4-Par8 / Int4-Int6, combined as in its main loop.
+//              Same hit/miss answer as exact; the stop point is an estimate inside the contact
+//              interval (docs/algorithm.md states the guarantee).
+//   exact      the exact time of first contact t in [0, 1] (face, edge or vertex), so that a stopped
+//              sphere just touches the surface.
+//   ray        the point-particle baseline of the paper's Fig. 8c: the segment C1 -> C2, radius
+//              ignored.
+// Motion is parametrised as C(t) = C1 + t (C2 - C1), t in [0, 1]. Contact means dist(C(t), T) <= R
+// (closed sets: a tangential touch is a contact).
+#pragma once
+
+#include "result.h"
+#include "triangle.h"
+#include "vec3.h"
+
+#include <stdint.h>
+
+typedef enum bsMethod
+{
+	bs_methodKarabassi = 0,
+	bs_methodExact,
+	bs_methodRay,
+	bs_methodCount
+} bsMethod;
+
+// Which sub-test of a method found a contact.
+typedef enum bsTest
+{
+	bs_testNone = 0,
+	bs_testStartSphere,  // karabassi: sphere/triangle test at C1 (the sweep starts in contact)
+	bs_testCylinder,     // karabassi: cylinder/triangle test on the trace C1 -> C2
+	bs_testEndSphere,    // karabassi: sphere/triangle test at C2 (the paper's spherical cap)
+	bs_testExact,        // exact
+	bs_testRay,          // ray
+	bs_testCount
+} bsTest;
+
+// The branch, named as in the paper where the paper names it.
+typedef enum bsBranch
+{
+	bs_branchNone = 0,
+	bs_branchStep2,   // sphere/triangle: a vertex inside the sphere
+	bs_branchStep3,   // sphere/triangle: the projected centre inside the triangle
+	bs_branchStep4,   // sphere/triangle: the sphere crosses an edge (section 3.1)
+	bs_branchPar5,    // cylinder, axis parallel to the plane: a vertex inside the cylinder
+	bs_branchPar6,    // cylinder, parallel: C1 projects inside the triangle
+	bs_branchPar7,    // cylinder, parallel: the projected axis crosses an edge
+	bs_branchInt4,    // cylinder, axis meets the plane: inside the triangle
+	bs_branchInt6,    // cylinder, axis meets the plane: an edge's closest point inside the cylinder
+	bs_branchStart,   // exact/ray: already in contact at t = 0
+	bs_branchFace,    // exact/ray: first contact on the face
+	bs_branchEdge,    // exact: first contact on an edge
+	bs_branchVertex,  // exact: first contact on a vertex
+	bs_branchCount
+} bsBranch;
+
+// One query.
+typedef struct bsSweepInput
+{
+	bsVec3 c1;      // centre at the start of the step
+	bsVec3 c2;      // centre at the end of the step if nothing is hit
+	double radius;  // R >= 0 (ignored by the ray method)
+} bsSweepInput;
+
+#define BS_NO_TRIANGLE UINT32_MAX
+
+// The answer: the nearest contact along the motion.
+typedef struct bsSweepOutput
+{
+	double t;          // stop fraction in [0, 1]; 1 when nothing is hit
+	bsVec3 center;     // centre where the sphere stops: C1 + t (C2 - C1) (C2 exactly when t == 1)
+	bsVec3 point;      // contact point: the triangle's point closest to center
+	bsVec3 normal;     // unit contact normal, from the surface towards the centre
+	uint32_t triangle; // index of the triangle hit, BS_NO_TRIANGLE when none
+	uint8_t hit;       // 1 when a contact was found
+	uint8_t test;      // bsTest
+	uint8_t branch;    // bsBranch
+	uint8_t feature;   // vertex or edge index (0..2) for Step2/Step4/Par5/Int6/edge/vertex contacts
+} bsSweepOutput;
+
+// A query prepared once and tested against many triangles.
+typedef struct bsSweep
+{
+	bsVec3 c1, c2;
+	bsVec3 d;        // C2 - C1
+	bsVec3 axis;     // unit axis C1 -> C2, zero when the motion has zero length
+	double len;      // |C2 - C1|
+	double len2;     // |C2 - C1|^2
+	double radius;
+	double radius2;
+} bsSweep;
+
+// A contact with one triangle, before the output is completed.
+typedef struct bsTriangleHit
+{
+	double t;
+	uint8_t test;
+	uint8_t branch;
+	uint8_t feature;
+} bsTriangleHit;
+
+// Checks the input (finite coordinates, radius >= 0) and precomputes the sweep.
+bsResult bsMakeSweep(const bsSweepInput* input, bsSweep* sweep);
+
+// --- The paper's tests (karabassi.c) ---
+
+// Sphere/triangle, Steps 1-4 with the section 3.1 sphere/edge test. Exact: true iff the closed
+// sphere and the closed triangle intersect. Reports the step that decided and the vertex/edge index.
+bool bsSphereTriangle(const bsTriangle* tri, bsVec3 center, double radius, double radius2,
+	bsTriangleHit* hit);
+
+// Cylinder/triangle, Steps 1-3 then Par4-Par8 or Int4-Int6. The cylinder has no caps; when it
+// returns false, contacts may remain for the spherical caps. On true, hit->t is the paper's
+// intersection estimate on the axis. Requires sweep->len2 > 0.
+bool bsCylinderTriangle(const bsTriangle* tri, const bsSweep* sweep, bsTriangleHit* hit);
+
+// The combined capsule/triangle test: the sphere at C1 (blobsim checks it; the paper assumes the
+// start position is free), then the cylinder, else the sphere at C2 (t = 1).
+bool bsKarabassiTriangle(const bsTriangle* tri, const bsSweep* sweep, bsTriangleHit* hit);
+
+// --- Beyond the paper ---
+
+// Exact time of first contact (exact.c). Reports only contacts with t < tmax (pass 1 + anything
+// above 1, e.g. 2.0, for no bound).
+bool bsExactTriangle(const bsTriangle* tri, const bsSweep* sweep, double tmax, bsTriangleHit* hit);
+
+// Segment C1 -> C2 against the closed triangle, radius ignored (ray.c). Reports only t < tmax.
+bool bsRayTriangle(const bsTriangle* tri, const bsSweep* sweep, double tmax, bsTriangleHit* hit);
+
+// --- Queries over many triangles (sweep.c) ---
+
+// One triangle by method; t < tmax as above (karabassi ignores tmax: its caller compares).
+bool bsSweepTriangle(bsMethod method, const bsTriangle* tri, const bsSweep* sweep, double tmax,
+	bsTriangleHit* hit);
+
+// Fills out from the winning hit: centre, contact point, normal and the sub-test fields.
+void bsSweep_Finish(const bsSweep* sweep, const bsTriangle* tri, uint32_t triangleIndex,
+	const bsTriangleHit* hit, bsSweepOutput* out);
+
+// Fills out for a sweep that hits nothing (t = 1, centre C2).
+void bsSweep_Miss(const bsSweep* sweep, bsSweepOutput* out);
+
+// The paper's main loop over a triangle list: the contact nearest C1 wins (the first triangle on
+// ties). Brute force; the BVH answers the same question faster (bvh.h).
+bsResult bsSweepList(bsMethod method, const bsTriangle* tris, uint32_t count,
+	const bsSweepInput* input, bsSweepOutput* out);
+
+// Names for reports ("karabassi", "Int6", ...). Never NULL.
+const char* bsMethodName(bsMethod method);
+const char* bsTestName(bsTest test);
+const char* bsBranchName(bsBranch branch);
+// Parses a method name; returns false when it is none of them.
+bool bsParseMethod(const char* name, bsMethod* method);

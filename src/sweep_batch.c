@@ -1,0 +1,2 @@
+// placeholder: being written this session
+#include "collide.h"

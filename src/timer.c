@@ -1,0 +1,1 @@
+int bsTimerPlaceholder(void); int bsTimerPlaceholder(void) { return 0; }

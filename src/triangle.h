@@ -1,0 +1,62 @@
+// triangle.h — the environment's primitive, stored as the paper stores it: vertices P1, P2, P3, the unit
+// normal N = (α, β, γ) and the plane constant δ of αx + βy + γz + δ = 0, precomputed once per mesh.
+#pragma once
+
+#include "result.h"
+#include "vec3.h"
+
+#include <stdint.h>
+
+typedef struct bsTriangle
+{
+	bsVec3 p1, p2, p3;
+	bsVec3 n;      // unit normal, (p2 - p1) x (p3 - p1) normalised: counter-clockwise seen from +n
+	double delta;  // plane constant: n . x + delta = 0 on the plane
+} bsTriangle;
+
+_Static_assert(sizeof(bsTriangle) == 13 * sizeof(double), "bsTriangle is 13 packed doubles");
+
+// Where on a triangle a closest point lies.
+typedef enum bsFeature
+{
+	bs_featureFace = 0,
+	bs_featureEdge,    // index 0: p1p2, 1: p2p3, 2: p3p1
+	bs_featureVertex,  // index 0: p1, 1: p2, 2: p3
+} bsFeature;
+
+// Builds a triangle. Fails with bs_errNonFinite on a NaN/inf coordinate and with
+// bs_errDegenerateTriangle when the vertices are collinear (the area is below 1e-14 of the
+// longest edge squared, so no normal can be trusted).
+bsResult bsMakeTriangle(bsVec3 p1, bsVec3 p2, bsVec3 p3, bsTriangle* out);
+
+// Signed distance of q from the triangle's plane: n . q + delta.
+static inline double bsTriangle_PlaneDistance(const bsTriangle* t, bsVec3 q)
+{
+	return bsDot(t->n, q) + t->delta;
+}
+
+// Is q, assumed on the triangle's plane, inside the closed triangle? Edge-function test.
+static inline bool bsTriangle_Contains(const bsTriangle* t, bsVec3 q)
+{
+	bsVec3 e1 = bsSub(t->p2, t->p1);
+	bsVec3 e2 = bsSub(t->p3, t->p2);
+	bsVec3 e3 = bsSub(t->p1, t->p3);
+	return bsDot(bsCross(e1, bsSub(q, t->p1)), t->n) >= 0.0 &&
+		bsDot(bsCross(e2, bsSub(q, t->p2)), t->n) >= 0.0 &&
+		bsDot(bsCross(e3, bsSub(q, t->p3)), t->n) >= 0.0;
+}
+
+// Axis-aligned bounds.
+static inline bsVec3 bsTriangle_Min(const bsTriangle* t)
+{
+	return bsMin(t->p1, bsMin(t->p2, t->p3));
+}
+
+static inline bsVec3 bsTriangle_Max(const bsTriangle* t)
+{
+	return bsMax(t->p1, bsMax(t->p2, t->p3));
+}
+
+// Closest point of the closed triangle to q (Voronoi regions, Ericson §5.1.5). Reports the feature
+// the point lies on and its index when feature/index are not NULL.
+bsVec3 bsTriangle_ClosestPoint(const bsTriangle* t, bsVec3 q, bsFeature* feature, int* index);

@@ -1,0 +1,2 @@
+#include "test.h"
+int BatchTest(void) { return 0; }

@@ -1,0 +1,2 @@
+#include "test.h"
+int ReferenceTest(void) { return 0; }
