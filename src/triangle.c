@@ -1,5 +1,7 @@
 #include "triangle.h"
 
+#include <stddef.h>
+
 bsResult bsMakeTriangle(bsVec3 p1, bsVec3 p2, bsVec3 p3, bsTriangle* out)
 {
 	if (!bsIsValidVec3(p1) || !bsIsValidVec3(p2) || !bsIsValidVec3(p3))
