@@ -1,2 +1,176 @@
-// placeholder: being written this session
+// sweep.c — a query prepared once, dispatched by method, completed into an output; and the paper's
+// main loop over a plain triangle list (the brute-force answer the BVH must reproduce).
 #include "collide.h"
+
+#include <string.h>
+
+bsResult bsMakeSweep(const bsSweepInput* input, bsSweep* s)
+{
+	if (!bsIsValidVec3(input->c1) || !bsIsValidVec3(input->c2) || !bsIsValidDouble(input->radius))
+	{
+		return bs_errNonFinite;
+	}
+	if (input->radius < 0.0)
+	{
+		return bs_errNegativeRadius;
+	}
+	s->c1 = input->c1;
+	s->c2 = input->c2;
+	s->d = bsSub(input->c2, input->c1);
+	s->len2 = bsLengthSquared(s->d);
+	s->radius = input->radius;
+	s->radius2 = input->radius * input->radius;
+	if (!isfinite(s->len2) || !isfinite(s->radius2))
+	{
+		return bs_errNonFinite;  // finite coordinates whose squares overflow (beyond ~1e154)
+	}
+	s->len = sqrt(s->len2);
+	s->axis = s->len > 0.0 ? bsScale(1.0 / s->len, s->d) : bsV3(0.0, 0.0, 0.0);
+	return bs_ok;
+}
+
+bool bsSweepTriangle(bsMethod method, const bsTriangle* tri, const bsSweep* sweep, double tmax,
+	bsTriangleHit* hit)
+{
+	switch (method)
+	{
+		case bs_methodKarabassi:
+			return bsKarabassiTriangle(tri, sweep, hit);
+		case bs_methodExact:
+			return bsExactTriangle(tri, sweep, tmax, hit);
+		case bs_methodRay:
+			return bsRayTriangle(tri, sweep, tmax, hit);
+		case bs_methodCount:
+			break;
+	}
+	return false;
+}
+
+static bsVec3 bsSweep_CenterAt(const bsSweep* s, double t)
+{
+	if (t <= 0.0)
+	{
+		return s->c1;
+	}
+	if (t >= 1.0)
+	{
+		return s->c2;
+	}
+	return bsMulAdd(s->c1, t, s->d);
+}
+
+void bsSweep_Finish(const bsSweep* s, const bsTriangle* tri, uint32_t triangleIndex,
+	const bsTriangleHit* hit, bsSweepOutput* out)
+{
+	memset(out, 0, sizeof(*out));
+	out->t = hit->t;
+	out->center = bsSweep_CenterAt(s, hit->t);
+	out->point = bsTriangle_ClosestPoint(tri, out->center, NULL, NULL);
+
+	// The normal points from the surface to the centre. When the centre is on the surface (the ray
+	// method, karabassi's Int4), the face normal on the side the motion comes from.
+	bsVec3 gap = bsSub(out->center, out->point);
+	double gapLength = bsLength(gap);
+	if (gapLength > 1e-12 * (1.0 + bsMaxAbs(out->center)))
+	{
+		out->normal = bsScale(1.0 / gapLength, gap);
+	}
+	else
+	{
+		double towards = bsDot(tri->n, s->d);
+		if (towards == 0.0)
+		{
+			towards = -bsTriangle_PlaneDistance(tri, s->c1);
+		}
+		out->normal = towards > 0.0 ? bsNeg(tri->n) : tri->n;
+	}
+	out->triangle = triangleIndex;
+	out->hit = 1;
+	out->test = hit->test;
+	out->branch = hit->branch;
+	out->feature = hit->feature;
+}
+
+void bsSweep_Miss(const bsSweep* s, bsSweepOutput* out)
+{
+	memset(out, 0, sizeof(*out));
+	out->t = 1.0;
+	out->center = s->c2;
+	out->point = s->c2;
+	out->triangle = BS_NO_TRIANGLE;
+}
+
+bsResult bsSweepList(bsMethod method, const bsTriangle* tris, uint32_t count,
+	const bsSweepInput* input, bsSweepOutput* out)
+{
+	bsSweep s;
+	bsResult result = bsMakeSweep(input, &s);
+	if (result != bs_ok)
+	{
+		memset(out, 0, sizeof(*out));
+		out->t = 1.0;
+		out->triangle = BS_NO_TRIANGLE;
+		return result;
+	}
+	if ((unsigned)method >= (unsigned)bs_methodCount)
+	{
+		bsSweep_Miss(&s, out);
+		return bs_errInvalidArgument;
+	}
+
+	// For each triangle: the method's contact; keep the one nearest C1 (the first on ties).
+	bsTriangleHit best = {2.0, 0, 0, 0};
+	uint32_t bestIndex = BS_NO_TRIANGLE;
+	for (uint32_t i = 0; i < count; ++i)
+	{
+		bsTriangleHit hit;
+		if (bsSweepTriangle(method, tris + i, &s, best.t, &hit) && hit.t < best.t)
+		{
+			best = hit;
+			bestIndex = i;
+		}
+	}
+	if (bestIndex == BS_NO_TRIANGLE)
+	{
+		bsSweep_Miss(&s, out);
+	}
+	else
+	{
+		bsSweep_Finish(&s, tris + bestIndex, bestIndex, &best, out);
+	}
+	return bs_ok;
+}
+
+const char* bsMethodName(bsMethod method)
+{
+	static const char* names[] = {"karabassi", "exact", "ray"};
+	return (unsigned)method < (unsigned)bs_methodCount ? names[method] : "unknown";
+}
+
+bool bsParseMethod(const char* name, bsMethod* method)
+{
+	for (int m = 0; m < bs_methodCount; ++m)
+	{
+		if (strcmp(name, bsMethodName((bsMethod)m)) == 0)
+		{
+			*method = (bsMethod)m;
+			return true;
+		}
+	}
+	return false;
+}
+
+const char* bsTestName(bsTest test)
+{
+	static const char* names[] = {"none", "start-sphere", "cylinder", "end-sphere", "exact", "ray"};
+	_Static_assert(sizeof(names) / sizeof(names[0]) == bs_testCount, "one name per test");
+	return (unsigned)test < (unsigned)bs_testCount ? names[test] : "unknown";
+}
+
+const char* bsBranchName(bsBranch branch)
+{
+	static const char* names[] = {"none", "Step2", "Step3", "Step4", "Par5", "Par6", "Par7", "Int4",
+		"Int6", "start", "face", "edge", "vertex"};
+	_Static_assert(sizeof(names) / sizeof(names[0]) == bs_branchCount, "one name per branch");
+	return (unsigned)branch < (unsigned)bs_branchCount ? names[branch] : "unknown";
+}

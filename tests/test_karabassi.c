@@ -1,2 +1,278 @@
+// test_karabassi.c — hand-made cases for every step and branch of the paper's tests, each with the
+// answer worked out by hand (the comments say how), plus the guarantee of docs/algorithm.md checked
+// on each: the stop point is never before the exact first contact, and the sphere touches or
+// overlaps the triangle where it stops.
+#include "collide.h"
 #include "test.h"
-int KarabassiTest(void) { return 0; }
+
+// The triangle of most cases: the unit right triangle in the plane z = 0, normal +z.
+static bsTriangle UnitTriangle(void)
+{
+	bsTriangle tri;
+	bsMakeTriangle(bsV3(0, 0, 0), bsV3(1, 0, 0), bsV3(0, 1, 0), &tri);
+	return tri;
+}
+
+static bsSweep MakeSweep(bsVec3 c1, bsVec3 c2, double radius)
+{
+	bsSweepInput in = {c1, c2, radius};
+	bsSweep s;
+	bsMakeSweep(&in, &s);
+	return s;
+}
+
+// The combined test on one case: hit or not, which sub-test and branch, where (t), which feature.
+static int CheckCombined(const bsTriangle* tri, bsVec3 c1, bsVec3 c2, double radius, bool expectHit,
+	bsTest test, bsBranch branch, double t, int feature)
+{
+	bsSweep s = MakeSweep(c1, c2, radius);
+	bsTriangleHit hit = {0};
+	bool got = bsKarabassiTriangle(tri, &s, &hit);
+	ENSURE(got == expectHit);
+	bsTriangleHit exact = {0};
+	bool gotExact = bsExactTriangle(tri, &s, 2.0, &exact);
+	ENSURE(gotExact == expectHit);  // karabassi and exact agree on hit or miss
+	if (!expectHit)
+	{
+		return 0;
+	}
+	ENSURE(hit.test == test);
+	ENSURE(hit.branch == branch);
+	ENSURE_SMALL(hit.t - t, 1e-12);
+	ENSURE(hit.feature == feature);
+	// The guarantee: never before the exact first contact; touching or overlapping where it stops.
+	ENSURE(hit.t >= exact.t - 1e-12);
+	bsVec3 stop = bsMulAdd(c1, hit.t, s.d);
+	bsVec3 q = bsTriangle_ClosestPoint(tri, stop, NULL, NULL);
+	ENSURE(bsDistance(stop, q) <= radius * (1.0 + 1e-12) + 1e-15);
+	return 0;
+}
+
+static int SphereSteps(void)
+{
+	bsTriangle tri = UnitTriangle();
+	double r = 0.1;
+	bsTriangleHit hit;
+
+	// Step 1: the plane is 0.5 away.
+	ENSURE(!bsSphereTriangle(&tri, bsV3(0.2, 0.2, 0.5), r, r * r, &hit));
+	// Step 2: P2 is sqrt(0.05^2 + 0.05^2) = 0.0707 from the centre.
+	ENSURE(bsSphereTriangle(&tri, bsV3(1.05, 0.0, 0.05), r, r * r, &hit));
+	ENSURE(hit.branch == bs_branchStep2 && hit.feature == 1);
+	// Step 3: the centre projects inside at height 0.05.
+	ENSURE(bsSphereTriangle(&tri, bsV3(0.2, 0.2, 0.05), r, r * r, &hit));
+	ENSURE(hit.branch == bs_branchStep3);
+	// Step 4: the edge P1P2 (y = z = 0) is sqrt(0.05^2 + 0.02^2) = 0.054 away, inside its span.
+	ENSURE(bsSphereTriangle(&tri, bsV3(0.5, -0.05, 0.02), r, r * r, &hit));
+	ENSURE(hit.branch == bs_branchStep4 && hit.feature == 0);
+	// Step 4, no intersection: the edge is 0.2 away. Beside the edge's end (t < 0 in section 3.1):
+	// the nearest point would be P1, which Step 2 already rejected.
+	ENSURE(!bsSphereTriangle(&tri, bsV3(0.5, -0.2, 0.0), r, r * r, &hit));
+	ENSURE(!bsSphereTriangle(&tri, bsV3(-0.08, -0.08, 0.0), r, r * r, &hit));
+	// Tangential: exactly R from the plane over the face is a contact (closed sets).
+	ENSURE(bsSphereTriangle(&tri, bsV3(0.25, 0.25, 0.125), 0.125, 0.125 * 0.125, &hit));
+	ENSURE(hit.branch == bs_branchStep3);
+	return 0;
+}
+
+static int CylinderParallel(void)
+{
+	bsTriangle tri = UnitTriangle();
+	double r = 0.1;
+	bsSweep s;
+	bsTriangleHit hit;
+
+	// Par4: the axis is 0.15 above the plane.
+	RUN_SUBTEST(CheckCombined(&tri, bsV3(-0.5, 0.2, 0.15), bsV3(0.5, 0.2, 0.15), r, false, 0, 0, 0, 0));
+
+	// Par5: the axis runs along y = -0.05 in the plane; P1 is 0.05 from it at h = 0.5. The
+	// projected axis crosses no edge. (Exact contact: x = -sqrt(0.01 - 0.0025), t = 0.4134.)
+	RUN_SUBTEST(CheckCombined(&tri, bsV3(-0.5, -0.05, 0.0), bsV3(0.5, -0.05, 0.0), r, true,
+		bs_testCylinder, bs_branchPar5, 0.5, 0));
+
+	// Par6: C1 projects inside T. In the combined test the start sphere finds it first (Step 3).
+	s = MakeSweep(bsV3(0.2, 0.2, 0.05), bsV3(0.7, 0.2, 0.05), r);
+	ENSURE(bsCylinderTriangle(&tri, &s, &hit));
+	ENSURE(hit.branch == bs_branchPar6 && hit.t == 0.0);
+	RUN_SUBTEST(CheckCombined(&tri, bsV3(0.2, 0.2, 0.05), bsV3(0.7, 0.2, 0.05), r, true,
+		bs_testStartSphere, bs_branchStep3, 0.0, 0));
+
+	// Par7: the projected axis y = 0.3 crosses the edge P3P1 (x = 0) at u = 0.5; no vertex is
+	// within 0.1 of the axis. (Exact: the section disk of radius 0.0866 touches x = 0 at t = 0.4134.)
+	RUN_SUBTEST(CheckCombined(&tri, bsV3(-0.5, 0.3, 0.05), bsV3(0.5, 0.3, 0.05), r, true,
+		bs_testCylinder, bs_branchPar7, 0.5, 2));
+
+	// Par5 and Par7 both find a point: the nearer one wins. The axis y = 0.02 passes P1 (h = 0.5)
+	// and crosses P3P1 at u = 0.5 too; P2 (h = 1.5) is beyond. Equal: Par5 was set first.
+	RUN_SUBTEST(CheckCombined(&tri, bsV3(-0.5, 0.02, 0.0), bsV3(0.5, 0.02, 0.0), r, true,
+		bs_testCylinder, bs_branchPar5, 0.5, 0));
+	// The triangle moved so that its edge is crossed at u = 0.25 while P1 is at h = 0.3: Par7 wins.
+	bsTriangle slanted;
+	bsMakeTriangle(bsV3(-0.2, -0.04, 0), bsV3(1, -0.04, 0), bsV3(-0.25, 1, 0), &slanted);
+	s = MakeSweep(bsV3(-0.5, 0.0, 0.0), bsV3(0.5, 0.0, 0.0), r);
+	ENSURE(bsCylinderTriangle(&slanted, &s, &hit));
+	ENSURE(hit.branch == bs_branchPar7 && hit.feature == 2);
+	// Edge P3P1 from (-0.25, 1) to (-0.2, -0.04) crosses y = 0 at x = -0.2 - 0.05 * 0.04 / 1.04.
+	ENSURE_SMALL(hit.t - (0.5 - 0.2 - 0.05 * 0.04 / 1.04), 1e-12);
+
+	// Par8 -> the cap: the strip swept by the cylinder misses the triangle, whose vertices straddle
+	// the slab (so Step 2 does not reject), but the end sphere at (-0.08, -0.05) holds P1.
+	bsTriangle wide;
+	bsMakeTriangle(bsV3(0, 0, 0), bsV3(1, 0, 0), bsV3(-1, 1, 0), &wide);
+	s = MakeSweep(bsV3(-0.5, -0.05, 0.0), bsV3(-0.08, -0.05, 0.0), r);
+	ENSURE(!bsCylinderTriangle(&wide, &s, &hit));
+	RUN_SUBTEST(CheckCombined(&wide, bsV3(-0.5, -0.05, 0.0), bsV3(-0.08, -0.05, 0.0), r, true,
+		bs_testEndSphere, bs_branchStep2, 1.0, 0));
+	// Par8 with nothing for the cap either: the axis runs 0.3 from the triangle.
+	RUN_SUBTEST(CheckCombined(&tri, bsV3(-0.5, -0.3, 0.0), bsV3(0.5, -0.3, 0.0), r, false, 0, 0, 0, 0));
+	return 0;
+}
+
+static int CylinderIntersecting(void)
+{
+	bsTriangle tri = UnitTriangle();
+	double r = 0.1;
+
+	// Int4: the axis meets the plane at t = 0.5 inside T (exact face contact: t = 0.4).
+	RUN_SUBTEST(CheckCombined(&tri, bsV3(0.2, 0.2, 0.5), bsV3(0.2, 0.2, -0.5), r, true,
+		bs_testCylinder, bs_branchInt4, 0.5, 0));
+
+	// Int6: the axis meets the plane at (0.5, -0.05), outside; the edge P1P2's closest point to the
+	// axis is S = (0.5, 0, 0), 0.05 away, at h = 0.5 (exact edge contact: t = 0.5 - 0.0866).
+	RUN_SUBTEST(CheckCombined(&tri, bsV3(0.5, -0.05, 0.5), bsV3(0.5, -0.05, -0.5), r, true,
+		bs_testCylinder, bs_branchInt6, 0.5, 0));
+
+	// Int6 picks the S_i nearest C1: an oblique axis passing near P2 (S on edge 0 and edge 1 both
+	// clamp to P2 = (1, 0, 0)); Step 2 of the cap is not reached.
+	bsSweep s = MakeSweep(bsV3(1.05, -0.05, 0.3), bsV3(1.05, -0.05, -0.3), r);
+	bsTriangleHit hit;
+	ENSURE(bsCylinderTriangle(&tri, &s, &hit));
+	ENSURE(hit.branch == bs_branchInt6);
+	ENSURE_SMALL(hit.t - 0.5, 1e-12);
+
+	// Int5 (every d_i > R) -> the cap (Fig. 6b): the axis stops 0.05 above the face, all edges at
+	// least 0.2 from the axis; the end sphere finds the face (Step 3).
+	RUN_SUBTEST(CheckCombined(&tri, bsV3(0.2, 0.2, 0.5), bsV3(0.2, 0.2, 0.05), r, true,
+		bs_testEndSphere, bs_branchStep3, 1.0, 0));
+
+	// Int6's else (Fig. 6d): S = (0.5, 0, 0) is within R of the axis but beyond the cap at C2; the end
+	// sphere at z = 0.08 touches the edge (distance sqrt(0.05^2 + 0.08^2) = 0.094).
+	RUN_SUBTEST(CheckCombined(&tri, bsV3(0.5, -0.05, 0.5), bsV3(0.5, -0.05, 0.08), r, true,
+		bs_testEndSphere, bs_branchStep4, 1.0, 0));
+	// ... and 0.103 away at z = 0.09: no contact anywhere.
+	RUN_SUBTEST(CheckCombined(&tri, bsV3(0.5, -0.05, 0.5), bsV3(0.5, -0.05, 0.09), r, false, 0, 0, 0, 0));
+
+	// Step 2 of the cylinder: every vertex beyond the cap through C2 (and the cap sphere clear too).
+	s = MakeSweep(bsV3(0.2, 0.2, -1.0), bsV3(0.2, 0.2, -0.5), r);
+	ENSURE(!bsCylinderTriangle(&tri, &s, &hit));
+
+	// An edge parallel to the axis lies in the plane, so the axis is parallel to the plane too: Par.
+	// A vertical wall x = 0 whose edge P1P2 runs along z; the axis falls along -z 0.0707 from P2
+	// (Par5 at h = 0.5; Par7 skips the parallel edge). Exact: the vertex at t = 0.5 - 0.0707.
+	bsTriangle wall;
+	bsMakeTriangle(bsV3(0, 0, -0.5), bsV3(0, 0, 0.5), bsV3(0, 1, 0), &wall);
+	RUN_SUBTEST(CheckCombined(&wall, bsV3(0.05, -0.05, 1.0), bsV3(0.05, -0.05, 0.0), r, true,
+		bs_testCylinder, bs_branchPar5, 0.5, 1));
+	return 0;
+}
+
+static int StartAndZeroMotion(void)
+{
+	bsTriangle tri = UnitTriangle();
+	double r = 0.1;
+
+	// Starting in contact and moving away: the paper's loop would miss it; blobsim stops at t = 0.
+	RUN_SUBTEST(CheckCombined(&tri, bsV3(0.2, 0.2, 0.05), bsV3(0.2, 0.2, 0.5), r, true,
+		bs_testStartSphere, bs_branchStep3, 0.0, 0));
+	// Starting in contact with an edge.
+	RUN_SUBTEST(CheckCombined(&tri, bsV3(0.5, -0.05, 0.0), bsV3(0.5, -0.5, 0.0), r, true,
+		bs_testStartSphere, bs_branchStep4, 0.0, 0));
+	// Zero-length motion: only the sphere test applies.
+	RUN_SUBTEST(CheckCombined(&tri, bsV3(0.2, 0.2, 0.05), bsV3(0.2, 0.2, 0.05), r, true,
+		bs_testStartSphere, bs_branchStep3, 0.0, 0));
+	RUN_SUBTEST(CheckCombined(&tri, bsV3(0.2, 0.2, 0.5), bsV3(0.2, 0.2, 0.5), r, false, 0, 0, 0, 0));
+	bsSweep s = MakeSweep(bsV3(0.2, 0.2, 0.05), bsV3(0.2, 0.2, 0.05), r);
+	bsTriangleHit hit;
+	ENSURE(!bsCylinderTriangle(&tri, &s, &hit));  // no cylinder without motion
+	// Zero radius: the capsule is the segment.
+	RUN_SUBTEST(CheckCombined(&tri, bsV3(0.2, 0.2, 0.5), bsV3(0.2, 0.2, -0.5), 0.0, true,
+		bs_testCylinder, bs_branchInt4, 0.5, 0));
+	return 0;
+}
+
+static int Grazing(void)
+{
+	bsTriangle tri = UnitTriangle();
+	double r = 0.125;  // exact in binary, so "at exactly R" is exact
+
+	// Parallel to the plane at height exactly R over y = 0.25: tangent to the edge x = 0 at t = 0.5.
+	RUN_SUBTEST(CheckCombined(&tri, bsV3(-0.5, 0.25, 0.125), bsV3(0.5, 0.25, 0.125), r, true,
+		bs_testCylinder, bs_branchPar7, 0.5, 2));
+	// A hair higher: nothing.
+	RUN_SUBTEST(CheckCombined(&tri, bsV3(-0.5, 0.25, 0.125 + 1e-12), bsV3(0.5, 0.25, 0.125 + 1e-12), r,
+		false, 0, 0, 0, 0));
+	// Along the edge P1P2 at distance exactly R in the plane: tangent to P1 at t = 0.5, then to the
+	// whole edge.
+	RUN_SUBTEST(CheckCombined(&tri, bsV3(-0.5, -0.125, 0.0), bsV3(0.5, -0.125, 0.0), r, true,
+		bs_testCylinder, bs_branchPar5, 0.5, 0));
+	return 0;
+}
+
+static int MainLoop(void)
+{
+	// The paper's main loop keeps the contact nearest C1: two floors, the upper one hit first.
+	bsTriangle tris[3];
+	bsMakeTriangle(bsV3(-1, -1, -0.5), bsV3(1, -1, -0.5), bsV3(-1, 1, -0.5), tris + 0);
+	bsMakeTriangle(bsV3(-1, -1, 0.0), bsV3(1, -1, 0.0), bsV3(-1, 1, 0.0), tris + 1);
+	bsMakeTriangle(bsV3(5, 5, 5), bsV3(6, 5, 5), bsV3(5, 6, 5), tris + 2);
+	bsSweepInput in = {bsV3(-0.2, -0.2, 1.0), bsV3(-0.2, -0.2, -1.0), 0.1};
+	bsSweepOutput out;
+	ENSURE(bsSweepList(bs_methodKarabassi, tris, 3, &in, &out) == bs_ok);
+	ENSURE(out.hit == 1 && out.triangle == 1);
+	ENSURE(out.test == bs_testCylinder && out.branch == bs_branchInt4);
+	ENSURE_SMALL(out.t - 0.5, 1e-12);  // the centre reaches z = 0
+	ENSURE_SMALL(out.center.z, 1e-12);
+	ENSURE_SMALL(out.normal.z - 1.0, 1e-12);  // the centre is on the face: the normal faces C1
+	ENSURE(bsSweepList(bs_methodExact, tris, 3, &in, &out) == bs_ok);
+	ENSURE(out.hit == 1 && out.triangle == 1);
+	ENSURE_SMALL(out.t - 0.45, 1e-12);
+	ENSURE_SMALL(out.center.z - 0.1, 1e-12);
+	ENSURE_SMALL(out.normal.z - 1.0, 1e-12);
+	ENSURE(bsSweepList(bs_methodRay, tris, 3, &in, &out) == bs_ok);
+	ENSURE(out.hit == 1 && out.triangle == 1);
+	ENSURE_SMALL(out.t - 0.5, 1e-12);
+
+	// A miss reports t = 1 at C2.
+	bsSweepInput away = {bsV3(3, 3, 1.0), bsV3(3, 3, -1.0), 0.1};
+	ENSURE(bsSweepList(bs_methodKarabassi, tris, 3, &away, &out) == bs_ok);
+	ENSURE(out.hit == 0 && out.t == 1.0 && out.triangle == BS_NO_TRIANGLE);
+	ENSURE(out.center.z == -1.0);
+
+	// Bad input is an error code, not a crash.
+	bsSweepInput bad = {bsV3(NAN, 0, 0), bsV3(0, 0, 0), 0.1};
+	ENSURE(bsSweepList(bs_methodKarabassi, tris, 3, &bad, &out) == bs_errNonFinite);
+	ENSURE(out.hit == 0);
+	bsSweepInput inf = {bsV3(0, 0, 0), bsV3(0, INFINITY, 0), 0.1};
+	ENSURE(bsSweepList(bs_methodExact, tris, 3, &inf, &out) == bs_errNonFinite);
+	bsSweepInput negative = {bsV3(0, 0, 0), bsV3(0, 0, 1), -0.1};
+	ENSURE(bsSweepList(bs_methodRay, tris, 3, &negative, &out) == bs_errNegativeRadius);
+	bsSweepInput huge = {bsV3(-1e300, 0, 0), bsV3(1e300, 0, 0), 0.1};
+	ENSURE(bsSweepList(bs_methodExact, tris, 3, &huge, &out) == bs_errNonFinite);
+	ENSURE(bsSweepList((bsMethod)7, tris, 3, &in, &out) == bs_errInvalidArgument);
+
+	bsMethod m;
+	ENSURE(bsParseMethod("exact", &m) && m == bs_methodExact);
+	ENSURE(!bsParseMethod("Exact", &m));
+	return 0;
+}
+
+int KarabassiTest(void)
+{
+	RUN_SUBTEST(SphereSteps());
+	RUN_SUBTEST(CylinderParallel());
+	RUN_SUBTEST(CylinderIntersecting());
+	RUN_SUBTEST(StartAndZeroMotion());
+	RUN_SUBTEST(Grazing());
+	RUN_SUBTEST(MainLoop());
+	return 0;
+}
