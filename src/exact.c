@@ -48,14 +48,21 @@ bool bsExactTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTri
 		// Outside the slab at t = 0: nothing can touch before the sphere reaches the plane at
 		// distance R, on the side it starts from.
 		double side = s1 > 0.0 ? 1.0 : -1.0;
+		// The answer must not depend on tmax beyond the final filter (a list loop and the BVH visit
+		// triangles in different orders and must agree), so the early exit keeps a margin above the
+		// rounding of near-tangent edge roots, which can land a hair before tf.
 		double tf = fmin((s1 - side * radius) / (s1 - s2), 1.0);
-		if (!(tf < tmax))
+		if (tf > tmax + 1e-6)
 		{
 			return false;
 		}
 		bsVec3 touch = bsMulSub(bsMulAdd(s->c1, tf, s->d), side * radius, tri->n);
 		if (bsTriangle_Contains(tri, touch))
 		{
+			if (!(tf < tmax))
+			{
+				return false;
+			}
 			hit->t = tf;
 			hit->test = bs_testExact;
 			hit->branch = bs_branchFace;

@@ -8,13 +8,34 @@ bsResult bsMakeTriangle(bsVec3 p1, bsVec3 p2, bsVec3 p3, bsTriangle* out)
 	{
 		return bs_errNonFinite;
 	}
-	bsVec3 e1 = bsSub(p2, p1);
-	bsVec3 e2 = bsSub(p3, p1);
-	bsVec3 e3 = bsSub(p3, p2);
-	bsVec3 c = bsCross(e1, e2);
+	// The normal from the two shorter edges (those meeting opposite the longest): on a sliver the
+	// cross product of the longest edge with another loses digits. All three choices are
+	// (p2 - p1) x (p3 - p1) in exact arithmetic, so the orientation is the same.
+	bsVec3 e12 = bsSub(p2, p1);
+	bsVec3 e23 = bsSub(p3, p2);
+	bsVec3 e31 = bsSub(p1, p3);
+	double l12 = bsLengthSquared(e12);
+	double l23 = bsLengthSquared(e23);
+	double l31 = bsLengthSquared(e31);
+	bsVec3 c;
+	double longest2;
+	if (l12 >= l23 && l12 >= l31)
+	{
+		c = bsCross(bsNeg(e31), e23);  // at p3: (p1 - p3) x (p2 - p3)
+		longest2 = l12;
+	}
+	else if (l23 >= l31)
+	{
+		c = bsCross(e12, bsNeg(e31));  // at p1: (p2 - p1) x (p3 - p1)
+		longest2 = l23;
+	}
+	else
+	{
+		c = bsCross(e23, bsNeg(e12));  // at p2: (p3 - p2) x (p1 - p2)
+		longest2 = l31;
+	}
 	double twiceArea = bsLength(c);
-	double longest2 = fmax(bsLengthSquared(e1), fmax(bsLengthSquared(e2), bsLengthSquared(e3)));
-	if (!(twiceArea > 1e-14 * longest2) || !isfinite(twiceArea))
+	if (!(twiceArea > 1e-14 * longest2) || !isfinite(twiceArea) || !isfinite(longest2))
 	{
 		return bs_errDegenerateTriangle;
 	}
@@ -42,60 +63,66 @@ static void bsSetFeature(bsFeature* feature, int* index, bsFeature f, int i)
 
 bsVec3 bsTriangle_ClosestPoint(const bsTriangle* t, bsVec3 q, bsFeature* feature, int* index)
 {
-	bsVec3 a = t->p1, b = t->p2, c = t->p3;
-	bsVec3 ab = bsSub(b, a);
-	bsVec3 ac = bsSub(c, a);
-	bsVec3 ap = bsSub(q, a);
-	double d1 = bsDot(ab, ap);
-	double d2 = bsDot(ac, ap);
-	if (d1 <= 0.0 && d2 <= 0.0)
+	// Over the face: the projection along the normal. This stays accurate on slivers, where the
+	// barycentric (Voronoi-region) formulation cancels badly.
+	bsVec3 onPlane = bsMulSub(q, bsTriangle_PlaneDistance(t, q), t->n);
+	if (bsTriangle_Contains(t, onPlane))
 	{
-		bsSetFeature(feature, index, bs_featureVertex, 0);
-		return a;
+		bsSetFeature(feature, index, bs_featureFace, 0);
+		return onPlane;
 	}
 
-	bsVec3 bp = bsSub(q, b);
-	double d3 = bsDot(ab, bp);
-	double d4 = bsDot(ac, bp);
-	if (d3 >= 0.0 && d4 <= d3)
+	// Otherwise an edge or a vertex. Squared distances to an edge point and to a vertex a hair away
+	// tie in double, so the feature is chosen by region: an edge's interior point when q projects
+	// inside the edge, a vertex only when both of its edges clamp to it.
+	bsVec3 v[3] = {t->p1, t->p2, t->p3};
+	double u[3];
+	bsVec3 e[3];
+	for (int i = 0; i < 3; ++i)
 	{
-		bsSetFeature(feature, index, bs_featureVertex, 1);
-		return b;
+		e[i] = bsSub(v[i == 2 ? 0 : i + 1], v[i]);
+		u[i] = bsDot(bsSub(q, v[i]), e[i]) / bsDot(e[i], e[i]);
 	}
-
-	double vc = d1 * d4 - d3 * d2;
-	if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0)
+	bsVec3 best = v[0];
+	double bestDistance2 = HUGE_VAL;
+	for (int i = 0; i < 3; ++i)
 	{
-		bsSetFeature(feature, index, bs_featureEdge, 0);
-		return bsMulAdd(a, d1 / (d1 - d3), ab);
+		if (u[i] > 0.0 && u[i] < 1.0)
+		{
+			bsVec3 p = bsMulAdd(v[i], u[i], e[i]);
+			double d2 = bsDistanceSquared(p, q);
+			if (d2 < bestDistance2)
+			{
+				bestDistance2 = d2;
+				best = p;
+				bsSetFeature(feature, index, bs_featureEdge, i);
+			}
+		}
+		int previous = i == 0 ? 2 : i - 1;
+		if (u[i] <= 0.0 && u[previous] >= 1.0)
+		{
+			double d2 = bsDistanceSquared(v[i], q);
+			if (d2 < bestDistance2)
+			{
+				bestDistance2 = d2;
+				best = v[i];
+				bsSetFeature(feature, index, bs_featureVertex, i);
+			}
+		}
 	}
-
-	bsVec3 cp = bsSub(q, c);
-	double d5 = bsDot(ab, cp);
-	double d6 = bsDot(ac, cp);
-	if (d6 >= 0.0 && d5 <= d6)
+	if (bestDistance2 == HUGE_VAL)
 	{
-		bsSetFeature(feature, index, bs_featureVertex, 2);
-		return c;
+		// Not reached for a valid triangle; the nearest clamped end point keeps the answer sane.
+		for (int i = 0; i < 3; ++i)
+		{
+			double d2 = bsDistanceSquared(v[i], q);
+			if (d2 < bestDistance2)
+			{
+				bestDistance2 = d2;
+				best = v[i];
+				bsSetFeature(feature, index, bs_featureVertex, i);
+			}
+		}
 	}
-
-	double vb = d5 * d2 - d1 * d6;
-	if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0)
-	{
-		bsSetFeature(feature, index, bs_featureEdge, 2);
-		return bsMulAdd(a, d2 / (d2 - d6), ac);
-	}
-
-	double va = d3 * d6 - d5 * d4;
-	if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0)
-	{
-		bsSetFeature(feature, index, bs_featureEdge, 1);
-		return bsMulAdd(b, (d4 - d3) / ((d4 - d3) + (d5 - d6)), bsSub(c, b));
-	}
-
-	double denom = 1.0 / (va + vb + vc);
-	double v = vb * denom;
-	double w = vc * denom;
-	bsSetFeature(feature, index, bs_featureFace, 0);
-	return bsAdd(a, bsAdd(bsScale(v, ab), bsScale(w, ac)));
+	return best;
 }
