@@ -24,6 +24,7 @@ bool bsExactTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTri
 		return false;
 	}
 
+	double faceTime = HUGE_VAL;  // an ill-conditioned face contact, checked against edges and vertices
 	if (fabs(s1) <= radius)
 	{
 		// The start sphere cuts the plane: already in contact?
@@ -46,28 +47,36 @@ bool bsExactTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTri
 	else
 	{
 		// Outside the slab at t = 0: nothing can touch before the sphere reaches the plane at
-		// distance R, on the side it starts from.
+		// distance R on the side it starts from, at tf = gap / approach. The answer must not depend
+		// on tmax beyond the final filter (the list loop and the BVH visit triangles in different
+		// orders and must agree), so the early exit allows for the rounding of s1 and s2; and when
+		// the motion is so nearly parallel to the plane that tf is ill-conditioned, the face is not
+		// trusted as the first contact on its own but competes with the edges and vertices.
 		double side = s1 > 0.0 ? 1.0 : -1.0;
-		// The answer must not depend on tmax beyond the final filter (a list loop and the BVH visit
-		// triangles in different orders and must agree), so the early exit keeps a margin above the
-		// rounding of near-tangent edge roots, which can land a hair before tf.
-		double tf = fmin((s1 - side * radius) / (s1 - s2), 1.0);
-		if (tf > tmax + 1e-6)
+		double gap = fabs(s1) - radius;
+		double approach = side * (s1 - s2);
+		double roundoff = 1e-14 * (1.0 + bsMaxAbs(s->c1) + bsMaxAbs(s->c2) + radius);
+		if (gap - roundoff > tmax * (approach + roundoff))
 		{
 			return false;
 		}
+		double tf = fmin(gap / approach, 1.0);
 		bsVec3 touch = bsMulSub(bsMulAdd(s->c1, tf, s->d), side * radius, tri->n);
 		if (bsTriangle_Contains(tri, touch))
 		{
-			if (!(tf < tmax))
+			if (approach > 1e9 * roundoff)
 			{
-				return false;
+				if (!(tf < tmax))
+				{
+					return false;
+				}
+				hit->t = tf;
+				hit->test = bs_testExact;
+				hit->branch = bs_branchFace;
+				hit->feature = 0;
+				return true;
 			}
-			hit->t = tf;
-			hit->test = bs_testExact;
-			hit->branch = bs_branchFace;
-			hit->feature = 0;
-			return true;
+			faceTime = tf;
 		}
 	}
 
@@ -79,6 +88,11 @@ bool bsExactTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTri
 	double best = fmin(tmax, 2.0);
 	bsBranch branch = bs_branchNone;
 	int feature = 0;
+	if (faceTime < best)
+	{
+		best = faceTime;
+		branch = bs_branchFace;
+	}
 	bsVec3 v[3] = {tri->p1, tri->p2, tri->p3};
 
 	// Edges: |(C1 + t d - Pa) x e|^2 = R^2 |e|^2, i.e. |w + t u|^2 = R^2 |e|^2 with u = d x e,

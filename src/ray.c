@@ -33,6 +33,7 @@ static bool bsRayCoplanar(const bsTriangle* tri, const bsSweep* s, double tmax, 
 			hi = fmin(hi, -f0 / fd);
 		}
 	}
+	lo = lo > 0.0 ? lo : 0.0;  // no -0.0
 	if (lo > hi || !(lo < tmax))
 	{
 		return false;
@@ -56,7 +57,7 @@ bool bsRayTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTrian
 	{
 		return bsRayCoplanar(tri, s, tmax, hit);  // both zero: the segment lies in the plane
 	}
-	double t = d1 / (d1 - d2);
+	double t = d1 == 0.0 ? 0.0 : d1 / (d1 - d2);  // no -0.0 when starting on the plane
 	if (!(t < tmax))
 	{
 		return false;

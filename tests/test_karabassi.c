@@ -249,10 +249,10 @@ static int MainLoop(void)
 	ENSURE(out.center.z == -1.0);
 
 	// Bad input is an error code, not a crash.
-	bsSweepInput bad = {bsV3(NAN, 0, 0), bsV3(0, 0, 0), 0.1};
+	bsSweepInput bad = {bsV3((double)NAN, 0, 0), bsV3(0, 0, 0), 0.1};
 	ENSURE(bsSweepList(bs_methodKarabassi, tris, 3, &bad, &out) == bs_errNonFinite);
 	ENSURE(out.hit == 0);
-	bsSweepInput inf = {bsV3(0, 0, 0), bsV3(0, INFINITY, 0), 0.1};
+	bsSweepInput inf = {bsV3(0, 0, 0), bsV3(0, (double)INFINITY, 0), 0.1};
 	ENSURE(bsSweepList(bs_methodExact, tris, 3, &inf, &out) == bs_errNonFinite);
 	bsSweepInput negative = {bsV3(0, 0, 0), bsV3(0, 0, 1), -0.1};
 	ENSURE(bsSweepList(bs_methodRay, tris, 3, &negative, &out) == bs_errNegativeRadius);
