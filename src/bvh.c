@@ -1,2 +1,785 @@
-// placeholder: being written this session
-#include "collide.h"
+#include "bvh.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define BS_BVH_MAX_BINS 64
+#define BS_BVH_MAX_LEAF 64
+
+bsBvhOptions bsDefaultBvhOptions(void)
+{
+	bsBvhOptions options;
+	options.bins = 16;
+	options.maxLeafSize = 4;
+	options.traversalCost = 1.0;
+	return options;
+}
+
+// --- Float bounds that contain double geometry ---
+
+// The largest float <= x (-inf below the float range).
+static float bsFloatDown(double x)
+{
+	if (x >= (double)FLT_MAX)
+	{
+		return FLT_MAX;
+	}
+	if (x < -(double)FLT_MAX)
+	{
+		return -INFINITY;
+	}
+	float f = (float)x;
+	if ((double)f > x)
+	{
+		f = nextafterf(f, -INFINITY);
+	}
+	return f;
+}
+
+// The smallest float >= x (+inf above the float range).
+static float bsFloatUp(double x)
+{
+	if (x <= -(double)FLT_MAX)
+	{
+		return -FLT_MAX;
+	}
+	if (x > (double)FLT_MAX)
+	{
+		return INFINITY;
+	}
+	float f = (float)x;
+	if ((double)f < x)
+	{
+		f = nextafterf(f, INFINITY);
+	}
+	return f;
+}
+
+// x rounded to float and clamped to the finite range (centroids: only ordering matters).
+static float bsFloatClamp(double x)
+{
+	if (x > (double)FLT_MAX)
+	{
+		return FLT_MAX;
+	}
+	if (x < -(double)FLT_MAX)
+	{
+		return -FLT_MAX;
+	}
+	return (float)x;
+}
+
+// --- Build ---
+
+typedef struct bsBox
+{
+	float min[3];
+	float max[3];
+} bsBox;
+
+// Per-triangle build data: float bounds (containing the double triangle) and centroid.
+typedef struct bsBuildPrim
+{
+	float min[3];
+	float max[3];
+	float c[3];
+} bsBuildPrim;
+
+typedef struct bsBvhBuilder
+{
+	bsBvhNode* nodes;
+	uint32_t nodeCount;
+	bsBuildPrim* prims;  // slot order: prims[i] belongs to index[i], partitioned together
+	uint32_t* index;     // leaf order -> caller's index, partitioned in place
+	int bins;
+	uint32_t maxLeafSize;
+	double traversalCost;
+	uint32_t leaves;
+	uint32_t depth;
+	uint32_t maxLeafTriangles;
+	double sah;  // not yet divided by the root's area
+} bsBvhBuilder;
+
+static inline void bsBox_SetEmpty(bsBox* b)
+{
+	for (int a = 0; a < 3; ++a)
+	{
+		b->min[a] = INFINITY;
+		b->max[a] = -INFINITY;
+	}
+}
+
+static inline void bsBox_Grow(bsBox* b, const float* min, const float* max)
+{
+	for (int a = 0; a < 3; ++a)
+	{
+		b->min[a] = min[a] < b->min[a] ? min[a] : b->min[a];
+		b->max[a] = max[a] > b->max[a] ? max[a] : b->max[a];
+	}
+}
+
+// Half the surface area, in double (no overflow for large float boxes).
+static double bsHalfArea(const float* min, const float* max)
+{
+	double dx = (double)max[0] - (double)min[0];
+	double dy = (double)max[1] - (double)min[1];
+	double dz = (double)max[2] - (double)min[2];
+	return dx * dy + dy * dz + dz * dx;
+}
+
+// Bounds and centroid bounds of index[first, first + count).
+static void bsBvhBuilder_Bounds(const bsBvhBuilder* b, uint32_t first, uint32_t count, bsBox* box,
+	bsBox* cbox)
+{
+	bsBox_SetEmpty(box);
+	bsBox_SetEmpty(cbox);
+	for (uint32_t i = first; i < first + count; ++i)
+	{
+		const bsBuildPrim* p = b->prims + i;
+		bsBox_Grow(box, p->min, p->max);
+		bsBox_Grow(cbox, p->c, p->c);
+	}
+}
+
+static void bsBvhNode_SetBox(bsBvhNode* node, const bsBox* box)
+{
+	for (int a = 0; a < 3; ++a)
+	{
+		node->min[a] = box->min[a];
+		node->max[a] = box->max[a];
+	}
+}
+
+// The split plan of one axis: where centroid c falls among the bins.
+typedef struct bsBinning
+{
+	float origin[3];
+	float scale[3];  // bins / extent; 0 on an axis where all centroids are equal
+	int bins;
+} bsBinning;
+
+static inline int bsBinning_Index(const bsBinning* g, int axis, const float* c)
+{
+	float f = (c[axis] - g->origin[axis]) * g->scale[axis];
+	// f >= 0; the comparison also sends a NaN (inf * 0 on a flat axis) to the last bin, never to
+	// an undefined float-to-int conversion.
+	return f < (float)(g->bins - 1) ? (int)f : g->bins - 1;
+}
+
+// Finds the binned-SAH split of index[first, first + count) with the lowest cost. Cost is
+// traversalCost + (area(L) n(L) + area(R) n(R)) / area(node), comparable with the leaf's cost n.
+// Returns false when no split leaves both sides non-empty (all centroids equal).
+static bool bsBvhBuilder_FindSplit(const bsBvhBuilder* b, uint32_t first, uint32_t count,
+	double nodeArea, const bsBox* cbox, bsBinning* binning, int* outAxis, int* outBin,
+	double* outCost)
+{
+	int nb = b->bins;
+	binning->bins = nb;
+	bool any = false;
+	for (int a = 0; a < 3; ++a)
+	{
+		binning->origin[a] = cbox->min[a];
+		double extent = (double)cbox->max[a] - (double)cbox->min[a];
+		float scale = (float)((double)nb / extent);
+		// A tiny or huge extent could give an infinite scale or a zero one: treat the axis as flat.
+		if (extent > 0.0 && extent <= (double)FLT_MAX && isfinite(scale) && scale > 0.0f)
+		{
+			binning->scale[a] = scale;
+			any = true;
+		}
+		else
+		{
+			binning->scale[a] = 0.0f;
+		}
+	}
+	if (!any)
+	{
+		return false;
+	}
+
+	// A flat axis (scale 0) is binned too, without a branch, and never evaluated.
+	bsBox binBox[3][BS_BVH_MAX_BINS];
+	uint32_t binCount[3][BS_BVH_MAX_BINS];
+	for (int a = 0; a < 3; ++a)
+	{
+		for (int i = 0; i < nb; ++i)
+		{
+			bsBox_SetEmpty(&binBox[a][i]);
+			binCount[a][i] = 0;
+		}
+	}
+	for (uint32_t k = first; k < first + count; ++k)
+	{
+		const bsBuildPrim* p = b->prims + k;
+		int i0 = bsBinning_Index(binning, 0, p->c);
+		int i1 = bsBinning_Index(binning, 1, p->c);
+		int i2 = bsBinning_Index(binning, 2, p->c);
+		bsBox_Grow(&binBox[0][i0], p->min, p->max);
+		bsBox_Grow(&binBox[1][i1], p->min, p->max);
+		bsBox_Grow(&binBox[2][i2], p->min, p->max);
+		binCount[0][i0] += 1;
+		binCount[1][i1] += 1;
+		binCount[2][i2] += 1;
+	}
+
+	bool found = false;
+	double bestCost = (double)INFINITY;
+	double invArea = nodeArea > 0.0 && isfinite(nodeArea) ? 1.0 / nodeArea : 1.0;
+	for (int a = 0; a < 3; ++a)
+	{
+		if (binning->scale[a] == 0.0f)
+		{
+			continue;
+		}
+		// Split s puts bins [0, s] on the left and [s + 1, nb) on the right.
+		double leftArea[BS_BVH_MAX_BINS], rightArea[BS_BVH_MAX_BINS];
+		uint32_t leftCount[BS_BVH_MAX_BINS], rightCount[BS_BVH_MAX_BINS];
+		bsBox acc;
+		bsBox_SetEmpty(&acc);
+		uint32_t n = 0;
+		for (int s = 0; s < nb - 1; ++s)
+		{
+			if (binCount[a][s] > 0)
+			{
+				bsBox_Grow(&acc, binBox[a][s].min, binBox[a][s].max);
+				n += binCount[a][s];
+			}
+			leftCount[s] = n;
+			leftArea[s] = n > 0 ? bsHalfArea(acc.min, acc.max) : 0.0;
+		}
+		bsBox_SetEmpty(&acc);
+		n = 0;
+		for (int s = nb - 2; s >= 0; --s)
+		{
+			if (binCount[a][s + 1] > 0)
+			{
+				bsBox_Grow(&acc, binBox[a][s + 1].min, binBox[a][s + 1].max);
+				n += binCount[a][s + 1];
+			}
+			rightCount[s] = n;
+			rightArea[s] = n > 0 ? bsHalfArea(acc.min, acc.max) : 0.0;
+		}
+		for (int s = 0; s < nb - 1; ++s)
+		{
+			if (leftCount[s] == 0 || rightCount[s] == 0)
+			{
+				continue;
+			}
+			double cost = b->traversalCost + invArea * (leftArea[s] * (double)leftCount[s] +
+				rightArea[s] * (double)rightCount[s]);
+			if (cost < bestCost || !found)
+			{
+				found = true;
+				bestCost = cost;
+				*outAxis = a;
+				*outBin = s;
+			}
+		}
+	}
+	*outCost = bestCost;
+	return found;
+}
+
+// Turns node `nodeIndex` (its range and box set, at `depth`, the root at 1) into a leaf or splits it
+// and recurses. The recursion is at most BS_BVH_MAX_DEPTH deep.
+static void bsBvhBuilder_Subdivide(bsBvhBuilder* b, uint32_t nodeIndex, uint32_t depth,
+	const bsBox* cbox)
+{
+	bsBvhNode* node = b->nodes + nodeIndex;
+	uint32_t first = node->leftFirst;
+	uint32_t count = node->count;
+	double area = bsHalfArea(node->min, node->max);
+	if (depth > b->depth)
+	{
+		b->depth = depth;
+	}
+
+	uint32_t mid = first;
+	bool split = false;
+	bool haveBounds = false;  // the partition computed the children's boxes
+	bsBox leftBox, leftCbox, rightBox, rightCbox;
+	// A node at the maximum depth is a leaf whatever its size: the query's stack depends on it.
+	if (count > 1 && depth < BS_BVH_MAX_DEPTH)
+	{
+		bsBinning binning;
+		int axis = 0, bin = 0;
+		double cost = (double)INFINITY;
+		bool found = bsBvhBuilder_FindSplit(b, first, count, area, cbox, &binning, &axis, &bin,
+			&cost);
+		if (found && (count > b->maxLeafSize || cost < (double)count))
+		{
+			// In-place partition of the index range by the same bin function as the binning, so
+			// both sides are non-empty; the children's boxes are grown on the way (each triangle
+			// is classified once).
+			bsBox_SetEmpty(&leftBox);
+			bsBox_SetEmpty(&leftCbox);
+			bsBox_SetEmpty(&rightBox);
+			bsBox_SetEmpty(&rightCbox);
+			// The build data moves with the indices, so every pass over a node reads memory in
+			// order.
+			uint32_t i = first, j = first + count;
+			while (i < j)
+			{
+				bsBuildPrim* p = b->prims + i;
+				if (bsBinning_Index(&binning, axis, p->c) <= bin)
+				{
+					bsBox_Grow(&leftBox, p->min, p->max);
+					bsBox_Grow(&leftCbox, p->c, p->c);
+					++i;
+				}
+				else
+				{
+					bsBox_Grow(&rightBox, p->min, p->max);
+					bsBox_Grow(&rightCbox, p->c, p->c);
+					--j;
+					bsBuildPrim tp = *p;
+					*p = b->prims[j];
+					b->prims[j] = tp;
+					uint32_t ti = b->index[i];
+					b->index[i] = b->index[j];
+					b->index[j] = ti;
+				}
+			}
+			mid = i;
+			split = mid > first && mid < first + count;
+			haveBounds = split;
+		}
+		if (!split && count > b->maxLeafSize)
+		{
+			// No split separates the centroids (all equal): halve the index range.
+			mid = first + count / 2;
+			split = true;
+		}
+	}
+
+	if (!split)
+	{
+		b->leaves += 1;
+		b->maxLeafTriangles = count > b->maxLeafTriangles ? count : b->maxLeafTriangles;
+		b->sah += area * (double)count;
+		return;
+	}
+
+	uint32_t left = b->nodeCount;
+	b->nodeCount += 2;
+	node->leftFirst = left;
+	node->count = 0;
+	b->sah += area * b->traversalCost;
+
+	bsBvhNode* l = b->nodes + left;
+	l->leftFirst = first;
+	l->count = mid - first;
+	bsBvhNode* r = b->nodes + left + 1;
+	r->leftFirst = mid;
+	r->count = first + count - mid;
+	if (!haveBounds)
+	{
+		bsBvhBuilder_Bounds(b, l->leftFirst, l->count, &leftBox, &leftCbox);
+		bsBvhBuilder_Bounds(b, r->leftFirst, r->count, &rightBox, &rightCbox);
+	}
+	bsBvhNode_SetBox(l, &leftBox);
+	bsBvhNode_SetBox(r, &rightBox);
+
+	bsBvhBuilder_Subdivide(b, left, depth + 1, &leftCbox);
+	bsBvhBuilder_Subdivide(b, left + 1, depth + 1, &rightCbox);
+}
+
+static double bsNow(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static bool bsValidOptions(const bsBvhOptions* o)
+{
+	return o->bins >= 2 && o->bins <= BS_BVH_MAX_BINS && o->maxLeafSize >= 1 &&
+		o->maxLeafSize <= BS_BVH_MAX_LEAF && isfinite(o->traversalCost) && o->traversalCost >= 0.0;
+}
+
+bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const bsBvhOptions* options)
+{
+	if (bvh == NULL)
+	{
+		return bs_errInvalidArgument;
+	}
+	memset(bvh, 0, sizeof *bvh);
+	double start = bsNow();
+	bsBvhOptions o = options != NULL ? *options : bsDefaultBvhOptions();
+	if (!bsValidOptions(&o))
+	{
+		return bs_errInvalidArgument;
+	}
+	if (count >= (1u << 31))
+	{
+		return bs_errTooLarge;
+	}
+	if (count == 0)
+	{
+		bvh->stats.buildSeconds = bsNow() - start;
+		return bs_ok;
+	}
+	if (tris == NULL)
+	{
+		return bs_errInvalidArgument;
+	}
+	for (uint32_t i = 0; i < count; ++i)
+	{
+		if (!bsIsValidVec3(tris[i].p1) || !bsIsValidVec3(tris[i].p2) || !bsIsValidVec3(tris[i].p3))
+		{
+			return bs_errNonFinite;
+		}
+	}
+
+	size_t n = count;
+	size_t nodeCapacity = 2 * n - 1;
+	if (n > SIZE_MAX / sizeof(bsTriangle) || nodeCapacity > SIZE_MAX / sizeof(bsBvhNode))
+	{
+		return bs_errOutOfMemory;
+	}
+	bsBvhNode* nodes = malloc(nodeCapacity * sizeof(bsBvhNode));
+	bsTriangle* ordered = malloc(n * sizeof(bsTriangle));
+	uint32_t* index = malloc(n * sizeof(uint32_t));
+	bsBuildPrim* prims = malloc(n * sizeof(bsBuildPrim));
+	if (nodes == NULL || ordered == NULL || index == NULL || prims == NULL)
+	{
+		free(nodes);
+		free(ordered);
+		free(index);
+		free(prims);
+		return bs_errOutOfMemory;
+	}
+
+	for (uint32_t i = 0; i < count; ++i)
+	{
+		bsVec3 lo = bsTriangle_Min(tris + i);
+		bsVec3 hi = bsTriangle_Max(tris + i);
+		bsBuildPrim* p = prims + i;
+		p->min[0] = bsFloatDown(lo.x);
+		p->min[1] = bsFloatDown(lo.y);
+		p->min[2] = bsFloatDown(lo.z);
+		p->max[0] = bsFloatUp(hi.x);
+		p->max[1] = bsFloatUp(hi.y);
+		p->max[2] = bsFloatUp(hi.z);
+		// Half-sums, so huge coordinates do not overflow.
+		p->c[0] = bsFloatClamp(0.5 * lo.x + 0.5 * hi.x);
+		p->c[1] = bsFloatClamp(0.5 * lo.y + 0.5 * hi.y);
+		p->c[2] = bsFloatClamp(0.5 * lo.z + 0.5 * hi.z);
+		index[i] = i;
+	}
+
+	bsBvhBuilder b;
+	b.nodes = nodes;
+	b.nodeCount = 1;
+	b.prims = prims;
+	b.index = index;
+	b.bins = o.bins;
+	b.maxLeafSize = (uint32_t)o.maxLeafSize;
+	b.traversalCost = o.traversalCost;
+	b.leaves = 0;
+	b.depth = 0;
+	b.maxLeafTriangles = 0;
+	b.sah = 0.0;
+
+	bsBox box, cbox;
+	nodes[0].leftFirst = 0;
+	nodes[0].count = count;
+	bsBvhBuilder_Bounds(&b, 0, count, &box, &cbox);
+	bsBvhNode_SetBox(nodes, &box);
+	bsBvhBuilder_Subdivide(&b, 0, 1, &cbox);
+	free(prims);
+
+	for (uint32_t i = 0; i < count; ++i)
+	{
+		ordered[i] = tris[index[i]];
+	}
+
+	float extent = 0.0f;
+	for (int a = 0; a < 3; ++a)
+	{
+		extent = fmaxf(extent, fmaxf(fabsf(nodes[0].min[a]), fabsf(nodes[0].max[a])));
+	}
+
+	bvh->nodes = nodes;
+	bvh->nodeCount = b.nodeCount;
+	bvh->tris = ordered;
+	bvh->triIndex = index;
+	bvh->triCount = count;
+	// Covers the float rounding of the slab test's arithmetic on coordinates up to `extent`.
+	bvh->pad = 1e-6f * extent;
+	double rootArea = bsHalfArea(nodes[0].min, nodes[0].max);
+	bvh->stats.nodes = b.nodeCount;
+	bvh->stats.leaves = b.leaves;
+	bvh->stats.depth = b.depth;
+	bvh->stats.maxLeafTriangles = b.maxLeafTriangles;
+	bvh->stats.sahCost = rootArea > 0.0 && isfinite(rootArea) ? b.sah / rootArea : 0.0;
+	bvh->stats.buildSeconds = bsNow() - start;
+	return bs_ok;
+}
+
+void bsBvh_Destroy(bsBvh* bvh)
+{
+	if (bvh == NULL)
+	{
+		return;
+	}
+	free(bvh->nodes);
+	free(bvh->tris);
+	free(bvh->triIndex);
+	memset(bvh, 0, sizeof *bvh);
+}
+
+// --- Query ---
+
+// The sweep in float for the slab tests: origin, safe inverse direction, and how far every box is
+// grown (the radius plus the rounding pad).
+typedef struct bsBvhRay
+{
+	float o[3];
+	float inv[3];
+	float grow;
+} bsBvhRay;
+
+// Entry time of the segment into the grown box, clipped to [0, limit]. false when it misses.
+static inline bool bsBvhRay_Box(const bsBvhRay* r, const bsBvhNode* n, float limit, float* entry)
+{
+	float tmin = 0.0f, tmax = limit;
+	for (int a = 0; a < 3; ++a)
+	{
+		float t1 = (n->min[a] - r->grow - r->o[a]) * r->inv[a];
+		float t2 = (n->max[a] + r->grow - r->o[a]) * r->inv[a];
+		float lo = t1 < t2 ? t1 : t2;
+		float hi = t1 < t2 ? t2 : t1;
+		tmin = lo > tmin ? lo : tmin;
+		tmax = hi < tmax ? hi : tmax;
+	}
+	*entry = tmin;
+	return tmin <= tmax;
+}
+
+typedef struct bsBvhBest
+{
+	bsTriangleHit hit;
+	uint32_t k;  // leaf-order index
+	bool found;
+} bsBvhBest;
+
+static inline void bsBvh_TestRange(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
+	uint32_t first, uint32_t count, bsBvhBest* best)
+{
+	for (uint32_t k = first; k < first + count; ++k)
+	{
+		bsTriangleHit h;
+		double tmax = best->found ? best->hit.t : 2.0;
+		// Strictly nearer only: the first triangle found keeps a tie.
+		if (bsSweepTriangle(method, bvh->tris + k, sweep, tmax, &h) &&
+			(!best->found || h.t < best->hit.t))
+		{
+			best->hit = h;
+			best->k = k;
+			best->found = true;
+		}
+	}
+}
+
+typedef struct bsBvhStackEntry
+{
+	uint32_t node;
+	float t;  // entry time of the node's grown box
+} bsBvhStackEntry;
+
+// Ordered depth-first traversal. Returns false if the stack would overflow (impossible for a tree
+// from bsBvh_Build, whose depth is at most BS_BVH_MAX_DEPTH).
+//
+// Why BS_BVH_MAX_DEPTH entries suffice: an entry is pushed only when the walk descends from a node
+// into one child and defers its sibling. While the walk is at a node of depth D, every entry on the
+// stack is the deferred sibling of a distinct node on the path from the root (depths 2..D), because
+// popping an entry at depth D' discards the walk below D' and the entries pushed there were popped
+// first (LIFO). So the stack holds at most D - 1 <= BS_BVH_MAX_DEPTH - 1 entries.
+static bool bsBvh_Traverse(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
+	const bsBvhRay* ray, bsBvhBest* best, uint64_t* visited, uint64_t* tested)
+{
+	const bsBvhNode* nodes = bvh->nodes;
+	bsBvhStackEntry stack[BS_BVH_MAX_DEPTH];
+	int top = 0;
+	// Contacts are at t <= 1. limit is a float >= the best t, so a box test never rejects a box
+	// that is entered at or before it.
+	double bestT = 1.0;
+	float limit = 1.0f;
+	float entry;
+	if (!bsBvhRay_Box(ray, nodes, limit, &entry))
+	{
+		return true;
+	}
+	uint32_t current = 0;
+	for (;;)
+	{
+		const bsBvhNode* node = nodes + current;
+		*visited += 1;
+		if (node->count > 0)
+		{
+			*tested += node->count;
+			bool had = best->found;
+			double before = best->hit.t;
+			bsBvh_TestRange(bvh, method, sweep, node->leftFirst, node->count, best);
+			if (best->found && (!had || best->hit.t < before))
+			{
+				bestT = best->hit.t;
+				limit = bsFloatUp(bestT);
+			}
+		}
+		else
+		{
+			uint32_t left = node->leftFirst;
+			float tl, tr;
+			bool hl = bsBvhRay_Box(ray, nodes + left, limit, &tl);
+			bool hr = bsBvhRay_Box(ray, nodes + left + 1, limit, &tr);
+			if (hl && hr)
+			{
+				if (top == BS_BVH_MAX_DEPTH)
+				{
+					return false;
+				}
+				// Nearer child first; the left one on equal entry times.
+				bool rightFirst = tr < tl;
+				stack[top].node = rightFirst ? left : left + 1;
+				stack[top].t = rightFirst ? tl : tr;
+				++top;
+				current = rightFirst ? left + 1 : left;
+				continue;
+			}
+			if (hl || hr)
+			{
+				current = hl ? left : left + 1;
+				continue;
+			}
+		}
+		// Pop the nearest deferred node that may still hold a contact at or before the best t.
+		bool next = false;
+		while (top > 0)
+		{
+			--top;
+			if ((double)stack[top].t <= bestT)
+			{
+				current = stack[top].node;
+				next = true;
+				break;
+			}
+		}
+		if (!next)
+		{
+			return true;
+		}
+	}
+}
+
+// The answer to an invalid query: a miss that stays put where possible (t = 1, centre C2, or C1
+// when C2 is not finite, or the origin when neither is), no NaN anywhere.
+static void bsBvh_InvalidMiss(const bsSweepInput* input, bsSweepOutput* out)
+{
+	memset(out, 0, sizeof *out);
+	bsVec3 c = bsV3(0.0, 0.0, 0.0);
+	if (input != NULL)
+	{
+		if (bsIsValidVec3(input->c2))
+		{
+			c = input->c2;
+		}
+		else if (bsIsValidVec3(input->c1))
+		{
+			c = input->c1;
+		}
+	}
+	out->t = 1.0;
+	out->center = c;
+	out->point = c;
+	out->triangle = BS_NO_TRIANGLE;
+}
+
+// Beyond this magnitude the float slab test cannot be trusted: such queries scan every triangle.
+#define BS_BVH_FLOAT_LIMIT 1e30
+
+bsResult bsBvh_Sweep(const bsBvh* bvh, bsMethod method, const bsSweepInput* input,
+	bsSweepOutput* out, bsQueryStats* stats)
+{
+	if (out == NULL)
+	{
+		return bs_errInvalidArgument;
+	}
+	if (stats != NULL)
+	{
+		stats->queries += 1;
+	}
+	if (bvh == NULL || input == NULL || (int)method < 0 || method >= bs_methodCount)
+	{
+		bsBvh_InvalidMiss(input, out);
+		return bs_errInvalidArgument;
+	}
+	bsSweep sweep;
+	bsResult result = bsMakeSweep(input, &sweep);
+	if (result != bs_ok)
+	{
+		bsBvh_InvalidMiss(input, out);
+		return result;
+	}
+	// Zeroed first so that every byte of the output is deterministic.
+	memset(out, 0, sizeof *out);
+
+	bsBvhBest best;
+	memset(&best, 0, sizeof best);
+	uint64_t visited = 0, tested = 0;
+	if (bvh->triCount > 0)
+	{
+		double radius = method == bs_methodRay ? 0.0 : sweep.radius;
+		double reach = fmax(bsMaxAbs(sweep.c1), bsMaxAbs(sweep.c2));
+		bool scan = !(reach <= BS_BVH_FLOAT_LIMIT && radius <= BS_BVH_FLOAT_LIMIT);
+		if (!scan)
+		{
+			bsBvhRay ray;
+			double o[3] = {sweep.c1.x, sweep.c1.y, sweep.c1.z};
+			double d[3] = {sweep.d.x, sweep.d.y, sweep.d.z};
+			for (int a = 0; a < 3; ++a)
+			{
+				ray.o[a] = (float)o[a];
+				float df = (float)d[a];
+				// A (nearly) zero component would give inf and then 0 * inf = NaN: use a large
+				// finite inverse instead. The motion ignored (< 1e-30) is covered by the pad.
+				ray.inv[a] = fabsf(df) < 1e-30f ? copysignf(1e30f, df) : 1.0f / df;
+			}
+			// The pad covers the rounding of the box arithmetic (bvh->pad), of the query converted
+			// to float (relative 1e-6 of its magnitude) and the ignored tiny motion (1e-29).
+			float pad = bvh->pad + (float)(1e-6 * (radius + reach)) + 1e-29f;
+			ray.grow = (float)radius + pad;
+			scan = !bsBvh_Traverse(bvh, method, &sweep, &ray, &best, &visited, &tested);
+			if (scan)
+			{
+				memset(&best, 0, sizeof best);
+			}
+		}
+		if (scan)
+		{
+			tested += bvh->triCount;
+			bsBvh_TestRange(bvh, method, &sweep, 0, bvh->triCount, &best);
+		}
+	}
+
+	if (best.found)
+	{
+		bsSweep_Finish(&sweep, bvh->tris + best.k, bvh->triIndex[best.k], &best.hit, out);
+	}
+	else
+	{
+		bsSweep_Miss(&sweep, out);
+	}
+	if (stats != NULL)
+	{
+		stats->nodesVisited += visited;
+		stats->trianglesTested += tested;
+		stats->hits += best.found ? 1u : 0u;
+	}
+	return bs_ok;
+}

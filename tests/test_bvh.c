@@ -1,2 +1,942 @@
+// test_bvh.c — the BVH: tree validity on several scenes, then queries compared with the brute-force
+// loop (bsSweepList) over the caller's array for every method.
 #include "test.h"
-int BvhTest(void) { return 0; }
+
+#include "bvh.h"
+#include "parallel.h"
+#include "procedural.h"
+#include "rng.h"
+
+#include <float.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double Now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// --- Scenes beyond procedural.h ---
+
+// Many coincident centroids: copies of one triangle and of its reflection through its bounding box's
+// centre (same box centre), plus a few random triangles. Exact duplicates also make ties.
+static bsTriangle* MakeCoincidentScene(uint32_t copies, uint32_t extra, uint32_t* outCount)
+{
+	bsTriangle* soup = NULL;
+	uint32_t soupCount = 0;
+	if (bsMakeTriangleSoup(77, extra, &soup, &soupCount) != bs_ok)
+	{
+		return NULL;
+	}
+	bsTriangle* tris = malloc((size_t)(2 * copies + extra) * sizeof(bsTriangle));
+	if (tris == NULL)
+	{
+		free(soup);
+		return NULL;
+	}
+	bsVec3 a = bsV3(0.3, 0.4, 0.5), b = bsV3(0.6, 0.45, 0.5), c = bsV3(0.35, 0.7, 0.55);
+	bsVec3 center = bsScale(0.5, bsAdd(bsMin(a, bsMin(b, c)), bsMax(a, bsMax(b, c))));
+	bsVec3 ra = bsSub(bsScale(2.0, center), a);
+	bsVec3 rb = bsSub(bsScale(2.0, center), b);
+	bsVec3 rc = bsSub(bsScale(2.0, center), c);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < copies; ++i)
+	{
+		if (bsMakeTriangle(a, b, c, tris + n) == bs_ok)
+		{
+			++n;
+		}
+		if (bsMakeTriangle(ra, rb, rc, tris + n) == bs_ok)
+		{
+			++n;
+		}
+	}
+	for (uint32_t i = 0; i < soupCount; ++i)
+	{
+		tris[n++] = soup[i];
+	}
+	free(soup);
+	*outCount = n;
+	return tris;
+}
+
+// Triangles at exponentially growing distances and sizes (factor 3, up to 3^79 ~ 5e37, still inside
+// the float range): with 2 bins each split peels off only the farthest one, so the tree would be as
+// deep as the count without the depth limit.
+static bsTriangle* MakeDeepScene(uint32_t count, uint32_t* outCount)
+{
+	bsTriangle* tris = malloc((size_t)count * sizeof(bsTriangle));
+	if (tris == NULL)
+	{
+		return NULL;
+	}
+	uint32_t n = 0;
+	double s = 1.0;
+	for (uint32_t i = 0; i < count; ++i, s *= 3.0)
+	{
+		bsVec3 p = bsV3(s, 0.5 * s, 0.25 * s);
+		bsVec3 q = bsAdd(p, bsV3(0.1 * s, 0.0, 0.0));
+		bsVec3 r = bsAdd(p, bsV3(0.0, 0.1 * s, 0.05 * s));
+		if (bsMakeTriangle(p, q, r, tris + n) == bs_ok)
+		{
+			++n;
+		}
+	}
+	*outCount = n;
+	return tris;
+}
+
+static const bsBvhOptions deepOptions = {2, 1, 1.0};
+
+// --- The shared procedural scenes ---
+
+static int ProceduralTest(void)
+{
+	bsTriangle* a = NULL;
+	bsTriangle* b = NULL;
+	uint32_t na = 0, nb = 0;
+	ENSURE(bsMakeHeightfieldScene(3, 16, 7, &a, &na) == bs_ok);
+	ENSURE(bsMakeHeightfieldScene(3, 16, 7, &b, &nb) == bs_ok);
+	ENSURE(na == 2 * 16 * 16 + 12 * 7 && nb == na);
+	ENSURE(memcmp(a, b, na * sizeof(bsTriangle)) == 0);  // deterministic from the seed
+	for (uint32_t i = 0; i < na; ++i)
+	{
+		bsTriangle t;
+		ENSURE(bsMakeTriangle(a[i].p1, a[i].p2, a[i].p3, &t) == bs_ok);
+		ENSURE(memcmp(&t, a + i, sizeof t) == 0);
+		bsVec3 lo = bsTriangle_Min(a + i), hi = bsTriangle_Max(a + i);
+		ENSURE(lo.x >= 0.0 && hi.x <= 1.0 && lo.z >= 0.0 && hi.z <= 1.0);
+		ENSURE(lo.y > -0.3 && hi.y < 0.5);
+		if (i < 2 * 16 * 16)
+		{
+			ENSURE(a[i].n.y > 0.0);  // the ground faces up
+		}
+	}
+	free(b);
+	ENSURE(bsMakeHeightfieldScene(4, 16, 7, &b, &nb) == bs_ok);
+	ENSURE(nb == na && memcmp(a, b, na * sizeof(bsTriangle)) != 0);  // another seed, another scene
+	free(a);
+	free(b);
+
+	ENSURE(bsMakeTriangleSoup(5, 2000, &a, &na) == bs_ok);
+	ENSURE(na == 2000);
+	for (uint32_t i = 0; i < na; ++i)
+	{
+		bsVec3 lo = bsTriangle_Min(a + i), hi = bsTriangle_Max(a + i);
+		ENSURE(lo.x >= 0.0 && lo.y >= 0.0 && lo.z >= 0.0);
+		ENSURE(hi.x <= 1.0 && hi.y <= 1.0 && hi.z <= 1.0);
+		double sides[3] = {bsDistance(a[i].p1, a[i].p2), bsDistance(a[i].p2, a[i].p3),
+			bsDistance(a[i].p3, a[i].p1)};
+		for (int k = 0; k < 3; ++k)
+		{
+			ENSURE(sides[k] >= 0.1 && sides[k] <= 0.5);
+		}
+	}
+	free(a);
+
+	ENSURE(bsMakeTriangleSoup(5, 0, &a, &na) == bs_ok && a == NULL && na == 0);
+	ENSURE(bsMakeTriangleSoup(5, 1u << 31, &a, &na) == bs_errTooLarge && a == NULL);
+	ENSURE(bsMakeTriangleSoup(5, 10, NULL, &na) == bs_errInvalidArgument);
+	ENSURE(bsMakeHeightfieldScene(1, 0, 0, &a, &na) == bs_errInvalidArgument && a == NULL);
+	ENSURE(bsMakeHeightfieldScene(1, 4, -1, &a, &na) == bs_errInvalidArgument);
+	ENSURE(bsMakeHeightfieldScene(1, 40000, 0, &a, &na) == bs_errTooLarge);
+	ENSURE(bsMakeHeightfieldScene(1, 4, 0, &a, NULL) == bs_errInvalidArgument);
+	ENSURE(bsMakeHeightfieldScene(1, 1, 0, &a, &na) == bs_ok && na == 2);
+	free(a);
+	return 0;
+}
+
+// --- (a) Tree validity ---
+
+// Walks the whole tree: every triangle in exactly one leaf (and the copy bit-identical), child boxes
+// inside their parents, each triangle's double bounds inside its leaf's float box, the depth limit,
+// leaf sizes, and the stats.
+static int CheckTree(const bsBvh* bvh, const bsTriangle* tris, uint32_t count,
+	const bsBvhOptions* options)
+{
+	ENSURE(bvh->triCount == count);
+	ENSURE(bvh->stats.buildSeconds >= 0.0);
+	if (count == 0)
+	{
+		ENSURE(bvh->nodeCount == 0);
+		ENSURE(bvh->stats.nodes == 0 && bvh->stats.leaves == 0 && bvh->stats.depth == 0);
+		ENSURE(bvh->stats.maxLeafTriangles == 0);
+		return 0;
+	}
+	ENSURE(bvh->nodes != NULL && bvh->tris != NULL && bvh->triIndex != NULL);
+	ENSURE(bvh->nodeCount >= 1 && bvh->nodeCount <= 2 * count - 1);
+	ENSURE(bvh->stats.nodes == bvh->nodeCount);
+	ENSURE(isfinite(bvh->pad) && bvh->pad >= 0.0f);
+
+	uint8_t* nodeSeen = calloc(bvh->nodeCount, 1);
+	uint8_t* slotSeen = calloc(count, 1);
+	uint8_t* triSeen = calloc(count, 1);
+	uint32_t* stackNode = malloc(bvh->nodeCount * sizeof(uint32_t));
+	uint32_t* stackDepth = malloc(bvh->nodeCount * sizeof(uint32_t));
+	int failed = 1;
+	if (nodeSeen == NULL || slotSeen == NULL || triSeen == NULL || stackNode == NULL ||
+		stackDepth == NULL)
+	{
+		fprintf(stderr, "CheckTree: out of memory\n");
+		goto done;
+	}
+
+	uint32_t top = 0;
+	stackNode[top] = 0;
+	stackDepth[top] = 1;
+	++top;
+	uint32_t visited = 0, leaves = 0, maxDepth = 0, maxLeaf = 0, slots = 0;
+	double sah = 0.0;
+	double rootArea = 0.0;
+	while (top > 0)
+	{
+		--top;
+		uint32_t index = stackNode[top];
+		uint32_t depth = stackDepth[top];
+		if (index >= bvh->nodeCount || nodeSeen[index])
+		{
+			fprintf(stderr, "CheckTree: node %u out of range or reached twice\n", index);
+			goto done;
+		}
+		nodeSeen[index] = 1;
+		++visited;
+		const bsBvhNode* node = bvh->nodes + index;
+		for (int a = 0; a < 3; ++a)
+		{
+			if (!(node->min[a] <= node->max[a]))
+			{
+				fprintf(stderr, "CheckTree: node %u has an empty or NaN box\n", index);
+				goto done;
+			}
+		}
+		double dx = (double)node->max[0] - (double)node->min[0];
+		double dy = (double)node->max[1] - (double)node->min[1];
+		double dz = (double)node->max[2] - (double)node->min[2];
+		double area = dx * dy + dy * dz + dz * dx;
+		if (index == 0)
+		{
+			rootArea = area;
+		}
+		maxDepth = depth > maxDepth ? depth : maxDepth;
+		if (depth > BS_BVH_MAX_DEPTH)
+		{
+			fprintf(stderr, "CheckTree: depth %u beyond the limit\n", depth);
+			goto done;
+		}
+		if (node->count == 0)
+		{
+			uint32_t left = node->leftFirst;
+			if (left <= index || left + 1 >= bvh->nodeCount)
+			{
+				fprintf(stderr, "CheckTree: node %u has children %u out of order/range\n", index,
+					left);
+				goto done;
+			}
+			for (int side = 0; side < 2; ++side)
+			{
+				const bsBvhNode* child = bvh->nodes + left + (uint32_t)side;
+				for (int a = 0; a < 3; ++a)
+				{
+					if (child->min[a] < node->min[a] || child->max[a] > node->max[a])
+					{
+						fprintf(stderr, "CheckTree: child %u sticks out of node %u\n",
+							left + (uint32_t)side, index);
+						goto done;
+					}
+				}
+				stackNode[top] = left + (uint32_t)side;
+				stackDepth[top] = depth + 1;
+				++top;
+			}
+			sah += area * options->traversalCost;
+			continue;
+		}
+
+		++leaves;
+		maxLeaf = node->count > maxLeaf ? node->count : maxLeaf;
+		sah += area * (double)node->count;
+		if (node->count > (uint32_t)options->maxLeafSize && depth != BS_BVH_MAX_DEPTH)
+		{
+			fprintf(stderr, "CheckTree: leaf %u holds %u triangles above depth %u\n", index,
+				node->count, depth);
+			goto done;
+		}
+		if (node->leftFirst > count || node->count > count - node->leftFirst)
+		{
+			fprintf(stderr, "CheckTree: leaf %u's range is out of bounds\n", index);
+			goto done;
+		}
+		for (uint32_t k = node->leftFirst; k < node->leftFirst + node->count; ++k)
+		{
+			uint32_t t = bvh->triIndex[k];
+			if (slotSeen[k] || t >= count || triSeen[t])
+			{
+				fprintf(stderr, "CheckTree: slot %u / triangle %u in two leaves\n", k, t);
+				goto done;
+			}
+			slotSeen[k] = 1;
+			triSeen[t] = 1;
+			++slots;
+			if (memcmp(bvh->tris + k, tris + t, sizeof(bsTriangle)) != 0)
+			{
+				fprintf(stderr, "CheckTree: slot %u is not a copy of triangle %u\n", k, t);
+				goto done;
+			}
+			bsVec3 lo = bsTriangle_Min(tris + t), hi = bsTriangle_Max(tris + t);
+			double l[3] = {lo.x, lo.y, lo.z}, h[3] = {hi.x, hi.y, hi.z};
+			for (int a = 0; a < 3; ++a)
+			{
+				if (!((double)node->min[a] <= l[a] && (double)node->max[a] >= h[a]))
+				{
+					fprintf(stderr, "CheckTree: triangle %u (%.17g..%.17g) outside leaf %u's "
+						"float box (%.9g..%.9g) on axis %d\n",
+						t, l[a], h[a], index, (double)node->min[a], (double)node->max[a], a);
+					goto done;
+				}
+			}
+		}
+	}
+	if (visited != bvh->nodeCount || slots != count)
+	{
+		fprintf(stderr, "CheckTree: reached %u of %u nodes, %u of %u triangles\n", visited,
+			bvh->nodeCount, slots, count);
+		goto done;
+	}
+	if (leaves != bvh->stats.leaves || maxDepth != bvh->stats.depth ||
+		maxLeaf != bvh->stats.maxLeafTriangles || bvh->nodeCount != 2 * leaves - 1)
+	{
+		fprintf(stderr, "CheckTree: stats leaves %u depth %u maxLeaf %u; walked %u %u %u\n",
+			bvh->stats.leaves, bvh->stats.depth, bvh->stats.maxLeafTriangles, leaves, maxDepth,
+			maxLeaf);
+		goto done;
+	}
+	double expected = sah / rootArea;
+	if (!(fabs(bvh->stats.sahCost - expected) <= 1e-9 * expected))
+	{
+		fprintf(stderr, "CheckTree: SAH cost %.17g, recomputed %.17g\n", bvh->stats.sahCost,
+			expected);
+		goto done;
+	}
+	failed = 0;
+
+done:
+	free(nodeSeen);
+	free(slotSeen);
+	free(triSeen);
+	free(stackNode);
+	free(stackDepth);
+	return failed;
+}
+
+static int BuildAndCheck(const char* name, const bsTriangle* tris, uint32_t count,
+	const bsBvhOptions* options, bool print)
+{
+	bsBvh bvh;
+	bsResult r = bsBvh_Build(&bvh, tris, count, options);
+	if (r != bs_ok)
+	{
+		fprintf(stderr, "%s: build failed: %s\n", name, bsResultString(r));
+		return 1;
+	}
+	bsBvhOptions o = options != NULL ? *options : bsDefaultBvhOptions();
+	int rc = CheckTree(&bvh, tris, count, &o);
+	if (print)
+	{
+		printf("  %-28s %7u tris: %7u nodes, %6u leaves, depth %2u, max leaf %3u, SAH %.1f, "
+			"%.1f ms\n",
+			name, count, bvh.stats.nodes, bvh.stats.leaves, bvh.stats.depth,
+			bvh.stats.maxLeafTriangles, bvh.stats.sahCost, 1e3 * bvh.stats.buildSeconds);
+	}
+	bsBvh_Destroy(&bvh);
+	if (rc != 0)
+	{
+		fprintf(stderr, "  in scene %s\n", name);
+	}
+	return rc;
+}
+
+static int TreeValidityTest(void)
+{
+	bsTriangle* tris = NULL;
+	uint32_t count = 0;
+
+	ENSURE(bsMakeHeightfieldScene(1, 40, 30, &tris, &count) == bs_ok);
+	ENSURE(count == 2 * 40 * 40 + 12 * 30);
+	RUN_SUBTEST(BuildAndCheck("heightfield+boxes", tris, count, NULL, true));
+	bsBvhOptions variants[] = {
+		{2, 1, 1.0},
+		{64, 64, 1.0},
+		{16, 4, 0.0},
+		{8, 8, 10.0},
+		{3, 2, 0.5},
+	};
+	for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); ++i)
+	{
+		char name[64];
+		snprintf(name, sizeof name, "  bins %d leaf %d cost %g", variants[i].bins,
+			variants[i].maxLeafSize, variants[i].traversalCost);
+		RUN_SUBTEST(BuildAndCheck(name, tris, count, variants + i, true));
+	}
+	// Prefixes: 0, 1, 2, 3 triangles.
+	for (uint32_t n = 0; n <= 3; ++n)
+	{
+		RUN_SUBTEST(BuildAndCheck("prefix", tris, n, NULL, false));
+	}
+	free(tris);
+
+	ENSURE(bsMakeTriangleSoup(2, 3000, &tris, &count) == bs_ok);
+	ENSURE(count == 3000);
+	RUN_SUBTEST(BuildAndCheck("soup", tris, count, NULL, true));
+	free(tris);
+
+	tris = MakeCoincidentScene(400, 200, &count);
+	ENSURE(tris != NULL && count == 1000);
+	RUN_SUBTEST(BuildAndCheck("coincident centroids", tris, count, NULL, true));
+	// Only coincident centroids: no SAH split exists, the range is halved.
+	RUN_SUBTEST(BuildAndCheck("coincident only", tris, 800, NULL, true));
+	free(tris);
+
+	tris = MakeDeepScene(80, &count);
+	ENSURE(tris != NULL && count == 80);
+	RUN_SUBTEST(BuildAndCheck("deep chain, default options", tris, count, NULL, true));
+	{
+		bsBvh bvh;
+		ENSURE(bsBvh_Build(&bvh, tris, count, &deepOptions) == bs_ok);
+		int rc = CheckTree(&bvh, tris, count, &deepOptions);
+		printf("  %-28s %7u tris: depth %u, max leaf %u (the depth limit holds)\n",
+			"deep chain, 2 bins, leaf 1",
+			count, bvh.stats.depth, bvh.stats.maxLeafTriangles);
+		// One triangle peeled off per level above the last: the bottom leaf keeps the rest.
+		bool capped = bvh.stats.depth == BS_BVH_MAX_DEPTH &&
+			bvh.stats.maxLeafTriangles == count - (BS_BVH_MAX_DEPTH - 1);
+		bsBvh_Destroy(&bvh);
+		ENSURE(rc == 0);
+		ENSURE(capped);
+	}
+	free(tris);
+
+	// Errors leave an empty BVH that Destroy accepts.
+	bsTriangle one[2];
+	ENSURE(bsMakeTriangle(bsV3(0, 0, 0), bsV3(1, 0, 0), bsV3(0, 1, 0), one) == bs_ok);
+	one[1] = one[0];
+	bsBvh bvh;
+	ENSURE(bsBvh_Build(&bvh, one, 1u << 31, NULL) == bs_errTooLarge);
+	ENSURE(bvh.nodes == NULL && bvh.triCount == 0);
+	bsBvh_Destroy(&bvh);
+	ENSURE(bsBvh_Build(&bvh, one, UINT32_MAX, NULL) == bs_errTooLarge);
+	ENSURE(bsBvh_Build(&bvh, NULL, 5, NULL) == bs_errInvalidArgument);
+	ENSURE(bsBvh_Build(NULL, one, 1, NULL) == bs_errInvalidArgument);
+	bsBvhOptions bad[] = {{1, 4, 1.0}, {65, 4, 1.0}, {16, 0, 1.0}, {16, 65, 1.0}, {16, 4, -1.0},
+		{16, 4, (double)NAN}, {16, 4, (double)INFINITY}};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i)
+	{
+		ENSURE(bsBvh_Build(&bvh, one, 1, bad + i) == bs_errInvalidArgument);
+		ENSURE(bvh.nodes == NULL);
+	}
+	one[1].p2.y = (double)NAN;
+	ENSURE(bsBvh_Build(&bvh, one, 2, NULL) == bs_errNonFinite);
+	ENSURE(bvh.nodes == NULL);
+	bsBvh_Destroy(&bvh);
+	bsBvh_Destroy(NULL);
+	return 0;
+}
+
+// Builds ~250,000 triangles and prints the time (the target is well under 0.5 s on one core).
+static int BigBuildTest(void)
+{
+	bsTriangle* tris = NULL;
+	uint32_t count = 0;
+	ENSURE(bsMakeHeightfieldScene(5, 354, 0, &tris, &count) == bs_ok);
+	ENSURE(count >= 250000);
+	double best = (double)INFINITY;
+	bsBvh bvh;
+	for (int run = 0; run < 3; ++run)
+	{
+		ENSURE(bsBvh_Build(&bvh, tris, count, NULL) == bs_ok);
+		best = fmin(best, bvh.stats.buildSeconds);
+		if (run < 2)
+		{
+			bsBvh_Destroy(&bvh);
+		}
+	}
+	bsBvhOptions o = bsDefaultBvhOptions();
+	int rc = CheckTree(&bvh, tris, count, &o);
+	printf("  %-28s %7u tris: %7u nodes, depth %2u, max leaf %u, SAH %.1f, "
+		"build %.1f ms (min of 3)\n",
+		"heightfield 250k", count, bvh.stats.nodes, bvh.stats.depth, bvh.stats.maxLeafTriangles,
+		bvh.stats.sahCost, 1e3 * best);
+	bsBvh_Destroy(&bvh);
+	free(tris);
+	ENSURE(rc == 0);
+	return 0;
+}
+
+// --- (b) Queries against the brute force ---
+
+static bsVec3 RandomUnit(bsRng* rng)
+{
+	for (;;)
+	{
+		bsVec3 v = bsV3(bsRng_Range(rng, -1.0, 1.0), bsRng_Range(rng, -1.0, 1.0),
+			bsRng_Range(rng, -1.0, 1.0));
+		double len2 = bsLengthSquared(v);
+		if (len2 > 1e-4 && len2 <= 1.0)
+		{
+			return bsScale(1.0 / sqrt(len2), v);
+		}
+	}
+}
+
+// A point of the closed triangle: inside, on an edge, or a vertex.
+static bsVec3 PointOn(const bsTriangle* t, bsRng* rng)
+{
+	double u = bsRng_Uniform(rng), v = bsRng_Uniform(rng);
+	if (u + v > 1.0)
+	{
+		u = 1.0 - u;
+		v = 1.0 - v;
+	}
+	uint32_t k = bsRng_Below(rng, 10);
+	if (k == 0)
+	{
+		uint32_t i = bsRng_Below(rng, 3);
+		return i == 0 ? t->p1 : (i == 1 ? t->p2 : t->p3);
+	}
+	if (k <= 2)
+	{
+		uint32_t i = bsRng_Below(rng, 3);
+		if (i == 0)
+		{
+			v = 0.0;
+		}
+		else if (i == 1)
+		{
+			u = 0.0;
+		}
+		else
+		{
+			v = 1.0 - u;
+		}
+	}
+	return bsAdd(t->p1, bsAdd(bsScale(u, bsSub(t->p2, t->p1)), bsScale(v, bsSub(t->p3, t->p1))));
+}
+
+typedef struct SceneBox
+{
+	bsVec3 lo, hi;
+} SceneBox;
+
+static SceneBox SceneBounds(const bsTriangle* tris, uint32_t count)
+{
+	SceneBox b = {bsV3(0, 0, 0), bsV3(1, 1, 1)};
+	for (uint32_t i = 0; i < count; ++i)
+	{
+		b.lo = i == 0 ? bsTriangle_Min(tris) : bsMin(b.lo, bsTriangle_Min(tris + i));
+		b.hi = i == 0 ? bsTriangle_Max(tris) : bsMax(b.hi, bsTriangle_Max(tris + i));
+	}
+	return b;
+}
+
+static bsVec3 RandomIn(bsRng* rng, SceneBox b, double margin)
+{
+	return bsV3(bsRng_Range(rng, b.lo.x - margin, b.hi.x + margin),
+		bsRng_Range(rng, b.lo.y - margin, b.hi.y + margin),
+		bsRng_Range(rng, b.lo.z - margin, b.hi.z + margin));
+}
+
+enum
+{
+	kindShortAbove = 0,
+	kindLong,
+	kindZeroLength,
+	kindStartInContact,
+	kindSnow,
+	kindShortDown,
+	kindTangent,
+	kindAxisLong,
+	kindCount
+};
+
+// One query of a random kind near a random triangle of the scene. `scale` is the scene's size
+// (1 for the unit scenes): lengths and radii scale with it.
+static void MakeQuery(const bsTriangle* tris, uint32_t count, SceneBox box, double scale,
+	bsRng* rng, bsSweepInput* q)
+{
+	double r = scale * 0.002 * pow(25.0, bsRng_Uniform(rng));
+	const bsTriangle* t = tris + bsRng_Below(rng, count);
+	bsVec3 p = PointOn(t, rng);
+	bsVec3 n = t->n;
+	bsVec3 c1, c2;
+	switch ((int)bsRng_Below(rng, kindCount))
+	{
+		case kindShortAbove:
+		{
+			double gap = r * (1.0 + 0.2 * bsRng_Uniform(rng)) + scale * 1e-4 * bsRng_Uniform(rng);
+			c1 = bsMulAdd(p, gap, n);
+			bsVec3 dir = RandomUnit(rng);
+			if (bsRng_Below(rng, 2) == 0)
+			{
+				dir = bsNormalize(bsMulAdd(bsNeg(n), 0.7, dir));
+			}
+			c2 = bsMulAdd(c1, scale * 0.1 * bsRng_Uniform(rng), dir);
+			break;
+		}
+		case kindLong:
+			c1 = RandomIn(rng, box, 0.2 * scale);
+			c2 = RandomIn(rng, box, 0.2 * scale);
+			break;
+		case kindZeroLength:
+			c1 = bsMulAdd(p, 2.0 * r * bsRng_Uniform(rng), n);
+			c2 = c1;
+			break;
+		case kindStartInContact:
+			c1 = bsMulAdd(p, r * bsRng_Range(rng, -1.0, 1.0), n);
+			c2 = bsMulAdd(c1, scale * 0.2 * bsRng_Uniform(rng), RandomUnit(rng));
+			break;
+		case kindSnow:
+		{
+			// Straight down along -y from above the scene to below it, as the paper's snow.
+			bsVec3 s = RandomIn(rng, box, 0.05 * scale);
+			c1 = bsV3(s.x, box.hi.y + r + 0.1 * scale * bsRng_Uniform(rng), s.z);
+			c2 = bsV3(s.x, box.lo.y - 0.1 * scale, s.z);
+			break;
+		}
+		case kindShortDown:
+			c1 = bsAdd(p, bsV3(0.0, r + 0.02 * scale * bsRng_Uniform(rng), 0.0));
+			c2 = bsSub(c1, bsV3(0.0, 0.05 * scale * bsRng_Uniform(rng), 0.0));
+			break;
+		case kindTangent:
+		{
+			// Touching at the start and sliding along the plane.
+			c1 = bsMulAdd(p, r, n);
+			bsVec3 dir = RandomUnit(rng);
+			dir = bsNormalize(bsMulSub(dir, bsDot(dir, n), n));
+			c2 = bsMulAdd(c1, scale * 0.1 * bsRng_Uniform(rng), dir);
+			break;
+		}
+		default:
+		{
+			c1 = RandomIn(rng, box, 0.1 * scale);
+			c2 = c1;
+			bsVec3 other = RandomIn(rng, box, 0.1 * scale);
+			uint32_t axis = bsRng_Below(rng, 3);
+			if (axis == 0)
+			{
+				c2.x = other.x;
+			}
+			else if (axis == 1)
+			{
+				c2.y = other.y;
+			}
+			else
+			{
+				c2.z = other.z;
+			}
+			break;
+		}
+	}
+	q->c1 = c1;
+	q->c2 = c2;
+	q->radius = r;
+}
+
+// Compares the BVH with bsSweepList for one query. Returns 0 when they agree; otherwise a code
+// and, when verbose, the details.
+static int CompareQuery(const bsBvh* bvh, const bsTriangle* tris, uint32_t count, bsMethod method,
+	const bsSweepInput* in, bsQueryStats* stats, bool verbose)
+{
+	bsSweepOutput a, b;
+	memset(&a, 0xA5, sizeof a);
+	memset(&b, 0x5A, sizeof b);
+	bsResult ra = bsBvh_Sweep(bvh, method, in, &a, stats);
+	bsResult rb = bsSweepList(method, tris, count, in, &b);
+	int code = 0;
+	if (ra != rb)
+	{
+		code = 1;
+	}
+	else if (ra != bs_ok)
+	{
+		code = 0;
+	}
+	else if (a.hit != b.hit)
+	{
+		code = 2;
+	}
+	else if (a.triangle == b.triangle)
+	{
+		// The same triangle (or both miss): the same functions computed everything, so every byte
+		// agrees, t included.
+		code = memcmp(&a, &b, sizeof a) != 0 ? 3 : 0;
+	}
+	else if (a.triangle >= count || b.triangle >= count)
+	{
+		code = 4;
+	}
+	else if (a.t != b.t)
+	{
+		code = 2;
+	}
+	else
+	{
+		// A tie (equal t; the zeros may differ in sign between triangles): the BVH's triangle
+		// alone gives its t bit for bit.
+		bsSweep sweep;
+		bsTriangleHit h;
+		if (bsMakeSweep(in, &sweep) != bs_ok ||
+			!bsSweepTriangle(method, tris + a.triangle, &sweep, 2.0, &h) ||
+			memcmp(&h.t, &a.t, sizeof(double)) != 0)
+		{
+			code = 5;
+		}
+		else if (a.triangle < b.triangle)
+		{
+			// The brute force keeps the first of tied triangles, so it should have kept the BVH's:
+			// a contact below its tmax was not reported, and the answer depends on the order.
+			code = 6;
+		}
+	}
+	if (code != 0 && verbose)
+	{
+		FILE* f = stderr;
+		fprintf(f, "  mismatch %d, method %s: c1 (%.17g, %.17g, %.17g) c2 (%.17g, %.17g, %.17g) "
+			"R %.17g\n",
+			code, bsMethodName(method), in->c1.x, in->c1.y, in->c1.z, in->c2.x, in->c2.y, in->c2.z,
+			in->radius);
+		fprintf(f, "    bvh:   %s hit %d t %.17g triangle %u %s/%s\n", bsResultString(ra), a.hit,
+			a.t, a.triangle, bsTestName((bsTest)a.test), bsBranchName((bsBranch)a.branch));
+		fprintf(f, "    brute: %s hit %d t %.17g triangle %u %s/%s\n", bsResultString(rb), b.hit,
+			b.t, b.triangle, bsTestName((bsTest)b.test), bsBranchName((bsBranch)b.branch));
+	}
+	return code;
+}
+
+typedef struct CompareWorker
+{
+	bsQueryStats stats;
+	size_t firstFailure;
+	char padding[64];
+} CompareWorker;
+
+typedef struct CompareJob
+{
+	const bsBvh* bvh;
+	const bsTriangle* tris;
+	uint32_t count;
+	bsMethod method;
+	const bsSweepInput* inputs;
+	CompareWorker* workers;
+} CompareJob;
+
+static void CompareRange(void* context, size_t begin, size_t end, int worker)
+{
+	CompareJob* job = context;
+	CompareWorker* w = job->workers + worker;
+	for (size_t i = begin; i < end; ++i)
+	{
+		int code = CompareQuery(job->bvh, job->tris, job->count, job->method, job->inputs + i,
+			&w->stats, false);
+		if (code != 0)
+		{
+			if (i < w->firstFailure)
+			{
+				w->firstFailure = i;
+			}
+		}
+	}
+}
+
+// Runs `queries` random queries per method on the scene and compares each with the brute force.
+static int CompareScene(const char* name, const bsTriangle* tris, uint32_t count,
+	const bsBvhOptions* options, size_t queries, uint64_t seed, double scale)
+{
+	bsBvh bvh;
+	ENSURE(bsBvh_Build(&bvh, tris, count, options) == bs_ok);
+	bsSweepInput* inputs = malloc(queries * sizeof(bsSweepInput));
+	int threads = bsResolveThreads(0, queries);
+	CompareWorker* workers = malloc((size_t)threads * sizeof(CompareWorker));
+	if (inputs == NULL || workers == NULL)
+	{
+		free(inputs);
+		free(workers);
+		bsBvh_Destroy(&bvh);
+		ENSURE(false);
+	}
+	SceneBox box = SceneBounds(tris, count);
+	int failed = 0;
+	for (int m = 0; m < bs_methodCount && !failed; ++m)
+	{
+		bsRng rng = bsMakeRng(seed + (uint64_t)m);
+		for (size_t i = 0; i < queries; ++i)
+		{
+			MakeQuery(tris, count, box, scale, &rng, inputs + i);
+		}
+		memset(workers, 0, (size_t)threads * sizeof(CompareWorker));
+		for (int w = 0; w < threads; ++w)
+		{
+			workers[w].firstFailure = SIZE_MAX;
+		}
+		CompareJob job = {&bvh, tris, count, (bsMethod)m, inputs, workers};
+		double t0 = Now();
+		bsParallelFor(threads, queries, 256, CompareRange, &job);
+		double secs = Now() - t0;
+		bsQueryStats total = {0, 0, 0, 0};
+		size_t firstFailure = SIZE_MAX;
+		for (int w = 0; w < threads; ++w)
+		{
+			total.queries += workers[w].stats.queries;
+			total.nodesVisited += workers[w].stats.nodesVisited;
+			total.trianglesTested += workers[w].stats.trianglesTested;
+			total.hits += workers[w].stats.hits;
+			if (workers[w].firstFailure < firstFailure)
+			{
+				firstFailure = workers[w].firstFailure;
+			}
+		}
+		printf("  %-20s %-9s %7zu queries: %5.1f%% hit, %6.1f nodes and %6.1f triangles per query "
+			"(brute force %u), %.2f s\n",
+			name, bsMethodName((bsMethod)m), queries, 100.0 * (double)total.hits / (double)queries,
+			(double)total.nodesVisited / (double)queries,
+			(double)total.trianglesTested / (double)queries, count, secs);
+		if (firstFailure != SIZE_MAX)
+		{
+			fprintf(stderr, "%s: query %zu disagrees with the brute force\n", name, firstFailure);
+			CompareQuery(&bvh, tris, count, (bsMethod)m, inputs + firstFailure, NULL, true);
+			failed = 1;
+		}
+		else if (total.queries != queries)
+		{
+			fprintf(stderr, "%s: stats count %llu queries for %zu\n", name,
+				(unsigned long long)total.queries, queries);
+			failed = 1;
+		}
+	}
+	free(inputs);
+	free(workers);
+	bsBvh_Destroy(&bvh);
+	return failed;
+}
+
+// Queries the float slab test cannot take (huge coordinates) and edge cases of the API.
+static int SpecialQueryTest(void)
+{
+	bsTriangle* tris = NULL;
+	uint32_t count = 0;
+	ENSURE(bsMakeHeightfieldScene(9, 20, 10, &tris, &count) == bs_ok);
+	bsBvh bvh;
+	ENSURE(bsBvh_Build(&bvh, tris, count, NULL) == bs_ok);
+	bsSweepInput cases[] = {
+		// From far away (beyond the float slab range: scanned) straight through the scene.
+		{{0.5, 1e35, 0.5}, {0.5, -1.0, 0.5}, 0.01},
+		{{0.5, 1e20, 0.5}, {0.5, -1.0, 0.5}, 0.01},
+		{{-1e25, 0.05, 0.5}, {1e25, 0.05, 0.5}, 0.02},
+		// A radius larger than the scene.
+		{{0.5, 3.0, 0.5}, {0.5, -3.0, 0.5}, 5.0},
+		{{0.5, 3.0, 0.5}, {0.5, 2.0, 0.5}, 1e31},
+		// Zero radius, zero length, far outside.
+		{{0.5, 0.0, 0.5}, {0.5, 0.0, 0.5}, 0.0},
+		{{5.0, 5.0, 5.0}, {5.0, 5.0, 5.0}, 0.1},
+		// Motion along one axis only, tiny components.
+		{{0.5, 0.5, 0.5}, {0.5, -0.5, 0.5 + 1e-300}, 0.01},
+		{{0.5, 0.5, 0.5}, {0.5 + 1e-40, -0.5, 0.5}, 0.01},
+	};
+	for (int m = 0; m < bs_methodCount; ++m)
+	{
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i)
+		{
+			if (CompareQuery(&bvh, tris, count, (bsMethod)m, cases + i, NULL, true) != 0)
+			{
+				fprintf(stderr, "special case %zu\n", i);
+				ENSURE(false);
+			}
+		}
+	}
+
+	// Invalid inputs: the error of bsMakeSweep, and a miss that stays put.
+	bsSweepInput badRadius = {{0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, -1.0};
+	bsSweepInput badC2 = {{0.5, 0.5, 0.5}, {0.5, (double)NAN, 0.5}, 0.01};
+	bsSweepOutput out;
+	bsQueryStats stats = {0, 0, 0, 0};
+	ENSURE(bsBvh_Sweep(&bvh, bs_methodExact, &badRadius, &out, &stats) == bs_errNegativeRadius);
+	ENSURE(out.hit == 0 && out.t == 1.0 && out.triangle == BS_NO_TRIANGLE);
+	ENSURE(out.center.y == -0.5);
+	ENSURE(bsBvh_Sweep(&bvh, bs_methodExact, &badC2, &out, &stats) == bs_errNonFinite);
+	ENSURE(out.hit == 0 && out.t == 1.0 && out.triangle == BS_NO_TRIANGLE);
+	ENSURE(out.center.y == 0.5);
+	ENSURE(bsBvh_Sweep(&bvh, bs_methodCount, cases, &out, &stats) == bs_errInvalidArgument);
+	ENSURE(out.hit == 0 && out.triangle == BS_NO_TRIANGLE);
+	ENSURE(stats.queries == 3 && stats.hits == 0 && stats.nodesVisited == 0);
+	bsBvh_Destroy(&bvh);
+
+	// Empty and one-triangle BVHs.
+	for (uint32_t n = 0; n <= 1; ++n)
+	{
+		ENSURE(bsBvh_Build(&bvh, tris, n, NULL) == bs_ok);
+		bsRng rng = bsMakeRng(99);
+		SceneBox box = SceneBounds(tris, count);
+		for (int m = 0; m < bs_methodCount; ++m)
+		{
+			for (int i = 0; i < 2000; ++i)
+			{
+				bsSweepInput q;
+				MakeQuery(tris, n > 0 ? n : 1, box, 1.0, &rng, &q);
+				ENSURE(CompareQuery(&bvh, tris, n, (bsMethod)m, &q, NULL, true) == 0);
+			}
+		}
+		bsSweepInput q = {{0.0, 1.0, 0.0}, {0.0, -1.0, 0.0}, 0.1};
+		ENSURE(bsBvh_Sweep(&bvh, bs_methodExact, &q, &out, NULL) == bs_ok);
+		ENSURE(n == 1 || (out.hit == 0 && out.t == 1.0 && out.center.y == -1.0));
+		ENSURE(bsBvh_Sweep(&bvh, bs_methodExact, &badRadius, &out, NULL) == bs_errNegativeRadius);
+		bsBvh_Destroy(&bvh);
+	}
+	free(tris);
+	return 0;
+}
+
+static int QueryTest(void)
+{
+	bsTriangle* tris = NULL;
+	uint32_t count = 0;
+
+	// The main scene: a 70 x 70 heightfield with 20 boxes, 10,040 triangles.
+	ENSURE(bsMakeHeightfieldScene(11, 70, 20, &tris, &count) == bs_ok);
+	ENSURE(count >= 10000);
+	RUN_SUBTEST(CompareScene("heightfield+boxes", tris, count, NULL, 100000, 1000, 1.0));
+	free(tris);
+
+	ENSURE(bsMakeTriangleSoup(12, 10000, &tris, &count) == bs_ok);
+	RUN_SUBTEST(CompareScene("soup", tris, count, NULL, 5000, 2000, 1.0));
+	free(tris);
+
+	tris = MakeCoincidentScene(400, 200, &count);
+	ENSURE(tris != NULL);
+	RUN_SUBTEST(CompareScene("coincident", tris, count, NULL, 5000, 3000, 1.0));
+	free(tris);
+
+	// The deep chain spans 1 .. 5e37 (a tree at the depth limit, a big leaf at the bottom): queries
+	// sized for its small end, its middle and its big end.
+	tris = MakeDeepScene(80, &count);
+	ENSURE(tris != NULL);
+	RUN_SUBTEST(CompareScene("deep chain (small)", tris, count, &deepOptions, 5000, 4000, 1.0));
+	RUN_SUBTEST(CompareScene("deep chain (middle)", tris, count, &deepOptions, 5000, 4001, 1e18));
+	RUN_SUBTEST(CompareScene("deep chain (big)", tris, count, &deepOptions, 5000, 4002, 1e28));
+	// Beyond 1e30 the float slab test is not trusted: these queries scan every triangle.
+	RUN_SUBTEST(CompareScene("deep chain (huge)", tris, count, &deepOptions, 2000, 4003, 1e36));
+	free(tris);
+
+	RUN_SUBTEST(SpecialQueryTest());
+	return 0;
+}
+
+int BvhTest(void)
+{
+	RUN_SUBTEST(ProceduralTest());
+	RUN_SUBTEST(TreeValidityTest());
+	RUN_SUBTEST(BigBuildTest());
+	RUN_SUBTEST(QueryTest());
+	return 0;
+}
