@@ -94,7 +94,22 @@ typedef struct bsSweep
 	double len2;     // |C2 - C1|^2
 	double radius;
 	double radius2;
+	bsVec3 boxMin;   // bounds of the capsule: min(C1, C2) - R
+	bsVec3 boxMax;   // max(C1, C2) + R
 } bsSweep;
+
+// A cheap rejection shared by the capsule tests: false when the triangle's bounds and the capsule's
+// bounds are disjoint, so no contact is possible. Branch-free comparisons; changes no answer.
+static inline bool bsSweep_BoxOverlaps(const bsSweep* s, const bsTriangle* t)
+{
+	bool below = (t->p1.x < s->boxMin.x) & (t->p2.x < s->boxMin.x) & (t->p3.x < s->boxMin.x);
+	below |= (t->p1.y < s->boxMin.y) & (t->p2.y < s->boxMin.y) & (t->p3.y < s->boxMin.y);
+	below |= (t->p1.z < s->boxMin.z) & (t->p2.z < s->boxMin.z) & (t->p3.z < s->boxMin.z);
+	bool above = (t->p1.x > s->boxMax.x) & (t->p2.x > s->boxMax.x) & (t->p3.x > s->boxMax.x);
+	above |= (t->p1.y > s->boxMax.y) & (t->p2.y > s->boxMax.y) & (t->p3.y > s->boxMax.y);
+	above |= (t->p1.z > s->boxMax.z) & (t->p2.z > s->boxMax.z) & (t->p3.z > s->boxMax.z);
+	return !(below | above);
+}
 
 // A contact with one triangle, before the output is completed.
 typedef struct bsTriangleHit
@@ -104,6 +119,19 @@ typedef struct bsTriangleHit
 	uint8_t branch;
 	uint8_t feature;
 } bsTriangleHit;
+
+// Can the sphere, starting outside the slab |N.x + delta| <= R (plane distances s1 at C1, s2 at C2,
+// on the same side), reach it before tmax? It reaches it at (|s1| - R) / (side (s1 - s2)); no
+// contact of any method comes earlier. Allows for the rounding of s1 and s2 so that it never says no
+// wrongly: the answers of the list loop and the BVH must not depend on the order of triangles.
+static inline bool bsSweep_ReachesSlabBefore(const bsSweep* s, double s1, double s2, double tmax)
+{
+	double side = s1 > 0.0 ? 1.0 : -1.0;
+	double gap = fabs(s1) - s->radius;
+	double approach = side * (s1 - s2);
+	double roundoff = 1e-14 * (1.0 + bsMaxAbs(s->c1) + bsMaxAbs(s->c2) + s->radius);
+	return !(gap - roundoff > tmax * (approach + roundoff));
+}
 
 // Checks the input (finite coordinates, radius >= 0) and precomputes the sweep.
 bsResult bsMakeSweep(const bsSweepInput* input, bsSweep* sweep);
@@ -121,8 +149,10 @@ bool bsSphereTriangle(const bsTriangle* tri, bsVec3 center, double radius, doubl
 bool bsCylinderTriangle(const bsTriangle* tri, const bsSweep* sweep, bsTriangleHit* hit);
 
 // The combined capsule/triangle test: the sphere at C1 (blobsim checks it; the paper assumes the
-// start position is free), then the cylinder, else the sphere at C2 (t = 1).
-bool bsKarabassiTriangle(const bsTriangle* tri, const bsSweep* sweep, bsTriangleHit* hit);
+// start position is free), then the cylinder, else the sphere at C2 (t = 1). Reports only t < tmax
+// (pass 2.0 for no bound): a nearer contact already known lets it skip triangles whose plane the
+// sphere reaches only later. tmax filters; it never changes the estimate.
+bool bsKarabassiTriangle(const bsTriangle* tri, const bsSweep* sweep, double tmax, bsTriangleHit* hit);
 
 // --- Beyond the paper ---
 
@@ -135,7 +165,7 @@ bool bsRayTriangle(const bsTriangle* tri, const bsSweep* sweep, double tmax, bsT
 
 // --- Queries over many triangles (sweep.c) ---
 
-// One triangle by method; t < tmax as above (karabassi ignores tmax: its caller compares).
+// One triangle by method; only contacts with t < tmax.
 bool bsSweepTriangle(bsMethod method, const bsTriangle* tri, const bsSweep* sweep, double tmax,
 	bsTriangleHit* hit);
 

@@ -13,6 +13,11 @@
 
 bool bsExactTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTriangleHit* hit)
 {
+	// The capsule's bounds and the triangle's are disjoint: no contact. Cheapest test first.
+	if (!bsSweep_BoxOverlaps(s, tri))
+	{
+		return false;
+	}
 	double radius = s->radius;
 	double radius2 = s->radius2;
 	double s1 = bsTriangle_PlaneDistance(tri, s->c1);
@@ -52,14 +57,14 @@ bool bsExactTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTri
 		// orders and must agree), so the early exit allows for the rounding of s1 and s2; and when
 		// the motion is so nearly parallel to the plane that tf is ill-conditioned, the face is not
 		// trusted as the first contact on its own but competes with the edges and vertices.
+		if (!bsSweep_ReachesSlabBefore(s, s1, s2, tmax))
+		{
+			return false;
+		}
 		double side = s1 > 0.0 ? 1.0 : -1.0;
 		double gap = fabs(s1) - radius;
 		double approach = side * (s1 - s2);
 		double roundoff = 1e-14 * (1.0 + bsMaxAbs(s->c1) + bsMaxAbs(s->c2) + radius);
-		if (gap - roundoff > tmax * (approach + roundoff))
-		{
-			return false;
-		}
 		double tf = fmin(gap / approach, 1.0);
 		bsVec3 touch = bsMulSub(bsMulAdd(s->c1, tf, s->d), side * radius, tri->n);
 		if (bsTriangle_Contains(tri, touch))

@@ -176,6 +176,10 @@ static bool bsCylinderIntersecting(const bsTriangle* tri, const bsSweep* s, cons
 	for (int i = 0; i < 3; ++i)
 	{
 		int j = i == 2 ? 0 : i + 1;
+		if ((h[i] < 0.0 && h[j] < 0.0) || (h[i] > len && h[j] > len))
+		{
+			continue;  // h is linear along the edge: S would lie beyond the same cap
+		}
 		bsVec3 pa = v[i];
 		bsVec3 pb = v[j];
 		double ta = h[i] / len;  // normalised distances from C1 to the projections Qa, Qb
@@ -250,18 +254,10 @@ bool bsCylinderTriangle(const bsTriangle* tri, const bsSweep* s, bsTriangleHit* 
 	return bsCylinderIntersecting(tri, s, v, h, nd, hit);
 }
 
-bool bsKarabassiTriangle(const bsTriangle* tri, const bsSweep* s, bsTriangleHit* hit)
+static bool bsKarabassiCapsule(const bsTriangle* tri, const bsSweep* s, double s1, double s2,
+	bsTriangleHit* hit)
 {
 	double radius = s->radius;
-	double s1 = bsTriangle_PlaneDistance(tri, s->c1);
-	double s2 = bsTriangle_PlaneDistance(tri, s->c2);
-
-	// Step 1 of both sphere tests at once: when both end spheres lie beyond R on the same side of the
-	// plane, so does the whole capsule (their convex hull) and no sub-test can find anything.
-	if ((s1 > radius && s2 > radius) || (s1 < -radius && s2 < -radius))
-	{
-		return false;
-	}
 
 	// The sphere at C1. The paper skips it: the start is the previous step's final position, assumed
 	// free. blobsim checks it, so that a sweep starting in contact stops at t = 0 instead of sinking.
@@ -286,4 +282,30 @@ bool bsKarabassiTriangle(const bsTriangle* tri, const bsSweep* s, bsTriangleHit*
 		return true;
 	}
 	return false;
+}
+
+bool bsKarabassiTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTriangleHit* hit)
+{
+	// The capsule's bounds and the triangle's are disjoint: nothing to find. Cheapest test first.
+	if (!bsSweep_BoxOverlaps(s, tri))
+	{
+		return false;
+	}
+	double radius = s->radius;
+	double s1 = bsTriangle_PlaneDistance(tri, s->c1);
+	double s2 = bsTriangle_PlaneDistance(tri, s->c2);
+
+	// Step 1 of both sphere tests at once: when both end spheres lie beyond R on the same side of the
+	// plane, so does the whole capsule (their convex hull) and no sub-test can find anything.
+	if ((s1 > radius && s2 > radius) || (s1 < -radius && s2 < -radius))
+	{
+		return false;
+	}
+	// A nearer contact is known and this triangle's plane is reached only after it: the estimate,
+	// never earlier than the exact first contact, cannot be nearer.
+	if (fabs(s1) > radius && !bsSweep_ReachesSlabBefore(s, s1, s2, tmax))
+	{
+		return false;
+	}
+	return bsKarabassiCapsule(tri, s, s1, s2, hit) && hit->t < tmax;
 }

@@ -25,6 +25,9 @@ bsResult bsMakeSweep(const bsSweepInput* input, bsSweep* s)
 		return bs_errNonFinite;  // finite coordinates whose squares overflow (beyond ~1e154)
 	}
 	s->len = sqrt(s->len2);
+	bsVec3 grow = bsV3(s->radius, s->radius, s->radius);
+	s->boxMin = bsSub(bsMin(s->c1, s->c2), grow);
+	s->boxMax = bsAdd(bsMax(s->c1, s->c2), grow);
 	s->axis = s->len > 0.0 ? bsScale(1.0 / s->len, s->d) : bsV3(0.0, 0.0, 0.0);
 	return bs_ok;
 }
@@ -35,7 +38,7 @@ bool bsSweepTriangle(bsMethod method, const bsTriangle* tri, const bsSweep* swee
 	switch (method)
 	{
 		case bs_methodKarabassi:
-			return bsKarabassiTriangle(tri, sweep, hit);
+			return bsKarabassiTriangle(tri, sweep, tmax, hit);
 		case bs_methodExact:
 			return bsExactTriangle(tri, sweep, tmax, hit);
 		case bs_methodRay:

@@ -27,7 +27,7 @@ static int CheckCombined(const bsTriangle* tri, bsVec3 c1, bsVec3 c2, double rad
 {
 	bsSweep s = MakeSweep(c1, c2, radius);
 	bsTriangleHit hit = {0};
-	bool got = bsKarabassiTriangle(tri, &s, &hit);
+	bool got = bsKarabassiTriangle(tri, &s, 2.0, &hit);
 	ENSURE(got == expectHit);
 	bsTriangleHit exact = {0};
 	bool gotExact = bsExactTriangle(tri, &s, 2.0, &exact);
@@ -40,6 +40,10 @@ static int CheckCombined(const bsTriangle* tri, bsVec3 c1, bsVec3 c2, double rad
 	ENSURE(hit.branch == branch);
 	ENSURE_SMALL(hit.t - t, 1e-12);
 	ENSURE(hit.feature == feature);
+	// tmax filters and never changes the estimate.
+	bsTriangleHit bounded;
+	ENSURE(!bsKarabassiTriangle(tri, &s, hit.t, &bounded));
+	ENSURE(bsKarabassiTriangle(tri, &s, nextafter(hit.t, 2.0), &bounded) && bounded.t == hit.t);
 	// The guarantee: never before the exact first contact; touching or overlapping where it stops.
 	ENSURE(hit.t >= exact.t - 1e-12);
 	bsVec3 stop = bsMulAdd(c1, hit.t, s.d);

@@ -594,7 +594,7 @@ static void RunCase(Stats* s, const Case* c, bool checkList)
 	memset(&hk, 0, sizeof(hk));
 	memset(&he, 0, sizeof(he));
 	memset(&hr, 0, sizeof(hr));
-	bool k = bsKarabassiTriangle(&tri, &sweep, &hk);
+	bool k = bsKarabassiTriangle(&tri, &sweep, 2.0, &hk);
 	bool e = bsExactTriangle(&tri, &sweep, 2.0, &he);
 	bool r = bsRayTriangle(&tri, &sweep, 2.0, &hr);
 
