@@ -1,6 +1,8 @@
 #include "bvh.h"
 #include "parallel.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +25,7 @@ typedef struct bsBatchContext
 	bsMethod method;
 	const bsSweepInput* inputs;
 	bsSweepOutput* outputs;
+	const uint32_t* order;  // queries in the order they are answered; NULL for 0, 1, 2, ...
 	bsBatchWorker* workers;
 } bsBatchContext;
 
@@ -37,8 +40,9 @@ static void bsBatch_Range(void* context, size_t begin, size_t end, int worker)
 {
 	bsBatchContext* c = context;
 	bsBatchWorker* w = c->workers + worker;
-	for (size_t i = begin; i < end; ++i)
+	for (size_t k = begin; k < end; ++k)
 	{
+		size_t i = c->order != NULL ? c->order[k] : k;
 		// bsBvh_Sweep zeroes the output before filling it: padding bytes are deterministic too.
 		bsResult r = bsBvh_Sweep(c->bvh, c->method, c->inputs + i, c->outputs + i, &w->stats);
 		if (r != bs_ok && i < w->errorIndex)
@@ -47,6 +51,86 @@ static void bsBatch_Range(void* context, size_t begin, size_t end, int worker)
 			w->error = r;
 		}
 	}
+}
+
+// Spreads the 10 low bits of x to every third bit.
+static uint32_t bsSpreadBits(uint32_t x)
+{
+	x &= 0x3ffu;
+	x = (x | (x << 16)) & 0x030000ffu;
+	x = (x | (x << 8)) & 0x0300f00fu;
+	x = (x | (x << 4)) & 0x030c30c3u;
+	x = (x | (x << 2)) & 0x09249249u;
+	return x;
+}
+
+// Answering queries in Morton order of their start points makes consecutive queries walk the same
+// nodes and triangles: on a scene larger than the caches this is several times faster than input
+// order. Each output still depends on its own input alone, so the order changes no answer. Returns
+// NULL (input order) for small batches or when memory is short.
+static uint32_t* bsMortonOrder(const bsBvh* bvh, const bsSweepInput* inputs, size_t count)
+{
+	if (count < 1024 || count > UINT32_MAX || bvh == NULL || bvh->nodeCount == 0)
+	{
+		return NULL;
+	}
+	uint64_t* keys = malloc(count * sizeof(uint64_t));
+	uint64_t* scratch = malloc(count * sizeof(uint64_t));
+	uint32_t* order = malloc(count * sizeof(uint32_t));
+	if (keys == NULL || scratch == NULL || order == NULL)
+	{
+		free(keys);
+		free(scratch);
+		free(order);
+		return NULL;
+	}
+	const bsBvhNode* root = bvh->nodes;
+	double lo[3], scale[3];
+	for (int a = 0; a < 3; ++a)
+	{
+		lo[a] = (double)root->min[a];
+		double extent = (double)root->max[a] - lo[a];
+		scale[a] = extent > 0.0 && isfinite(extent) ? 1023.0 / extent : 0.0;
+	}
+	for (size_t i = 0; i < count; ++i)
+	{
+		double c[3] = {inputs[i].c1.x, inputs[i].c1.y, inputs[i].c1.z};
+		uint32_t code = 0;
+		for (int a = 0; a < 3; ++a)
+		{
+			double q = (c[a] - lo[a]) * scale[a];
+			uint32_t cell = q > 0.0 ? (q < 1023.0 ? (uint32_t)q : 1023u) : 0u;  // NaN -> 0
+			code |= bsSpreadBits(cell) << a;
+		}
+		keys[i] = (uint64_t)code << 32 | (uint64_t)i;
+	}
+	// LSD radix sort on the 30-bit code, 10 bits a pass; stable, so ties keep input order.
+	for (int shift = 32; shift < 62; shift += 10)
+	{
+		size_t counts[1025] = {0};
+		for (size_t i = 0; i < count; ++i)
+		{
+			counts[((keys[i] >> shift) & 1023u) + 1] += 1;
+		}
+		for (int b = 0; b < 1024; ++b)
+		{
+			counts[b + 1] += counts[b];
+		}
+		for (size_t i = 0; i < count; ++i)
+		{
+			scratch[counts[(keys[i] >> shift) & 1023u]++] = keys[i];
+		}
+		uint64_t* swap = keys;
+		keys = scratch;
+		scratch = swap;
+	}
+	for (size_t i = 0; i < count; ++i)
+	{
+		order[i] = (uint32_t)keys[i];
+	}
+	free(keys);
+	free(scratch);
+	return order;
 }
 
 bsResult bsBvh_SweepBatch(const bsBvh* bvh, bsMethod method, const bsSweepInput* inputs,
@@ -80,9 +164,11 @@ bsResult bsBvh_SweepBatch(const bsBvh* bvh, bsMethod method, const bsSweepInput*
 	context.method = method;
 	context.inputs = inputs;
 	context.outputs = outputs;
+	context.order = bsMortonOrder(bvh, inputs, count);
 	context.workers = workers;
 	// A failure to start threads still does all the work on this one: the result is the same.
 	(void)bsParallelFor(n, count, BS_BATCH_GRAIN, bsBatch_Range, &context);
+	free((void*)context.order);
 
 	// Integer sums after the join: the same totals whichever worker answered which query.
 	bsQueryStats total;
