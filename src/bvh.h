@@ -56,14 +56,17 @@ typedef struct bsBvh
 // Statistics of one or many queries (summed by the batch).
 typedef struct bsQueryStats
 {
-	uint64_t queries;
-	uint64_t nodesVisited;
-	uint64_t trianglesTested;
+	uint64_t queries;          // calls, invalid inputs included
+	uint64_t nodesVisited;     // nodes the walk entered, the root included (boxes missed are not)
+	uint64_t trianglesTested;  // per-triangle tests run
 	uint64_t hits;
 } bsQueryStats;
 
 // Builds the tree over count triangles (count may be 0: every query misses). The BVH owns copies;
 // the caller keeps its array. Fails with bs_errOutOfMemory or bs_errTooLarge (count >= 2^31).
+// options NULL means bsDefaultBvhOptions(). Also fails with bs_errInvalidArgument (bvh NULL, tris
+// NULL with count > 0, an option out of range) and bs_errNonFinite (a NaN/inf vertex). On failure
+// *bvh is zeroed, nothing is leaked, and bsBvh_Destroy accepts it.
 bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const bsBvhOptions* options);
 
 void bsBvh_Destroy(bsBvh* bvh);
@@ -71,6 +74,10 @@ void bsBvh_Destroy(bsBvh* bvh);
 // The nearest contact of the swept sphere (or, for bs_methodRay, the segment) with the mesh: the same
 // answer as bsSweepList over the caller's array (ties between triangles at the same t may pick either).
 // out->triangle is the caller's index. stats may be NULL; when not, the counts are added to it.
+// An invalid input returns bsMakeSweep's error (bs_errInvalidArgument for a NULL bvh/input or an
+// unknown method) and still fills out with a miss: t = 1, hit = 0, triangle BS_NO_TRIANGLE, centre
+// and point C2 (C1 when C2 is not finite, the origin when neither is), normal zero. Every byte of
+// out is written (zeroed first), so outputs can be compared with memcmp.
 bsResult bsBvh_Sweep(const bsBvh* bvh, bsMethod method, const bsSweepInput* input,
 	bsSweepOutput* out, bsQueryStats* stats);
 
