@@ -96,6 +96,7 @@ typedef struct bsSweep
 	double radius2;
 	bsVec3 boxMin;   // bounds of the capsule: min(C1, C2) - R
 	bsVec3 boxMax;   // max(C1, C2) + R
+	double roundoff; // bound on the rounding of a plane distance at C1 or C2 (bsSweep_ReachesSlabBefore)
 } bsSweep;
 
 // A cheap rejection shared by the capsule tests: false when the triangle's bounds and the capsule's
@@ -129,8 +130,7 @@ static inline bool bsSweep_ReachesSlabBefore(const bsSweep* s, double s1, double
 	double side = s1 > 0.0 ? 1.0 : -1.0;
 	double gap = fabs(s1) - s->radius;
 	double approach = side * (s1 - s2);
-	double roundoff = 1e-14 * (1.0 + bsMaxAbs(s->c1) + bsMaxAbs(s->c2) + s->radius);
-	return !(gap - roundoff > tmax * (approach + roundoff));
+	return !(gap - s->roundoff > tmax * (approach + s->roundoff));
 }
 
 // Checks the input (finite coordinates, radius >= 0) and precomputes the sweep.

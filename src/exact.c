@@ -64,12 +64,11 @@ bool bsExactTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTri
 		double side = s1 > 0.0 ? 1.0 : -1.0;
 		double gap = fabs(s1) - radius;
 		double approach = side * (s1 - s2);
-		double roundoff = 1e-14 * (1.0 + bsMaxAbs(s->c1) + bsMaxAbs(s->c2) + radius);
 		double tf = fmin(gap / approach, 1.0);
 		bsVec3 touch = bsMulSub(bsMulAdd(s->c1, tf, s->d), side * radius, tri->n);
 		if (bsTriangle_Contains(tri, touch))
 		{
-			if (approach > 1e9 * roundoff)
+			if (approach > 1e9 * s->roundoff)
 			{
 				if (!(tf < tmax))
 				{
