@@ -38,6 +38,7 @@ typedef enum bsTest
 	bs_testEndSphere,    // karabassi: sphere/triangle test at C2 (the paper's spherical cap)
 	bs_testExact,        // exact
 	bs_testRay,          // ray
+	bs_testPlane,        // an analytic plane of the environment (plane.h), any method
 	bs_testCount
 } bsTest;
 

@@ -45,3 +45,4 @@ int ExactTest(void);
 int ReferenceTest(void);
 int BvhTest(void);
 int BatchTest(void);
+int SimulateTest(void);

@@ -18,6 +18,7 @@ static const Suite suites[] = {
 	{"reference", ReferenceTest},
 	{"bvh", BvhTest},
 	{"batch", BatchTest},
+	{"simulate", SimulateTest},
 };
 
 enum
