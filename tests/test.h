@@ -46,3 +46,4 @@ int ReferenceTest(void);
 int BvhTest(void);
 int BatchTest(void);
 int SimulateTest(void);
+int EmitterTest(void);

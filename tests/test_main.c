@@ -19,6 +19,7 @@ static const Suite suites[] = {
 	{"bvh", BvhTest},
 	{"batch", BatchTest},
 	{"simulate", SimulateTest},
+	{"emitter", EmitterTest},
 };
 
 enum
