@@ -47,3 +47,4 @@ int BvhTest(void);
 int BatchTest(void);
 int SimulateTest(void);
 int EmitterTest(void);
+int OutputTest(void);

@@ -20,6 +20,7 @@ static const Suite suites[] = {
 	{"batch", BatchTest},
 	{"simulate", SimulateTest},
 	{"emitter", EmitterTest},
+	{"output", OutputTest},
 };
 
 enum

@@ -1,0 +1,468 @@
+#include "atomic_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+// ---- The signal-cleanup registry ------------------------------------------------------------------
+//
+// A fixed table: no allocation, no locks. A slot's state moves
+//     free -> filling (owner copies the path) -> armed (published)
+//     armed -> free                             (owner: Commit/Abort)
+//     armed -> unlinking -> cleaned             (signal handler)
+//     cleaned -> free                           (owner, later)
+// Only the owner writes the path, and only while the slot is 'filling'; the handler reads it only
+// after winning armed -> unlinking, so it never sees a half-written path. All transitions are
+// compare-exchanges on lock-free atomics, which C11 (7.14.1) allows in a signal handler.
+
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal-cleanup registry needs lock-free atomic int");
+
+enum
+{
+	bsSlotFree = 0,
+	bsSlotFilling,
+	bsSlotArmed,
+	bsSlotUnlinking,
+	bsSlotCleaned,
+};
+
+enum
+{
+	bsRegistrySize = 64,
+	bsRegistryPathMax = 4096,
+};
+
+typedef struct bsTempSlot
+{
+	atomic_int state;
+	char path[bsRegistryPathMax];
+} bsTempSlot;
+
+static bsTempSlot bsTempSlots[bsRegistrySize];
+
+static int bsRegistry_Add(const char* path)
+{
+	size_t len = strlen(path);
+	if (len >= bsRegistryPathMax)
+	{
+		return -1;
+	}
+	for (int i = 0; i < bsRegistrySize; ++i)
+	{
+		int expected = bsSlotFree;
+		if (atomic_compare_exchange_strong(&bsTempSlots[i].state, &expected, bsSlotFilling))
+		{
+			memcpy(bsTempSlots[i].path, path, len + 1);
+			atomic_store(&bsTempSlots[i].state, bsSlotArmed);
+			return i;
+		}
+	}
+	return -1;
+}
+
+static void bsRegistry_Remove(int slot)
+{
+	if (slot < 0 || slot >= bsRegistrySize)
+	{
+		return;
+	}
+	atomic_int* state = &bsTempSlots[slot].state;
+	for (;;)
+	{
+		int expected = bsSlotArmed;
+		if (atomic_compare_exchange_strong(state, &expected, bsSlotFree))
+		{
+			return;
+		}
+		if (expected == bsSlotCleaned)
+		{
+			atomic_store(state, bsSlotFree);
+			return;
+		}
+		// bsSlotUnlinking: a handler on another thread is inside unlink(); it finishes promptly.
+	}
+}
+
+void bsAtomicFile_CleanupOnSignal(void)
+{
+	for (int i = 0; i < bsRegistrySize; ++i)
+	{
+		int expected = bsSlotArmed;
+		if (atomic_compare_exchange_strong(&bsTempSlots[i].state, &expected, bsSlotUnlinking))
+		{
+			unlink(bsTempSlots[i].path);
+			atomic_store(&bsTempSlots[i].state, bsSlotCleaned);
+		}
+	}
+}
+
+int bsAtomicFile_PendingCount(void)
+{
+	int count = 0;
+	for (int i = 0; i < bsRegistrySize; ++i)
+	{
+		count += atomic_load(&bsTempSlots[i].state) != bsSlotFree;
+	}
+	return count;
+}
+
+// ---- Errors --------------------------------------------------------------------------------------
+
+static bool bsAtomicFile_Fail(bsAtomicFile* f, const char* what, int err)
+{
+	if (!f->failed && f->errbuf != NULL && f->errlen > 0)
+	{
+		char reason[256];
+		if (strerror_r(err, reason, sizeof(reason)) != 0)
+		{
+			snprintf(reason, sizeof(reason), "error %d", err);
+		}
+		snprintf(f->errbuf, f->errlen, "%s: %s: %s", f->path != NULL ? f->path : "(null)", what, reason);
+	}
+	f->failed = true;
+	return false;
+}
+
+// ---- Open ----------------------------------------------------------------------------------------
+
+static void bsAtomicFile_Release(bsAtomicFile* f)
+{
+	bsRegistry_Remove(f->slot);
+	f->slot = -1;
+	free(f->path);
+	free(f->tmpPath);
+	free(f->buffer);
+	f->path = NULL;
+	f->tmpPath = NULL;
+	f->buffer = NULL;
+	f->used = 0;
+}
+
+static uint64_t bsMix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+// Six characters of [A-Za-z0-9] from a process-wide counter mixed with the pid and the time: unique
+// enough for O_EXCL to settle the rest.
+static void bsTempSuffix(char* out)
+{
+	static atomic_uint_fast64_t counter;
+	static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t seed = (uint64_t)atomic_fetch_add(&counter, 1) * 0x9e3779b97f4a7c15ull;
+	seed ^= (uint64_t)getpid() << 32;
+	seed ^= (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20);
+	uint64_t r = bsMix64(seed);
+	for (int i = 0; i < 6; ++i)
+	{
+		out[i] = alphabet[r % 62];
+		r /= 62;
+	}
+	out[6] = '\0';
+}
+
+bool bsAtomicFile_Open(bsAtomicFile* f, const char* path, char* errbuf, size_t errlen)
+{
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	f->slot = -1;
+	f->errbuf = errbuf;
+	f->errlen = errlen;
+	if (errbuf != NULL && errlen > 0)
+	{
+		errbuf[0] = '\0';
+	}
+	if (path == NULL || path[0] == '\0')
+	{
+		if (errbuf != NULL && errlen > 0)
+		{
+			snprintf(errbuf, errlen, "%s: cannot create: %s", path == NULL ? "(null)" : "(empty path)",
+				strerror(ENOENT));
+		}
+		f->failed = true;
+		return false;
+	}
+	size_t len = strlen(path);
+	f->path = malloc(len + 1);
+	f->tmpPath = malloc(len + sizeof(".tmp.XXXXXX"));
+	f->buffer = malloc(bs_atomicFileBufferSize);
+	if (f->path == NULL || f->tmpPath == NULL || f->buffer == NULL)
+	{
+		if (f->path != NULL)
+		{
+			memcpy(f->path, path, len + 1);
+		}
+		bsAtomicFile_Fail(f, "cannot create", ENOMEM);
+		bsAtomicFile_Release(f);
+		return false;
+	}
+	memcpy(f->path, path, len + 1);
+
+	// Refuse what rename() would refuse late, or should not do at all (replace a device node).
+	struct stat st;
+	if (stat(path, &st) == 0)
+	{
+		if (S_ISDIR(st.st_mode))
+		{
+			bsAtomicFile_Fail(f, "cannot create", EISDIR);
+			bsAtomicFile_Release(f);
+			return false;
+		}
+		if (!S_ISREG(st.st_mode))
+		{
+			if (errbuf != NULL && errlen > 0)
+			{
+				snprintf(errbuf, errlen, "%s: cannot create: not a regular file", path);
+			}
+			f->failed = true;
+			bsAtomicFile_Release(f);
+			return false;
+		}
+	}
+
+	memcpy(f->tmpPath, path, len);
+	memcpy(f->tmpPath + len, ".tmp.", 5);
+	int err = EEXIST;
+	for (int attempt = 0; attempt < 100 && err == EEXIST; ++attempt)
+	{
+		bsTempSuffix(f->tmpPath + len + 5);
+		f->fd = open(f->tmpPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		err = f->fd < 0 ? errno : 0;
+		if (err == EINTR)
+		{
+			err = EEXIST;  // try again
+		}
+	}
+	if (f->fd < 0)
+	{
+		bsAtomicFile_Fail(f, "cannot create", err);
+		bsAtomicFile_Release(f);
+		return false;
+	}
+	f->slot = bsRegistry_Add(f->tmpPath);
+	return true;
+}
+
+// ---- Writing -------------------------------------------------------------------------------------
+
+static bool bsAtomicFile_WriteAll(bsAtomicFile* f, const char* data, size_t len)
+{
+	while (len > 0)
+	{
+		size_t chunk = len < ((size_t)1 << 30) ? len : ((size_t)1 << 30);
+		ssize_t n = write(f->fd, data, chunk);
+		if (n < 0)
+		{
+			if (errno == EINTR)
+			{
+				continue;
+			}
+			return bsAtomicFile_Fail(f, "cannot write", errno);
+		}
+		if (n == 0)
+		{
+			return bsAtomicFile_Fail(f, "cannot write", EIO);
+		}
+		data += n;
+		len -= (size_t)n;
+		f->written += (size_t)n;
+	}
+	return true;
+}
+
+static bool bsAtomicFile_Flush(bsAtomicFile* f)
+{
+	if (f->failed || f->fd < 0)
+	{
+		return false;
+	}
+	size_t used = f->used;
+	f->used = 0;
+	return bsAtomicFile_WriteAll(f, f->buffer, used);
+}
+
+bool bsAtomicFile_Write(bsAtomicFile* f, const void* data, size_t len)
+{
+	if (f->failed || f->fd < 0)
+	{
+		return false;
+	}
+	if (len <= bs_atomicFileBufferSize - f->used)
+	{
+		memcpy(f->buffer + f->used, data, len);
+		f->used += len;
+		return true;
+	}
+	if (!bsAtomicFile_Flush(f))
+	{
+		return false;
+	}
+	if (len < bs_atomicFileBufferSize)
+	{
+		memcpy(f->buffer, data, len);
+		f->used = len;
+		return true;
+	}
+	return bsAtomicFile_WriteAll(f, data, len);
+}
+
+bool bsAtomicFile_Printf(bsAtomicFile* f, const char* fmt, ...)
+{
+	if (f->failed || f->fd < 0)
+	{
+		return false;
+	}
+	va_list ap, again;
+	va_start(ap, fmt);
+	va_copy(again, ap);
+	size_t room = bs_atomicFileBufferSize - f->used;
+	int n = vsnprintf(f->buffer + f->used, room, fmt, ap);
+	va_end(ap);
+	bool ok = true;
+	if (n < 0)
+	{
+		ok = bsAtomicFile_Fail(f, "cannot format", errno != 0 ? errno : EINVAL);
+	}
+	else if ((size_t)n < room)
+	{
+		f->used += (size_t)n;
+	}
+	else if (!bsAtomicFile_Flush(f))
+	{
+		ok = false;
+	}
+	else if ((size_t)n < bs_atomicFileBufferSize)
+	{
+		vsnprintf(f->buffer, bs_atomicFileBufferSize, fmt, again);
+		f->used = (size_t)n;
+	}
+	else
+	{
+		char* big = malloc((size_t)n + 1);
+		if (big == NULL)
+		{
+			ok = bsAtomicFile_Fail(f, "cannot format", ENOMEM);
+		}
+		else
+		{
+			vsnprintf(big, (size_t)n + 1, fmt, again);
+			ok = bsAtomicFile_WriteAll(f, big, (size_t)n);
+			free(big);
+		}
+	}
+	va_end(again);
+	return ok;
+}
+
+char* bsAtomicFile_Reserve(bsAtomicFile* f, size_t n)
+{
+	if (f->failed || f->fd < 0 || n > bs_atomicFileReserveMax)
+	{
+		return NULL;
+	}
+	if (n > bs_atomicFileBufferSize - f->used && !bsAtomicFile_Flush(f))
+	{
+		return NULL;
+	}
+	return f->buffer + f->used;
+}
+
+// ---- Commit and abort ----------------------------------------------------------------------------
+
+void bsAtomicFile_Abort(bsAtomicFile* f)
+{
+	if (f->fd >= 0)
+	{
+		close(f->fd);
+		f->fd = -1;
+	}
+	if (f->tmpPath != NULL)
+	{
+		unlink(f->tmpPath);
+	}
+	bsAtomicFile_Release(f);
+}
+
+// fsync the directory holding path, so the rename itself survives a crash. Best effort: some file
+// systems refuse fsync on directories.
+static void bsSyncDirectory(const char* path)
+{
+	const char* slash = strrchr(path, '/');
+	char* dir = NULL;
+	if (slash == NULL)
+	{
+		dir = malloc(2);
+		if (dir != NULL)
+		{
+			memcpy(dir, ".", 2);
+		}
+	}
+	else
+	{
+		size_t len = slash == path ? 1 : (size_t)(slash - path);
+		dir = malloc(len + 1);
+		if (dir != NULL)
+		{
+			memcpy(dir, path, len);
+			dir[len] = '\0';
+		}
+	}
+	if (dir == NULL)
+	{
+		return;
+	}
+	int fd = open(dir, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+	{
+		fsync(fd);
+		close(fd);
+	}
+	free(dir);
+}
+
+bool bsAtomicFile_Commit(bsAtomicFile* f, unsigned flags)
+{
+	if (f->fd < 0 || f->failed || !bsAtomicFile_Flush(f))
+	{
+		bsAtomicFile_Abort(f);
+		return false;
+	}
+	if ((flags & bs_atomicFileSync) != 0 && fsync(f->fd) != 0)
+	{
+		bsAtomicFile_Fail(f, "cannot sync", errno);
+		bsAtomicFile_Abort(f);
+		return false;
+	}
+	int fd = f->fd;
+	f->fd = -1;
+	if (close(fd) != 0 && errno != EINTR)  // Linux closes the descriptor even on EINTR
+	{
+		bsAtomicFile_Fail(f, "cannot close", errno);
+		bsAtomicFile_Abort(f);
+		return false;
+	}
+	if (rename(f->tmpPath, f->path) != 0)
+	{
+		bsAtomicFile_Fail(f, "cannot replace", errno);
+		bsAtomicFile_Abort(f);
+		return false;
+	}
+	if ((flags & bs_atomicFileSync) != 0)
+	{
+		bsSyncDirectory(f->path);
+	}
+	bsAtomicFile_Release(f);
+	return true;
+}

@@ -1,0 +1,100 @@
+// atomic_file.h — write a file so that it is either absent (or still the old file) or complete: the bytes
+// go to a temporary file in the same directory ("path.tmp.XXXXXX"), which Commit renames over the
+// target. A reader never sees a half-written scene or particle dump, even when the writer is killed.
+//
+// Usage:
+//     bsAtomicFile f;
+//     if (!bsAtomicFile_Open(&f, path, errbuf, sizeof(errbuf))) { report errbuf; }
+//     bsAtomicFile_Printf(&f, "#version 3.7;\n");  // ... any number of writes
+//     if (!bsAtomicFile_Commit(&f, 0)) { report errbuf; }
+//
+// Errors are sticky: the first failure (an open, a write, the final rename) writes one message naming
+// the path and strerror into the errbuf given to Open, marks the file failed, and every later call
+// returns false without touching the disk. So a writer can issue many writes and check only Commit.
+// A failed Commit removes the temporary file and leaves the target as it was.
+//
+// Ownership: every successful Open must be followed by exactly one Commit or Abort, which free
+// everything; Abort after Commit (or twice, or after a failed Open) is harmless, so `Abort` fits a
+// single cleanup path. A bsAtomicFile is used by one thread at a time; different files may be written
+// from different threads.
+//
+// The new file gets mode 0666 minus the umask, like fopen(path, "w"). A symbolic link at path is
+// replaced by the file, not followed. The target must be a regular file or absent.
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define BS_PRINTF_FORMAT(F, A) __attribute__((format(printf, F, A)))
+#else
+#define BS_PRINTF_FORMAT(F, A)
+#endif
+
+enum
+{
+	bs_atomicFileBufferSize = 1 << 20,  // bytes buffered before a write(2)
+	bs_atomicFileReserveMax = 1 << 16,  // the largest Reserve
+};
+
+// Commit flags.
+enum
+{
+	bs_atomicFileSync = 1,  // fsync the file before the rename, and its directory after (best effort)
+};
+
+typedef struct bsAtomicFile
+{
+	int fd;            // the temporary file; -1 when closed
+	int slot;          // its slot in the signal-cleanup registry; -1 when not registered
+	bool failed;       // an error happened; the message is in errbuf
+	char* path;        // the target (owned copy)
+	char* tmpPath;     // the temporary file (owned)
+	char* buffer;      // bs_atomicFileBufferSize bytes
+	size_t used;       // bytes in buffer
+	size_t written;    // bytes handed to write(2) so far
+	char* errbuf;      // the caller's error buffer (may be NULL)
+	size_t errlen;
+} bsAtomicFile;
+
+// Creates the temporary file beside path. Fails, with a message, when path is a directory or another
+// non-regular file, when its directory is missing or not a directory, or when the directory is not
+// writable. On failure *f is left closed (Abort is a no-op).
+bool bsAtomicFile_Open(bsAtomicFile* f, const char* path, char* errbuf, size_t errlen);
+
+// Appends len bytes.
+bool bsAtomicFile_Write(bsAtomicFile* f, const void* data, size_t len);
+
+// Appends formatted text, formatted straight into the buffer (no FILE, no locking, no copy). Uses the
+// thread's locale like snprintf; the program never calls setlocale, so the decimal point is '.'.
+bool bsAtomicFile_Printf(bsAtomicFile* f, const char* fmt, ...) BS_PRINTF_FORMAT(2, 3);
+
+// Zero-copy appends: returns room for at least n <= bs_atomicFileReserveMax bytes inside the buffer
+// (flushing first when needed), or NULL after an error. Write into it, then call Advance with the
+// number of bytes actually used (<= n).
+char* bsAtomicFile_Reserve(bsAtomicFile* f, size_t n);
+
+static inline void bsAtomicFile_Advance(bsAtomicFile* f, size_t n)
+{
+	f->used += n;
+}
+
+// Flushes, optionally fsyncs (bs_atomicFileSync), closes and renames the temporary file over the target.
+// On any failure the temporary file is removed and the target is untouched.
+bool bsAtomicFile_Commit(bsAtomicFile* f, unsigned flags);
+
+// Closes and removes the temporary file; the target is untouched.
+void bsAtomicFile_Abort(bsAtomicFile* f);
+
+// For a SIGINT/SIGTERM handler: unlinks every temporary file still open in the process. It is
+// async-signal-safe: it touches only a fixed table of lock-free atomics and path buffers filled before
+// the slot is published, and calls only unlink(2). Intended use: the handler calls it, then _exit().
+// If the program instead continues, the files it covered fail to Commit (the rename finds no temporary
+// file) and Abort them as usual. The registry holds 64 files with paths below 4096 bytes; a file
+// beyond that still works but is not covered. Paths are stored as given: a relative path is resolved
+// against the working directory at the time of the signal.
+void bsAtomicFile_CleanupOnSignal(void);
+
+// The number of temporary files in the registry (open, not yet committed or aborted): diagnostics and
+// tests.
+int bsAtomicFile_PendingCount(void);

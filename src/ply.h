@@ -1,0 +1,85 @@
+// ply.h — particle snapshots as PLY point clouds (the format of MeshLab, CloudCompare, Blender and
+// Houdini), one vertex per particle.
+//
+// bsPly_Write writes binary little-endian PLY, always with this header (VERSION is blobsim's):
+//     ply
+//     format binary_little_endian 1.0
+//     comment blobsim VERSION
+//     element vertex N
+//     property float x / y / z / radius / vx / vy / vz      (seven lines, in this order)
+//     property uchar state
+//     end_header
+// followed by N records of 29 bytes. The bytes are assembled explicitly (IEEE-754 binary32, least
+// significant byte first), so the same particles give the same file on every host.
+//
+// bsPly_Read / bsPly_Parse read PLY files with x, y, z and optionally radius, vx, vy, vz and state, in
+// any order, of any numeric type (char ... double, also the int8 ... float64 spellings), in ascii,
+// binary_little_endian or binary_big_endian. Other properties and other elements (faces, ...) are
+// skipped, lists included. Both entry points treat the input as hostile and are safe for untrusted
+// data (they are the fuzzing targets): the header has line and size limits, every count is checked
+// against the bytes that remain before anything is allocated, and every error is one message
+// `name: message`, or `name:LINE: message` for header errors, e.g. `a.ply:3: unknown property
+// type 'flaot'`.
+#pragma once
+
+#include "particles.h"  // bsParticleState, bsParticles
+#include "vec3.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+// One particle as stored in a PLY file. Doubles in memory; the writer narrows them to float (so a
+// write/read round trip returns (double)(float)v), the reader keeps float or double input exactly.
+typedef struct bsPlyParticle
+{
+	bsVec3 position;
+	bsVec3 velocity;
+	double radius;
+	uint8_t state;  // a bsParticleState
+} bsPlyParticle;
+
+// Which optional properties a file held (x, y and z are required).
+enum
+{
+	bs_plyHasRadius = 1,
+	bs_plyHasVelocity = 2,  // all three of vx, vy, vz
+	bs_plyHasState = 4,
+};
+
+// What the reader returns. Properties absent from the file read as 0 (radius 0, velocity 0, state
+// free): check `fields` and substitute defaults where needed. A velocity given only in part is an
+// error, not a partial bs_plyHasVelocity.
+typedef struct bsPlyData
+{
+	bsPlyParticle* particles;  // malloc'd, count entries (NULL when count is 0); the caller frees it
+	size_t count;
+	unsigned fields;           // bs_plyHas* bits
+} bsPlyData;
+
+// Limits of the reader (errors, not asserts).
+enum
+{
+	bs_plyMaxLineLength = 1024,   // bytes in one header line, newline excluded
+	bs_plyMaxHeaderLines = 10000,
+	bs_plyMaxElements = 64,
+	bs_plyMaxProperties = 256,    // over all elements
+	bs_plyMaxNameLength = 63,
+};
+
+// Writes count particles to path through bsAtomicFile (the file is either complete or not replaced).
+// Fails with a message when a value does not fit a finite float, a radius is negative or a state is not
+// a bsParticleState, or on an I/O error.
+bool bsPly_Write(const char* path, const bsPlyParticle* particles, size_t count, char* errbuf,
+	size_t errlen);
+
+// The same from the simulator's particle arrays (no copy into bsPlyParticle).
+bool bsPly_WriteParticles(const char* path, const bsParticles* particles, char* errbuf, size_t errlen);
+
+// Reads a whole PLY file. On success *out holds the particles; on failure *out is zeroed and errbuf
+// holds `path: message`.
+bool bsPly_Read(const char* path, bsPlyData* out, char* errbuf, size_t errlen);
+
+// The same on bytes in memory; name is only used in messages. Safe on any input.
+bool bsPly_Parse(const uint8_t* data, size_t size, const char* name, bsPlyData* out, char* errbuf,
+	size_t errlen);

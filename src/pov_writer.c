@@ -1,0 +1,958 @@
+#include "pov_writer.h"
+
+#include "atomic_file.h"
+
+#include "blobsim_version.h"
+
+#include <locale.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// ---- Numbers --------------------------------------------------------------------------------------
+
+static const double bsPow10[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
+	1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+// The C library's "%.9g", with whatever the locale uses as a decimal point turned into '.'.
+static size_t bsFormatSlow(char* out, double x)
+{
+	char tmp[64];
+	int n = snprintf(tmp, sizeof(tmp), "%.9g", x);
+	size_t len = 0;
+	bool inPoint = false;
+	for (int i = 0; i < n && len + 1 < bs_povNumberMax; ++i)
+	{
+		char ch = tmp[i];
+		bool plain = (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || ch == '-' || ch == '+';
+		if (plain)
+		{
+			out[len++] = ch;
+			inPoint = false;
+		}
+		else if (!inPoint)
+		{
+			out[len++] = '.';
+			inPoint = true;
+		}
+	}
+	out[len] = '\0';
+	return len;
+}
+
+// x * 10^k, one correctly rounded operation: 10^|k| is exact for |k| <= 22.
+static double bsScale10(double x, int k)
+{
+	return k >= 0 ? x * bsPow10[k] : x / bsPow10[-k];
+}
+
+static const char bsDigitPairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+size_t bsPov_FormatDouble(char* out, double x)
+{
+	uint64_t bits;
+	memcpy(&bits, &x, sizeof(bits));
+	int biased = (int)((bits >> 52) & 0x7ffu);
+	if (biased == 0x7ff || (biased == 0 && (bits << 1) != 0))
+	{
+		return bsFormatSlow(out, x);  // inf, nan, subnormal
+	}
+	char* p = out;
+	if ((bits >> 63) != 0)
+	{
+		*p++ = '-';
+	}
+	if (biased == 0)
+	{
+		*p++ = '0';
+		*p = '\0';
+		return (size_t)(p - out);
+	}
+	double a = fabs(x);
+	// a is in [2^n, 2^(n+1)), so floor(log10(a)) is floor(n log10(2)) or one more. 1292913986 / 2^32 is
+	// log10(2) to 1e-10: exact floors for |n| < 1100.
+	int n = biased - 1023;
+	int64_t t = (int64_t)n * 1292913986;
+	int e10 = (int)(t >= 0 ? t >> 32 : -((-t + 0xffffffffll) >> 32));
+	if (e10 < -14 || e10 > 29)
+	{
+		return bsFormatSlow(out, x);
+	}
+	double m = bsScale10(a, 8 - e10);
+	if (m >= 1e9)
+	{
+		e10 += 1;
+		m = bsScale10(a, 8 - e10);
+	}
+	// m is a * 10^(8 - e10) within half an ulp (< 6e-8 at 1e9): rounding it to an integer is the
+	// correctly rounded result unless the fraction is within that error of one half.
+	if (!(m >= 99999999.0 && m < 1e9))
+	{
+		return bsFormatSlow(out, x);
+	}
+	uint32_t whole = (uint32_t)m;  // floor: m is positive
+	double frac = m - (double)whole;
+	if (fabs(frac - 0.5) < 1e-6)
+	{
+		return bsFormatSlow(out, x);
+	}
+	uint32_t digits = whole + (frac > 0.5 ? 1u : 0u);
+	if (digits < 100000000u)
+	{
+		return bsFormatSlow(out, x);
+	}
+	if (digits == 1000000000u)
+	{
+		digits = 100000000u;
+		e10 += 1;
+	}
+	char d[9];
+	for (int i = 7; i >= 1; i -= 2)
+	{
+		uint32_t r = digits % 100u;
+		digits /= 100u;
+		d[i] = bsDigitPairs[2 * r];
+		d[i + 1] = bsDigitPairs[2 * r + 1];
+	}
+	d[0] = (char)('0' + digits);
+	int nd = 9;
+	while (nd > 1 && d[nd - 1] == '0')
+	{
+		--nd;
+	}
+	if (e10 >= -4 && e10 < 9)
+	{
+		if (e10 >= 0)
+		{
+			memcpy(p, d, (size_t)e10 + 1);
+			p += e10 + 1;
+			if (nd > e10 + 1)
+			{
+				*p++ = '.';
+				memcpy(p, d + e10 + 1, (size_t)(nd - e10 - 1));
+				p += nd - e10 - 1;
+			}
+		}
+		else
+		{
+			memcpy(p, "0.0000", (size_t)(1 - e10));
+			p += 1 - e10;
+			memcpy(p, d, (size_t)nd);
+			p += nd;
+		}
+	}
+	else
+	{
+		*p++ = d[0];
+		if (nd > 1)
+		{
+			*p++ = '.';
+			memcpy(p, d + 1, (size_t)(nd - 1));
+			p += nd - 1;
+		}
+		*p++ = 'e';
+		*p++ = e10 < 0 ? '-' : '+';
+		int ae = e10 < 0 ? -e10 : e10;  // at most 30 here
+		*p++ = (char)('0' + ae / 10);
+		*p++ = (char)('0' + ae % 10);
+	}
+	*p = '\0';
+	return (size_t)(p - out);
+}
+
+static char* bsPutU64(char* p, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	do
+	{
+		tmp[n++] = (char)('0' + v % 10u);
+		v /= 10u;
+	} while (v != 0);
+	while (n > 0)
+	{
+		*p++ = tmp[--n];
+	}
+	return p;
+}
+
+static char* bsPutText(char* p, const char* s, size_t len)
+{
+	memcpy(p, s, len);
+	return p + len;
+}
+
+#define BS_PUT_LITERAL(P, S) bsPutText((P), (S), sizeof(S) - 1)
+
+static char* bsPutDouble(char* p, double x)
+{
+	return p + bsPov_FormatDouble(p, x);
+}
+
+// "<x,y,z>"
+static char* bsPutVector(char* p, bsVec3 v)
+{
+	*p++ = '<';
+	p = bsPutDouble(p, v.x);
+	*p++ = ',';
+	p = bsPutDouble(p, v.y);
+	*p++ = ',';
+	p = bsPutDouble(p, v.z);
+	*p++ = '>';
+	return p;
+}
+
+enum
+{
+	bsVectorMax = 3 * bs_povNumberMax + 4,
+};
+
+// ---- Scene pieces ---------------------------------------------------------------------------------
+
+static const char* const bsDefaultMaterial = "pigment { color rgb <0.8,0.8,0.8> } finish { diffuse 0.7 }";
+
+bsPovScene bsPovScene_Default(void)
+{
+	bsPovScene s;
+	memset(&s, 0, sizeof(s));
+	s.camera.location = bsV3(0.0, 2.0, -6.0);
+	s.camera.lookAt = bsV3(0.0, 0.0, 0.0);
+	s.camera.sky = bsV3(0.0, 1.0, 0.0);
+	s.camera.angle = 50.0;
+	s.camera.width = 640;
+	s.camera.height = 480;
+	s.assumedGamma = 1.0;
+	s.particles.threshold = 0.5;
+	s.particles.strength = 1.0;
+	s.particles.radiusScale = bsPov_BlobRadiusScale(0.5, 1.0);
+	s.particles.maxComponents = bs_povMaxBlobComponents;
+	return s;
+}
+
+double bsPov_BlobRadiusScale(double threshold, double strength)
+{
+	if (!(threshold > 0.0 && threshold < strength && isfinite(strength)))
+	{
+		return 0.0;
+	}
+	return 1.0 / sqrt(1.0 - sqrt(threshold / strength));
+}
+
+typedef struct bsPovWriter
+{
+	bsAtomicFile file;
+	const char* path;
+	char* errbuf;
+	size_t errlen;
+	bool failed;
+} bsPovWriter;
+
+static bool bsPovFail(bsPovWriter* w, const char* fmt, ...) BS_PRINTF_FORMAT(2, 3);
+
+static bool bsPovFail(bsPovWriter* w, const char* fmt, ...)
+{
+	if (!w->failed && w->errbuf != NULL && w->errlen > 0)
+	{
+		int n = snprintf(w->errbuf, w->errlen, "%s: ", w->path);
+		if (n >= 0 && (size_t)n < w->errlen)
+		{
+			va_list ap;
+			va_start(ap, fmt);
+			vsnprintf(w->errbuf + n, w->errlen - (size_t)n, fmt, ap);
+			va_end(ap);
+		}
+	}
+	w->failed = true;
+	return false;
+}
+
+static void bsPutString(bsPovWriter* w, const char* s)
+{
+	bsAtomicFile_Write(&w->file, s, strlen(s));
+}
+
+// A name made safe for a // comment: no control characters, at most 200 bytes.
+static void bsPutCommentText(bsPovWriter* w, const char* s)
+{
+	char buf[204];
+	size_t n = 0;
+	for (; s[n] != '\0' && n < 200; ++n)
+	{
+		unsigned char ch = (unsigned char)s[n];
+		buf[n] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+	}
+	bsAtomicFile_Write(&w->file, buf, n);
+}
+
+static void bsPutMaterial(bsPovWriter* w, const char* indent, const char* material)
+{
+	bsAtomicFile_Printf(&w->file, "%stexture { %s }\n", indent,
+		material != NULL ? material : bsDefaultMaterial);
+}
+
+static void bsPutVectorLine(bsPovWriter* w, const char* before, bsVec3 v, const char* after)
+{
+	char* p = bsAtomicFile_Reserve(&w->file, 2 * 256 + bsVectorMax);
+	size_t lb = strlen(before), la = strlen(after);
+	if (p == NULL || lb > 256 || la > 256)
+	{
+		return;
+	}
+	char* q = bsPutText(p, before, lb);
+	q = bsPutVector(q, v);
+	q = bsPutText(q, after, la);
+	bsAtomicFile_Advance(&w->file, (size_t)(q - p));
+}
+
+// ---- Validation ------------------------------------------------------------------------------------
+
+static bool bsPov_Validate(bsPovWriter* w, const bsPovScene* s)
+{
+	const bsPovCamera* cam = &s->camera;
+	if (!bsIsValidVec3(cam->location) || !bsIsValidVec3(cam->lookAt) || !bsIsValidVec3(cam->sky))
+	{
+		return bsPovFail(w, "camera: non-finite location, look_at or sky");
+	}
+	if (!(cam->angle > 0.0 && cam->angle < 180.0))
+	{
+		return bsPovFail(w, "camera: angle %g is not in (0, 180) degrees", cam->angle);
+	}
+	if (cam->width <= 0 || cam->height <= 0)
+	{
+		return bsPovFail(w, "camera: image size %dx%d is not positive", cam->width, cam->height);
+	}
+	bsVec3 dir = bsSub(cam->lookAt, cam->location);
+	bsVec3 sky = bsLengthSquared(cam->sky) > 0.0 ? cam->sky : bsV3(0.0, 1.0, 0.0);
+	if (!(bsLengthSquared(dir) > 0.0))
+	{
+		return bsPovFail(w, "camera: location and look_at coincide");
+	}
+	if (!(bsLengthSquared(bsCross(bsNormalize(dir), bsNormalize(sky))) > 1e-18))
+	{
+		return bsPovFail(w, "camera: the view direction is parallel to sky");
+	}
+	if (s->lightCount > 0 && s->lights == NULL)
+	{
+		return bsPovFail(w, "lights: NULL array for %zu lights", s->lightCount);
+	}
+	for (size_t i = 0; i < s->lightCount; ++i)
+	{
+		if (!bsIsValidVec3(s->lights[i].location) || !bsIsValidVec3(s->lights[i].color))
+		{
+			return bsPovFail(w, "light %zu: non-finite location or color", i);
+		}
+	}
+	if (!bsIsValidVec3(s->background))
+	{
+		return bsPovFail(w, "background: non-finite color");
+	}
+	if (!(s->assumedGamma >= 0.0 && isfinite(s->assumedGamma)))
+	{
+		return bsPovFail(w, "assumed_gamma %g is not positive", s->assumedGamma);
+	}
+	if (s->meshCount > 0 && s->meshes == NULL)
+	{
+		return bsPovFail(w, "meshes: NULL array for %zu meshes", s->meshCount);
+	}
+	for (size_t i = 0; i < s->meshCount; ++i)
+	{
+		const bsPovMesh* m = s->meshes + i;
+		if (m->triangleCount > 0 && m->triangles == NULL)
+		{
+			return bsPovFail(w, "mesh %zu: NULL triangles for a count of %zu", i, m->triangleCount);
+		}
+		if (m->triangleCount > UINT32_MAX / 3)
+		{
+			return bsPovFail(w, "mesh %zu: %zu triangles are too many", i, m->triangleCount);
+		}
+		for (size_t t = 0; t < m->triangleCount; ++t)
+		{
+			const bsTriangle* tri = m->triangles + t;
+			if (!bsIsValidVec3(tri->p1) || !bsIsValidVec3(tri->p2) || !bsIsValidVec3(tri->p3))
+			{
+				return bsPovFail(w, "mesh %zu: triangle %zu: non-finite vertex", i, t);
+			}
+		}
+	}
+	if (s->planeCount > 0 && s->planes == NULL)
+	{
+		return bsPovFail(w, "planes: NULL array for %zu planes", s->planeCount);
+	}
+	for (size_t i = 0; i < s->planeCount; ++i)
+	{
+		const bsPovPlane* pl = s->planes + i;
+		if (!bsIsValidVec3(pl->point) || !bsIsValidVec3(pl->normal) || !(bsLength(pl->normal) > 1e-300))
+		{
+			return bsPovFail(w, "plane %zu: non-finite point or normal, or a zero normal", i);
+		}
+	}
+	const bsPovParticles* ps = &s->particles;
+	if (ps->count > 0)
+	{
+		if (ps->centers == NULL)
+		{
+			return bsPovFail(w, "particles: NULL centers for a count of %zu", ps->count);
+		}
+		if (ps->count > UINT32_MAX)
+		{
+			return bsPovFail(w, "particles: %zu are too many", ps->count);
+		}
+		if (!(ps->threshold > 0.0 && isfinite(ps->threshold)))
+		{
+			return bsPovFail(w, "particles: threshold %g is not positive", ps->threshold);
+		}
+		if (!(ps->strength > 0.0 && isfinite(ps->strength)))
+		{
+			return bsPovFail(w, "particles: strength %g is not positive", ps->strength);
+		}
+		if (!(ps->radiusScale > 0.0 && isfinite(ps->radiusScale)))
+		{
+			return bsPovFail(w, "particles: radius scale %g is not positive", ps->radiusScale);
+		}
+		if (ps->radii == NULL && !(ps->radius > 0.0 && isfinite(ps->radius * ps->radiusScale)))
+		{
+			return bsPovFail(w, "particles: radius %g is not positive", ps->radius);
+		}
+		for (size_t i = 0; i < ps->count; ++i)
+		{
+			if (!bsIsValidVec3(ps->centers[i]))
+			{
+				return bsPovFail(w, "particle %zu: non-finite centre", i);
+			}
+			if (ps->radii != NULL && !(ps->radii[i] > 0.0 && isfinite(ps->radii[i] * ps->radiusScale)))
+			{
+				return bsPovFail(w, "particle %zu: radius %g is not positive", i, ps->radii[i]);
+			}
+		}
+	}
+	return true;
+}
+
+// ---- Meshes ---------------------------------------------------------------------------------------
+
+static uint64_t bsBits(double d)
+{
+	d += 0.0;  // -0.0 becomes +0.0: the same point
+	uint64_t u;
+	memcpy(&u, &d, sizeof(u));
+	return u;
+}
+
+static uint64_t bsHashVertex(bsVec3 v)
+{
+	uint64_t h = bsBits(v.x) * 0x9e3779b97f4a7c15ull;
+	h = (h ^ (h >> 29) ^ bsBits(v.y)) * 0xbf58476d1ce4e5b9ull;
+	h = (h ^ (h >> 32) ^ bsBits(v.z)) * 0x94d049bb133111ebull;
+	return h ^ (h >> 31);
+}
+
+static bool bsSameVertex(bsVec3 a, bsVec3 b)
+{
+	return a.x == b.x && a.y == b.y && a.z == b.z;  // finite, so == is bitwise up to the sign of 0
+}
+
+static bool bsPov_WriteMesh(bsPovWriter* w, const bsPovMesh* m, size_t meshIndex)
+{
+	size_t corners = 3 * m->triangleCount;
+	size_t capacity = 16;
+	while (capacity < 2 * corners)
+	{
+		capacity *= 2;
+	}
+	bsVec3* vertices = malloc(corners * sizeof(bsVec3));
+	uint32_t* indices = malloc(corners * sizeof(uint32_t));
+	uint32_t* table = malloc(capacity * sizeof(uint32_t));
+	if (vertices == NULL || indices == NULL || table == NULL)
+	{
+		free(vertices);
+		free(indices);
+		free(table);
+		return bsPovFail(w, "mesh %zu: out of memory", meshIndex);
+	}
+	memset(table, 0xff, capacity * sizeof(uint32_t));
+	uint32_t vertexCount = 0;
+	for (size_t c = 0; c < corners; ++c)
+	{
+		const bsTriangle* t = m->triangles + c / 3;
+		bsVec3 v = c % 3 == 0 ? t->p1 : (c % 3 == 1 ? t->p2 : t->p3);
+		size_t slot = (size_t)bsHashVertex(v) & (capacity - 1);
+		while (table[slot] != UINT32_MAX && !bsSameVertex(vertices[table[slot]], v))
+		{
+			slot = (slot + 1) & (capacity - 1);
+		}
+		if (table[slot] == UINT32_MAX)
+		{
+			table[slot] = vertexCount;
+			vertices[vertexCount++] = bsV3(v.x + 0.0, v.y + 0.0, v.z + 0.0);  // written "0", not "-0"
+		}
+		indices[c] = table[slot];
+	}
+	free(table);
+
+	bsAtomicFile_Write(&w->file, "\n// mesh ", 9);
+	if (m->name != NULL)
+	{
+		bsPutCommentText(w, m->name);
+	}
+	else
+	{
+		bsAtomicFile_Printf(&w->file, "%zu", meshIndex);
+	}
+	bsAtomicFile_Printf(&w->file, ": %zu triangles, %u vertices\nmesh2\n{\n\tvertex_vectors\n\t{\n\t\t%u",
+		m->triangleCount, vertexCount, vertexCount);
+	for (uint32_t i = 0; i < vertexCount; ++i)
+	{
+		char* p = bsAtomicFile_Reserve(&w->file, bsVectorMax + 8);
+		if (p == NULL)
+		{
+			break;
+		}
+		char* q = BS_PUT_LITERAL(p, ",\n\t\t");
+		q = bsPutVector(q, vertices[i]);
+		bsAtomicFile_Advance(&w->file, (size_t)(q - p));
+	}
+	bsAtomicFile_Printf(&w->file, "\n\t}\n\tface_indices\n\t{\n\t\t%zu", m->triangleCount);
+	for (size_t t = 0; t < m->triangleCount; ++t)
+	{
+		char* p = bsAtomicFile_Reserve(&w->file, 3 * 12 + 16);
+		if (p == NULL)
+		{
+			break;
+		}
+		char* q = BS_PUT_LITERAL(p, ",\n\t\t<");
+		q = bsPutU64(q, indices[3 * t]);
+		*q++ = ',';
+		q = bsPutU64(q, indices[3 * t + 1]);
+		*q++ = ',';
+		q = bsPutU64(q, indices[3 * t + 2]);
+		*q++ = '>';
+		bsAtomicFile_Advance(&w->file, (size_t)(q - p));
+	}
+	bsPutString(w, "\n\t}\n");
+	bsPutMaterial(w, "\t", m->material);
+	bsPutString(w, "}\n");
+	free(vertices);
+	free(indices);
+	return true;
+}
+
+// ---- Particles ------------------------------------------------------------------------------------
+
+static uint32_t bsSpread10(uint32_t x)
+{
+	x &= 0x3ffu;
+	x = (x | (x << 16)) & 0x030000ffu;
+	x = (x | (x << 8)) & 0x0300f00fu;
+	x = (x | (x << 4)) & 0x030c30c3u;
+	x = (x | (x << 2)) & 0x09249249u;
+	return x;
+}
+
+// Particle indices sorted by the Morton code of their centre (10 bits per axis over the bounding box),
+// ties by index: an LSD radix sort, 10 bits a pass, stable.
+static uint32_t* bsMortonOrder(const bsVec3* centers, size_t count)
+{
+	uint64_t* keys = malloc(count * sizeof(uint64_t));
+	uint64_t* scratch = malloc(count * sizeof(uint64_t));
+	uint32_t* order = malloc(count * sizeof(uint32_t));
+	if (keys == NULL || scratch == NULL || order == NULL)
+	{
+		free(keys);
+		free(scratch);
+		free(order);
+		return NULL;
+	}
+	double l[3] = {centers[0].x, centers[0].y, centers[0].z};
+	double h[3] = {l[0], l[1], l[2]};
+	for (size_t i = 1; i < count; ++i)
+	{
+		double c[3] = {centers[i].x, centers[i].y, centers[i].z};
+		for (int a = 0; a < 3; ++a)
+		{
+			l[a] = c[a] < l[a] ? c[a] : l[a];
+			h[a] = c[a] > h[a] ? c[a] : h[a];
+		}
+	}
+	double scale[3];
+	double ext[3] = {h[0] - l[0], h[1] - l[1], h[2] - l[2]};
+	for (int a = 0; a < 3; ++a)
+	{
+		scale[a] = ext[a] > 0.0 && isfinite(ext[a]) ? 1023.0 / ext[a] : 0.0;
+	}
+	for (size_t i = 0; i < count; ++i)
+	{
+		double c[3] = {centers[i].x, centers[i].y, centers[i].z};
+		uint32_t code = 0;
+		for (int a = 0; a < 3; ++a)
+		{
+			double q = (c[a] - l[a]) * scale[a];
+			uint32_t cell = q > 0.0 ? (q < 1023.0 ? (uint32_t)q : 1023u) : 0u;
+			code |= bsSpread10(cell) << a;
+		}
+		keys[i] = (uint64_t)code << 32 | (uint64_t)i;
+	}
+	for (int shift = 32; shift < 62; shift += 10)
+	{
+		size_t counts[1025] = {0};
+		for (size_t i = 0; i < count; ++i)
+		{
+			counts[((keys[i] >> shift) & 1023u) + 1] += 1;
+		}
+		for (int b = 0; b < 1024; ++b)
+		{
+			counts[b + 1] += counts[b];
+		}
+		for (size_t i = 0; i < count; ++i)
+		{
+			scratch[counts[(keys[i] >> shift) & 1023u]++] = keys[i];
+		}
+		uint64_t* swap = keys;
+		keys = scratch;
+		scratch = swap;
+	}
+	for (size_t i = 0; i < count; ++i)
+	{
+		order[i] = (uint32_t)keys[i];
+	}
+	free(keys);
+	free(scratch);
+	return order;
+}
+
+static size_t bsBlobChunk(const bsPovParticles* ps)
+{
+	size_t chunk = ps->maxComponents;
+	if (chunk == 0 || chunk > bs_povMaxBlobComponents)
+	{
+		chunk = bs_povMaxBlobComponents;
+	}
+	return chunk;
+}
+
+static bool bsPov_WriteParticles(bsPovWriter* w, const bsPovParticles* ps)
+{
+	size_t chunk = bsBlobChunk(ps);
+	uint32_t* order = NULL;
+	if (ps->count > chunk)
+	{
+		order = bsMortonOrder(ps->centers, ps->count);
+		if (order == NULL)
+		{
+			return bsPovFail(w, "particles: out of memory");
+		}
+	}
+	// The strength, and a uniform component radius, are the same text every time.
+	char strength[bs_povNumberMax + 8];
+	size_t strengthLen = bsPov_FormatDouble(strength, ps->strength);
+	memcpy(strength + strengthLen, " }\n", 4);
+	strengthLen += 3;
+	char uniformRadius[bs_povNumberMax];
+	size_t uniformRadiusLen = bsPov_FormatDouble(uniformRadius, ps->radius * ps->radiusScale);
+	char threshold[bs_povNumberMax];
+	bsPov_FormatDouble(threshold, ps->threshold);
+	const char* material = ps->material != NULL ? ps->material : bsDefaultMaterial;
+
+	enum
+	{
+		lineMax = 16 + bsVectorMax + 2 * bs_povNumberMax + 8,
+		linesPerReserve = bs_atomicFileReserveMax / lineMax,
+	};
+	for (size_t start = 0; start < ps->count; start += chunk)
+	{
+		size_t end = ps->count - start < chunk ? ps->count : start + chunk;
+		bsAtomicFile_Printf(&w->file, "\nblob\n{\n\tthreshold %s\n", threshold);
+		for (size_t i = start; i < end;)
+		{
+			size_t n = end - i < linesPerReserve ? end - i : linesPerReserve;
+			char* p = bsAtomicFile_Reserve(&w->file, n * lineMax);
+			if (p == NULL)
+			{
+				break;
+			}
+			// In Morton order the reads are scattered: gather the block first, so that its cache misses
+			// overlap instead of stalling the formatting one particle at a time.
+			bsVec3 centers[linesPerReserve];
+			double radii[linesPerReserve];
+			for (size_t k = 0; k < n; ++k)
+			{
+				size_t id = order != NULL ? order[i + k] : i + k;
+				centers[k] = ps->centers[id];
+				radii[k] = ps->radii != NULL ? ps->radii[id] : 0.0;
+			}
+			char* q = p;
+			for (size_t k = 0; k < n; ++k, ++i)
+			{
+				q = BS_PUT_LITERAL(q, "\tsphere { ");
+				q = bsPutVector(q, centers[k]);
+				*q++ = ',';
+				*q++ = ' ';
+				if (ps->radii != NULL)
+				{
+					q = bsPutDouble(q, radii[k] * ps->radiusScale);
+				}
+				else
+				{
+					q = bsPutText(q, uniformRadius, uniformRadiusLen);
+				}
+				*q++ = ',';
+				*q++ = ' ';
+				q = bsPutText(q, strength, strengthLen);
+			}
+			bsAtomicFile_Advance(&w->file, (size_t)(q - p));
+		}
+		bsAtomicFile_Printf(&w->file, "\ttexture { %s }\n}\n", material);
+	}
+	free(order);
+	return true;
+}
+
+// ---- The scene ------------------------------------------------------------------------------------
+
+static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
+{
+	const bsPovParticles* ps = &s->particles;
+	size_t chunk = bsBlobChunk(ps);
+	size_t blobs = ps->count / chunk + (ps->count % chunk != 0);
+	size_t triangles = 0;
+	for (size_t i = 0; i < s->meshCount; ++i)
+	{
+		triangles += s->meshes[i].triangleCount;
+	}
+	char num[bs_povNumberMax];
+	bsAtomicFile_Printf(&w->file,
+		"#version 3.7;\n"
+		"// blobsim %s scene: %zu particles in %zu blob%s, %zu mesh%s (%zu triangles), %zu plane%s, "
+		"%zu light%s\n\n",
+		BLOBSIM_VERSION, ps->count, blobs, blobs == 1 ? "" : "s", s->meshCount,
+		s->meshCount == 1 ? "" : "es", triangles, s->planeCount, s->planeCount == 1 ? "" : "s",
+		s->lightCount, s->lightCount == 1 ? "" : "s");
+	bsPov_FormatDouble(num, s->assumedGamma > 0.0 ? s->assumedGamma : 1.0);
+	bsAtomicFile_Printf(&w->file, "global_settings { assumed_gamma %s }\n\n", num);
+
+	const bsPovCamera* cam = &s->camera;
+	bsPutString(w, "camera\n{\n\tperspective\n");
+	bsPutVectorLine(w, "\tlocation ", cam->location, "\n");
+	bsAtomicFile_Printf(&w->file, "\tright %sx*%d/%d\n\tup y\n", cam->rightHanded ? "-" : "", cam->width,
+		cam->height);
+	if (bsLengthSquared(cam->sky) > 0.0)
+	{
+		bsPutVectorLine(w, "\tsky ", cam->sky, "\n");
+	}
+	bsPov_FormatDouble(num, cam->angle);
+	bsAtomicFile_Printf(&w->file, "\tangle %s\n", num);
+	bsPutVectorLine(w, "\tlook_at ", cam->lookAt, "\n}\n\n");
+
+	for (size_t i = 0; i < s->lightCount; ++i)
+	{
+		bsPutVectorLine(w, "light_source { ", s->lights[i].location, " ");
+		bsPutVectorLine(w, "color rgb ", s->lights[i].color, " }\n");
+	}
+	bsPutVectorLine(w, "\nbackground { color rgb ", s->background, " }\n");
+
+	for (size_t i = 0; i < s->meshCount; ++i)
+	{
+		if (s->meshes[i].triangleCount == 0)
+		{
+			bsAtomicFile_Printf(&w->file, "\n// mesh %zu has no triangles\n", i);
+			continue;
+		}
+		if (!bsPov_WriteMesh(w, s->meshes + i, i))
+		{
+			return;
+		}
+	}
+	for (size_t i = 0; i < s->planeCount; ++i)
+	{
+		const bsPovPlane* pl = s->planes + i;
+		bsVec3 n = bsNormalize(pl->normal);
+		bsPutVectorLine(w, "\nplane { ", n, ", ");
+		bsPov_FormatDouble(num, bsDot(n, pl->point));
+		bsAtomicFile_Printf(&w->file, "%s\n", num);
+		bsPutMaterial(w, "\t", pl->material);
+		bsPutString(w, "}\n");
+	}
+	if (ps->count > 0)
+	{
+		bsPov_WriteParticles(w, ps);
+	}
+}
+
+// Runs with LC_NUMERIC "C" on this thread, whatever the program set, so that the library formatting
+// (the rare fallback of bsPov_FormatDouble, Printf's %g) writes '.'.
+typedef struct bsCLocale
+{
+	locale_t c;
+	locale_t previous;
+} bsCLocale;
+
+static bsCLocale bsEnterCLocale(void)
+{
+	bsCLocale l = {newlocale(LC_NUMERIC_MASK, "C", (locale_t)0), (locale_t)0};
+	if (l.c != (locale_t)0)
+	{
+		l.previous = uselocale(l.c);
+	}
+	return l;
+}
+
+static void bsLeaveCLocale(bsCLocale l)
+{
+	if (l.c != (locale_t)0)
+	{
+		uselocale(l.previous);
+		freelocale(l.c);
+	}
+}
+
+bool bsPov_WriteScene(const char* path, const bsPovScene* scene, char* errbuf, size_t errlen)
+{
+	bsPovWriter w;
+	memset(&w, 0, sizeof(w));
+	w.path = path != NULL ? path : "(null)";
+	w.errbuf = errbuf;
+	w.errlen = errlen;
+	if (errbuf != NULL && errlen > 0)
+	{
+		errbuf[0] = '\0';
+	}
+	if (scene == NULL)
+	{
+		return bsPovFail(&w, "no scene");
+	}
+	if (!bsPov_Validate(&w, scene))
+	{
+		return false;
+	}
+	if (!bsAtomicFile_Open(&w.file, path, errbuf, errlen))
+	{
+		return false;
+	}
+	bsCLocale locale = bsEnterCLocale();
+	bsPov_WriteBody(&w, scene);
+	bsLeaveCLocale(locale);
+	if (w.failed)
+	{
+		bsAtomicFile_Abort(&w.file);
+		return false;
+	}
+	return bsAtomicFile_Commit(&w.file, 0);
+}
+
+// ---- Animation ------------------------------------------------------------------------------------
+
+void bsPov_FrameFileName(char* out, size_t len, int frame)
+{
+	snprintf(out, len, "frame_%04d.pov", frame);
+}
+
+bool bsPov_WriteAnimationIni(const char* iniPath, int frameCount, int width, int height, double antialias,
+	char* errbuf, size_t errlen)
+{
+	bsPovWriter w;
+	memset(&w, 0, sizeof(w));
+	w.path = iniPath != NULL ? iniPath : "(null)";
+	w.errbuf = errbuf;
+	w.errlen = errlen;
+	if (iniPath == NULL || iniPath[0] == '\0')
+	{
+		return bsPovFail(&w, "no path");
+	}
+	if (frameCount < 1 || frameCount > 9999999)
+	{
+		return bsPovFail(&w, "frame count %d is not in 1 .. 9999999", frameCount);
+	}
+	if (width < 1 || height < 1)
+	{
+		return bsPovFail(&w, "image size %dx%d is not positive", width, height);
+	}
+	if (!isfinite(antialias))
+	{
+		return bsPovFail(&w, "antialias threshold is not finite");
+	}
+
+	// The master scene: iniPath with its extension replaced by ".pov".
+	const char* slash = strrchr(iniPath, '/');
+	const char* base = slash != NULL ? slash + 1 : iniPath;
+	const char* dot = strrchr(base, '.');
+	size_t stem = dot != NULL && dot != base ? (size_t)(dot - iniPath) : strlen(iniPath);
+	if (dot != NULL && dot != base && strcmp(dot, ".pov") == 0)
+	{
+		return bsPovFail(&w, "the .ini must not end in .pov (the master scene takes that name)");
+	}
+	if (base[0] == '\0')
+	{
+		return bsPovFail(&w, "no file name");
+	}
+	for (const char* c = base; *c != '\0'; ++c)
+	{
+		if ((unsigned char)*c < 0x20 || *c == '"' || *c == ';')
+		{
+			return bsPovFail(&w, "the file name must not hold control characters, '\"' or ';'");
+		}
+	}
+	char* master = malloc(stem + 5);
+	if (master == NULL)
+	{
+		return bsPovFail(&w, "out of memory");
+	}
+	memcpy(master, iniPath, stem);
+	memcpy(master + stem, ".pov", 5);
+	const char* masterBase = master + (size_t)(base - iniPath);
+
+	char first[32], last[32];
+	bsPov_FrameFileName(first, sizeof(first), 1);
+	bsPov_FrameFileName(last, sizeof(last), frameCount);
+	bsAtomicFile f;
+	bool ok = bsAtomicFile_Open(&f, master, errbuf, errlen);
+	if (ok)
+	{
+		bsAtomicFile_Printf(&f,
+			"// blobsim %s animation: each frame includes its own scene, %s ... %s\n"
+			"#version 3.7;\n"
+			"// frame_number is 0 when POV-Ray renders a single frame\n"
+			"#declare BlobsimFrame = max(frame_number, 1);\n"
+			"#include concat(\"frame_\", str(BlobsimFrame, -4, 0), \".pov\")\n",
+			BLOBSIM_VERSION, first, last);
+		ok = bsAtomicFile_Commit(&f, 0);
+	}
+	if (ok)
+	{
+		ok = bsAtomicFile_Open(&f, iniPath, errbuf, errlen);
+	}
+	if (ok)
+	{
+		bsCLocale locale = bsEnterCLocale();
+		bsAtomicFile_Printf(&f,
+			"; blobsim %s: renders %s ... %s to PNG. Run `povray %s` in this directory.\n"
+			"Input_File_Name=\"%s\"\n"
+			"Output_File_Name=%s\n"
+			"Output_File_Type=N\n"
+			"Width=%d\n"
+			"Height=%d\n"
+			"Initial_Frame=1\n"
+			"Final_Frame=%d\n",
+			BLOBSIM_VERSION, first, last, base, masterBase, frameCount == 1 ? "frame_1" : "frame_", width,
+			height, frameCount);
+		if (antialias > 0.0)
+		{
+			char num[bs_povNumberMax];
+			bsPov_FormatDouble(num, antialias);
+			bsAtomicFile_Printf(&f, "Antialias=On\nAntialias_Threshold=%s\n", num);
+		}
+		else
+		{
+			bsAtomicFile_Printf(&f, "Antialias=Off\n");
+		}
+		bsAtomicFile_Printf(&f, "Display=Off\nPause_When_Done=Off\n");
+		bsLeaveCLocale(locale);
+		ok = bsAtomicFile_Commit(&f, 0);
+	}
+	free(master);
+	return ok;
+}

@@ -1,0 +1,133 @@
+// pov_writer.h — POV-Ray 3.7 scenes: the environment as mesh2 objects and planes, the particles as
+// sphere components of blob objects, so that snow, slime or mud render as one smooth surface.
+//
+// A scene file holds, in this order: `#version 3.7;`, a comment header (blobsim version, counts),
+// global_settings { assumed_gamma }, the camera, the light sources, the background, each mesh as a
+// mesh2, each plane, then the particles as one or more `blob` objects. Numbers are printed as
+// printf("%.9g") would in the "C" locale (bsPov_FormatDouble): 9 significant digits round-trip a float
+// and keep a double to 1 part in 10^9 — far below a pixel — and the output never depends on the
+// locale. The same scene gives byte-identical files; the file is written through bsAtomicFile, so it
+// is complete or not replaced.
+//
+// Blob components. A component of radius R and strength S adds S (1 - (d/R)^2)^2 to the field at
+// distance d < R; the surface is where the field reaches the threshold T. A lone particle therefore
+// renders as a sphere of radius R sqrt(1 - sqrt(T/S)); bsPov_BlobRadiusScale gives the radiusScale
+// that makes this equal to the collision radius, and larger scales make neighbours merge sooner.
+//
+// Splitting. POV-Ray 3.7.0 refuses a blob of more than 1,000,000 components, and many smaller blobs
+// render faster than one large one (about 35% faster for 64 chunks of a 150k-particle blob). When
+// count > maxComponents the particles are sorted by the Morton code of their centre (10 bits per
+// axis over the particles' bounding box, ties by index) and cut into consecutive runs of
+// maxComponents (the last may be shorter): ceil(count / maxComponents) spatially compact blobs,
+// deterministic. Fields of different blob objects do not add up, so a faint seam can show where two
+// chunks meet inside one pile; choose maxComponents as large as speed allows (e.g. count / 64).
+#pragma once
+
+#include "triangle.h"
+#include "vec3.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum
+{
+	bs_povMaxBlobComponents = 1000000,  // POV-Ray 3.7.0's limit per blob
+	bs_povNumberMax = 32,               // bytes a bsPov_FormatDouble output may need, with the NUL
+};
+
+typedef struct bsPovCamera
+{
+	bsVec3 location;
+	bsVec3 lookAt;
+	bsVec3 sky;         // the up direction look_at keeps vertical; the zero vector means <0,1,0>
+	double angle;       // horizontal field of view, degrees, in (0, 180)
+	int width, height;  // the image size the scene is meant for: `right x*width/height`, `up y`
+	bool rightHanded;   // false: POV-Ray's left-handed `right x*W/H`; true: `right -x*W/H`, which
+	                    // shows right-handed data (x right, y up, z towards the viewer) unmirrored
+} bsPovCamera;
+
+typedef struct bsPovLight
+{
+	bsVec3 location;
+	bsVec3 color;  // rgb, linear (assumed_gamma 1.0)
+} bsPovLight;
+
+// A triangle mesh. Only the triangles' p1, p2, p3 are used (n and delta are ignored; POV-Ray computes
+// its own normals). Vertices that are bit-for-bit equal (0.0 and -0.0 count as equal) are written
+// once, in order of first use, so vertex_vectors is as small as the mesh's real vertex count.
+typedef struct bsPovMesh
+{
+	const char* name;             // written as a comment above the mesh2; may be NULL
+	const bsTriangle* triangles;
+	size_t triangleCount;         // a mesh without triangles is skipped (POV-Ray rejects it)
+	const char* material;         // POV-Ray text inside texture { }, e.g.
+	                              // "pigment { color rgb <1,1,1> } finish { diffuse 0.7 }"; NULL: grey
+} bsPovMesh;
+
+// The infinite plane through point with the given normal (any non-zero length).
+typedef struct bsPovPlane
+{
+	bsVec3 point;
+	bsVec3 normal;
+	const char* material;  // as bsPovMesh.material
+} bsPovPlane;
+
+typedef struct bsPovParticles
+{
+	const bsVec3* centers;
+	const double* radii;      // collision radii; NULL: every particle has `radius`
+	double radius;            // used when radii is NULL
+	size_t count;
+	double threshold;         // blob threshold T > 0
+	double strength;          // component strength S > 0 (S > T for a lone particle to show)
+	double radiusScale;       // component radius = collision radius * radiusScale, > 0
+	size_t maxComponents;     // per blob object; 0 or more than bs_povMaxBlobComponents means the limit
+	const char* material;     // as bsPovMesh.material
+} bsPovParticles;
+
+// Everything a scene holds. Arrays are borrowed for the duration of the call.
+typedef struct bsPovScene
+{
+	bsPovCamera camera;
+	const bsPovLight* lights;
+	size_t lightCount;
+	bsVec3 background;        // rgb
+	double assumedGamma;      // global_settings; 0 means 1.0
+	const bsPovMesh* meshes;
+	size_t meshCount;
+	const bsPovPlane* planes;
+	size_t planeCount;
+	bsPovParticles particles;
+} bsPovScene;
+
+// A scene with sensible settings and nothing in it: camera at <0,2,-6> looking at the origin, 50°,
+// 640x480, black background, gamma 1.0, threshold 0.5, strength 1, the radius scale for which a lone
+// particle shows at its collision radius, maxComponents bs_povMaxBlobComponents, grey materials.
+bsPovScene bsPovScene_Default(void);
+
+// The component radius scale that makes a lone particle render at exactly its collision radius:
+// 1 / sqrt(1 - sqrt(threshold / strength)). Needs 0 < threshold < strength; returns 0 otherwise.
+double bsPov_BlobRadiusScale(double threshold, double strength);
+
+// Writes the scene (see the top of this file). Fails with `path: message` on invalid input (a
+// non-finite number, a non-positive radius, a camera angle outside (0, 180), ...) or an I/O error.
+bool bsPov_WriteScene(const char* path, const bsPovScene* scene, char* errbuf, size_t errlen);
+
+// Animation. Frame k (1-based) of a sequence is the scene file bsPov_FrameFileName(k), e.g.
+// "frame_0001.pov", written with bsPov_WriteScene into the directory of iniPath. This writes iniPath
+// and, beside it, a master scene (iniPath with its extension replaced by ".pov") that includes the
+// frame's file: `#include concat("frame_", str(frame_number, -4, 0), ".pov")`. Then, in that directory,
+// `povray animation.ini` renders every frame to PNG: frame_1.png ... frame_N.png (POV-Ray pads the
+// number to the digits of N: frame_01.png for N >= 10); a single frame renders to frame_1.png.
+// antialias <= 0 turns anti-aliasing off, otherwise it is the threshold (0.3 is POV-Ray's usual).
+bool bsPov_WriteAnimationIni(const char* iniPath, int frameCount, int width, int height, double antialias,
+	char* errbuf, size_t errlen);
+
+// "frame_%04d.pov" of frame (1-based); out needs at least 24 bytes.
+void bsPov_FrameFileName(char* out, size_t len, int frame);
+
+// Formats x exactly as snprintf("%.9g") does in the "C" locale (correctly rounded, ties to even, "-0",
+// "inf", "nan"), several times faster: scaled integer digits on the common range, the C library for
+// the rare near-tie and for extreme exponents. out needs bs_povNumberMax bytes; returns the length
+// (the text is NUL-terminated).
+size_t bsPov_FormatDouble(char* out, double x);

@@ -1,0 +1,1327 @@
+// test_output.c — atomic files, PLY particle files and POV-Ray scenes.
+#include "test.h"
+
+#include "atomic_file.h"
+#include "ply.h"
+#include "pov_writer.h"
+#include "rng.h"
+
+#include "blobsim_version.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <float.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+// ---- Helpers --------------------------------------------------------------------------------------
+
+static char testDir[512];
+
+static const char* TestPath(char* out, size_t len, const char* name)
+{
+	snprintf(out, len, "%s/%s", testDir, name);
+	return out;
+}
+
+static uint8_t* ReadAll(const char* path, size_t* size)
+{
+	*size = 0;
+	FILE* f = fopen(path, "rb");
+	if (f == NULL)
+	{
+		return NULL;
+	}
+	size_t cap = 1 << 16, n = 0;
+	uint8_t* data = malloc(cap);
+	while (data != NULL)
+	{
+		if (n == cap)
+		{
+			uint8_t* grown = realloc(data, cap * 2);
+			if (grown == NULL)
+			{
+				free(data);
+				data = NULL;
+				break;
+			}
+			data = grown;
+			cap *= 2;
+		}
+		size_t got = fread(data + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+		{
+			break;
+		}
+	}
+	fclose(f);
+	*size = n;
+	return data;
+}
+
+static bool FileIs(const char* path, const char* text)
+{
+	size_t size;
+	uint8_t* data = ReadAll(path, &size);
+	bool same = data != NULL && size == strlen(text) && memcmp(data, text, size) == 0;
+	free(data);
+	return same;
+}
+
+static bool Exists(const char* path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+static long FileSize(const char* path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+// Entries of dir whose name holds ".tmp.": leftover temporary files.
+static int CountTempFiles(const char* dir)
+{
+	DIR* d = opendir(dir);
+	if (d == NULL)
+	{
+		return -1;
+	}
+	int count = 0;
+	struct dirent* e;
+	while ((e = readdir(d)) != NULL)
+	{
+		count += strstr(e->d_name, ".tmp.") != NULL;
+	}
+	closedir(d);
+	return count;
+}
+
+static void RemoveTree(const char* path)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
+	{
+		return;
+	}
+	if (S_ISDIR(st.st_mode))
+	{
+		chmod(path, 0700);
+		DIR* d = opendir(path);
+		if (d != NULL)
+		{
+			struct dirent* e;
+			while ((e = readdir(d)) != NULL)
+			{
+				if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				{
+					continue;
+				}
+				char child[1024];
+				snprintf(child, sizeof(child), "%s/%s", path, e->d_name);
+				RemoveTree(child);
+			}
+			closedir(d);
+		}
+		rmdir(path);
+	}
+	else
+	{
+		unlink(path);
+	}
+}
+
+static double Now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static size_t CountOccurrences(const char* text, const char* needle)
+{
+	size_t count = 0, len = strlen(needle);
+	for (const char* p = strstr(text, needle); p != NULL; p = strstr(p + len, needle))
+	{
+		++count;
+	}
+	return count;
+}
+
+static bool PovrayAvailable(void)
+{
+	return system("command -v povray >/dev/null 2>&1") == 0;
+}
+
+// ---- Atomic files ---------------------------------------------------------------------------------
+
+static int AtomicCommitAbortTest(void)
+{
+	char path[600], err[1024];
+	TestPath(path, sizeof(path), "a.txt");
+	bsAtomicFile f;
+	ENSURE(bsAtomicFile_Open(&f, path, err, sizeof(err)));
+	ENSURE(bsAtomicFile_PendingCount() == 1);
+	ENSURE(bsAtomicFile_Write(&f, "hello ", 6));
+	ENSURE(bsAtomicFile_Printf(&f, "%d %s", 42, "world"));
+	ENSURE(!Exists(path));
+	ENSURE(CountTempFiles(testDir) == 1);
+	ENSURE(bsAtomicFile_Commit(&f, 0));
+	ENSURE(FileIs(path, "hello 42 world"));
+	ENSURE(CountTempFiles(testDir) == 0);
+	ENSURE(bsAtomicFile_PendingCount() == 0);
+	bsAtomicFile_Abort(&f);  // harmless after Commit
+	ENSURE(FileIs(path, "hello 42 world"));
+
+	// Commit replaces, with fsync.
+	ENSURE(bsAtomicFile_Open(&f, path, err, sizeof(err)));
+	ENSURE(bsAtomicFile_Printf(&f, "second"));
+	ENSURE(bsAtomicFile_Commit(&f, bs_atomicFileSync));
+	ENSURE(FileIs(path, "second"));
+
+	// Abort keeps the old file and leaves no temporary file.
+	ENSURE(bsAtomicFile_Open(&f, path, err, sizeof(err)));
+	ENSURE(bsAtomicFile_Printf(&f, "third"));
+	bsAtomicFile_Abort(&f);
+	bsAtomicFile_Abort(&f);
+	ENSURE(FileIs(path, "second"));
+	ENSURE(CountTempFiles(testDir) == 0);
+	ENSURE(bsAtomicFile_PendingCount() == 0);
+
+	// Large content: many small Printfs across buffer flushes, a Write larger than the buffer, a Printf
+	// larger than the buffer, and Reserve.
+	size_t bigLen = 3 * (size_t)bs_atomicFileBufferSize + 17;
+	char* big = malloc(bigLen + 1);
+	ENSURE(big != NULL);
+	for (size_t i = 0; i < bigLen; ++i)
+	{
+		big[i] = (char)('a' + i % 26);
+	}
+	big[bigLen] = '\0';
+	ENSURE(bsAtomicFile_Open(&f, path, err, sizeof(err)));
+	size_t expected = 0;
+	for (int i = 0; i < 200000; ++i)
+	{
+		ENSURE(bsAtomicFile_Printf(&f, "line %06d\n", i));
+		expected += 12;
+	}
+	ENSURE(bsAtomicFile_Write(&f, big, bigLen));
+	ENSURE(bsAtomicFile_Printf(&f, "<%s>", big));
+	char* r = bsAtomicFile_Reserve(&f, 5);
+	ENSURE(r != NULL);
+	memcpy(r, "[end]", 5);
+	bsAtomicFile_Advance(&f, 5);
+	ENSURE(bsAtomicFile_Reserve(&f, bs_atomicFileReserveMax + 1) == NULL);
+	expected += bigLen + bigLen + 2 + 5;
+	ENSURE(bsAtomicFile_Commit(&f, 0));
+	size_t size;
+	uint8_t* data = ReadAll(path, &size);
+	ENSURE(data != NULL);
+	bool ok = size == expected && memcmp(data, "line 000000\nline 000001\n", 24) == 0 &&
+		memcmp(data + 12 * 200000, big, bigLen) == 0 && data[12 * 200000 + bigLen] == '<' &&
+		memcmp(data + 12 * 200000 + bigLen + 1, big, bigLen) == 0 && memcmp(data + size - 6, ">[end]", 6) == 0;
+	free(data);
+	free(big);
+	ENSURE(ok);
+	return 0;
+}
+
+static int AtomicErrorTest(void)
+{
+	char path[600], expect[1200], err[1200];
+	bsAtomicFile f;
+
+	// The target is a directory.
+	ENSURE(!bsAtomicFile_Open(&f, testDir, err, sizeof(err)));
+	snprintf(expect, sizeof(expect), "%s: cannot create: %s", testDir, strerror(EISDIR));
+	ENSURE(strcmp(err, expect) == 0);
+	bsAtomicFile_Abort(&f);
+
+	// A path inside a regular file.
+	TestPath(path, sizeof(path), "a.txt/inside.txt");
+	ENSURE(!bsAtomicFile_Open(&f, path, err, sizeof(err)));
+	snprintf(expect, sizeof(expect), "%s: cannot create: %s", path, strerror(ENOTDIR));
+	ENSURE(strcmp(err, expect) == 0);
+
+	// A missing directory.
+	TestPath(path, sizeof(path), "no-such-dir/x.txt");
+	ENSURE(!bsAtomicFile_Open(&f, path, err, sizeof(err)));
+	snprintf(expect, sizeof(expect), "%s: cannot create: %s", path, strerror(ENOENT));
+	ENSURE(strcmp(err, expect) == 0);
+
+	// A device node is not replaced.
+	ENSURE(!bsAtomicFile_Open(&f, "/dev/null", err, sizeof(err)));
+	ENSURE(strcmp(err, "/dev/null: cannot create: not a regular file") == 0);
+
+	// An empty path.
+	ENSURE(!bsAtomicFile_Open(&f, "", err, sizeof(err)));
+	snprintf(expect, sizeof(expect), "(empty path): cannot create: %s", strerror(ENOENT));
+	ENSURE(strcmp(err, expect) == 0);
+
+	// A directory without write permission. Root ignores permissions, so then a child process drops to
+	// the user nobody for the check.
+	{
+		char dir[600];
+		TestPath(dir, sizeof(dir), "readonly");
+		ENSURE(mkdir(dir, 0555) == 0);
+		TestPath(path, sizeof(path), "readonly/x.txt");
+		snprintf(expect, sizeof(expect), "%s: cannot create: %s", path, strerror(EACCES));
+		if (geteuid() != 0)
+		{
+			ENSURE(!bsAtomicFile_Open(&f, path, err, sizeof(err)));
+			ENSURE(strcmp(err, expect) == 0);
+		}
+		else
+		{
+			ENSURE(chmod(testDir, 0711) == 0);
+			fflush(stdout);
+			fflush(stderr);
+			pid_t child = fork();
+			ENSURE(child >= 0);
+			if (child == 0)
+			{
+				if (setgid(65534) != 0 || setuid(65534) != 0)
+				{
+					_exit(20);
+				}
+				bsAtomicFile c;
+				bool opened = bsAtomicFile_Open(&c, path, err, sizeof(err));
+				if (opened || strcmp(err, expect) != 0)
+				{
+					fprintf(stderr, "got '%s'\nwant '%s'\n", err, expect);
+					_exit(21);
+				}
+				_exit(0);
+			}
+			int childStatus = 0;
+			ENSURE(waitpid(child, &childStatus, 0) == child);
+			ENSURE(chmod(testDir, 0700) == 0);
+			ENSURE(WIFEXITED(childStatus) && WEXITSTATUS(childStatus) == 0);
+		}
+	}
+
+	// A write error (EFBIG through RLIMIT_FSIZE, standing in for ENOSPC), in a child process so that
+	// the limit stays there. The target must not appear, the temporary file must be gone.
+	TestPath(path, sizeof(path), "toolarge.txt");
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	ENSURE(pid >= 0);
+	if (pid == 0)
+	{
+		signal(SIGXFSZ, SIG_IGN);
+		struct rlimit lim = {4096, 4096};
+		if (setrlimit(RLIMIT_FSIZE, &lim) != 0)
+		{
+			_exit(10);
+		}
+		bsAtomicFile c;
+		char cerr[1200], cexpect[1200];
+		if (!bsAtomicFile_Open(&c, path, cerr, sizeof(cerr)))
+		{
+			_exit(11);
+		}
+		for (int i = 0; i < 100000; ++i)
+		{
+			bsAtomicFile_Printf(&c, "%d\n", i);  // errors are sticky: checked at Commit
+		}
+		if (bsAtomicFile_Commit(&c, 0))
+		{
+			_exit(12);
+		}
+		snprintf(cexpect, sizeof(cexpect), "%s: cannot write: %s", path, strerror(EFBIG));
+		if (strcmp(cerr, cexpect) != 0)
+		{
+			fprintf(stderr, "got '%s'\nwant '%s'\n", cerr, cexpect);
+			_exit(13);
+		}
+		_exit(Exists(path) || CountTempFiles(testDir) != 0 || bsAtomicFile_PendingCount() != 0 ? 14 : 0);
+	}
+	int status = 0;
+	ENSURE(waitpid(pid, &status, 0) == pid);
+	ENSURE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	ENSURE(CountTempFiles(testDir) == 0);
+	ENSURE(bsAtomicFile_PendingCount() == 0);
+	return 0;
+}
+
+static int AtomicRegistryTest(void)
+{
+	char pathA[600], pathB[600], err[1200], expect[1200];
+	TestPath(pathA, sizeof(pathA), "sig-a.txt");
+	TestPath(pathB, sizeof(pathB), "sig-b.txt");
+	bsAtomicFile a, b;
+	ENSURE(bsAtomicFile_Open(&a, pathA, err, sizeof(err)));
+	ENSURE(bsAtomicFile_Open(&b, pathB, err, sizeof(err)));
+	ENSURE(bsAtomicFile_PendingCount() == 2);
+	ENSURE(CountTempFiles(testDir) == 2);
+	ENSURE(bsAtomicFile_Printf(&a, "a"));
+
+	// What a signal handler does: both temporary files disappear.
+	bsAtomicFile_CleanupOnSignal();
+	ENSURE(CountTempFiles(testDir) == 0);
+	bsAtomicFile_CleanupOnSignal();  // idempotent
+
+	// If the program goes on, the rename finds nothing; the slots are released either way.
+	ENSURE(!bsAtomicFile_Commit(&a, 0));
+	snprintf(expect, sizeof(expect), "%s: cannot replace: %s", pathA, strerror(ENOENT));
+	ENSURE(strcmp(err, expect) == 0);
+	bsAtomicFile_Abort(&b);
+	ENSURE(!Exists(pathA) && !Exists(pathB));
+	ENSURE(bsAtomicFile_PendingCount() == 0);
+
+	// More files than the registry holds still work.
+	enum
+	{
+		many = 70
+	};
+	bsAtomicFile files[many];
+	for (int i = 0; i < many; ++i)
+	{
+		char p[600], name[32];
+		snprintf(name, sizeof(name), "many-%02d.txt", i);
+		ENSURE(bsAtomicFile_Open(files + i, TestPath(p, sizeof(p), name), err, sizeof(err)));
+	}
+	ENSURE(bsAtomicFile_PendingCount() == 64);
+	ENSURE(CountTempFiles(testDir) == many);
+	for (int i = 0; i < many; ++i)
+	{
+		ENSURE(bsAtomicFile_Printf(files + i, "%d", i));
+		ENSURE(bsAtomicFile_Commit(files + i, 0));
+	}
+	ENSURE(bsAtomicFile_PendingCount() == 0);
+	ENSURE(CountTempFiles(testDir) == 0);
+	return 0;
+}
+
+// ---- PLY --------------------------------------------------------------------------------------------
+
+typedef struct Bytes
+{
+	uint8_t data[8192];
+	size_t size;
+} Bytes;
+
+static void PutText(Bytes* b, const char* s)
+{
+	size_t n = strlen(s);
+	if (b->size + n <= sizeof(b->data))
+	{
+		memcpy(b->data + b->size, s, n);
+		b->size += n;
+	}
+}
+
+static void PutBits(Bytes* b, uint64_t u, int n, bool big)
+{
+	for (int i = 0; i < n && b->size < sizeof(b->data); ++i)
+	{
+		int shift = 8 * (big ? n - 1 - i : i);
+		b->data[b->size++] = (uint8_t)(u >> shift);
+	}
+}
+
+static void PutF32(Bytes* b, float f, bool big)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	PutBits(b, u, 4, big);
+}
+
+static void PutF64(Bytes* b, double d, bool big)
+{
+	uint64_t u;
+	memcpy(&u, &d, 8);
+	PutBits(b, u, 8, big);
+}
+
+static bool SameParticle(const bsPlyParticle* a, const bsPlyParticle* b)
+{
+	return a->position.x == b->position.x && a->position.y == b->position.y &&
+		a->position.z == b->position.z && a->velocity.x == b->velocity.x &&
+		a->velocity.y == b->velocity.y && a->velocity.z == b->velocity.z && a->radius == b->radius &&
+		a->state == b->state;
+}
+
+static double RandomFloatValue(bsRng* rng, double lo, double hi)
+{
+	return (double)(float)bsRng_Range(rng, lo, hi);
+}
+
+static int PlyRoundTripTest(void)
+{
+	char path[600], path2[600], err[1200];
+	TestPath(path, sizeof(path), "p.ply");
+	TestPath(path2, sizeof(path2), "p2.ply");
+	enum
+	{
+		n = 1000
+	};
+	static bsPlyParticle p[n];
+	static bsVec3 pos[n], vel[n];
+	static double rad[n];
+	static uint8_t st[n];
+	bsRng rng = bsMakeRng(7);
+	for (int i = 0; i < n; ++i)
+	{
+		p[i].position = bsV3(RandomFloatValue(&rng, -10, 10), RandomFloatValue(&rng, -10, 10),
+			RandomFloatValue(&rng, -1e-3, 1e5));
+		p[i].velocity = bsV3(RandomFloatValue(&rng, -3, 3), RandomFloatValue(&rng, -3, 3), -0.0);
+		p[i].radius = RandomFloatValue(&rng, 0, 0.1);
+		p[i].state = (uint8_t)(i % 3);
+		pos[i] = p[i].position;
+		vel[i] = p[i].velocity;
+		rad[i] = p[i].radius;
+		st[i] = p[i].state;
+	}
+	ENSURE(bsPly_Write(path, p, n, err, sizeof(err)));
+	bsPlyData d;
+	ENSURE(bsPly_Read(path, &d, err, sizeof(err)));
+	ENSURE(d.count == n);
+	ENSURE(d.fields == (bs_plyHasRadius | bs_plyHasVelocity | bs_plyHasState));
+	for (int i = 0; i < n; ++i)
+	{
+		ENSURE(SameParticle(d.particles + i, p + i));
+	}
+	free(d.particles);
+
+	// The simulator's arrays give the same bytes; writing twice gives the same bytes.
+	bsParticles soa = {n, pos, vel, rad, st};
+	ENSURE(bsPly_WriteParticles(path2, &soa, err, sizeof(err)));
+	size_t s1, s2;
+	uint8_t* b1 = ReadAll(path, &s1);
+	uint8_t* b2 = ReadAll(path2, &s2);
+	bool same = b1 != NULL && b2 != NULL && s1 == s2 && memcmp(b1, b2, s1) == 0;
+	free(b1);
+	free(b2);
+	ENSURE(same);
+
+	// Byte-exact layout of one particle.
+	bsPlyParticle one = {bsV3(1.0, -2.0, 0.5), bsV3(0.0, 0.0, -1.0), 0.25, bs_particleStuck};
+	ENSURE(bsPly_Write(path, &one, 1, err, sizeof(err)));
+	size_t size;
+	uint8_t* bytes = ReadAll(path, &size);
+	ENSURE(bytes != NULL);
+	char header[512];
+	snprintf(header, sizeof(header),
+		"ply\nformat binary_little_endian 1.0\ncomment blobsim %s\nelement vertex 1\n"
+		"property float x\nproperty float y\nproperty float z\nproperty float radius\n"
+		"property float vx\nproperty float vy\nproperty float vz\nproperty uchar state\nend_header\n",
+		BLOBSIM_VERSION);
+	static const uint8_t record[29] = {0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0, 0, 0, 0, 0x3f, 0, 0, 0x80, 0x3e,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0xbf, 1};
+	size_t hl = strlen(header);
+	same = size == hl + 29 && memcmp(bytes, header, hl) == 0 && memcmp(bytes + hl, record, 29) == 0;
+	free(bytes);
+	ENSURE(same);
+
+	// Doubles are narrowed to float; zero particles is a valid file.
+	bsPlyParticle tenth = {bsV3(0.1, 1e-30, -7.0), bsV3(0, 0, 0), 0.1, 0};
+	ENSURE(bsPly_Write(path, &tenth, 1, err, sizeof(err)));
+	ENSURE(bsPly_Read(path, &d, err, sizeof(err)));
+	ENSURE(d.count == 1 && d.particles[0].position.x == (double)0.1f &&
+		d.particles[0].position.y == (double)1e-30f && d.particles[0].radius == (double)0.1f);
+	free(d.particles);
+	ENSURE(bsPly_Write(path, NULL, 0, err, sizeof(err)));
+	ENSURE(bsPly_Read(path, &d, err, sizeof(err)));
+	ENSURE(d.count == 0 && d.particles == NULL);
+
+	// Writer errors.
+	char expect[1200];
+	bsPlyParticle bad = one;
+	bad.position.y = 1e39;
+	ENSURE(!bsPly_Write(path, &bad, 1, err, sizeof(err)));
+	snprintf(expect, sizeof(expect), "%s: particle 0: y = 1e+39 is not a finite float", path);
+	ENSURE(strcmp(err, expect) == 0);
+	bad = one;
+	bad.state = 3;
+	ENSURE(!bsPly_Write(path, &bad, 1, err, sizeof(err)));
+	snprintf(expect, sizeof(expect), "%s: particle 0: state 3 is not 0, 1 or 2", path);
+	ENSURE(strcmp(err, expect) == 0);
+
+	// Reader file errors.
+	TestPath(path, sizeof(path), "missing.ply");
+	ENSURE(!bsPly_Read(path, &d, err, sizeof(err)));
+	snprintf(expect, sizeof(expect), "%s: cannot open: %s", path, strerror(ENOENT));
+	ENSURE(strcmp(err, expect) == 0);
+	ENSURE(!bsPly_Read(testDir, &d, err, sizeof(err)));
+	snprintf(expect, sizeof(expect), "%s: cannot read: %s", testDir, strerror(EISDIR));
+	ENSURE(strcmp(err, expect) == 0);
+	ENSURE(CountTempFiles(testDir) == 0);
+	return 0;
+}
+
+static int PlyFormatsTest(void)
+{
+	char err[1200];
+	bsPlyData d;
+
+	// ascii: any property order, a double, an extra property, a face element after the vertices.
+	const char* ascii =
+		"ply\r\n"
+		"format ascii 1.0\r\n"
+		"comment made by hand\n"
+		"element vertex 3\n"
+		"property float z\n"
+		"property double x\n"
+		"property float y\n"
+		"property float radius\n"
+		"property int extra\n"
+		"property uchar state\n"
+		"element face 1\n"
+		"property list uchar int vertex_indices\n"
+		"end_header\n"
+		"1 2 3 0.5 7 0\n"
+		"4 5.25 6 0.25 -8 1\r\n"
+		"  -1e-3\t.5 2 1 9 2\n"
+		"3 0 1 2\n";
+	ENSURE(bsPly_Parse((const uint8_t*)ascii, strlen(ascii), "a.ply", &d, err, sizeof(err)));
+	ENSURE(d.count == 3 && d.fields == (bs_plyHasRadius | bs_plyHasState));
+	ENSURE(d.particles[0].position.x == 2 && d.particles[0].position.y == 3);
+	ENSURE(d.particles[0].position.z == 1);
+	ENSURE(d.particles[1].position.x == 5.25 && d.particles[1].radius == 0.25 && d.particles[1].state == 1);
+	ENSURE(d.particles[2].position.x == 0.5 && d.particles[2].position.z == -1e-3);
+	ENSURE(d.particles[2].state == 2);
+	ENSURE(d.particles[2].velocity.x == 0 && d.particles[2].velocity.z == 0);
+	free(d.particles);
+
+	// binary, both byte orders: an element with a list before the vertices, doubles, shorts, a list
+	// inside the vertex element, properties in a scrambled order.
+	for (int order = 0; order < 2; ++order)
+	{
+		bool big = order == 1;
+		Bytes b = {{0}, 0};
+		PutText(&b, big ? "ply\nformat binary_big_endian 1.0\n" : "ply\nformat binary_little_endian 1.0\n");
+		PutText(&b,
+			"element material 2\n"
+			"property list uchar float coefficients\n"
+			"property short id\n"
+			"element vertex 2\n"
+			"property double vz\n"
+			"property float y\n"
+			"property list int ushort neighbours\n"
+			"property double x\n"
+			"property float vx\n"
+			"property int state\n"
+			"property float vy\n"
+			"property double z\n"
+			"property char flag\n"
+			"end_header\n");
+		// material 0: 2 coefficients; material 1: none
+		PutBits(&b, 2, 1, big);
+		PutF32(&b, 0.5f, big);
+		PutF32(&b, 0.25f, big);
+		PutBits(&b, 1, 2, big);
+		PutBits(&b, 0, 1, big);
+		PutBits(&b, 0xffff, 2, big);
+		for (int v = 0; v < 2; ++v)
+		{
+			PutF64(&b, -9.81 * (v + 1), big);  // vz
+			PutF32(&b, 1.5f + (float)v, big);  // y
+			PutBits(&b, (uint64_t)v, 4, big);  // neighbours: v entries
+			for (int k = 0; k < v; ++k)
+			{
+				PutBits(&b, 7, 2, big);
+			}
+			PutF64(&b, 0.1 * (v + 1), big);  // x
+			PutF32(&b, -0.5f, big);           // vx
+			PutBits(&b, (uint64_t)(2 - v), 4, big);  // state
+			PutF32(&b, 3.0f, big);            // vy
+			PutF64(&b, 1e-300, big);          // z
+			PutBits(&b, 0xff, 1, big);        // flag (-1)
+		}
+		PutText(&b, "trailing bytes are ignored");
+		ENSURE(bsPly_Parse(b.data, b.size, "b.ply", &d, err, sizeof(err)));
+		ENSURE(d.count == 2 && d.fields == (bs_plyHasVelocity | bs_plyHasState));
+		for (int v = 0; v < 2; ++v)
+		{
+			const bsPlyParticle* q = d.particles + v;
+			ENSURE(q->position.x == 0.1 * (v + 1) && q->position.y == 1.5 + v && q->position.z == 1e-300);
+			ENSURE(q->velocity.x == -0.5 && q->velocity.y == 3.0 && q->velocity.z == -9.81 * (v + 1));
+			ENSURE(q->state == 2 - v && q->radius == 0.0);
+		}
+		free(d.particles);
+	}
+	return 0;
+}
+
+typedef struct BadPly
+{
+	const char* text;  // header (and, for ascii, body) text
+	int bodyBytes;     // binary zero bytes appended
+	const char* message;
+} BadPly;
+
+static int PlyMalformedTest(void)
+{
+	static const BadPly cases[] = {
+		// truncated body
+		{"ply\nformat binary_little_endian 1.0\nelement vertex 2\nproperty float x\nproperty float y\n"
+		 "property float z\nend_header\n", 20,
+			"bad.ply: element vertex has 2 items but the data holds at most 1"},
+		// count larger than the data
+		{"ply\nformat binary_little_endian 1.0\nelement vertex 100\nproperty float x\nproperty float y\n"
+		 "property float z\nend_header\n", 24,
+			"bad.ply: element vertex has 100 items but the data holds at most 2"},
+		// unknown type
+		{"ply\nformat ascii 1.0\nelement vertex 1\nproperty flaot x\nend_header\n", 0,
+			"bad.ply:4: unknown property type 'flaot'"},
+		// missing x
+		{"ply\nformat ascii 1.0\nelement vertex 1\nproperty float y\nproperty float z\nend_header\n1 2\n", 0,
+			"bad.ply:3: element vertex has no property 'x'"},
+		// element vertex -1
+		{"ply\nformat ascii 1.0\nelement vertex -1\n", 0, "bad.ply:3: bad element count '-1'"},
+		// huge counts
+		{"ply\nformat binary_little_endian 1.0\nelement vertex 18446744073709551615\nproperty double x\n"
+		 "property double y\nproperty double z\nend_header\n", 48,
+			"bad.ply: element vertex has 18446744073709551615 items but the data holds at most 2"},
+		{"ply\nformat ascii 1.0\nelement vertex 99999999999999999999999\n", 0,
+			"bad.ply:3: bad element count '99999999999999999999999'"},
+		{"ply\nformat ascii 1.0\nelement vertex 5000000000\nproperty float x\nproperty float y\n"
+		 "property float z\nend_header\n1 2 3\n", 0,
+			"bad.ply: element vertex has 5000000000 items but the data holds at most 1"},
+		// bad magic
+		{"plx\nformat ascii 1.0\n", 0, "bad.ply:1: not a PLY file (the first line is not 'ply')"},
+		{"", 0, "bad.ply:1: not a PLY file (the first line is not 'ply')"},
+		{"ply", 0, "bad.ply:1: not a PLY file (the first line is not 'ply')"},
+		{"\x7f" "ELF\x02\x01\x01", 0, "bad.ply:1: not a PLY file (the first line is not 'ply')"},
+		// missing end_header
+		{"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\n", 0, "bad.ply: missing end_header"},
+		{"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nend_head", 0, "bad.ply: missing end_header"},
+		// formats and versions
+		{"ply\nformat binary_middle_endian 1.0\n", 0, "bad.ply:2: unknown format 'binary_middle_endian'"},
+		{"ply\nformat ascii 2.0\n", 0, "bad.ply:2: unsupported PLY version '2.0'"},
+		{"ply\nelement vertex 1\n", 0, "bad.ply:2: missing format line"},
+		{"ply\nformat ascii 1.0\nend_header\n", 0, "bad.ply: no vertex element"},
+		// garbage
+		{"ply\n\x01\x02garbage\n", 0, "bad.ply:2: invalid byte 0x01 in the header"},
+		{"ply\nformat ascii 1.0\nhello world\n", 0, "bad.ply:3: unknown header keyword 'hello'"},
+		{"ply\nformat ascii 1.0\nproperty float x\n", 0, "bad.ply:3: property before any element"},
+		{"ply\nformat ascii 1.0\nelement vertex 1\nproperty list uchar float x\n", 0,
+			"bad.ply:4: property 'x' must not be a list"},
+		{"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty double x\n", 0,
+			"bad.ply:5: duplicate property 'x'"},
+		{"ply\nformat ascii 1.0\nelement face 1\nproperty list float int v\n", 0,
+			"bad.ply:4: list count type 'float' is not an integer type"},
+		{"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n"
+		 "property float vx\nend_header\n1 2 3 4\n", 0,
+			"bad.ply:3: element vertex has only some of vx, vy, vz"},
+		// ascii bodies
+		{"ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\nproperty float z\n"
+		 "end_header\n1 2 3\n4 abc 6\n", 0, "bad.ply:9: bad number 'abc'"},
+		{"ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\nproperty float z\n"
+		 "end_header\n1.000 2 3\n4 5\n", 0, "bad.ply:9: unexpected end of data in element vertex (item 1 of 2)"},
+		{"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n"
+		 "end_header\nnan 2 3\n", 0, "bad.ply:8: vertex 0: non-finite x"},
+		{"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n"
+		 "property uchar state\nend_header\n1 2 3 7\n", 0, "bad.ply:9: vertex 0: state 7 is not 0, 1 or 2"},
+		{"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n"
+		 "property uchar state\nend_header\n1 2 3 256\n", 0, "bad.ply:9: bad uchar value '256'"},
+		{"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n"
+		 "property float radius\nend_header\n1 2 3 -1\n", 0, "bad.ply:9: vertex 0: negative radius -1"},
+		// a binary list longer than the data, before the vertices
+		{"ply\nformat binary_little_endian 1.0\nelement face 1\nproperty list uchar int v\nelement vertex 0\n"
+		 "property float x\nproperty float y\nproperty float z\nend_header\n\xff", 0,
+			"bad.ply: unexpected end of data in element face (item 0 of 1)"},
+	};
+	char err[1200];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i)
+	{
+		Bytes b = {{0}, 0};
+		PutText(&b, cases[i].text);
+		b.size += (size_t)cases[i].bodyBytes;
+		bsPlyData d;
+		bool ok = bsPly_Parse(b.data, b.size, "bad.ply", &d, err, sizeof(err));
+		if (ok || strcmp(err, cases[i].message) != 0)
+		{
+			fprintf(stderr, "case %zu: got %s '%s'\n  want '%s'\n", i, ok ? "success" : "error", err,
+				cases[i].message);
+		}
+		ENSURE(!ok && strcmp(err, cases[i].message) == 0);
+		ENSURE(d.particles == NULL && d.count == 0);
+	}
+
+	// A header line over the limit.
+	Bytes b = {{0}, 0};
+	PutText(&b, "ply\nformat ascii 1.0\ncomment ");
+	for (int i = 0; i < bs_plyMaxLineLength; ++i)
+	{
+		PutText(&b, "x");
+	}
+	PutText(&b, "\nend_header\n");
+	bsPlyData d;
+	ENSURE(!bsPly_Parse(b.data, b.size, "bad.ply", &d, err, sizeof(err)));
+	ENSURE(strcmp(err, "bad.ply:3: header line longer than 1024 bytes") == 0);
+
+	// Every prefix of a valid file, and random byte corruption, must fail cleanly or parse (the
+	// sanitizer build checks the memory safety).
+	const char* good =
+		"ply\nformat binary_little_endian 1.0\nelement face 2\nproperty list uchar int v\n"
+		"element vertex 2\nproperty float x\nproperty float y\nproperty float z\nproperty uchar state\n"
+		"end_header\n";
+	Bytes g = {{0}, 0};
+	PutText(&g, good);
+	for (int f = 0; f < 2; ++f)
+	{
+		PutBits(&g, 3, 1, false);
+		for (int k = 0; k < 3; ++k)
+		{
+			PutBits(&g, (uint64_t)k, 4, false);
+		}
+	}
+	for (int v = 0; v < 2; ++v)
+	{
+		PutF32(&g, 1.0f, false);
+		PutF32(&g, 2.0f, false);
+		PutF32(&g, 3.0f, false);
+		PutBits(&g, 1, 1, false);
+	}
+	ENSURE(bsPly_Parse(g.data, g.size, "g.ply", &d, err, sizeof(err)));
+	ENSURE(d.count == 2 && d.particles[1].position.z == 3.0 && d.particles[1].state == 1);
+	free(d.particles);
+	for (size_t len = 0; len < g.size; ++len)
+	{
+		ENSURE(!bsPly_Parse(g.data, len, "g.ply", &d, err, sizeof(err)));
+		ENSURE(strncmp(err, "g.ply", 5) == 0);
+	}
+	bsRng rng = bsMakeRng(99);
+	for (int trial = 0; trial < 20000; ++trial)
+	{
+		Bytes c = g;
+		int flips = 1 + (int)bsRng_Below(&rng, 4);
+		for (int k = 0; k < flips; ++k)
+		{
+			c.data[bsRng_Below(&rng, (uint32_t)c.size)] = (uint8_t)bsRng_Next(&rng);
+		}
+		if (bsPly_Parse(c.data, c.size, "c.ply", &d, err, sizeof(err)))
+		{
+			ENSURE(d.count <= 2);
+			free(d.particles);
+		}
+		else
+		{
+			ENSURE(strncmp(err, "c.ply", 5) == 0 && d.particles == NULL);
+		}
+	}
+	return 0;
+}
+
+// ---- Number formatting ----------------------------------------------------------------------------
+
+static int CheckFormat(double x)
+{
+	char mine[bs_povNumberMax], libc[64];
+	size_t n = bsPov_FormatDouble(mine, x);
+	snprintf(libc, sizeof(libc), "%.9g", x);
+	if (strcmp(mine, libc) != 0 || n != strlen(mine))
+	{
+		fprintf(stderr, "format %.17g: got '%s', printf gives '%s'\n", x, mine, libc);
+		return 1;
+	}
+	return 0;
+}
+
+static int FormatTest(void)
+{
+	static const double special[] = {0.0, -0.0, 1.0, -1.0, 0.5, 0.1, 1e-4, 9.99999999e-5, 9.999999995e-5,
+		0.000123456789, 1e-5, 123456789.0, 999999999.0, 999999999.4, 999999999.5, 1e9, 1e10, 1234567890.0,
+		123456789.5, 123456788.5, 0.30000000000000004, 1.0000000005, 1.0000000015, 2.5e-15, 1e-14, 9.9e29,
+		1e30, 1e31, 1e300, -1e-300, 5e-324, DBL_MAX, DBL_MIN, 16777216.0, 3.14159265358979, 100.0, 1e8,
+		99999999.95, 0.000099999999950000};
+	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); ++i)
+	{
+		ENSURE(CheckFormat(special[i]) == 0);
+	}
+	bsRng rng = bsMakeRng(2024);
+	for (int i = 0; i < 1000000; ++i)
+	{
+		// Scene-like magnitudes, wide magnitudes, raw bit patterns, and ties (few significant bits).
+		double x;
+		switch (i % 4)
+		{
+			case 0:
+				x = bsRng_Range(&rng, -100.0, 100.0);
+				break;
+			case 1:
+				x = bsRng_Range(&rng, 1.0, 10.0) * pow(10.0, bsRng_Range(&rng, -20.0, 35.0));
+				break;
+			case 2:
+			{
+				uint64_t u = bsRng_Next(&rng);
+				memcpy(&x, &u, sizeof(x));
+				if (!isfinite(x))
+				{
+					x = 1.0;
+				}
+				break;
+			}
+			default:
+				// exact ties at the ninth digit, and values with few significant bits
+				x = i % 3 == 0 ? 100000000.0 + (double)bsRng_Below(&rng, 900000000u) + 0.5
+							   : ldexp((double)(bsRng_Next(&rng) >> 28), -(int)bsRng_Below(&rng, 40));
+				break;
+		}
+		ENSURE(CheckFormat(i % 8 < 4 ? x : -x) == 0);
+	}
+
+	// Speed, not asserted.
+	enum
+	{
+		n = 1000000
+	};
+	double* values = malloc(n * sizeof(double));
+	ENSURE(values != NULL);
+	for (int i = 0; i < n; ++i)
+	{
+		values[i] = bsRng_Range(&rng, -50.0, 50.0);
+	}
+	char buf[64];
+	size_t total = 0;
+	double t0 = Now();
+	for (int i = 0; i < n; ++i)
+	{
+		total += bsPov_FormatDouble(buf, values[i]);
+	}
+	double t1 = Now();
+	for (int i = 0; i < n; ++i)
+	{
+		total += (size_t)snprintf(buf, sizeof(buf), "%.9g", values[i]);
+	}
+	double t2 = Now();
+	free(values);
+	printf("  format: %.1f ns a number (snprintf %%.9g: %.1f ns) [%zu]\n", 1e9 * (t1 - t0) / n,
+		1e9 * (t2 - t1) / n, total % 10);
+	return 0;
+}
+
+// ---- POV-Ray scenes -------------------------------------------------------------------------------
+
+static int MakeQuad(bsTriangle* out, double y, double half)
+{
+	bsVec3 a = bsV3(-half, y, -half), b = bsV3(-half, y, half);
+	bsVec3 c = bsV3(half, y, half), d = bsV3(half, y, -half);
+	ENSURE(bsMakeTriangle(a, b, c, out + 0) == bs_ok);
+	ENSURE(bsMakeTriangle(a, c, d, out + 1) == bs_ok);
+	return 0;
+}
+
+static double Volume(bsVec3 lo, bsVec3 hi)
+{
+	return (hi.x - lo.x) * (hi.y - lo.y) * (hi.z - lo.z);
+}
+
+static int CompareStrings(const void* a, const void* b)
+{
+	return strcmp(*(const char* const*)a, *(const char* const*)b);
+}
+
+typedef struct SceneData
+{
+	bsTriangle quad[2];
+	bsTriangle single[1];
+	bsPovMesh meshes[3];
+	bsPovLight lights[2];
+	bsPovPlane plane;
+	bsVec3* centers;
+	double* radii;
+} SceneData;
+
+static int MakeScene(SceneData* s, bsPovScene* scene, size_t count, uint64_t seed)
+{
+	RUN_SUBTEST(MakeQuad(s->quad, -0.0, 2.0));
+	ENSURE(bsMakeTriangle(bsV3(0, 0, 0), bsV3(1, 0, 0), bsV3(0, 1, 0), s->single) == bs_ok);
+	s->meshes[0] =
+		(bsPovMesh){"floor quad", s->quad, 2, "pigment { color rgb <1,1,1> } finish { diffuse 0.7 }"};
+	s->meshes[1] = (bsPovMesh){"empty", NULL, 0, NULL};
+	s->meshes[2] = (bsPovMesh){NULL, s->single, 1, NULL};
+	s->lights[0] = (bsPovLight){bsV3(5, 10, -5), bsV3(1, 1, 1)};
+	s->lights[1] = (bsPovLight){bsV3(-5, 3, -2), bsV3(0.3, 0.3, 0.4)};
+	s->plane = (bsPovPlane){bsV3(0, -1, 0), bsV3(0, 2, 0), "pigment { checker color rgb 1 color rgb 0.5 }"};
+	s->centers = malloc(count * sizeof(bsVec3));
+	s->radii = malloc(count * sizeof(double));
+	ENSURE(s->centers != NULL && s->radii != NULL);
+	bsRng rng = bsMakeRng(seed);
+	for (size_t i = 0; i < count; ++i)
+	{
+		s->centers[i] = bsV3(bsRng_Range(&rng, -1, 1), bsRng_Range(&rng, -1, 0.5), bsRng_Range(&rng, -1, 1));
+		s->radii[i] = bsRng_Range(&rng, 0.02, 0.05);
+	}
+	*scene = bsPovScene_Default();
+	scene->camera.location = bsV3(0, 1.5, -4);
+	scene->camera.lookAt = bsV3(0, -0.5, 0);
+	scene->camera.width = 64;
+	scene->camera.height = 48;
+	scene->lights = s->lights;
+	scene->lightCount = 2;
+	scene->background = bsV3(0.1, 0.2, 0.3);
+	scene->meshes = s->meshes;
+	scene->meshCount = 3;
+	scene->planes = &s->plane;
+	scene->planeCount = 1;
+	scene->particles.centers = s->centers;
+	scene->particles.radii = s->radii;
+	scene->particles.count = count;
+	scene->particles.material = "pigment { color rgb <0.9,0.95,1> } finish { specular 0.4 }";
+	return 0;
+}
+
+static void FreeScene(SceneData* s)
+{
+	free(s->centers);
+	free(s->radii);
+}
+
+static int PovStructureTest(void)
+{
+	char pathA[600], pathB[600], err[1200], expect[1200];
+	TestPath(pathA, sizeof(pathA), "a.pov");
+	TestPath(pathB, sizeof(pathB), "b.pov");
+	enum
+	{
+		count = 1000,
+		maxComponents = 300
+	};
+	SceneData s;
+	bsPovScene scene;
+	RUN_SUBTEST(MakeScene(&s, &scene, count, 5));
+	scene.particles.maxComponents = maxComponents;
+	ENSURE(bsPov_WriteScene(pathA, &scene, err, sizeof(err)));
+	ENSURE(bsPov_WriteScene(pathB, &scene, err, sizeof(err)));
+	size_t sizeA, sizeB;
+	uint8_t* a = ReadAll(pathA, &sizeA);
+	uint8_t* b = ReadAll(pathB, &sizeB);
+	bool same = a != NULL && b != NULL && sizeA == sizeB && memcmp(a, b, sizeA) == 0;
+	free(b);
+	if (!same)
+	{
+		free(a);
+		FreeScene(&s);
+		ENSURE(same);
+	}
+	char* text = realloc(a, sizeA + 1);
+	ENSURE(text != NULL);
+	text[sizeA] = '\0';
+
+	// The blocks.
+	int rc = 0;
+	char header[256];
+	snprintf(header, sizeof(header),
+		"#version 3.7;\n// blobsim %s scene: 1000 particles in 4 blobs, 3 meshes (3 triangles), 1 plane, "
+		"2 lights\n",
+		BLOBSIM_VERSION);
+	rc |= strncmp(text, header, strlen(header)) != 0;
+	rc |= strstr(text, "global_settings { assumed_gamma 1 }") == NULL;
+	rc |= strstr(text, "camera\n{\n\tperspective\n\tlocation <0,1.5,-4>\n\tright x*64/48\n\tup y\n") == NULL;
+	rc |= strstr(text, "\tangle 50\n\tlook_at <0,-0.5,0>\n}") == NULL;
+	rc |= CountOccurrences(text, "light_source { ") != 2;
+	rc |= strstr(text, "light_source { <-5,3,-2> color rgb <0.3,0.3,0.4> }") == NULL;
+	rc |= strstr(text, "background { color rgb <0.1,0.2,0.3> }") == NULL;
+	rc |= CountOccurrences(text, "mesh2\n") != 2;
+	rc |= strstr(text, "// mesh floor quad: 2 triangles, 4 vertices\nmesh2\n{\n\tvertex_vectors\n\t{\n\t\t4,\n"
+					   "\t\t<-2,0,-2>,\n\t\t<-2,0,2>,\n\t\t<2,0,2>,\n\t\t<2,0,-2>\n\t}\n\tface_indices\n\t{\n"
+					   "\t\t2,\n\t\t<0,1,2>,\n\t\t<0,2,3>\n\t}\n") == NULL;
+	rc |= strstr(text, "// mesh 1 has no triangles") == NULL;
+	rc |= strstr(text, "\tvertex_vectors\n\t{\n\t\t3,\n") == NULL;
+	rc |= strstr(text,
+			  "plane { <0,1,0>, -1\n\ttexture { pigment { checker color rgb 1 color rgb 0.5 } }\n}") == NULL;
+	size_t blobs = (count + maxComponents - 1) / maxComponents;
+	rc |= CountOccurrences(text, "\nblob\n{\n\tthreshold 0.5\n") != blobs;
+	rc |= CountOccurrences(text,
+			  "\ttexture { pigment { color rgb <0.9,0.95,1> } finish { specular 0.4 } }\n}\n") != blobs;
+	rc |= strstr(text, "hierarchy") != NULL;
+	if (rc != 0)
+	{
+		fprintf(stderr, "unexpected scene structure in %s\n", pathA);
+	}
+
+	// Every particle exactly once, with its radius scaled, and no blob over the limit: the sphere lines
+	// against lines built with the C library's %.9g.
+	char** got = malloc(count * sizeof(char*));
+	char** want = malloc(count * sizeof(char*));
+	size_t n = 0;
+	size_t inBlob = 0, largestBlob = 0;
+	bsVec3 blobLo = bsV3(0, 0, 0), blobHi = blobLo, allLo = blobLo, allHi = blobLo;
+	double chunkVolume = 0.0;
+	for (char* line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n"))
+	{
+		if (strcmp(line, "blob") == 0)
+		{
+			chunkVolume += inBlob > 0 ? Volume(blobLo, blobHi) : 0.0;
+			inBlob = 0;
+		}
+		if (strncmp(line, "\tsphere { ", 10) == 0)
+		{
+			double c[3];
+			if (sscanf(line, "\tsphere { <%lf,%lf,%lf>", c, c + 1, c + 2) == 3)
+			{
+				bsVec3 v = bsV3(c[0], c[1], c[2]);
+				blobLo = inBlob == 0 ? v : bsMin(blobLo, v);
+				blobHi = inBlob == 0 ? v : bsMax(blobHi, v);
+				allLo = n == 0 ? v : bsMin(allLo, v);
+				allHi = n == 0 ? v : bsMax(allHi, v);
+			}
+			if (n < count)
+			{
+				got[n] = line;
+			}
+			++n;
+			++inBlob;
+			largestBlob = inBlob > largestBlob ? inBlob : largestBlob;
+		}
+	}
+	chunkVolume += inBlob > 0 ? Volume(blobLo, blobHi) : 0.0;
+	rc |= n != count || largestBlob != maxComponents;
+	// The Morton chunks are compact: their boxes add up to far less than those of chunks cut in input
+	// order (random particles, so each of those spans nearly the whole box).
+	double inputOrderVolume = 0.0;
+	for (size_t start = 0; start < count; start += maxComponents)
+	{
+		bsVec3 lo = s.centers[start], hi = lo;
+		for (size_t i = start; i < count && i < start + maxComponents; ++i)
+		{
+			lo = bsMin(lo, s.centers[i]);
+			hi = bsMax(hi, s.centers[i]);
+		}
+		inputOrderVolume += Volume(lo, hi);
+	}
+	if (!(chunkVolume < 0.6 * inputOrderVolume))
+	{
+		fprintf(stderr, "chunks not compact: %g against %g in input order (whole %g)\n", chunkVolume,
+			inputOrderVolume, Volume(allLo, allHi));
+		rc = 1;
+	}
+	for (size_t i = 0; i < count; ++i)
+	{
+		char line[256];
+		snprintf(line, sizeof(line), "\tsphere { <%.9g,%.9g,%.9g>, %.9g, 1 }", s.centers[i].x, s.centers[i].y,
+			s.centers[i].z, s.radii[i] * scene.particles.radiusScale);
+		want[i] = malloc(strlen(line) + 1);
+		strcpy(want[i], line);
+	}
+	if (n == count)
+	{
+		qsort(got, count, sizeof(char*), CompareStrings);
+		qsort(want, count, sizeof(char*), CompareStrings);
+		for (size_t i = 0; i < count; ++i)
+		{
+			rc |= strcmp(got[i], want[i]) != 0;
+		}
+	}
+	for (size_t i = 0; i < count; ++i)
+	{
+		free(want[i]);
+	}
+	free(want);
+	free(got);
+	free(text);
+	ENSURE(rc == 0);
+
+	ENSURE(fabs(bsPov_BlobRadiusScale(0.5, 1.0) - 1.0 / sqrt(1.0 - sqrt(0.5))) < 1e-15);
+	ENSURE(bsPov_BlobRadiusScale(1.0, 0.5) == 0.0);
+
+	// Input errors: nothing is written.
+	TestPath(pathB, sizeof(pathB), "c.pov");
+	bsPovScene bad = scene;
+	bad.camera.angle = 0.0;
+	ENSURE(!bsPov_WriteScene(pathB, &bad, err, sizeof(err)));
+	snprintf(expect, sizeof(expect), "%s: camera: angle 0 is not in (0, 180) degrees", pathB);
+	ENSURE(strcmp(err, expect) == 0);
+	bad = scene;
+	s.centers[3].y = (double)NAN;
+	ENSURE(!bsPov_WriteScene(pathB, &bad, err, sizeof(err)));
+	snprintf(expect, sizeof(expect), "%s: particle 3: non-finite centre", pathB);
+	ENSURE(strcmp(err, expect) == 0);
+	s.centers[3].y = 0.0;
+	s.radii[7] = 0.0;
+	ENSURE(!bsPov_WriteScene(pathB, &bad, err, sizeof(err)));
+	snprintf(expect, sizeof(expect), "%s: particle 7: radius 0 is not positive", pathB);
+	ENSURE(strcmp(err, expect) == 0);
+	s.radii[7] = 0.03;
+	bad.camera.lookAt = bsV3(0, -5, 0);
+	bad.camera.location = bsV3(0, 5, 0);
+	ENSURE(!bsPov_WriteScene(pathB, &bad, err, sizeof(err)));
+	snprintf(expect, sizeof(expect), "%s: camera: the view direction is parallel to sky", pathB);
+	ENSURE(strcmp(err, expect) == 0);
+	ENSURE(!Exists(pathB));
+	TestPath(pathB, sizeof(pathB), "no-such-dir/c.pov");
+	ENSURE(!bsPov_WriteScene(pathB, &scene, err, sizeof(err)));
+	snprintf(expect, sizeof(expect), "%s: cannot create: %s", pathB, strerror(ENOENT));
+	ENSURE(strcmp(err, expect) == 0);
+
+	// One blob when the limit allows; a uniform radius.
+	scene.particles.maxComponents = 0;
+	scene.particles.radii = NULL;
+	scene.particles.radius = 0.04;
+	ENSURE(bsPov_WriteScene(pathA, &scene, err, sizeof(err)));
+	size_t size;
+	text = (char*)ReadAll(pathA, &size);
+	ENSURE(text != NULL);
+	char* grown = realloc(text, size + 1);
+	ENSURE(grown != NULL);
+	text = grown;
+	text[size] = '\0';
+	char radius[64];
+	snprintf(radius, sizeof(radius), ">, %.9g, 1 }\n", 0.04 * scene.particles.radiusScale);
+	rc = CountOccurrences(text, "\nblob\n") != 1 || CountOccurrences(text, radius) != count;
+	free(text);
+	FreeScene(&s);
+	ENSURE(rc == 0);
+	ENSURE(CountTempFiles(testDir) == 0);
+	return 0;
+}
+
+static int PovRenderTest(void)
+{
+	if (!PovrayAvailable())
+	{
+		printf("  pov: render check skipped: povray is not on PATH\n");
+		return 0;
+	}
+	char dir[600], path[700], err[1200], command[2048];
+	TestPath(dir, sizeof(dir), "render");
+	ENSURE(mkdir(dir, 0700) == 0);
+
+	// A floor, a mesh and a pile of 50 particles.
+	SceneData s;
+	bsPovScene scene;
+	RUN_SUBTEST(MakeScene(&s, &scene, 50, 11));
+	scene.particles.maxComponents = 16;  // 4 blobs
+	snprintf(path, sizeof(path), "%s/scene.pov", dir);
+	bool ok = bsPov_WriteScene(path, &scene, err, sizeof(err));
+	if (!ok)
+	{
+		FreeScene(&s);
+		fprintf(stderr, "%s\n", err);
+		ENSURE(ok);
+	}
+	snprintf(command, sizeof(command),
+		"cd '%s' && povray +Iscene.pov +Oscene.png +W64 +H48 -D +A0.3 -GA >render.log 2>&1", dir);
+	int status = system(command);
+	snprintf(path, sizeof(path), "%s/scene.png", dir);
+	long pngSize = FileSize(path);
+	if (status != 0 || pngSize <= 0)
+	{
+		snprintf(command, sizeof(command), "cat '%s/render.log' >&2", dir);
+		ENSURE(system(command) >= 0);
+	}
+	ENSURE(status == 0);
+	ENSURE(pngSize > 0);
+	size_t size;
+	uint8_t* png = ReadAll(path, &size);
+	bool isPng = png != NULL && size > 8 && memcmp(png, "\x89PNG\r\n\x1a\n", 8) == 0;
+	free(png);
+	ENSURE(isPng);
+	printf("  pov: rendered a 64x48 scene with 50 blob components in 4 blobs (%ld bytes of PNG)\n", pngSize);
+
+	// An animation of two frames, then a single-frame one.
+	for (int frame = 1; frame <= 2; ++frame)
+	{
+		char name[32];
+		bsPov_FrameFileName(name, sizeof(name), frame);
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		s.centers[0].y += 0.1;
+		ok = ok && bsPov_WriteScene(path, &scene, err, sizeof(err));
+	}
+	FreeScene(&s);
+	ENSURE(ok);
+	snprintf(path, sizeof(path), "%s/animation.ini", dir);
+	ENSURE(bsPov_WriteAnimationIni(path, 2, 32, 24, 0.3, err, sizeof(err)));
+	snprintf(command, sizeof(command), "cd '%s' && povray animation.ini -GA >animation.log 2>&1", dir);
+	status = system(command);
+	char png1[700], png2[700];
+	snprintf(png1, sizeof(png1), "%s/frame_1.png", dir);
+	snprintf(png2, sizeof(png2), "%s/frame_2.png", dir);
+	if (status != 0 || FileSize(png1) <= 0 || FileSize(png2) <= 0)
+	{
+		snprintf(command, sizeof(command), "cat '%s/animation.log' >&2", dir);
+		ENSURE(system(command) >= 0);
+	}
+	ENSURE(status == 0 && FileSize(png1) > 0 && FileSize(png2) > 0);
+	ENSURE(unlink(png1) == 0);
+	snprintf(path, sizeof(path), "%s/single.ini", dir);
+	ENSURE(bsPov_WriteAnimationIni(path, 1, 32, 24, 0.0, err, sizeof(err)));
+	snprintf(command, sizeof(command), "cd '%s' && povray single.ini -GA >single.log 2>&1", dir);
+	status = system(command);
+	ENSURE(status == 0 && FileSize(png1) > 0);
+	printf("  pov: `povray animation.ini` rendered frame_1.png and frame_2.png; a 1-frame .ini frame_1.png\n");
+
+	snprintf(path, sizeof(path), "%s/animation.pov", dir);
+	ENSURE(bsPov_WriteAnimationIni(path, 2, 32, 24, 0.3, err, sizeof(err)) == false);
+	return 0;
+}
+
+static int PovSpeedTest(void)
+{
+	enum
+	{
+		count = 150000
+	};
+	SceneData s;
+	bsPovScene scene;
+	RUN_SUBTEST(MakeScene(&s, &scene, count, 3));
+	char path[600], err[1200];
+	TestPath(path, sizeof(path), "big.pov");
+	size_t chunks[2] = {(count + 63) / 64, 0};
+	bool ok = true;
+	for (int k = 0; k < 2 && ok; ++k)
+	{
+		scene.particles.maxComponents = chunks[k];
+		double best = 1e30;
+		for (int run = 0; run < 3 && ok; ++run)
+		{
+			double t0 = Now();
+			ok = bsPov_WriteScene(path, &scene, err, sizeof(err));
+			double t = Now() - t0;
+			best = t < best ? t : best;
+		}
+		long size = FileSize(path);
+		printf("  pov: %d particles in %s: %.1f MB in %.1f ms, %.0f MB/s\n", (int)count,
+			k == 0 ? "64 blobs" : "1 blob", (double)size / 1e6, 1e3 * best, (double)size / 1e6 / best);
+	}
+	FreeScene(&s);
+	ENSURE(ok);
+	return 0;
+}
+
+static int OutputTests(void)
+{
+	RUN_SUBTEST(AtomicCommitAbortTest());
+	RUN_SUBTEST(AtomicErrorTest());
+	RUN_SUBTEST(AtomicRegistryTest());
+	RUN_SUBTEST(PlyRoundTripTest());
+	RUN_SUBTEST(PlyFormatsTest());
+	RUN_SUBTEST(PlyMalformedTest());
+	RUN_SUBTEST(FormatTest());
+	RUN_SUBTEST(PovStructureTest());
+	RUN_SUBTEST(PovRenderTest());
+	RUN_SUBTEST(PovSpeedTest());
+	return 0;
+}
+
+int OutputTest(void)
+{
+	const char* tmp = getenv("TMPDIR");
+	snprintf(testDir, sizeof(testDir), "%s/blobsim-output-XXXXXX",
+		tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+	ENSURE(mkdtemp(testDir) != NULL);
+	int rc = OutputTests();
+	if (rc == 0)
+	{
+		RemoveTree(testDir);
+	}
+	else
+	{
+		fprintf(stderr, "  output: files kept in %s\n", testDir);
+	}
+	return rc;
+}
