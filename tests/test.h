@@ -48,3 +48,4 @@ int BatchTest(void);
 int SimulateTest(void);
 int EmitterTest(void);
 int OutputTest(void);
+int ConfigTest(void);

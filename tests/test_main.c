@@ -21,6 +21,7 @@ static const Suite suites[] = {
 	{"simulate", SimulateTest},
 	{"emitter", EmitterTest},
 	{"output", OutputTest},
+	{"config", ConfigTest},
 };
 
 enum

@@ -1,0 +1,214 @@
+// config.h — a run's set-up: JSON text in, a validated, fully defaulted bsConfig out.
+//
+// The caller never sees JSON: every key of the schema (docs/config.md) has a field here, with its
+// default filled in when the config leaves it out. Every file path in a config is relative to the
+// config file's directory and is stored resolved (joined to that directory; absolute paths are kept).
+//
+// Ownership: every pointer in a bsConfig is owned by it and freed by bsConfig_Free. On failure the
+// functions below leave *config zeroed (bsConfig_Free on it is a harmless no-op) and put a one-line
+// message in error->message:
+//   file:line:column: message      the text is not strict JSON, not UTF-8, or nested too deeply
+//   file: json.path: message       a wrong type, a value out of range, an unknown or duplicate key
+//   --set OVERRIDE: message        an override that cannot be applied
+// Safe for untrusted input: every limit is a checked error, no recursion deeper than
+// BS_CONFIG_MAX_DEPTH.
+// Thread-safe (no global state; cJSON's global error pointer is never read).
+#pragma once
+
+#include "collide.h"
+#include "emitter.h"
+#include "result.h"
+#include "simulate.h"
+#include "vec3.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BS_CONFIG_MAX_PARTICLES 2147483647  // 2^31 - 1: the particle index fits an int32
+#define BS_CONFIG_MAX_DEPTH 64              // deepest nesting of arrays and objects accepted
+#define BS_CONFIG_MAX_FILE_SIZE (16 << 20)  // bsConfig_Load refuses larger files (bytes)
+
+typedef struct bsConfigError
+{
+	char message[1024];
+} bsConfigError;
+
+// A surface look. Either a preset (preset is its name) or custom POV-Ray text (preset is NULL and at
+// least one of pigment, finish, normal is set). texture is always set: the text to put inside
+// `texture { }`, the preset's text or the custom parts composed as "pigment { P } finish { F }
+// normal { N }" (absent parts left out). All strings are owned.
+typedef struct bsMaterial
+{
+	char* preset;   // a preset name (see bsMaterialPreset), NULL for a custom material
+	char* pigment;  // custom: text inside pigment { }, or NULL
+	char* finish;   // custom: text inside finish { }, or NULL
+	char* normal;   // custom: text inside normal { }, or NULL
+	char* texture;  // never NULL: text inside texture { }
+} bsMaterial;
+
+// A material for one OBJ group of a mesh. The name is kept as given: a name that matches no group is
+// the mesh loader's error to report.
+typedef struct bsGroupMaterial
+{
+	char* group;
+	bsMaterial material;
+} bsGroupMaterial;
+
+typedef struct bsMeshConfig
+{
+	char* file;          // the OBJ file, resolved against the config's directory
+	bsVec3 translate;    // [0, 0, 0]
+	bsVec3 rotate;       // degrees about x, then y, then z [0, 0, 0]
+	bsVec3 scale;        // per axis, non-zero; a single number s is stored as <s, s, s> [1, 1, 1]
+	bsMaterial material; // for groups not named in groups ["white"]
+	bsGroupMaterial* groups;
+	int groupCount;
+} bsMeshConfig;
+
+typedef struct bsPlaneConfig
+{
+	bsVec3 point;        // [0, 0, 0]
+	bsVec3 normal;       // unit length (normalised on load) [0, 1, 0]
+	bsMaterial material; // ["white"]
+} bsPlaneConfig;
+
+typedef struct bsEnvironmentConfig
+{
+	bsMeshConfig* meshes;
+	int meshCount;
+	bsPlaneConfig* planes;
+	int planeCount;  // meshCount + planeCount >= 1
+} bsEnvironmentConfig;
+
+// One emitter of the config: a `file` emitter (file set) or a grid or random one (file NULL, emitter
+// ready for bsEmitter_Count and bsEmitter_Emit).
+typedef struct bsEmitterConfig
+{
+	char* file;             // file: the PLY, resolved against the config's directory; else NULL
+	bsEmitter emitter;      // grid: type, min < max, count[0..2] >= 1, jitter in [0, 1] [0];
+	                        // random: type, min < max, count[0] >= 1 (count[1], count[2] 0, jitter 0)
+	int64_t particleCount;  // grid: the product of the counts; random: count[0]; file: 0 (known when read)
+} bsEmitterConfig;
+
+typedef struct bsParticlesConfig
+{
+	double radius;          // > 0 (required)
+	double radiusSpread;    // radii uniform in radius * [1 - s, 1 + s], s in [0, 1] [0]
+	bsVec3 velocity;        // initial velocity of every particle [0, 0, 0]
+	bsEmitterConfig* emitters;
+	int emitterCount;       // >= 1
+	int64_t particleCount;  // total of the grid and random emitters, <= BS_CONFIG_MAX_PARTICLES
+} bsParticlesConfig;
+
+typedef struct bsMotionConfig
+{
+	int steps;         // >= 1 [1]
+	double dt;         // seconds per step, > 0 [1]
+	bsVec3 gravity;    // acceleration [0, 0, 0]
+	double drag;       // linear air drag per second, >= 0 [0]
+} bsMotionConfig;
+
+typedef struct bsCollisionConfig
+{
+	bsMethod method;      // [bs_methodKarabassi]
+	bsResponse response;  // simulate.h [bs_responseStick]
+	double restitution;   // [0, 1] [0.5]
+	double friction;      // [0, 1] [0]
+	int maxContacts;      // contacts resolved per particle per step, 1..64 [4]
+	bool hasBounds;       // false: no bounds [false]
+	bsVec3 boundsMin;     // when hasBounds: particles leaving [boundsMin, boundsMax] are escaped
+	bsVec3 boundsMax;
+} bsCollisionConfig;
+
+typedef struct bsCameraConfig
+{
+	bsVec3 location;  // [0, 2, -5]
+	bsVec3 lookAt;    // != location [0, 0, 0]
+	double angle;     // horizontal field of view in degrees, [1, 179] [60]
+} bsCameraConfig;
+
+typedef struct bsLightConfig
+{
+	bsVec3 location;  // required
+	bsVec3 color;     // rgb, each >= 0 [1, 1, 1]
+} bsLightConfig;
+
+typedef struct bsBlobConfig
+{
+	double threshold;    // > 0 and < strength [0.6]
+	double strength;     // > 0 [1]
+	double radiusScale;  // blob component radius / collision radius, > 0 [1.6]
+	int maxComponents;   // components per blob object before splitting, >= 1 [4096]
+} bsBlobConfig;
+
+typedef struct bsRenderConfig
+{
+	bsCameraConfig camera;
+	bsLightConfig* lights;  // [one light at <5, 10, -5>, color <1, 1, 1>]; [] gives no light
+	int lightCount;
+	bsVec3 background;      // rgb in [0, 1] [1, 1, 1]
+	int width;              // pixels, 16..16384 [800]
+	int height;             // pixels, 16..16384 [600]
+	double antialias;       // POV-Ray +A threshold, >= 0, 0 = off [0.3]
+	bsBlobConfig blob;
+	bsMaterial particleMaterial;  // ["snow"]
+} bsRenderConfig;
+
+typedef struct bsOutputConfig
+{
+	char* directory;  // resolved against the config's directory ["out"]
+	int frameEvery;   // 0: only the last state; N: a frame every N steps [0]
+} bsOutputConfig;
+
+typedef struct bsConfig
+{
+	char* path;       // the config file's path as given ("<config>" when parsed without one)
+	uint64_t seed;    // 0 .. 2^53 - 1 [1]
+	uint64_t hash;    // see bsConfig_Hash
+	bsEnvironmentConfig environment;
+	bsParticlesConfig particles;
+	bsMotionConfig motion;
+	bsCollisionConfig collision;
+	bsRenderConfig render;
+	bsOutputConfig output;
+} bsConfig;
+
+// Parses and validates `length` bytes of config text (no terminating NUL needed). path names the
+// config in messages and gives the directory relative file paths are resolved against; NULL means
+// "<config>" and the current directory. error may be NULL. Returns bs_ok, bs_errInvalidArgument
+// (invalid text or config), bs_errTooLarge (too many particles) or bs_errOutOfMemory.
+bsResult bsConfig_Parse(const char* text, size_t length, const char* path, bsConfig* config,
+	bsConfigError* error);
+
+// As bsConfig_Parse, with overrides applied to the JSON tree before validation. Each override is
+// "dotted.path=VALUE": path segments are keys, or indices into arrays (an index equal to the array's
+// length appends); VALUE is parsed as JSON, and taken as a string when it is not JSON. Missing
+// objects and arrays on the path are created. A key the schema does not know is an error (with a
+// did-you-mean). Later overrides win.
+bsResult bsConfig_ParseWithOverrides(const char* text, size_t length, const char* path,
+	const char* const* overrides, int overrideCount, bsConfig* config, bsConfigError* error);
+
+// Reads the file at path (at most BS_CONFIG_MAX_FILE_SIZE bytes) and parses it.
+bsResult bsConfig_Load(const char* path, bsConfig* config, bsConfigError* error);
+bsResult bsConfig_LoadWithOverrides(const char* path, const char* const* overrides,
+	int overrideCount, bsConfig* config, bsConfigError* error);
+
+// Frees everything the config owns and zeroes it. NULL and zeroed configs are fine.
+void bsConfig_Free(bsConfig* config);
+
+// A stable 64-bit hash of the config's JSON tree after overrides: FNV-1a over a canonical encoding
+// (object keys sorted, whitespace and number spelling ignored; see docs/config.md). Same text and
+// overrides, same hash, on every platform; any changed value changes it. Defaults are not hashed:
+// a config that spells out a default hashes differently from one that leaves it out.
+uint64_t bsConfig_Hash(const bsConfig* config);
+
+// --- Material presets ---
+
+// The POV-Ray text of a preset, to put inside `texture { }`, e.g. for "white"
+// "pigment { color rgb <0.92, 0.92, 0.92> } finish { ambient 0.05 diffuse 0.85 }". NULL when name
+// is not a preset.
+const char* bsMaterialPreset(const char* name);
+// The presets in a fixed order, for listings: index 0 .. bsMaterialPresetCount() - 1; NULL outside.
+int bsMaterialPresetCount(void);
+const char* bsMaterialPresetName(int index);
