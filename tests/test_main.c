@@ -18,10 +18,11 @@ static const Suite suites[] = {
 	{"reference", ReferenceTest},
 	{"bvh", BvhTest},
 	{"batch", BatchTest},
+	{"config", ConfigTest},
+	{"obj", ObjTest},
 	{"simulate", SimulateTest},
 	{"emitter", EmitterTest},
 	{"output", OutputTest},
-	{"config", ConfigTest},
 };
 
 enum
