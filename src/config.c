@@ -2032,7 +2032,7 @@ static bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p)
 		!bsReadNumber(c, o, "radius_spread", false, &bsUnit, 0.0, &p->radiusSpread) ||
 		!bsReadVec3(c, o, "velocity", false, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0),
 			&p->velocity) ||
-		!bsReadArray(c, o, "emitters", "a non-empty array of emitters", &emitters, &count))
+		!bsReadArray(c, o, "emitters", "an array of emitters", &emitters, &count))
 	{
 		return false;
 	}
@@ -2041,11 +2041,8 @@ static bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p)
 		return bsMissing(c, "emitters");
 	}
 	size_t amark = bsPushKey(c, "emitters");
-	if (count == 0)
-	{
-		return bsFailExpected(c, "a non-empty array of emitters", emitters);
-	}
-	p->emitters = calloc((size_t)count, sizeof *p->emitters);
+	// An empty array is allowed: no particles, the environment alone (the paper's Fig. 8a).
+	p->emitters = calloc((size_t)(count > 0 ? count : 1), sizeof *p->emitters);
 	if (p->emitters == NULL)
 	{
 		return bsOutOfMemory(c);

@@ -1,10 +1,11 @@
 // main.c — the `blobsim` executable: global flags, then one command from the table below.
 //
 // A command is a function taking its own argc/argv (argv[0] is the command name) and returning an
-// exit status: 0 ok, 1 runtime failure, 2 usage error (bench.h). Adding a command is one row in
+// exit status: 0 ok, 1 runtime failure, 2 usage error (cli.h). Adding a command is one row in
 // bs_commands.
 #include "bench.h"
 #include "cli.h"
+#include "run.h"
 
 #include "blobsim_version.h"
 
@@ -21,6 +22,8 @@ typedef struct bsCommand
 } bsCommand;
 
 static const bsCommand bs_commands[] = {
+	{"run", bsRunMain, "run a simulation config and write the POV-Ray scene, particles and summary"},
+	{"check", bsCheckMain, "validate a config and the files it names without simulating"},
 	{"bench", bsBenchMain, "time the paper's Table 1 tests and the BVH queries"},
 };
 

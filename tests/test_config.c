@@ -136,8 +136,8 @@ static const BadCase badCases[] = {
 		bs_errInvalidArgument, "dir/c.json: particles: missing required key 'radius'"},
 	{"{" BASE_ENV ", \"particles\": {\"radius\": 1}}", 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: particles: missing required key 'emitters'"},
-	{PARTICLES(""), 0, {NULL}, bs_errInvalidArgument,
-		"dir/c.json: particles.emitters: expected a non-empty array of emitters, got []"},
+	{PARTICLES("{}"), 0, {NULL}, bs_errInvalidArgument,
+		"dir/c.json: particles.emitters[0]: missing required key 'type'"},
 	{PARTICLES(BASE_EMITTER ", {\"type\": \"grid\", \"min\": [0, 0, 0], \"max\": [1, 1, 1], "
 		"\"count\": [4, -1, 2]}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: particles.emitters[1].count: expected 3 positive integers, got [4, -1, 2]"},

@@ -1,0 +1,314 @@
+#include "environment.h"
+
+#include "obj.h"
+#include "timer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// scale, then rotate about x, then y, then z (degrees), then translate.
+typedef struct bsTransform
+{
+	double m[3][3];
+	bsVec3 t;
+} bsTransform;
+
+static bsTransform bsMakeTransform(const bsMeshConfig* mc)
+{
+	double rad = 3.14159265358979323846 / 180.0;
+	double cx = cos(mc->rotate.x * rad), sx = sin(mc->rotate.x * rad);
+	double cy = cos(mc->rotate.y * rad), sy = sin(mc->rotate.y * rad);
+	double cz = cos(mc->rotate.z * rad), sz = sin(mc->rotate.z * rad);
+	// R = Rz * Ry * Rx, applied to the scaled point.
+	double r[3][3] = {
+		{cz * cy, cz * sy * sx - sz * cx, cz * sy * cx + sz * sx},
+		{sz * cy, sz * sy * sx + cz * cx, sz * sy * cx - cz * sx},
+		{-sy, cy * sx, cy * cx},
+	};
+	double s[3] = {mc->scale.x, mc->scale.y, mc->scale.z};
+	bsTransform tr;
+	for (int i = 0; i < 3; ++i)
+	{
+		for (int j = 0; j < 3; ++j)
+		{
+			tr.m[i][j] = r[i][j] * s[j];
+		}
+	}
+	tr.t = mc->translate;
+	return tr;
+}
+
+static bsVec3 bsApply(const bsTransform* tr, bsVec3 p)
+{
+	return bsV3(tr->m[0][0] * p.x + tr->m[0][1] * p.y + tr->m[0][2] * p.z + tr->t.x,
+		tr->m[1][0] * p.x + tr->m[1][1] * p.y + tr->m[1][2] * p.z + tr->t.y,
+		tr->m[2][0] * p.x + tr->m[2][1] * p.y + tr->m[2][2] * p.z + tr->t.z);
+}
+
+// Does a config group name select this OBJ group key ("base" or "base:material")?
+// 3: the whole key, 2: the base, 1: the material, 0: no.
+static int bsGroupMatch(const char* configName, const char* key)
+{
+	if (strcmp(configName, key) == 0)
+	{
+		return 3;
+	}
+	const char* colon = strrchr(key, ':');
+	if (colon == NULL)
+	{
+		return 0;
+	}
+	size_t baseLength = (size_t)(colon - key);
+	if (strlen(configName) == baseLength && strncmp(configName, key, baseLength) == 0)
+	{
+		return 2;
+	}
+	return strcmp(configName, colon + 1) == 0 ? 1 : 0;
+}
+
+static const char* bsMaterialForGroup(const bsMeshConfig* mc, const char* key)
+{
+	int best = 0;
+	const char* material = NULL;
+	for (int g = 0; g < mc->groupCount; ++g)
+	{
+		int m = bsGroupMatch(mc->groups[g].group, key);
+		if (m > best)
+		{
+			best = m;
+			material = mc->groups[g].material.texture;
+		}
+	}
+	if (material != NULL)
+	{
+		return material;
+	}
+	const char* colon = strrchr(key, ':');
+	if (colon != NULL && bsMaterialPreset(colon + 1) != NULL)
+	{
+		return bsMaterialPreset(colon + 1);
+	}
+	return mc->material.texture;
+}
+
+static const char* bsBaseName(const char* path)
+{
+	const char* slash = strrchr(path, '/');
+	return slash != NULL ? slash + 1 : path;
+}
+
+void bsEnvironment_Free(bsEnvironment* env)
+{
+	for (uint32_t g = 0; g < env->groupCount; ++g)
+	{
+		free(env->groups[g].name);
+	}
+	free(env->groups);
+	free(env->triangles);
+	free(env->planes);
+	free((void*)env->planeMaterials);
+	bsBvh_Destroy(&env->bvh);
+	memset(env, 0, sizeof(*env));
+}
+
+// Appends one mesh's groups and triangles.
+static bsResult bsEnvironment_AddMesh(bsEnvironment* env, const bsMeshConfig* mc, const char* configPath,
+	int meshIndex, char* err, size_t errlen)
+{
+	bsObjMesh mesh;
+	bsObjError oerr;
+	bsResult r = bsObj_Load(mc->file, &mesh, &oerr);
+	if (r != bs_ok)
+	{
+		snprintf(err, errlen, "%s", oerr.message);
+		return r;
+	}
+	env->droppedDegenerate += mesh.droppedDegenerate;
+
+	// Every configured group name must match a group of this mesh.
+	for (int g = 0; g < mc->groupCount; ++g)
+	{
+		bool found = false;
+		for (uint32_t k = 0; k < mesh.groupCount && !found; ++k)
+		{
+			found = bsGroupMatch(mc->groups[g].group, mesh.groups[k].name) > 0;
+		}
+		if (!found)
+		{
+			int n = snprintf(err, errlen, "%s: environment.meshes[%d].materials.%s: no group '%s' in %s (groups:",
+				configPath, meshIndex, mc->groups[g].group, mc->groups[g].group, mc->file);
+			for (uint32_t k = 0; k < mesh.groupCount && n > 0 && (size_t)n < errlen; ++k)
+			{
+				n += snprintf(err + n, errlen - (size_t)n, "%s %s", k == 0 ? "" : ",", mesh.groups[k].name);
+			}
+			if (n > 0 && (size_t)n < errlen)
+			{
+				snprintf(err + n, errlen - (size_t)n, ")");
+			}
+			bsObj_Free(&mesh);
+			return bs_errInvalidArgument;
+		}
+	}
+
+	uint64_t total = (uint64_t)env->triangleCount + mesh.triangleCount;
+	uint64_t groups = (uint64_t)env->groupCount + mesh.groupCount;
+	if (total >= (1u << 31) || groups >= (1u << 31))
+	{
+		snprintf(err, errlen, "%s: more than 2^31 triangles in the environment", mc->file);
+		bsObj_Free(&mesh);
+		return bs_errTooLarge;
+	}
+	bsTriangle* tris = realloc(env->triangles, (size_t)(total > 0 ? total : 1) * sizeof(bsTriangle));
+	if (tris != NULL)
+	{
+		env->triangles = tris;
+	}
+	bsEnvGroup* gs = realloc(env->groups, (size_t)(groups > 0 ? groups : 1) * sizeof(bsEnvGroup));
+	if (gs != NULL)
+	{
+		env->groups = gs;
+	}
+	if (tris == NULL || gs == NULL)
+	{
+		snprintf(err, errlen, "%s: out of memory", mc->file);
+		bsObj_Free(&mesh);
+		return bs_errOutOfMemory;
+	}
+
+	// Group by group, so each group's triangles are one run (a counting sort of the triangles by
+	// group); transformed triangles that come out degenerate are dropped and counted.
+	uint32_t* start = calloc((size_t)mesh.groupCount + 1, sizeof(uint32_t));
+	uint32_t* order = malloc((size_t)(mesh.triangleCount > 0 ? mesh.triangleCount : 1) * sizeof(uint32_t));
+	if (start == NULL || order == NULL)
+	{
+		free(start);
+		free(order);
+		snprintf(err, errlen, "%s: out of memory", mc->file);
+		bsObj_Free(&mesh);
+		return bs_errOutOfMemory;
+	}
+	for (uint32_t k = 0; k < mesh.triangleCount; ++k)
+	{
+		start[mesh.triangleGroup[k] + 1] += 1;
+	}
+	for (uint32_t g = 0; g < mesh.groupCount; ++g)
+	{
+		start[g + 1] += start[g];
+	}
+	for (uint32_t k = 0; k < mesh.triangleCount; ++k)
+	{
+		order[start[mesh.triangleGroup[k]]++] = k;
+	}
+	bsTransform tr = bsMakeTransform(mc);
+	const char* fileName = bsBaseName(mc->file);
+	uint32_t next = 0;
+	bsResult result = bs_ok;
+	for (uint32_t g = 0; g < mesh.groupCount && result == bs_ok; ++g)
+	{
+		uint32_t first = env->triangleCount;
+		for (; next < start[g]; ++next)
+		{
+			uint32_t k = order[next];
+			bsVec3 p[3];
+			for (int c = 0; c < 3; ++c)
+			{
+				p[c] = bsApply(&tr, mesh.vertices[mesh.triangles[k][c]]);
+			}
+			bsResult tri = bsMakeTriangle(p[0], p[1], p[2], env->triangles + env->triangleCount);
+			if (tri == bs_ok)
+			{
+				env->triangleCount += 1;
+			}
+			else if (tri == bs_errDegenerateTriangle)
+			{
+				env->droppedDegenerate += 1;
+			}
+			else
+			{
+				snprintf(err, errlen, "%s: a transformed vertex is not finite (translate/rotate/scale of "
+					"environment.meshes[%d] too large)", mc->file, meshIndex);
+				result = tri;
+				break;
+			}
+		}
+		if (result != bs_ok)
+		{
+			break;
+		}
+		size_t nameLength = strlen(fileName) + strlen(mesh.groups[g].name) + 2;
+		char* name = malloc(nameLength);
+		if (name == NULL)
+		{
+			snprintf(err, errlen, "%s: out of memory", mc->file);
+			result = bs_errOutOfMemory;
+			break;
+		}
+		snprintf(name, nameLength, "%s/%s", fileName, mesh.groups[g].name);
+		bsEnvGroup* group = env->groups + env->groupCount++;
+		group->name = name;
+		group->first = first;
+		group->count = env->triangleCount - first;
+		group->material = bsMaterialForGroup(mc, mesh.groups[g].name);
+	}
+	free(start);
+	free(order);
+	bsObj_Free(&mesh);
+	return result;
+}
+
+bsResult bsEnvironment_Load(bsEnvironment* env, const bsConfig* config, char* err, size_t errlen)
+{
+	memset(env, 0, sizeof(*env));
+	double t0 = bsNow();
+	const bsEnvironmentConfig* ec = &config->environment;
+	for (int m = 0; m < ec->meshCount; ++m)
+	{
+		bsResult r = bsEnvironment_AddMesh(env, ec->meshes + m, config->path, m, err, errlen);
+		if (r != bs_ok)
+		{
+			bsEnvironment_Free(env);
+			return r;
+		}
+	}
+	if (ec->planeCount > 0)
+	{
+		env->planes = malloc((size_t)ec->planeCount * sizeof(bsPlane));
+		env->planeMaterials = malloc((size_t)ec->planeCount * sizeof(const char*));
+		if (env->planes == NULL || env->planeMaterials == NULL)
+		{
+			snprintf(err, errlen, "%s: out of memory", config->path);
+			bsEnvironment_Free(env);
+			return bs_errOutOfMemory;
+		}
+		for (int k = 0; k < ec->planeCount; ++k)
+		{
+			bsResult r = bsMakePlane(ec->planes[k].point, ec->planes[k].normal, env->planes + k);
+			if (r != bs_ok)
+			{
+				snprintf(err, errlen, "%s: environment.planes[%d]: %s", config->path, k, bsResultString(r));
+				bsEnvironment_Free(env);
+				return r;
+			}
+			env->planeMaterials[k] = ec->planes[k].material.texture;
+		}
+		env->planeCount = (uint32_t)ec->planeCount;
+	}
+	double t1 = bsNow();
+	bsResult r = bsBvh_Build(&env->bvh, env->triangles, env->triangleCount, NULL);
+	if (r != bs_ok)
+	{
+		snprintf(err, errlen, "%s: cannot build the BVH: %s", config->path, bsResultString(r));
+		bsEnvironment_Free(env);
+		return r;
+	}
+	env->loadSeconds = t1 - t0;
+	env->buildSeconds = bsNow() - t1;
+	return bs_ok;
+}
+
+bsWorld bsEnvironment_World(const bsEnvironment* env)
+{
+	bsWorld w = {env->triangleCount > 0 ? &env->bvh : NULL, env->planes, env->planeCount};
+	return w;
+}

@@ -1,0 +1,49 @@
+// environment.h — the world a run's particles move through, built from the config: every OBJ mesh
+// loaded, transformed (scale, then rotation about x, y, z in degrees, then translation) and split into
+// its groups, each group with its material; the analytic planes; and the BVH over all triangles.
+//
+// A group's material: the config's entry for that group (matched by the group's full key
+// "name:material", by its name alone, or by its usemtl material), else the group's usemtl material
+// when that is a preset name (scenes/ use preset names: wood, plaster, metal, ...), else the mesh's
+// material. A config entry that matches no group of its mesh is an error.
+#pragma once
+
+#include "bvh.h"
+#include "config.h"
+#include "plane.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+// A run of triangles from one OBJ group, drawn with one material.
+typedef struct bsEnvGroup
+{
+	char* name;            // "mesh-file-name/group-key", for comments in the scene
+	uint32_t first;        // into bsEnvironment.triangles
+	uint32_t count;
+	const char* material;  // POV-Ray text inside texture { }, borrowed from the config or a preset
+} bsEnvGroup;
+
+typedef struct bsEnvironment
+{
+	bsTriangle* triangles;   // every mesh's triangles, group after group
+	uint32_t triangleCount;
+	bsEnvGroup* groups;
+	uint32_t groupCount;
+	bsPlane* planes;
+	const char** planeMaterials;
+	uint32_t planeCount;
+	uint64_t droppedDegenerate;  // zero-area triangles dropped (by the loader or after transforming)
+	bsBvh bvh;
+	double loadSeconds;
+	double buildSeconds;
+} bsEnvironment;
+
+// Loads and builds everything. On failure a one-line message naming the file (file:line for OBJ
+// errors) or the config path goes to err, and *env is left empty (bsEnvironment_Free is harmless).
+bsResult bsEnvironment_Load(bsEnvironment* env, const bsConfig* config, char* err, size_t errlen);
+
+void bsEnvironment_Free(bsEnvironment* env);
+
+// The world for the simulation step.
+bsWorld bsEnvironment_World(const bsEnvironment* env);

@@ -1,0 +1,851 @@
+// run.c — `blobsim run` and `blobsim check`.
+#include "run.h"
+
+#include "atomic_file.h"
+#include "cli.h"
+#include "config.h"
+#include "environment.h"
+#include "parallel.h"
+#include "ply.h"
+#include "pov_writer.h"
+#include "simulate.h"
+#include "timer.h"
+
+#include "blobsim_version.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+#define BS_MAX_OVERRIDES 256
+#define BS_PATH_MAX 4096
+#define BS_ERR_MAX (4 * BS_PATH_MAX)  // room for a message naming a few paths
+
+typedef struct bsRunOptions
+{
+	const char* config;
+	const char* output;  // -o, overrides output.directory
+	const char* overrides[BS_MAX_OVERRIDES];
+	int overrideCount;
+	int threads;
+	bool render;
+	bool quiet;
+} bsRunOptions;
+
+static void bsRunUsage(FILE* f, bool check)
+{
+	if (check)
+	{
+		fprintf(f,
+			"usage: blobsim check CONFIG [--set key.path=value ...]\n"
+			"\n"
+			"Validates CONFIG and everything it names (OBJ files and their groups, particle files)\n"
+			"without simulating, and prints what a run would do.\n"
+			"\n"
+			"options:\n"
+			"  --set KEY=VALUE  override a config value (repeatable), e.g. --set particles.radius=0.02\n"
+			"  -h, --help       show this help and exit\n"
+			"\n"
+			"Exit status: 0 valid, 1 invalid (the message names the file and line:column or JSON path),\n"
+			"2 usage error.\n");
+		return;
+	}
+	fprintf(f,
+		"usage: blobsim run CONFIG [options]\n"
+		"\n"
+		"Runs the simulation CONFIG describes (docs/config.md) and writes, in the output directory:\n"
+		"  scene.pov       the POV-Ray 3.7 scene, every particle a blob component\n"
+		"  particles.ply   every particle: x y z radius vx vy vz and its state (free, stuck, escaped)\n"
+		"  summary.json    counts, contacts by sub-test, BVH statistics, time per phase\n"
+		"  frame_NNNN.pov and animation.ini   with output.frame_every > 0\n"
+		"  scene.png       with --render\n"
+		"Each file is written to a temporary file and renamed into place: a failed run leaves none\n"
+		"half-written.\n"
+		"\n"
+		"options:\n"
+		"  -o, --output DIR  output directory (default: the config's output.directory)\n"
+		"  --threads N       worker threads, 0 = all cores (default 0); results do not depend on it\n"
+		"  --set KEY=VALUE   override a config value (repeatable), e.g. --set collision.method=exact\n"
+		"  --render          render scene.pov to scene.png with POV-Ray (image size and antialias\n"
+		"                    from the config)\n"
+		"  --quiet           print nothing but errors\n"
+		"  -h, --help        show this help and exit\n"
+		"\n"
+		"Exit status: 0 success, 1 failure (bad config or input file, I/O error, POV-Ray failed),\n"
+		"2 usage error.\n");
+}
+
+// Returns -1 to go on, else an exit status.
+static int bsParseRunOptions(int argc, char** argv, bool check, bsRunOptions* o)
+{
+	const char* cmd = check ? "check" : "run";
+	memset(o, 0, sizeof(*o));
+	int i = 1;
+	while (i < argc)
+	{
+		const char* a = argv[i];
+		const char* value = NULL;
+		int m;
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+		{
+			bsRunUsage(stdout, check);
+			return bs_exitOk;
+		}
+		else if ((m = bsMatchOption(cmd, "--set", argc, argv, &i, &value)) != 0)
+		{
+			if (m < 0)
+			{
+				return bs_exitUsage;
+			}
+			if (strchr(value, '=') == NULL)
+			{
+				bsUsageError(cmd, "--set: expected KEY=VALUE, got", value);
+				return bs_exitUsage;
+			}
+			if (o->overrideCount == BS_MAX_OVERRIDES)
+			{
+				bsUsageError(cmd, "too many --set options (256 at most)", NULL);
+				return bs_exitUsage;
+			}
+			o->overrides[o->overrideCount++] = value;
+		}
+		else if (!check && ((m = bsMatchOption(cmd, "--output", argc, argv, &i, &value)) != 0 ||
+							 (m = bsMatchOption(cmd, "-o", argc, argv, &i, &value)) != 0))
+		{
+			if (m < 0)
+			{
+				return bs_exitUsage;
+			}
+			o->output = value;
+		}
+		else if (!check && (m = bsMatchOption(cmd, "--threads", argc, argv, &i, &value)) != 0)
+		{
+			long long v;
+			if (m < 0 || !bsParseIntOption(cmd, "--threads", value, 0, 1024, &v))
+			{
+				return bs_exitUsage;
+			}
+			o->threads = (int)v;
+		}
+		else if (!check && strcmp(a, "--render") == 0)
+		{
+			o->render = true;
+			++i;
+		}
+		else if (!check && strcmp(a, "--quiet") == 0)
+		{
+			o->quiet = true;
+			++i;
+		}
+		else if (a[0] == '-' && a[1] != '\0')
+		{
+			bsUsageError(cmd, "unknown option", a);
+			return bs_exitUsage;
+		}
+		else if (o->config != NULL)
+		{
+			bsUsageError(cmd, "one config only; extra argument", a);
+			return bs_exitUsage;
+		}
+		else
+		{
+			o->config = a;
+			++i;
+		}
+	}
+	if (o->config == NULL)
+	{
+		bsUsageError(cmd, "missing CONFIG", NULL);
+		return bs_exitUsage;
+	}
+	return -1;
+}
+
+// mkdir -p. Returns false with a message naming the path.
+static bool bsMakeDirectories(const char* path, char* err, size_t errlen)
+{
+	char buffer[BS_PATH_MAX];
+	size_t n = strlen(path);
+	if (n == 0 || n >= sizeof(buffer))
+	{
+		snprintf(err, errlen, "%s: invalid output directory", path);
+		return false;
+	}
+	memcpy(buffer, path, n + 1);
+	for (size_t k = 1; k <= n; ++k)
+	{
+		if (buffer[k] == '/' || buffer[k] == '\0')
+		{
+			char saved = buffer[k];
+			buffer[k] = '\0';
+			if (mkdir(buffer, 0777) != 0 && errno != EEXIST)
+			{
+				snprintf(err, errlen, "%s: cannot create directory: %s", buffer, strerror(errno));
+				return false;
+			}
+			buffer[k] = saved;
+		}
+	}
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+	{
+		snprintf(err, errlen, "%s: not a directory", path);
+		return false;
+	}
+	return true;
+}
+
+static void bsJoin(char* out, size_t size, const char* dir, const char* name)
+{
+	snprintf(out, size, "%s/%s", dir, name);
+}
+
+// --- Particles from the config's emitters ---
+
+typedef struct bsParticleFiles
+{
+	bsPlyData* data;  // one per emitter (zeroed for non-file emitters)
+	int count;
+} bsParticleFiles;
+
+static void bsParticleFiles_Free(bsParticleFiles* f)
+{
+	for (int k = 0; k < f->count; ++k)
+	{
+		free(f->data[k].particles);
+	}
+	free(f->data);
+	memset(f, 0, sizeof(*f));
+}
+
+// Reads the PLY files of `file` emitters and counts every particle.
+static bool bsReadParticleFiles(const bsConfig* c, bsParticleFiles* files, uint64_t* total, char* err,
+	size_t errlen)
+{
+	const bsParticlesConfig* pc = &c->particles;
+	files->count = pc->emitterCount;
+	files->data = calloc((size_t)pc->emitterCount, sizeof(bsPlyData));
+	if (files->data == NULL)
+	{
+		snprintf(err, errlen, "%s: out of memory", c->path);
+		return false;
+	}
+	uint64_t n = (uint64_t)pc->particleCount;
+	for (int e = 0; e < pc->emitterCount; ++e)
+	{
+		if (pc->emitters[e].file == NULL)
+		{
+			continue;
+		}
+		if (!bsPly_Read(pc->emitters[e].file, files->data + e, err, errlen))
+		{
+			return false;
+		}
+		n += files->data[e].count;
+	}
+	if (n > BS_CONFIG_MAX_PARTICLES)
+	{
+		snprintf(err, errlen, "%s: %" PRIu64 " particles, more than %d", c->path, n, BS_CONFIG_MAX_PARTICLES);
+		return false;
+	}
+	*total = n;
+	return true;
+}
+
+// Fills the particles in emitter order from one stream seeded by the config's seed.
+static void bsEmitParticles(const bsConfig* c, const bsParticleFiles* files, bsParticles* p)
+{
+	const bsParticlesConfig* pc = &c->particles;
+	bsRng rng = bsMakeRng(c->seed);
+	size_t next = 0;
+	for (int e = 0; e < pc->emitterCount; ++e)
+	{
+		const bsEmitterConfig* ec = pc->emitters + e;
+		size_t first = next;
+		if (ec->file != NULL)
+		{
+			const bsPlyData* d = files->data + e;
+			for (size_t k = 0; k < d->count; ++k)
+			{
+				const bsPlyParticle* q = d->particles + k;
+				p->position[next] = q->position;
+				p->radius[next] = (d->fields & bs_plyHasRadius) ? q->radius : pc->radius;
+				p->velocity[next] = (d->fields & bs_plyHasVelocity) ? q->velocity : pc->velocity;
+				p->state[next] = (d->fields & bs_plyHasState) ? q->state : bs_particleFree;
+				++next;
+			}
+			continue;
+		}
+		uint64_t n = (uint64_t)ec->particleCount;
+		bsEmitter_Emit(&ec->emitter, &rng, p->position + first);
+		for (uint64_t k = 0; k < n; ++k)
+		{
+			double r = pc->radius;
+			if (pc->radiusSpread > 0.0)
+			{
+				r *= 1.0 + pc->radiusSpread * (2.0 * bsRng_Uniform(&rng) - 1.0);
+			}
+			p->radius[next] = r;
+			p->velocity[next] = pc->velocity;
+			p->state[next] = bs_particleFree;
+			++next;
+		}
+	}
+}
+
+// --- Scene ---
+
+typedef struct bsSceneBuffers
+{
+	bsPovMesh* meshes;
+	bsPovPlane* planes;
+	bsPovLight* lights;
+	bsVec3* centers;  // the particles that have not escaped
+	double* radii;
+} bsSceneBuffers;
+
+static void bsSceneBuffers_Free(bsSceneBuffers* b)
+{
+	free(b->meshes);
+	free(b->planes);
+	free(b->lights);
+	free(b->centers);
+	free(b->radii);
+	memset(b, 0, sizeof(*b));
+}
+
+// The static part of the scene (camera, lights, environment); particles are set per write.
+static bool bsMakeScene(const bsConfig* c, const bsEnvironment* env, size_t particleCapacity,
+	bsSceneBuffers* b, bsPovScene* scene)
+{
+	const bsRenderConfig* rc = &c->render;
+	memset(b, 0, sizeof(*b));
+	*scene = bsPovScene_Default();
+	b->meshes = calloc(env->groupCount + 1, sizeof(bsPovMesh));
+	b->planes = calloc(env->planeCount + 1, sizeof(bsPovPlane));
+	b->lights = calloc((size_t)rc->lightCount + 1, sizeof(bsPovLight));
+	b->centers = malloc((particleCapacity + 1) * sizeof(bsVec3));
+	b->radii = malloc((particleCapacity + 1) * sizeof(double));
+	if (b->meshes == NULL || b->planes == NULL || b->lights == NULL || b->centers == NULL ||
+		b->radii == NULL)
+	{
+		bsSceneBuffers_Free(b);
+		return false;
+	}
+	for (uint32_t g = 0; g < env->groupCount; ++g)
+	{
+		b->meshes[g].name = env->groups[g].name;
+		b->meshes[g].triangles = env->triangles + env->groups[g].first;
+		b->meshes[g].triangleCount = env->groups[g].count;
+		b->meshes[g].material = env->groups[g].material;
+	}
+	for (uint32_t k = 0; k < env->planeCount; ++k)
+	{
+		b->planes[k].point = bsScale(-env->planes[k].d, env->planes[k].n);
+		b->planes[k].normal = env->planes[k].n;
+		b->planes[k].material = env->planeMaterials[k];
+	}
+	for (int k = 0; k < rc->lightCount; ++k)
+	{
+		b->lights[k].location = rc->lights[k].location;
+		b->lights[k].color = rc->lights[k].color;
+	}
+	scene->camera.location = rc->camera.location;
+	scene->camera.lookAt = rc->camera.lookAt;
+	scene->camera.angle = rc->camera.angle;
+	scene->camera.width = rc->width;
+	scene->camera.height = rc->height;
+	scene->lights = b->lights;
+	scene->lightCount = (size_t)rc->lightCount;
+	scene->background = rc->background;
+	scene->meshes = b->meshes;
+	scene->meshCount = env->groupCount;
+	scene->planes = b->planes;
+	scene->planeCount = env->planeCount;
+	scene->particles.centers = b->centers;
+	scene->particles.radii = b->radii;
+	scene->particles.threshold = rc->blob.threshold;
+	scene->particles.strength = rc->blob.strength;
+	scene->particles.radiusScale = rc->blob.radiusScale;
+	scene->particles.maxComponents = (size_t)rc->blob.maxComponents;
+	scene->particles.material = rc->particleMaterial.texture;
+	return true;
+}
+
+// Escaped particles have left the scene: they are in particles.ply but not drawn.
+static bool bsWriteSceneFile(const char* path, bsPovScene* scene, bsSceneBuffers* b, const bsParticles* p,
+	char* err, size_t errlen)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < p->count; ++i)
+	{
+		if (p->state[i] != bs_particleEscaped)
+		{
+			b->centers[n] = p->position[i];
+			b->radii[n] = p->radius[i];
+			++n;
+		}
+	}
+	scene->particles.count = n;
+	return bsPov_WriteScene(path, scene, err, errlen);
+}
+
+// --- summary.json ---
+
+static bool bsWriteText(const char* path, const char* text, char* err, size_t errlen)
+{
+	bsAtomicFile f;
+	if (!bsAtomicFile_Open(&f, path, err, errlen))
+	{
+		return false;
+	}
+	bsAtomicFile_Write(&f, text, strlen(text));
+	return bsAtomicFile_Commit(&f, 0);
+}
+
+typedef struct bsRunTimes
+{
+	double load, build, simulate, write, render, total;
+} bsRunTimes;
+
+static char* bsSummaryJson(const bsConfig* c, const bsEnvironment* env, const bsParticles* p,
+	const bsStepStats* stats, int threads, const bsRunTimes* times, int frames, bool rendered)
+{
+	cJSON* root = cJSON_CreateObject();
+	char hash[32];
+	snprintf(hash, sizeof(hash), "%016" PRIx64, c->hash);
+	cJSON_AddStringToObject(root, "blobsim", BLOBSIM_VERSION);
+	cJSON_AddStringToObject(root, "config", c->path);
+	cJSON_AddStringToObject(root, "config_hash", hash);
+	cJSON_AddNumberToObject(root, "seed", (double)c->seed);
+	cJSON_AddStringToObject(root, "method", bsMethodName(c->collision.method));
+	cJSON_AddStringToObject(root, "response", bsResponseName(c->collision.response));
+	cJSON_AddNumberToObject(root, "steps", c->motion.steps);
+	cJSON_AddNumberToObject(root, "dt", c->motion.dt);
+
+	uint64_t counts[bs_particleStateCount];
+	bsParticles_CountStates(p, counts);
+	cJSON* particles = cJSON_AddObjectToObject(root, "particles");
+	cJSON_AddNumberToObject(particles, "total", (double)p->count);
+	for (int s = 0; s < bs_particleStateCount; ++s)
+	{
+		cJSON_AddNumberToObject(particles, bsParticleStateName((bsParticleState)s), (double)counts[s]);
+	}
+
+	cJSON* contacts = cJSON_AddObjectToObject(root, "contacts");
+	uint64_t total = 0;
+	for (int t = 0; t < bs_testCount; ++t)
+	{
+		for (int b = 0; b < bs_branchCount; ++b)
+		{
+			if (stats->contacts[t][b] > 0)
+			{
+				char key[64];
+				snprintf(key, sizeof(key), "%s/%s", bsTestName((bsTest)t), bsBranchName((bsBranch)b));
+				cJSON_AddNumberToObject(contacts, key, (double)stats->contacts[t][b]);
+				total += stats->contacts[t][b];
+			}
+		}
+	}
+	cJSON_AddNumberToObject(contacts, "total", (double)total);
+	cJSON_AddNumberToObject(root, "contact_limit_reached", (double)stats->contactLimit);
+
+	cJSON* e = cJSON_AddObjectToObject(root, "environment");
+	cJSON_AddNumberToObject(e, "triangles", env->triangleCount);
+	cJSON_AddNumberToObject(e, "groups", env->groupCount);
+	cJSON_AddNumberToObject(e, "planes", env->planeCount);
+	cJSON_AddNumberToObject(e, "dropped_degenerate", (double)env->droppedDegenerate);
+	cJSON* bvh = cJSON_AddObjectToObject(root, "bvh");
+	cJSON_AddNumberToObject(bvh, "nodes", env->bvh.stats.nodes);
+	cJSON_AddNumberToObject(bvh, "leaves", env->bvh.stats.leaves);
+	cJSON_AddNumberToObject(bvh, "depth", env->bvh.stats.depth);
+	cJSON_AddNumberToObject(bvh, "sah_cost", env->bvh.stats.sahCost);
+	cJSON* q = cJSON_AddObjectToObject(root, "queries");
+	cJSON_AddNumberToObject(q, "count", (double)stats->queries);
+	cJSON_AddNumberToObject(q, "nodes_visited", (double)stats->nodesVisited);
+	cJSON_AddNumberToObject(q, "triangles_tested", (double)stats->trianglesTested);
+
+	cJSON_AddNumberToObject(root, "frames", frames);
+	cJSON_AddBoolToObject(root, "rendered", rendered);
+	cJSON_AddNumberToObject(root, "threads", threads);
+	cJSON* t = cJSON_AddObjectToObject(root, "seconds");
+	cJSON_AddNumberToObject(t, "load", times->load);
+	cJSON_AddNumberToObject(t, "build", times->build);
+	cJSON_AddNumberToObject(t, "simulate", times->simulate);
+	cJSON_AddNumberToObject(t, "write", times->write);
+	cJSON_AddNumberToObject(t, "render", times->render);
+	cJSON_AddNumberToObject(t, "total", times->total);
+	char* text = cJSON_Print(root);
+	cJSON_Delete(root);
+	return text;
+}
+
+// --- POV-Ray ---
+
+static bool bsFindOnPath(const char* name, char* out, size_t size)
+{
+	const char* path = getenv("PATH");
+	if (path == NULL)
+	{
+		return false;
+	}
+	while (*path != '\0')
+	{
+		const char* end = strchr(path, ':');
+		size_t n = end != NULL ? (size_t)(end - path) : strlen(path);
+		if (n > 0 && n + strlen(name) + 2 < size)
+		{
+			snprintf(out, size, "%.*s/%s", (int)n, path, name);
+			if (access(out, X_OK) == 0)
+			{
+				return true;
+			}
+		}
+		path += n;
+		if (*path == ':')
+		{
+			++path;
+		}
+	}
+	return false;
+}
+
+// Renders dir/scene.pov to dir/scene.png (through a temporary name), POV-Ray's messages to
+// dir/render.log.
+static bool bsRender(const bsConfig* c, const char* dir, char* err, size_t errlen)
+{
+	char povray[BS_PATH_MAX];
+	if (!bsFindOnPath("povray", povray, sizeof(povray)))
+	{
+		snprintf(err, errlen, "--render: POV-Ray is not installed (no 'povray' on PATH); install it "
+			"with 'apt-get install povray', or render %s/scene.pov yourself", dir);
+		return false;
+	}
+	char width[32], height[32], aa[64], input[BS_PATH_MAX + 8], output[BS_PATH_MAX + 8], log[BS_PATH_MAX];
+	snprintf(width, sizeof(width), "+W%d", c->render.width);
+	snprintf(height, sizeof(height), "+H%d", c->render.height);
+	if (c->render.antialias > 0.0)
+	{
+		snprintf(aa, sizeof(aa), "+A%g", c->render.antialias);
+	}
+	else
+	{
+		snprintf(aa, sizeof(aa), "-A");
+	}
+	snprintf(input, sizeof(input), "+I%s/scene.pov", dir);
+	snprintf(output, sizeof(output), "+O%s/scene.tmp.png", dir);
+	bsJoin(log, sizeof(log), dir, "render.log");
+	char* args[] = {povray, input, output, width, height, aa, "+FN", "-D", "-P", "+V", NULL};
+
+	posix_spawn_file_actions_t actions;
+	posix_spawn_file_actions_init(&actions);
+	posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	posix_spawn_file_actions_adddup2(&actions, 1, 2);
+	posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+	pid_t pid;
+	int rc = posix_spawn(&pid, povray, &actions, NULL, args, environ);
+	posix_spawn_file_actions_destroy(&actions);
+	if (rc != 0)
+	{
+		snprintf(err, errlen, "--render: cannot start %s: %s", povray, strerror(rc));
+		return false;
+	}
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	{
+	}
+	char tmp[BS_PATH_MAX], png[BS_PATH_MAX];
+	bsJoin(tmp, sizeof(tmp), dir, "scene.tmp.png");
+	bsJoin(png, sizeof(png), dir, "scene.png");
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+	{
+		unlink(tmp);
+		snprintf(err, errlen, "--render: POV-Ray failed (exit %d); see %s", WIFEXITED(status) ? WEXITSTATUS(status) : -1, log);
+		return false;
+	}
+	if (rename(tmp, png) != 0)
+	{
+		snprintf(err, errlen, "%s: cannot write: %s", png, strerror(errno));
+		unlink(tmp);
+		return false;
+	}
+	return true;
+}
+
+// --- Progress ---
+
+typedef struct bsProgress
+{
+	bool bar;  // a terminal on stderr and not --quiet
+	double start;
+	double last;
+} bsProgress;
+
+static void bsProgress_Update(bsProgress* pr, int step, int steps, size_t particles, bool final)
+{
+	if (!pr->bar)
+	{
+		return;
+	}
+	double now = bsNow();
+	if (!final && now - pr->last < 0.1)
+	{
+		return;
+	}
+	pr->last = now;
+	double elapsed = now - pr->start;
+	double fraction = (double)step / (double)steps;
+	double rate = elapsed > 0.0 ? (double)step * (double)particles / elapsed : 0.0;
+	double eta = fraction > 0.0 ? elapsed * (1.0 - fraction) / fraction : 0.0;
+	char bar[31];
+	int filled = (int)(fraction * 30.0);
+	for (int k = 0; k < 30; ++k)
+	{
+		bar[k] = k < filled ? '#' : '.';
+	}
+	bar[30] = '\0';
+	fprintf(stderr, "\rstep %d/%d [%s] %3.0f%%  %.2f M particle-steps/s  ETA %.0f s ", step, steps, bar,
+		100.0 * fraction, rate / 1e6, eta);
+	if (final)
+	{
+		fputc('\n', stderr);
+	}
+	fflush(stderr);
+}
+
+// --- Commands ---
+
+static int bsFail(const char* message)
+{
+	fprintf(stderr, "blobsim: %s\n", message);
+	return bs_exitFailure;
+}
+
+int bsCheckMain(int argc, char** argv)
+{
+	bsRunOptions o;
+	int status = bsParseRunOptions(argc, argv, true, &o);
+	if (status >= 0)
+	{
+		return status;
+	}
+	bsConfig c;
+	bsConfigError cerr;
+	if (bsConfig_LoadWithOverrides(o.config, o.overrides, o.overrideCount, &c, &cerr) != bs_ok)
+	{
+		return bsFail(cerr.message);
+	}
+	char err[BS_ERR_MAX];
+	bsEnvironment env;
+	bsParticleFiles files = {0};
+	uint64_t particles = 0;
+	if (bsEnvironment_Load(&env, &c, err, sizeof(err)) != bs_ok)
+	{
+		bsConfig_Free(&c);
+		return bsFail(err);
+	}
+	if (!bsReadParticleFiles(&c, &files, &particles, err, sizeof(err)))
+	{
+		bsParticleFiles_Free(&files);
+		bsEnvironment_Free(&env);
+		bsConfig_Free(&c);
+		return bsFail(err);
+	}
+	printf("%s: ok: %" PRIu64 " particles, %u triangles in %u groups (%" PRIu64 " degenerate dropped), "
+		"%u planes; %d step%s of %g s, %s, %s\n",
+		c.path, particles, env.triangleCount, env.groupCount, env.droppedDegenerate, env.planeCount,
+		c.motion.steps, c.motion.steps == 1 ? "" : "s", c.motion.dt, bsMethodName(c.collision.method),
+		bsResponseName(c.collision.response));
+	bsParticleFiles_Free(&files);
+	bsEnvironment_Free(&env);
+	bsConfig_Free(&c);
+	return bs_exitOk;
+}
+
+int bsRunMain(int argc, char** argv)
+{
+	bsRunOptions o;
+	int status = bsParseRunOptions(argc, argv, false, &o);
+	if (status >= 0)
+	{
+		return status;
+	}
+	double start = bsNow();
+	bsRunTimes times = {0, 0, 0, 0, 0, 0};
+	char err[BS_ERR_MAX];
+	bsConfig c;
+	bsConfigError cerr;
+	if (bsConfig_LoadWithOverrides(o.config, o.overrides, o.overrideCount, &c, &cerr) != bs_ok)
+	{
+		return bsFail(cerr.message);
+	}
+	const char* dir = o.output != NULL ? o.output : c.output.directory;
+
+	bsEnvironment env;
+	memset(&env, 0, sizeof(env));
+	bsParticleFiles files = {0};
+	bsParticles p;
+	memset(&p, 0, sizeof(p));
+	bsSceneBuffers buffers;
+	memset(&buffers, 0, sizeof(buffers));
+	bsPovScene scene;
+	bsStepStats stats;
+	memset(&stats, 0, sizeof(stats));
+	uint64_t total = 0;
+	int frames = 0;
+	bool rendered = false;
+	status = bs_exitFailure;
+
+	if (!bsMakeDirectories(dir, err, sizeof(err)))
+	{
+		goto fail;
+	}
+	if (bsEnvironment_Load(&env, &c, err, sizeof(err)) != bs_ok)
+	{
+		goto fail;
+	}
+	if (!bsReadParticleFiles(&c, &files, &total, err, sizeof(err)))
+	{
+		goto fail;
+	}
+	if (bsParticles_Alloc(&p, (size_t)total) != bs_ok)
+	{
+		snprintf(err, sizeof(err), "%s: out of memory for %" PRIu64 " particles", c.path, total);
+		goto fail;
+	}
+	bsEmitParticles(&c, &files, &p);
+	bsParticleFiles_Free(&files);
+	times.load = env.loadSeconds + (bsNow() - start - env.loadSeconds - env.buildSeconds);
+	times.build = env.buildSeconds;
+	if (!bsMakeScene(&c, &env, p.count, &buffers, &scene))
+	{
+		snprintf(err, sizeof(err), "%s: out of memory", c.path);
+		goto fail;
+	}
+
+	{
+		bsWorld world = bsEnvironment_World(&env);
+		bsStepSettings st;
+		memset(&st, 0, sizeof(st));
+		st.dt = c.motion.dt;
+		st.gravity = c.motion.gravity;
+		st.drag = c.motion.drag;
+		st.method = c.collision.method;
+		st.response = c.collision.response;
+		st.restitution = c.collision.restitution;
+		st.friction = c.collision.friction;
+		st.maxContacts = c.collision.maxContacts;
+		st.bounded = c.collision.hasBounds;
+		st.boundsMin = c.collision.boundsMin;
+		st.boundsMax = c.collision.boundsMax;
+		st.threads = o.threads;
+		bsProgress progress = {!o.quiet && isatty(2), bsNow(), 0.0};
+		for (int step = 1; step <= c.motion.steps; ++step)
+		{
+			double t0 = bsNow();
+			bsResult r = bsSimulate_Step(&world, &st, &p, &stats);
+			times.simulate += bsNow() - t0;
+			if (r != bs_ok)
+			{
+				snprintf(err, sizeof(err), "%s: step %d: %s", c.path, step, bsResultString(r));
+				goto fail;
+			}
+			if (c.output.frameEvery > 0 && (step % c.output.frameEvery == 0 || step == c.motion.steps))
+			{
+				char name[32], path[BS_PATH_MAX];
+				t0 = bsNow();
+				bsPov_FrameFileName(name, sizeof(name), ++frames);
+				bsJoin(path, sizeof(path), dir, name);
+				if (!bsWriteSceneFile(path, &scene, &buffers, &p, err, sizeof(err)))
+				{
+					goto fail;
+				}
+				times.write += bsNow() - t0;
+			}
+			bsProgress_Update(&progress, step, c.motion.steps, p.count, step == c.motion.steps);
+		}
+	}
+
+	{
+		char path[BS_PATH_MAX];
+		double t0 = bsNow();
+		bsJoin(path, sizeof(path), dir, "scene.pov");
+		if (!bsWriteSceneFile(path, &scene, &buffers, &p, err, sizeof(err)))
+		{
+			goto fail;
+		}
+		bsJoin(path, sizeof(path), dir, "particles.ply");
+		if (!bsPly_WriteParticles(path, &p, err, sizeof(err)))
+		{
+			goto fail;
+		}
+		if (frames > 0)
+		{
+			bsJoin(path, sizeof(path), dir, "animation.ini");
+			if (!bsPov_WriteAnimationIni(path, frames, c.render.width, c.render.height, c.render.antialias,
+					err, sizeof(err)))
+			{
+				goto fail;
+			}
+		}
+		times.write += bsNow() - t0;
+		if (o.render)
+		{
+			t0 = bsNow();
+			if (!bsRender(&c, dir, err, sizeof(err)))
+			{
+				goto fail;
+			}
+			rendered = true;
+			times.render = bsNow() - t0;
+		}
+		times.total = bsNow() - start;
+		char* summary = bsSummaryJson(&c, &env, &p, &stats, bsResolveThreads(o.threads, p.count), &times,
+			frames, rendered);
+		bsJoin(path, sizeof(path), dir, "summary.json");
+		bool ok = summary != NULL && bsWriteText(path, summary, err, sizeof(err));
+		if (summary == NULL)
+		{
+			snprintf(err, sizeof(err), "%s: out of memory", path);
+		}
+		cJSON_free(summary);
+		if (!ok)
+		{
+			goto fail;
+		}
+	}
+
+	if (!o.quiet)
+	{
+		uint64_t counts[bs_particleStateCount];
+		bsParticles_CountStates(&p, counts);
+		printf("blobsim: %zu particles (%" PRIu64 " stuck, %" PRIu64 " free, %" PRIu64 " escaped), %d step%s, "
+			"%s/%s, %.3f s -> %s/scene.pov%s\n",
+			p.count, counts[bs_particleStuck], counts[bs_particleFree], counts[bs_particleEscaped],
+			c.motion.steps, c.motion.steps == 1 ? "" : "s", bsMethodName(c.collision.method),
+			bsResponseName(c.collision.response), bsNow() - start, dir, rendered ? " (+ scene.png)" : "");
+	}
+	status = bs_exitOk;
+
+fail:
+	if (status != bs_exitOk)
+	{
+		fprintf(stderr, "blobsim: %s\n", err);
+	}
+	bsSceneBuffers_Free(&buffers);
+	bsParticles_Free(&p);
+	bsParticleFiles_Free(&files);
+	bsEnvironment_Free(&env);
+	bsConfig_Free(&c);
+	return status;
+}

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# End-to-end tests of `blobsim run` and `blobsim check` on the tiny scene in tests/run/.
+#   tests/run_test.sh BLOBSIM TESTS_RUN_DIR MODE
+# MODE: determinism | golden | summary | chain | check | render | bless
+# `bless` rewrites the golden files from the current build (review the diff before committing).
+# Exit 77 means skipped (meson's convention), e.g. render without POV-Ray.
+set -euo pipefail
+bin=$1
+src=$2
+mode=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+run() {  # output dir, extra args...
+	local out=$1
+	shift
+	"$bin" run "$src/tiny.json" -o "$out" --quiet "$@"
+}
+
+case "$mode" in
+determinism)
+	# Same config and seed: byte-identical outputs whatever the thread count.
+	run "$work/a" --threads 1
+	run "$work/b" --threads 2
+	run "$work/c" --threads 3
+	for f in scene.pov particles.ply frame_0001.pov frame_0002.pov animation.ini animation.pov; do
+		cmp -s "$work/a/$f" "$work/b/$f" || fail "$f differs between 1 and 2 threads"
+		cmp -s "$work/a/$f" "$work/c/$f" || fail "$f differs between 1 and 3 threads"
+	done
+	;;
+golden)
+	run "$work/a"
+	for f in scene.pov particles.ply; do
+		if ! cmp -s "$work/a/$f" "$src/golden/tiny.$f"; then
+			diff <(head -c 4000 "$work/a/$f" | strings) <(head -c 4000 "$src/golden/tiny.$f" | strings) | head -20 >&2 || true
+			fail "$f differs from tests/run/golden/tiny.$f (if the change is intended: tests/run_test.sh BLOBSIM tests/run bless)"
+		fi
+	done
+	;;
+bless)
+	run "$work/a"
+	cp "$work/a/scene.pov" "$src/golden/tiny.scene.pov"
+	cp "$work/a/particles.ply" "$src/golden/tiny.particles.ply"
+	echo "blessed tests/run/golden/tiny.scene.pov and tiny.particles.ply"
+	;;
+summary)
+	# Every emitted particle is in the PLY, the summary's counts match it, no temporary file is left.
+	run "$work/a"
+	python3 - "$work/a" <<'PY' || exit 1
+import json, struct, sys
+d = sys.argv[1]
+data = open(d + "/particles.ply", "rb").read()
+head, body = data.split(b"end_header\n", 1)
+count = int([l for l in head.decode().splitlines() if l.startswith("element vertex")][0].split()[2])
+assert count == 12 * 2 * 12 + 100, f"{count} particles in the PLY, expected 388"
+row = 7 * 4 + 1
+assert len(body) == count * row, "PLY body size"
+states = [body[i * row + 28] for i in range(count)]
+radii = [struct.unpack_from("<f", body, i * row + 12)[0] for i in range(count)]
+assert all(0.03 * 0.8 - 1e-6 <= r <= 0.03 * 1.2 + 1e-6 for r in radii), "radius spread"
+s = json.load(open(d + "/summary.json"))
+p = s["particles"]
+assert p["total"] == count
+for name, code in (("free", 0), ("stuck", 1), ("escaped", 2)):
+    assert p[name] == states.count(code), (name, p[name], states.count(code))
+assert s["contacts"]["total"] == sum(v for k, v in s["contacts"].items() if k != "total")
+assert s["contacts"]["total"] > 0 and s["queries"]["count"] >= count
+assert s["method"] == "exact" and s["steps"] == 6 and s["frames"] == 2
+assert s["environment"]["triangles"] == 14 and s["environment"]["planes"] == 1
+pov = open(d + "/scene.pov").read()
+assert pov.startswith("#version 3.7;") and "hierarchy off" not in pov
+assert pov.count("sphere {") + pov.count("sphere{") == count - p["escaped"], "one blob component per particle still in the scene"
+PY
+	if ls "$work/a" | grep -q '\.tmp'; then
+		fail "temporary files left: $(ls "$work/a")"
+	fi
+	;;
+chain)
+	# A run's particles.ply feeds the next run (the `file` emitter).
+	run "$work/a"
+	run "$work/b" --set "particles.emitters=[{\"type\": \"file\", \"file\": \"$work/a/particles.ply\"}]" \
+		--set motion.steps=1 --set output.frame_every=0
+	python3 - "$work/a/particles.ply" "$work/b/particles.ply" <<'PY' || exit 1
+import struct, sys
+def read(p):
+    data = open(p, "rb").read()
+    head, body = data.split(b"end_header\n", 1)
+    n = int([l for l in head.decode().splitlines() if l.startswith("element vertex")][0].split()[2])
+    return [struct.unpack_from("<7fB", body, i * 29) for i in range(n)]
+a, b = read(sys.argv[1]), read(sys.argv[2])
+assert len(a) == len(b), (len(a), len(b))
+for pa, pb in zip(a, b):
+    assert pa[3] == pb[3], "radius kept"
+    if pa[7] != 0:
+        assert pa == pb, "stuck and escaped particles stay as they were"
+PY
+	;;
+check)
+	"$bin" check "$src/tiny.json" >/dev/null || fail "check rejects a valid config"
+	set +e
+	msg=$("$bin" check "$src/tiny.json" --set collision.mehtod=exact 2>&1)
+	rc=$?
+	set -e
+	[ $rc -eq 1 ] || fail "check: a bad override exits $rc, expected 1"
+	case "$msg" in
+	*"did you mean 'method'"*) ;;
+	*) fail "check: unexpected message: $msg" ;;
+	esac
+	set +e
+	msg=$("$bin" check "$src/tiny.json" --set 'environment.meshes.0.materials={"nosuch": "wood"}' 2>&1)
+	rc=$?
+	set -e
+	[ $rc -eq 1 ] || fail "check: an unknown group exits $rc, expected 1"
+	case "$msg" in
+	*"no group 'nosuch' in"*"tiny.obj (groups: floor:wood, box:stone, bar:stone)"*) ;;
+	*) fail "check: unexpected message: $msg" ;;
+	esac
+	set +e
+	"$bin" run "$src/tiny.json" -o /dev/null/x --quiet 2>/dev/null
+	rc=$?
+	set -e
+	[ $rc -eq 1 ] || fail "run into an impossible directory exits $rc, expected 1"
+	set +e
+	"$bin" run 2>/dev/null
+	rc=$?
+	set -e
+	[ $rc -eq 2 ] || fail "run without a config exits $rc, expected 2"
+	;;
+render)
+	if ! command -v povray >/dev/null 2>&1; then
+		echo "skipped: POV-Ray is not installed (apt-get install povray)"
+		exit 77
+	fi
+	run "$work/a" --render
+	[ -s "$work/a/scene.png" ] || fail "no scene.png"
+	python3 - "$work/a/scene.png" <<'PY' || exit 1
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+pos, idat, w, h = 8, b"", 0, 0
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    chunk = data[pos + 8:pos + 8 + n]
+    if kind == b"IHDR":
+        w, h = struct.unpack(">II", chunk[:8])
+    elif kind == b"IDAT":
+        idat += chunk
+    pos += 12 + n
+assert (w, h) == (96, 72), (w, h)
+raw = zlib.decompress(idat)
+assert len(set(raw)) > 16, "the image is (nearly) uniform"
+PY
+	;;
+*)
+	fail "unknown mode $mode"
+	;;
+esac
+echo "ok: $mode"
