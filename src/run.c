@@ -310,7 +310,7 @@ typedef struct bsSceneBuffers
 	bsPovMesh* meshes;
 	bsPovPlane* planes;
 	bsPovLight* lights;
-	bsVec3* centers;  // the particles that have not escaped
+	bsVec3* centers;  // the particles that have not escaped, made when some have
 	double* radii;
 } bsSceneBuffers;
 
@@ -325,8 +325,8 @@ static void bsSceneBuffers_Free(bsSceneBuffers* b)
 }
 
 // The static part of the scene (camera, lights, environment); particles are set per write.
-static bool bsMakeScene(const bsConfig* c, const bsEnvironment* env, size_t particleCapacity,
-	bsSceneBuffers* b, bsPovScene* scene)
+static bool bsMakeScene(const bsConfig* c, const bsEnvironment* env, bsSceneBuffers* b,
+	bsPovScene* scene)
 {
 	const bsRenderConfig* rc = &c->render;
 	memset(b, 0, sizeof(*b));
@@ -334,10 +334,7 @@ static bool bsMakeScene(const bsConfig* c, const bsEnvironment* env, size_t part
 	b->meshes = calloc(env->groupCount + 1, sizeof(bsPovMesh));
 	b->planes = calloc(env->planeCount + 1, sizeof(bsPovPlane));
 	b->lights = calloc((size_t)rc->lightCount + 1, sizeof(bsPovLight));
-	b->centers = malloc((particleCapacity + 1) * sizeof(bsVec3));
-	b->radii = malloc((particleCapacity + 1) * sizeof(double));
-	if (b->meshes == NULL || b->planes == NULL || b->lights == NULL || b->centers == NULL ||
-		b->radii == NULL)
+	if (b->meshes == NULL || b->planes == NULL || b->lights == NULL)
 	{
 		bsSceneBuffers_Free(b);
 		return false;
@@ -372,8 +369,6 @@ static bool bsMakeScene(const bsConfig* c, const bsEnvironment* env, size_t part
 	scene->meshCount = env->groupCount;
 	scene->planes = b->planes;
 	scene->planeCount = env->planeCount;
-	scene->particles.centers = b->centers;
-	scene->particles.radii = b->radii;
 	scene->particles.threshold = rc->blob.threshold;
 	scene->particles.strength = rc->blob.strength;
 	scene->particles.radiusScale = rc->blob.radiusScale;
@@ -382,10 +377,31 @@ static bool bsMakeScene(const bsConfig* c, const bsEnvironment* env, size_t part
 	return true;
 }
 
-// Escaped particles have left the scene: they are in particles.ply but not drawn.
+// Escaped particles have left the scene: they are in particles.ply but not drawn. The writer reads
+// the particle arrays directly; compacted copies are made (once, then reused) only when some particle
+// has escaped, so a run needs no memory per particle beyond the particles themselves.
 static bool bsWriteSceneFile(const char* path, bsPovScene* scene, bsSceneBuffers* b, const bsParticles* p,
 	char* err, size_t errlen)
 {
+	uint64_t counts[bs_particleStateCount];
+	bsParticles_CountStates(p, counts);
+	if (counts[bs_particleEscaped] == 0)
+	{
+		scene->particles.centers = p->position;
+		scene->particles.radii = p->radius;
+		scene->particles.count = p->count;
+		return bsPov_WriteScene(path, scene, err, errlen);
+	}
+	if (b->centers == NULL)
+	{
+		b->centers = malloc((p->count + 1) * sizeof(bsVec3));
+		b->radii = malloc((p->count + 1) * sizeof(double));
+		if (b->centers == NULL || b->radii == NULL)
+		{
+			snprintf(err, errlen, "%s: out of memory", path);
+			return false;
+		}
+	}
 	size_t n = 0;
 	for (size_t i = 0; i < p->count; ++i)
 	{
@@ -396,6 +412,8 @@ static bool bsWriteSceneFile(const char* path, bsPovScene* scene, bsSceneBuffers
 			++n;
 		}
 	}
+	scene->particles.centers = b->centers;
+	scene->particles.radii = b->radii;
 	scene->particles.count = n;
 	return bsPov_WriteScene(path, scene, err, errlen);
 }
@@ -727,7 +745,7 @@ int bsRunMain(int argc, char** argv)
 	bsParticleFiles_Free(&files);
 	times.load = env.loadSeconds + (bsNow() - start - env.loadSeconds - env.buildSeconds);
 	times.build = env.buildSeconds;
-	if (!bsMakeScene(&c, &env, p.count, &buffers, &scene))
+	if (!bsMakeScene(&c, &env, &buffers, &scene))
 	{
 		snprintf(err, sizeof(err), "%s: out of memory", c.path);
 		goto fail;
