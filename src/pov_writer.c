@@ -544,171 +544,359 @@ static bool bsPov_WriteMesh(bsPovWriter* w, const bsPovMesh* m, size_t meshIndex
 
 // ---- Particles ------------------------------------------------------------------------------------
 
-static uint32_t bsSpread10(uint32_t x)
+// Splitting into tiles. The particles are cut by a k-d tree (median splits on the longest axis of the
+// cell) until each leaf owns at most the chunk size; the leaves' cells tile the box of every component.
+// A tile's blob holds every component whose sphere reaches its cell (its own and its neighbours') and
+// is clipped_by the cell: inside the cell the field is the whole field, so the surface is exact there
+// and continues seamlessly into the next tile. Deterministic: the splits order by (coordinate, index).
+
+typedef struct bsKdNode
 {
-	x &= 0x3ffu;
-	x = (x | (x << 16)) & 0x030000ffu;
-	x = (x | (x << 8)) & 0x0300f00fu;
-	x = (x | (x << 4)) & 0x030c30c3u;
-	x = (x | (x << 2)) & 0x09249249u;
-	return x;
+	double lo[3], hi[3];  // the cell
+	uint32_t first;       // leaf: first index into ids
+	uint32_t count;       // leaf: particles owned
+	uint32_t child;       // interior: left child (right = child + 1); 0 for a leaf
+} bsKdNode;
+
+typedef struct bsTiling
+{
+	bsKdNode* nodes;
+	uint32_t nodeCount, nodeCapacity;
+	uint32_t* ids;
+	uint32_t leaves;
+	const bsVec3* centers;
+	const bsPovParticles* ps;
+	double maxReach;  // largest component radius
+	bool failed;
+} bsTiling;
+
+static double bsCoord(bsVec3 v, int axis)
+{
+	return axis == 0 ? v.x : (axis == 1 ? v.y : v.z);
 }
 
-// Particle indices sorted by the Morton code of their centre (10 bits per axis over the bounding box),
-// ties by index: an LSD radix sort, 10 bits a pass, stable.
-static uint32_t* bsMortonOrder(const bsVec3* centers, size_t count)
+static double bsReach(const bsPovParticles* ps, uint32_t id)
 {
-	uint64_t* keys = malloc(count * sizeof(uint64_t));
-	uint64_t* scratch = malloc(count * sizeof(uint64_t));
-	uint32_t* order = malloc(count * sizeof(uint32_t));
-	if (keys == NULL || scratch == NULL || order == NULL)
+	return (ps->radii != NULL ? ps->radii[id] : ps->radius) * ps->radiusScale;
+}
+
+static bool bsKeyLess(const bsVec3* c, int axis, uint32_t a, uint32_t b)
+{
+	double ca = bsCoord(c[a], axis), cb = bsCoord(c[b], axis);
+	return ca < cb || (ca == cb && a < b);
+}
+
+// Reorders ids[0..n) so that ids[k] is the k-th smallest by (coordinate, index), smaller ones before.
+static void bsSelect(const bsVec3* c, int axis, uint32_t* ids, uint32_t n, uint32_t k)
+{
+	uint32_t lo = 0, hi = n - 1;
+	while (hi > lo)
 	{
-		free(keys);
-		free(scratch);
-		free(order);
-		return NULL;
-	}
-	double l[3] = {centers[0].x, centers[0].y, centers[0].z};
-	double h[3] = {l[0], l[1], l[2]};
-	for (size_t i = 1; i < count; ++i)
-	{
-		double c[3] = {centers[i].x, centers[i].y, centers[i].z};
-		for (int a = 0; a < 3; ++a)
+		// Median of three as the pivot, moved to hi.
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (bsKeyLess(c, axis, ids[mid], ids[lo]))
 		{
-			l[a] = c[a] < l[a] ? c[a] : l[a];
-			h[a] = c[a] > h[a] ? c[a] : h[a];
+			uint32_t t = ids[mid]; ids[mid] = ids[lo]; ids[lo] = t;
+		}
+		if (bsKeyLess(c, axis, ids[hi], ids[lo]))
+		{
+			uint32_t t = ids[hi]; ids[hi] = ids[lo]; ids[lo] = t;
+		}
+		if (bsKeyLess(c, axis, ids[mid], ids[hi]))
+		{
+			uint32_t t = ids[mid]; ids[mid] = ids[hi]; ids[hi] = t;
+		}
+		uint32_t pivot = ids[hi];
+		uint32_t store = lo;
+		for (uint32_t i = lo; i < hi; ++i)
+		{
+			if (bsKeyLess(c, axis, ids[i], pivot))
+			{
+				uint32_t t = ids[i]; ids[i] = ids[store]; ids[store] = t;
+				++store;
+			}
+		}
+		ids[hi] = ids[store];
+		ids[store] = pivot;
+		if (store == k)
+		{
+			return;
+		}
+		if (store < k)
+		{
+			lo = store + 1;
+		}
+		else
+		{
+			hi = store - 1;
 		}
 	}
-	double scale[3];
-	double ext[3] = {h[0] - l[0], h[1] - l[1], h[2] - l[2]};
+}
+
+static uint32_t bsTiling_Push(bsTiling* t)
+{
+	if (t->nodeCount == t->nodeCapacity)
+	{
+		uint32_t capacity = t->nodeCapacity * 2 + 16;
+		bsKdNode* nodes = realloc(t->nodes, capacity * sizeof(bsKdNode));
+		if (nodes == NULL)
+		{
+			t->failed = true;
+			return 0;
+		}
+		t->nodes = nodes;
+		t->nodeCapacity = capacity;
+	}
+	memset(t->nodes + t->nodeCount, 0, sizeof(bsKdNode));
+	return t->nodeCount++;
+}
+
+static void bsTiling_Split(bsTiling* t, uint32_t node, uint32_t first, uint32_t count, size_t chunk, int depth)
+{
+	bsKdNode* n = t->nodes + node;
+	n->first = first;
+	n->count = count;
+	if (count <= chunk || depth >= 60)
+	{
+		t->leaves += 1;
+		return;
+	}
+	// The longest axis of the cell whose median falls strictly inside it.
+	int order[3] = {0, 1, 2};
+	double ext[3] = {n->hi[0] - n->lo[0], n->hi[1] - n->lo[1], n->hi[2] - n->lo[2]};
+	for (int i = 0; i < 3; ++i)
+	{
+		for (int j = i + 1; j < 3; ++j)
+		{
+			if (ext[order[j]] > ext[order[i]])
+			{
+				int tmp = order[i]; order[i] = order[j]; order[j] = tmp;
+			}
+		}
+	}
+	uint32_t k = count / 2;
 	for (int a = 0; a < 3; ++a)
 	{
-		scale[a] = ext[a] > 0.0 && isfinite(ext[a]) ? 1023.0 / ext[a] : 0.0;
+		int axis = order[a];
+		bsSelect(t->centers, axis, t->ids + first, count, k);
+		double plane = bsCoord(t->centers[t->ids[first + k]], axis);
+		if (!(plane > n->lo[axis] && plane < n->hi[axis]))
+		{
+			continue;
+		}
+		uint32_t left = bsTiling_Push(t);
+		bsTiling_Push(t);
+		if (t->failed)
+		{
+			return;
+		}
+		n = t->nodes + node;  // the array may have moved
+		n->child = left;
+		bsKdNode* l = t->nodes + left;
+		bsKdNode* r = l + 1;
+		memcpy(l->lo, n->lo, sizeof(n->lo));
+		memcpy(l->hi, n->hi, sizeof(n->hi));
+		memcpy(r->lo, n->lo, sizeof(n->lo));
+		memcpy(r->hi, n->hi, sizeof(n->hi));
+		l->hi[axis] = plane;
+		r->lo[axis] = plane;
+		bsTiling_Split(t, left, first, k, chunk, depth + 1);
+		bsTiling_Split(t, left + 1, first + k, count - k, chunk, depth + 1);
+		return;
 	}
-	for (size_t i = 0; i < count; ++i)
+	t->leaves += 1;  // every particle at one point: a leaf however many
+}
+
+// Builds the tiling; false when out of memory. One leaf (no clipping) when the count fits a blob.
+static bool bsTiling_Build(bsTiling* t, const bsPovParticles* ps, size_t chunk)
+{
+	memset(t, 0, sizeof(*t));
+	t->centers = ps->centers;
+	t->ps = ps;
+	size_t n = ps->count;
+	t->ids = malloc((n > 0 ? n : 1) * sizeof(uint32_t));
+	if (t->ids == NULL || bsTiling_Push(t) != 0 || t->failed)
 	{
-		double c[3] = {centers[i].x, centers[i].y, centers[i].z};
-		uint32_t code = 0;
+		return false;
+	}
+	double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+	for (size_t i = 0; i < n; ++i)
+	{
+		t->ids[i] = (uint32_t)i;
+		double reach = bsReach(ps, (uint32_t)i);
+		t->maxReach = reach > t->maxReach ? reach : t->maxReach;
 		for (int a = 0; a < 3; ++a)
 		{
-			double q = (c[a] - l[a]) * scale[a];
-			uint32_t cell = q > 0.0 ? (q < 1023.0 ? (uint32_t)q : 1023u) : 0u;
-			code |= bsSpread10(cell) << a;
+			double c = bsCoord(ps->centers[i], a);
+			lo[a] = c < lo[a] ? c : lo[a];
+			hi[a] = c > hi[a] ? c : hi[a];
 		}
-		keys[i] = (uint64_t)code << 32 | (uint64_t)i;
 	}
-	for (int shift = 32; shift < 62; shift += 10)
+	// The root cell holds every component's sphere.
+	for (int a = 0; a < 3; ++a)
 	{
-		size_t counts[1025] = {0};
-		for (size_t i = 0; i < count; ++i)
-		{
-			counts[((keys[i] >> shift) & 1023u) + 1] += 1;
-		}
-		for (int b = 0; b < 1024; ++b)
-		{
-			counts[b + 1] += counts[b];
-		}
-		for (size_t i = 0; i < count; ++i)
-		{
-			scratch[counts[(keys[i] >> shift) & 1023u]++] = keys[i];
-		}
-		uint64_t* swap = keys;
-		keys = scratch;
-		scratch = swap;
+		t->nodes[0].lo[a] = lo[a] - t->maxReach;
+		t->nodes[0].hi[a] = hi[a] + t->maxReach;
 	}
-	for (size_t i = 0; i < count; ++i)
+	bsTiling_Split(t, 0, 0, (uint32_t)n, chunk, 0);
+	return !t->failed;
+}
+
+static void bsTiling_Free(bsTiling* t)
+{
+	free(t->nodes);
+	free(t->ids);
+	memset(t, 0, sizeof(*t));
+}
+
+// Does the sphere (c, r) reach the cell?
+static bool bsSphereMeetsCell(bsVec3 c, double r, const double lo[3], const double hi[3])
+{
+	double d2 = 0.0;
+	for (int a = 0; a < 3; ++a)
 	{
-		order[i] = (uint32_t)keys[i];
+		double v = bsCoord(c, a);
+		double e = v < lo[a] ? lo[a] - v : (v > hi[a] ? v - hi[a] : 0.0);
+		d2 += e * e;
 	}
-	free(keys);
-	free(scratch);
-	return order;
+	return d2 <= r * r;
+}
+
+typedef struct bsComponentWriter
+{
+	bsPovWriter* w;
+	const bsPovParticles* ps;
+	char strength[bs_povNumberMax + 8];
+	size_t strengthLen;
+	uint32_t pending[256];
+	size_t pendingCount;
+} bsComponentWriter;
+
+enum
+{
+	bs_componentLineMax = 16 + bsVectorMax + 2 * bs_povNumberMax + 8
+};
+
+static void bsComponents_Flush(bsComponentWriter* cw)
+{
+	size_t n = cw->pendingCount;
+	if (n == 0)
+	{
+		return;
+	}
+	char* p = bsAtomicFile_Reserve(&cw->w->file, n * bs_componentLineMax);
+	cw->pendingCount = 0;
+	if (p == NULL)
+	{
+		return;
+	}
+	const bsPovParticles* ps = cw->ps;
+	char* q = p;
+	for (size_t k = 0; k < n; ++k)
+	{
+		uint32_t id = cw->pending[k];
+		q = BS_PUT_LITERAL(q, "\tsphere { ");
+		q = bsPutVector(q, ps->centers[id]);
+		*q++ = ',';
+		*q++ = ' ';
+		q = bsPutDouble(q, bsReach(ps, id));
+		*q++ = ',';
+		*q++ = ' ';
+		q = bsPutText(q, cw->strength, cw->strengthLen);
+	}
+	bsAtomicFile_Advance(&cw->w->file, (size_t)(q - p));
+}
+
+static void bsComponents_Add(bsComponentWriter* cw, uint32_t id)
+{
+	cw->pending[cw->pendingCount++] = id;
+	if (cw->pendingCount == sizeof(cw->pending) / sizeof(cw->pending[0]))
+	{
+		bsComponents_Flush(cw);
+	}
+}
+
+// Every component reaching the leaf's cell, in tree order.
+static void bsTiling_Gather(const bsTiling* t, uint32_t node, const bsKdNode* leaf, bsComponentWriter* cw)
+{
+	const bsKdNode* n = t->nodes + node;
+	for (int a = 0; a < 3; ++a)
+	{
+		if (n->hi[a] < leaf->lo[a] - t->maxReach || n->lo[a] > leaf->hi[a] + t->maxReach)
+		{
+			return;  // nothing in this cell reaches the leaf
+		}
+	}
+	if (n->child != 0)
+	{
+		bsTiling_Gather(t, n->child, leaf, cw);
+		bsTiling_Gather(t, n->child + 1, leaf, cw);
+		return;
+	}
+	for (uint32_t k = n->first; k < n->first + n->count; ++k)
+	{
+		uint32_t id = t->ids[k];
+		if (n == leaf || bsSphereMeetsCell(t->centers[id], bsReach(t->ps, id), leaf->lo, leaf->hi))
+		{
+			bsComponents_Add(cw, id);
+		}
+	}
+}
+
+static void bsTiling_WriteLeaves(const bsTiling* t, uint32_t node, bsComponentWriter* cw,
+	const char* threshold, const char* material)
+{
+	const bsKdNode* n = t->nodes + node;
+	if (n->child != 0)
+	{
+		bsTiling_WriteLeaves(t, n->child, cw, threshold, material);
+		bsTiling_WriteLeaves(t, n->child + 1, cw, threshold, material);
+		return;
+	}
+	bsPovWriter* w = cw->w;
+	bsAtomicFile_Printf(&w->file, "\nblob\n{\n\tthreshold %s\n", threshold);
+	if (t->leaves == 1)
+	{
+		for (uint32_t k = 0; k < n->count; ++k)
+		{
+			bsComponents_Add(cw, t->ids[n->first + k]);
+		}
+	}
+	else
+	{
+		bsTiling_Gather(t, 0, n, cw);
+	}
+	bsComponents_Flush(cw);
+	bsAtomicFile_Printf(&w->file, "\ttexture { %s }\n", material);
+	if (t->leaves > 1)
+	{
+		bsPutVectorLine(w, "\tclipped_by { box { ", bsV3(n->lo[0], n->lo[1], n->lo[2]), ", ");
+		bsPutVectorLine(w, "", bsV3(n->hi[0], n->hi[1], n->hi[2]), " } }\n");
+	}
+	bsPutString(w, "}\n");
 }
 
 static size_t bsBlobChunk(const bsPovParticles* ps)
 {
+	// Halves of POV-Ray's limit, so a tile's own components plus its neighbours' stay under it.
+	size_t limit = bs_povMaxBlobComponents / 2;
 	size_t chunk = ps->maxComponents;
-	if (chunk == 0 || chunk > bs_povMaxBlobComponents)
-	{
-		chunk = bs_povMaxBlobComponents;
-	}
-	return chunk;
+	return chunk == 0 || chunk > limit ? limit : chunk;
 }
 
-static bool bsPov_WriteParticles(bsPovWriter* w, const bsPovParticles* ps)
+static bool bsPov_WriteParticles(bsPovWriter* w, const bsPovParticles* ps, const bsTiling* t)
 {
-	size_t chunk = bsBlobChunk(ps);
-	uint32_t* order = NULL;
-	if (ps->count > chunk)
-	{
-		order = bsMortonOrder(ps->centers, ps->count);
-		if (order == NULL)
-		{
-			return bsPovFail(w, "particles: out of memory");
-		}
-	}
-	// The strength, and a uniform component radius, are the same text every time.
-	char strength[bs_povNumberMax + 8];
-	size_t strengthLen = bsPov_FormatDouble(strength, ps->strength);
-	memcpy(strength + strengthLen, " }\n", 4);
-	strengthLen += 3;
-	char uniformRadius[bs_povNumberMax];
-	size_t uniformRadiusLen = bsPov_FormatDouble(uniformRadius, ps->radius * ps->radiusScale);
+	bsComponentWriter cw;
+	memset(&cw, 0, sizeof(cw));
+	cw.w = w;
+	cw.ps = ps;
+	cw.strengthLen = bsPov_FormatDouble(cw.strength, ps->strength);
+	memcpy(cw.strength + cw.strengthLen, " }\n", 4);
+	cw.strengthLen += 3;
 	char threshold[bs_povNumberMax];
 	bsPov_FormatDouble(threshold, ps->threshold);
 	const char* material = ps->material != NULL ? ps->material : bsDefaultMaterial;
-
-	enum
-	{
-		lineMax = 16 + bsVectorMax + 2 * bs_povNumberMax + 8,
-		linesPerReserve = bs_atomicFileReserveMax / lineMax,
-	};
-	for (size_t start = 0; start < ps->count; start += chunk)
-	{
-		size_t end = ps->count - start < chunk ? ps->count : start + chunk;
-		bsAtomicFile_Printf(&w->file, "\nblob\n{\n\tthreshold %s\n", threshold);
-		for (size_t i = start; i < end;)
-		{
-			size_t n = end - i < linesPerReserve ? end - i : linesPerReserve;
-			char* p = bsAtomicFile_Reserve(&w->file, n * lineMax);
-			if (p == NULL)
-			{
-				break;
-			}
-			// In Morton order the reads are scattered: gather the block first, so that its cache misses
-			// overlap instead of stalling the formatting one particle at a time.
-			bsVec3 centers[linesPerReserve];
-			double radii[linesPerReserve];
-			for (size_t k = 0; k < n; ++k)
-			{
-				size_t id = order != NULL ? order[i + k] : i + k;
-				centers[k] = ps->centers[id];
-				radii[k] = ps->radii != NULL ? ps->radii[id] : 0.0;
-			}
-			char* q = p;
-			for (size_t k = 0; k < n; ++k, ++i)
-			{
-				q = BS_PUT_LITERAL(q, "\tsphere { ");
-				q = bsPutVector(q, centers[k]);
-				*q++ = ',';
-				*q++ = ' ';
-				if (ps->radii != NULL)
-				{
-					q = bsPutDouble(q, radii[k] * ps->radiusScale);
-				}
-				else
-				{
-					q = bsPutText(q, uniformRadius, uniformRadiusLen);
-				}
-				*q++ = ',';
-				*q++ = ' ';
-				q = bsPutText(q, strength, strengthLen);
-			}
-			bsAtomicFile_Advance(&w->file, (size_t)(q - p));
-		}
-		bsAtomicFile_Printf(&w->file, "\ttexture { %s }\n}\n", material);
-	}
-	free(order);
+	bsTiling_WriteLeaves(t, 0, &cw, threshold, material);
 	return true;
 }
 
@@ -717,8 +905,14 @@ static bool bsPov_WriteParticles(bsPovWriter* w, const bsPovParticles* ps)
 static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 {
 	const bsPovParticles* ps = &s->particles;
-	size_t chunk = bsBlobChunk(ps);
-	size_t blobs = ps->count / chunk + (ps->count % chunk != 0);
+	bsTiling tiling;
+	if (ps->count > 0 && !bsTiling_Build(&tiling, ps, bsBlobChunk(ps)))
+	{
+		bsTiling_Free(&tiling);
+		bsPovFail(w, "particles: out of memory");
+		return;
+	}
+	size_t blobs = ps->count > 0 ? tiling.leaves : 0;
 	size_t triangles = 0;
 	for (size_t i = 0; i < s->meshCount; ++i)
 	{
@@ -764,6 +958,10 @@ static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 		}
 		if (!bsPov_WriteMesh(w, s->meshes + i, i))
 		{
+			if (ps->count > 0)
+			{
+				bsTiling_Free(&tiling);
+			}
 			return;
 		}
 	}
@@ -779,7 +977,8 @@ static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 	}
 	if (ps->count > 0)
 	{
-		bsPov_WriteParticles(w, ps);
+		bsPov_WriteParticles(w, ps, &tiling);
+		bsTiling_Free(&tiling);
 	}
 }
 

@@ -15,12 +15,13 @@
 // that makes this equal to the collision radius, and larger scales make neighbours merge sooner.
 //
 // Splitting. POV-Ray 3.7.0 refuses a blob of more than 1,000,000 components, and many smaller blobs
-// render faster than one large one (about 35% faster for 64 chunks of a 150k-particle blob). When
-// count > maxComponents the particles are sorted by the Morton code of their centre (10 bits per
-// axis over the particles' bounding box, ties by index) and cut into consecutive runs of
-// maxComponents (the last may be shorter): ceil(count / maxComponents) spatially compact blobs,
-// deterministic. Fields of different blob objects do not add up, so a faint seam can show where two
-// chunks meet inside one pile; choose maxComponents as large as speed allows (e.g. count / 64).
+// render faster than one large one. When count > maxComponents (capped at half of POV-Ray's limit)
+// the particles are cut by a k-d tree (median splits on the longest axis, ties by index:
+// deterministic) until each leaf owns at most maxComponents; the leaves' cells tile the box of all
+// components. Each tile is one blob holding every component whose sphere reaches its cell (its own
+// and its neighbours'), clipped_by the cell. Fields of different blob objects do not add up, but
+// inside each cell the tile's field is the whole field, so the clipped surfaces join without a seam
+// (a 64-tile render of the snow figure matches the single blob to within 3 bytes of 1,440,000).
 #pragma once
 
 #include "triangle.h"

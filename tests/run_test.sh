@@ -73,7 +73,8 @@ assert s["method"] == "exact" and s["steps"] == 6 and s["frames"] == 2
 assert s["environment"]["triangles"] == 14 and s["environment"]["planes"] == 1
 pov = open(d + "/scene.pov").read()
 assert pov.startswith("#version 3.7;") and "hierarchy off" not in pov
-assert pov.count("sphere {") + pov.count("sphere{") == count - p["escaped"], "one blob component per particle still in the scene"
+components = {l for l in pov.splitlines() if l.startswith("\tsphere { ")}  # tiles repeat their neighbours'
+assert len(components) == count - p["escaped"], "one blob component per particle still in the scene"
 PY
 	if ls "$work/a" | grep -q '\.tmp'; then
 		fail "temporary files left: $(ls "$work/a")"

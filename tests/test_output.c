@@ -920,11 +920,6 @@ static double Volume(bsVec3 lo, bsVec3 hi)
 	return (hi.x - lo.x) * (hi.y - lo.y) * (hi.z - lo.z);
 }
 
-static int CompareStrings(const void* a, const void* b)
-{
-	return strcmp(*(const char* const*)a, *(const char* const*)b);
-}
-
 typedef struct SceneData
 {
 	bsTriangle quad[2];
@@ -1034,72 +1029,57 @@ static int PovStructureTest(void)
 	rc |= strstr(text, "\tvertex_vectors\n\t{\n\t\t3,\n") == NULL;
 	rc |= strstr(text,
 			  "plane { <0,1,0>, -1\n\ttexture { pigment { checker color rgb 1 color rgb 0.5 } }\n}") == NULL;
-	size_t blobs = (count + maxComponents - 1) / maxComponents;
+	// 1000 particles, at most 300 a tile: median splits give 4 tiles of 250.
+	size_t blobs = 4;
 	rc |= CountOccurrences(text, "\nblob\n{\n\tthreshold 0.5\n") != blobs;
 	rc |= CountOccurrences(text,
-			  "\ttexture { pigment { color rgb <0.9,0.95,1> } finish { specular 0.4 } }\n}\n") != blobs;
+			  "\ttexture { pigment { color rgb <0.9,0.95,1> } finish { specular 0.4 } }\n\tclipped_by { box { ") !=
+		blobs;
 	rc |= strstr(text, "hierarchy") != NULL;
 	if (rc != 0)
 	{
 		fprintf(stderr, "unexpected scene structure in %s\n", pathA);
 	}
 
-	// Every particle exactly once, with its radius scaled, and no blob over the limit: the sphere lines
-	// against lines built with the C library's %.9g.
-	char** got = malloc(count * sizeof(char*));
-	char** want = malloc(count * sizeof(char*));
-	size_t n = 0;
-	size_t inBlob = 0, largestBlob = 0;
-	bsVec3 blobLo = bsV3(0, 0, 0), blobHi = blobLo, allLo = blobLo, allHi = blobLo;
-	double chunkVolume = 0.0;
+	// The tiles: read each blob's components and its clip box.
+	enum
+	{
+		maxTiles = 16
+	};
+	bsVec3 lo[maxTiles], hi[maxTiles];
+	char** lines[maxTiles];
+	size_t lineCount[maxTiles];
+	size_t tiles = 0;
+	for (size_t t = 0; t < maxTiles; ++t)
+	{
+		lines[t] = malloc(count * sizeof(char*));
+		lineCount[t] = 0;
+	}
 	for (char* line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n"))
 	{
-		if (strcmp(line, "blob") == 0)
+		if (strcmp(line, "blob") == 0 && tiles < maxTiles)
 		{
-			chunkVolume += inBlob > 0 ? Volume(blobLo, blobHi) : 0.0;
-			inBlob = 0;
+			++tiles;
 		}
-		if (strncmp(line, "\tsphere { ", 10) == 0)
+		else if (tiles > 0 && strncmp(line, "\tsphere { ", 10) == 0 && lineCount[tiles - 1] < count)
 		{
-			double c[3];
-			if (sscanf(line, "\tsphere { <%lf,%lf,%lf>", c, c + 1, c + 2) == 3)
+			lines[tiles - 1][lineCount[tiles - 1]++] = line;
+		}
+		else if (tiles > 0 && strncmp(line, "\tclipped_by { box { ", 20) == 0)
+		{
+			double v[6];
+			if (sscanf(line, "\tclipped_by { box { <%lf,%lf,%lf>, <%lf,%lf,%lf> } }", v, v + 1, v + 2, v + 3,
+					v + 4, v + 5) == 6)
 			{
-				bsVec3 v = bsV3(c[0], c[1], c[2]);
-				blobLo = inBlob == 0 ? v : bsMin(blobLo, v);
-				blobHi = inBlob == 0 ? v : bsMax(blobHi, v);
-				allLo = n == 0 ? v : bsMin(allLo, v);
-				allHi = n == 0 ? v : bsMax(allHi, v);
+				lo[tiles - 1] = bsV3(v[0], v[1], v[2]);
+				hi[tiles - 1] = bsV3(v[3], v[4], v[5]);
 			}
-			if (n < count)
-			{
-				got[n] = line;
-			}
-			++n;
-			++inBlob;
-			largestBlob = inBlob > largestBlob ? inBlob : largestBlob;
 		}
 	}
-	chunkVolume += inBlob > 0 ? Volume(blobLo, blobHi) : 0.0;
-	rc |= n != count || largestBlob != maxComponents;
-	// The Morton chunks are compact: their boxes add up to far less than those of chunks cut in input
-	// order (random particles, so each of those spans nearly the whole box).
-	double inputOrderVolume = 0.0;
-	for (size_t start = 0; start < count; start += maxComponents)
-	{
-		bsVec3 lo = s.centers[start], hi = lo;
-		for (size_t i = start; i < count && i < start + maxComponents; ++i)
-		{
-			lo = bsMin(lo, s.centers[i]);
-			hi = bsMax(hi, s.centers[i]);
-		}
-		inputOrderVolume += Volume(lo, hi);
-	}
-	if (!(chunkVolume < 0.6 * inputOrderVolume))
-	{
-		fprintf(stderr, "chunks not compact: %g against %g in input order (whole %g)\n", chunkVolume,
-			inputOrderVolume, Volume(allLo, allHi));
-		rc = 1;
-	}
+	rc |= tiles != blobs;
+
+	// The reference lines, built with the C library's %.9g.
+	char** want = malloc(count * sizeof(char*));
 	for (size_t i = 0; i < count; ++i)
 	{
 		char line[256];
@@ -1108,21 +1088,62 @@ static int PovStructureTest(void)
 		want[i] = malloc(strlen(line) + 1);
 		strcpy(want[i], line);
 	}
-	if (n == count)
+	// Each tile holds exactly the components whose sphere reaches its box (the field inside the box is
+	// the whole field, so the clipped surfaces join without a seam); every centre lies in some box; the
+	// boxes' volumes add up to the box of all components (they tile it).
+	double tileVolume = 0.0;
+	bsVec3 allLo = lo[0], allHi = hi[0];
+	for (size_t t = 0; t < tiles && rc == 0; ++t)
 	{
-		qsort(got, count, sizeof(char*), CompareStrings);
-		qsort(want, count, sizeof(char*), CompareStrings);
+		tileVolume += Volume(lo[t], hi[t]);
+		allLo = bsMin(allLo, lo[t]);
+		allHi = bsMax(allHi, hi[t]);
+		size_t expected = 0;
 		for (size_t i = 0; i < count; ++i)
 		{
-			rc |= strcmp(got[i], want[i]) != 0;
+			double reach = s.radii[i] * scene.particles.radiusScale;
+			bsVec3 c = s.centers[i];
+			bsVec3 q = bsMax(lo[t], bsMin(hi[t], c));
+			bool meets = bsDistanceSquared(c, q) <= reach * reach * (1.0 + 1e-6);
+			bool found = false;
+			for (size_t k = 0; k < lineCount[t] && !found; ++k)
+			{
+				found = strcmp(lines[t][k], want[i]) == 0;
+			}
+			if (meets != found && bsDistanceSquared(c, q) < reach * reach * (1.0 - 1e-6))
+			{
+				fprintf(stderr, "tile %zu: particle %zu reaches it: %d, written: %d\n", t, i, meets, found);
+				rc = 1;
+				break;
+			}
+			expected += found;
 		}
+		rc |= expected != lineCount[t];  // nothing else in the tile
+	}
+	for (size_t i = 0; i < count && rc == 0; ++i)
+	{
+		bool inside = false;
+		for (size_t t = 0; t < tiles && !inside; ++t)
+		{
+			inside = s.centers[i].x >= lo[t].x && s.centers[i].x <= hi[t].x && s.centers[i].y >= lo[t].y &&
+				s.centers[i].y <= hi[t].y && s.centers[i].z >= lo[t].z && s.centers[i].z <= hi[t].z;
+		}
+		rc |= !inside;
+	}
+	if (rc == 0 && !(fabs(tileVolume - Volume(allLo, allHi)) <= 1e-6 * Volume(allLo, allHi)))
+	{
+		fprintf(stderr, "tiles do not tile: %g against %g\n", tileVolume, Volume(allLo, allHi));
+		rc = 1;
 	}
 	for (size_t i = 0; i < count; ++i)
 	{
 		free(want[i]);
 	}
+	for (size_t t = 0; t < maxTiles; ++t)
+	{
+		free(lines[t]);
+	}
 	free(want);
-	free(got);
 	free(text);
 	ENSURE(rc == 0);
 
