@@ -374,21 +374,6 @@ static uint64_t bsDoubleBits(double x)
 	return u;
 }
 
-// Uniform direction: rejection from the cube into the unit ball, then normalised.
-static bsVec3 bsRandomUnit(bsRng* rng)
-{
-	for (;;)
-	{
-		bsVec3 v = bsV3(bsRng_Range(rng, -1.0, 1.0), bsRng_Range(rng, -1.0, 1.0),
-			bsRng_Range(rng, -1.0, 1.0));
-		double l2 = bsLengthSquared(v);
-		if (l2 > 1e-6 && l2 <= 1.0)
-		{
-			return bsScale(1.0 / sqrt(l2), v);
-		}
-	}
-}
-
 static bsVec3 bsRandomInUnitCube(bsRng* rng)
 {
 	double x = bsRng_Uniform(rng);
@@ -454,8 +439,8 @@ static bsResult bsMakeTable1Pools(uint64_t seed, bsTable1Pools* p)
 		for (;;)
 		{
 			bsVec3 p1 = bsRandomInUnitCube(&rng);
-			bsVec3 p2 = bsMulAdd(p1, bsRng_Range(&rng, 0.1, 0.5), bsRandomUnit(&rng));
-			bsVec3 p3 = bsMulAdd(p1, bsRng_Range(&rng, 0.1, 0.5), bsRandomUnit(&rng));
+			bsVec3 p2 = bsMulAdd(p1, bsRng_Range(&rng, 0.1, 0.5), bsRng_UnitVector(&rng));
+			bsVec3 p3 = bsMulAdd(p1, bsRng_Range(&rng, 0.1, 0.5), bsRng_UnitVector(&rng));
 			if (bsMakeTriangle(p1, p2, p3, p->tris + i) == bs_ok)
 			{
 				break;
@@ -471,7 +456,7 @@ static bsResult bsMakeTable1Pools(uint64_t seed, bsTable1Pools* p)
 			bsSweepInput in;
 			in.radius = bsRng_Range(&rng, 0.02, 0.1);
 			in.c1 = bsRandomInUnitCube(&rng);
-			in.c2 = bsMulAdd(in.c1, bsRng_Range(&rng, 0.0, 0.5), bsRandomUnit(&rng));
+			in.c2 = bsMulAdd(in.c1, bsRng_Range(&rng, 0.0, 0.5), bsRng_UnitVector(&rng));
 			bsResult r = bsMakeSweep(&in, p->sweeps + i);
 			if (r != bs_ok)
 			{
@@ -671,7 +656,7 @@ static void bsMakeBvhQuery(bsRng* rng, const bsTriangle* tris, uint32_t count, d
 	else
 	{
 		// Grazing: along the triangle's plane, dipping at most ~9 degrees towards it.
-		bsVec3 u = bsRandomUnit(rng);
+		bsVec3 u = bsRng_UnitVector(rng);
 		bsVec3 tangent = bsNormalize(bsMulSub(u, bsDot(u, n), n));
 		if (bsLengthSquared(tangent) == 0.0)
 		{

@@ -178,21 +178,6 @@ bsResult bsMakeHeightfieldScene(uint64_t seed, int resolution, int boxes, bsTria
 	return bs_ok;
 }
 
-// A uniformly distributed unit vector (rejection from the cube).
-static bsVec3 bsRandomUnit(bsRng* rng)
-{
-	for (;;)
-	{
-		bsVec3 v = bsV3(bsRng_Range(rng, -1.0, 1.0), bsRng_Range(rng, -1.0, 1.0),
-			bsRng_Range(rng, -1.0, 1.0));
-		double len2 = bsLengthSquared(v);
-		if (len2 > 1e-4 && len2 <= 1.0)
-		{
-			return bsScale(1.0 / sqrt(len2), v);
-		}
-	}
-}
-
 static bool bsInUnitCube(bsVec3 p)
 {
 	return p.x >= 0.0 && p.x <= 1.0 && p.y >= 0.0 && p.y <= 1.0 && p.z >= 0.0 && p.z <= 1.0;
@@ -231,8 +216,8 @@ bsResult bsMakeTriangleSoup(uint64_t seed, uint32_t count, bsTriangle** outTris,
 	{
 		// Rejection sampling: keep candidates whose sides are all in range and that stay in the cube.
 		bsVec3 a = bsV3(bsRng_Uniform(&rng), bsRng_Uniform(&rng), bsRng_Uniform(&rng));
-		bsVec3 b = bsMulAdd(a, bsRng_Range(&rng, 0.1, 0.5), bsRandomUnit(&rng));
-		bsVec3 c = bsMulAdd(a, bsRng_Range(&rng, 0.1, 0.5), bsRandomUnit(&rng));
+		bsVec3 b = bsMulAdd(a, bsRng_Range(&rng, 0.1, 0.5), bsRng_UnitVector(&rng));
+		bsVec3 c = bsMulAdd(a, bsRng_Range(&rng, 0.1, 0.5), bsRng_UnitVector(&rng));
 		if (!bsInUnitCube(b) || !bsInUnitCube(c) || !bsSideInRange(b, c))
 		{
 			continue;

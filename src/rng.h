@@ -2,6 +2,8 @@
 // on every platform: the tests, the benchmark and the emitters depend on it.
 #pragma once
 
+#include "vec3.h"
+
 #include <stdint.h>
 
 typedef struct bsRng
@@ -62,4 +64,18 @@ static inline double bsRng_Range(bsRng* r, double lo, double hi)
 static inline uint32_t bsRng_Below(bsRng* r, uint32_t n)
 {
 	return (uint32_t)(((bsRng_Next(r) >> 32) * (uint64_t)n) >> 32);
+}
+
+// A uniformly distributed unit vector: rejection from the cube into the unit ball, then normalised.
+static inline bsVec3 bsRng_UnitVector(bsRng* r)
+{
+	for (;;)
+	{
+		bsVec3 v = bsV3(bsRng_Range(r, -1.0, 1.0), bsRng_Range(r, -1.0, 1.0), bsRng_Range(r, -1.0, 1.0));
+		double l2 = bsLengthSquared(v);
+		if (l2 > 1e-6 && l2 <= 1.0)
+		{
+			return bsScale(1.0 / sqrt(l2), v);
+		}
+	}
 }

@@ -94,20 +94,6 @@ static int ParallelForTest(void)
 
 // --- The batch ---
 
-static bsVec3 RandomUnit(bsRng* rng)
-{
-	for (;;)
-	{
-		bsVec3 v = bsV3(bsRng_Range(rng, -1.0, 1.0), bsRng_Range(rng, -1.0, 1.0),
-			bsRng_Range(rng, -1.0, 1.0));
-		double len2 = bsLengthSquared(v);
-		if (len2 > 1e-4 && len2 <= 1.0)
-		{
-			return bsScale(1.0 / sqrt(len2), v);
-		}
-	}
-}
-
 // Short sweeps just above the surface, long ones, zero-length ones and straight down (snow).
 static void MakeQueries(const bsTriangle* tris, uint32_t count, uint64_t seed, bsSweepInput* q,
 	size_t n)
@@ -130,7 +116,7 @@ static void MakeQueries(const bsTriangle* tris, uint32_t count, uint64_t seed, b
 		{
 			case 0:
 				c1 = bsMulAdd(p, r * (1.0 + 0.1 * bsRng_Uniform(&rng)), t->n);
-				c2 = bsMulAdd(c1, 0.05 * bsRng_Uniform(&rng), RandomUnit(&rng));
+				c2 = bsMulAdd(c1, 0.05 * bsRng_Uniform(&rng), bsRng_UnitVector(&rng));
 				break;
 			case 1:
 				c1 = bsV3(bsRng_Range(&rng, -0.2, 1.2), bsRng_Range(&rng, -0.3, 0.5),

@@ -477,20 +477,6 @@ static int BigBuildTest(void)
 
 // --- (b) Queries against the brute force ---
 
-static bsVec3 RandomUnit(bsRng* rng)
-{
-	for (;;)
-	{
-		bsVec3 v = bsV3(bsRng_Range(rng, -1.0, 1.0), bsRng_Range(rng, -1.0, 1.0),
-			bsRng_Range(rng, -1.0, 1.0));
-		double len2 = bsLengthSquared(v);
-		if (len2 > 1e-4 && len2 <= 1.0)
-		{
-			return bsScale(1.0 / sqrt(len2), v);
-		}
-	}
-}
-
 // A point of the closed triangle: inside, on an edge, or a vertex.
 static bsVec3 PointOn(const bsTriangle* t, bsRng* rng)
 {
@@ -577,7 +563,7 @@ static void MakeQuery(const bsTriangle* tris, uint32_t count, SceneBox box, doub
 		{
 			double gap = r * (1.0 + 0.2 * bsRng_Uniform(rng)) + scale * 1e-4 * bsRng_Uniform(rng);
 			c1 = bsMulAdd(p, gap, n);
-			bsVec3 dir = RandomUnit(rng);
+			bsVec3 dir = bsRng_UnitVector(rng);
 			if (bsRng_Below(rng, 2) == 0)
 			{
 				dir = bsNormalize(bsMulAdd(bsNeg(n), 0.7, dir));
@@ -595,7 +581,7 @@ static void MakeQuery(const bsTriangle* tris, uint32_t count, SceneBox box, doub
 			break;
 		case kindStartInContact:
 			c1 = bsMulAdd(p, r * bsRng_Range(rng, -1.0, 1.0), n);
-			c2 = bsMulAdd(c1, scale * 0.2 * bsRng_Uniform(rng), RandomUnit(rng));
+			c2 = bsMulAdd(c1, scale * 0.2 * bsRng_Uniform(rng), bsRng_UnitVector(rng));
 			break;
 		case kindSnow:
 		{
@@ -613,7 +599,7 @@ static void MakeQuery(const bsTriangle* tris, uint32_t count, SceneBox box, doub
 		{
 			// Touching at the start and sliding along the plane.
 			c1 = bsMulAdd(p, r, n);
-			bsVec3 dir = RandomUnit(rng);
+			bsVec3 dir = bsRng_UnitVector(rng);
 			dir = bsNormalize(bsMulSub(dir, bsDot(dir, n), n));
 			c2 = bsMulAdd(c1, scale * 0.1 * bsRng_Uniform(rng), dir);
 			break;

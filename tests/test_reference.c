@@ -87,20 +87,6 @@ typedef struct Stats
 
 // --- Random geometry ---
 
-static bsVec3 RandUnit(bsRng* rng)
-{
-	for (;;)
-	{
-		bsVec3 v = bsV3(bsRng_Range(rng, -1.0, 1.0), bsRng_Range(rng, -1.0, 1.0),
-			bsRng_Range(rng, -1.0, 1.0));
-		double ll = bsLengthSquared(v);
-		if (ll > 1e-6 && ll <= 1.0)
-		{
-			return bsScale(1.0 / sqrt(ll), v);
-		}
-	}
-}
-
 static bsVec3 RandInCube(bsRng* rng)
 {
 	return bsV3(bsRng_Uniform(rng), bsRng_Uniform(rng), bsRng_Uniform(rng));
@@ -130,16 +116,16 @@ static void SetC(bsVec3* v, int i, double a)
 static void PaperTriangle(bsRng* rng, Case* c)
 {
 	c->p1 = RandInCube(rng);
-	c->p2 = bsMulAdd(c->p1, bsRng_Range(rng, 0.1, 0.5), RandUnit(rng));
-	c->p3 = bsMulAdd(c->p1, bsRng_Range(rng, 0.1, 0.5), RandUnit(rng));
+	c->p2 = bsMulAdd(c->p1, bsRng_Range(rng, 0.1, 0.5), bsRng_UnitVector(rng));
+	c->p3 = bsMulAdd(c->p1, bsRng_Range(rng, 0.1, 0.5), bsRng_UnitVector(rng));
 }
 
 static void SliverTriangle(bsRng* rng, Case* c)
 {
 	bsVec3 a = RandInCube(rng);
-	bsVec3 e = bsScale(bsRng_Range(rng, 0.1, 0.5), RandUnit(rng));
+	bsVec3 e = bsScale(bsRng_Range(rng, 0.1, 0.5), bsRng_UnitVector(rng));
 	bsVec3 b = bsAdd(a, e);
-	bsVec3 w = bsNormalize(bsCross(e, RandUnit(rng)));
+	bsVec3 w = bsNormalize(bsCross(e, bsRng_UnitVector(rng)));
 	double aspect = pow(10.0, bsRng_Range(rng, -7.0, -3.0));
 	bsVec3 apex = bsMulAdd(bsMulAdd(a, bsRng_Range(rng, -0.1, 1.1), e), aspect * bsLength(e), w);
 	bsVec3 p[3];
@@ -179,7 +165,7 @@ static bsVec3 RandInPlane(bsRng* rng, bsVec3 n)
 {
 	for (;;)
 	{
-		bsVec3 r = RandUnit(rng);
+		bsVec3 r = bsRng_UnitVector(rng);
 		bsVec3 u = bsMulSub(r, bsDot(r, n), n);
 		if (bsLength(u) > 0.1)
 		{
@@ -194,7 +180,7 @@ static void AimedMotion(bsRng* rng, Case* c)
 	bsVec3 x = RandPointOn(rng, c);
 	double r2 = 2.0 * c->radius;
 	c->c2 = bsAdd(x, bsV3(bsRng_Range(rng, -r2, r2), bsRng_Range(rng, -r2, r2), bsRng_Range(rng, -r2, r2)));
-	c->c1 = bsMulAdd(c->c2, bsRng_Range(rng, 0.0, 0.5), RandUnit(rng));
+	c->c1 = bsMulAdd(c->c2, bsRng_Range(rng, 0.0, 0.5), bsRng_UnitVector(rng));
 }
 
 // The unit direction u turned by `angle` towards a random direction perpendicular to it.
@@ -215,7 +201,7 @@ static void MakeCase(bsRng* rng, int dist, long index, Case* c)
 		case distPaper:
 			PaperTriangle(rng, c);
 			c->c1 = RandInCube(rng);
-			c->c2 = bsMulAdd(c->c1, bsRng_Range(rng, 0.0, 0.5), RandUnit(rng));
+			c->c2 = bsMulAdd(c->c1, bsRng_Range(rng, 0.0, 0.5), bsRng_UnitVector(rng));
 			break;
 		case distAimed:
 			PaperTriangle(rng, c);
@@ -309,15 +295,15 @@ static void MakeCase(bsRng* rng, int dist, long index, Case* c)
 				bsVec3 x = bsAdd(bsScale(1.0 - a, c->p1), bsAdd(bsScale(a * (1.0 - b), c->p2),
 					bsScale(a * b, c->p3)));
 				c->c1 = bsMulAdd(x, bsRng_Range(rng, -1.5, 1.5) * c->radius, OwnNormal(c));
-				c->c2 = bsMulAdd(c->c1, bsRng_Range(rng, 0.0, 0.5), RandUnit(rng));
+				c->c2 = bsMulAdd(c->c1, bsRng_Range(rng, 0.0, 0.5), bsRng_UnitVector(rng));
 				break;
 			}
 			AimedMotion(rng, c);
 			break;
 		case distStart:
 			PaperTriangle(rng, c);
-			c->c1 = bsMulAdd(RandPointOn(rng, c), c->radius * bsRng_Uniform(rng), RandUnit(rng));
-			c->c2 = bsMulAdd(c->c1, bsRng_Range(rng, 0.0, 0.5), RandUnit(rng));
+			c->c1 = bsMulAdd(RandPointOn(rng, c), c->radius * bsRng_Uniform(rng), bsRng_UnitVector(rng));
+			c->c2 = bsMulAdd(c->c1, bsRng_Range(rng, 0.0, 0.5), bsRng_UnitVector(rng));
 			break;
 		default:
 		{
@@ -327,7 +313,7 @@ static void MakeCase(bsRng* rng, int dist, long index, Case* c)
 			for (int tries = 0; tries < 50; ++tries)
 			{
 				c->c1 = bsMulAdd(RandPointOn(rng, c), bsRng_Range(rng, 0.0, 2.0 * c->radius),
-					RandUnit(rng));
+					bsRng_UnitVector(rng));
 				if ((refPointTriangleDistance(c->p1, c->p2, c->p3, c->c1) <= c->radius) == want)
 				{
 					break;
@@ -865,7 +851,7 @@ static int ReferenceRayConstructed(void)
 		}
 		bsVec3 x = bsAdd(bsScale(l0, c.p1), bsAdd(bsScale(l1, c.p2), bsScale(l2, c.p3)));
 		bsVec3 n = OwnNormal(&c);
-		bsVec3 dir = bsNormalize(bsMulAdd(RandUnit(&rng), 2.0, n));  // at least ~30 degrees off the plane
+		bsVec3 dir = bsNormalize(bsMulAdd(bsRng_UnitVector(&rng), 2.0, n));  // at least ~30 degrees off the plane
 		double tc = bsRng_Range(&rng, 0.05, 0.95);
 		double len = bsRng_Range(&rng, 0.01, 0.5);
 		bsVec3 c1 = bsMulSub(x, tc * len, dir);

@@ -8,20 +8,6 @@
 #include <math.h>
 #include <stdio.h>
 
-static bsVec3 RandUnit(bsRng* rng)
-{
-	for (;;)
-	{
-		bsVec3 v = bsV3(bsRng_Range(rng, -1.0, 1.0), bsRng_Range(rng, -1.0, 1.0),
-			bsRng_Range(rng, -1.0, 1.0));
-		double ll = bsLengthSquared(v);
-		if (ll > 1e-6 && ll <= 1.0)
-		{
-			return bsScale(1.0 / sqrt(ll), v);
-		}
-	}
-}
-
 static bsVec3 RandInCube(bsRng* rng, double lo, double hi)
 {
 	return bsV3(bsRng_Range(rng, lo, hi), bsRng_Range(rng, lo, hi), bsRng_Range(rng, lo, hi));
@@ -31,8 +17,8 @@ static bsVec3 RandInCube(bsRng* rng, double lo, double hi)
 static void RandPaperTriangle(bsRng* rng, bsVec3 p[3])
 {
 	p[0] = RandInCube(rng, 0.0, 1.0);
-	p[1] = bsMulAdd(p[0], bsRng_Range(rng, 0.1, 0.5), RandUnit(rng));
-	p[2] = bsMulAdd(p[0], bsRng_Range(rng, 0.1, 0.5), RandUnit(rng));
+	p[1] = bsMulAdd(p[0], bsRng_Range(rng, 0.1, 0.5), bsRng_UnitVector(rng));
+	p[2] = bsMulAdd(p[0], bsRng_Range(rng, 0.1, 0.5), bsRng_UnitVector(rng));
 }
 
 // A sliver: one vertex at height aspect * |edge| over the opposite edge (aspect 1e-7 .. 1e-3),
@@ -40,9 +26,9 @@ static void RandPaperTriangle(bsRng* rng, bsVec3 p[3])
 static void RandSliver(bsRng* rng, bsVec3 p[3], double* aspectOut)
 {
 	bsVec3 a = RandInCube(rng, 0.0, 1.0);
-	bsVec3 e = bsScale(bsRng_Range(rng, 0.1, 0.5), RandUnit(rng));
+	bsVec3 e = bsScale(bsRng_Range(rng, 0.1, 0.5), bsRng_UnitVector(rng));
 	bsVec3 b = bsAdd(a, e);
-	bsVec3 w = bsNormalize(bsCross(e, RandUnit(rng)));
+	bsVec3 w = bsNormalize(bsCross(e, bsRng_UnitVector(rng)));
 	double aspect = pow(10.0, bsRng_Range(rng, -7.0, -3.0));
 	bsVec3 c = bsMulAdd(bsMulAdd(a, bsRng_Range(rng, 0.0, 1.0), e), aspect * bsLength(e), w);
 	int k = (int)bsRng_Below(rng, 3);
@@ -206,7 +192,7 @@ static int ClosestPointRandom(void)
 			double l1 = bsRng_Uniform(&rng), l2 = bsRng_Uniform(&rng);
 			bsVec3 x = bsAdd(p[0], bsAdd(bsScale(l1, bsSub(p[1], p[0])), bsScale(l2 * (1.0 - l1),
 				bsSub(p[2], p[0]))));
-			q = bsMulAdd(x, 0.05, RandUnit(&rng));
+			q = bsMulAdd(x, 0.05, bsRng_UnitVector(&rng));
 		}
 		bsFeature f;
 		int idx;
@@ -393,7 +379,7 @@ static int ClosestPointRegions(void)
 			bool found = false;
 			for (int tries = 0; tries < 1000 && !found; ++tries)
 			{
-				bsVec3 r = RandUnit(&rng);
+				bsVec3 r = bsRng_UnitVector(&rng);
 				dir = bsNormalize(bsMulSub(r, bsDot(r, n), n));
 				found = bsDot(dir, u1) < -0.05 && bsDot(dir, u2) < -0.05;
 			}
