@@ -710,21 +710,29 @@ bsResult bsBvh_Sweep(const bsBvh* bvh, bsMethod method, const bsSweepInput* inpu
 	{
 		return bs_errInvalidArgument;
 	}
+	bsResult result = bs_errInvalidArgument;
+	bsSweep sweep;
+	if (bvh == NULL || input == NULL || (int)method < 0 || method >= bs_methodCount ||
+		(result = bsMakeSweep(input, &sweep)) != bs_ok)
+	{
+		if (stats != NULL)
+		{
+			stats->queries += 1;
+		}
+		bsBvh_InvalidMiss(input, out);
+		return result;
+	}
+	bsBvh_SweepPrepared(bvh, method, &sweep, out, stats);
+	return bs_ok;
+}
+
+void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepared, bsSweepOutput* out,
+	bsQueryStats* stats)
+{
+	const bsSweep sweep = *prepared;
 	if (stats != NULL)
 	{
 		stats->queries += 1;
-	}
-	if (bvh == NULL || input == NULL || (int)method < 0 || method >= bs_methodCount)
-	{
-		bsBvh_InvalidMiss(input, out);
-		return bs_errInvalidArgument;
-	}
-	bsSweep sweep;
-	bsResult result = bsMakeSweep(input, &sweep);
-	if (result != bs_ok)
-	{
-		bsBvh_InvalidMiss(input, out);
-		return result;
 	}
 	// Zeroed first so that every byte of the output is deterministic.
 	memset(out, 0, sizeof *out);
@@ -781,5 +789,4 @@ bsResult bsBvh_Sweep(const bsBvh* bvh, bsMethod method, const bsSweepInput* inpu
 		stats->trianglesTested += tested;
 		stats->hits += best.found ? 1u : 0u;
 	}
-	return bs_ok;
 }

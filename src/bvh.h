@@ -81,6 +81,11 @@ void bsBvh_Destroy(bsBvh* bvh);
 bsResult bsBvh_Sweep(const bsBvh* bvh, bsMethod method, const bsSweepInput* input,
 	bsSweepOutput* out, bsQueryStats* stats);
 
+// The same for a sweep already prepared with bsMakeSweep (so a caller that also tests other shapes
+// builds it once); method must be valid.
+void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* sweep, bsSweepOutput* out,
+	bsQueryStats* stats);
+
 // N queries spread over threads (sweep_batch.c). threads <= 0 means all cores. Outputs are identical
 // for every thread count. Returns the first input error (by index) and still answers the others;
 // an invalid input gets a miss with t = 1 and hit = 0.

@@ -45,7 +45,8 @@ bsResult bsWorld_Sweep(const bsWorld* world, bsMethod method, const bsSweepInput
 	bsSweepOutput* out, bsQueryStats* stats)
 {
 	bsSweep s;
-	bsResult result = bsMakeSweep(input, &s);
+	bsResult result = (unsigned)method < (unsigned)bs_methodCount ? bsMakeSweep(input, &s)
+		: bs_errInvalidArgument;
 	if (result != bs_ok)
 	{
 		memset(out, 0, sizeof(*out));
@@ -55,15 +56,15 @@ bsResult bsWorld_Sweep(const bsWorld* world, bsMethod method, const bsSweepInput
 	}
 	if (world->bvh != NULL)
 	{
-		result = bsBvh_Sweep(world->bvh, method, input, out, stats);
-		if (result != bs_ok)
-		{
-			return result;
-		}
+		bsBvh_SweepPrepared(world->bvh, method, &s, out, stats);
 	}
 	else
 	{
 		bsSweep_Miss(&s, out);
+		if (stats != NULL)
+		{
+			stats->queries += 1;
+		}
 	}
 
 	// The planes: a nearer contact replaces the triangle's.
