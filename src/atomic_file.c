@@ -1,6 +1,7 @@
 #include "atomic_file.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -91,8 +92,71 @@ static void bsRegistry_Remove(int slot)
 	}
 }
 
+// Files committed in a deferred group (closed, waiting for their rename) move to a second, larger
+// table (a run may defer thousands of frames): same states and protocol, but the slot points at the
+// path (a string owned by the group's list, never changed or freed while the slot is armed) instead
+// of holding a copy.
+enum
+{
+	bsDeferredSlotCount = 16384,
+};
+
+typedef struct bsDeferredSlot
+{
+	atomic_int state;
+	const char* path;
+} bsDeferredSlot;
+
+static bsDeferredSlot bsDeferredSlots[bsDeferredSlotCount];
+
+static int bsDeferredSlot_Add(const char* path)
+{
+	for (int i = 0; i < bsDeferredSlotCount; ++i)
+	{
+		int expected = bsSlotFree;
+		if (atomic_compare_exchange_strong(&bsDeferredSlots[i].state, &expected, bsSlotFilling))
+		{
+			bsDeferredSlots[i].path = path;
+			atomic_store(&bsDeferredSlots[i].state, bsSlotArmed);
+			return i;
+		}
+	}
+	return -1;
+}
+
+static void bsDeferredSlot_Remove(int slot)
+{
+	if (slot < 0 || slot >= bsDeferredSlotCount)
+	{
+		return;
+	}
+	atomic_int* state = &bsDeferredSlots[slot].state;
+	for (;;)
+	{
+		int expected = bsSlotArmed;
+		if (atomic_compare_exchange_strong(state, &expected, bsSlotFree))
+		{
+			return;
+		}
+		if (expected == bsSlotCleaned)
+		{
+			atomic_store(state, bsSlotFree);
+			return;
+		}
+	}
+}
+
 void bsAtomicFile_CleanupOnSignal(void)
 {
+	for (int i = 0; i < bsDeferredSlotCount; ++i)
+	{
+		int expected = bsSlotArmed;
+		if (atomic_compare_exchange_strong(&bsDeferredSlots[i].state, &expected, bsSlotUnlinking))
+		{
+			unlink(bsDeferredSlots[i].path);
+			atomic_store(&bsDeferredSlots[i].state, bsSlotCleaned);
+		}
+	}
 	for (int i = 0; i < bsRegistrySize; ++i)
 	{
 		int expected = bsSlotArmed;
@@ -111,7 +175,165 @@ int bsAtomicFile_PendingCount(void)
 	{
 		count += atomic_load(&bsTempSlots[i].state) != bsSlotFree;
 	}
+	for (int i = 0; i < bsDeferredSlotCount; ++i)
+	{
+		count += atomic_load(&bsDeferredSlots[i].state) != bsSlotFree;
+	}
 	return count;
+}
+
+// ---- Deferred commits ----------------------------------------------------------------------------
+
+typedef struct bsDeferredFile
+{
+	char* path;
+	char* tmpPath;
+	int slot;
+} bsDeferredFile;
+
+static pthread_mutex_t bsDeferredLock = PTHREAD_MUTEX_INITIALIZER;
+static bool bsDeferredOpen;
+static bsDeferredFile* bsDeferredFiles;
+static size_t bsDeferredCount, bsDeferredCapacity;
+
+// Takes ownership of path and tmpPath and arms a deferred slot for tmpPath (when one is free: beyond
+// 16384 files the rest are not covered by the signal cleanup). Returns false (owning nothing) on out
+// of memory or when no group is open. Called with the lock held.
+static bool bsDeferred_AddLocked(char* path, char* tmpPath)
+{
+	if (!bsDeferredOpen)
+	{
+		return false;
+	}
+	for (size_t i = 0; i < bsDeferredCount; ++i)
+	{
+		if (strcmp(bsDeferredFiles[i].path, path) == 0)
+		{
+			// The later file wins; the earlier one goes.
+			unlink(bsDeferredFiles[i].tmpPath);
+			bsDeferredSlot_Remove(bsDeferredFiles[i].slot);
+			free(bsDeferredFiles[i].path);
+			free(bsDeferredFiles[i].tmpPath);
+			bsDeferredFiles[i].path = path;
+			bsDeferredFiles[i].tmpPath = tmpPath;
+			bsDeferredFiles[i].slot = bsDeferredSlot_Add(tmpPath);
+			return true;
+		}
+	}
+	if (bsDeferredCount == bsDeferredCapacity)
+	{
+		size_t capacity = bsDeferredCapacity == 0 ? 16 : 2 * bsDeferredCapacity;
+		bsDeferredFile* grown = realloc(bsDeferredFiles, capacity * sizeof(*grown));
+		if (grown == NULL)
+		{
+			return false;
+		}
+		bsDeferredFiles = grown;
+		bsDeferredCapacity = capacity;
+	}
+	bsDeferredFiles[bsDeferredCount].path = path;
+	bsDeferredFiles[bsDeferredCount].tmpPath = tmpPath;
+	bsDeferredFiles[bsDeferredCount].slot = bsDeferredSlot_Add(tmpPath);
+	++bsDeferredCount;
+	return true;
+}
+
+static void bsDeferred_Drop(bsDeferredFile* d, bool remove)
+{
+	if (remove)
+	{
+		unlink(d->tmpPath);
+	}
+	bsDeferredSlot_Remove(d->slot);
+	free(d->path);
+	free(d->tmpPath);
+	memset(d, 0, sizeof(*d));
+}
+
+static void bsDeferred_EndLocked(void)
+{
+	free(bsDeferredFiles);
+	bsDeferredFiles = NULL;
+	bsDeferredCount = 0;
+	bsDeferredCapacity = 0;
+	bsDeferredOpen = false;
+}
+
+void bsAtomicFile_BeginDeferred(void)
+{
+	pthread_mutex_lock(&bsDeferredLock);
+	bsDeferredOpen = true;
+	pthread_mutex_unlock(&bsDeferredLock);
+}
+
+bool bsAtomicFile_CommitDeferred(char* errbuf, size_t errlen)
+{
+	pthread_mutex_lock(&bsDeferredLock);
+	bool ok = true;
+	for (size_t i = 0; i < bsDeferredCount; ++i)
+	{
+		bsDeferredFile* d = bsDeferredFiles + i;
+		if (ok && rename(d->tmpPath, d->path) != 0)
+		{
+			int e = errno;
+			if (errbuf != NULL && errlen > 0)
+			{
+				snprintf(errbuf, errlen, "%s: cannot replace: %s", d->path, strerror(e));
+			}
+			ok = false;
+		}
+		// After a successful rename the slot's path names nothing; a signal in between unlinks nothing.
+		bsDeferred_Drop(d, !ok);
+	}
+	bsDeferred_EndLocked();
+	pthread_mutex_unlock(&bsDeferredLock);
+	return ok;
+}
+
+void bsAtomicFile_AbortDeferred(void)
+{
+	pthread_mutex_lock(&bsDeferredLock);
+	for (size_t i = 0; i < bsDeferredCount; ++i)
+	{
+		bsDeferred_Drop(bsDeferredFiles + i, true);
+	}
+	bsDeferred_EndLocked();
+	pthread_mutex_unlock(&bsDeferredLock);
+}
+
+const char* bsAtomicFile_DeferredPath(const char* path)
+{
+	const char* found = NULL;
+	pthread_mutex_lock(&bsDeferredLock);
+	for (size_t i = 0; i < bsDeferredCount && found == NULL; ++i)
+	{
+		if (strcmp(bsDeferredFiles[i].path, path) == 0)
+		{
+			found = bsDeferredFiles[i].tmpPath;
+		}
+	}
+	pthread_mutex_unlock(&bsDeferredLock);
+	return found;
+}
+
+bool bsAtomicFile_DeferFile(const char* tmpPath, const char* path, char* errbuf, size_t errlen)
+{
+	char* p = strdup(path);
+	char* t = strdup(tmpPath);
+	pthread_mutex_lock(&bsDeferredLock);
+	bool open = bsDeferredOpen;
+	bool ok = p != NULL && t != NULL && bsDeferred_AddLocked(p, t);
+	pthread_mutex_unlock(&bsDeferredLock);
+	if (!ok)
+	{
+		free(p);
+		free(t);
+		if (errbuf != NULL && errlen > 0)
+		{
+			snprintf(errbuf, errlen, "%s: cannot create: %s", path, open ? strerror(ENOMEM) : "no deferred group open");
+		}
+	}
+	return ok;
 }
 
 // ---- Errors --------------------------------------------------------------------------------------
@@ -235,11 +457,22 @@ bool bsAtomicFile_Open(bsAtomicFile* f, const char* path, char* errbuf, size_t e
 	memcpy(f->tmpPath, path, len);
 	memcpy(f->tmpPath + len, ".tmp.", 5);
 	int err = EEXIST;
+	// The name is registered for the signal cleanup before the file exists: a signal between the
+	// open() and a later registration would leave the file behind (a handler may run on any thread,
+	// so blocking signals here would not close that window). The price: a signal between the
+	// registration and an open() that fails with EEXIST unlinks the other file of that random name,
+	// which only a concurrent writer of the same target can have made.
 	for (int attempt = 0; attempt < 100 && err == EEXIST; ++attempt)
 	{
 		bsTempSuffix(f->tmpPath + len + 5);
+		f->slot = bsRegistry_Add(f->tmpPath);
 		f->fd = open(f->tmpPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		err = f->fd < 0 ? errno : 0;
+		if (f->fd < 0)
+		{
+			bsRegistry_Remove(f->slot);
+			f->slot = -1;
+		}
 		if (err == EINTR)
 		{
 			err = EEXIST;  // try again
@@ -251,7 +484,6 @@ bool bsAtomicFile_Open(bsAtomicFile* f, const char* path, char* errbuf, size_t e
 		bsAtomicFile_Release(f);
 		return false;
 	}
-	f->slot = bsRegistry_Add(f->tmpPath);
 	return true;
 }
 
@@ -453,6 +685,26 @@ bool bsAtomicFile_Commit(bsAtomicFile* f, unsigned flags)
 		bsAtomicFile_Abort(f);
 		return false;
 	}
+	pthread_mutex_lock(&bsDeferredLock);
+	if (bsDeferredOpen)
+	{
+		// The list takes the paths (and arms a deferred slot before this file's registry slot goes,
+		// so a signal in between finds the file in one table or both); the rename waits for
+		// CommitDeferred.
+		if (!bsDeferred_AddLocked(f->path, f->tmpPath))
+		{
+			pthread_mutex_unlock(&bsDeferredLock);
+			bsAtomicFile_Fail(f, "cannot replace", ENOMEM);
+			bsAtomicFile_Abort(f);
+			return false;
+		}
+		pthread_mutex_unlock(&bsDeferredLock);
+		f->path = NULL;
+		f->tmpPath = NULL;
+		bsAtomicFile_Release(f);  // frees the registry slot
+		return true;
+	}
+	pthread_mutex_unlock(&bsDeferredLock);
 	if (rename(f->tmpPath, f->path) != 0)
 	{
 		bsAtomicFile_Fail(f, "cannot replace", errno);

@@ -95,6 +95,34 @@ void bsAtomicFile_Abort(bsAtomicFile* f);
 // against the working directory at the time of the signal.
 void bsAtomicFile_CleanupOnSignal(void);
 
+// ---- Deferred commits: several files replaced only when all of them are complete ----------------
+//
+// Between BeginDeferred and CommitDeferred/AbortDeferred, a successful bsAtomicFile_Commit flushes
+// and closes the temporary file but does not rename it: the file joins a process-wide list (and stays
+// in the signal-cleanup registry). CommitDeferred then renames every listed file into place, in the
+// order they were committed; AbortDeferred removes them all, leaving every target as it was. So a
+// caller whose writers each Open/Commit their own file (scene, particles, summary) can make a whole
+// run's outputs appear only after the last one succeeded. Committing the same target twice keeps the
+// later file. Thread-safe (a mutex guards the list); Begin while a group is open is a no-op. The
+// listed files stay covered by bsAtomicFile_CleanupOnSignal (a separate table of 16384 entries,
+// so a run's thousands of frames are covered too) and count in bsAtomicFile_PendingCount.
+//
+// The renames themselves are not one atomic step: a crash (or SIGKILL) in the middle of
+// CommitDeferred can leave some targets new and some old, each file whole. When a rename fails, the
+// files not yet renamed are removed and the error (naming the path) goes to errbuf.
+void bsAtomicFile_BeginDeferred(void);
+bool bsAtomicFile_CommitDeferred(char* errbuf, size_t errlen);
+void bsAtomicFile_AbortDeferred(void);
+
+// While a group is open: the temporary file holding the pending content of target path (as given to
+// Open), or NULL when path has none. The pointer stays valid until the group ends.
+const char* bsAtomicFile_DeferredPath(const char* path);
+
+// Adds a file made by someone else (e.g. a child process) at tmpPath to the open group, to be renamed
+// to path by CommitDeferred (or removed by AbortDeferred or a signal). The file need not exist yet.
+// False, with a message, when no group is open or memory runs out.
+bool bsAtomicFile_DeferFile(const char* tmpPath, const char* path, char* errbuf, size_t errlen);
+
 // The number of temporary files in the registry (open, not yet committed or aborted): diagnostics and
 // tests.
 int bsAtomicFile_PendingCount(void);

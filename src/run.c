@@ -10,6 +10,7 @@
 #include "pov_writer.h"
 #include "simulate.h"
 #include "timer.h"
+#include "triangle.h"
 
 #include "blobsim_version.h"
 
@@ -17,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +40,8 @@ typedef struct bsRunOptions
 	const char* overrides[BS_MAX_OVERRIDES];
 	int overrideCount;
 	int threads;
+	uint64_t maxMemory;     // --max-memory; 0: no cap
+	bool maxMemoryGiven;
 	bool render;
 	bool quiet;
 } bsRunOptions;
@@ -69,8 +73,8 @@ static void bsRunUsage(FILE* f, bool check)
 		"  summary.json    counts, contacts by sub-test, BVH statistics, time per phase\n"
 		"  frame_NNNN.pov and animation.ini   with output.frame_every > 0\n"
 		"  scene.png       with --render\n"
-		"Each file is written to a temporary file and renamed into place: a failed run leaves none\n"
-		"half-written.\n"
+		"Each file is written to a temporary file and renamed into place: a failed or interrupted run\n"
+		"leaves none half-written.\n"
 		"\n"
 		"options:\n"
 		"  -o, --output DIR  output directory (default: the config's output.directory)\n"
@@ -79,10 +83,63 @@ static void bsRunUsage(FILE* f, bool check)
 		"  --render          render scene.pov to scene.png with POV-Ray (image size and antialias\n"
 		"                    from the config)\n"
 		"  --quiet           print nothing but errors\n"
+		"  --max-memory BYTES\n"
+		"                    refuse the run (exit 1, before allocating the particles) when its\n"
+		"                    estimated memory exceeds BYTES; suffixes K, M, G (powers of 1024), 0 = no\n"
+		"                    cap (default: the machine's physical memory). The estimate is particles x\n"
+		"                    57 bytes + triangles x 272 bytes (mesh and BVH) + 16 MiB\n"
 		"  -h, --help        show this help and exit\n"
 		"\n"
-		"Exit status: 0 success, 1 failure (bad config or input file, I/O error, POV-Ray failed),\n"
-		"2 usage error.\n");
+		"All outputs are written to temporary files and renamed into place only after every one of them\n"
+		"(and the render) succeeded: a failed run leaves an existing output directory as it was.\n"
+		"SIGINT and SIGTERM remove the temporary files and exit 130 and 143.\n"
+		"\n"
+		"Exit status: 0 success, 1 failure (bad config or input file, I/O error, POV-Ray failed,\n"
+		"over --max-memory), 2 usage error, 130/143 interrupted.\n");
+}
+
+// BYTES with an optional K, M or G suffix (powers of 1024). Prints the usage error.
+static bool bsParseByteSize(const char* cmd, const char* option, const char* text, uint64_t* out)
+{
+	const char* expected = "a byte count with an optional K, M or G suffix, e.g. 512M,";
+	char buf[64];
+	size_t n = strlen(text);
+	uint64_t unit = 1;
+	if (n > 0 && n < sizeof(buf))
+	{
+		char last = text[n - 1];
+		unit = (last == 'K' || last == 'k') ? (1ull << 10)
+			: (last == 'M' || last == 'm') ? (1ull << 20)
+			: (last == 'G' || last == 'g') ? (1ull << 30) : 1;
+	}
+	if (n == 0 || n >= sizeof(buf))
+	{
+		char message[160];
+		snprintf(message, sizeof(message), "%s: expected %s got", option, expected);
+		bsUsageError(cmd, message, text);
+		return false;
+	}
+	memcpy(buf, text, n + 1);
+	if (unit != 1)
+	{
+		buf[n - 1] = '\0';
+	}
+	bool digits = buf[0] != '\0';
+	for (const char* c = buf; *c != '\0'; ++c)
+	{
+		digits = digits && *c >= '0' && *c <= '9';
+	}
+	errno = 0;
+	unsigned long long v = digits ? strtoull(buf, NULL, 10) : 0;
+	if (!digits || errno != 0 || v > UINT64_MAX / unit)
+	{
+		char message[160];
+		snprintf(message, sizeof(message), "%s: expected %s got", option, expected);
+		bsUsageError(cmd, message, text);
+		return false;
+	}
+	*out = (uint64_t)v * unit;
+	return true;
 }
 
 // Returns -1 to go on, else an exit status.
@@ -137,6 +194,14 @@ static int bsParseRunOptions(int argc, char** argv, bool check, bsRunOptions* o)
 			}
 			o->threads = (int)v;
 		}
+		else if (!check && (m = bsMatchOption(cmd, "--max-memory", argc, argv, &i, &value)) != 0)
+		{
+			if (m < 0 || !bsParseByteSize(cmd, "--max-memory", value, &o->maxMemory))
+			{
+				return bs_exitUsage;
+			}
+			o->maxMemoryGiven = true;
+		}
 		else if (!check && strcmp(a, "--render") == 0)
 		{
 			o->render = true;
@@ -171,14 +236,28 @@ static int bsParseRunOptions(int argc, char** argv, bool check, bsRunOptions* o)
 	return -1;
 }
 
-// mkdir -p. Returns false with a message naming the path.
-static bool bsMakeDirectories(const char* path, char* err, size_t errlen)
+// The directories a run made (as lengths of prefixes of its output path), to remove after a failure.
+typedef struct bsCreatedDirectories
 {
+	size_t length[64];  // more than 64 new levels are not removed
+	int count;
+} bsCreatedDirectories;
+
+// mkdir -p. Returns false with a message naming the path. Records in *created each directory it
+// made, for bsRemoveCreatedDirectories (also after a failure part of the way).
+static bool bsMakeDirectories(const char* path, bsCreatedDirectories* created, char* err, size_t errlen)
+{
+	created->count = 0;
 	char buffer[BS_PATH_MAX];
 	size_t n = strlen(path);
-	if (n == 0 || n >= sizeof(buffer))
+	if (n == 0)
 	{
-		snprintf(err, errlen, "%s: invalid output directory", path);
+		snprintf(err, errlen, "the output directory is an empty path (-o or output.directory)");
+		return false;
+	}
+	if (n >= sizeof(buffer))
+	{
+		snprintf(err, errlen, "%.64s...: output directory path longer than %d bytes", path, BS_PATH_MAX - 1);
 		return false;
 	}
 	memcpy(buffer, path, n + 1);
@@ -188,7 +267,14 @@ static bool bsMakeDirectories(const char* path, char* err, size_t errlen)
 		{
 			char saved = buffer[k];
 			buffer[k] = '\0';
-			if (mkdir(buffer, 0777) != 0 && errno != EEXIST)
+			if (mkdir(buffer, 0777) == 0)
+			{
+				if (created->count < 64)
+				{
+					created->length[created->count++] = k;
+				}
+			}
+			else if (errno != EEXIST)
 			{
 				snprintf(err, errlen, "%s: cannot create directory: %s", buffer, strerror(errno));
 				return false;
@@ -197,12 +283,37 @@ static bool bsMakeDirectories(const char* path, char* err, size_t errlen)
 		}
 	}
 	struct stat st;
-	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+	if (stat(path, &st) != 0)
 	{
-		snprintf(err, errlen, "%s: not a directory", path);
+		snprintf(err, errlen, "%s: cannot use as the output directory: %s", path, strerror(errno));
+		return false;
+	}
+	if (!S_ISDIR(st.st_mode))
+	{
+		snprintf(err, errlen, "%s: cannot use as the output directory: it is a %s, not a directory", path,
+			S_ISREG(st.st_mode) ? "regular file" : "special file");
 		return false;
 	}
 	return true;
+}
+
+// After a failed run: removes the directories bsMakeDirectories made, deepest first, so a failure
+// leaves the file system as it was. Only those (never a directory that existed before, whatever
+// '..' the path holds), and rmdir() never removes a non-empty one.
+static void bsRemoveCreatedDirectories(const char* path, const bsCreatedDirectories* created)
+{
+	char buffer[BS_PATH_MAX];
+	size_t n = strlen(path);
+	if (n >= sizeof(buffer))
+	{
+		return;
+	}
+	for (int i = created->count - 1; i >= 0; --i)
+	{
+		memcpy(buffer, path, created->length[i]);
+		buffer[created->length[i]] = '\0';
+		rmdir(buffer);
+	}
 }
 
 static void bsJoin(char* out, size_t size, const char* dir, const char* name)
@@ -538,9 +649,10 @@ static bool bsFindOnPath(const char* name, char* out, size_t size)
 	return false;
 }
 
-// Renders dir/scene.pov to dir/scene.png (through a temporary name), POV-Ray's messages to
-// dir/render.log.
-static bool bsRender(const bsConfig* c, const char* dir, char* err, size_t errlen)
+// Renders scene (dir/scene.pov, or its pending temporary file) to dir/scene.png through a temporary
+// name that joins the deferred group (renamed with the other outputs, removed on failure or signal);
+// POV-Ray's messages go to dir/render.log.
+static bool bsRender(const bsConfig* c, const char* dir, const char* scenePath, char* err, size_t errlen)
 {
 	char povray[BS_PATH_MAX];
 	if (!bsFindOnPath("povray", povray, sizeof(povray)))
@@ -560,8 +672,16 @@ static bool bsRender(const bsConfig* c, const char* dir, char* err, size_t errle
 	{
 		snprintf(aa, sizeof(aa), "-A");
 	}
-	snprintf(input, sizeof(input), "+I%s/scene.pov", dir);
-	snprintf(output, sizeof(output), "+O%s/scene.tmp.png", dir);
+	char tmp[BS_PATH_MAX], png[BS_PATH_MAX], name[64];
+	snprintf(name, sizeof(name), "scene.tmp.%ld.png", (long)getpid());
+	bsJoin(tmp, sizeof(tmp), dir, name);
+	bsJoin(png, sizeof(png), dir, "scene.png");
+	if (!bsAtomicFile_DeferFile(tmp, png, err, errlen))
+	{
+		return false;
+	}
+	snprintf(input, sizeof(input), "+I%s", scenePath);
+	snprintf(output, sizeof(output), "+O%s", tmp);
 	bsJoin(log, sizeof(log), dir, "render.log");
 	char* args[] = {povray, input, output, width, height, aa, "+FN", "-D", "-P", "+V", NULL};
 
@@ -582,19 +702,15 @@ static bool bsRender(const bsConfig* c, const char* dir, char* err, size_t errle
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 	{
 	}
-	char tmp[BS_PATH_MAX], png[BS_PATH_MAX];
-	bsJoin(tmp, sizeof(tmp), dir, "scene.tmp.png");
-	bsJoin(png, sizeof(png), dir, "scene.png");
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 	{
-		unlink(tmp);
 		snprintf(err, errlen, "--render: POV-Ray failed (exit %d); see %s", WIFEXITED(status) ? WEXITSTATUS(status) : -1, log);
-		return false;
+		return false;  // the caller aborts the group, which removes tmp
 	}
-	if (rename(tmp, png) != 0)
+	struct stat st;
+	if (stat(tmp, &st) != 0 || !S_ISREG(st.st_mode))
 	{
-		snprintf(err, errlen, "%s: cannot write: %s", png, strerror(errno));
-		unlink(tmp);
+		snprintf(err, errlen, "--render: POV-Ray wrote no image (%s); see %s", tmp, log);
 		return false;
 	}
 	return true;
@@ -639,6 +755,101 @@ static void bsProgress_Update(bsProgress* pr, int step, int steps, size_t partic
 		fputc('\n', stderr);
 	}
 	fflush(stderr);
+}
+
+// --- Signals ---
+
+// SIGINT / SIGTERM during a run: remove every temporary file (async-signal-safe), say so with one
+// write(2), and exit 128 + the signal number. Nothing else: no stdio, no free.
+static void bsOnSignal(int sig)
+{
+	bsAtomicFile_CleanupOnSignal();
+	static const char interrupted[] = "blobsim: interrupted (SIGINT); temporary files removed\n";
+	static const char terminated[] = "blobsim: terminated (SIGTERM); temporary files removed\n";
+	if (sig == SIGINT)
+	{
+		ssize_t ignored = write(2, interrupted, sizeof(interrupted) - 1);
+		(void)ignored;
+		_exit(130);
+	}
+	ssize_t ignored = write(2, terminated, sizeof(terminated) - 1);
+	(void)ignored;
+	_exit(143);
+}
+
+static void bsInstallSignalHandlers(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = bsOnSignal;
+	sigemptyset(&sa.sa_mask);
+	// Block the other one while handling, so a SIGTERM right after a SIGINT does not re-enter.
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sa.sa_flags = 0;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+// --- Memory estimate (--max-memory) ---
+
+enum
+{
+	bs_memoryPerParticle = 57,                              // particles.h
+	bs_memoryPerTriangle = 2 * sizeof(bsTriangle) + 64,     // the mesh, the BVH's copy and its nodes
+	bs_memoryOverhead = 16 << 20,                           // buffers, config, scene, stacks
+};
+
+static uint64_t bsPhysicalMemory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES);
+	long size = sysconf(_SC_PAGESIZE);
+	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+}
+
+// Formats n bytes as "1.5 GiB" (or "512 bytes").
+static void bsFormatBytes(char* out, size_t size, uint64_t n)
+{
+	static const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	if (n < 1024)
+	{
+		snprintf(out, size, "%" PRIu64 " bytes", n);
+		return;
+	}
+	double v = (double)n / 1024.0;
+	int u = 0;
+	while (v >= 1024.0 && u < 5)
+	{
+		v /= 1024.0;
+		++u;
+	}
+	snprintf(out, size, "%.1f %s", v, units[u]);
+}
+
+// False, with a message giving the estimate and the cap, when the run would need more than cap.
+static bool bsCheckMemory(const char* config, uint64_t particles, uint64_t triangles, uint64_t cap,
+	bool given, char* err, size_t errlen)
+{
+	if (cap == 0)
+	{
+		return true;
+	}
+	// particles <= 2^31 - 1 per emitter kind and triangles < 2^32: no overflow in 64 bits.
+	uint64_t need = particles * bs_memoryPerParticle + triangles * bs_memoryPerTriangle + bs_memoryOverhead;
+	if (need <= cap)
+	{
+		return true;
+	}
+	char needText[32], capText[32];
+	bsFormatBytes(needText, sizeof(needText), need);
+	bsFormatBytes(capText, sizeof(capText), cap);
+	snprintf(err, errlen,
+		"%s: the run needs about %s (%" PRIu64 " bytes: %" PRIu64 " particles x %d + %" PRIu64
+		" triangles x %d + %d), more than %s %s (%" PRIu64 " bytes)%s",
+		config, needText, need, particles, bs_memoryPerParticle, triangles, (int)bs_memoryPerTriangle,
+		bs_memoryOverhead, given ? "the --max-memory cap of" : "the physical memory,", capText, cap,
+		given ? "" : "; lower the particle count or raise the cap with --max-memory");
+	return false;
 }
 
 // --- Commands ---
@@ -692,6 +903,7 @@ int bsCheckMain(int argc, char** argv)
 
 int bsRunMain(int argc, char** argv)
 {
+	bsInstallSignalHandlers();
 	bsRunOptions o;
 	int status = bsParseRunOptions(argc, argv, false, &o);
 	if (status >= 0)
@@ -722,12 +934,24 @@ int bsRunMain(int argc, char** argv)
 	uint64_t total = 0;
 	int frames = 0;
 	bool rendered = false;
+	bool deferred = false;
+	bsCreatedDirectories created = {{0}, 0};
 	status = bs_exitFailure;
 
-	if (!bsMakeDirectories(dir, err, sizeof(err)))
+	if (o.render)
 	{
-		goto fail;
+		// Fail before the simulation, not after it, when the render cannot happen.
+		char povray[BS_PATH_MAX];
+		if (!bsFindOnPath("povray", povray, sizeof(povray)))
+		{
+			snprintf(err, sizeof(err), "--render: POV-Ray is not installed (no 'povray' on PATH); install "
+				"it with 'apt-get install povray', or run without --render and render %s/scene.pov yourself",
+				dir);
+			goto fail;
+		}
 	}
+
+	// Inputs first: a bad config, OBJ or PLY leaves no output directory behind.
 	if (bsEnvironment_Load(&env, &c, err, sizeof(err)) != bs_ok)
 	{
 		goto fail;
@@ -736,6 +960,18 @@ int bsRunMain(int argc, char** argv)
 	{
 		goto fail;
 	}
+	if (!bsCheckMemory(c.path, total, env.triangleCount, o.maxMemoryGiven ? o.maxMemory : bsPhysicalMemory(),
+			o.maxMemoryGiven, err, sizeof(err)))
+	{
+		goto fail;
+	}
+	if (!bsMakeDirectories(dir, &created, err, sizeof(err)))
+	{
+		goto fail;
+	}
+	// From here every output is only renamed into place once all of them (and the render) succeeded.
+	bsAtomicFile_BeginDeferred();
+	deferred = true;
 	if (bsParticles_Alloc(&p, (size_t)total) != bs_ok)
 	{
 		snprintf(err, sizeof(err), "%s: out of memory for %" PRIu64 " particles", c.path, total);
@@ -820,7 +1056,9 @@ int bsRunMain(int argc, char** argv)
 		if (o.render)
 		{
 			t0 = bsNow();
-			if (!bsRender(&c, dir, err, sizeof(err)))
+			bsJoin(path, sizeof(path), dir, "scene.pov");
+			const char* pending = bsAtomicFile_DeferredPath(path);
+			if (!bsRender(&c, dir, pending != NULL ? pending : path, err, sizeof(err)))
 			{
 				goto fail;
 			}
@@ -842,6 +1080,11 @@ int bsRunMain(int argc, char** argv)
 			goto fail;
 		}
 	}
+	deferred = false;
+	if (!bsAtomicFile_CommitDeferred(err, sizeof(err)))
+	{
+		goto fail;
+	}
 
 	if (!o.quiet)
 	{
@@ -856,6 +1099,14 @@ int bsRunMain(int argc, char** argv)
 	status = bs_exitOk;
 
 fail:
+	if (deferred)
+	{
+		bsAtomicFile_AbortDeferred();
+	}
+	if (status != bs_exitOk)
+	{
+		bsRemoveCreatedDirectories(dir, &created);
+	}
 	if (status != bs_exitOk)
 	{
 		fprintf(stderr, "blobsim: %s\n", err);
