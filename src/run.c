@@ -979,7 +979,7 @@ int bsRunMain(int argc, char** argv)
 	}
 	bsEmitParticles(&c, &files, &p);
 	bsParticleFiles_Free(&files);
-	times.load = env.loadSeconds + (bsNow() - start - env.loadSeconds - env.buildSeconds);
+	times.load = bsNow() - start - env.buildSeconds;  // config, meshes, particle files, emission
 	times.build = env.buildSeconds;
 	if (!bsMakeScene(&c, &env, &buffers, &scene))
 	{
