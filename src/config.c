@@ -2239,7 +2239,7 @@ static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r)
 	if (!bsReadNumber(c, blob, "threshold", false, &bsPositive, 0.6, &r->blob.threshold) ||
 		!bsReadNumber(c, blob, "strength", false, &bsPositive, 1.0, &r->blob.strength) ||
 		!bsReadNumber(c, blob, "radius_scale", false, &bsPositive, 1.6, &r->blob.radiusScale) ||
-		!bsReadInteger(c, blob, "max_components", 1.0, INT_MAX, 4096.0, &maxComponents))
+		!bsReadInteger(c, blob, "max_components", 1.0, INT_MAX, 30000.0, &maxComponents))
 	{
 		return false;
 	}

@@ -139,7 +139,7 @@ typedef struct bsBlobConfig
 	double threshold;    // > 0 and < strength [0.6]
 	double strength;     // > 0 [1]
 	double radiusScale;  // blob component radius / collision radius, > 0 [1.6]
-	int maxComponents;   // components per blob object before splitting, >= 1 [4096]
+	int maxComponents;   // components per blob object before splitting into tiles, >= 1 [30000]
 } bsBlobConfig;
 
 typedef struct bsRenderConfig

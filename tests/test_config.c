@@ -351,7 +351,7 @@ static int TestDefaults(void)
 	ENSURE(c.render.blob.threshold == 0.6);
 	ENSURE(c.render.blob.strength == 1.0);
 	ENSURE(c.render.blob.radiusScale == 1.6);
-	ENSURE(c.render.blob.maxComponents == 4096);
+	ENSURE(c.render.blob.maxComponents == 30000);
 	ENSURE(strcmp(c.render.particleMaterial.preset, "snow") == 0);
 	ENSURE(strcmp(c.render.particleMaterial.texture, bsMaterialPreset("snow")) == 0);
 
