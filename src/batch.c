@@ -250,16 +250,78 @@ static bool bsBatchPlan_Add(bsBatchPlan* plan, bsBatchRun* r, char* err, size_t 
 	return true;
 }
 
-// "dir/path" for a path relative to a file in dir; absolute paths and files without a directory
-// part keep path as it is.
+// Drops "." parts and "part/.." pairs of a path, in place ("docs/b/../../out" -> "out"), so the
+// folders and configs a batch names read as a user would write them. Lexical, like `realpath -s`:
+// symbolic links are not followed. Leading ".." parts stay; an empty result is ".". A path of more
+// than 512 parts, or no memory, leaves path as it is.
+static void bsTidyPath(char* path)
+{
+	bool absolute = path[0] == '/';
+	size_t n = strlen(path);
+	char* copy = malloc(2 * n + 2);  // the parts, then the result
+	if (copy == NULL)
+	{
+		return;
+	}
+	memcpy(copy, path, n + 1);
+	char* parts[512];
+	int count = 0;
+	char* save = NULL;
+	for (char* p = strtok_r(copy, "/", &save); p != NULL; p = strtok_r(NULL, "/", &save))
+	{
+		bool up = strcmp(p, "..") == 0;
+		if (strcmp(p, ".") == 0 || (up && absolute && count == 0))
+		{
+			continue;  // "/.." is "/"
+		}
+		if (up && count > 0 && strcmp(parts[count - 1], "..") != 0)
+		{
+			--count;
+			continue;
+		}
+		if (count == (int)(sizeof(parts) / sizeof(parts[0])))
+		{
+			free(copy);
+			return;
+		}
+		parts[count++] = p;
+	}
+	char* out = copy + n + 1;
+	size_t used = 0;
+	if (absolute)
+	{
+		out[used++] = '/';
+	}
+	for (int k = 0; k < count; ++k)
+	{
+		size_t len = strlen(parts[k]);
+		if (k > 0)
+		{
+			out[used++] = '/';
+		}
+		memcpy(out + used, parts[k], len);
+		used += len;
+	}
+	if (used == 0)
+	{
+		out[used++] = '.';
+	}
+	out[used] = '\0';
+	memcpy(path, out, used + 1);  // never longer than path
+	free(copy);
+}
+
+// "dir/path" for a path relative to a file in dir, tidied; absolute paths are only tidied.
 static char* bsRelativeTo(const char* file, const char* path)
 {
 	const char* slash = strrchr(file, '/');
-	if (path[0] == '/' || slash == NULL)
+	char* joined = path[0] == '/' || slash == NULL ? bsFormat("%s", path)
+		: bsFormat("%.*s/%s", (int)(slash - file), file, path);
+	if (joined != NULL)
 	{
-		return bsFormat("%s", path);
+		bsTidyPath(joined);
 	}
-	return bsFormat("%.*s/%s", (int)(slash - file), file, path);
+	return joined;
 }
 
 // The config's file name without a ".json" ending, made safe: the default run name.
@@ -340,7 +402,8 @@ static void bsSweepLabel(bsText* t, const char* key, const cJSON* v)
 }
 
 // Adds the runs of one config with the set keys (a cartesian product over the swept keys, the last
-// key varying fastest). name is the run's folder; swept values add a level "k1=v1,k2=v2".
+// key varying fastest). name is the run's folder; the values of keys with more than one value add
+// a level "k1=v1,k2=v2" (a one-value array is a fixed value and names nothing).
 static bool bsExpand(bsBatchPlan* plan, const char* source, const char* config, const char* name,
 	const bsSetList* set, char* err, size_t errlen)
 {
@@ -375,7 +438,7 @@ static bool bsExpand(bsBatchPlan* plan, const char* source, const char* config, 
 			cJSON_free(json);
 			ok = r.overrides[k] != NULL;
 			r.overrideCount = k + 1;
-			if (sk->sweep)
+			if (sk->count > 1)
 			{
 				bsText_Str(&folder, swept ? "," : "/");
 				bsSweepLabel(&folder, sk->key, v);
