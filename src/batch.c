@@ -897,10 +897,53 @@ static bool bsAssignOutputs(bsBatchPlan* plan, const char* root, char* err, size
 
 // --- Up to date ---
 
+// Input file hashes, computed once per batch: the runs of a sweep read the same meshes, which may be
+// large.
+typedef struct bsHashCache
+{
+	bsInputFile* files;
+	int count;
+} bsHashCache;
+
+static void bsHashCache_Free(bsHashCache* cache)
+{
+	bsInputList list = {cache->files, cache->count};
+	bsInputList_Free(&list);
+	memset(cache, 0, sizeof(*cache));
+}
+
+// Fills in->hashed, size and hash from the cache, hashing the file on its first use.
+static void bsHashCache_Hash(bsHashCache* cache, bsInputFile* in)
+{
+	for (int k = 0; k < cache->count; ++k)
+	{
+		if (strcmp(cache->files[k].path, in->path) == 0)
+		{
+			in->hashed = cache->files[k].hashed;
+			in->size = cache->files[k].size;
+			in->hash = cache->files[k].hash;
+			return;
+		}
+	}
+	in->hashed = bsHashFile(in->path, &in->size, &in->hash);
+	bsInputFile* files = realloc(cache->files, (size_t)(cache->count + 1) * sizeof(bsInputFile));
+	char* path = bsFormat("%s", in->path);
+	if (files == NULL || path == NULL)
+	{
+		cache->files = files != NULL ? files : cache->files;
+		free(path);
+		return;  // not cached: hashed again next time
+	}
+	cache->files = files;
+	files[cache->count] = *in;
+	files[cache->count].path = path;
+	cache->count += 1;
+}
+
 // True when r's summary.json shows a run of this blobsim with the same config and overrides (the
 // config hash) and the same input files (path, size, content hash) as now, and its outputs exist.
 // Otherwise false, with the first reason found in why.
-static bool bsUpToDate(const bsBatchRun* r, bool render, char* why, size_t size)
+static bool bsUpToDate(const bsBatchRun* r, bool render, bsHashCache* cache, char* why, size_t size)
 {
 	char path[BS_BATCH_PATH_MAX];
 	snprintf(path, sizeof(path), "%s/summary.json", r->output);
@@ -941,7 +984,7 @@ static bool bsUpToDate(const bsBatchRun* r, bool render, char* why, size_t size)
 	{
 		snprintf(why, size, "the config or its overrides changed");
 	}
-	else if (!bsInputList_Make(&c, true, &inputs))
+	else if (!bsInputList_Make(&c, false, &inputs))
 	{
 		snprintf(why, size, "out of memory");
 	}
@@ -955,7 +998,8 @@ static bool bsUpToDate(const bsBatchRun* r, bool render, char* why, size_t size)
 		const cJSON* f = files->child;
 		for (int i = 0; ok && i < inputs.count; ++i, f = f->next)
 		{
-			const bsInputFile* in = inputs.files + i;
+			bsInputFile* in = inputs.files + i;
+			bsHashCache_Hash(cache, in);
 			const cJSON* p = cJSON_GetObjectItemCaseSensitive(f, "path");
 			const cJSON* n = cJSON_GetObjectItemCaseSensitive(f, "size");
 			const cJSON* h = cJSON_GetObjectItemCaseSensitive(f, "fnv1a64");
@@ -1607,6 +1651,7 @@ int bsBatchMain(int argc, char** argv)
 		return bsBatchFail("out of memory");
 	}
 	int mineCount = 0, todoCount = 0;
+	bsHashCache cache = {NULL, 0};
 	for (int i = 0; i < plan.count; ++i)
 	{
 		if (o.shardCount > 0 && i % o.shardCount != o.shard)
@@ -1616,7 +1661,7 @@ int bsBatchMain(int argc, char** argv)
 		bsBatchRun* r = plan.runs + i;
 		mine[mineCount++] = i;
 		char why[BS_BATCH_PATH_MAX + 64] = "--force";
-		if (!o.force && bsUpToDate(r, o.render, why, sizeof(why)))
+		if (!o.force && bsUpToDate(r, o.render, &cache, why, sizeof(why)))
 		{
 			r->status = bs_runSkipped;
 		}
@@ -1627,6 +1672,7 @@ int bsBatchMain(int argc, char** argv)
 			todo[todoCount++] = i;
 		}
 	}
+	bsHashCache_Free(&cache);
 
 	if (o.dryRun)
 	{
