@@ -1776,9 +1776,15 @@ int bsBatchMain(int argc, char** argv)
 	}
 	if (!o.quiet || counts[bs_runFailed] > 0 || sig != 0)
 	{
+		char stopped[64] = "";
+		if (sig != 0)
+		{
+			snprintf(stopped, sizeof(stopped), ", %d interrupted, %d not run", counts[bs_runInterrupted],
+				counts[bs_runNotRun]);
+		}
 		fprintf(stderr, "blobsim batch: %d ok, %d failed, %d skipped (up to date)%s of %d run%s%s in %.1f s; %s\n",
-			counts[bs_runOk], counts[bs_runFailed], counts[bs_runSkipped],
-			sig != 0 ? ", interrupted" : "", mineCount, mineCount == 1 ? "" : "s",
+			counts[bs_runOk], counts[bs_runFailed], counts[bs_runSkipped], stopped, mineCount,
+			mineCount == 1 ? "" : "s",
 			o.shardCount > 0 ? " in this shard" : "", bsNow() - start, written ? batchPath : "no batch file");
 	}
 	sigaction(SIGINT, &oldInt, NULL);
