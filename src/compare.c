@@ -279,7 +279,7 @@ int bsCompareMain(int argc, char** argv)
 	{
 		return status;
 	}
-	static char err[BS_COMPARE_ERR_MAX];
+	char err[BS_COMPARE_ERR_MAX];
 	bsImage a = {0}, b = {0}, heat = {0};
 	bsImageMetrics metrics;
 	bsCompareOptions options = {.threshold = args.threshold, .nameA = args.files[0], .nameB = args.files[1]};

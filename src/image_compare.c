@@ -1,7 +1,10 @@
 // image_compare.c — the metrics of image_compare.h, the heatmap and the limits.
 #include "image_compare.h"
 
+#include "atomic_file.h"  // BS_PRINTF_FORMAT
+
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +139,21 @@ void bsHeatmapColor(int d, uint8_t rgb[3])
 
 // ---- The comparison -------------------------------------------------------------------------------
 
+// Writes the message into err (which may be NULL) and returns false.
+static bool bsCompareFail(char* err, size_t errSize, const char* fmt, ...) BS_PRINTF_FORMAT(3, 4);
+
+static bool bsCompareFail(char* err, size_t errSize, const char* fmt, ...)
+{
+	if (err != NULL && errSize > 0)
+	{
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, errSize, fmt, ap);
+		va_end(ap);
+	}
+	return false;
+}
+
 static double bsLuminance(const uint8_t rgb[3])
 {
 	return 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2];
@@ -154,19 +172,16 @@ bool bsCompareImages(const bsImage* a, const bsImage* b, const bsCompareOptions*
 	int threshold = options != NULL ? options->threshold : 0;
 	if (a == NULL || b == NULL || a->pixels == NULL || b->pixels == NULL)
 	{
-		snprintf(err, errSize, "compare: no image");
-		return false;
+		return bsCompareFail(err, errSize, "compare: no image");
 	}
 	if (threshold < 0 || threshold > 255)
 	{
-		snprintf(err, errSize, "compare: threshold %d is not in 0 ... 255", threshold);
-		return false;
+		return bsCompareFail(err, errSize, "compare: threshold %d is not in 0 ... 255", threshold);
 	}
 	if (a->width != b->width || a->height != b->height)
 	{
-		snprintf(err, errSize, "cannot compare images of different sizes: %s is %dx%d but %s is %dx%d", nameA,
-			a->width, a->height, nameB, b->width, b->height);
-		return false;
+		return bsCompareFail(err, errSize, "cannot compare images of different sizes: %s is %dx%d but %s is %dx%d",
+			nameA, a->width, a->height, nameB, b->width, b->height);
 	}
 	int w = a->width, h = a->height;
 	size_t n = (size_t)w * (size_t)h;
@@ -189,8 +204,7 @@ bool bsCompareImages(const bsImage* a, const bsImage* b, const bsCompareOptions*
 		free(ya);
 		free(yb);
 		bsImage_Free(heatmap);
-		snprintf(err, errSize, "compare %s and %s: out of memory", nameA, nameB);
-		return false;
+		return bsCompareFail(err, errSize, "compare %s and %s: out of memory", nameA, nameB);
 	}
 
 	// Exact integer sums: MSE and MAE are then exact up to the final division.
@@ -241,8 +255,7 @@ bool bsCompareImages(const bsImage* a, const bsImage* b, const bsCompareOptions*
 	if (outOfMemory)
 	{
 		bsImage_Free(heatmap);
-		snprintf(err, errSize, "compare %s and %s: out of memory", nameA, nameB);
-		return false;
+		return bsCompareFail(err, errSize, "compare %s and %s: out of memory", nameA, nameB);
 	}
 	return true;
 }
