@@ -6,6 +6,7 @@
 #include "batch.h"
 #include "bench.h"
 #include "cli.h"
+#include "compare.h"
 #include "run.h"
 
 #include "blobsim_version.h"
@@ -27,6 +28,7 @@ static const bsCommand bs_commands[] = {
 	{"check", bsCheckMain, "validate a config and the files it names without simulating"},
 	{"batch", bsBatchMain, "run many configs and parameter sweeps, skipping runs that are up to date"},
 	{"bench", bsBenchMain, "time the paper's Table 1 tests and the BVH queries"},
+	{"compare", bsCompareMain, "compare two PNG images: PSNR, SSIM, differences, pass/fail limits"},
 };
 
 enum

@@ -51,3 +51,4 @@ int SimulateTest(void);
 int EmitterTest(void);
 int OutputTest(void);
 int ProcessTest(void);
+int ImageTest(void);

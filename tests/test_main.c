@@ -24,6 +24,7 @@ static const Suite suites[] = {
 	{"emitter", EmitterTest},
 	{"output", OutputTest},
 	{"process", ProcessTest},
+	{"image", ImageTest},
 };
 
 enum
