@@ -5,6 +5,7 @@
 // bs_commands.
 #include "bench.h"
 #include "cli.h"
+#include "compare.h"
 #include "run.h"
 
 #include "blobsim_version.h"
@@ -25,6 +26,7 @@ static const bsCommand bs_commands[] = {
 	{"run", bsRunMain, "run a simulation config and write the POV-Ray scene, particles and summary"},
 	{"check", bsCheckMain, "validate a config and the files it names without simulating"},
 	{"bench", bsBenchMain, "time the paper's Table 1 tests and the BVH queries"},
+	{"compare", bsCompareMain, "compare two PNG images: PSNR, SSIM, differences, pass/fail limits"},
 };
 
 enum

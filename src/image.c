@@ -1,0 +1,368 @@
+// image.c — PNG in and out with libpng; errors caught with setjmp in a per-call context.
+#include "image.h"
+
+#include "atomic_file.h"
+
+#include <errno.h>
+#include <png.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+// Writes "path: message" into err.
+static bool bsImageFail(char* err, size_t errSize, const char* path, const char* fmt, ...)
+	BS_PRINTF_FORMAT(4, 5);
+
+static bool bsImageFail(char* err, size_t errSize, const char* path, const char* fmt, ...)
+{
+	if (err == NULL || errSize == 0)
+	{
+		return false;
+	}
+	int n = snprintf(err, errSize, "%s: ", path != NULL ? path : "(null)");
+	if (n >= 0 && (size_t)n < errSize)
+	{
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err + n, errSize - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return false;
+}
+
+bool bsImage_Init(bsImage* image, int width, int height, int channels, char* err, size_t errSize)
+{
+	memset(image, 0, sizeof(*image));
+	if (width <= 0 || height <= 0 || (channels != 3 && channels != 4) || width > bs_imageMaxDimension ||
+		height > bs_imageMaxDimension || (int64_t)width * height > bs_imageMaxPixels)
+	{
+		return bsImageFail(err, errSize, "image", "cannot make a %dx%d image of %d channels (at most %d "
+			"pixels a side, %d in all, 3 or 4 channels)", width, height, channels, bs_imageMaxDimension,
+			bs_imageMaxPixels);
+	}
+	image->pixels = calloc((size_t)width * (size_t)height, (size_t)channels);
+	if (image->pixels == NULL)
+	{
+		return bsImageFail(err, errSize, "image", "out of memory for a %dx%d image", width, height);
+	}
+	image->width = width;
+	image->height = height;
+	image->channels = channels;
+	return true;
+}
+
+void bsImage_Free(bsImage* image)
+{
+	if (image != NULL)
+	{
+		free(image->pixels);
+		memset(image, 0, sizeof(*image));
+	}
+}
+
+// ---- Reading --------------------------------------------------------------------------------------
+
+// Everything a read needs, reachable from libpng's callbacks through png_get_error_ptr/io_ptr. The
+// function that calls setjmp modifies none of its own locals afterwards: what changes lives here.
+typedef struct bsPngReader
+{
+	const char* path;
+	FILE* file;
+	char* err;
+	size_t errSize;
+	png_structp png;
+	png_infop info;
+	uint8_t* pixels;     // the image being read (owned until handed to the caller)
+	png_bytep* rows;
+	bool failed;         // err holds the message
+} bsPngReader;
+
+static void bsPngReadError(png_structp png, png_const_charp message)
+{
+	bsPngReader* r = png_get_error_ptr(png);
+	if (!r->failed)
+	{
+		bsImageFail(r->err, r->errSize, r->path, "corrupt PNG: %s", message);
+		r->failed = true;
+	}
+	png_longjmp(png, 1);
+}
+
+static void bsPngWarning(png_structp png, png_const_charp message)
+{
+	// Warnings (a bad ancillary chunk, skipped) do not stop the read and are not shown.
+	(void)png;
+	(void)message;
+}
+
+static void bsPngReadData(png_structp png, png_bytep data, size_t length)
+{
+	bsPngReader* r = png_get_io_ptr(png);
+	size_t got = fread(data, 1, length, r->file);
+	if (got != length)
+	{
+		if (ferror(r->file))
+		{
+			bsImageFail(r->err, r->errSize, r->path, "cannot read: %s", strerror(errno));
+		}
+		else
+		{
+			bsImageFail(r->err, r->errSize, r->path, "truncated PNG (unexpected end of file)");
+		}
+		r->failed = true;
+		png_error(png, "read");
+	}
+}
+
+// The libpng part of a read, after the signature was checked. Returns false with r->err set.
+static bool bsPngRead(bsPngReader* r, bsImage* image)
+{
+	if (setjmp(png_jmpbuf(r->png)))
+	{
+		return false;
+	}
+	png_set_read_fn(r->png, r, bsPngReadData);
+	png_set_sig_bytes(r->png, 8);
+	// libpng's own size limits up to the format's (2^31 - 1 a side): the check below, with a clearer
+	// message, comes before anything of the image's size is allocated (png_read_update_info is the
+	// first call that allocates rows). Also caps what one ancillary chunk may allocate.
+	png_set_user_limits(r->png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
+	png_set_chunk_malloc_max(r->png, 8u << 20);
+	png_read_info(r->png, r->info);
+
+	png_uint_32 width = png_get_image_width(r->png, r->info);
+	png_uint_32 height = png_get_image_height(r->png, r->info);
+	if (width > bs_imageMaxDimension || height > bs_imageMaxDimension ||
+		(uint64_t)width * height > (uint64_t)bs_imageMaxPixels)
+	{
+		bsImageFail(r->err, r->errSize, r->path, "image of %ux%u pixels is too large (at most %d pixels a "
+			"side and %d in all)", (unsigned)width, (unsigned)height, bs_imageMaxDimension,
+			bs_imageMaxPixels);
+		r->failed = true;
+		return false;
+	}
+
+	// Everything to 8-bit RGB or RGBA.
+	png_set_expand(r->png);  // palette -> RGB, gray < 8 bits -> 8 bits, tRNS -> alpha
+	png_set_scale_16(r->png);
+	png_set_gray_to_rgb(r->png);
+	png_set_interlace_handling(r->png);
+	png_read_update_info(r->png, r->info);
+
+	int channels = png_get_channels(r->png, r->info);
+	size_t rowBytes = png_get_rowbytes(r->png, r->info);
+	if (png_get_bit_depth(r->png, r->info) != 8 || (channels != 3 && channels != 4) ||
+		rowBytes != (size_t)width * (size_t)channels)
+	{
+		bsImageFail(r->err, r->errSize, r->path, "unsupported PNG layout (%d channels of %d bits)", channels,
+			png_get_bit_depth(r->png, r->info));
+		r->failed = true;
+		return false;
+	}
+	r->pixels = malloc((size_t)height * rowBytes);
+	r->rows = malloc((size_t)height * sizeof(png_bytep));
+	if (r->pixels == NULL || r->rows == NULL)
+	{
+		bsImageFail(r->err, r->errSize, r->path, "out of memory for %ux%u pixels", (unsigned)width,
+			(unsigned)height);
+		r->failed = true;
+		return false;
+	}
+	for (png_uint_32 y = 0; y < height; ++y)
+	{
+		r->rows[y] = r->pixels + (size_t)y * rowBytes;
+	}
+	png_read_image(r->png, r->rows);
+	// Reads up to IEND, so a file cut after its pixel data is still reported as truncated.
+	png_read_end(r->png, NULL);
+
+	image->width = (int)width;
+	image->height = (int)height;
+	image->channels = channels;
+	image->pixels = r->pixels;
+	r->pixels = NULL;
+	return true;
+}
+
+bool bsImage_LoadPng(const char* path, bsImage* image, char* err, size_t errSize)
+{
+	memset(image, 0, sizeof(*image));
+	if (err != NULL && errSize > 0)
+	{
+		err[0] = '\0';
+	}
+	if (path == NULL)
+	{
+		return bsImageFail(err, errSize, path, "no file name");
+	}
+	FILE* file = fopen(path, "rb");
+	if (file == NULL)
+	{
+		return bsImageFail(err, errSize, path, "cannot open: %s", strerror(errno));
+	}
+	struct stat st;
+	if (fstat(fileno(file), &st) == 0 && S_ISDIR(st.st_mode))
+	{
+		fclose(file);
+		return bsImageFail(err, errSize, path, "cannot read: it is a directory, not a PNG file");
+	}
+	uint8_t signature[8];
+	size_t got = fread(signature, 1, sizeof(signature), file);
+	if (got != sizeof(signature) || png_sig_cmp(signature, 0, sizeof(signature)) != 0)
+	{
+		bool readError = ferror(file);
+		int e = errno;
+		fclose(file);
+		if (readError)
+		{
+			return bsImageFail(err, errSize, path, "cannot read: %s", strerror(e));
+		}
+		if (got == 0)
+		{
+			return bsImageFail(err, errSize, path, "not a PNG file (the file is empty)");
+		}
+		if (png_sig_cmp(signature, 0, got) == 0)
+		{
+			return bsImageFail(err, errSize, path, "truncated PNG (unexpected end of file)");
+		}
+		return bsImageFail(err, errSize, path, "not a PNG file (no PNG signature)");
+	}
+
+	bsPngReader r = {.path = path, .file = file, .err = err, .errSize = errSize};
+	r.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &r, bsPngReadError, bsPngWarning);
+	r.info = r.png != NULL ? png_create_info_struct(r.png) : NULL;
+	bool ok = false;
+	if (r.info == NULL)
+	{
+		bsImageFail(err, errSize, path, "out of memory");
+	}
+	else
+	{
+		ok = bsPngRead(&r, image);
+	}
+	if (r.png != NULL)
+	{
+		png_destroy_read_struct(&r.png, r.info != NULL ? &r.info : NULL, NULL);
+	}
+	free(r.pixels);
+	free(r.rows);
+	fclose(file);
+	if (!ok)
+	{
+		memset(image, 0, sizeof(*image));
+	}
+	return ok;
+}
+
+// ---- Writing --------------------------------------------------------------------------------------
+
+typedef struct bsPngWriter
+{
+	const char* path;
+	bsAtomicFile file;
+	char* err;
+	size_t errSize;
+	png_structp png;
+	png_infop info;
+	png_bytep* rows;
+	bool failed;
+} bsPngWriter;
+
+static void bsPngWriteError(png_structp png, png_const_charp message)
+{
+	bsPngWriter* w = png_get_error_ptr(png);
+	if (!w->failed)
+	{
+		bsImageFail(w->err, w->errSize, w->path, "cannot write PNG: %s", message);
+		w->failed = true;
+	}
+	png_longjmp(png, 1);
+}
+
+static void bsPngWriteData(png_structp png, png_bytep data, size_t length)
+{
+	bsPngWriter* w = png_get_io_ptr(png);
+	if (!bsAtomicFile_Write(&w->file, data, length))
+	{
+		w->failed = true;  // the atomic file wrote the message (naming the path) into err
+		png_error(png, "write");
+	}
+}
+
+static void bsPngFlush(png_structp png)
+{
+	(void)png;
+}
+
+static bool bsPngWrite(bsPngWriter* w, const bsImage* image)
+{
+	if (setjmp(png_jmpbuf(w->png)))
+	{
+		return false;
+	}
+	png_set_write_fn(w->png, w, bsPngWriteData, bsPngFlush);
+	png_set_IHDR(w->png, w->info, (png_uint_32)image->width, (png_uint_32)image->height, 8,
+		image->channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+		PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+	png_write_info(w->png, w->info);
+	size_t rowBytes = (size_t)image->width * (size_t)image->channels;
+	for (int y = 0; y < image->height; ++y)
+	{
+		w->rows[y] = image->pixels + (size_t)y * rowBytes;
+	}
+	png_write_image(w->png, w->rows);
+	png_write_end(w->png, w->info);
+	return true;
+}
+
+bool bsImage_SavePng(const char* path, const bsImage* image, char* err, size_t errSize)
+{
+	if (err != NULL && errSize > 0)
+	{
+		err[0] = '\0';
+	}
+	if (image == NULL || image->pixels == NULL || image->width <= 0 || image->height <= 0 ||
+		(image->channels != 3 && image->channels != 4))
+	{
+		return bsImageFail(err, errSize, path, "cannot write PNG: no image");
+	}
+	bsPngWriter w = {.path = path, .err = err, .errSize = errSize};
+	w.rows = malloc((size_t)image->height * sizeof(png_bytep));
+	if (w.rows == NULL)
+	{
+		return bsImageFail(err, errSize, path, "out of memory");
+	}
+	if (!bsAtomicFile_Open(&w.file, path, err, errSize))
+	{
+		free(w.rows);
+		return false;
+	}
+	w.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &w, bsPngWriteError, bsPngWarning);
+	w.info = w.png != NULL ? png_create_info_struct(w.png) : NULL;
+	bool ok = false;
+	if (w.info == NULL)
+	{
+		bsImageFail(err, errSize, path, "out of memory");
+	}
+	else
+	{
+		ok = bsPngWrite(&w, image);
+	}
+	if (w.png != NULL)
+	{
+		png_destroy_write_struct(&w.png, w.info != NULL ? &w.info : NULL);
+	}
+	free(w.rows);
+	if (ok)
+	{
+		ok = bsAtomicFile_Commit(&w.file, 0);
+	}
+	else
+	{
+		bsAtomicFile_Abort(&w.file);
+	}
+	return ok;
+}
