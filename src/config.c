@@ -2724,6 +2724,32 @@ uint64_t bsConfig_Hash(const bsConfig* config)
 	return config != NULL ? config->hash : 0;
 }
 
+bsResult bsJson_Parse(const char* text, size_t length, const char* label, cJSON** root,
+	bsConfigError* error)
+{
+	*root = NULL;
+	const unsigned char* s = (const unsigned char*)(text != NULL ? text : "");
+	bsSyntax x = {s, 0, length, 0, {0}};
+	if (length >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF)
+	{
+		x.begin = 3;  // a UTF-8 byte order mark
+	}
+	bool outOfMemory = false;
+	*root = bsParseJson(&x, &outOfMemory);
+	if (*root == NULL)
+	{
+		size_t line, column;
+		bsLineColumn(s, x.begin, x.at < x.begin ? x.begin : x.at, &line, &column);
+		if (error != NULL)
+		{
+			snprintf(error->message, sizeof error->message, "%s:%zu:%zu: %s", label, line, column,
+				x.message);
+		}
+		return outOfMemory ? bs_errOutOfMemory : bs_errInvalidArgument;
+	}
+	return bs_ok;
+}
+
 bsResult bsConfig_ParseWithOverrides(const char* text, size_t length, const char* path,
 	const char* const* overrides, int overrideCount, bsConfig* config, bsConfigError* error)
 {
@@ -2752,24 +2778,11 @@ bsResult bsConfig_ParseWithOverrides(const char* text, size_t length, const char
 	c.error = error;
 	c.result = bs_ok;
 
-	const unsigned char* s = (const unsigned char*)(text != NULL ? text : "");
-	bsSyntax x = {s, 0, length, 0, {0}};
-	if (length >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF)
+	cJSON* root = NULL;
+	bsResult parsed = bsJson_Parse(text, length, label, &root, error);
+	if (parsed != bs_ok)
 	{
-		x.begin = 3;  // a UTF-8 byte order mark
-	}
-	bool outOfMemory = false;
-	cJSON* root = bsParseJson(&x, &outOfMemory);
-	if (root == NULL)
-	{
-		size_t line, column;
-		bsLineColumn(s, x.begin, x.at < x.begin ? x.begin : x.at, &line, &column);
-		if (error != NULL)
-		{
-			snprintf(error->message, sizeof error->message, "%s:%zu:%zu: %s", label, line, column,
-				x.message);
-		}
-		return outOfMemory ? bs_errOutOfMemory : bs_errInvalidArgument;
+		return parsed;
 	}
 
 	bool ok = true;
@@ -2831,25 +2844,12 @@ static void bsErrnoText(int code, char* out, size_t size)
 	}
 }
 
-bsResult bsConfig_LoadWithOverrides(const char* path, const char* const* overrides,
-	int overrideCount, bsConfig* config, bsConfigError* error)
+// Reads a whole JSON file of at most BS_CONFIG_MAX_FILE_SIZE bytes into *out (malloc'd, the caller
+// frees it; NULL on failure, with the message in error).
+static bsResult bsReadJsonFile(const char* path, char** out, size_t* outLength, bsConfigError* error)
 {
-	if (error != NULL)
-	{
-		error->message[0] = '\0';
-	}
-	if (config != NULL)
-	{
-		memset(config, 0, sizeof *config);
-	}
-	if (path == NULL || config == NULL)
-	{
-		if (error != NULL)
-		{
-			snprintf(error->message, sizeof error->message, "bsConfig_Load: invalid argument");
-		}
-		return bs_errInvalidArgument;
-	}
+	*out = NULL;
+	*outLength = 0;
 	FILE* f = fopen(path, "rb");
 	if (f == NULL)
 	{
@@ -2915,10 +2915,60 @@ bsResult bsConfig_LoadWithOverrides(const char* path, const char* const* overrid
 		}
 		return bs_errOutOfMemory;
 	}
+	if (result != bs_ok)
+	{
+		free(text);
+		return result;
+	}
+	*out = text;
+	*outLength = length;
+	return bs_ok;
+}
+
+bsResult bsConfig_LoadWithOverrides(const char* path, const char* const* overrides,
+	int overrideCount, bsConfig* config, bsConfigError* error)
+{
+	if (error != NULL)
+	{
+		error->message[0] = '\0';
+	}
+	if (config != NULL)
+	{
+		memset(config, 0, sizeof *config);
+	}
+	if (path == NULL || config == NULL)
+	{
+		if (error != NULL)
+		{
+			snprintf(error->message, sizeof error->message, "bsConfig_Load: invalid argument");
+		}
+		return bs_errInvalidArgument;
+	}
+	char* text = NULL;
+	size_t length = 0;
+	bsResult result = bsReadJsonFile(path, &text, &length, error);
 	if (result == bs_ok)
 	{
 		result = bsConfig_ParseWithOverrides(text, length, path, overrides, overrideCount, config,
 			error);
+	}
+	free(text);
+	return result;
+}
+
+bsResult bsJson_Load(const char* path, cJSON** root, bsConfigError* error)
+{
+	*root = NULL;
+	if (error != NULL)
+	{
+		error->message[0] = '\0';
+	}
+	char* text = NULL;
+	size_t length = 0;
+	bsResult result = bsReadJsonFile(path, &text, &length, error);
+	if (result == bs_ok)
+	{
+		result = bsJson_Parse(text, length, path, root, error);
 	}
 	free(text);
 	return result;

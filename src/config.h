@@ -194,6 +194,15 @@ bsResult bsConfig_Load(const char* path, bsConfig* config, bsConfigError* error)
 bsResult bsConfig_LoadWithOverrides(const char* path, const char* const* overrides,
 	int overrideCount, bsConfig* config, bsConfigError* error);
 
+// The config's strict JSON reader, for the program's other JSON inputs (batch files): on success
+// *root is the tree (the caller frees it with cJSON_Delete); on failure NULL, with the message as for
+// a config ("label:line:column: message"; for Load also "path: cannot open: ..."). Parse's label
+// names the text in messages.
+struct cJSON;
+bsResult bsJson_Parse(const char* text, size_t length, const char* label, struct cJSON** root,
+	bsConfigError* error);
+bsResult bsJson_Load(const char* path, struct cJSON** root, bsConfigError* error);
+
 // Frees everything the config owns and zeroes it. NULL and zeroed configs are fine.
 void bsConfig_Free(bsConfig* config);
 

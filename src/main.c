@@ -3,6 +3,7 @@
 // A command is a function taking its own argc/argv (argv[0] is the command name) and returning an
 // exit status: 0 ok, 1 runtime failure, 2 usage error (cli.h). Adding a command is one row in
 // bs_commands.
+#include "batch.h"
 #include "bench.h"
 #include "cli.h"
 #include "compare.h"
@@ -25,6 +26,7 @@ typedef struct bsCommand
 static const bsCommand bs_commands[] = {
 	{"run", bsRunMain, "run a simulation config and write the POV-Ray scene, particles and summary"},
 	{"check", bsCheckMain, "validate a config and the files it names without simulating"},
+	{"batch", bsBatchMain, "run many configs and parameter sweeps, skipping runs that are up to date"},
 	{"bench", bsBenchMain, "time the paper's Table 1 tests and the BVH queries"},
 	{"compare", bsCompareMain, "compare two PNG images: PSNR, SSIM, differences, pass/fail limits"},
 };

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "config.h"
 #include "environment.h"
+#include "inputs.h"
 #include "parallel.h"
 #include "ply.h"
 #include "pov_writer.h"
@@ -547,8 +548,40 @@ typedef struct bsRunTimes
 	double load, build, simulate, write, render, total;
 } bsRunTimes;
 
-static char* bsSummaryJson(const bsConfig* c, const bsEnvironment* env, const bsParticles* p,
-	const bsStepStats* stats, int threads, const bsRunTimes* times, int frames, bool rendered)
+// The run's inputs, for `blobsim batch` to tell whether the outputs are up to date (inputs.h): the
+// overrides as given and each input file's size and FNV-1a 64 hash (null when it could not be read).
+static void bsAddInputs(cJSON* root, const bsRunOptions* o, const bsInputList* inputs)
+{
+	cJSON* overrides = cJSON_AddArrayToObject(root, "overrides");
+	for (int i = 0; i < o->overrideCount; ++i)
+	{
+		cJSON_AddItemToArray(overrides, cJSON_CreateString(o->overrides[i]));
+	}
+	cJSON* files = cJSON_AddArrayToObject(root, "inputs");
+	for (int i = 0; i < inputs->count; ++i)
+	{
+		const bsInputFile* f = inputs->files + i;
+		cJSON* item = cJSON_CreateObject();
+		cJSON_AddItemToArray(files, item);
+		cJSON_AddStringToObject(item, "path", f->path);
+		if (f->hashed)
+		{
+			char hash[32];
+			snprintf(hash, sizeof(hash), "%016" PRIx64, f->hash);
+			cJSON_AddNumberToObject(item, "size", (double)f->size);
+			cJSON_AddStringToObject(item, "fnv1a64", hash);
+		}
+		else
+		{
+			cJSON_AddNullToObject(item, "size");
+			cJSON_AddNullToObject(item, "fnv1a64");
+		}
+	}
+}
+
+static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInputList* inputs,
+	const bsEnvironment* env, const bsParticles* p, const bsStepStats* stats, int threads,
+	const bsRunTimes* times, int frames, bool rendered)
 {
 	cJSON* root = cJSON_CreateObject();
 	char hash[32];
@@ -556,6 +589,7 @@ static char* bsSummaryJson(const bsConfig* c, const bsEnvironment* env, const bs
 	cJSON_AddStringToObject(root, "blobsim", BLOBSIM_VERSION);
 	cJSON_AddStringToObject(root, "config", c->path);
 	cJSON_AddStringToObject(root, "config_hash", hash);
+	bsAddInputs(root, o, inputs);
 	cJSON_AddNumberToObject(root, "seed", (double)c->seed);
 	cJSON_AddStringToObject(root, "method", bsMethodName(c->collision.method));
 	cJSON_AddStringToObject(root, "response", bsResponseName(c->collision.response));
@@ -920,6 +954,14 @@ int bsRunMain(int argc, char** argv)
 		return bsFail(cerr.message);
 	}
 	const char* dir = o.output != NULL ? o.output : c.output.directory;
+	// Hashed before the loaders read them: a file changed in between is then recorded with its old
+	// hash, which makes the run stale for `blobsim batch`, never wrongly up to date.
+	bsInputList inputs;
+	if (!bsInputList_Make(&c, true, &inputs))
+	{
+		bsConfig_Free(&c);
+		return bsFail("out of memory");
+	}
 
 	bsEnvironment env;
 	memset(&env, 0, sizeof(env));
@@ -1066,7 +1108,7 @@ int bsRunMain(int argc, char** argv)
 			times.render = bsNow() - t0;
 		}
 		times.total = bsNow() - start;
-		char* summary = bsSummaryJson(&c, &env, &p, &stats, bsResolveThreads(o.threads, p.count), &times,
+		char* summary = bsSummaryJson(&c, &o, &inputs, &env, &p, &stats, bsResolveThreads(o.threads, p.count), &times,
 			frames, rendered);
 		bsJoin(path, sizeof(path), dir, "summary.json");
 		bool ok = summary != NULL && bsWriteText(path, summary, err, sizeof(err));
@@ -1115,6 +1157,7 @@ fail:
 	bsParticles_Free(&p);
 	bsParticleFiles_Free(&files);
 	bsEnvironment_Free(&env);
+	bsInputList_Free(&inputs);
 	bsConfig_Free(&c);
 	return status;
 }

@@ -50,7 +50,7 @@ bless)
 summary)
 	# Every emitted particle is in the PLY, the summary's counts match it, no temporary file is left.
 	run "$work/a"
-	python3 - "$work/a" <<'PY' || exit 1
+	python3 - "$work/a" "$src" <<'PY' || exit 1
 import json, struct, sys
 d = sys.argv[1]
 data = open(d + "/particles.ply", "rb").read()
@@ -71,6 +71,16 @@ assert s["contacts"]["total"] == sum(v for k, v in s["contacts"].items() if k !=
 assert s["contacts"]["total"] > 0 and s["queries"]["count"] >= count
 assert s["method"] == "exact" and s["steps"] == 6 and s["frames"] == 2
 assert s["environment"]["triangles"] == 14 and s["environment"]["planes"] == 1
+# What the run read (for blobsim batch): no overrides, one input file, its size and FNV-1a 64.
+def fnv1a64(path):
+    h = 0xcbf29ce484222325
+    for byte in open(path, "rb").read():
+        h = ((h ^ byte) * 0x100000001b3) & 0xffffffffffffffff
+    return "%016x" % h
+obj = sys.argv[2] + "/tiny.obj"
+assert s["overrides"] == [], s["overrides"]
+assert s["inputs"] == [{"path": obj, "size": len(open(obj, "rb").read()), "fnv1a64": fnv1a64(obj)}], s["inputs"]
+assert len(s["config_hash"]) == 16
 pov = open(d + "/scene.pov").read()
 assert pov.startswith("#version 3.7;") and "hierarchy off" not in pov
 components = {l for l in pov.splitlines() if l.startswith("\tsphere { ")}  # tiles repeat their neighbours'
@@ -85,8 +95,13 @@ chain)
 	run "$work/a"
 	run "$work/b" --set "particles.emitters=[{\"type\": \"file\", \"file\": \"$work/a/particles.ply\"}]" \
 		--set motion.steps=1 --set output.frame_every=0
-	python3 - "$work/a/particles.ply" "$work/b/particles.ply" <<'PY' || exit 1
-import struct, sys
+	python3 - "$work/a/particles.ply" "$work/b/particles.ply" "$work/b/summary.json" "$src/tiny.obj" <<'PY' || exit 1
+import json, os, struct, sys
+# The second run read the mesh and the first run's PLY, with the overrides as given.
+s = json.load(open(sys.argv[3]))
+assert [f["path"] for f in s["inputs"]] == [sys.argv[4], sys.argv[1]], s["inputs"]
+assert s["inputs"][1]["size"] == os.path.getsize(sys.argv[1])
+assert len(s["overrides"]) == 3 and s["overrides"][1:] == ["motion.steps=1", "output.frame_every=0"], s["overrides"]
 def read(p):
     data = open(p, "rb").read()
     head, body = data.split(b"end_header\n", 1)

@@ -50,3 +50,4 @@ int ObjTest(void);
 int SimulateTest(void);
 int EmitterTest(void);
 int OutputTest(void);
+int ProcessTest(void);

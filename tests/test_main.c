@@ -23,6 +23,7 @@ static const Suite suites[] = {
 	{"simulate", SimulateTest},
 	{"emitter", EmitterTest},
 	{"output", OutputTest},
+	{"process", ProcessTest},
 };
 
 enum

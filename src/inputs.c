@@ -1,0 +1,95 @@
+// inputs.c — the input files of a run and their content hashes.
+#include "inputs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool bsHashFile(const char* path, uint64_t* size, uint64_t* hash)
+{
+	FILE* f = fopen(path, "rb");
+	if (f == NULL)
+	{
+		return false;
+	}
+	uint64_t h = 14695981039346656037ull;  // FNV-1a 64 offset basis
+	uint64_t n = 0;
+	unsigned char buffer[1 << 16];
+	size_t got;
+	while ((got = fread(buffer, 1, sizeof(buffer), f)) > 0)
+	{
+		for (size_t i = 0; i < got; ++i)
+		{
+			h = (h ^ buffer[i]) * 1099511628211ull;  // FNV-1a 64 prime
+		}
+		n += got;
+	}
+	bool ok = !ferror(f);
+	fclose(f);
+	if (ok)
+	{
+		*size = n;
+		*hash = h;
+	}
+	return ok;
+}
+
+// Appends path unless the list has it already.
+static bool bsInputList_Add(bsInputList* list, const char* path, bool hash)
+{
+	for (int i = 0; i < list->count; ++i)
+	{
+		if (strcmp(list->files[i].path, path) == 0)
+		{
+			return true;
+		}
+	}
+	bsInputFile* files = realloc(list->files, (size_t)(list->count + 1) * sizeof(bsInputFile));
+	if (files == NULL)
+	{
+		return false;
+	}
+	list->files = files;
+	bsInputFile* f = files + list->count;
+	memset(f, 0, sizeof(*f));
+	size_t n = strlen(path);
+	f->path = malloc(n + 1);
+	if (f->path == NULL)
+	{
+		return false;
+	}
+	memcpy(f->path, path, n + 1);
+	list->count += 1;
+	f->hashed = hash && bsHashFile(path, &f->size, &f->hash);
+	return true;
+}
+
+bool bsInputList_Make(const bsConfig* config, bool hash, bsInputList* list)
+{
+	memset(list, 0, sizeof(*list));
+	bool ok = true;
+	for (int m = 0; ok && m < config->environment.meshCount; ++m)
+	{
+		ok = bsInputList_Add(list, config->environment.meshes[m].file, hash);
+	}
+	for (int e = 0; ok && e < config->particles.emitterCount; ++e)
+	{
+		const char* file = config->particles.emitters[e].file;
+		ok = file == NULL || bsInputList_Add(list, file, hash);
+	}
+	if (!ok)
+	{
+		bsInputList_Free(list);
+	}
+	return ok;
+}
+
+void bsInputList_Free(bsInputList* list)
+{
+	for (int i = 0; i < list->count; ++i)
+	{
+		free(list->files[i].path);
+	}
+	free(list->files);
+	memset(list, 0, sizeof(*list));
+}
