@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `blobsim regress` end to end: the shipped suite (tests/regress/) passes on an unchanged tree and fails
 # when a case's particle radius changes; a missing reference fails until --update blesses it; a broken
-# case fails alone; a bad suite file is refused with its JSON path. Skipped (77) without POV-Ray.
-#   tests/regress_test.sh BLOBSIM TESTS_DIR MODE      MODE: suite | changed | cases | bad-suite
+# case fails alone; a bad suite file is refused with its JSON path; blob tiles render seamlessly.
+# Skipped (77) without POV-Ray.
+#   tests/regress_test.sh BLOBSIM TESTS_DIR MODE      MODE: suite | changed | cases | tiles | bad-suite
 set -euo pipefail
 bin=$1
 tests=$2
@@ -106,6 +107,16 @@ EOF
 	expect_status 0 "$bin" regress "$work/plain" -o "$work/plain-out" --update
 	[ -s "$work/plain/ref/tiny.png" ] || fail "folder suite: no reference for tiny"
 	expect_status 0 "$bin" regress "$work/plain" -o "$work/plain-out"
+	;;
+tiles)
+	# Blob tiles are seamless: the snow figure split into 64 tiles (each clipped to its k-d cell, with every
+	# component that reaches it) renders as one blob does, to within one level on a few pixels.
+	for chunk in 1000000 4096; do
+		"$bin" run "$tests/../configs/snow.json" -o "$work/$chunk" --quiet --render --set render.width=200 \
+			--set render.height=150 --set render.blob.max_components=$chunk
+	done
+	[ "$(grep -c '^blob$' "$work/4096/scene.pov")" -ge 32 ] || fail "the scene was not split into tiles"
+	expect_status 0 "$bin" compare "$work/1000000/scene.png" "$work/4096/scene.png" --max-diff 2 --max-fraction 0.0005 --threshold 1
 	;;
 bad-suite)
 	mkdir -p "$work/s"
