@@ -66,7 +66,8 @@ typedef struct bsRegressLimits
 typedef struct bsRegressCase
 {
 	char* name;
-	char* config;   // path as the child gets it
+	char* config;   // path as the child gets it (relative to the working directory)
+	char* written;  // the config as the suite names it, for the report
 	char** sets;    // "key.path=JSON" overrides, the case's own
 	int setCount;
 	bsRegressLimits limits;
@@ -377,6 +378,7 @@ static void bsRegressCase_Free(bsRegressCase* c)
 {
 	free(c->name);
 	free(c->config);
+	free(c->written);
 	for (int i = 0; i < c->setCount; ++i)
 	{
 		free(c->sets[i]);
@@ -401,9 +403,10 @@ static void bsRegressSuite_Free(bsRegressSuite* s)
 
 // Appends a case (name and config owned by the suite afterwards). False when the name is invalid or
 // taken, or memory runs out.
-static bool bsAddCase(bsRegressSuite* s, char* name, char* config, const char* file, const char* path,
+static bool bsAddCase(bsRegressSuite* s, char* name, const char* written, const char* file, const char* path,
 	char* err, size_t errlen)
 {
+	char* config = bsPathJoin(s->dir, written);
 	if (name == NULL || config == NULL)
 	{
 		free(name);
@@ -448,7 +451,13 @@ static bool bsAddCase(bsRegressSuite* s, char* name, char* config, const char* f
 	memset(c, 0, sizeof(*c));
 	c->name = name;
 	c->config = config;
+	c->written = bsStrFormat("%s", written);
 	c->limits = s->limits;
+	if (c->written == NULL)
+	{
+		snprintf(err, errlen, "%s: out of memory", file);
+		return false;
+	}
 	return true;
 }
 
@@ -619,7 +628,7 @@ static bool bsReadSuiteFile(bsRegressSuite* s, const char* file, char* err, size
 			caseName = bsStrFormat("%.*s", (int)n, base);
 		}
 		snprintf(sub, sizeof(sub), "%s.name", path);
-		if (!bsAddCase(s, caseName, bsPathJoin(s->dir, config->valuestring), file, sub, err, errlen))
+		if (!bsAddCase(s, caseName, config->valuestring, file, sub, err, errlen))
 		{
 			goto done;
 		}
@@ -694,7 +703,7 @@ static bool bsReadSuiteFolder(bsRegressSuite* s, char* err, size_t errlen)
 	{
 		size_t n = strlen(names[i]);
 		char* caseName = bsStrFormat("%.*s", (int)(n - 5), names[i]);
-		ok = bsAddCase(s, caseName, bsPathJoin(s->dir, names[i]), s->dir, names[i], err, errlen);
+		ok = bsAddCase(s, caseName, names[i], s->dir, names[i], err, errlen);
 	}
 	for (int i = 0; i < count; ++i)
 	{
@@ -1120,8 +1129,8 @@ static void bsHtmlImage(bsAtomicFile* f, bool have, const char* name, const char
 	}
 }
 
-static bool bsWriteReportHtml(const char* path, const bsRegressSuite* s, int passed, int failed, char* err,
-	size_t errlen)
+static bool bsWriteReportHtml(const char* path, const bsRegressSuite* s, const bsRegressOptions* o, int passed,
+	int failed, char* err, size_t errlen)
 {
 	bsAtomicFile f;
 	if (!bsAtomicFile_Open(&f, path, err, errlen))
@@ -1137,40 +1146,50 @@ static bool bsWriteReportHtml(const char* path, const bsRegressSuite* s, int pas
 		"table { border-collapse: collapse; }\n"
 		"th, td { border: 1px solid #bbb; padding: 4px 8px; text-align: left; vertical-align: top; }\n"
 		"td.num { text-align: right; font-variant-numeric: tabular-nums; }\n"
-		"img { image-rendering: pixelated; width: %dpx; }\n"
+		"img { width: %dpx; }\n"
+		"td.message { font-size: small; }\n"
 		".pass, .blessed, .kept { background: #dfd; } .fail, .error, .no-reference { background: #fdd; }\n"
 		".none { color: #888; }\n"
 		"</style>\n</head>\n<body>\n<h1>blobsim regress</h1>\n<p>Suite <code>",
-		s->width * 2);
+		s->width * 3 / 2);
 	bsHtmlText(&f, s->source);
+	bsAtomicFile_Printf(&f, "</code>, blobsim %s, images %dx%d, antialias %g: <b>%d passed, %d failed</b>.</p>\n",
+		BLOBSIM_VERSION, s->width, s->height, s->antialias, passed, failed);
+	if (o->setCount > 0)
+	{
+		bsAtomicFile_Printf(&f, "<p>Every case ran with");
+		for (int k = 0; k < o->setCount; ++k)
+		{
+			bsAtomicFile_Printf(&f, " --set ");
+			bsHtmlText(&f, o->sets[k]);
+		}
+		bsAtomicFile_Printf(&f, " (given on the command line).</p>\n");
+	}
 	bsAtomicFile_Printf(&f,
-		"</code>, blobsim %s, images %dx%d, antialias %g: <b>%d passed, %d failed</b>.</p>\n"
 		"<p>Heatmap: black where equal; blue, cyan, green, yellow, red for a pixel's largest channel "
 		"difference of 1, 4, 16, 64, 255.</p>\n"
 		"<table>\n<tr><th>case</th><th>status</th><th>PSNR dB</th><th>SSIM</th><th>MAE</th><th>max diff</th>"
-		"<th>pixels over threshold</th><th>reference</th><th>new</th><th>difference</th></tr>\n",
-		BLOBSIM_VERSION, s->width, s->height, s->antialias, passed, failed);
+		"<th>pixels over threshold</th><th>reference</th><th>new</th><th>difference</th></tr>\n");
+	int skipped = 0;
 	for (int i = 0; i < s->count; ++i)
 	{
 		const bsRegressCase* c = s->cases + i;
+		if (c->status == bs_regressSkipped)
+		{
+			++skipped;
+			continue;
+		}
 		const char* status = bs_regressStatusNames[c->status];
 		bsAtomicFile_Printf(&f, "<tr class=\"%s\"><td><b>", status);
 		bsHtmlText(&f, c->name);
 		bsAtomicFile_Printf(&f, "</b><br><small>");
-		bsHtmlText(&f, c->config);
+		bsHtmlText(&f, c->written);
 		for (int k = 0; k < c->setCount; ++k)
 		{
 			bsAtomicFile_Printf(&f, "<br>--set ");
 			bsHtmlText(&f, c->sets[k]);
 		}
-		bsAtomicFile_Printf(&f, "</small></td><td>%s", status);
-		if (c->message != NULL)
-		{
-			bsAtomicFile_Printf(&f, "<br><small>");
-			bsHtmlText(&f, c->message);
-			bsAtomicFile_Printf(&f, "</small>");
-		}
-		bsAtomicFile_Printf(&f, "</td>");
+		bsAtomicFile_Printf(&f, "</small></td><td>%s</td>", status);
 		if (c->compared)
 		{
 			const bsImageMetrics* m = &c->metrics;
@@ -1197,8 +1216,29 @@ static bool bsWriteReportHtml(const char* path, const bsRegressSuite* s, int pas
 		bsHtmlImage(&f, c->haveNew, c->name, "scene.png", "new");
 		bsHtmlImage(&f, c->haveDiff, c->name, "diff.png", "difference");
 		bsAtomicFile_Printf(&f, "</tr>\n");
+		if (c->message != NULL)
+		{
+			// Why it failed (or what --update did), on a row of its own under the case.
+			bsAtomicFile_Printf(&f, "<tr class=\"%s\"><td></td><td colspan=\"9\" class=\"message\">", status);
+			bsHtmlText(&f, c->message);
+			bsAtomicFile_Printf(&f, "</td></tr>\n");
+		}
 	}
-	bsAtomicFile_Printf(&f, "</table>\n</body>\n</html>\n");
+	bsAtomicFile_Printf(&f, "</table>\n");
+	if (skipped > 0)
+	{
+		bsAtomicFile_Printf(&f, "<p>Not run (--only): ");
+		for (int i = 0, n = 0; i < s->count; ++i)
+		{
+			if (s->cases[i].status == bs_regressSkipped)
+			{
+				bsAtomicFile_Printf(&f, "%s", n++ > 0 ? ", " : "");
+				bsHtmlText(&f, s->cases[i].name);
+			}
+		}
+		bsAtomicFile_Printf(&f, ".</p>\n");
+	}
+	bsAtomicFile_Printf(&f, "</body>\n</html>\n");
 	return bsAtomicFile_Commit(&f, 0);
 }
 
@@ -1453,7 +1493,7 @@ int bsRegressMain(int argc, char** argv)
 		snprintf(err, sizeof(err), "%s: out of memory", o.output);
 	}
 	written = written && bsWriteText(reportJson, json, err, sizeof(err)) &&
-		bsWriteReportHtml(reportHtml, &s, passed, failed, err, sizeof(err));
+		bsWriteReportHtml(reportHtml, &s, &o, passed, failed, err, sizeof(err));
 	if (!written)
 	{
 		fprintf(stderr, "blobsim regress: %s\n", err);
