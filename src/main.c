@@ -7,6 +7,7 @@
 #include "bench.h"
 #include "cli.h"
 #include "compare.h"
+#include "regress.h"
 #include "run.h"
 
 #include "blobsim_version.h"
@@ -29,6 +30,7 @@ static const bsCommand bs_commands[] = {
 	{"batch", bsBatchMain, "run many configs and parameter sweeps, skipping runs that are up to date"},
 	{"bench", bsBenchMain, "time the paper's Table 1 tests and the BVH queries"},
 	{"compare", bsCompareMain, "compare two PNG images: PSNR, SSIM, differences, pass/fail limits"},
+	{"regress", bsRegressMain, "run a regression suite: render each case, compare with its reference"},
 };
 
 enum
