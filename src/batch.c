@@ -10,6 +10,7 @@
 #include "atomic_file.h"
 #include "cli.h"
 #include "config.h"
+#include "files.h"
 #include "inputs.h"
 #include "parallel.h"
 #include "process.h"
@@ -38,28 +39,6 @@
 #define BS_BATCH_ERR_MAX (2 * BS_BATCH_PATH_MAX + 1024)  // a message naming two paths
 
 // --- Small helpers ---
-
-// A malloc'd string from a format; NULL when memory runs out.
-BS_PRINTF_FORMAT(1, 2)
-static char* bsFormat(const char* fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-	{
-		return NULL;
-	}
-	char* s = malloc((size_t)n + 1);
-	if (s != NULL)
-	{
-		va_start(ap, fmt);
-		vsnprintf(s, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
-	return s;
-}
 
 // A growing string; ok turns false (for good) when memory runs out.
 typedef struct bsText
@@ -1033,40 +1012,6 @@ static bool bsUpToDate(const bsBatchRun* r, bool render, bsHashCache* cache, cha
 	return ok;
 }
 
-// mkdir -p; false with a message naming the path.
-static bool bsMakeFolders(const char* path, char* err, size_t errlen)
-{
-	char buffer[BS_BATCH_PATH_MAX];
-	size_t n = strlen(path);
-	if (n == 0 || n >= sizeof(buffer))
-	{
-		snprintf(err, errlen, "%.64s: cannot create the folder: empty or too long a path", path);
-		return false;
-	}
-	memcpy(buffer, path, n + 1);
-	for (size_t k = 1; k <= n; ++k)
-	{
-		if (buffer[k] == '/' || buffer[k] == '\0')
-		{
-			char saved = buffer[k];
-			buffer[k] = '\0';
-			struct stat st;
-			if (mkdir(buffer, 0777) != 0 && errno != EEXIST)
-			{
-				snprintf(err, errlen, "%s: cannot create the folder: %s", buffer, strerror(errno));
-				return false;
-			}
-			if (stat(buffer, &st) != 0 || !S_ISDIR(st.st_mode))
-			{
-				snprintf(err, errlen, "%s: cannot create the folder: a file is in the way", buffer);
-				return false;
-			}
-			buffer[k] = saved;
-		}
-	}
-	return true;
-}
-
 // --- Running ---
 
 // SIGINT/SIGTERM: the first signal stops the batch (no new run starts) and is forwarded to every
@@ -1203,7 +1148,7 @@ static void bsBatchRunOne(bsBatchExec* x, bsBatchRun* r, int slot)
 	{
 		*slash = '\0';
 	}
-	bool made = slash == NULL || slash == parent || bsMakeFolders(parent, err, sizeof(err));
+	bool made = slash == NULL || slash == parent || bsMakeFolders(parent, "a run's parent folder", NULL, err, sizeof(err));
 	if (!made || !bsProcess_Start(&in, &p, err, sizeof(err)))
 	{
 		r->status = bs_runFailed;
@@ -1709,7 +1654,7 @@ int bsBatchMain(int argc, char** argv)
 		snprintf(batchPath, sizeof(batchPath), "%s/batch.json", root);
 	}
 	char exe[BS_BATCH_PATH_MAX];
-	if (!bsMakeFolders(root, err, sizeof(err)) || !bsProcess_SelfPath(NULL, exe, sizeof(exe)))
+	if (!bsMakeFolders(root, "the batch's output folder", NULL, err, sizeof(err)) || !bsProcess_SelfPath(NULL, exe, sizeof(exe)))
 	{
 		if (!bsProcess_SelfPath(NULL, exe, sizeof(exe)))
 		{

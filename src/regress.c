@@ -11,6 +11,7 @@
 #include "atomic_file.h"
 #include "cli.h"
 #include "config.h"
+#include "files.h"
 #include "image.h"
 #include "image_compare.h"
 #include "process.h"
@@ -106,125 +107,6 @@ typedef struct bsRegressOptions
 	const char* sets[bs_regressMaxSets];  // --set, applied to every case after its own
 	int setCount;
 } bsRegressOptions;
-
-// --- Small helpers ---
-
-BS_PRINTF_FORMAT(1, 2)
-static char* bsStrFormat(const char* fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-	{
-		return NULL;
-	}
-	char* s = malloc((size_t)n + 1);
-	if (s != NULL)
-	{
-		va_start(ap, fmt);
-		vsnprintf(s, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
-	return s;
-}
-
-// dir/name, or name alone when it is absolute or dir is empty.
-static char* bsPathJoin(const char* dir, const char* name)
-{
-	if (name[0] == '/' || dir == NULL || dir[0] == '\0')
-	{
-		return bsStrFormat("%s", name);
-	}
-	size_t n = strlen(dir);
-	return bsStrFormat("%s%s%s", dir, dir[n - 1] == '/' ? "" : "/", name);
-}
-
-static bool bsIsDirectory(const char* path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static bool bsIsFile(const char* path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-// mkdir -p; false with a message naming the path.
-static bool bsMakePath(const char* path, char* err, size_t errlen)
-{
-	char buffer[BS_REGRESS_PATH_MAX];
-	size_t n = strlen(path);
-	if (n == 0 || n >= sizeof(buffer))
-	{
-		snprintf(err, errlen, "%s: invalid output folder", path);
-		return false;
-	}
-	memcpy(buffer, path, n + 1);
-	for (size_t i = 1; i <= n; ++i)
-	{
-		if (buffer[i] == '/' || buffer[i] == '\0')
-		{
-			char saved = buffer[i];
-			buffer[i] = '\0';
-			if (mkdir(buffer, 0777) != 0 && errno != EEXIST)
-			{
-				snprintf(err, errlen, "%s: cannot create folder: %s", buffer, strerror(errno));
-				return false;
-			}
-			buffer[i] = saved;
-		}
-	}
-	if (!bsIsDirectory(path))
-	{
-		snprintf(err, errlen, "%s: not a folder", path);
-		return false;
-	}
-	return true;
-}
-
-// Copies a file byte for byte, atomically. On failure err names the file.
-static bool bsCopyFile(const char* from, const char* to, char* err, size_t errlen)
-{
-	int fd = open(from, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-	{
-		snprintf(err, errlen, "%s: cannot open: %s", from, strerror(errno));
-		return false;
-	}
-	bsAtomicFile f;
-	if (!bsAtomicFile_Open(&f, to, err, errlen))
-	{
-		close(fd);
-		return false;
-	}
-	char buffer[65536];
-	for (;;)
-	{
-		ssize_t n = read(fd, buffer, sizeof(buffer));
-		if (n < 0 && errno == EINTR)
-		{
-			continue;
-		}
-		if (n < 0)
-		{
-			snprintf(err, errlen, "%s: cannot read: %s", from, strerror(errno));
-			close(fd);
-			bsAtomicFile_Abort(&f);
-			return false;
-		}
-		if (n == 0)
-		{
-			break;
-		}
-		bsAtomicFile_Write(&f, buffer, (size_t)n);
-	}
-	close(fd);
-	return bsAtomicFile_Commit(&f, 0);
-}
 
 // --- The suite file ---
 
@@ -451,7 +333,7 @@ static bool bsAddCase(bsRegressSuite* s, char* name, const char* written, const 
 	memset(c, 0, sizeof(*c));
 	c->name = name;
 	c->config = config;
-	c->written = bsStrFormat("%s", written);
+	c->written = bsFormat("%s", written);
 	c->limits = s->limits;
 	if (c->written == NULL)
 	{
@@ -488,7 +370,7 @@ static bool bsReadCaseSets(const cJSON* set, const char* file, const char* path,
 	for (const cJSON* item = set->child; item != NULL; item = item->next)
 	{
 		char* value = cJSON_PrintUnformatted(item);
-		char* text = value != NULL ? bsStrFormat("%s=%s", item->string, value) : NULL;
+		char* text = value != NULL ? bsFormat("%s=%s", item->string, value) : NULL;
 		free(value);
 		if (text == NULL)
 		{
@@ -613,7 +495,7 @@ static bool bsReadSuiteFile(bsRegressSuite* s, const char* file, char* err, size
 		char* caseName = NULL;
 		if (name != NULL)
 		{
-			caseName = bsStrFormat("%s", name->valuestring);
+			caseName = bsFormat("%s", name->valuestring);
 		}
 		else
 		{
@@ -625,7 +507,7 @@ static bool bsReadSuiteFile(bsRegressSuite* s, const char* file, char* err, size
 			{
 				n -= 5;
 			}
-			caseName = bsStrFormat("%.*s", (int)n, base);
+			caseName = bsFormat("%.*s", (int)n, base);
 		}
 		snprintf(sub, sizeof(sub), "%s.name", path);
 		if (!bsAddCase(s, caseName, config->valuestring, file, sub, err, errlen))
@@ -676,7 +558,7 @@ static bool bsReadSuiteFolder(bsRegressSuite* s, char* err, size_t errlen)
 			continue;
 		}
 		char** grown = count < bs_regressMaxCases ? realloc(names, ((size_t)count + 1) * sizeof(char*)) : NULL;
-		char* name = grown != NULL ? bsStrFormat("%s", e->d_name) : NULL;
+		char* name = grown != NULL ? bsFormat("%s", e->d_name) : NULL;
 		if (grown != NULL)
 		{
 			names = grown;
@@ -702,7 +584,7 @@ static bool bsReadSuiteFolder(bsRegressSuite* s, char* err, size_t errlen)
 	for (int i = 0; ok && i < count; ++i)
 	{
 		size_t n = strlen(names[i]);
-		char* caseName = bsStrFormat("%.*s", (int)(n - 5), names[i]);
+		char* caseName = bsFormat("%.*s", (int)(n - 5), names[i]);
 		ok = bsAddCase(s, caseName, names[i], s->dir, names[i], err, errlen);
 	}
 	for (int i = 0; i < count; ++i)
@@ -719,31 +601,31 @@ static bool bsRegressSuite_Load(bsRegressSuite* s, const char* suite, char* err,
 	memset(s, 0, sizeof(*s));
 	bsSuiteDefaults(s);
 	char* file = NULL;
-	if (bsIsDirectory(suite))
+	if (bsIsFolder(suite))
 	{
-		s->dir = bsStrFormat("%s", suite);
+		s->dir = bsFormat("%s", suite);
 		file = bsPathJoin(suite, "suite.json");
-		if (file != NULL && !bsIsFile(file))
+		if (file != NULL && !bsIsRegularFile(file))
 		{
 			free(file);
 			file = NULL;
-			s->source = bsStrFormat("%s", suite);
+			s->source = bsFormat("%s", suite);
 		}
 		else
 		{
-			s->source = file != NULL ? bsStrFormat("%s", file) : NULL;
+			s->source = file != NULL ? bsFormat("%s", file) : NULL;
 		}
 	}
-	else if (bsIsFile(suite))
+	else if (bsIsRegularFile(suite))
 	{
-		file = bsStrFormat("%s", suite);
-		s->source = bsStrFormat("%s", suite);
+		file = bsFormat("%s", suite);
+		s->source = bsFormat("%s", suite);
 		const char* slash = strrchr(suite, '/');
-		s->dir = slash == NULL ? bsStrFormat(".") : bsStrFormat("%.*s", (int)(slash - suite), suite);
+		s->dir = slash == NULL ? bsFormat(".") : bsFormat("%.*s", (int)(slash - suite), suite);
 		if (s->dir != NULL && s->dir[0] == '\0')
 		{
 			free(s->dir);
-			s->dir = bsStrFormat("/");
+			s->dir = bsFormat("/");
 		}
 	}
 	else
@@ -778,7 +660,7 @@ static void bsCaseSet(bsRegressCase* c, bsRegressStatus status, const char* fmt,
 		va_start(ap, fmt);
 		vsnprintf(text, sizeof(text), fmt, ap);
 		va_end(ap);
-		c->message = bsStrFormat("%s", text);
+		c->message = bsFormat("%s", text);
 	}
 }
 
@@ -881,7 +763,7 @@ static void bsRegressCase_Run(const char* exe, const bsRegressSuite* s, const bs
 	char* newPng = dir != NULL ? bsPathJoin(dir, "scene.png") : NULL;
 	char* refCopy = dir != NULL ? bsPathJoin(dir, "ref.png") : NULL;
 	char* diffPng = dir != NULL ? bsPathJoin(dir, "diff.png") : NULL;
-	char* refName = bsStrFormat("%s.png", c->name);
+	char* refName = bsFormat("%s.png", c->name);
 	char* refPng = refName != NULL ? bsPathJoin(s->refDir, refName) : NULL;
 	bsImage fresh = {0}, ref = {0}, heat = {0};
 	char err[BS_REGRESS_ERR_MAX];
@@ -903,7 +785,7 @@ static void bsRegressCase_Run(const char* exe, const bsRegressSuite* s, const bs
 		goto done;
 	}
 	c->haveNew = true;
-	bool haveRef = bsIsFile(refPng);
+	bool haveRef = bsIsRegularFile(refPng);
 	if (haveRef && !bsImage_LoadPng(refPng, &ref, err, sizeof(err)))
 	{
 		if (!o->update)
@@ -972,7 +854,7 @@ static void bsRegressCase_Run(const char* exe, const bsRegressSuite* s, const bs
 		{
 			bsCaseSet(c, bs_regressKept, NULL);
 		}
-		else if (!bsMakePath(s->refDir, err, sizeof(err)) || !bsCopyFile(newPng, refPng, err, sizeof(err)))
+		else if (!bsMakeFolders(s->refDir, "the references' folder", NULL, err, sizeof(err)) || !bsCopyFile(newPng, refPng, err, sizeof(err)))
 		{
 			bsCaseSet(c, bs_regressError, "%s", err);
 		}
@@ -1391,25 +1273,6 @@ static int bsParseRegressOptions(int argc, char** argv, bsRegressOptions* o)
 	return -1;
 }
 
-// A program on PATH (POV-Ray): the run reports a missing one only after simulating, case by case.
-static bool bsOnPath(const char* name)
-{
-	const char* path = getenv("PATH");
-	while (path != NULL && *path != '\0')
-	{
-		size_t n = strcspn(path, ":");
-		char file[BS_REGRESS_PATH_MAX];
-		snprintf(file, sizeof(file), "%.*s/%s", (int)(n > 0 ? n : 1), n > 0 ? path : ".", name);
-		if (access(file, X_OK) == 0)
-		{
-			return true;
-		}
-		path += n;
-		path += *path == ':';
-	}
-	return false;
-}
-
 int bsRegressMain(int argc, char** argv)
 {
 	bsRegressOptions o;
@@ -1441,14 +1304,14 @@ int bsRegressMain(int argc, char** argv)
 		}
 	}
 	char exe[BS_REGRESS_PATH_MAX];
-	if (!bsOnPath("povray"))
+	if (!bsFindProgram("povray", exe, sizeof(exe)))
 	{
 		fprintf(stderr, "blobsim regress: POV-Ray is not installed (no 'povray' on PATH); install it with "
 			"'apt-get install povray'\n");
 		bsRegressSuite_Free(&s);
 		return bs_exitRegressError;
 	}
-	if (!bsProcess_SelfPath(NULL, exe, sizeof(exe)) || !bsMakePath(o.output, err, sizeof(err)))
+	if (!bsProcess_SelfPath(NULL, exe, sizeof(exe)) || !bsMakeFolders(o.output, "the report folder", NULL, err, sizeof(err)))
 	{
 		fprintf(stderr, "blobsim regress: %s\n", err[0] != '\0' ? err : "cannot find the blobsim executable");
 		bsRegressSuite_Free(&s);

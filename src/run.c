@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "config.h"
 #include "environment.h"
+#include "files.h"
 #include "inputs.h"
 #include "parallel.h"
 #include "ply.h"
@@ -235,86 +236,6 @@ static int bsParseRunOptions(int argc, char** argv, bool check, bsRunOptions* o)
 		return bs_exitUsage;
 	}
 	return -1;
-}
-
-// The directories a run made (as lengths of prefixes of its output path), to remove after a failure.
-typedef struct bsCreatedDirectories
-{
-	size_t length[64];  // more than 64 new levels are not removed
-	int count;
-} bsCreatedDirectories;
-
-// mkdir -p. Returns false with a message naming the path. Records in *created each directory it
-// made, for bsRemoveCreatedDirectories (also after a failure part of the way).
-static bool bsMakeDirectories(const char* path, bsCreatedDirectories* created, char* err, size_t errlen)
-{
-	created->count = 0;
-	char buffer[BS_PATH_MAX];
-	size_t n = strlen(path);
-	if (n == 0)
-	{
-		snprintf(err, errlen, "the output directory is an empty path (-o or output.directory)");
-		return false;
-	}
-	if (n >= sizeof(buffer))
-	{
-		snprintf(err, errlen, "%.64s...: output directory path longer than %d bytes", path, BS_PATH_MAX - 1);
-		return false;
-	}
-	memcpy(buffer, path, n + 1);
-	for (size_t k = 1; k <= n; ++k)
-	{
-		if (buffer[k] == '/' || buffer[k] == '\0')
-		{
-			char saved = buffer[k];
-			buffer[k] = '\0';
-			if (mkdir(buffer, 0777) == 0)
-			{
-				if (created->count < 64)
-				{
-					created->length[created->count++] = k;
-				}
-			}
-			else if (errno != EEXIST)
-			{
-				snprintf(err, errlen, "%s: cannot create directory: %s", buffer, strerror(errno));
-				return false;
-			}
-			buffer[k] = saved;
-		}
-	}
-	struct stat st;
-	if (stat(path, &st) != 0)
-	{
-		snprintf(err, errlen, "%s: cannot use as the output directory: %s", path, strerror(errno));
-		return false;
-	}
-	if (!S_ISDIR(st.st_mode))
-	{
-		snprintf(err, errlen, "%s: cannot use as the output directory: it is a %s, not a directory", path,
-			S_ISREG(st.st_mode) ? "regular file" : "special file");
-		return false;
-	}
-	return true;
-}
-
-// After a failed run: removes the directories bsMakeDirectories made, deepest first, so a failure
-// leaves the file system as it was. Only those (never a directory that existed before, whatever
-// '..' the path holds), and rmdir() never removes a non-empty one.
-static void bsRemoveCreatedDirectories(const char* path, const bsCreatedDirectories* created)
-{
-	char buffer[BS_PATH_MAX];
-	size_t n = strlen(path);
-	if (n >= sizeof(buffer))
-	{
-		return;
-	}
-	for (int i = created->count - 1; i >= 0; --i)
-	{
-		memcpy(buffer, path, created->length[i]);
-		buffer[created->length[i]] = '\0';
-		rmdir(buffer);
-	}
 }
 
 static void bsJoin(char* out, size_t size, const char* dir, const char* name)
@@ -655,41 +576,13 @@ static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInp
 
 // --- POV-Ray ---
 
-static bool bsFindOnPath(const char* name, char* out, size_t size)
-{
-	const char* path = getenv("PATH");
-	if (path == NULL)
-	{
-		return false;
-	}
-	while (*path != '\0')
-	{
-		const char* end = strchr(path, ':');
-		size_t n = end != NULL ? (size_t)(end - path) : strlen(path);
-		if (n > 0 && n + strlen(name) + 2 < size)
-		{
-			snprintf(out, size, "%.*s/%s", (int)n, path, name);
-			if (access(out, X_OK) == 0)
-			{
-				return true;
-			}
-		}
-		path += n;
-		if (*path == ':')
-		{
-			++path;
-		}
-	}
-	return false;
-}
-
 // Renders scene (dir/scene.pov, or its pending temporary file) to dir/scene.png through a temporary
 // name that joins the deferred group (renamed with the other outputs, removed on failure or signal);
 // POV-Ray's messages go to dir/render.log.
 static bool bsRender(const bsConfig* c, const char* dir, const char* scenePath, char* err, size_t errlen)
 {
 	char povray[BS_PATH_MAX];
-	if (!bsFindOnPath("povray", povray, sizeof(povray)))
+	if (!bsFindProgram("povray", povray, sizeof(povray)))
 	{
 		snprintf(err, errlen, "--render: POV-Ray is not installed (no 'povray' on PATH); install it "
 			"with 'apt-get install povray', or render %s/scene.pov yourself", dir);
@@ -977,14 +870,14 @@ int bsRunMain(int argc, char** argv)
 	int frames = 0;
 	bool rendered = false;
 	bool deferred = false;
-	bsCreatedDirectories created = {{0}, 0};
+	bsCreatedFolders created = {{0}, 0};
 	status = bs_exitFailure;
 
 	if (o.render)
 	{
 		// Fail before the simulation, not after it, when the render cannot happen.
 		char povray[BS_PATH_MAX];
-		if (!bsFindOnPath("povray", povray, sizeof(povray)))
+		if (!bsFindProgram("povray", povray, sizeof(povray)))
 		{
 			snprintf(err, sizeof(err), "--render: POV-Ray is not installed (no 'povray' on PATH); install "
 				"it with 'apt-get install povray', or run without --render and render %s/scene.pov yourself",
@@ -1007,7 +900,12 @@ int bsRunMain(int argc, char** argv)
 	{
 		goto fail;
 	}
-	if (!bsMakeDirectories(dir, &created, err, sizeof(err)))
+	if (dir[0] == '\0')
+	{
+		snprintf(err, sizeof(err), "the output directory is an empty path (-o or output.directory)");
+		goto fail;
+	}
+	if (!bsMakeFolders(dir, "the output directory", &created, err, sizeof(err)))
 	{
 		goto fail;
 	}
@@ -1147,7 +1045,7 @@ fail:
 	}
 	if (status != bs_exitOk)
 	{
-		bsRemoveCreatedDirectories(dir, &created);
+		bsRemoveCreatedFolders(dir, &created);
 	}
 	if (status != bs_exitOk)
 	{

@@ -1,0 +1,196 @@
+// files.c — folders, programs on PATH, atomic copies, formatted strings (files.h).
+#include "files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum
+{
+	bs_filesPathMax = 4096,
+};
+
+bool bsMakeFolders(const char* path, const char* role, bsCreatedFolders* created, char* err, size_t errlen)
+{
+	if (created != NULL)
+	{
+		created->count = 0;
+	}
+	char buffer[bs_filesPathMax];
+	size_t n = strlen(path);
+	if (n == 0)
+	{
+		snprintf(err, errlen, "%s is an empty path", role);
+		return false;
+	}
+	if (n >= sizeof(buffer))
+	{
+		snprintf(err, errlen, "%.64s...: %s path longer than %d bytes", path, role, bs_filesPathMax - 1);
+		return false;
+	}
+	memcpy(buffer, path, n + 1);
+	for (size_t k = 1; k <= n; ++k)
+	{
+		if (buffer[k] == '/' || buffer[k] == '\0')
+		{
+			char saved = buffer[k];
+			buffer[k] = '\0';
+			if (mkdir(buffer, 0777) == 0)
+			{
+				if (created != NULL && created->count < 64)
+				{
+					created->length[created->count++] = k;
+				}
+			}
+			else if (errno != EEXIST)
+			{
+				snprintf(err, errlen, "%s: cannot create directory: %s", buffer, strerror(errno));
+				return false;
+			}
+			buffer[k] = saved;
+		}
+	}
+	struct stat st;
+	if (stat(path, &st) != 0)
+	{
+		snprintf(err, errlen, "%s: cannot use as %s: %s", path, role, strerror(errno));
+		return false;
+	}
+	if (!S_ISDIR(st.st_mode))
+	{
+		snprintf(err, errlen, "%s: cannot use as %s: it is a %s, not a directory", path, role,
+			S_ISREG(st.st_mode) ? "regular file" : "special file");
+		return false;
+	}
+	return true;
+}
+
+void bsRemoveCreatedFolders(const char* path, const bsCreatedFolders* created)
+{
+	char buffer[bs_filesPathMax];
+	size_t n = strlen(path);
+	if (n >= sizeof(buffer))
+	{
+		return;
+	}
+	for (int i = created->count - 1; i >= 0; --i)
+	{
+		memcpy(buffer, path, created->length[i]);
+		buffer[created->length[i]] = '\0';
+		rmdir(buffer);
+	}
+}
+
+bool bsFindProgram(const char* name, char* out, size_t size)
+{
+	const char* path = getenv("PATH");
+	if (path == NULL)
+	{
+		return false;
+	}
+	while (*path != '\0')
+	{
+		const char* end = strchr(path, ':');
+		size_t n = end != NULL ? (size_t)(end - path) : strlen(path);
+		if (n > 0 && n + strlen(name) + 2 < size)
+		{
+			snprintf(out, size, "%.*s/%s", (int)n, path, name);
+			if (access(out, X_OK) == 0)
+			{
+				return true;
+			}
+		}
+		path += n;
+		if (*path == ':')
+		{
+			++path;
+		}
+	}
+	return false;
+}
+
+bool bsCopyFile(const char* from, const char* to, char* err, size_t errlen)
+{
+	int fd = open(from, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+	{
+		snprintf(err, errlen, "%s: cannot open: %s", from, strerror(errno));
+		return false;
+	}
+	bsAtomicFile f;
+	if (!bsAtomicFile_Open(&f, to, err, errlen))
+	{
+		close(fd);
+		return false;
+	}
+	char buffer[65536];
+	for (;;)
+	{
+		ssize_t n = read(fd, buffer, sizeof(buffer));
+		if (n < 0 && errno == EINTR)
+		{
+			continue;
+		}
+		if (n < 0)
+		{
+			snprintf(err, errlen, "%s: cannot read: %s", from, strerror(errno));
+			close(fd);
+			bsAtomicFile_Abort(&f);
+			return false;
+		}
+		if (n == 0)
+		{
+			break;
+		}
+		bsAtomicFile_Write(&f, buffer, (size_t)n);
+	}
+	close(fd);
+	return bsAtomicFile_Commit(&f, 0);
+}
+
+bool bsIsFolder(const char* path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool bsIsRegularFile(const char* path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+char* bsFormat(const char* fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+	{
+		return NULL;
+	}
+	char* s = malloc((size_t)n + 1);
+	if (s != NULL)
+	{
+		va_start(ap, fmt);
+		vsnprintf(s, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	return s;
+}
+
+char* bsPathJoin(const char* dir, const char* name)
+{
+	if (name[0] == '/' || dir == NULL || dir[0] == '\0')
+	{
+		return bsFormat("%s", name);
+	}
+	size_t n = strlen(dir);
+	return bsFormat("%s%s%s", dir, dir[n - 1] == '/' ? "" : "/", name);
+}
