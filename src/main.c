@@ -22,15 +22,21 @@ typedef struct bsCommand
 	const char* name;
 	bsCommandFn* fn;
 	const char* summary;  // one line for `blobsim --help`
+	int errorStatus;      // its status for a runtime error (e.g. stdout cannot be written)
 } bsCommand;
 
 static const bsCommand bs_commands[] = {
-	{"run", bsRunMain, "run a simulation config and write the POV-Ray scene, particles and summary"},
-	{"check", bsCheckMain, "validate a config and the files it names without simulating"},
-	{"batch", bsBatchMain, "run many configs and parameter sweeps, skipping runs that are up to date"},
-	{"bench", bsBenchMain, "time the paper's Table 1 tests and the BVH queries"},
-	{"compare", bsCompareMain, "compare two PNG images: PSNR, SSIM, differences, pass/fail limits"},
-	{"regress", bsRegressMain, "run a regression suite: render each case, compare with its reference"},
+	{"run", bsRunMain, "run a simulation config and write the POV-Ray scene, particles and summary",
+		bs_exitFailure},
+	{"check", bsCheckMain, "validate a config and the files it names without simulating", bs_exitFailure},
+	{"batch", bsBatchMain, "run many configs and parameter sweeps, skipping runs that are up to date",
+		bs_exitFailure},
+	{"bench", bsBenchMain, "time the paper's Table 1 tests and the BVH queries", bs_exitFailure},
+	// For these two, 1 means "the images differ": a runtime error is 3.
+	{"compare", bsCompareMain, "compare two PNG images: PSNR, SSIM, differences, pass/fail limits",
+		bs_exitCompareError},
+	{"regress", bsRegressMain, "run a regression suite: render each case, compare with its reference",
+		bs_exitRegressError},
 };
 
 enum
@@ -63,8 +69,11 @@ static void bsUsage(FILE* f)
 		"\n"
 		"exit status:\n"
 		"  0  success\n"
-		"  1  runtime failure (cannot read or write a file, out of memory, invalid data)\n"
-		"  2  usage error (unknown command or option, missing or malformed option value)\n",
+		"  1  runtime failure (cannot read or write a file, out of memory, invalid data); for compare\n"
+		"     and regress: the images differ beyond the limits, or a case failed\n"
+		"  2  usage error (unknown command or option, missing or malformed option value)\n"
+		"  3  compare and regress: an image, the suite or the report cannot be read or written\n"
+		"  130, 143  run and batch: interrupted by SIGINT or SIGTERM\n",
 		"help", "show this help, or a command's: blobsim help <command>");
 }
 
@@ -136,7 +145,7 @@ int main(int argc, char** argv)
 	if (fflush(stdout) != 0 || ferror(stdout))
 	{
 		fprintf(stderr, "blobsim: error writing the output\n");
-		return bs_exitFailure;
+		return c->errorStatus;
 	}
 	return status;
 }

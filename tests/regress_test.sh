@@ -148,6 +148,11 @@ bad-suite)
 	grep -qF "has no such case" "$work/stderr" || fail "--only: $(cat "$work/stderr")"
 	expect_status 2 "$bin" regress
 	expect_status 2 "$bin" regress "$tests/regress" --frobnicate
+	# An unwritable stdout is an error (3) for compare, not "the images differ" (1).
+	rc=0
+	"$bin" compare "$tests/regress/ref/tiny-slide.png" "$tests/regress/ref/tiny-slide.png" >/dev/full 2>"$work/stderr" || rc=$?
+	[ "$rc" -eq 3 ] || fail "compare into /dev/full exited $rc, expected 3"
+	grep -qF "blobsim: error writing the output" "$work/stderr" || fail "compare into /dev/full: $(cat "$work/stderr")"
 	;;
 *)
 	fail "unknown mode $mode"
