@@ -70,7 +70,9 @@ void bsImage_Free(bsImage* image)
 typedef struct bsPngReader
 {
 	const char* path;
-	FILE* file;
+	FILE* file;          // the source: a file, or (file NULL) the bytes data[at .. size)
+	const uint8_t* data;
+	size_t size, at;
 	char* err;
 	size_t errSize;
 	png_structp png;
@@ -78,11 +80,44 @@ typedef struct bsPngReader
 	uint8_t* pixels;     // the image being read (owned until handed to the caller)
 	png_bytep* rows;
 	bool failed;         // err holds the message
+	size_t refused;      // the last allocation bsPngMalloc refused (a chunk claiming too many bytes)
 } bsPngReader;
+
+// The largest block libpng may allocate for a read. Its own blocks are a row (65535 pixels x 8 bytes
+// at most), zlib's state and ancillary chunks: a larger request comes from a length field that claims
+// more than any valid image of ours needs (libpng would allocate it before finding the file shorter).
+// The image itself is allocated here, not by libpng, under bs_imageMaxPixels.
+enum
+{
+	bs_pngAllocMax = 16 << 20,
+};
+
+static png_voidp bsPngMalloc(png_structp png, png_alloc_size_t size)
+{
+	bsPngReader* r = png_get_mem_ptr(png);
+	if (size > bs_pngAllocMax)
+	{
+		r->refused = size;
+		return NULL;
+	}
+	return malloc(size);
+}
+
+static void bsPngFree(png_structp png, png_voidp p)
+{
+	(void)png;
+	free(p);
+}
 
 static void bsPngReadError(png_structp png, png_const_charp message)
 {
 	bsPngReader* r = png_get_error_ptr(png);
+	if (!r->failed && r->refused > 0)
+	{
+		bsImageFail(r->err, r->errSize, r->path, "corrupt PNG: a chunk or row claims %zu bytes (at most %d "
+			"MiB): %s", (size_t)r->refused, bs_pngAllocMax >> 20, message);
+		r->failed = true;
+	}
 	if (!r->failed)
 	{
 		bsImageFail(r->err, r->errSize, r->path, "corrupt PNG: %s", message);
@@ -101,10 +136,20 @@ static void bsPngWarning(png_structp png, png_const_charp message)
 static void bsPngReadData(png_structp png, png_bytep data, size_t length)
 {
 	bsPngReader* r = png_get_io_ptr(png);
-	size_t got = fread(data, 1, length, r->file);
+	size_t got;
+	if (r->file != NULL)
+	{
+		got = fread(data, 1, length, r->file);
+	}
+	else
+	{
+		got = length <= r->size - r->at ? length : r->size - r->at;
+		memcpy(data, r->data + r->at, got);
+		r->at += got;
+	}
 	if (got != length)
 	{
-		if (ferror(r->file))
+		if (r->file != NULL && ferror(r->file))
 		{
 			bsImageFail(r->err, r->errSize, r->path, "cannot read: %s", strerror(errno));
 		}
@@ -187,6 +232,48 @@ static bool bsPngRead(bsPngReader* r, bsImage* image)
 	return true;
 }
 
+// The message for a source whose first `got` bytes (got <= 8) are not a whole PNG signature.
+static bool bsBadSignature(const uint8_t* signature, size_t got, const char* path, char* err, size_t errSize)
+{
+	if (got == 0)
+	{
+		return bsImageFail(err, errSize, path, "not a PNG file (the file is empty)");
+	}
+	if (png_sig_cmp(signature, 0, got) == 0)
+	{
+		return bsImageFail(err, errSize, path, "truncated PNG (unexpected end of file)");
+	}
+	return bsImageFail(err, errSize, path, "not a PNG file (no PNG signature)");
+}
+
+// Decodes what follows the signature from r's source into *image; frees everything but the image.
+static bool bsPngDecode(bsPngReader* r, bsImage* image)
+{
+	r->png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, r, bsPngReadError, bsPngWarning, r, bsPngMalloc,
+		bsPngFree);
+	r->info = r->png != NULL ? png_create_info_struct(r->png) : NULL;
+	bool ok = false;
+	if (r->info == NULL)
+	{
+		bsImageFail(r->err, r->errSize, r->path, "out of memory");
+	}
+	else
+	{
+		ok = bsPngRead(r, image);
+	}
+	if (r->png != NULL)
+	{
+		png_destroy_read_struct(&r->png, r->info != NULL ? &r->info : NULL, NULL);
+	}
+	free(r->pixels);
+	free(r->rows);
+	if (!ok)
+	{
+		memset(image, 0, sizeof(*image));
+	}
+	return ok;
+}
+
 bool bsImage_LoadPng(const char* path, bsImage* image, char* err, size_t errSize)
 {
 	memset(image, 0, sizeof(*image));
@@ -220,41 +307,34 @@ bool bsImage_LoadPng(const char* path, bsImage* image, char* err, size_t errSize
 		{
 			return bsImageFail(err, errSize, path, "cannot read: %s", strerror(e));
 		}
-		if (got == 0)
-		{
-			return bsImageFail(err, errSize, path, "not a PNG file (the file is empty)");
-		}
-		if (png_sig_cmp(signature, 0, got) == 0)
-		{
-			return bsImageFail(err, errSize, path, "truncated PNG (unexpected end of file)");
-		}
-		return bsImageFail(err, errSize, path, "not a PNG file (no PNG signature)");
+		return bsBadSignature(signature, got, path, err, errSize);
 	}
-
 	bsPngReader r = {.path = path, .file = file, .err = err, .errSize = errSize};
-	r.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &r, bsPngReadError, bsPngWarning);
-	r.info = r.png != NULL ? png_create_info_struct(r.png) : NULL;
-	bool ok = false;
-	if (r.info == NULL)
-	{
-		bsImageFail(err, errSize, path, "out of memory");
-	}
-	else
-	{
-		ok = bsPngRead(&r, image);
-	}
-	if (r.png != NULL)
-	{
-		png_destroy_read_struct(&r.png, r.info != NULL ? &r.info : NULL, NULL);
-	}
-	free(r.pixels);
-	free(r.rows);
+	bool ok = bsPngDecode(&r, image);
 	fclose(file);
-	if (!ok)
-	{
-		memset(image, 0, sizeof(*image));
-	}
 	return ok;
+}
+
+bool bsImage_DecodePng(const void* data, size_t size, const char* name, bsImage* image, char* err,
+	size_t errSize)
+{
+	memset(image, 0, sizeof(*image));
+	if (err != NULL && errSize > 0)
+	{
+		err[0] = '\0';
+	}
+	if (data == NULL && size > 0)
+	{
+		return bsImageFail(err, errSize, name, "no data");
+	}
+	const uint8_t* bytes = data;
+	size_t got = size < 8 ? size : 8;
+	if (got != 8 || png_sig_cmp(bytes, 0, 8) != 0)
+	{
+		return bsBadSignature(bytes, got, name, err, errSize);
+	}
+	bsPngReader r = {.path = name, .data = bytes, .size = size, .at = 8, .err = err, .errSize = errSize};
+	return bsPngDecode(&r, image);
 }
 
 // ---- Writing --------------------------------------------------------------------------------------

@@ -47,6 +47,10 @@ bool bsImage_Init(bsImage* image, int width, int height, int channels, char* err
 // zeroed (bsImage_Free on it is harmless) and err names the file.
 bool bsImage_LoadPng(const char* path, bsImage* image, char* err, size_t errSize);
 
+// The same for a PNG already in memory (size bytes at data); name stands for the file in messages.
+bool bsImage_DecodePng(const void* data, size_t size, const char* name, bsImage* image, char* err,
+	size_t errSize);
+
 // Writes an 8-bit RGB or RGBA PNG atomically (atomic_file.h: a temporary file renamed into place, so a
 // failure leaves any old file at path as it was).
 bool bsImage_SavePng(const char* path, const bsImage* image, char* err, size_t errSize);
