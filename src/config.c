@@ -1027,7 +1027,7 @@ static const bsSchemaKey bsBlobKeys[] = {{"threshold", BS_VALUE}, {"strength", B
 static const bsSchema bsBlobSchema = BS_OBJECT(bsBlobKeys);
 static const bsSchemaKey bsRenderKeys[] = {{"camera", &bsCameraSchema},
 	{"lights", &bsLightArraySchema}, {"background", BS_VALUE}, {"width", BS_VALUE},
-	{"height", BS_VALUE}, {"antialias", BS_VALUE}, {"blob", &bsBlobSchema},
+	{"height", BS_VALUE}, {"antialias", BS_VALUE}, {"jitter", BS_VALUE}, {"blob", &bsBlobSchema},
 	{"particle_material", &bsMaterialSchema}};
 static const bsSchema bsRenderSchema = BS_OBJECT(bsRenderKeys);
 
@@ -2230,6 +2230,7 @@ static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r)
 		!bsReadInt(c, o, "width", 16, 16384, 800, &r->width) ||
 		!bsReadInt(c, o, "height", 16, 16384, 600, &r->height) ||
 		!bsReadNumber(c, o, "antialias", false, &bsNonNegative, 0.3, &r->antialias) ||
+		!bsReadNumber(c, o, "jitter", false, &bsNonNegative, 1.0, &r->jitter) ||
 		!bsReadObject(c, o, "blob", &bsBlobSchema, &blob))
 	{
 		return false;

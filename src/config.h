@@ -151,6 +151,7 @@ typedef struct bsRenderConfig
 	int width;              // pixels, 16..16384 [800]
 	int height;             // pixels, 16..16384 [600]
 	double antialias;       // POV-Ray +A threshold, >= 0, 0 = off [0.3]
+	double jitter;          // POV-Ray antialias jitter amount (+J), >= 0, 0 = off [1]
 	bsBlobConfig blob;
 	bsMaterial particleMaterial;  // ["snow"]
 } bsRenderConfig;

@@ -1051,6 +1051,7 @@ void bsPov_FrameFileName(char* out, size_t len, int frame)
 }
 
 bool bsPov_WriteAnimationIni(const char* iniPath, int frameCount, int width, int height, double antialias,
+	double jitter,
 	char* errbuf, size_t errlen)
 {
 	bsPovWriter w;
@@ -1069,6 +1070,10 @@ bool bsPov_WriteAnimationIni(const char* iniPath, int frameCount, int width, int
 	if (width < 1 || height < 1)
 	{
 		return bsPovFail(&w, "image size %dx%d is not positive", width, height);
+	}
+	if (!isfinite(jitter) || jitter < 0.0)
+	{
+		return bsPovFail(&w, "antialias jitter is not a finite number >= 0");
 	}
 	if (!isfinite(antialias))
 	{
@@ -1143,6 +1148,15 @@ bool bsPov_WriteAnimationIni(const char* iniPath, int frameCount, int width, int
 			char num[bs_povNumberMax];
 			bsPov_FormatDouble(num, antialias);
 			bsAtomicFile_Printf(&f, "Antialias=On\nAntialias_Threshold=%s\n", num);
+			if (jitter > 0.0)
+			{
+				bsPov_FormatDouble(num, jitter);
+				bsAtomicFile_Printf(&f, "Jitter=On\nJitter_Amount=%s\n", num);
+			}
+			else
+			{
+				bsAtomicFile_Printf(&f, "Jitter=Off\n");
+			}
 		}
 		else
 		{

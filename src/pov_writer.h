@@ -120,9 +120,10 @@ bool bsPov_WriteScene(const char* path, const bsPovScene* scene, char* errbuf, s
 // frame's file: `#include concat("frame_", str(frame_number, -4, 0), ".pov")`. Then, in that directory,
 // `povray animation.ini` renders every frame to PNG: frame_1.png ... frame_N.png (POV-Ray pads the
 // number to the digits of N: frame_01.png for N >= 10); a single frame renders to frame_1.png.
-// antialias <= 0 turns anti-aliasing off, otherwise it is the threshold (0.3 is POV-Ray's usual).
+// antialias <= 0 turns anti-aliasing off, otherwise it is the threshold (0.3 is POV-Ray's usual);
+// jitter is the antialiasing jitter amount (POV-Ray's default 1; 0 turns jitter off).
 bool bsPov_WriteAnimationIni(const char* iniPath, int frameCount, int width, int height, double antialias,
-	char* errbuf, size_t errlen);
+	double jitter, char* errbuf, size_t errlen);
 
 // "frame_%04d.pov" of frame (1-based); out needs at least 24 bytes.
 void bsPov_FrameFileName(char* out, size_t len, int frame);

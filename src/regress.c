@@ -4,8 +4,9 @@
 // child process (process.h: a crashing run fails its case, not the suite), then the new image
 // OUT/NAME/scene.png against SUITE/ref/NAME.png (image_compare.h), the heatmap to OUT/NAME/diff.png
 // and a copy of the reference to OUT/NAME/ref.png, so the report folder stands on its own.
-// POV-Ray 3.7 renders the same scene to the same pixels every time (its antialiasing jitter is a fixed
-// pattern; only the PNG's time stamp differs), so an unchanged tree reproduces its references exactly.
+// Renders use fixed settings: the suite's size and antialias threshold, and no antialiasing jitter
+// (render.jitter 0, unless the suite says otherwise), so an unchanged tree reproduces its references
+// pixel for pixel (only the PNG's time stamp differs).
 #include "regress.h"
 
 #include "atomic_file.h"
@@ -90,6 +91,7 @@ typedef struct bsRegressSuite
 	char* refDir;   // the references' folder
 	int width, height;
 	double antialias;
+	double jitter;  // 0: off, so that renders are reproducible by construction
 	bsRegressLimits limits;
 	bsRegressCase* cases;
 	int count;
@@ -389,6 +391,7 @@ static void bsSuiteDefaults(bsRegressSuite* s)
 	s->width = 160;
 	s->height = 120;
 	s->antialias = 0.3;
+	s->jitter = 0.0;
 	s->limits.limits = bsCompareLimits_None();
 	s->limits.limits.minPsnr = 40.0;
 	s->limits.limits.minSsim = 0.99;
@@ -419,19 +422,20 @@ static bool bsReadSuiteFile(bsRegressSuite* s, const char* file, char* err, size
 	const cJSON* render = cJSON_GetObjectItemCaseSensitive(root, "render");
 	if (render != NULL)
 	{
-		static const char* const renderKeys[] = {"width", "height", "antialias"};
+		static const char* const renderKeys[] = {"width", "height", "antialias", "jitter"};
 		double w = s->width, h = s->height;
 		if (!cJSON_IsObject(render))
 		{
 			bsSuiteFail(err, errlen, file, "render", "expected an object, got %s", bsJsonKind(render));
 			goto done;
 		}
-		if (!bsCheckKeys(render, renderKeys, 3, file, "render", err, errlen) ||
+		if (!bsCheckKeys(render, renderKeys, 4, file, "render", err, errlen) ||
 			!bsReadSuiteNumber(render, "width", 16, bs_regressMaxImageSide, true, file, "render", &w, err,
 				errlen) ||
 			!bsReadSuiteNumber(render, "height", 16, bs_regressMaxImageSide, true, file, "render", &h, err,
 				errlen) ||
-			!bsReadSuiteNumber(render, "antialias", 0.0, 3.0, false, file, "render", &s->antialias, err, errlen))
+			!bsReadSuiteNumber(render, "antialias", 0.0, 3.0, false, file, "render", &s->antialias, err, errlen) ||
+			!bsReadSuiteNumber(render, "jitter", 0.0, 1.0, false, file, "render", &s->jitter, err, errlen))
 		{
 			goto done;
 		}
@@ -669,12 +673,13 @@ static void bsCaseSet(bsRegressCase* c, bsRegressStatus status, const char* fmt,
 static bool bsRunCase(const char* exe, const bsRegressSuite* s, const bsRegressOptions* o, bsRegressCase* c,
 	const char* dir)
 {
-	char width[64], height[64], antialias[64], threads[32];
+	char width[64], height[64], antialias[64], jitter[64], threads[32];
 	snprintf(width, sizeof(width), "render.width=%d", s->width);
 	snprintf(height, sizeof(height), "render.height=%d", s->height);
 	snprintf(antialias, sizeof(antialias), "render.antialias=%.17g", s->antialias);
+	snprintf(jitter, sizeof(jitter), "render.jitter=%.17g", s->jitter);
 	snprintf(threads, sizeof(threads), "%d", o->threads);
-	const int maxArgs = 16 + 2 * (c->setCount + o->setCount);
+	const int maxArgs = 18 + 2 * (c->setCount + o->setCount);
 	char** argv = calloc((size_t)maxArgs, sizeof(char*));
 	if (argv == NULL)
 	{
@@ -695,6 +700,8 @@ static bool bsRunCase(const char* exe, const bsRegressSuite* s, const bsRegressO
 	argv[n++] = height;
 	argv[n++] = "--set";
 	argv[n++] = antialias;
+	argv[n++] = "--set";
+	argv[n++] = jitter;
 	for (int i = 0; i < c->setCount; ++i)
 	{
 		argv[n++] = "--set";
@@ -917,6 +924,7 @@ static char* bsReportJson(const bsRegressSuite* s, const bsRegressOptions* o, in
 	cJSON_AddNumberToObject(render, "width", s->width);
 	cJSON_AddNumberToObject(render, "height", s->height);
 	cJSON_AddNumberToObject(render, "antialias", s->antialias);
+	cJSON_AddNumberToObject(render, "jitter", s->jitter);
 	cJSON* sets = cJSON_AddArrayToObject(root, "set");
 	for (int i = 0; i < o->setCount; ++i)
 	{
@@ -1035,8 +1043,8 @@ static bool bsWriteReportHtml(const char* path, const bsRegressSuite* s, const b
 		"</style>\n</head>\n<body>\n<h1>blobsim regress</h1>\n<p>Suite <code>",
 		s->width * 3 / 2);
 	bsHtmlText(&f, s->source);
-	bsAtomicFile_Printf(&f, "</code>, blobsim %s, images %dx%d, antialias %g: <b>%d passed, %d failed</b>.</p>\n",
-		BLOBSIM_VERSION, s->width, s->height, s->antialias, passed, failed);
+	bsAtomicFile_Printf(&f, "</code>, blobsim %s, images %dx%d, antialias %g, jitter %g: <b>%d passed, %d failed</b>."
+		"</p>\n", BLOBSIM_VERSION, s->width, s->height, s->antialias, s->jitter, passed, failed);
 	if (o->setCount > 0)
 	{
 		bsAtomicFile_Printf(&f, "<p>Every case ran with");

@@ -588,7 +588,8 @@ static bool bsRender(const bsConfig* c, const char* dir, const char* scenePath, 
 			"with 'apt-get install povray', or render %s/scene.pov yourself", dir);
 		return false;
 	}
-	char width[32], height[32], aa[64], input[BS_PATH_MAX + 8], output[BS_PATH_MAX + 8], log[BS_PATH_MAX];
+	char width[32], height[32], aa[64], jitter[64], input[BS_PATH_MAX + 8], output[BS_PATH_MAX + 8],
+		log[BS_PATH_MAX];
 	snprintf(width, sizeof(width), "+W%d", c->render.width);
 	snprintf(height, sizeof(height), "+H%d", c->render.height);
 	if (c->render.antialias > 0.0)
@@ -598,6 +599,14 @@ static bool bsRender(const bsConfig* c, const char* dir, const char* scenePath, 
 	else
 	{
 		snprintf(aa, sizeof(aa), "-A");
+	}
+	if (c->render.jitter > 0.0)
+	{
+		snprintf(jitter, sizeof(jitter), "+J%g", c->render.jitter);
+	}
+	else
+	{
+		snprintf(jitter, sizeof(jitter), "-J");
 	}
 	char tmp[BS_PATH_MAX], png[BS_PATH_MAX], name[64];
 	snprintf(name, sizeof(name), "scene.tmp.%ld.png", (long)getpid());
@@ -610,7 +619,7 @@ static bool bsRender(const bsConfig* c, const char* dir, const char* scenePath, 
 	snprintf(input, sizeof(input), "+I%s", scenePath);
 	snprintf(output, sizeof(output), "+O%s", tmp);
 	bsJoin(log, sizeof(log), dir, "render.log");
-	char* args[] = {povray, input, output, width, height, aa, "+FN", "-D", "-P", "+V", NULL};
+	char* args[] = {povray, input, output, width, height, aa, jitter, "+FN", "-D", "-P", "+V", NULL};
 
 	posix_spawn_file_actions_t actions;
 	posix_spawn_file_actions_init(&actions);
@@ -987,7 +996,7 @@ int bsRunMain(int argc, char** argv)
 		{
 			bsJoin(path, sizeof(path), dir, "animation.ini");
 			if (!bsPov_WriteAnimationIni(path, frames, c.render.width, c.render.height, c.render.antialias,
-					err, sizeof(err)))
+					c.render.jitter, err, sizeof(err)))
 			{
 				goto fail;
 			}

@@ -348,6 +348,7 @@ static int TestDefaults(void)
 	ENSURE(SameVec(c.render.background, 1.0, 1.0, 1.0));
 	ENSURE(c.render.width == 800 && c.render.height == 600);
 	ENSURE(c.render.antialias == 0.3);
+	ENSURE(c.render.jitter == 1.0);
 	ENSURE(c.render.blob.threshold == 0.6);
 	ENSURE(c.render.blob.strength == 1.0);
 	ENSURE(c.render.blob.radiusScale == 1.6);

@@ -1256,7 +1256,7 @@ static int PovRenderTest(void)
 	FreeScene(&s);
 	ENSURE(ok);
 	snprintf(path, sizeof(path), "%s/animation.ini", dir);
-	ENSURE(bsPov_WriteAnimationIni(path, 2, 32, 24, 0.3, err, sizeof(err)));
+	ENSURE(bsPov_WriteAnimationIni(path, 2, 32, 24, 0.3, 1.0, err, sizeof(err)));
 	snprintf(command, sizeof(command), "cd '%s' && povray animation.ini -GA >animation.log 2>&1", dir);
 	status = system(command);
 	char png1[700], png2[700];
@@ -1270,14 +1270,32 @@ static int PovRenderTest(void)
 	ENSURE(status == 0 && FileSize(png1) > 0 && FileSize(png2) > 0);
 	ENSURE(unlink(png1) == 0);
 	snprintf(path, sizeof(path), "%s/single.ini", dir);
-	ENSURE(bsPov_WriteAnimationIni(path, 1, 32, 24, 0.0, err, sizeof(err)));
+	ENSURE(bsPov_WriteAnimationIni(path, 1, 32, 24, 0.0, 1.0, err, sizeof(err)));
 	snprintf(command, sizeof(command), "cd '%s' && povray single.ini -GA >single.log 2>&1", dir);
 	status = system(command);
 	ENSURE(status == 0 && FileSize(png1) > 0);
 	printf("  pov: `povray animation.ini` rendered frame_1.png and frame_2.png; a 1-frame .ini frame_1.png\n");
 
+	snprintf(path, sizeof(path), "%s/jitter.ini", dir);
+	ENSURE(bsPov_WriteAnimationIni(path, 2, 32, 24, 0.3, 0.0, err, sizeof(err)));
+	char ini[4096];
+	FILE* fi = fopen(path, "r");
+	ENSURE(fi != NULL);
+	size_t got = fread(ini, 1, sizeof(ini) - 1, fi);
+	fclose(fi);
+	ini[got] = '\0';
+	ENSURE(strstr(ini, "Antialias_Threshold=0.3\nJitter=Off\n") != NULL);
+	ENSURE(bsPov_WriteAnimationIni(path, 2, 32, 24, 0.3, 0.5, err, sizeof(err)));
+	fi = fopen(path, "r");
+	ENSURE(fi != NULL);
+	got = fread(ini, 1, sizeof(ini) - 1, fi);
+	fclose(fi);
+	ini[got] = '\0';
+	ENSURE(strstr(ini, "Jitter=On\nJitter_Amount=0.5\n") != NULL);
+	ENSURE(bsPov_WriteAnimationIni(path, 2, 32, 24, 0.3, -1.0, err, sizeof(err)) == false);
+
 	snprintf(path, sizeof(path), "%s/animation.pov", dir);
-	ENSURE(bsPov_WriteAnimationIni(path, 2, 32, 24, 0.3, err, sizeof(err)) == false);
+	ENSURE(bsPov_WriteAnimationIni(path, 2, 32, 24, 0.3, 1.0, err, sizeof(err)) == false);
 	return 0;
 }
 
