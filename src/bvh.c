@@ -672,6 +672,16 @@ void bsBvh_Destroy(bsBvh* bvh)
 	memset(bvh, 0, sizeof *bvh);
 }
 
+size_t bsBvh_Bytes(const bsBvh* bvh)
+{
+	if (bvh == NULL)
+	{
+		return 0;
+	}
+	return (size_t)bvh->nodeCount * sizeof(bsBvhNode) + (size_t)bvh->wideCount * sizeof(bsBvhWideNode) +
+		(size_t)bvh->triCount * (sizeof(bsTriangle) + sizeof(uint32_t));
+}
+
 // --- Query ---
 
 // The sweep in float for the slab tests: origin, safe inverse direction, and how far every box is

@@ -95,6 +95,9 @@ bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const b
 
 void bsBvh_Destroy(bsBvh* bvh);
 
+// Bytes the BVH holds: both trees, the triangle copies and the index map.
+size_t bsBvh_Bytes(const bsBvh* bvh);
+
 // The nearest contact of the swept sphere (or, for bs_methodRay, the segment) with the mesh: the same
 // answer as bsSweepList over the caller's array (ties between triangles at the same t may pick either).
 // out->triangle is the caller's index. stats may be NULL; when not, the counts are added to it.
