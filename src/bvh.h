@@ -99,7 +99,8 @@ void bsBvh_Destroy(bsBvh* bvh);
 size_t bsBvh_Bytes(const bsBvh* bvh);
 
 // The nearest contact of the swept sphere (or, for bs_methodRay, the segment) with the mesh: the same
-// answer as bsSweepList over the caller's array (ties between triangles at the same t may pick either).
+// answer as bsSweepList over the caller's array, bit for bit (of triangles at the same t, the lowest
+// caller's index wins, as in the list loop, whatever order the walk visits them in).
 // out->triangle is the caller's index. stats may be NULL; when not, the counts are added to it.
 // An invalid input returns bsMakeSweep's error (bs_errInvalidArgument for a NULL bvh/input or an
 // unknown method) and still fills out with a miss: t = 1, hit = 0, triangle BS_NO_TRIANGLE, centre
