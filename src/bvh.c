@@ -695,70 +695,46 @@ typedef struct bsBvhRay
 
 // Slab test of the segment against the four boxes of a wide node, each grown by ray->grow: returns
 // a bit per slot whose box the segment enters at or before `limit` (clipped to [0, limit]) and the
-// entry times. Unused slots (inf boxes) always miss. Also an ordering key per slot: the entry time
-// of the centre's own path into the box not grown, when it enters it, else 1 + the grown entry
-// time, so the walk first tries the boxes the centre passes through (where the contact most likely
-// is: many grown boxes are entered at t = 0 by a sweep that starts near the surface). The key only
-// orders the walk; no answer depends on it. The SSE and scalar versions do the same float operations
-// in the same order, so they agree bit for bit.
+// entry times. Unused slots (inf boxes) always miss. The SSE and scalar versions do the same float
+// operations in the same order as the binary tree's scalar test did, so they agree bit for bit.
 #if defined(__SSE2__)
 static inline unsigned bsBvhRay_Boxes(const bsBvhRay* r, const bsBvhWideNode* n, float limit,
-	float entry[4], float key[4])
+	float entry[4])
 {
 	__m128 grow = _mm_set1_ps(r->grow);
 	__m128 tmin = _mm_setzero_ps();
 	__m128 tmax = _mm_set1_ps(limit);
-	__m128 cmin = tmin;
-	__m128 cmax = tmax;
 	for (int a = 0; a < 3; ++a)
 	{
 		__m128 o = _mm_set1_ps(r->o[a]);
 		__m128 inv = _mm_set1_ps(r->inv[a]);
-		__m128 lo = _mm_load_ps(n->min[a]);
-		__m128 hi = _mm_load_ps(n->max[a]);
-		__m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_sub_ps(lo, grow), o), inv);
-		__m128 t2 = _mm_mul_ps(_mm_sub_ps(_mm_add_ps(hi, grow), o), inv);
+		__m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_sub_ps(_mm_load_ps(n->min[a]), grow), o), inv);
+		__m128 t2 = _mm_mul_ps(_mm_sub_ps(_mm_add_ps(_mm_load_ps(n->max[a]), grow), o), inv);
 		tmin = _mm_max_ps(tmin, _mm_min_ps(t1, t2));
 		tmax = _mm_min_ps(tmax, _mm_max_ps(t1, t2));
-		__m128 c1 = _mm_mul_ps(_mm_sub_ps(lo, o), inv);
-		__m128 c2 = _mm_mul_ps(_mm_sub_ps(hi, o), inv);
-		cmin = _mm_max_ps(cmin, _mm_min_ps(c1, c2));
-		cmax = _mm_min_ps(cmax, _mm_max_ps(c1, c2));
 	}
 	_mm_storeu_ps(entry, tmin);
-	__m128 centre = _mm_cmple_ps(cmin, cmax);
-	__m128 other = _mm_add_ps(tmin, _mm_set1_ps(1.0f));
-	_mm_storeu_ps(key, _mm_or_ps(_mm_and_ps(centre, cmin), _mm_andnot_ps(centre, other)));
 	return (unsigned)_mm_movemask_ps(_mm_cmple_ps(tmin, tmax));
 }
 #else
 static inline unsigned bsBvhRay_Boxes(const bsBvhRay* r, const bsBvhWideNode* n, float limit,
-	float entry[4], float key[4])
+	float entry[4])
 {
 	unsigned mask = 0;
 	for (int i = 0; i < 4; ++i)
 	{
 		float tmin = 0.0f, tmax = limit;
-		float cmin = 0.0f, cmax = limit;
 		for (int a = 0; a < 3; ++a)
 		{
-			float lo = n->min[a][i], hi = n->max[a][i];
-			float t1 = (lo - r->grow - r->o[a]) * r->inv[a];
-			float t2 = (hi + r->grow - r->o[a]) * r->inv[a];
+			float t1 = (n->min[a][i] - r->grow - r->o[a]) * r->inv[a];
+			float t2 = (n->max[a][i] + r->grow - r->o[a]) * r->inv[a];
 			// The operand order of SSE's minps/maxps (the second operand when they compare false).
 			float near = t1 < t2 ? t1 : t2;
 			float far = t1 > t2 ? t1 : t2;
 			tmin = tmin > near ? tmin : near;
 			tmax = tmax < far ? tmax : far;
-			float c1 = (lo - r->o[a]) * r->inv[a];
-			float c2 = (hi - r->o[a]) * r->inv[a];
-			near = c1 < c2 ? c1 : c2;
-			far = c1 > c2 ? c1 : c2;
-			cmin = cmin > near ? cmin : near;
-			cmax = cmax < far ? cmax : far;
 		}
 		entry[i] = tmin;
-		key[i] = cmin <= cmax ? cmin : tmin + 1.0f;
 		mask |= tmin <= tmax ? 1u << i : 0u;
 	}
 	return mask;
@@ -813,12 +789,12 @@ typedef struct bsBvhStackEntry
 	float t;
 } bsBvhStackEntry;
 
-// Each wide node pushes at most 4 entries and the walk pops one before going deeper, so while the
-// walk is at depth D the stack holds at most 3 (D - 1) + 4 entries.
-#define BS_BVH_STACK (3 * BS_BVH_MAX_DEPTH + 4)
+// Each wide node defers at most 3 of its children, so while the walk is at depth D the stack holds
+// at most 3 (D - 1) entries; the wide tree is no deeper than the binary one.
+#define BS_BVH_STACK (3 * BS_BVH_MAX_DEPTH)
 
-// Ordered depth-first traversal of the wide tree: at each node the children whose grown boxes the
-// segment enters are pushed farthest first, so the nearest is taken next. Returns false if the
+// Ordered depth-first traversal of the wide tree: at each node the nearest child whose grown box the
+// segment enters is taken next and the others are pushed farthest first. Returns false if the
 // stack would overflow (impossible for a tree from bsBvh_Build, whose depth is at most
 // BS_BVH_MAX_DEPTH).
 static bool bsBvh_Traverse(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
@@ -830,19 +806,10 @@ static bool bsBvh_Traverse(const bsBvh* bvh, bsMethod method, const bsSweep* swe
 	// that is entered at or before it.
 	double bestT = 1.0;
 	float limit = 1.0f;
-	stack[top].child = 0;
-	stack[top].count = 0;
-	stack[top].t = 0.0f;
-	++top;
-	while (top > 0)
+	// The entry taken next: the nearest child of the last node, or else the top of the stack.
+	bsBvhStackEntry e = {0, 0, 0.0f};
+	for (;;)
 	{
-		--top;
-		bsBvhStackEntry e = stack[top];
-		// Entered after the best contact: nothing in it can be as near.
-		if ((double)e.t > bestT)
-		{
-			continue;
-		}
 		if (e.count > 0)
 		{
 			*tested += e.count;
@@ -851,44 +818,70 @@ static bool bsBvh_Traverse(const bsBvh* bvh, bsMethod method, const bsSweep* swe
 				bestT = best->hit.t;
 				limit = bsFloatUp(bestT);
 			}
-			continue;
 		}
-
-		const bsBvhWideNode* node = bvh->wide + e.child;
-		*visited += 1;
-		float entry[4], key[4];
-		unsigned mask = bsBvhRay_Boxes(ray, node, limit, entry, key);
-		if (top + 4 > BS_BVH_STACK)
+		else
 		{
-			return false;
-		}
-		// Insertion sort of the entered slots by key, farthest first (on ties the earlier slot is
-		// pushed later, so popped first).
-		int order[4];
-		int n = 0;
-		for (int i = 0; i < 4; ++i)
-		{
-			if ((mask >> i) & 1u)
+			const bsBvhWideNode* node = bvh->wide + e.child;
+			*visited += 1;
+			float entry[4];
+			unsigned mask = bsBvhRay_Boxes(ray, node, limit, entry);
+			if (top + 3 > BS_BVH_STACK)
 			{
-				int j = n++;
-				while (j > 0 && key[order[j - 1]] <= key[i])
+				return false;
+			}
+			// Insertion sort of the entered slots by entry time, farthest first (on ties the
+			// earlier slot comes later, so it is taken first).
+			int order[4];
+			int n = 0;
+			for (int i = 0; i < 4; ++i)
+			{
+				if ((mask >> i) & 1u)
 				{
-					order[j] = order[j - 1];
-					--j;
+					int j = n++;
+					while (j > 0 && entry[order[j - 1]] <= entry[i])
+					{
+						order[j] = order[j - 1];
+						--j;
+					}
+					order[j] = i;
 				}
-				order[j] = i;
+			}
+			// All but the nearest are deferred; the nearest is taken at once.
+			for (int j = 0; j < n; ++j)
+			{
+				int i = order[j];
+				bsBvhStackEntry c = {node->child[i], node->count[i], entry[i]};
+				if (j + 1 == n)
+				{
+					e = c;
+				}
+				else
+				{
+					stack[top++] = c;
+				}
+			}
+			if (n > 0)
+			{
+				continue;
 			}
 		}
-		for (int j = 0; j < n; ++j)
+		// Pop the next deferred entry that may still hold a contact at or before the best t: one
+		// entered after it holds nothing as near.
+		bool next = false;
+		while (top > 0)
 		{
-			int i = order[j];
-			stack[top].child = node->child[i];
-			stack[top].count = node->count[i];
-			stack[top].t = entry[i];
-			++top;
+			e = stack[--top];
+			if ((double)e.t <= bestT)
+			{
+				next = true;
+				break;
+			}
+		}
+		if (!next)
+		{
+			return true;
 		}
 	}
-	return true;
 }
 
 // The answer to an invalid query: a miss that stays put where possible (t = 1, centre C2, or C1
@@ -948,9 +941,7 @@ void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepa
 	{
 		stats->queries += 1;
 	}
-	// Zeroed first so that every byte of the output is deterministic.
-	memset(out, 0, sizeof *out);
-
+	// bsSweep_Finish and bsSweep_Miss zero the output before filling it: every byte is deterministic.
 	bsBvhBest best;
 	memset(&best, 0, sizeof best);
 	uint64_t visited = 0, tested = 0;
