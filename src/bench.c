@@ -800,10 +800,16 @@ static int bsBenchBvh(const bsBenchOptions* o, const bsReport* report, uint64_t*
 		"max leaf %u triangles, SAH cost %.2f\n",
 		buildSeconds, st->buildSeconds, st->nodes, st->leaves, st->depth, st->maxLeafTriangles,
 		st->sahCost);
+	printf("queries walk %u 4-wide nodes (depth %u); BVH memory %.1f MB, %.1f bytes per triangle "
+		"(%zu of them the triangle copy and its index)\n",
+		st->wideNodes, st->wideDepth, 1e-6 * (double)bsBvh_Bytes(&bvh),
+		(double)bsBvh_Bytes(&bvh) / (double)triCount, sizeof(bsTriangle) + sizeof(uint32_t));
 	if (report->csv != NULL)
 	{
-		fprintf(report->csv, "# bvh: triangles=%u build_s=%.4f nodes=%u leaves=%u depth=%u sah=%.3f\n",
-			triCount, buildSeconds, st->nodes, st->leaves, st->depth, st->sahCost);
+		fprintf(report->csv, "# bvh: triangles=%u build_s=%.4f nodes=%u leaves=%u depth=%u sah=%.3f "
+			"wide_nodes=%u bytes=%zu\n",
+			triCount, buildSeconds, st->nodes, st->leaves, st->depth, st->sahCost, st->wideNodes,
+			bsBvh_Bytes(&bvh));
 	}
 
 	inputs = malloc(queries * sizeof *inputs);

@@ -7,6 +7,10 @@
 #include <string.h>
 #include <time.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #define BS_BVH_MAX_BINS 64
 #define BS_BVH_MAX_LEAF 64
 
@@ -388,6 +392,135 @@ static void bsBvhBuilder_Subdivide(bsBvhBuilder* b, uint32_t nodeIndex, uint32_t
 	bsBvhBuilder_Subdivide(b, left + 1, depth + 1, &rightCbox);
 }
 
+
+// --- The 4-wide tree the queries walk ---
+
+typedef struct bsWideBuilder
+{
+	const bsBvhNode* nodes;  // the binary tree
+	bsBvhWideNode* wide;
+	uint32_t wideCount;
+	uint32_t wideDepth;
+} bsWideBuilder;
+
+static double bsBvhNode_HalfArea(const bsBvhNode* n)
+{
+	return bsHalfArea(n->min, n->max);
+}
+
+// Copies the boxes of binary nodes slot[0, n) into the wide node's slots, the rest unused (an
+// inf box that every slab test misses), child and count zero.
+static void bsBvhWideNode_SetSlots(bsBvhWideNode* node, const bsBvhNode* nodes, const uint32_t* slot,
+	uint32_t n)
+{
+	memset(node, 0, sizeof *node);
+	for (uint32_t i = 0; i < 4; ++i)
+	{
+		for (int a = 0; a < 3; ++a)
+		{
+			node->min[a][i] = i < n ? nodes[slot[i]].min[a] : INFINITY;
+			node->max[a][i] = i < n ? nodes[slot[i]].max[a] : INFINITY;
+		}
+	}
+}
+
+// Makes wide node `index` from binary node `root` (an interior node) and recurses into the interior
+// slots. The slots start as root's two children; while fewer than 4, the interior slot with the
+// largest surface area (the likeliest to be entered) is replaced by its two children. Depth-first
+// numbering keeps a subtree's nodes close in memory.
+static void bsWideBuilder_Collapse(bsWideBuilder* w, uint32_t root, uint32_t index, uint32_t depth)
+{
+	if (depth > w->wideDepth)
+	{
+		w->wideDepth = depth;
+	}
+	uint32_t slot[4];
+	uint32_t n = 2;
+	slot[0] = w->nodes[root].leftFirst;
+	slot[1] = slot[0] + 1;
+	while (n < 4)
+	{
+		int open = -1;
+		double openArea = -1.0;
+		for (uint32_t i = 0; i < n; ++i)
+		{
+			const bsBvhNode* c = w->nodes + slot[i];
+			if (c->count == 0 && bsBvhNode_HalfArea(c) > openArea)
+			{
+				open = (int)i;
+				openArea = bsBvhNode_HalfArea(c);
+			}
+		}
+		if (open < 0)
+		{
+			break;  // all leaves
+		}
+		// The opened node's children take its slot and the next free one, keeping left before right.
+		uint32_t left = w->nodes[slot[open]].leftFirst;
+		for (uint32_t i = n; i > (uint32_t)open + 1; --i)
+		{
+			slot[i] = slot[i - 1];
+		}
+		slot[open] = left;
+		slot[open + 1] = left + 1;
+		++n;
+	}
+
+	bsBvhWideNode* node = w->wide + index;
+	bsBvhWideNode_SetSlots(node, w->nodes, slot, n);
+	for (uint32_t i = 0; i < n; ++i)
+	{
+		const bsBvhNode* c = w->nodes + slot[i];
+		if (c->count > 0)
+		{
+			node->child[i] = c->leftFirst;
+			node->count[i] = c->count;
+		}
+		else
+		{
+			uint32_t childIndex = w->wideCount++;
+			node->child[i] = childIndex;
+			bsWideBuilder_Collapse(w, slot[i], childIndex, depth + 1);
+		}
+	}
+}
+
+// Builds bvh->wide from bvh->nodes. Returns false when out of memory.
+static bool bsBvh_BuildWide(bsBvh* bvh)
+{
+	// Every wide node but a leaf root consumes at least one interior binary node.
+	uint32_t interior = bvh->nodeCount - bvh->stats.leaves;
+	size_t capacity = interior > 0 ? interior : 1;
+	bsBvhWideNode* wide = malloc(capacity * sizeof(bsBvhWideNode));
+	if (wide == NULL)
+	{
+		return false;
+	}
+	bsWideBuilder w;
+	w.nodes = bvh->nodes;
+	w.wide = wide;
+	w.wideCount = 1;
+	w.wideDepth = 1;
+	const bsBvhNode* root = bvh->nodes;
+	if (root->count > 0)
+	{
+		// The whole tree is one leaf: a wide root with one leaf slot.
+		uint32_t slot = 0;
+		bsBvhWideNode_SetSlots(wide, bvh->nodes, &slot, 1);
+		wide->child[0] = root->leftFirst;
+		wide->count[0] = root->count;
+	}
+	else
+	{
+		bsWideBuilder_Collapse(&w, 0, 0, 1);
+	}
+	bvh->wide = wide;
+	bvh->wideCount = w.wideCount;
+	bvh->stats.wideNodes = w.wideCount;
+	bvh->stats.wideDepth = w.wideDepth;
+	return true;
+}
+
 static double bsNow(void)
 {
 	struct timespec ts;
@@ -517,6 +650,11 @@ bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const b
 	bvh->stats.depth = b.depth;
 	bvh->stats.maxLeafTriangles = b.maxLeafTriangles;
 	bvh->stats.sahCost = rootArea > 0.0 && isfinite(rootArea) ? b.sah / rootArea : 0.0;
+	if (!bsBvh_BuildWide(bvh))
+	{
+		bsBvh_Destroy(bvh);
+		return bs_errOutOfMemory;
+	}
 	bvh->stats.buildSeconds = bsNow() - start;
 	return bs_ok;
 }
@@ -528,9 +666,20 @@ void bsBvh_Destroy(bsBvh* bvh)
 		return;
 	}
 	free(bvh->nodes);
+	free(bvh->wide);
 	free(bvh->tris);
 	free(bvh->triIndex);
 	memset(bvh, 0, sizeof *bvh);
+}
+
+size_t bsBvh_Bytes(const bsBvh* bvh)
+{
+	if (bvh == NULL)
+	{
+		return 0;
+	}
+	return (size_t)bvh->nodeCount * sizeof(bsBvhNode) + (size_t)bvh->wideCount * sizeof(bsBvhWideNode) +
+		(size_t)bvh->triCount * (sizeof(bsTriangle) + sizeof(uint32_t));
 }
 
 // --- Query ---
@@ -544,89 +693,127 @@ typedef struct bsBvhRay
 	float grow;
 } bsBvhRay;
 
-// Entry time of the segment into the grown box, clipped to [0, limit]. false when it misses.
-static inline bool bsBvhRay_Box(const bsBvhRay* r, const bsBvhNode* n, float limit, float* entry)
+// Slab test of the segment against the four boxes of a wide node, each grown by ray->grow: returns
+// a bit per slot whose box the segment enters at or before `limit` (clipped to [0, limit]) and the
+// entry times. Unused slots (inf boxes) always miss. The SSE and scalar versions do the same float
+// operations in the same order as the binary tree's scalar test did, so they agree bit for bit.
+#if defined(__SSE2__)
+static inline unsigned bsBvhRay_Boxes(const bsBvhRay* r, const bsBvhWideNode* n, float limit,
+	float entry[4])
 {
-	float tmin = 0.0f, tmax = limit;
+	__m128 grow = _mm_set1_ps(r->grow);
+	__m128 tmin = _mm_setzero_ps();
+	__m128 tmax = _mm_set1_ps(limit);
 	for (int a = 0; a < 3; ++a)
 	{
-		float t1 = (n->min[a] - r->grow - r->o[a]) * r->inv[a];
-		float t2 = (n->max[a] + r->grow - r->o[a]) * r->inv[a];
-		float lo = t1 < t2 ? t1 : t2;
-		float hi = t1 < t2 ? t2 : t1;
-		tmin = lo > tmin ? lo : tmin;
-		tmax = hi < tmax ? hi : tmax;
+		__m128 o = _mm_set1_ps(r->o[a]);
+		__m128 inv = _mm_set1_ps(r->inv[a]);
+		__m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_sub_ps(_mm_load_ps(n->min[a]), grow), o), inv);
+		__m128 t2 = _mm_mul_ps(_mm_sub_ps(_mm_add_ps(_mm_load_ps(n->max[a]), grow), o), inv);
+		tmin = _mm_max_ps(tmin, _mm_min_ps(t1, t2));
+		tmax = _mm_min_ps(tmax, _mm_max_ps(t1, t2));
 	}
-	*entry = tmin;
-	return tmin <= tmax;
+	_mm_storeu_ps(entry, tmin);
+	return (unsigned)_mm_movemask_ps(_mm_cmple_ps(tmin, tmax));
 }
+#else
+static inline unsigned bsBvhRay_Boxes(const bsBvhRay* r, const bsBvhWideNode* n, float limit,
+	float entry[4])
+{
+	unsigned mask = 0;
+	for (int i = 0; i < 4; ++i)
+	{
+		float tmin = 0.0f, tmax = limit;
+		for (int a = 0; a < 3; ++a)
+		{
+			float t1 = (n->min[a][i] - r->grow - r->o[a]) * r->inv[a];
+			float t2 = (n->max[a][i] + r->grow - r->o[a]) * r->inv[a];
+			// The operand order of SSE's minps/maxps (the second operand when they compare false).
+			float near = t1 < t2 ? t1 : t2;
+			float far = t1 > t2 ? t1 : t2;
+			tmin = tmin > near ? tmin : near;
+			tmax = tmax < far ? tmax : far;
+		}
+		entry[i] = tmin;
+		mask |= tmin <= tmax ? 1u << i : 0u;
+	}
+	return mask;
+}
+#endif
 
+// The nearest contact so far. Among contacts at the same t the triangle with the lowest caller's
+// index wins, as in the list loop, so the answer does not depend on the order of the walk.
 typedef struct bsBvhBest
 {
 	bsTriangleHit hit;
-	uint32_t k;  // leaf-order index
+	uint32_t k;      // leaf-order index
+	uint32_t index;  // caller's index
 	bool found;
 } bsBvhBest;
 
-static inline void bsBvh_TestRange(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
+// Tests triangles [first, first + count) (leaf order). Returns true when the best contact changed.
+static inline bool bsBvh_TestRange(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
 	uint32_t first, uint32_t count, bsBvhBest* best)
 {
+	bool changed = false;
 	for (uint32_t k = first; k < first + count; ++k)
 	{
+		const bsTriangle* tri = bvh->tris + k;
 		bsTriangleHit h;
-		double tmax = best->found ? best->hit.t : 2.0;
-		// Strictly nearer only: the first triangle found keeps a tie.
-		if (bsSweepTriangle(method, bvh->tris + k, sweep, tmax, &h) &&
-			(!best->found || h.t < best->hit.t))
+		uint32_t index = bvh->triIndex[k];
+		double tmax = 2.0;
+		if (best->found)
+		{
+			// Only contacts nearer than the best count, or as near for a lower index: the kernels
+			// report t < tmax and their t does not depend on tmax.
+			tmax = index < best->index ? nextafter(best->hit.t, INFINITY) : best->hit.t;
+		}
+		if (bsSweepTriangle(method, tri, sweep, tmax, &h) &&
+			(!best->found || h.t < best->hit.t || (h.t == best->hit.t && index < best->index)))
 		{
 			best->hit = h;
 			best->k = k;
+			best->index = index;
 			best->found = true;
+			changed = true;
 		}
 	}
+	return changed;
 }
 
+// A deferred child: a wide node (count 0) or a leaf's triangle range, with its box's entry time.
 typedef struct bsBvhStackEntry
 {
-	uint32_t node;
-	float t;  // entry time of the node's grown box
+	uint32_t child;
+	uint32_t count;
+	float t;
 } bsBvhStackEntry;
 
-// Ordered depth-first traversal. Returns false if the stack would overflow (impossible for a tree
-// from bsBvh_Build, whose depth is at most BS_BVH_MAX_DEPTH).
-//
-// Why BS_BVH_MAX_DEPTH entries suffice: an entry is pushed only when the walk descends from a node
-// into one child and defers its sibling. While the walk is at a node of depth D, every entry on the
-// stack is the deferred sibling of a distinct node on the path from the root (depths 2..D), because
-// popping an entry at depth D' discards the walk below D' and the entries pushed there were popped
-// first (LIFO). So the stack holds at most D - 1 <= BS_BVH_MAX_DEPTH - 1 entries.
+// Each wide node defers at most 3 of its children, so while the walk is at depth D the stack holds
+// at most 3 (D - 1) entries; the wide tree is no deeper than the binary one.
+#define BS_BVH_STACK (3 * BS_BVH_MAX_DEPTH)
+
+// Ordered depth-first traversal of the wide tree: at each node the nearest child whose grown box the
+// segment enters is taken next and the others are pushed farthest first. Returns false if the
+// stack would overflow (impossible for a tree from bsBvh_Build, whose depth is at most
+// BS_BVH_MAX_DEPTH).
 static bool bsBvh_Traverse(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
 	const bsBvhRay* ray, bsBvhBest* best, uint64_t* visited, uint64_t* tested)
 {
-	const bsBvhNode* nodes = bvh->nodes;
-	bsBvhStackEntry stack[BS_BVH_MAX_DEPTH];
+	bsBvhStackEntry stack[BS_BVH_STACK];
 	int top = 0;
 	// Contacts are at t <= 1. limit is a float >= the best t, so a box test never rejects a box
 	// that is entered at or before it.
 	double bestT = 1.0;
 	float limit = 1.0f;
-	float entry;
-	if (!bsBvhRay_Box(ray, nodes, limit, &entry))
-	{
-		return true;
-	}
-	uint32_t current = 0;
+	// The entry taken next: the nearest child of the last node, or else the top of the stack.
+	bsBvhStackEntry e = {0, 0, 0.0f};
 	for (;;)
 	{
-		const bsBvhNode* node = nodes + current;
-		*visited += 1;
-		if (node->count > 0)
+		if (e.count > 0)
 		{
-			*tested += node->count;
-			bool had = best->found;
-			double before = best->hit.t;
-			bsBvh_TestRange(bvh, method, sweep, node->leftFirst, node->count, best);
-			if (best->found && (!had || best->hit.t < before))
+			*tested += e.count;
+			if (bsBvh_TestRange(bvh, method, sweep, e.child, e.count, best))
 			{
 				bestT = best->hit.t;
 				limit = bsFloatUp(bestT);
@@ -634,38 +821,58 @@ static bool bsBvh_Traverse(const bsBvh* bvh, bsMethod method, const bsSweep* swe
 		}
 		else
 		{
-			uint32_t left = node->leftFirst;
-			float tl, tr;
-			bool hl = bsBvhRay_Box(ray, nodes + left, limit, &tl);
-			bool hr = bsBvhRay_Box(ray, nodes + left + 1, limit, &tr);
-			if (hl && hr)
+			const bsBvhWideNode* node = bvh->wide + e.child;
+			*visited += 1;
+			float entry[4];
+			unsigned mask = bsBvhRay_Boxes(ray, node, limit, entry);
+			if (top + 3 > BS_BVH_STACK)
 			{
-				if (top == BS_BVH_MAX_DEPTH)
-				{
-					return false;
-				}
-				// Nearer child first; the left one on equal entry times.
-				bool rightFirst = tr < tl;
-				stack[top].node = rightFirst ? left : left + 1;
-				stack[top].t = rightFirst ? tl : tr;
-				++top;
-				current = rightFirst ? left + 1 : left;
-				continue;
+				return false;
 			}
-			if (hl || hr)
+			// Insertion sort of the entered slots by entry time, farthest first (on ties the
+			// earlier slot comes later, so it is taken first).
+			int order[4];
+			int n = 0;
+			for (int i = 0; i < 4; ++i)
 			{
-				current = hl ? left : left + 1;
+				if ((mask >> i) & 1u)
+				{
+					int j = n++;
+					while (j > 0 && entry[order[j - 1]] <= entry[i])
+					{
+						order[j] = order[j - 1];
+						--j;
+					}
+					order[j] = i;
+				}
+			}
+			// All but the nearest are deferred; the nearest is taken at once.
+			for (int j = 0; j < n; ++j)
+			{
+				int i = order[j];
+				bsBvhStackEntry c = {node->child[i], node->count[i], entry[i]};
+				if (j + 1 == n)
+				{
+					e = c;
+				}
+				else
+				{
+					stack[top++] = c;
+				}
+			}
+			if (n > 0)
+			{
 				continue;
 			}
 		}
-		// Pop the nearest deferred node that may still hold a contact at or before the best t.
+		// Pop the next deferred entry that may still hold a contact at or before the best t: one
+		// entered after it holds nothing as near.
 		bool next = false;
 		while (top > 0)
 		{
-			--top;
-			if ((double)stack[top].t <= bestT)
+			e = stack[--top];
+			if ((double)e.t <= bestT)
 			{
-				current = stack[top].node;
 				next = true;
 				break;
 			}
@@ -734,9 +941,7 @@ void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepa
 	{
 		stats->queries += 1;
 	}
-	// Zeroed first so that every byte of the output is deterministic.
-	memset(out, 0, sizeof *out);
-
+	// bsSweep_Finish and bsSweep_Miss zero the output before filling it: every byte is deterministic.
 	bsBvhBest best;
 	memset(&best, 0, sizeof best);
 	uint64_t visited = 0, tested = 0;

@@ -1,9 +1,16 @@
 // bvh.h — bounding volume hierarchy over the environment's triangles.
 //
-// Built once with binned SAH; 32-byte nodes (tinybvh layout: min, leftFirst, max, count; a leaf when
-// count > 0; the two children of an interior node are adjacent, the left at leftFirst). Triangles are
-// copied in leaf order so a leaf reads one contiguous run. Queries walk a fixed-size stack,
-// nearest child first, and shrink the search interval as nearer contacts are found.
+// Built once with binned SAH into a binary tree of 32-byte nodes (tinybvh layout: min, leftFirst,
+// max, count; a leaf when count > 0; the two children of an interior node are adjacent, the left at
+// leftFirst). Triangles are copied in leaf order so a leaf reads one contiguous run.
+//
+// Queries do not walk the binary tree but a 4-wide copy of it (bsBvhWideNode, 128 bytes): each
+// wide node holds the boxes of up to 4 children as structure-of-arrays floats (min[axis][child]), so
+// one SIMD slab test checks all four. It is collapsed from the binary tree by repeatedly opening the
+// interior child with the largest surface area, so its leaves are exactly the binary tree's leaves.
+// A wide child is either another wide node (count 0) or a binary leaf (count > 0 triangles from
+// first). Queries walk a fixed-size stack, nearest child first, and shrink the search interval as
+// nearer contacts are found.
 #pragma once
 
 #include "collide.h"
@@ -20,6 +27,19 @@ typedef struct bsBvhNode
 } bsBvhNode;
 
 _Static_assert(sizeof(bsBvhNode) == 32, "BVH nodes are 32 bytes");
+
+// A node of the 4-wide tree that queries walk. Slots in use come first (2..4 of them, or 1 when the
+// whole tree is one leaf); an unused slot has the box min = max = +inf on every axis, which every
+// slab test misses (its entry time is +inf or its exit time -inf), and child = count = 0.
+typedef struct bsBvhWideNode
+{
+	float min[3][4];     // min[axis][slot]: the children's boxes, one SIMD register per row
+	float max[3][4];
+	uint32_t child[4];   // count 0: index of a wide node; count > 0: first triangle (leaf order)
+	uint32_t count[4];   // triangles of a leaf child; 0 for a wide-node child or an unused slot
+} bsBvhWideNode;
+
+_Static_assert(sizeof(bsBvhWideNode) == 128, "wide nodes are two cache lines");
 
 #define BS_BVH_MAX_DEPTH 64
 
@@ -39,13 +59,17 @@ typedef struct bsBvhStats
 	uint32_t depth;       // longest root-to-leaf path, the root at depth 1
 	uint32_t maxLeafTriangles;
 	double sahCost;       // SAH cost of the tree, normalised by the root's surface area
-	double buildSeconds;
+	uint32_t wideNodes;   // nodes of the 4-wide tree the queries walk
+	uint32_t wideDepth;   // its longest path, the root at 1
+	double buildSeconds;  // both trees
 } bsBvhStats;
 
 typedef struct bsBvh
 {
-	bsBvhNode* nodes;
+	bsBvhNode* nodes;          // the binary tree, root first
 	uint32_t nodeCount;
+	bsBvhWideNode* wide;       // the 4-wide tree, root first (NULL when there are no triangles)
+	uint32_t wideCount;
 	bsTriangle* tris;      // triangles in leaf order
 	uint32_t* triIndex;    // leaf order -> index in the caller's array
 	uint32_t triCount;
@@ -57,7 +81,7 @@ typedef struct bsBvh
 typedef struct bsQueryStats
 {
 	uint64_t queries;          // calls, invalid inputs included
-	uint64_t nodesVisited;     // nodes the walk entered, the root included (boxes missed are not)
+	uint64_t nodesVisited;     // wide nodes the walk entered, the root included (boxes missed are not)
 	uint64_t trianglesTested;  // per-triangle tests run
 	uint64_t hits;
 } bsQueryStats;
@@ -71,8 +95,12 @@ bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const b
 
 void bsBvh_Destroy(bsBvh* bvh);
 
+// Bytes the BVH holds: both trees, the triangle copies and the index map.
+size_t bsBvh_Bytes(const bsBvh* bvh);
+
 // The nearest contact of the swept sphere (or, for bs_methodRay, the segment) with the mesh: the same
-// answer as bsSweepList over the caller's array (ties between triangles at the same t may pick either).
+// answer as bsSweepList over the caller's array, bit for bit (of triangles at the same t, the lowest
+// caller's index wins, as in the list loop, whatever order the walk visits them in).
 // out->triangle is the caller's index. stats may be NULL; when not, the counts are added to it.
 // An invalid input returns bsMakeSweep's error (bs_errInvalidArgument for a NULL bvh/input or an
 // unknown method) and still fills out with a miss: t = 1, hit = 0, triangle BS_NO_TRIANGLE, centre

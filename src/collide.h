@@ -166,9 +166,24 @@ bool bsRayTriangle(const bsTriangle* tri, const bsSweep* sweep, double tmax, bsT
 
 // --- Queries over many triangles (sweep.c) ---
 
-// One triangle by method; only contacts with t < tmax.
-bool bsSweepTriangle(bsMethod method, const bsTriangle* tri, const bsSweep* sweep, double tmax,
-	bsTriangleHit* hit);
+// One triangle by method; only contacts with t < tmax. Inline: the BVH and the list loop call it
+// once per triangle.
+static inline bool bsSweepTriangle(bsMethod method, const bsTriangle* tri, const bsSweep* sweep,
+	double tmax, bsTriangleHit* hit)
+{
+	switch (method)
+	{
+		case bs_methodKarabassi:
+			return bsKarabassiTriangle(tri, sweep, tmax, hit);
+		case bs_methodExact:
+			return bsExactTriangle(tri, sweep, tmax, hit);
+		case bs_methodRay:
+			return bsRayTriangle(tri, sweep, tmax, hit);
+		case bs_methodCount:
+			break;
+	}
+	return false;
+}
 
 // Fills out from the winning hit: centre, contact point, normal and the sub-test fields.
 void bsSweep_Finish(const bsSweep* sweep, const bsTriangle* tri, uint32_t triangleIndex,

@@ -221,7 +221,32 @@ static bool bsCylinderIntersecting(const bsTriangle* tri, const bsSweep* s, cons
 	return true;
 }
 
-bool bsCylinderTriangle(const bsTriangle* tri, const bsSweep* s, bsTriangleHit* hit)
+// Is every point of the triangle farther than hmax along the axis from the cap plane through C1, with
+// a margin? Every cylinder branch returns t with t len = the axial distance of a point of the
+// triangle (Par5, Par7, Int6: a vertex or an edge point; Par6: C1's projection, at 0) or of a point
+// of its projection along N onto the stored plane (Int4), which moves a vertex by its distance
+// from that plane. So then the cylinder's t is at least hmax / len. The margin covers that distance
+// and, generously (relative 1e-8), the rounding of h and of the branches' t. Called only when
+// every h[i] > hmax already, which is rare: its cost does not matter.
+static bool bsCylinder_AllBeyond(const bsTriangle* tri, const bsSweep* s, const bsVec3 v[3],
+	const double h[3], double hmax)
+{
+	double deviation = 0.0;
+	double size = s->len + bsMaxAbs(s->c1);
+	for (int i = 0; i < 3; ++i)
+	{
+		deviation = fmax(deviation, fabs(bsTriangle_PlaneDistance(tri, v[i])));
+		size = fmax(size, bsMaxAbs(v[i]));
+	}
+	double bound = hmax + deviation + 1e-8 * (1.0 + size);
+	return h[0] > bound && h[1] > bound && h[2] > bound;
+}
+
+// The cylinder test, told that only t < tmax matters: when the whole triangle lies beyond
+// C(tmax)'s cap plane (bsCylinder_AllBeyond) it returns false at Step 2 instead of running the
+// branches whose t could only be >= tmax. Otherwise exactly bsCylinderTriangle.
+static bool bsCylinderTriangleBefore(const bsTriangle* tri, const bsSweep* s, double tmax,
+	bsTriangleHit* hit)
 {
 	// Step 1: the unit axis A. The paper points it from C2 to C1; blobsim points it from C1 to C2,
 	// which flips signs in Step 2 and changes no outcome.
@@ -244,6 +269,11 @@ bool bsCylinderTriangle(const bsTriangle* tri, const bsSweep* s, bsTriangleHit* 
 	{
 		return false;
 	}
+	double hmax = tmax * len;
+	if (h[0] > hmax && h[1] > hmax && h[2] > hmax && bsCylinder_AllBeyond(tri, s, v, h, hmax))
+	{
+		return false;
+	}
 
 	// Step 3: parallel or not? Decided on T.N . (C2 - C1), the quantity Int4 divides by.
 	double nd = bsDot(tri->n, s->d);
@@ -254,8 +284,18 @@ bool bsCylinderTriangle(const bsTriangle* tri, const bsSweep* s, bsTriangleHit* 
 	return bsCylinderIntersecting(tri, s, v, h, nd, hit);
 }
 
+bool bsCylinderTriangle(const bsTriangle* tri, const bsSweep* s, bsTriangleHit* hit)
+{
+	return bsCylinderTriangleBefore(tri, s, HUGE_VAL, hit);
+}
+
+// The combination. tmax only skips work whose t could not be below it, so the caller's filter
+// t < tmax gives the same answer: the cylinder skips a triangle wholly beyond C(tmax)'s cap plane
+// (its hit at t >= tmax would end here and be filtered; the end sphere's t = 1 is filtered too
+// when tmax <= 1, and with tmax > 1 the skip never happens: it needs every vertex beyond the far
+// cap, where Step 2 already rejects), and the end sphere is skipped when tmax <= 1.
 static bool bsKarabassiCapsule(const bsTriangle* tri, const bsSweep* s, double s1, double s2,
-	bsTriangleHit* hit)
+	double tmax, bsTriangleHit* hit)
 {
 	double radius = s->radius;
 
@@ -269,13 +309,14 @@ static bool bsKarabassiCapsule(const bsTriangle* tri, const bsSweep* s, double s
 	}
 
 	// The trace: cylinder/triangle.
-	if (bsCylinderTriangle(tri, s, hit))
+	if (bsCylinderTriangleBefore(tri, s, tmax, hit))
 	{
 		return true;
 	}
 
-	// The spherical cap at the final position: the sphere stays at C2, where it touches.
-	if (fabs(s2) <= radius && bsSphereTriangle(tri, s->c2, radius, s->radius2, hit))
+	// The spherical cap at the final position: the sphere stays at C2, where it touches. Its t = 1
+	// would be filtered when tmax <= 1: not worth testing.
+	if (tmax > 1.0 && fabs(s2) <= radius && bsSphereTriangle(tri, s->c2, radius, s->radius2, hit))
 	{
 		hit->t = 1.0;
 		hit->test = bs_testEndSphere;
@@ -307,5 +348,5 @@ bool bsKarabassiTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, b
 	{
 		return false;
 	}
-	return bsKarabassiCapsule(tri, s, s1, s2, hit) && hit->t < tmax;
+	return bsKarabassiCapsule(tri, s, s1, s2, tmax, hit) && hit->t < tmax;
 }

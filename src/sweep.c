@@ -33,23 +33,6 @@ bsResult bsMakeSweep(const bsSweepInput* input, bsSweep* s)
 	return bs_ok;
 }
 
-bool bsSweepTriangle(bsMethod method, const bsTriangle* tri, const bsSweep* sweep, double tmax,
-	bsTriangleHit* hit)
-{
-	switch (method)
-	{
-		case bs_methodKarabassi:
-			return bsKarabassiTriangle(tri, sweep, tmax, hit);
-		case bs_methodExact:
-			return bsExactTriangle(tri, sweep, tmax, hit);
-		case bs_methodRay:
-			return bsRayTriangle(tri, sweep, tmax, hit);
-		case bs_methodCount:
-			break;
-	}
-	return false;
-}
-
 static bsVec3 bsSweep_CenterAt(const bsSweep* s, double t)
 {
 	if (t <= 0.0)

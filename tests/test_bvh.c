@@ -332,6 +332,152 @@ done:
 	return failed;
 }
 
+// The 4-wide tree the queries walk: every slot in use holds a binary node's box (so it contains its
+// triangles' float bounds, checked by CheckTree) and either a wide node reached once or a leaf range
+// equal to a binary leaf's; the leaf ranges cover every triangle slot exactly once; unused slots come
+// last with an inf box and count 0; the depth is within the stack's bound.
+static int CheckWide(const bsBvh* bvh)
+{
+	if (bvh->triCount == 0)
+	{
+		ENSURE(bvh->wide == NULL && bvh->wideCount == 0 && bvh->stats.wideNodes == 0);
+		return 0;
+	}
+	ENSURE(bvh->wide != NULL && bvh->wideCount >= 1 && bvh->stats.wideNodes == bvh->wideCount);
+	ENSURE(bvh->wideCount <= bvh->nodeCount);
+	uint8_t* nodeSeen = calloc(bvh->wideCount, 1);
+	uint8_t* slotSeen = calloc(bvh->triCount, 1);
+	uint32_t* stackNode = malloc(bvh->wideCount * sizeof(uint32_t));
+	uint32_t* stackDepth = malloc(bvh->wideCount * sizeof(uint32_t));
+	int failed = 1;
+	if (nodeSeen == NULL || slotSeen == NULL || stackNode == NULL || stackDepth == NULL)
+	{
+		fprintf(stderr, "CheckWide: out of memory\n");
+		goto done;
+	}
+	// Binary leaves by first triangle: a wide leaf slot must be one of them, whole.
+	uint32_t* leafCount = calloc(bvh->triCount, sizeof(uint32_t));
+	if (leafCount == NULL)
+	{
+		goto done;
+	}
+	for (uint32_t i = 0; i < bvh->nodeCount; ++i)
+	{
+		if (bvh->nodes[i].count > 0)
+		{
+			leafCount[bvh->nodes[i].leftFirst] = bvh->nodes[i].count;
+		}
+	}
+	uint32_t top = 0, maxDepth = 0, leafSlots = 0, covered = 0;
+	stackNode[top] = 0;
+	stackDepth[top++] = 1;
+	while (top > 0)
+	{
+		--top;
+		uint32_t index = stackNode[top], depth = stackDepth[top];
+		if (index >= bvh->wideCount || nodeSeen[index] || depth > BS_BVH_MAX_DEPTH)
+		{
+			fprintf(stderr, "CheckWide: wide node %u out of range, reached twice or too deep\n", index);
+			goto doneLeaves;
+		}
+		nodeSeen[index] = 1;
+		maxDepth = depth > maxDepth ? depth : maxDepth;
+		const bsBvhWideNode* w = bvh->wide + index;
+		int used = 0;
+		for (int i = 0; i < 4; ++i)
+		{
+			bool empty = true;
+			for (int a = 0; a < 3; ++a)
+			{
+				empty = empty && w->min[a][i] == INFINITY && w->max[a][i] == INFINITY;
+			}
+			if (empty)
+			{
+				if (w->child[i] != 0 || w->count[i] != 0)
+				{
+					fprintf(stderr, "CheckWide: unused slot %d of node %u not zeroed\n", i, index);
+					goto doneLeaves;
+				}
+				continue;
+			}
+			if (used != i)
+			{
+				fprintf(stderr, "CheckWide: node %u has a used slot after an unused one\n", index);
+				goto doneLeaves;
+			}
+			++used;
+			for (int a = 0; a < 3; ++a)
+			{
+				if (!(w->min[a][i] <= w->max[a][i]))
+				{
+					fprintf(stderr, "CheckWide: node %u slot %d has an empty box\n", index, i);
+					goto doneLeaves;
+				}
+			}
+			if (w->count[i] > 0)
+			{
+				uint32_t first = w->child[i];
+				if (first >= bvh->triCount || leafCount[first] != w->count[i])
+				{
+					fprintf(stderr, "CheckWide: node %u slot %d is not a binary leaf\n", index, i);
+					goto doneLeaves;
+				}
+				for (uint32_t k = first; k < first + w->count[i]; ++k)
+				{
+					if (slotSeen[k])
+					{
+						fprintf(stderr, "CheckWide: triangle slot %u in two leaves\n", k);
+						goto doneLeaves;
+					}
+					slotSeen[k] = 1;
+					++covered;
+				}
+				++leafSlots;
+			}
+			else
+			{
+				if (w->child[i] <= index || top == bvh->wideCount)
+				{
+					fprintf(stderr, "CheckWide: node %u slot %d points back to %u\n", index, i,
+						w->child[i]);
+					goto doneLeaves;
+				}
+				stackNode[top] = w->child[i];
+				stackDepth[top++] = depth + 1;
+			}
+		}
+		// Two to four children; one only for a tree that is a single leaf.
+		if (!(used >= 2 || (used == 1 && bvh->nodeCount == 1)))
+		{
+			fprintf(stderr, "CheckWide: node %u has %d children\n", index, used);
+			goto doneLeaves;
+		}
+	}
+	if (covered != bvh->triCount || leafSlots != bvh->stats.leaves || maxDepth != bvh->stats.wideDepth)
+	{
+		fprintf(stderr, "CheckWide: %u of %u triangles, %u of %u leaves, depth %u (stats %u)\n",
+			covered, bvh->triCount, leafSlots, bvh->stats.leaves, maxDepth, bvh->stats.wideDepth);
+		goto doneLeaves;
+	}
+	for (uint32_t i = 0; i < bvh->wideCount; ++i)
+	{
+		if (!nodeSeen[i])
+		{
+			fprintf(stderr, "CheckWide: wide node %u unreachable\n", i);
+			goto doneLeaves;
+		}
+	}
+	failed = 0;
+doneLeaves:
+	free(leafCount);
+done:
+	free(nodeSeen);
+	free(slotSeen);
+	free(stackNode);
+	free(stackDepth);
+	return failed;
+}
+
 static int BuildAndCheck(const char* name, const bsTriangle* tris, uint32_t count,
 	const bsBvhOptions* options, bool print)
 {
@@ -344,12 +490,14 @@ static int BuildAndCheck(const char* name, const bsTriangle* tris, uint32_t coun
 	}
 	bsBvhOptions o = options != NULL ? *options : bsDefaultBvhOptions();
 	int rc = CheckTree(&bvh, tris, count, &o);
+	rc = rc != 0 ? rc : CheckWide(&bvh);
 	if (print)
 	{
-		printf("  %-28s %7u tris: %7u nodes, %6u leaves, depth %2u, max leaf %3u, SAH %.1f, "
-			"%.1f ms\n",
-			name, count, bvh.stats.nodes, bvh.stats.leaves, bvh.stats.depth,
-			bvh.stats.maxLeafTriangles, bvh.stats.sahCost, 1e3 * bvh.stats.buildSeconds);
+		printf("  %-28s %7u tris: %7u nodes (%6u wide), %6u leaves, depth %2u (%2u wide), "
+			"max leaf %3u, SAH %.1f, %.1f ms\n",
+			name, count, bvh.stats.nodes, bvh.stats.wideNodes, bvh.stats.leaves, bvh.stats.depth,
+			bvh.stats.wideDepth, bvh.stats.maxLeafTriangles, bvh.stats.sahCost,
+			1e3 * bvh.stats.buildSeconds);
 	}
 	bsBvh_Destroy(&bvh);
 	if (rc != 0)
@@ -407,6 +555,7 @@ static int TreeValidityTest(void)
 		bsBvh bvh;
 		ENSURE(bsBvh_Build(&bvh, tris, count, &deepOptions) == bs_ok);
 		int rc = CheckTree(&bvh, tris, count, &deepOptions);
+		rc = rc != 0 ? rc : CheckWide(&bvh);
 		printf("  %-28s %7u tris: depth %u, max leaf %u (the depth limit holds)\n",
 			"deep chain, 2 bins, leaf 1",
 			count, bvh.stats.depth, bvh.stats.maxLeafTriangles);
@@ -465,10 +614,11 @@ static int BigBuildTest(void)
 	}
 	bsBvhOptions o = bsDefaultBvhOptions();
 	int rc = CheckTree(&bvh, tris, count, &o);
-	printf("  %-28s %7u tris: %7u nodes, depth %2u, max leaf %u, SAH %.1f, "
+	rc = rc != 0 ? rc : CheckWide(&bvh);
+	printf("  %-28s %7u tris: %7u nodes (%u wide), depth %2u, max leaf %u, SAH %.1f, "
 		"build %.1f ms (min of 3)\n",
-		"heightfield 250k", count, bvh.stats.nodes, bvh.stats.depth, bvh.stats.maxLeafTriangles,
-		bvh.stats.sahCost, 1e3 * best);
+		"heightfield 250k", count, bvh.stats.nodes, bvh.stats.wideNodes, bvh.stats.depth,
+		bvh.stats.maxLeafTriangles, bvh.stats.sahCost, 1e3 * best);
 	bsBvh_Destroy(&bvh);
 	free(tris);
 	ENSURE(rc == 0);
@@ -640,6 +790,8 @@ static int CompareQuery(const bsBvh* bvh, const bsTriangle* tris, uint32_t count
 	memset(&b, 0x5A, sizeof b);
 	bsResult ra = bsBvh_Sweep(bvh, method, in, &a, stats);
 	bsResult rb = bsSweepList(method, tris, count, in, &b);
+	// Bit for bit, ties included: among contacts at the same t both keep the lowest caller's index,
+	// whatever order the BVH visits them in.
 	int code = 0;
 	if (ra != rb)
 	{
@@ -653,38 +805,9 @@ static int CompareQuery(const bsBvh* bvh, const bsTriangle* tris, uint32_t count
 	{
 		code = 2;
 	}
-	else if (a.triangle == b.triangle)
+	else if (memcmp(&a, &b, sizeof a) != 0)
 	{
-		// The same triangle (or both miss): the same functions computed everything, so every byte
-		// agrees, t included.
-		code = memcmp(&a, &b, sizeof a) != 0 ? 3 : 0;
-	}
-	else if (a.triangle >= count || b.triangle >= count)
-	{
-		code = 4;
-	}
-	else if (a.t != b.t)
-	{
-		code = 2;
-	}
-	else
-	{
-		// A tie (equal t; the zeros may differ in sign between triangles): the BVH's triangle
-		// alone gives its t bit for bit.
-		bsSweep sweep;
-		bsTriangleHit h;
-		if (bsMakeSweep(in, &sweep) != bs_ok ||
-			!bsSweepTriangle(method, tris + a.triangle, &sweep, 2.0, &h) ||
-			memcmp(&h.t, &a.t, sizeof(double)) != 0)
-		{
-			code = 5;
-		}
-		else if (a.triangle < b.triangle)
-		{
-			// The brute force keeps the first of tied triangles, so it should have kept the BVH's:
-			// a contact below its tmax was not reported, and the answer depends on the order.
-			code = 6;
-		}
+		code = a.t == b.t && a.triangle != b.triangle ? 6 : 3;
 	}
 	if (code != 0 && verbose)
 	{
@@ -883,6 +1006,94 @@ static int SpecialQueryTest(void)
 	return 0;
 }
 
+// Copies tris scaled by `scale` about the origin and then moved by `offset`, remade with
+// bsMakeTriangle (normal and plane constant recomputed at the new place). Returns NULL when out of
+// memory.
+static bsTriangle* TransformScene(const bsTriangle* tris, uint32_t count, double scale, bsVec3 offset,
+	uint32_t* outCount)
+{
+	bsTriangle* out = malloc((size_t)count * sizeof(bsTriangle));
+	if (out == NULL)
+	{
+		return NULL;
+	}
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < count; ++i)
+	{
+		bsVec3 p1 = bsMulAdd(offset, scale, tris[i].p1);
+		bsVec3 p2 = bsMulAdd(offset, scale, tris[i].p2);
+		bsVec3 p3 = bsMulAdd(offset, scale, tris[i].p3);
+		n += bsMakeTriangle(p1, p2, p3, out + n) == bs_ok;
+	}
+	*outCount = n;
+	return out;
+}
+
+// A flat n x n grid of unit squares in the plane y = 0, two triangles each, at exactly representable
+// coordinates: every box of the tree is flat (zero height), neighbouring leaves' boxes touch exactly
+// at the boundaries of the wide nodes, and sweeps onto shared edges and vertices tie between
+// triangles.
+static bsTriangle* MakeGridScene(uint32_t n, uint32_t* outCount)
+{
+	bsTriangle* tris = malloc((size_t)2 * n * n * sizeof(bsTriangle));
+	if (tris == NULL)
+	{
+		return NULL;
+	}
+	uint32_t k = 0;
+	double h = 1.0 / (double)n;
+	for (uint32_t i = 0; i < n; ++i)
+	{
+		for (uint32_t j = 0; j < n; ++j)
+		{
+			bsVec3 a = bsV3(i * h, 0.0, j * h), b = bsV3((i + 1) * h, 0.0, j * h);
+			bsVec3 c = bsV3((i + 1) * h, 0.0, (j + 1) * h), d = bsV3(i * h, 0.0, (j + 1) * h);
+			k += bsMakeTriangle(a, c, b, tris + k) == bs_ok;
+			k += bsMakeTriangle(a, d, c, tris + k) == bs_ok;
+		}
+	}
+	*outCount = k;
+	return tris;
+}
+
+// Cases aimed at the 4-wide tree and its traversal: leaves of 1 to 4 triangles, flat boxes and exact
+// box boundaries with many ties, a scene offset by 1e6 (float boxes coarse against the sweeps) and
+// one scaled to 1e-3 (tiny pads and radii).
+static int WideQueryTest(void)
+{
+	bsTriangle* tris = NULL;
+	uint32_t count = 0;
+	ENSURE(bsMakeHeightfieldScene(21, 24, 8, &tris, &count) == bs_ok);
+	for (int leaf = 1; leaf <= 4; ++leaf)
+	{
+		bsBvhOptions o = {16, leaf, leaf == 1 ? 0.0 : 1.0};
+		char name[32];
+		snprintf(name, sizeof name, "leaves of <= %d", leaf);
+		RUN_SUBTEST(BuildAndCheck(name, tris, count, &o, false));
+		RUN_SUBTEST(CompareScene(name, tris, count, &o, 3000, 5000 + (uint64_t)leaf, 1.0));
+	}
+
+	uint32_t moved = 0;
+	bsTriangle* far = TransformScene(tris, count, 1.0, bsV3(1e6, -1e6, 1e6), &moved);
+	ENSURE(far != NULL && moved == count);
+	RUN_SUBTEST(BuildAndCheck("offset 1e6", far, moved, NULL, false));
+	RUN_SUBTEST(CompareScene("offset 1e6", far, moved, NULL, 3000, 5100, 1.0));
+	free(far);
+	bsTriangle* tiny = TransformScene(tris, count, 1e-3, bsV3(0.0, 0.0, 0.0), &moved);
+	ENSURE(tiny != NULL && moved == count);
+	RUN_SUBTEST(BuildAndCheck("scaled 1e-3", tiny, moved, NULL, false));
+	RUN_SUBTEST(CompareScene("scaled 1e-3", tiny, moved, NULL, 3000, 5200, 1e-3));
+	free(tiny);
+	free(tris);
+
+	tris = MakeGridScene(32, &count);
+	ENSURE(tris != NULL && count == 2 * 32 * 32);
+	RUN_SUBTEST(BuildAndCheck("flat grid", tris, count, NULL, false));
+	RUN_SUBTEST(CompareScene("flat grid", tris, count, NULL, 5000, 5300, 1.0));
+	free(tris);
+	return 0;
+}
+
 static int QueryTest(void)
 {
 	bsTriangle* tris = NULL;
@@ -915,6 +1126,7 @@ static int QueryTest(void)
 	free(tris);
 
 	RUN_SUBTEST(SpecialQueryTest());
+	RUN_SUBTEST(WideQueryTest());
 	return 0;
 }
 
