@@ -89,7 +89,7 @@ static void bsRunUsage(FILE* f, bool check)
 		"                    refuse the run (exit 1, before allocating the particles) when its\n"
 		"                    estimated memory exceeds BYTES; suffixes K, M, G (powers of 1024), 0 = no\n"
 		"                    cap (default: the machine's physical memory). The estimate is particles x\n"
-		"                    57 bytes + triangles x 272 bytes (mesh and BVH) + 16 MiB\n"
+		"                    57 bytes + triangles x 304 bytes (mesh and BVH) + 16 MiB\n"
 		"  -h, --help        show this help and exit\n"
 		"\n"
 		"All outputs are written to temporary files and renamed into place only after every one of them\n"
@@ -732,7 +732,8 @@ static void bsInstallSignalHandlers(void)
 enum
 {
 	bs_memoryPerParticle = 57,                              // particles.h
-	bs_memoryPerTriangle = 2 * sizeof(bsTriangle) + 64,     // the mesh, the BVH's copy and its nodes
+	bs_memoryPerTriangle = 2 * sizeof(bsTriangle) + 96,     // the mesh; the BVH's copy, index, binary and
+	                                                        // 4-wide nodes (bsBvh_Bytes: ~173 per triangle)
 	bs_memoryOverhead = 16 << 20,                           // buffers, config, scene, stacks
 };
 
