@@ -54,6 +54,31 @@ int bsMatchOption(const char* command, const char* name, int argc, char** argv, 
 	return 1;
 }
 
+int bsMatchSetOption(const char* command, int argc, char** argv, int* index, const char** sets, int* count,
+	int max)
+{
+	const char* value = NULL;
+	int m = bsMatchOption(command, "--set", argc, argv, index, &value);
+	if (m <= 0)
+	{
+		return m;
+	}
+	if (strchr(value, '=') == NULL)
+	{
+		bsUsageError(command, "--set: expected KEY=VALUE, got", value);
+		return -1;
+	}
+	if (*count >= max)
+	{
+		char message[64];
+		snprintf(message, sizeof message, "too many --set options (%d at most)", max);
+		bsUsageError(command, message, NULL);
+		return -1;
+	}
+	sets[(*count)++] = value;
+	return 1;
+}
+
 static void bsValueError(const char* command, const char* option, const char* expected,
 	const char* text)
 {

@@ -22,6 +22,12 @@ enum
 int bsMatchOption(const char* command, const char* name, int argc, char** argv, int* index,
 	const char** value);
 
+// Matches `--set KEY=VALUE` (or `--set=KEY=VALUE`) like bsMatchOption and appends the text to
+// sets[*count] (max entries at most). Returns 1 on a match, 0 when the argument is another option,
+// -1 after a usage error (a missing value, no '=', more than max).
+int bsMatchSetOption(const char* command, int argc, char** argv, int* index, const char** sets, int* count,
+	int max);
+
 // A whole decimal integer in [lo, hi]: no sign for unsigned, no spaces, no trailing characters.
 // On failure prints "blobsim CMD: OPTION: expected ..., got 'TEXT' (see 'blobsim CMD --help')".
 bool bsParseIntOption(const char* command, const char* option, const char* text, long long lo,

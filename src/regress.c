@@ -1195,17 +1195,8 @@ static int bsParseRegressOptions(int argc, char** argv, bsRegressOptions* o)
 			*(arg[2] == 'u' ? &o->update : &o->quiet) = true;
 			++i;
 		}
-		else if (strcmp(arg, "-o") == 0)
-		{
-			if (i + 1 >= argc)
-			{
-				bsUsageError(cmd, "-o needs a value", NULL);
-				return bs_exitUsage;
-			}
-			o->output = argv[i + 1];
-			i += 2;
-		}
-		else if ((m = bsMatchOption(cmd, "--output", argc, argv, &i, &value)) != 0)
+		else if ((m = bsMatchOption(cmd, "--output", argc, argv, &i, &value)) != 0 ||
+			(m = bsMatchOption(cmd, "-o", argc, argv, &i, &value)) != 0)
 		{
 			if (m < 0)
 			{
@@ -1226,23 +1217,12 @@ static int bsParseRegressOptions(int argc, char** argv, bsRegressOptions* o)
 			}
 			o->only[o->onlyCount++] = value;
 		}
-		else if ((m = bsMatchOption(cmd, "--set", argc, argv, &i, &value)) != 0)
+		else if ((m = bsMatchSetOption(cmd, argc, argv, &i, o->sets, &o->setCount, bs_regressMaxSets)) != 0)
 		{
 			if (m < 0)
 			{
 				return bs_exitUsage;
 			}
-			if (strchr(value, '=') == NULL)
-			{
-				bsUsageError(cmd, "--set: expected KEY=VALUE, got", value);
-				return bs_exitUsage;
-			}
-			if (o->setCount >= bs_regressMaxSets)
-			{
-				bsUsageError(cmd, "too many --set options at", value);
-				return bs_exitUsage;
-			}
-			o->sets[o->setCount++] = value;
 		}
 		else if ((m = bsMatchOption(cmd, "--threads", argc, argv, &i, &value)) != 0)
 		{

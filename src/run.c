@@ -160,23 +160,13 @@ static int bsParseRunOptions(int argc, char** argv, bool check, bsRunOptions* o)
 			bsRunUsage(stdout, check);
 			return bs_exitOk;
 		}
-		else if ((m = bsMatchOption(cmd, "--set", argc, argv, &i, &value)) != 0)
+		else if ((m = bsMatchSetOption(cmd, argc, argv, &i, o->overrides, &o->overrideCount, BS_MAX_OVERRIDES)) !=
+			0)
 		{
 			if (m < 0)
 			{
 				return bs_exitUsage;
 			}
-			if (strchr(value, '=') == NULL)
-			{
-				bsUsageError(cmd, "--set: expected KEY=VALUE, got", value);
-				return bs_exitUsage;
-			}
-			if (o->overrideCount == BS_MAX_OVERRIDES)
-			{
-				bsUsageError(cmd, "too many --set options (256 at most)", NULL);
-				return bs_exitUsage;
-			}
-			o->overrides[o->overrideCount++] = value;
 		}
 		else if (!check && ((m = bsMatchOption(cmd, "--output", argc, argv, &i, &value)) != 0 ||
 							 (m = bsMatchOption(cmd, "-o", argc, argv, &i, &value)) != 0))
