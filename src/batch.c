@@ -1345,14 +1345,7 @@ static bool bsWriteBatchJson(const bsBatchPlan* plan, const int* mine, int mineC
 		snprintf(err, errlen, "%s: out of memory", path);
 		return false;
 	}
-	bsAtomicFile f;
-	bool ok = bsAtomicFile_Open(&f, path, err, errlen);
-	if (ok)
-	{
-		bsAtomicFile_Write(&f, text, strlen(text));
-		bsAtomicFile_Write(&f, "\n", 1);
-		ok = bsAtomicFile_Commit(&f, 0);
-	}
+	bool ok = bsWriteTextFile(path, text, err, errlen);
 	cJSON_free(text);
 	return ok;
 }

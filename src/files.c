@@ -153,6 +153,22 @@ bool bsCopyFile(const char* from, const char* to, char* err, size_t errlen)
 	return bsAtomicFile_Commit(&f, 0);
 }
 
+bool bsWriteTextFile(const char* path, const char* text, char* err, size_t errlen)
+{
+	bsAtomicFile f;
+	if (!bsAtomicFile_Open(&f, path, err, errlen))
+	{
+		return false;
+	}
+	size_t n = strlen(text);
+	bsAtomicFile_Write(&f, text, n);
+	if (n == 0 || text[n - 1] != '\n')
+	{
+		bsAtomicFile_Write(&f, "\n", 1);
+	}
+	return bsAtomicFile_Commit(&f, 0);
+}
+
 bool bsIsFolder(const char* path)
 {
 	struct stat st;

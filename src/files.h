@@ -34,6 +34,10 @@ bool bsFindProgram(const char* name, char* out, size_t size);
 // all). False with a message naming the file at fault.
 bool bsCopyFile(const char* from, const char* to, char* err, size_t errlen);
 
+// Writes text to path atomically (atomic_file.h), ending it with a newline when it has none (JSON from
+// cJSON_Print has none). False with a message naming the path.
+bool bsWriteTextFile(const char* path, const char* text, char* err, size_t errlen);
+
 // True when path names a folder (after symbolic links), or a regular file.
 bool bsIsFolder(const char* path);
 bool bsIsRegularFile(const char* path);

@@ -1132,18 +1132,6 @@ static bool bsWriteReportHtml(const char* path, const bsRegressSuite* s, const b
 	return bsAtomicFile_Commit(&f, 0);
 }
 
-static bool bsWriteText(const char* path, const char* text, char* err, size_t errlen)
-{
-	bsAtomicFile f;
-	if (!bsAtomicFile_Open(&f, path, err, errlen))
-	{
-		return false;
-	}
-	bsAtomicFile_Write(&f, text, strlen(text));
-	bsAtomicFile_Write(&f, "\n", 1);
-	return bsAtomicFile_Commit(&f, 0);
-}
-
 // --- The command ---
 
 static void bsRegressUsage(FILE* f)
@@ -1343,7 +1331,7 @@ int bsRegressMain(int argc, char** argv)
 	{
 		snprintf(err, sizeof(err), "%s: out of memory", o.output);
 	}
-	written = written && bsWriteText(reportJson, json, err, sizeof(err)) &&
+	written = written && bsWriteTextFile(reportJson, json, err, sizeof(err)) &&
 		bsWriteReportHtml(reportHtml, &s, &o, passed, failed, err, sizeof(err));
 	if (!written)
 	{

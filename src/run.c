@@ -443,17 +443,6 @@ static bool bsWriteSceneFile(const char* path, bsPovScene* scene, bsSceneBuffers
 
 // --- summary.json ---
 
-static bool bsWriteText(const char* path, const char* text, char* err, size_t errlen)
-{
-	bsAtomicFile f;
-	if (!bsAtomicFile_Open(&f, path, err, errlen))
-	{
-		return false;
-	}
-	bsAtomicFile_Write(&f, text, strlen(text));
-	return bsAtomicFile_Commit(&f, 0);
-}
-
 typedef struct bsRunTimes
 {
 	double load, build, simulate, write, render, total;
@@ -1009,7 +998,7 @@ int bsRunMain(int argc, char** argv)
 		char* summary = bsSummaryJson(&c, &o, &inputs, &env, &p, &stats, bsResolveThreads(o.threads, p.count), &times,
 			frames, rendered);
 		bsJoin(path, sizeof(path), dir, "summary.json");
-		bool ok = summary != NULL && bsWriteText(path, summary, err, sizeof(err));
+		bool ok = summary != NULL && bsWriteTextFile(path, summary, err, sizeof(err));
 		if (summary == NULL)
 		{
 			snprintf(err, sizeof(err), "%s: out of memory", path);
