@@ -1,4 +1,4 @@
-#include "bvh.h"
+#include "blobsim/bvh.h"
 
 #include <float.h>
 #include <math.h>

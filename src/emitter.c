@@ -1,4 +1,4 @@
-#include "emitter.h"
+#include "blobsim/emitter.h"
 
 bsResult bsEmitter_Count(const bsEmitter* e, uint64_t limit, uint64_t* count)
 {

@@ -9,7 +9,7 @@
 //   vertex  the entry into a vertex's sphere.
 // A sweep that starts in contact (closest point within R of C1) reports t = 0. Quadratics are solved
 // in the cancellation-free form t = c / (-b + sqrt(b^2 - a c)).
-#include "collide.h"
+#include "blobsim/collide.h"
 
 bool bsExactTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTriangleHit* hit)
 {

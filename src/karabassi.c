@@ -6,7 +6,7 @@
 //                and a segment;
 //   section 2    the combination: cylinder test, else the spherical cap at the final position.
 // docs/algorithm.md explains what each estimate guarantees and where blobsim reads the text.
-#include "collide.h"
+#include "blobsim/collide.h"
 
 // The paper's operation counts are for these exact expressions; keep them readable rather than
 // clever. Vertices are copied into an array so the steps can loop over them as the paper does.

@@ -1,4 +1,4 @@
-#include "parallel.h"
+#include "blobsim/parallel.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

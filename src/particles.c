@@ -1,4 +1,4 @@
-#include "particles.h"
+#include "blobsim/particles.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-#include "plane.h"
+#include "blobsim/plane.h"
 
 bsResult bsMakePlane(bsVec3 point, bsVec3 normal, bsPlane* out)
 {

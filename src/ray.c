@@ -3,7 +3,7 @@
 // the signed distances d1, d2 of the end points from the plane; no crossing when they share a sign;
 // otherwise the crossing point at d1 / (d1 - d2) and a point-in-triangle test. A segment lying in the
 // plane is clipped against the three edge half-planes.
-#include "collide.h"
+#include "blobsim/collide.h"
 
 static bool bsRayCoplanar(const bsTriangle* tri, const bsSweep* s, double tmax, bsTriangleHit* hit)
 {

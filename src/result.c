@@ -1,4 +1,4 @@
-#include "result.h"
+#include "blobsim/result.h"
 
 const char* bsResultString(bsResult result)
 {

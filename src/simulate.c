@@ -1,6 +1,6 @@
-#include "simulate.h"
+#include "blobsim/simulate.h"
 
-#include "parallel.h"
+#include "blobsim/parallel.h"
 
 #include <stdlib.h>
 #include <string.h>

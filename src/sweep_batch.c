@@ -1,5 +1,5 @@
-#include "bvh.h"
-#include "parallel.h"
+#include "blobsim/bvh.h"
+#include "blobsim/parallel.h"
 
 #include <math.h>
 #include <stdint.h>

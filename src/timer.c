@@ -1,4 +1,4 @@
-#include "timer.h"
+#include "blobsim/timer.h"
 
 #include <time.h>
 

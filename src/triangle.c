@@ -1,4 +1,4 @@
-#include "triangle.h"
+#include "blobsim/triangle.h"
 
 #include <stddef.h>
 

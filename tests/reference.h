@@ -3,8 +3,8 @@
 // vec3.h and libm; nothing from collide.h and neither bsTriangle_ClosestPoint nor bsTriangle_Contains.
 #pragma once
 
-#include "triangle.h"
-#include "vec3.h"
+#include "blobsim/triangle.h"
+#include "blobsim/vec3.h"
 
 #include <stdbool.h>
 

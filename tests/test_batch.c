@@ -3,10 +3,10 @@
 // reported by the first failing index.
 #include "test.h"
 
-#include "bvh.h"
-#include "parallel.h"
+#include "blobsim/bvh.h"
+#include "blobsim/parallel.h"
 #include "procedural.h"
-#include "rng.h"
+#include "blobsim/rng.h"
 
 #include <stdint.h>
 #include <stdlib.h>

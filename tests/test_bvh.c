@@ -2,10 +2,10 @@
 // loop (bsSweepList) over the caller's array for every method.
 #include "test.h"
 
-#include "bvh.h"
-#include "parallel.h"
+#include "blobsim/bvh.h"
+#include "blobsim/parallel.h"
 #include "procedural.h"
-#include "rng.h"
+#include "blobsim/rng.h"
 
 #include <float.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 // test_emitter.c — lattice and random emitters: counts, placement, determinism, overflow.
-#include "emitter.h"
+#include "blobsim/emitter.h"
 #include "test.h"
 
 #include <stdlib.h>

@@ -2,8 +2,8 @@
 // answer. A sphere sent straight at a point X of the triangle along a direction u in X's normal cone
 // (the directions whose closest triangle point stays X) first touches at distance R from X: with
 // C(t) = X + (1 - t) L u, the contact is at t = 1 - R / L, exactly, on X's feature.
-#include "collide.h"
-#include "rng.h"
+#include "blobsim/collide.h"
+#include "blobsim/rng.h"
 #include "test.h"
 
 static bsTriangle UnitTriangle(void)

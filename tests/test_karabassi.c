@@ -2,7 +2,7 @@
 // answer worked out by hand (the comments say how), plus the guarantee of docs/algorithm.md checked
 // on each: the stop point is never before the exact first contact, and the sphere touches or
 // overlaps the triangle where it stops.
-#include "collide.h"
+#include "blobsim/collide.h"
 #include "test.h"
 
 // The triangle of most cases: the unit right triangle in the plane z = 0, normal +z.

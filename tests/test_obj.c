@@ -3,7 +3,7 @@
 #include "test.h"
 
 #include "obj.h"
-#include "rng.h"
+#include "blobsim/rng.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,9 +4,9 @@
 #include "atomic_file.h"
 #include "ply.h"
 #include "pov_writer.h"
-#include "rng.h"
+#include "blobsim/rng.h"
 
-#include "blobsim_version.h"
+#include "blobsim/version.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -2,9 +2,9 @@
 // (reference.h) on a million random cases in seven distributions. Cases too close to a tangency for
 // a double to decide (|closest approach - R| <= 1e-4 R, or starting at touching distance) are
 // excluded from the sphere checks; borderline segment/triangle crossings from the ray checks.
-#include "collide.h"
+#include "blobsim/collide.h"
 #include "reference.h"
-#include "rng.h"
+#include "blobsim/rng.h"
 #include "test.h"
 
 #include <math.h>

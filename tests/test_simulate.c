@@ -1,8 +1,8 @@
 // test_simulate.c — the time step: closed-form motion, each response against a plane, the slot
 // plate that separates swept spheres from rays, the no-overlap invariant of exact, determinism.
 #include "procedural.h"
-#include "rng.h"
-#include "simulate.h"
+#include "blobsim/rng.h"
+#include "blobsim/simulate.h"
 #include "test.h"
 
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 // test_triangle.c — bsMakeTriangle, bsTriangle_ClosestPoint and bsTriangle_Contains against the
 // independent reference (reference.h) and against points placed where the answer is known.
 #include "reference.h"
-#include "rng.h"
+#include "blobsim/rng.h"
 #include "test.h"
-#include "triangle.h"
+#include "blobsim/triangle.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-// fuzz_obj.c — libFuzzer target for bsObj_Parse (OBJ text from memory, src/obj.h).
+// fuzz_obj.c — libFuzzer target for bsObj_Parse (OBJ text from memory, io/obj.h).
 //
 // Each input is parsed twice: with the default limits, and with tight ones so that every "more than
 // N ..." path is reachable with small inputs. On success the mesh's invariants are checked (indices in

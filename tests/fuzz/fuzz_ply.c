@@ -1,4 +1,4 @@
-// fuzz_ply.c — libFuzzer target for bsPly_Parse (PLY bytes from memory, src/ply.h).
+// fuzz_ply.c — libFuzzer target for bsPly_Parse (PLY bytes from memory, io/ply.h).
 //
 // On success the result's invariants are checked (particles NULL exactly when count is 0, only known
 // field bits, finite values, radii >= 0,

@@ -1,4 +1,4 @@
-// fuzz_png.c — libFuzzer target for bsImage_DecodePng (PNG bytes from memory, src/image.h): the reader
+// fuzz_png.c — libFuzzer target for bsImage_DecodePng (PNG bytes from memory, io/image.h): the reader
 // `blobsim compare` and `blobsim regress` use on images they did not make.
 //
 // On failure the image must be zeroed and the message set, starting with the name. On success the

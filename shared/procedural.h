@@ -5,8 +5,8 @@
 // on failure *outTris is NULL and *outCount is 0.
 #pragma once
 
-#include "result.h"
-#include "triangle.h"
+#include "blobsim/result.h"
+#include "blobsim/triangle.h"
 
 #include <stdint.h>
 

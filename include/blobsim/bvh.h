@@ -13,7 +13,7 @@
 // nearer contacts are found.
 #pragma once
 
-#include "collide.h"
+#include "blobsim/collide.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -16,9 +16,9 @@
 #include "image.h"
 #include "image_compare.h"
 #include "process.h"
-#include "timer.h"
+#include "blobsim/timer.h"
 
-#include "blobsim_version.h"
+#include "blobsim/version.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>

@@ -5,9 +5,9 @@
 // particle sweeps from x to x + v dt. No particle-particle forces (as in the paper).
 #pragma once
 
-#include "bvh.h"
-#include "particles.h"
-#include "plane.h"
+#include "blobsim/bvh.h"
+#include "blobsim/particles.h"
+#include "blobsim/plane.h"
 
 typedef enum bsResponse
 {

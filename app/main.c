@@ -10,7 +10,7 @@
 #include "regress.h"
 #include "run.h"
 
-#include "blobsim_version.h"
+#include "blobsim/version.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 // particles.h — the particle set, as arrays (57 bytes a particle).
 #pragma once
 
-#include "result.h"
-#include "vec3.h"
+#include "blobsim/result.h"
+#include "blobsim/vec3.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
 // dynamic sphere/plane test of Real-Time Rendering (3rd ed., section 16.18.1).
 #pragma once
 
-#include "collide.h"
+#include "blobsim/collide.h"
 
 typedef struct bsPlane
 {

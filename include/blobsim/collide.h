@@ -15,9 +15,9 @@
 // (closed sets: a tangential touch is a contact).
 #pragma once
 
-#include "result.h"
-#include "triangle.h"
-#include "vec3.h"
+#include "blobsim/result.h"
+#include "blobsim/triangle.h"
+#include "blobsim/vec3.h"
 
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 #include "procedural.h"
 
-#include "rng.h"
+#include "blobsim/rng.h"
 
 #include <stddef.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 
 #include "atomic_file.h"
 
-#include "blobsim_version.h"
+#include "blobsim/version.h"
 
 #include <errno.h>
 #include <fcntl.h>

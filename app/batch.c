@@ -12,11 +12,11 @@
 #include "config.h"
 #include "files.h"
 #include "inputs.h"
-#include "parallel.h"
+#include "blobsim/parallel.h"
 #include "process.h"
-#include "timer.h"
+#include "blobsim/timer.h"
 
-#include "blobsim_version.h"
+#include "blobsim/version.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>

@@ -24,8 +24,8 @@
 // (a 64-tile render of the snow figure matches the single blob to within 3 bytes of 1,440,000).
 #pragma once
 
-#include "triangle.h"
-#include "vec3.h"
+#include "blobsim/triangle.h"
+#include "blobsim/vec3.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -73,9 +73,9 @@
 // (result.h has no parse or I/O code: bs_errInvalidArgument stands for both.)
 #pragma once
 
-#include "result.h"
-#include "triangle.h"
-#include "vec3.h"
+#include "blobsim/result.h"
+#include "blobsim/triangle.h"
+#include "blobsim/vec3.h"
 
 #include <stddef.h>
 #include <stdint.h>

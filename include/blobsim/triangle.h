@@ -2,8 +2,8 @@
 // normal N = (α, β, γ) and the plane constant δ of αx + βy + γz + δ = 0, precomputed once per mesh.
 #pragma once
 
-#include "result.h"
-#include "vec3.h"
+#include "blobsim/result.h"
+#include "blobsim/vec3.h"
 
 #include <stdint.h>
 

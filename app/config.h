@@ -15,11 +15,11 @@
 // Thread-safe (no global state; cJSON's global error pointer is never read).
 #pragma once
 
-#include "collide.h"
-#include "emitter.h"
-#include "result.h"
-#include "simulate.h"
-#include "vec3.h"
+#include "blobsim/collide.h"
+#include "blobsim/emitter.h"
+#include "blobsim/result.h"
+#include "blobsim/simulate.h"
+#include "blobsim/vec3.h"
 
 #include <stdbool.h>
 #include <stddef.h>

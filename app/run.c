@@ -7,14 +7,14 @@
 #include "environment.h"
 #include "files.h"
 #include "inputs.h"
-#include "parallel.h"
+#include "blobsim/parallel.h"
 #include "ply.h"
 #include "pov_writer.h"
-#include "simulate.h"
-#include "timer.h"
-#include "triangle.h"
+#include "blobsim/simulate.h"
+#include "blobsim/timer.h"
+#include "blobsim/triangle.h"
 
-#include "blobsim_version.h"
+#include "blobsim/version.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

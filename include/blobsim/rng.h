@@ -2,7 +2,7 @@
 // on every platform: the tests, the benchmark and the emitters depend on it.
 #pragma once
 
-#include "vec3.h"
+#include "blobsim/vec3.h"
 
 #include <stdint.h>
 

@@ -3,9 +3,9 @@
 // emitter of a config reads a PLY (ply.h) instead.
 #pragma once
 
-#include "result.h"
-#include "rng.h"
-#include "vec3.h"
+#include "blobsim/result.h"
+#include "blobsim/rng.h"
+#include "blobsim/vec3.h"
 
 #include <stddef.h>
 #include <stdint.h>

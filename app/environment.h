@@ -8,9 +8,9 @@
 // material. A config entry that matches no group of its mesh is an error.
 #pragma once
 
-#include "bvh.h"
+#include "blobsim/bvh.h"
 #include "config.h"
-#include "plane.h"
+#include "blobsim/plane.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -22,8 +22,8 @@
 // type 'flaot'`.
 #pragma once
 
-#include "particles.h"  // bsParticleState, bsParticles
-#include "vec3.h"
+#include "blobsim/particles.h"  // bsParticleState, bsParticles
+#include "blobsim/vec3.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 #include "environment.h"
 
 #include "obj.h"
-#include "timer.h"
+#include "blobsim/timer.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,16 +10,16 @@
 // starting just above the surface (bsBvh_SweepBatch), with one thread and with all threads.
 #include "bench.h"
 
-#include "bvh.h"
-#include "collide.h"
-#include "parallel.h"
+#include "blobsim/bvh.h"
+#include "blobsim/collide.h"
+#include "blobsim/parallel.h"
 #include "procedural.h"
-#include "rng.h"
-#include "timer.h"
-#include "triangle.h"
-#include "vec3.h"
+#include "blobsim/rng.h"
+#include "blobsim/timer.h"
+#include "blobsim/triangle.h"
+#include "blobsim/vec3.h"
 
-#include "blobsim_version.h"
+#include "blobsim/version.h"
 
 #include <errno.h>
 #include <inttypes.h>
