@@ -18,7 +18,7 @@
 #include "blobsim/collide.h"
 #include "blobsim/emitter.h"
 #include "blobsim/result.h"
-#include "blobsim/simulate.h"
+#include "blobsim/step.h"
 #include "blobsim/vec3.h"
 
 #include <stdbool.h>

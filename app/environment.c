@@ -307,8 +307,8 @@ bsResult bsEnvironment_Load(bsEnvironment* env, const bsConfig* config, char* er
 	return bs_ok;
 }
 
-bsWorld bsEnvironment_World(const bsEnvironment* env)
+bsResult bsEnvironment_AddToWorld(const bsEnvironment* env, bsWorld* world)
 {
-	bsWorld w = {env->triangleCount > 0 ? &env->bvh : NULL, env->planes, env->planeCount};
-	return w;
+	bsResult r = env->triangleCount > 0 ? bsWorld_AddMesh(world, &env->bvh) : bs_ok;
+	return r == bs_ok ? bsWorld_AddPlanes(world, env->planes, env->planeCount) : r;
 }

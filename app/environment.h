@@ -9,6 +9,7 @@
 #pragma once
 
 #include "blobsim/bvh.h"
+#include "blobsim/world.h"
 #include "config.h"
 #include "blobsim/plane.h"
 
@@ -45,5 +46,6 @@ bsResult bsEnvironment_Load(bsEnvironment* env, const bsConfig* config, char* er
 
 void bsEnvironment_Free(bsEnvironment* env);
 
-// The world for the simulation step.
-bsWorld bsEnvironment_World(const bsEnvironment* env);
+// Adds the environment's colliders to the world: the mesh (when it has triangles), then the planes.
+// The world borrows them: env must outlive it.
+bsResult bsEnvironment_AddToWorld(const bsEnvironment* env, bsWorld* world);

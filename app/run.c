@@ -4,13 +4,14 @@
 #include "atomic_file.h"
 #include "cli.h"
 #include "config.h"
+#include "emission.h"
 #include "environment.h"
 #include "files.h"
 #include "inputs.h"
 #include "blobsim/parallel.h"
 #include "ply.h"
 #include "pov_writer.h"
-#include "blobsim/simulate.h"
+#include "blobsim/step.h"
 #include "blobsim/timer.h"
 #include "blobsim/triangle.h"
 
@@ -231,99 +232,6 @@ static int bsParseRunOptions(int argc, char** argv, bool check, bsRunOptions* o)
 static void bsJoin(char* out, size_t size, const char* dir, const char* name)
 {
 	snprintf(out, size, "%s/%s", dir, name);
-}
-
-// --- Particles from the config's emitters ---
-
-typedef struct bsParticleFiles
-{
-	bsPlyData* data;  // one per emitter (zeroed for non-file emitters)
-	int count;
-} bsParticleFiles;
-
-static void bsParticleFiles_Free(bsParticleFiles* f)
-{
-	for (int k = 0; k < f->count; ++k)
-	{
-		free(f->data[k].particles);
-	}
-	free(f->data);
-	memset(f, 0, sizeof(*f));
-}
-
-// Reads the PLY files of `file` emitters and counts every particle.
-static bool bsReadParticleFiles(const bsConfig* c, bsParticleFiles* files, uint64_t* total, char* err,
-	size_t errlen)
-{
-	const bsParticlesConfig* pc = &c->particles;
-	files->count = pc->emitterCount;
-	files->data = calloc((size_t)pc->emitterCount, sizeof(bsPlyData));
-	if (files->data == NULL)
-	{
-		snprintf(err, errlen, "%s: out of memory", c->path);
-		return false;
-	}
-	uint64_t n = (uint64_t)pc->particleCount;
-	for (int e = 0; e < pc->emitterCount; ++e)
-	{
-		if (pc->emitters[e].file == NULL)
-		{
-			continue;
-		}
-		if (!bsPly_Read(pc->emitters[e].file, files->data + e, err, errlen))
-		{
-			return false;
-		}
-		n += files->data[e].count;
-	}
-	if (n > BS_CONFIG_MAX_PARTICLES)
-	{
-		snprintf(err, errlen, "%s: %" PRIu64 " particles, more than %d", c->path, n, BS_CONFIG_MAX_PARTICLES);
-		return false;
-	}
-	*total = n;
-	return true;
-}
-
-// Fills the particles in emitter order from one stream seeded by the config's seed.
-static void bsEmitParticles(const bsConfig* c, const bsParticleFiles* files, bsParticles* p)
-{
-	const bsParticlesConfig* pc = &c->particles;
-	bsRng rng = bsMakeRng(c->seed);
-	size_t next = 0;
-	for (int e = 0; e < pc->emitterCount; ++e)
-	{
-		const bsEmitterConfig* ec = pc->emitters + e;
-		size_t first = next;
-		if (ec->file != NULL)
-		{
-			const bsPlyData* d = files->data + e;
-			for (size_t k = 0; k < d->count; ++k)
-			{
-				const bsPlyParticle* q = d->particles + k;
-				p->position[next] = q->position;
-				p->radius[next] = (d->fields & bs_plyHasRadius) ? q->radius : pc->radius;
-				p->velocity[next] = (d->fields & bs_plyHasVelocity) ? q->velocity : pc->velocity;
-				p->state[next] = (d->fields & bs_plyHasState) ? q->state : bs_particleFree;
-				++next;
-			}
-			continue;
-		}
-		uint64_t n = (uint64_t)ec->particleCount;
-		bsEmitter_Emit(&ec->emitter, &rng, p->position + first);
-		for (uint64_t k = 0; k < n; ++k)
-		{
-			double r = pc->radius;
-			if (pc->radiusSpread > 0.0)
-			{
-				r *= 1.0 + pc->radiusSpread * (2.0 * bsRng_Uniform(&rng) - 1.0);
-			}
-			p->radius[next] = r;
-			p->velocity[next] = pc->velocity;
-			p->state[next] = bs_particleFree;
-			++next;
-		}
-	}
 }
 
 // --- Scene ---
@@ -768,6 +676,102 @@ static bool bsCheckMemory(const char* config, uint64_t particles, uint64_t trian
 	return false;
 }
 
+// --- The simulation: the engine's steps, with a frame written every output.frame_every ---
+
+typedef struct bsRunFrames
+{
+	const bsConfig* config;
+	const char* dir;
+	bool progress;        // a progress bar on stderr
+	bsPovScene* scene;
+	bsSceneBuffers* buffers;
+	int frames;           // written so far
+	bsRunTimes* times;
+} bsRunFrames;
+
+// The engine's settings for a step, from the config.
+static bsStepDef bsStepDefFromConfig(const bsConfig* c)
+{
+	bsStepDef def = bsDefaultStepDef();
+	def.dt = c->motion.dt;
+	def.gravity = c->motion.gravity;
+	def.drag = c->motion.drag;
+	def.method = c->collision.method;
+	def.response = c->collision.response;
+	def.restitution = c->collision.restitution;
+	def.friction = c->collision.friction;
+	def.maxContacts = c->collision.maxContacts;
+	def.bounded = c->collision.hasBounds;
+	def.boundsMin = c->collision.boundsMin;
+	def.boundsMax = c->collision.boundsMax;
+	return def;
+}
+
+// A failed step's message: the emitter and particle that failed their check, or the result.
+static void bsStepError(const bsConfig* c, const bsWorld* world, int step, bsResult r, char* err, size_t errlen)
+{
+	int emitter;
+	size_t index;
+	if (bsWorld_EmitFailure(world, &emitter, &index))
+	{
+		snprintf(err, errlen, "%s: particles.emitters[%d]: particle %zu: %s", c->path, emitter, index,
+			r == bs_errNonFinite ? "not finite" : "radius not positive");
+		return;
+	}
+	snprintf(err, errlen, "%s: step %d: %s", c->path, step, bsResultString(r));
+}
+
+static bool bsWriteFrame(bsRunFrames* run, const bsParticles* p, char* err, size_t errlen)
+{
+	char name[32], path[BS_PATH_MAX];
+	double t0 = bsNow();
+	bsPov_FrameFileName(name, sizeof(name), ++run->frames);
+	bsJoin(path, sizeof(path), run->dir, name);
+	bool ok = bsWriteSceneFile(path, run->scene, run->buffers, p, err, errlen);
+	run->times->write += bsNow() - t0;
+	return ok;
+}
+
+static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironment* env,
+	const bsEmission* emission, bsParticles* p, bsStepStats* stats, char* err, size_t errlen)
+{
+	const bsConfig* c = run->config;
+	bsWorldDef wdef = bsDefaultWorldDef();
+	wdef.threads = o->threads;
+	wdef.seed = c->seed;
+	bsWorld* world = bsWorld_Create(&wdef);
+	if (world == NULL || bsEnvironment_AddToWorld(env, world) != bs_ok ||
+		bsEmission_AddToWorld(emission, c, world) != bs_ok)
+	{
+		snprintf(err, errlen, "%s: out of memory", c->path);
+		bsWorld_Destroy(world);
+		return false;
+	}
+	bsStepDef def = bsStepDefFromConfig(c);
+	bsProgress progress = {run->progress, bsNow(), 0.0};
+	bool ok = true;
+	for (int step = 1; ok && step <= c->motion.steps; ++step)
+	{
+		double t0 = bsNow();
+		bsResult r = bsWorld_Step(world, &def, p, stats);
+		run->times->simulate += bsNow() - t0;
+		if (r != bs_ok)
+		{
+			bsStepError(c, world, step, r, err, errlen);
+			ok = false;
+			break;
+		}
+		int every = c->output.frameEvery;
+		if (every > 0 && (step % every == 0 || step == c->motion.steps))
+		{
+			ok = bsWriteFrame(run, p, err, errlen);
+		}
+		bsProgress_Update(&progress, step, c->motion.steps, p->count, step == c->motion.steps);
+	}
+	bsWorld_Destroy(world);
+	return ok;
+}
+
 // --- Commands ---
 
 static int bsFail(const char* message)
@@ -792,26 +796,25 @@ int bsCheckMain(int argc, char** argv)
 	}
 	char err[BS_ERR_MAX];
 	bsEnvironment env;
-	bsParticleFiles files = {0};
-	uint64_t particles = 0;
+	bsEmission emission;
 	if (bsEnvironment_Load(&env, &c, err, sizeof(err)) != bs_ok)
 	{
 		bsConfig_Free(&c);
 		return bsFail(err);
 	}
-	if (!bsReadParticleFiles(&c, &files, &particles, err, sizeof(err)))
+	if (!bsEmission_Load(&emission, &c, err, sizeof(err)))
 	{
-		bsParticleFiles_Free(&files);
 		bsEnvironment_Free(&env);
 		bsConfig_Free(&c);
 		return bsFail(err);
 	}
+	uint64_t particles = emission.total;
 	printf("%s: ok: %" PRIu64 " particles, %u triangles in %u groups (%" PRIu64 " degenerate dropped), "
 		"%u planes; %d step%s of %g s, %s, %s\n",
 		c.path, particles, env.triangleCount, env.groupCount, env.droppedDegenerate, env.planeCount,
 		c.motion.steps, c.motion.steps == 1 ? "" : "s", c.motion.dt, bsMethodName(c.collision.method),
 		bsResponseName(c.collision.response));
-	bsParticleFiles_Free(&files);
+	bsEmission_Free(&emission);
 	bsEnvironment_Free(&env);
 	bsConfig_Free(&c);
 	return bs_exitOk;
@@ -847,7 +850,8 @@ int bsRunMain(int argc, char** argv)
 
 	bsEnvironment env;
 	memset(&env, 0, sizeof(env));
-	bsParticleFiles files = {0};
+	bsEmission emission;
+	memset(&emission, 0, sizeof(emission));
 	bsParticles p;
 	memset(&p, 0, sizeof(p));
 	bsSceneBuffers buffers;
@@ -855,7 +859,6 @@ int bsRunMain(int argc, char** argv)
 	bsPovScene scene;
 	bsStepStats stats;
 	memset(&stats, 0, sizeof(stats));
-	uint64_t total = 0;
 	int frames = 0;
 	bool rendered = false;
 	bool deferred = false;
@@ -880,11 +883,11 @@ int bsRunMain(int argc, char** argv)
 	{
 		goto fail;
 	}
-	if (!bsReadParticleFiles(&c, &files, &total, err, sizeof(err)))
+	if (!bsEmission_Load(&emission, &c, err, sizeof(err)))
 	{
 		goto fail;
 	}
-	if (!bsCheckMemory(c.path, total, env.triangleCount, o.maxMemoryGiven ? o.maxMemory : bsPhysicalMemory(),
+	if (!bsCheckMemory(c.path, emission.total, env.triangleCount, o.maxMemoryGiven ? o.maxMemory : bsPhysicalMemory(),
 			o.maxMemoryGiven, err, sizeof(err)))
 	{
 		goto fail;
@@ -901,63 +904,24 @@ int bsRunMain(int argc, char** argv)
 	// From here every output is only renamed into place once all of them (and the render) succeeded.
 	bsAtomicFile_BeginDeferred();
 	deferred = true;
-	if (bsParticles_Alloc(&p, (size_t)total) != bs_ok)
+	if (bsParticles_Reserve(&p, (size_t)emission.total) != bs_ok)
 	{
-		snprintf(err, sizeof(err), "%s: out of memory for %" PRIu64 " particles", c.path, total);
+		snprintf(err, sizeof(err), "%s: out of memory for %" PRIu64 " particles", c.path, emission.total);
 		goto fail;
 	}
-	bsEmitParticles(&c, &files, &p);
-	bsParticleFiles_Free(&files);
-	times.load = bsNow() - start - env.buildSeconds;  // config, meshes, particle files, emission
+	times.load = bsNow() - start - env.buildSeconds;  // config, meshes, particle files
 	times.build = env.buildSeconds;
 	if (!bsMakeScene(&c, &env, &buffers, &scene))
 	{
 		snprintf(err, sizeof(err), "%s: out of memory", c.path);
 		goto fail;
 	}
-
+	bsRunFrames run = {&c, dir, !o.quiet && isatty(2), &scene, &buffers, 0, &times};
+	if (!bsSimulate(&run, &o, &env, &emission, &p, &stats, err, sizeof(err)))
 	{
-		bsWorld world = bsEnvironment_World(&env);
-		bsStepSettings st;
-		memset(&st, 0, sizeof(st));
-		st.dt = c.motion.dt;
-		st.gravity = c.motion.gravity;
-		st.drag = c.motion.drag;
-		st.method = c.collision.method;
-		st.response = c.collision.response;
-		st.restitution = c.collision.restitution;
-		st.friction = c.collision.friction;
-		st.maxContacts = c.collision.maxContacts;
-		st.bounded = c.collision.hasBounds;
-		st.boundsMin = c.collision.boundsMin;
-		st.boundsMax = c.collision.boundsMax;
-		st.threads = o.threads;
-		bsProgress progress = {!o.quiet && isatty(2), bsNow(), 0.0};
-		for (int step = 1; step <= c.motion.steps; ++step)
-		{
-			double t0 = bsNow();
-			bsResult r = bsSimulate_Step(&world, &st, &p, &stats);
-			times.simulate += bsNow() - t0;
-			if (r != bs_ok)
-			{
-				snprintf(err, sizeof(err), "%s: step %d: %s", c.path, step, bsResultString(r));
-				goto fail;
-			}
-			if (c.output.frameEvery > 0 && (step % c.output.frameEvery == 0 || step == c.motion.steps))
-			{
-				char name[32], path[BS_PATH_MAX];
-				t0 = bsNow();
-				bsPov_FrameFileName(name, sizeof(name), ++frames);
-				bsJoin(path, sizeof(path), dir, name);
-				if (!bsWriteSceneFile(path, &scene, &buffers, &p, err, sizeof(err)))
-				{
-					goto fail;
-				}
-				times.write += bsNow() - t0;
-			}
-			bsProgress_Update(&progress, step, c.motion.steps, p.count, step == c.motion.steps);
-		}
+		goto fail;
 	}
+	frames = run.frames;
 
 	{
 		char path[BS_PATH_MAX];
@@ -1042,7 +1006,7 @@ fail:
 	}
 	bsSceneBuffers_Free(&buffers);
 	bsParticles_Free(&p);
-	bsParticleFiles_Free(&files);
+	bsEmission_Free(&emission);
 	bsEnvironment_Free(&env);
 	bsInputList_Free(&inputs);
 	bsConfig_Free(&c);

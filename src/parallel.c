@@ -2,6 +2,9 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 // Upper bound on the threads one call starts: beyond this, more threads only cost memory.
@@ -117,4 +120,151 @@ int bsParallelFor(int threads, size_t count, size_t grain, bsRangeFn* fn, void* 
 		pthread_join(handles[i], NULL);
 	}
 	return started > 0 ? 0 : -1;
+}
+
+// --- The persistent pool ---
+
+typedef struct bsPoolWorker
+{
+	struct bsPool* pool;
+	int worker;
+} bsPoolWorker;
+
+// Workers sleep on `wake` until `generation` changes, run the job, and count themselves out in
+// `finished`; the caller sleeps on `done` until every worker has.
+struct bsPool
+{
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_cond_t done;
+	bsParallelJob* job;   // the current job; read by workers after a generation change
+	uint64_t generation;  // bumped per job (and to stop)
+	int finished;         // workers done with the current generation
+	bool stop;
+	int workers;          // started, not counting the caller
+	pthread_t handles[BS_MAX_THREADS];
+	bsPoolWorker slots[BS_MAX_THREADS];
+};
+
+static void* bsPool_Main(void* arg)
+{
+	bsPoolWorker* self = arg;
+	bsPool* pool = self->pool;
+	uint64_t seen = 0;
+	for (;;)
+	{
+		pthread_mutex_lock(&pool->lock);
+		while (pool->generation == seen && !pool->stop)
+		{
+			pthread_cond_wait(&pool->wake, &pool->lock);
+		}
+		if (pool->stop)
+		{
+			pthread_mutex_unlock(&pool->lock);
+			return NULL;
+		}
+		seen = pool->generation;
+		bsParallelJob* job = pool->job;
+		pthread_mutex_unlock(&pool->lock);
+
+		bsParallelJob_Run(job, self->worker);
+
+		pthread_mutex_lock(&pool->lock);
+		pool->finished += 1;
+		if (pool->finished == pool->workers)
+		{
+			pthread_cond_signal(&pool->done);
+		}
+		pthread_mutex_unlock(&pool->lock);
+	}
+}
+
+bsPool* bsPool_Create(int threads)
+{
+	bsPool* pool = calloc(1, sizeof(bsPool));
+	if (pool == NULL)
+	{
+		return NULL;
+	}
+	if (pthread_mutex_init(&pool->lock, NULL) != 0)
+	{
+		free(pool);
+		return NULL;
+	}
+	pthread_cond_init(&pool->wake, NULL);
+	pthread_cond_init(&pool->done, NULL);
+	threads = bsResolveThreads(threads, SIZE_MAX);
+	for (int i = 1; i < threads; ++i)
+	{
+		bsPoolWorker* slot = pool->slots + pool->workers;
+		slot->pool = pool;
+		slot->worker = i;
+		if (pthread_create(&pool->handles[pool->workers], NULL, bsPool_Main, slot) != 0)
+		{
+			break;  // fewer threads: the chunks, and so the results, are the same
+		}
+		pool->workers += 1;
+	}
+	return pool;
+}
+
+void bsPool_Destroy(bsPool* pool)
+{
+	if (pool == NULL)
+	{
+		return;
+	}
+	pthread_mutex_lock(&pool->lock);
+	pool->stop = true;
+	pthread_cond_broadcast(&pool->wake);
+	pthread_mutex_unlock(&pool->lock);
+	for (int i = 0; i < pool->workers; ++i)
+	{
+		pthread_join(pool->handles[i], NULL);
+	}
+	pthread_cond_destroy(&pool->wake);
+	pthread_cond_destroy(&pool->done);
+	pthread_mutex_destroy(&pool->lock);
+	free(pool);
+}
+
+int bsPool_ThreadCount(const bsPool* pool)
+{
+	return pool->workers + 1;
+}
+
+void bsPool_For(bsPool* pool, size_t count, size_t grain, bsRangeFn* fn, void* context)
+{
+	if (count == 0 || fn == NULL)
+	{
+		return;
+	}
+	bsParallelJob job;
+	job.fn = fn;
+	job.context = context;
+	job.count = count;
+	job.grain = grain < 1 ? 1 : grain;
+	job.chunks = count / job.grain + (count % job.grain != 0);
+	atomic_init(&job.next, 0);
+	if (pool->workers == 0 || job.chunks == 1)
+	{
+		bsParallelJob_Run(&job, 0);
+		return;
+	}
+	pthread_mutex_lock(&pool->lock);
+	pool->job = &job;
+	pool->finished = 0;
+	pool->generation += 1;
+	pthread_cond_broadcast(&pool->wake);
+	pthread_mutex_unlock(&pool->lock);
+
+	bsParallelJob_Run(&job, 0);
+
+	pthread_mutex_lock(&pool->lock);
+	while (pool->finished < pool->workers)
+	{
+		pthread_cond_wait(&pool->done, &pool->lock);
+	}
+	pool->job = NULL;
+	pthread_mutex_unlock(&pool->lock);
 }

@@ -1,27 +1,131 @@
 #include "blobsim/particles.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+enum
+{
+	bs_bytesPerParticle = 2 * sizeof(bsVec3) + sizeof(double) + sizeof(uint8_t),
+};
+
+bsParticleFault bsParticleDef_Check(const bsParticleDef* p)
+{
+	if (!bsIsValidVec3(p->position))
+	{
+		return bs_particleBadPosition;
+	}
+	if (!bsIsValidVec3(p->velocity))
+	{
+		return bs_particleBadVelocity;
+	}
+	if (!(p->radius > 0.0) || !isfinite(p->radius))
+	{
+		return bs_particleBadRadius;
+	}
+	return p->state < bs_particleStateCount ? bs_particleOk : bs_particleBadState;
+}
+
+void bsParticleFault_Describe(bsParticleFault fault, const bsParticleDef* p, char* out, size_t size)
+{
+	switch (fault)
+	{
+		case bs_particleOk:
+			snprintf(out, size, "ok");
+			return;
+		case bs_particleBadPosition:
+			snprintf(out, size, "position (%g, %g, %g) is not finite", p->position.x, p->position.y,
+				p->position.z);
+			return;
+		case bs_particleBadVelocity:
+			snprintf(out, size, "velocity (%g, %g, %g) is not finite", p->velocity.x, p->velocity.y,
+				p->velocity.z);
+			return;
+		case bs_particleBadRadius:
+			snprintf(out, size, "radius %g is not positive", p->radius);
+			return;
+		case bs_particleBadState:
+			snprintf(out, size, "state %u is not a particle state", (unsigned)p->state);
+			return;
+	}
+	snprintf(out, size, "unknown fault");
+}
+
+// Reallocates one array to capacity elements of size bytes; NULL keeps the old one.
+static bool bsGrow(void** array, size_t capacity, size_t size)
+{
+	void* grown = realloc(*array, capacity * size);
+	if (grown == NULL)
+	{
+		return false;
+	}
+	*array = grown;
+	return true;
+}
+
+bsResult bsParticles_Reserve(bsParticles* p, size_t capacity)
+{
+	if (capacity <= p->capacity)
+	{
+		return bs_ok;
+	}
+	if (capacity > SIZE_MAX / bs_bytesPerParticle)
+	{
+		return bs_errOutOfMemory;
+	}
+	// Each array grows on its own; one that fails leaves the others larger, which is harmless: the
+	// capacity only moves up once all four succeeded.
+	if (!bsGrow((void**)&p->position, capacity, sizeof(bsVec3)) ||
+		!bsGrow((void**)&p->velocity, capacity, sizeof(bsVec3)) ||
+		!bsGrow((void**)&p->radius, capacity, sizeof(double)) ||
+		!bsGrow((void**)&p->state, capacity, sizeof(uint8_t)))
+	{
+		return bs_errOutOfMemory;
+	}
+	p->capacity = capacity;
+	return bs_ok;
+}
 
 bsResult bsParticles_Alloc(bsParticles* p, size_t count)
 {
 	memset(p, 0, sizeof(*p));
-	size_t perParticle = 2 * sizeof(bsVec3) + sizeof(double) + sizeof(uint8_t);
-	if (count > SIZE_MAX / perParticle)
-	{
-		return bs_errOutOfMemory;
-	}
-	size_t n = count > 0 ? count : 1;
-	p->position = calloc(n, sizeof(bsVec3));
-	p->velocity = calloc(n, sizeof(bsVec3));
-	p->radius = calloc(n, sizeof(double));
-	p->state = calloc(n, sizeof(uint8_t));
-	if (p->position == NULL || p->velocity == NULL || p->radius == NULL || p->state == NULL)
+	bsResult r = bsParticles_Reserve(p, count > 0 ? count : 1);
+	if (r != bs_ok)
 	{
 		bsParticles_Free(p);
-		return bs_errOutOfMemory;
+		return r;
 	}
+	memset(p->position, 0, p->capacity * sizeof(bsVec3));
+	memset(p->velocity, 0, p->capacity * sizeof(bsVec3));
+	memset(p->radius, 0, p->capacity * sizeof(double));
+	memset(p->state, 0, p->capacity * sizeof(uint8_t));
 	p->count = count;
+	return bs_ok;
+}
+
+bsResult bsParticles_Append(bsParticles* p, const bsParticleDef* particle)
+{
+	bsParticleFault fault = bsParticleDef_Check(particle);
+	if (fault != bs_particleOk)
+	{
+		return fault == bs_particleBadPosition || fault == bs_particleBadVelocity ? bs_errNonFinite
+			: bs_errInvalidArgument;
+	}
+	if (p->count == p->capacity)
+	{
+		size_t grown = p->capacity < 16 ? 16 : p->capacity + p->capacity / 2;
+		bsResult r = bsParticles_Reserve(p, grown);
+		if (r != bs_ok)
+		{
+			return r;
+		}
+	}
+	size_t i = p->count++;
+	p->position[i] = particle->position;
+	p->velocity[i] = particle->velocity;
+	p->radius[i] = particle->radius;
+	p->state[i] = particle->state;
 	return bs_ok;
 }
 

@@ -496,7 +496,7 @@ static int PlyRoundTripTest(void)
 	free(d.particles);
 
 	// The simulator's arrays give the same bytes; writing twice gives the same bytes.
-	bsParticles soa = {n, pos, vel, rad, st};
+	bsParticles soa = {n, n, pos, vel, rad, st};
 	ENSURE(bsPly_WriteParticles(path2, &soa, err, sizeof(err)));
 	size_t s1, s2;
 	uint8_t* b1 = ReadAll(path, &s1);

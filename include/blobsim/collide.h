@@ -71,6 +71,14 @@ typedef struct bsSweepInput
 
 #define BS_NO_TRIANGLE UINT32_MAX
 
+// The kinds of collider a world holds (world.h). A query of one BVH reports bs_colliderMesh.
+typedef enum bsColliderKind
+{
+	bs_colliderMesh = 0,  // a static triangle mesh with its BVH
+	bs_colliderPlane,     // analytic planes
+	bs_colliderKindCount
+} bsColliderKind;
+
 // The answer: the nearest contact along the motion.
 typedef struct bsSweepOutput
 {
@@ -78,7 +86,10 @@ typedef struct bsSweepOutput
 	bsVec3 center;     // centre where the sphere stops: C1 + t (C2 - C1) (C2 exactly when t == 1)
 	bsVec3 point;      // contact point: the triangle's point closest to center
 	bsVec3 normal;     // unit contact normal, from the surface towards the centre
-	uint32_t triangle; // index of the triangle hit, BS_NO_TRIANGLE when none
+	uint32_t triangle; // the primitive hit within its collider: the triangle's index for a mesh, the
+	                   // plane's for planes; BS_NO_TRIANGLE when none
+	uint16_t collider; // the world's collider hit (world.h: ids in the order added); 0 for one BVH
+	uint8_t kind;      // bsColliderKind of that collider
 	uint8_t hit;       // 1 when a contact was found
 	uint8_t test;      // bsTest
 	uint8_t branch;    // bsBranch

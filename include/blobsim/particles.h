@@ -1,9 +1,11 @@
-// particles.h — the particle set, as arrays (57 bytes a particle).
+// particles.h — the particle set, as arrays (57 bytes a particle), and the one check every particle
+// passes on its way in, whether an emitter made it or a file held it.
 #pragma once
 
 #include "blobsim/result.h"
 #include "blobsim/vec3.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,16 +20,53 @@ typedef enum bsParticleState
 typedef struct bsParticles
 {
 	size_t count;
+	size_t capacity;   // room in every array
 	bsVec3* position;  // centres
 	bsVec3* velocity;
 	double* radius;    // collision radius
 	uint8_t* state;    // bsParticleState
 } bsParticles;
 
-// Allocates room for count particles, zeroed (free, at rest at the origin). Checks the sizes for
-// overflow; bs_errOutOfMemory on failure with nothing allocated.
+// One particle on its way into a set.
+typedef struct bsParticleDef
+{
+	bsVec3 position;
+	bsVec3 velocity;
+	double radius;
+	uint8_t state;  // bsParticleState
+} bsParticleDef;
+
+// What is wrong with a particle (bsParticleDef_Check).
+typedef enum bsParticleFault
+{
+	bs_particleOk = 0,
+	bs_particleBadPosition,  // a coordinate is NaN or infinite
+	bs_particleBadVelocity,  // a component is NaN or infinite
+	bs_particleBadRadius,    // the radius is not a finite number > 0
+	bs_particleBadState,     // not a bsParticleState
+} bsParticleFault;
+
+// The check every particle passes before it joins a set (bsParticles_Append, the emitters, the
+// readers of particle files): a finite position and velocity, a finite radius > 0, a known state.
+bsParticleFault bsParticleDef_Check(const bsParticleDef* particle);
+
+// "radius 0 is not positive", "position (1, nan, 0) is not finite", ... for messages; into out.
+void bsParticleFault_Describe(bsParticleFault fault, const bsParticleDef* particle, char* out,
+	size_t size);
+
+// Allocates room for count particles, zeroed (free, at rest at the origin), count of them in use.
+// Checks the sizes for overflow; bs_errOutOfMemory on failure with nothing allocated.
 bsResult bsParticles_Alloc(bsParticles* particles, size_t count);
 
+// Grows the arrays to hold at least capacity particles (keeping those there). bs_errOutOfMemory
+// leaves the set as it was.
+bsResult bsParticles_Reserve(bsParticles* particles, size_t capacity);
+
+// Checks the particle (bsParticleDef_Check: bs_errNonFinite or bs_errInvalidArgument when it fails,
+// the set unchanged) and appends it, growing the arrays geometrically when full.
+bsResult bsParticles_Append(bsParticles* particles, const bsParticleDef* particle);
+
+// Frees the arrays and zeroes the set (a zeroed set is an empty one that Append can grow).
 void bsParticles_Free(bsParticles* particles);
 
 // Counts per state into counts[bs_particleStateCount].

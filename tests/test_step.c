@@ -2,24 +2,39 @@
 // plate that separates swept spheres from rays, the no-overlap invariant of exact, determinism.
 #include "procedural.h"
 #include "blobsim/rng.h"
-#include "blobsim/simulate.h"
+#include "blobsim/step.h"
 #include "test.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static bsStepSettings Settings(double dt, bsVec3 g, bsMethod method, bsResponse response)
+static bsStepDef Settings(double dt, bsVec3 g, bsMethod method, bsResponse response)
 {
-	bsStepSettings st;
-	memset(&st, 0, sizeof(st));
+	bsStepDef st = bsDefaultStepDef();
 	st.dt = dt;
 	st.gravity = g;
 	st.method = method;
 	st.response = response;
-	st.restitution = 0.5;
-	st.maxContacts = 4;
-	st.threads = 1;
 	return st;
+}
+
+// A world of the given colliders (bvh and planes may be NULL) on `threads` threads.
+static bsWorld* MakeWorld(const bsBvh* bvh, const bsPlane* planes, uint32_t planeCount, int threads)
+{
+	bsWorldDef def = bsDefaultWorldDef();
+	def.threads = threads;
+	bsWorld* world = bsWorld_Create(&def);
+	if (world != NULL && bvh != NULL && bsWorld_AddMesh(world, bvh) != bs_ok)
+	{
+		bsWorld_Destroy(world);
+		return NULL;
+	}
+	if (world != NULL && bsWorld_AddPlanes(world, planes, planeCount) != bs_ok)
+	{
+		bsWorld_Destroy(world);
+		return NULL;
+	}
+	return world;
 }
 
 static int PlaneSweep(void)
@@ -54,18 +69,18 @@ static int PlaneSweep(void)
 
 static int FreeFallAndDrag(void)
 {
-	bsWorld empty = {NULL, NULL, 0};
+	bsWorld* empty = MakeWorld(NULL, NULL, 0, 1);
 	bsParticles p;
 	ENSURE(bsParticles_Alloc(&p, 1) == bs_ok);
 	p.position[0] = bsV3(1, 2, 3);
 	p.velocity[0] = bsV3(1, 0, 0.5);
 	p.radius[0] = 0.1;
 	double dt = 0.01;
-	bsStepSettings st = Settings(dt, bsV3(0, -9.81, 0), bs_methodExact, bs_responseSlide);
+	bsStepDef st = Settings(dt, bsV3(0, -9.81, 0), bs_methodExact, bs_responseSlide);
 	int steps = 100;
 	for (int k = 0; k < steps; ++k)
 	{
-		ENSURE(bsSimulate_Step(&empty, &st, &p, NULL) == bs_ok);
+		ENSURE(bsWorld_Step(empty, &st, &p, NULL) == bs_ok);
 	}
 	// Symplectic Euler: v_N = v0 + N g dt, x_N = x0 + N dt v0 + g dt^2 N (N + 1) / 2.
 	double n = steps;
@@ -83,11 +98,12 @@ static int FreeFallAndDrag(void)
 	for (int k = 1; k <= steps; ++k)
 	{
 		sum += exp(-0.7 * k * dt);
-		ENSURE(bsSimulate_Step(&empty, &st, &p, NULL) == bs_ok);
+		ENSURE(bsWorld_Step(empty, &st, &p, NULL) == bs_ok);
 	}
 	ENSURE_SMALL(p.velocity[0].x - 2 * exp(-0.7 * n * dt), 1e-12);
 	ENSURE_SMALL(p.position[0].x - dt * 2 * sum, 1e-12);
 	bsParticles_Free(&p);
+	bsWorld_Destroy(empty);
 	return 0;
 }
 
@@ -97,16 +113,17 @@ static int OneStep(bsResponse response, bsMethod method, bsVec3 x, bsVec3 v, dou
 {
 	bsPlane floor;
 	bsMakePlane(bsV3(0, 0, 0), bsV3(0, 1, 0), &floor);
-	bsWorld world = {NULL, &floor, 1};
+	bsWorld* world = MakeWorld(NULL, &floor, 1, 1);
 	ENSURE(bsParticles_Alloc(p, 1) == bs_ok);
 	p->position[0] = x;
 	p->velocity[0] = v;
 	p->radius[0] = 0.1;
-	bsStepSettings st = Settings(dt, bsV3(0, 0, 0), method, response);
+	bsStepDef st = Settings(dt, bsV3(0, 0, 0), method, response);
 	st.friction = friction;
 	st.restitution = restitution;
 	memset(stats, 0, sizeof(*stats));
-	ENSURE(bsSimulate_Step(&world, &st, p, stats) == bs_ok);
+	ENSURE(bsWorld_Step(world, &st, p, stats) == bs_ok);
+	bsWorld_Destroy(world);
 	return 0;
 }
 
@@ -158,24 +175,28 @@ static int Responses(void)
 	bsParticles_Free(&p);
 
 	// Escape: leaving the bounds marks it and it is never simulated again.
-	bsWorld empty = {NULL, NULL, 0};
+	bsWorld* empty = MakeWorld(NULL, NULL, 0, 1);
 	ENSURE(bsParticles_Alloc(&p, 2) == bs_ok);
 	p.velocity[0] = bsV3(3, 0, 0);
 	p.velocity[1] = bsV3(0.75, 0, 0);
-	bsStepSettings st = Settings(1.0, bsV3(0, 0, 0), bs_methodExact, bs_responseSlide);
+	bsStepDef st = Settings(1.0, bsV3(0, 0, 0), bs_methodExact, bs_responseSlide);
 	st.bounded = true;
 	st.boundsMin = bsV3(-1, -1, -1);
 	st.boundsMax = bsV3(1, 1, 1);
 	memset(&stats, 0, sizeof(stats));
-	ENSURE(bsSimulate_Step(&empty, &st, &p, &stats) == bs_ok);
+	ENSURE(bsWorld_Step(empty, &st, &p, &stats) == bs_ok);
 	ENSURE(p.state[0] == bs_particleEscaped && p.state[1] == bs_particleFree && stats.escaped == 1);
-	ENSURE(bsSimulate_Step(&empty, &st, &p, &stats) == bs_ok);
+	ENSURE(bsWorld_Step(empty, &st, &p, &stats) == bs_ok);
 	ENSURE(p.position[0].x == 3.0 && p.state[1] == bs_particleEscaped && stats.escaped == 2);
 	bsParticles_Free(&p);
 
 	// Settings out of range are refused.
 	st.maxContacts = 0;
-	ENSURE(bsSimulate_Step(&empty, &st, &p, NULL) == bs_errInvalidArgument);
+	ENSURE(bsWorld_Step(empty, &st, &p, NULL) == bs_errInvalidArgument);
+	st.maxContacts = 4;
+	st.substeps = 0;
+	ENSURE(bsWorld_Step(empty, &st, &p, NULL) == bs_errInvalidArgument);
+	bsWorld_Destroy(empty);
 	return 0;
 }
 
@@ -216,7 +237,7 @@ static int SlotPlate_(void)
 	bsTriangle* tris = SlotPlate(0.02, 0.03, &count);
 	bsBvh bvh;
 	ENSURE(bsBvh_Build(&bvh, tris, count, NULL) == bs_ok);
-	bsWorld world = {&bvh, NULL, 0};
+	bsWorld* world = MakeWorld(&bvh, NULL, 0, 2);
 	size_t side = 60;
 	for (int m = 0; m < bs_methodCount; ++m)
 	{
@@ -231,9 +252,8 @@ static int SlotPlate_(void)
 				p.velocity[i] = bsV3(0, -1, 0);
 				p.radius[i] = radius;
 			}
-			bsStepSettings st = Settings(1.0, bsV3(0, 0, 0), (bsMethod)m, (bsResponse)r);
-			st.threads = 2;
-			ENSURE(bsSimulate_Step(&world, &st, &p, NULL) == bs_ok);
+			bsStepDef st = Settings(1.0, bsV3(0, 0, 0), (bsMethod)m, (bsResponse)r);
+			ENSURE(bsWorld_Step(world, &st, &p, NULL) == bs_ok);
 			size_t through = 0;
 			for (size_t i = 0; i < p.count; ++i)
 			{
@@ -255,6 +275,7 @@ static int SlotPlate_(void)
 			bsParticles_Free(&p);
 		}
 	}
+	bsWorld_Destroy(world);
 	bsBvh_Destroy(&bvh);
 	free(tris);
 	return 0;
@@ -271,7 +292,8 @@ static int Determinism(void)
 	ENSURE(bsBvh_Build(&bvh, tris, count, NULL) == bs_ok);
 	bsPlane floor;
 	bsMakePlane(bsV3(0, -0.5, 0), bsV3(0, 1, 0), &floor);
-	bsWorld world = {&bvh, &floor, 1};
+	bsWorld* world1 = MakeWorld(&bvh, &floor, 1, 1);
+	bsWorld* world2 = MakeWorld(&bvh, &floor, 1, 2);
 	size_t n = 3000;
 	for (int m = 0; m < bs_methodCount; ++m)
 	{
@@ -289,7 +311,7 @@ static int Determinism(void)
 			memcpy(b.position, a.position, n * sizeof(bsVec3));
 			memcpy(b.velocity, a.velocity, n * sizeof(bsVec3));
 			memcpy(b.radius, a.radius, n * sizeof(double));
-			bsStepSettings st = Settings(0.05, bsV3(0, -9.81, 0), (bsMethod)m, (bsResponse)r);
+			bsStepDef st = Settings(0.05, bsV3(0, -9.81, 0), (bsMethod)m, (bsResponse)r);
 			st.friction = 0.2;
 			st.bounded = true;
 			st.boundsMin = bsV3(-0.2, -1, -0.2);
@@ -299,10 +321,8 @@ static int Determinism(void)
 			memset(&sb, 0, sizeof(sb));
 			for (int k = 0; k < 10; ++k)
 			{
-				st.threads = 1;
-				ENSURE(bsSimulate_Step(&world, &st, &a, &sa) == bs_ok);
-				st.threads = 2;
-				ENSURE(bsSimulate_Step(&world, &st, &b, &sb) == bs_ok);
+				ENSURE(bsWorld_Step(world1, &st, &a, &sa) == bs_ok);
+				ENSURE(bsWorld_Step(world2, &st, &b, &sb) == bs_ok);
 			}
 			ENSURE(memcmp(a.position, b.position, n * sizeof(bsVec3)) == 0);
 			ENSURE(memcmp(a.velocity, b.velocity, n * sizeof(bsVec3)) == 0);
@@ -317,12 +337,14 @@ static int Determinism(void)
 			bsParticles_Free(&b);
 		}
 	}
+	bsWorld_Destroy(world1);
+	bsWorld_Destroy(world2);
 	bsBvh_Destroy(&bvh);
 	free(tris);
 	return 0;
 }
 
-int SimulateTest(void)
+int StepTest(void)
 {
 	RUN_SUBTEST(PlaneSweep());
 	RUN_SUBTEST(FreeFallAndDrag());

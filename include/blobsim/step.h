@@ -1,0 +1,78 @@
+// step.h — one time step of every particle, a fixed sequence of phases run on the world's pool:
+//
+//     emit       the emitters' new particles are appended (in emitter order, one random stream)
+//     per substep (dt / substeps):
+//       forces   each free particle's velocity from the forces (forces.c: gravity, air drag), read
+//                from the state before the substep only
+//       move     each free particle sweeps from x to x + v dt against every collider, responds to
+//                each contact (stick, slide, bounce) and goes on with the rest of the substep
+//     statistics the workers' counts summed in worker order (integers: any order gives the same)
+//
+// Every phase writes only the slots of the particles it owns, and every particle's result depends
+// only on the state before the phase, so the outcome is byte-identical for any thread count.
+//
+// Integration is symplectic Euler: v += a dt (a the sum of the forces), then linear air drag
+// v *= exp(-drag dt) (exact for dv/dt = -drag v), then the sweep. No particle-particle forces (as in
+// the paper).
+#pragma once
+
+#include "blobsim/particles.h"
+#include "blobsim/world.h"
+
+typedef enum bsResponse
+{
+	bs_responseStick = 0,  // stop for good at the contact, as slime does (the paper's behaviour)
+	bs_responseSlide,      // keep the tangential part of the motion for the rest of the step
+	bs_responseBounce,     // reflect the normal part, scaled by the restitution
+	bs_responseCount
+} bsResponse;
+
+const char* bsResponseName(bsResponse response);
+bool bsParseResponse(const char* name, bsResponse* response);
+
+// Every setting of a step; bsDefaultStepDef() gives each its default (in brackets).
+typedef struct bsStepDef
+{
+	double dt;            // step length, seconds, > 0 [1]
+	int substeps;         // the step is done as this many substeps of dt / substeps, >= 1 [1]
+	bsVec3 gravity;       // acceleration [0, 0, 0]
+	double drag;          // linear air drag per second (dv/dt = g - drag v), >= 0 [0]
+	bsMethod method;      // collision method [karabassi]
+	bsResponse response;  // [stick]
+	double restitution;   // bounce: the normal speed kept, 0..1 [0.5]
+	double friction;      // slide and bounce: tangential speed lost per contact, as a fraction of the
+	                      // normal speed removed (Coulomb); 0..1 [0]
+	int maxContacts;      // contacts handled per particle and substep, >= 1; then it waits for the
+	                      // next [4]
+	bool bounded;         // particles leaving [boundsMin, boundsMax] are marked escaped [false]
+	bsVec3 boundsMin;
+	bsVec3 boundsMax;
+} bsStepDef;
+
+bsStepDef bsDefaultStepDef(void);
+
+// What a step did, summed over particles (integers: the same for any thread count).
+typedef struct bsStepStats
+{
+	uint64_t contacts[bs_testCount][bs_branchCount];  // by sub-test and branch
+	uint64_t queries;          // sweeps asked of the world
+	uint64_t nodesVisited;
+	uint64_t trianglesTested;
+	uint64_t emitted;          // particles the emit phase added
+	uint64_t stuck;            // particles stopped for good in this step
+	uint64_t escaped;          // particles that left the bounds in this step
+	uint64_t contactLimit;     // particles that used every contact of a substep
+} bsStepStats;
+
+// Advances the world and the particles by one step. stats (may be NULL) is added to. Fails with
+// bs_errInvalidArgument for a setting out of range, bs_errOutOfMemory when the particles cannot
+// grow, or an emitter's error (bsEmitterDef_Emit: a particle that fails its check).
+bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particles,
+	bsStepStats* stats);
+
+// After a failed emit phase: the emitter (in the order added) and the index within it of the
+// particle that failed its check, for the caller's message. False when the last step's emission
+// did not fail.
+bool bsWorld_EmitFailure(const bsWorld* world, int* emitter, size_t* index);
+
+void bsStepStats_Add(bsStepStats* total, const bsStepStats* add);

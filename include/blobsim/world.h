@@ -1,0 +1,64 @@
+// world.h — what particles move through and what moves them: colliders of several kinds, emitters,
+// and a pool of worker threads created once for every step of a run (step.h steps it).
+//
+//     bsWorldDef def = bsDefaultWorldDef();
+//     def.threads = 2;
+//     bsWorld* world = bsWorld_Create(&def);
+//     bsWorld_AddMesh(world, &bvh);
+//     bsWorld_AddPlanes(world, planes, planeCount);
+//     bsWorld_AddEmitter(world, &emitterDef);
+//     for (...) bsWorld_Step(world, &stepDef, &particles, &stats);
+//     bsWorld_Destroy(world);
+//
+// Colliders and emitter lists are borrowed: they must outlive the world (or, for a list, its
+// emission). Every collider gets an id in the order added; of contacts at the same time, the lowest
+// id wins, then the lowest primitive index within it (as the list loop of one mesh does), so answers
+// never depend on the order of a walk or on the thread count.
+#pragma once
+
+#include "blobsim/bvh.h"
+#include "blobsim/emitter.h"
+#include "blobsim/plane.h"
+
+#include <stdint.h>
+
+#define BS_WORLD_MAX_COLLIDERS 1024
+#define BS_WORLD_MAX_EMITTERS 1024
+
+typedef struct bsWorldDef
+{
+	int threads;    // worker threads of the pool, <= 0: all cores [0]
+	uint64_t seed;  // the emitters' random stream [1]
+} bsWorldDef;
+
+bsWorldDef bsDefaultWorldDef(void);
+
+typedef struct bsWorld bsWorld;
+
+// NULL when out of memory.
+bsWorld* bsWorld_Create(const bsWorldDef* def);
+
+// Stops the pool and frees the world (not what it borrowed). NULL is fine.
+void bsWorld_Destroy(bsWorld* world);
+
+// Threads the step runs on (>= 1).
+int bsWorld_ThreadCount(const bsWorld* world);
+
+// Adds a static triangle mesh (its BVH). bs_errTooLarge past BS_WORLD_MAX_COLLIDERS.
+bsResult bsWorld_AddMesh(bsWorld* world, const bsBvh* bvh);
+
+// Adds count analytic planes as one collider (a contact's index is the plane's).
+bsResult bsWorld_AddPlanes(bsWorld* world, const bsPlane* planes, uint32_t count);
+
+// Adds an emitter; its particles appear in the emit phase of the next step. The def is copied
+// (a list stays borrowed). bs_errTooLarge past BS_WORLD_MAX_EMITTERS.
+bsResult bsWorld_AddEmitter(bsWorld* world, const bsEmitterDef* def);
+
+// Particles the emitters added so far will still make (for sizing the particle arrays).
+uint64_t bsWorld_PendingParticles(const bsWorld* world);
+
+// The nearest contact of one sweep with every collider. out->collider, out->kind and
+// out->triangle name what was hit. bs_errInvalidArgument (and a miss) for an invalid input or
+// method. stats (may be NULL) counts one query, and the nodes and triangles visited.
+bsResult bsWorld_Sweep(const bsWorld* world, bsMethod method, const bsSweepInput* input,
+	bsSweepOutput* out, bsQueryStats* stats);

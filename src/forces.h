@@ -1,0 +1,43 @@
+// forces.h — the forces phase of a step: each free particle's velocity for the move that follows,
+// from the forces acting on it.
+//
+// A force is a module with one bsForceClass and one line in forces.c's table. It gives an
+// acceleration (added up over the forces, then v += a dt) and/or a linear damping rate (added up,
+// then v *= exp(-rate dt), the exact solution of dv/dt = -rate v). The phase writes only velocities,
+// each particle its own: a force may read any particle's position and its own particle's velocity,
+// so a particle's result does not depend on the thread count. (A force that needs other particles'
+// velocities needs a copy of them taken before the phase; none does yet.)
+#pragma once
+
+#include "blobsim/step.h"
+
+typedef struct bsForceContext
+{
+	const bsStepDef* def;
+	const bsParticles* particles;
+} bsForceContext;
+
+typedef struct bsForceClass
+{
+	const char* name;
+	bool (*active)(const bsStepDef* def);  // acts in this step
+	// Adds particle i's acceleration to *a (NULL: none).
+	void (*accelerate)(const bsForceContext* context, size_t i, bsVec3* a);
+	// Adds particle i's damping rate per second to *rate (NULL: none).
+	void (*damp)(const bsForceContext* context, size_t i, double* rate);
+} bsForceClass;
+
+#define BS_MAX_FORCES 16
+
+// The forces active in one step, in table order.
+typedef struct bsForces
+{
+	const bsForceClass* active[BS_MAX_FORCES];
+	int count;
+} bsForces;
+
+void bsForces_Prepare(const bsStepDef* def, bsForces* forces);
+
+// Sets the velocity of every free particle in [begin, end) for a move of h seconds.
+void bsForces_Apply(const bsForces* forces, const bsForceContext* context, double h,
+	bsParticles* particles, size_t begin, size_t end);

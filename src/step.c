@@ -1,0 +1,282 @@
+// step.c — bsWorld_Step: the phases of a step (step.h) on the world's pool.
+#include "forces.h"
+#include "world_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+const char* bsResponseName(bsResponse response)
+{
+	static const char* names[] = {"stick", "slide", "bounce"};
+	return (unsigned)response < (unsigned)bs_responseCount ? names[response] : "unknown";
+}
+
+bool bsParseResponse(const char* name, bsResponse* response)
+{
+	for (int r = 0; r < bs_responseCount; ++r)
+	{
+		if (strcmp(name, bsResponseName((bsResponse)r)) == 0)
+		{
+			*response = (bsResponse)r;
+			return true;
+		}
+	}
+	return false;
+}
+
+bsStepDef bsDefaultStepDef(void)
+{
+	bsStepDef def;
+	memset(&def, 0, sizeof(def));
+	def.dt = 1.0;
+	def.substeps = 1;
+	def.method = bs_methodKarabassi;
+	def.response = bs_responseStick;
+	def.restitution = 0.5;
+	def.friction = 0.0;
+	def.maxContacts = 4;
+	return def;
+}
+
+void bsStepStats_Add(bsStepStats* total, const bsStepStats* add)
+{
+	for (int t = 0; t < bs_testCount; ++t)
+	{
+		for (int b = 0; b < bs_branchCount; ++b)
+		{
+			total->contacts[t][b] += add->contacts[t][b];
+		}
+	}
+	total->queries += add->queries;
+	total->nodesVisited += add->nodesVisited;
+	total->trianglesTested += add->trianglesTested;
+	total->emitted += add->emitted;
+	total->stuck += add->stuck;
+	total->escaped += add->escaped;
+	total->contactLimit += add->contactLimit;
+}
+
+static bool bsStepDef_IsValid(const bsStepDef* def)
+{
+	return def->maxContacts >= 1 && def->substeps >= 1 && def->dt > 0.0 && isfinite(def->dt) &&
+		(unsigned)def->method < (unsigned)bs_methodCount && (unsigned)def->response < (unsigned)bs_responseCount;
+}
+
+// --- emit ---
+
+static bsResult bsEmitPhase(bsWorld* world, bsParticles* particles, bsStepStats* stats)
+{
+	world->failedEmitter = -1;
+	uint64_t pending = bsWorld_PendingParticles(world);
+	if (pending > SIZE_MAX - particles->count)
+	{
+		return bs_errTooLarge;
+	}
+	bsResult r = bsParticles_Reserve(particles, particles->count + (size_t)pending);
+	for (; r == bs_ok && world->emitted < world->emitterCount; ++world->emitted)
+	{
+		size_t before = particles->count;
+		r = bsEmitterDef_Emit(world->emitters + world->emitted, &world->rng, particles, &world->failedIndex);
+		stats->emitted += particles->count - before;
+		if (r != bs_ok)
+		{
+			world->failedEmitter = world->emitted;
+		}
+	}
+	return r;
+}
+
+// --- forces ---
+
+typedef struct bsForcesJob
+{
+	bsForces forces;
+	bsForceContext context;
+	double h;
+	bsParticles* particles;
+} bsForcesJob;
+
+static void bsForces_Range(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	bsForcesJob* job = context;
+	bsForces_Apply(&job->forces, &job->context, job->h, job->particles, begin, end);
+}
+
+// --- move: integrate and sweep against the colliders ---
+
+typedef struct bsMoveJob
+{
+	const bsWorld* world;
+	const bsStepDef* def;
+	double h;
+	bsParticles* particles;
+} bsMoveJob;
+
+static bool bsOutside(const bsStepDef* def, bsVec3 x)
+{
+	return x.x < def->boundsMin.x || x.y < def->boundsMin.y || x.z < def->boundsMin.z ||
+		x.x > def->boundsMax.x || x.y > def->boundsMax.y || x.z > def->boundsMax.z;
+}
+
+// The response to one contact of a sliding or bouncing particle: its new velocity.
+static bsVec3 bsRespond(const bsStepDef* def, bsVec3 v, bsVec3 n)
+{
+	double vn = bsDot(v, n);
+	if (!(vn < 0.0))
+	{
+		return v;
+	}
+	bsVec3 vt = bsMulSub(v, vn, n);
+	double e = def->response == bs_responseBounce ? def->restitution : 0.0;
+	// Coulomb: the tangential speed drops by friction x the normal impulse (per unit mass).
+	double lost = def->friction * (1.0 + e) * -vn;
+	double speed = bsLength(vt);
+	vt = speed > lost ? bsScale(1.0 - lost / speed, vt) : bsV3(0.0, 0.0, 0.0);
+	return bsMulSub(vt, e * vn, n);
+}
+
+// One particle through one substep of h seconds, its velocity already set by the forces.
+static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepStats* stats)
+{
+	const bsStepDef* def = job->def;
+	bsParticles* p = job->particles;
+	bsVec3 v = p->velocity[i];
+	bsVec3 x = p->position[i];
+	double radius = p->radius[i];
+	double placed = def->method == bs_methodRay ? 0.0 : radius;
+	double remaining = job->h;
+	bsQueryStats qs = {0, 0, 0, 0};
+
+	for (int contact = 0;; ++contact)
+	{
+		if (contact == def->maxContacts)
+		{
+			// Every contact of this substep used (a particle wedged in a corner): it waits here for
+			// the next one rather than tunnelling.
+			stats->contactLimit += 1;
+			break;
+		}
+		bsSweepInput in = {x, bsMulAdd(x, remaining, v), radius};
+		bsSweep s;
+		bsResult r = bsMakeSweep(&in, &s);
+		if (r != bs_ok)
+		{
+			return r;
+		}
+		bsSweepOutput out;
+		bsWorld_SweepPrepared(job->world, def->method, &s, &out, &qs);
+		if (!out.hit)
+		{
+			x = in.c2;
+			break;
+		}
+		stats->contacts[out.test][out.branch] += 1;
+
+		if (def->response == bs_responseStick)
+		{
+			// Where the method stops it: karabassi's estimate (overlapping, as the paper leaves its
+			// blobs), exact's touching position, the ray's point on the surface.
+			x = out.center;
+			v = bsV3(0.0, 0.0, 0.0);
+			p->state[i] = bs_particleStuck;
+			stats->stuck += 1;
+			break;
+		}
+
+		// Slide or bounce: put the sphere just clear of the surface (the paper's section 3.2: "a
+		// displacement depending on the triangle's normal and the sphere's radius, so that the two
+		// objects would merely be in touch"), plus a skin so the next sweep does not start in
+		// contact with the same surface.
+		bsVec3 n = out.normal;
+		double skin = 1e-6 * radius + 1e-9 * (1.0 + bsMaxAbs(out.point));
+		x = bsMulAdd(out.point, placed + skin, n);
+		remaining *= 1.0 - out.t;
+		v = bsRespond(def, v, n);
+		if (!(remaining > 0.0))
+		{
+			break;
+		}
+	}
+
+	stats->queries += qs.queries;
+	stats->nodesVisited += qs.nodesVisited;
+	stats->trianglesTested += qs.trianglesTested;
+	if (def->bounded && p->state[i] == bs_particleFree && bsOutside(def, x))
+	{
+		p->state[i] = bs_particleEscaped;
+		stats->escaped += 1;
+	}
+	p->position[i] = x;
+	p->velocity[i] = v;
+	return bs_ok;
+}
+
+static void bsMove_Range(void* context, size_t begin, size_t end, int worker)
+{
+	bsMoveJob* job = context;
+	bsStepWorker* w = job->world->workers + worker;
+	for (size_t i = begin; i < end; ++i)
+	{
+		if (job->particles->state[i] != bs_particleFree)
+		{
+			continue;
+		}
+		bsResult r = bsMoveParticle(job, i, &w->stats);
+		if (r != bs_ok && w->error == bs_ok)
+		{
+			w->error = r;
+		}
+	}
+}
+
+// --- the step ---
+
+enum
+{
+	bs_stepGrain = 256,  // particles per chunk of a parallel phase
+};
+
+// Sums the workers' statistics in worker order and returns the first worker's error.
+static bsResult bsGatherWorkers(bsWorld* world, bsStepStats* stats)
+{
+	bsResult result = bs_ok;
+	int n = bsPool_ThreadCount(world->pool);
+	for (int w = 0; w < n; ++w)
+	{
+		bsStepStats_Add(stats, &world->workers[w].stats);
+		if (result == bs_ok)
+		{
+			result = world->workers[w].error;
+		}
+	}
+	memset(world->workers, 0, (size_t)n * sizeof(bsStepWorker));
+	return result;
+}
+
+bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particles, bsStepStats* stats)
+{
+	if (!bsStepDef_IsValid(def))
+	{
+		return bs_errInvalidArgument;
+	}
+	bsStepStats local;
+	memset(&local, 0, sizeof(local));
+	bsResult result = bsEmitPhase(world, particles, &local);
+
+	double h = def->dt / def->substeps;
+	bsForcesJob forces = {.context = {def, particles}, .h = h, .particles = particles};
+	bsForces_Prepare(def, &forces.forces);
+	bsMoveJob move = {world, def, h, particles};
+	for (int k = 0; result == bs_ok && k < def->substeps; ++k)
+	{
+		bsPool_For(world->pool, particles->count, bs_stepGrain, bsForces_Range, &forces);
+		bsPool_For(world->pool, particles->count, bs_stepGrain, bsMove_Range, &move);
+		result = bsGatherWorkers(world, &local);
+	}
+	if (stats != NULL)
+	{
+		bsStepStats_Add(stats, &local);
+	}
+	return result;
+}

@@ -1,0 +1,168 @@
+// world.c — the world's colliders, emitters and pool, and the sweep against every collider.
+#include "world_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+// The collider kinds, indexed by bsColliderKind: a new kind is a module and one line here.
+static const bsColliderClass* const bs_colliderClasses[bs_colliderKindCount] = {
+	[bs_colliderMesh] = &bs_meshCollider,
+	[bs_colliderPlane] = &bs_planeCollider,
+};
+
+bsWorldDef bsDefaultWorldDef(void)
+{
+	bsWorldDef def = {0, 1};
+	return def;
+}
+
+bsWorld* bsWorld_Create(const bsWorldDef* def)
+{
+	bsWorld* world = calloc(1, sizeof(bsWorld));
+	if (world == NULL)
+	{
+		return NULL;
+	}
+	world->pool = bsPool_Create(def->threads);
+	world->workers = world->pool != NULL
+		? calloc((size_t)bsPool_ThreadCount(world->pool), sizeof(bsStepWorker)) : NULL;
+	if (world->workers == NULL)
+	{
+		bsWorld_Destroy(world);
+		return NULL;
+	}
+	world->rng = bsMakeRng(def->seed);
+	world->failedEmitter = -1;
+	return world;
+}
+
+void bsWorld_Destroy(bsWorld* world)
+{
+	if (world == NULL)
+	{
+		return;
+	}
+	bsPool_Destroy(world->pool);
+	free(world->workers);
+	free(world->emitters);
+	free(world);
+}
+
+int bsWorld_ThreadCount(const bsWorld* world)
+{
+	return bsPool_ThreadCount(world->pool);
+}
+
+static bsResult bsWorld_AddCollider(bsWorld* world, bsColliderKind kind, const void* shape, uint32_t count)
+{
+	if (world->colliderCount == BS_WORLD_MAX_COLLIDERS)
+	{
+		return bs_errTooLarge;
+	}
+	bsCollider* c = world->colliders + world->colliderCount++;
+	c->shape = shape;
+	c->count = count;
+	c->kind = (uint8_t)kind;
+	return bs_ok;
+}
+
+bsResult bsWorld_AddMesh(bsWorld* world, const bsBvh* bvh)
+{
+	return bvh == NULL ? bs_errInvalidArgument : bsWorld_AddCollider(world, bs_colliderMesh, bvh, bvh->triCount);
+}
+
+bsResult bsWorld_AddPlanes(bsWorld* world, const bsPlane* planes, uint32_t count)
+{
+	if (count == 0)
+	{
+		return bs_ok;
+	}
+	return planes == NULL ? bs_errInvalidArgument : bsWorld_AddCollider(world, bs_colliderPlane, planes, count);
+}
+
+bsResult bsWorld_AddEmitter(bsWorld* world, const bsEmitterDef* def)
+{
+	if ((unsigned)def->shape.type >= (unsigned)bs_emitterTypeCount ||
+		(def->shape.type == bs_emitterList && def->list == NULL && def->listCount > 0))
+	{
+		return bs_errInvalidArgument;
+	}
+	if (world->emitterCount == BS_WORLD_MAX_EMITTERS)
+	{
+		return bs_errTooLarge;
+	}
+	bsEmitterDef* grown = realloc(world->emitters, (size_t)(world->emitterCount + 1) * sizeof(bsEmitterDef));
+	if (grown == NULL)
+	{
+		return bs_errOutOfMemory;
+	}
+	world->emitters = grown;
+	world->emitters[world->emitterCount++] = *def;
+	return bs_ok;
+}
+
+uint64_t bsWorld_PendingParticles(const bsWorld* world)
+{
+	uint64_t total = 0;
+	for (int e = world->emitted; e < world->emitterCount; ++e)
+	{
+		uint64_t n = 0;
+		if (bsEmitterDef_Count(world->emitters + e, UINT64_MAX - total, &n) != bs_ok)
+		{
+			return UINT64_MAX;
+		}
+		total += n;
+	}
+	return total;
+}
+
+bool bsWorld_EmitFailure(const bsWorld* world, int* emitter, size_t* index)
+{
+	*emitter = world->failedEmitter;
+	*index = world->failedIndex;
+	return world->failedEmitter >= 0;
+}
+
+void bsWorld_SweepPrepared(const bsWorld* world, bsMethod method, const bsSweep* sweep,
+	bsSweepOutput* out, bsQueryStats* stats)
+{
+	bsSweep_Miss(sweep, out);
+	stats->queries += 1;
+	for (int k = 0; k < world->colliderCount; ++k)
+	{
+		const bsCollider* c = world->colliders + k;
+		if (bs_colliderClasses[c->kind]->sweep(c, method, sweep, out, stats))
+		{
+			out->collider = (uint16_t)k;
+			out->kind = c->kind;
+		}
+	}
+}
+
+bsResult bsWorld_Sweep(const bsWorld* world, bsMethod method, const bsSweepInput* input,
+	bsSweepOutput* out, bsQueryStats* stats)
+{
+	bsQueryStats local = {0, 0, 0, 0};
+	bsSweep s;
+	bsResult result = (unsigned)method < (unsigned)bs_methodCount ? bsMakeSweep(input, &s)
+		: bs_errInvalidArgument;
+	if (result != bs_ok)
+	{
+		memset(out, 0, sizeof(*out));
+		out->t = 1.0;
+		out->triangle = BS_NO_TRIANGLE;
+		local.queries = 1;
+	}
+	else
+	{
+		bsWorld_SweepPrepared(world, method, &s, out, &local);
+	}
+	if (stats != NULL)
+	{
+		stats->queries += local.queries;
+		stats->nodesVisited += local.nodesVisited;
+		stats->trianglesTested += local.trianglesTested;
+		stats->hits += out->hit;
+	}
+	return result;
+}

@@ -1,0 +1,56 @@
+// world_internal.h — the world's insides, shared by world.c, step.c and the collider modules.
+//
+// A collider kind is a module with one bsColliderClass (collider_mesh.c, collider_plane.c) and one
+// line in world.c's table. Its sweep tests the prepared sweep against its primitives and replaces
+// *out when it finds a contact strictly nearer than out's (any contact when out is a miss), so
+// earlier colliders keep ties.
+#pragma once
+
+#include "blobsim/parallel.h"
+#include "blobsim/step.h"
+#include "blobsim/world.h"
+
+typedef struct bsCollider
+{
+	const void* shape;  // the kind's data (a bsBvh, an array of bsPlane)
+	uint32_t count;     // primitives in it, where the kind needs it
+	uint8_t kind;       // bsColliderKind
+} bsCollider;
+
+typedef struct bsColliderClass
+{
+	const char* name;
+	// True when it replaced *out (the world then names the collider in it). Adds nodes and
+	// triangles visited to stats (never queries: the world counts those).
+	bool (*sweep)(const bsCollider* collider, bsMethod method, const bsSweep* sweep, bsSweepOutput* out,
+		bsQueryStats* stats);
+} bsColliderClass;
+
+extern const bsColliderClass bs_meshCollider;
+extern const bsColliderClass bs_planeCollider;
+
+// One worker's share of a phase: its own slot, padded so workers never share a cache line.
+typedef struct bsStepWorker
+{
+	bsStepStats stats;
+	bsResult error;
+	char padding[64];
+} bsStepWorker;
+
+struct bsWorld
+{
+	bsPool* pool;
+	bsStepWorker* workers;  // one per pool thread
+	bsRng rng;              // the emitters' stream
+	bsCollider colliders[BS_WORLD_MAX_COLLIDERS];
+	int colliderCount;
+	bsEmitterDef* emitters;
+	int emitterCount;
+	int emitted;            // emitters [0, emitted) have emitted
+	int failedEmitter;      // the last emit phase's failure, -1 when none
+	size_t failedIndex;
+};
+
+// bsWorld_Sweep for a sweep already prepared (the step builds it once per contact).
+void bsWorld_SweepPrepared(const bsWorld* world, bsMethod method, const bsSweep* sweep,
+	bsSweepOutput* out, bsQueryStats* stats);
