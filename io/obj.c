@@ -1414,26 +1414,3 @@ bsResult bsObj_Load(const char* path, bsObjMesh* mesh, bsObjError* error)
 	free(buffer);
 	return result;
 }
-
-bsResult bsObjMesh_Triangles(const bsObjMesh* mesh, bsTriangle* out)
-{
-	if (mesh == NULL || (out == NULL && mesh->triangleCount > 0))
-	{
-		return bs_errInvalidArgument;
-	}
-	for (uint32_t i = 0; i < mesh->triangleCount; ++i)
-	{
-		const uint32_t* t = mesh->triangles[i];
-		if (t[0] >= mesh->vertexCount || t[1] >= mesh->vertexCount || t[2] >= mesh->vertexCount)
-		{
-			return bs_errInvalidArgument;
-		}
-		bsResult r = bsMakeTriangle(mesh->vertices[t[0]], mesh->vertices[t[1]], mesh->vertices[t[2]],
-			out + i);
-		if (r != bs_ok)
-		{
-			return r;
-		}
-	}
-	return bs_ok;
-}

@@ -136,8 +136,3 @@ bsResult bsObj_Load(const char* path, bsObjMesh* mesh, bsObjError* error);
 
 // Frees the arrays and zeroes *mesh. Safe on a zeroed mesh and on NULL.
 void bsObj_Free(bsObjMesh* mesh);
-
-// The collision core's triangles of the mesh into out[0 .. triangleCount - 1]. Every one succeeds for a
-// mesh from bsObj_Parse (degenerates were dropped with the same test); fails with
-// bs_errInvalidArgument on a NULL argument and with bsMakeTriangle's error otherwise.
-bsResult bsObjMesh_Triangles(const bsObjMesh* mesh, bsTriangle* out);

@@ -971,50 +971,28 @@ enum
 	bsPlyRecordsPerReserve = 1024,
 };
 
-// The writer reads either an array of bsPlyParticle or the simulator's arrays.
-typedef struct bsPlySource
+static void bsPly_Get(const bsParticles* p, size_t i, double v[7], unsigned* state)
 {
-	const bsPlyParticle* aos;
-	const bsParticles* soa;
-} bsPlySource;
-
-static void bsPlySource_Get(const bsPlySource* src, size_t i, double v[7], unsigned* state)
-{
-	bsVec3 x, u;
-	double r;
-	if (src->aos != NULL)
-	{
-		x = src->aos[i].position;
-		u = src->aos[i].velocity;
-		r = src->aos[i].radius;
-		*state = src->aos[i].state;
-	}
-	else
-	{
-		x = src->soa->position[i];
-		u = src->soa->velocity[i];
-		r = src->soa->radius[i];
-		*state = src->soa->state[i];
-	}
-	v[0] = x.x;
-	v[1] = x.y;
-	v[2] = x.z;
-	v[3] = r;
-	v[4] = u.x;
-	v[5] = u.y;
-	v[6] = u.z;
+	v[0] = p->position[i].x;
+	v[1] = p->position[i].y;
+	v[2] = p->position[i].z;
+	v[3] = p->radius[i];
+	v[4] = p->velocity[i].x;
+	v[5] = p->velocity[i].y;
+	v[6] = p->velocity[i].z;
+	*state = p->state[i];
 }
 
-static bool bsPly_WriteSource(const char* path, const bsPlySource* src, size_t count, char* errbuf,
-	size_t errlen)
+static bool bsPly_WriteArrays(const char* path, const bsParticles* src, char* errbuf, size_t errlen)
 {
+	size_t count = src->count;
 	bsPlyContext c = {path != NULL ? path : "(null)", errbuf, errlen};
 	// Check first, so that a bad particle costs no I/O.
 	for (size_t i = 0; i < count; ++i)
 	{
 		double v[7];
 		unsigned state;
-		bsPlySource_Get(src, i, v, &state);
+		bsPly_Get(src, i, v, &state);
 		for (int k = 0; k < 7; ++k)
 		{
 			if (!(fabs(v[k]) <= (double)FLT_MAX))
@@ -1065,7 +1043,7 @@ static bool bsPly_WriteSource(const char* path, const bsPlySource* src, size_t c
 		{
 			double v[7];
 			unsigned state;
-			bsPlySource_Get(src, i, v, &state);
+			bsPly_Get(src, i, v, &state);
 			char* r = out + k * bsPlyRecordSize;
 			for (int q = 0; q < 7; ++q)
 			{
@@ -1078,18 +1056,6 @@ static bool bsPly_WriteSource(const char* path, const bsPlySource* src, size_t c
 	return bsAtomicFile_Commit(&f, 0);
 }
 
-bool bsPly_Write(const char* path, const bsPlyParticle* particles, size_t count, char* errbuf,
-	size_t errlen)
-{
-	if (count > 0 && particles == NULL)
-	{
-		bsPlyContext c = {path != NULL ? path : "(null)", errbuf, errlen};
-		return bsPlyFail(&c, 0, "no particles given for a count of %zu", count);
-	}
-	bsPlySource src = {particles, NULL};
-	return bsPly_WriteSource(path, &src, count, errbuf, errlen);
-}
-
 bool bsPly_WriteParticles(const char* path, const bsParticles* particles, char* errbuf, size_t errlen)
 {
 	if (particles == NULL || (particles->count > 0 && (particles->position == NULL ||
@@ -1098,6 +1064,5 @@ bool bsPly_WriteParticles(const char* path, const bsParticles* particles, char* 
 		bsPlyContext c = {path != NULL ? path : "(null)", errbuf, errlen};
 		return bsPlyFail(&c, 0, "no particle arrays given");
 	}
-	bsPlySource src = {NULL, particles};
-	return bsPly_WriteSource(path, &src, particles->count, errbuf, errlen);
+	return bsPly_WriteArrays(path, particles, errbuf, errlen);
 }

@@ -1,7 +1,7 @@
 // ply.h — particle snapshots as PLY point clouds (the format of MeshLab, CloudCompare, Blender and
 // Houdini), one vertex per particle.
 //
-// bsPly_Write writes binary little-endian PLY, always with this header (VERSION is blobsim's):
+// bsPly_WriteParticles writes binary little-endian PLY, always with this header (VERSION is blobsim's):
 //     ply
 //     format binary_little_endian 1.0
 //     comment blobsim VERSION
@@ -67,13 +67,9 @@ enum
 	bs_plyMaxNameLength = 63,
 };
 
-// Writes count particles to path through bsAtomicFile (the file is either complete or not replaced).
+// Writes the particles to path through bsAtomicFile (the file is either complete or not replaced).
 // Fails with a message when a value does not fit a finite float, a radius is negative or a state is not
 // a bsParticleState, or on an I/O error.
-bool bsPly_Write(const char* path, const bsPlyParticle* particles, size_t count, char* errbuf,
-	size_t errlen);
-
-// The same from the simulator's particle arrays (no copy into bsPlyParticle).
 bool bsPly_WriteParticles(const char* path, const bsParticles* particles, char* errbuf, size_t errlen);
 
 // Reads a whole PLY file. On success *out holds the particles; on failure *out is zeroed and errbuf
