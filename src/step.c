@@ -1,8 +1,10 @@
 // step.c — bsWorld_Step: the phases of a step (step.h) on the world's pool.
 #include "forces.h"
+#include "morton.h"
 #include "world_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char* bsResponseName(bsResponse response)
@@ -105,12 +107,19 @@ static void bsForces_Range(void* context, size_t begin, size_t end, int worker)
 
 // --- move: integrate and sweep against the colliders ---
 
+enum
+{
+	bs_stepGrain = 256,                // particles per chunk of a parallel phase
+	bs_mortonMeshBytes = 8 << 20,      // BVH bytes from which the move phase sorts (bsMoveOrder)
+};
+
 typedef struct bsMoveJob
 {
 	const bsWorld* world;
 	const bsStepDef* def;
 	double h;
 	bsParticles* particles;
+	const uint32_t* order;  // particles in the order they move; NULL for 0, 1, 2, ...
 } bsMoveJob;
 
 static bool bsOutside(const bsStepDef* def, bsVec3 x)
@@ -216,8 +225,21 @@ static void bsMove_Range(void* context, size_t begin, size_t end, int worker)
 {
 	bsMoveJob* job = context;
 	bsStepWorker* w = job->world->workers + worker;
-	for (size_t i = begin; i < end; ++i)
+	for (size_t k = begin; k < end; ++k)
 	{
+		size_t i = job->order != NULL ? job->order[k] : k;
+#if defined(__GNUC__)
+		// In Morton order the particles' slots are scattered: fetch a few ahead so their cache misses
+		// overlap with this particle's sweep. A hint only; it changes no result.
+		if (job->order != NULL && k + 8 < end)
+		{
+			size_t ahead = job->order[k + 8];
+			__builtin_prefetch(job->particles->position + ahead, 1);
+			__builtin_prefetch(job->particles->velocity + ahead, 1);
+			__builtin_prefetch(job->particles->radius + ahead, 0);
+			__builtin_prefetch(job->particles->state + ahead, 1);
+		}
+#endif
 		if (job->particles->state[i] != bs_particleFree)
 		{
 			continue;
@@ -230,12 +252,45 @@ static void bsMove_Range(void* context, size_t begin, size_t end, int worker)
 	}
 }
 
+// The order of the move phase: Morton order of the free particles' positions (morton.h), so that
+// particles moving one after another walk the same BVH nodes; each particle's result depends on its
+// own state only, so the order changes no answer. It pays only when the meshes' BVHs are larger than
+// the caches: then a random particle order costs a cache miss per node, and sorting (about 80 ns a
+// particle) wins 1.5x on a 248,600-triangle heightfield with randomly ordered rain. On the figures'
+// small scenes the BVH stays in cache, and the scattered access to the particle arrays made the snow
+// figure's step 17-70% slower (measured against index order, alternated), so there the particles
+// move in index order. NULL (index order) for few particles, small meshes, or when memory is short.
+static const uint32_t* bsMoveOrder(bsWorld* world, const bsParticles* p)
+{
+	if (p->count < 1024 || world->meshBytes < bs_mortonMeshBytes)
+	{
+		return NULL;
+	}
+	if (world->orderCapacity < p->count)
+	{
+		uint32_t* grown = realloc(world->order, p->count * sizeof(uint32_t));
+		if (grown == NULL)
+		{
+			return NULL;
+		}
+		world->order = grown;
+		world->orderCapacity = p->count;
+	}
+	bsVec3 lo = bsV3(INFINITY, INFINITY, INFINITY);
+	bsVec3 hi = bsNeg(lo);
+	for (size_t i = 0; i < p->count; ++i)
+	{
+		if (p->state[i] == bs_particleFree)
+		{
+			lo = bsMin(lo, p->position[i]);
+			hi = bsMax(hi, p->position[i]);
+		}
+	}
+	return bsMortonOrder(lo, hi, p->position, sizeof(bsVec3), p->count, world->order) ? world->order : NULL;
+}
+
 // --- the step ---
 
-enum
-{
-	bs_stepGrain = 256,  // particles per chunk of a parallel phase
-};
 
 // Sums the workers' statistics in worker order and returns the first worker's error.
 static bsResult bsGatherWorkers(bsWorld* world, bsStepStats* stats)
@@ -267,10 +322,11 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	double h = def->dt / def->substeps;
 	bsForcesJob forces = {.context = {def, particles}, .h = h, .particles = particles};
 	bsForces_Prepare(def, &forces.forces);
-	bsMoveJob move = {world, def, h, particles};
+	bsMoveJob move = {world, def, h, particles, NULL};
 	for (int k = 0; result == bs_ok && k < def->substeps; ++k)
 	{
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsForces_Range, &forces);
+		move.order = bsMoveOrder(world, particles);
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsMove_Range, &move);
 		result = bsGatherWorkers(world, &local);
 	}

@@ -1,5 +1,6 @@
 #include "blobsim/bvh.h"
 #include "blobsim/parallel.h"
+#include "morton.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -67,83 +68,23 @@ static void bsBatch_Range(void* context, size_t begin, size_t end, int worker)
 	}
 }
 
-// Spreads the 10 low bits of x to every third bit.
-static uint32_t bsSpreadBits(uint32_t x)
+// Answering queries in Morton order of their start points (morton.h). Returns NULL (input order)
+// for small batches or when memory is short.
+static uint32_t* bsBatchOrder(const bsBvh* bvh, const bsSweepInput* inputs, size_t count)
 {
-	x &= 0x3ffu;
-	x = (x | (x << 16)) & 0x030000ffu;
-	x = (x | (x << 8)) & 0x0300f00fu;
-	x = (x | (x << 4)) & 0x030c30c3u;
-	x = (x | (x << 2)) & 0x09249249u;
-	return x;
-}
-
-// Answering queries in Morton order of their start points makes consecutive queries walk the same
-// nodes and triangles: on a scene larger than the caches this is several times faster than input
-// order. Each output still depends on its own input alone, so the order changes no answer. Returns
-// NULL (input order) for small batches or when memory is short.
-static uint32_t* bsMortonOrder(const bsBvh* bvh, const bsSweepInput* inputs, size_t count)
-{
-	if (count < 1024 || count > UINT32_MAX || bvh == NULL || bvh->nodeCount == 0)
+	if (count < 1024 || bvh == NULL || bvh->nodeCount == 0)
 	{
 		return NULL;
 	}
-	uint64_t* keys = malloc(count * sizeof(uint64_t));
-	uint64_t* scratch = malloc(count * sizeof(uint64_t));
 	uint32_t* order = malloc(count * sizeof(uint32_t));
-	if (keys == NULL || scratch == NULL || order == NULL)
-	{
-		free(keys);
-		free(scratch);
-		free(order);
-		return NULL;
-	}
 	const bsBvhNode* root = bvh->nodes;
-	double lo[3], scale[3];
-	for (int a = 0; a < 3; ++a)
+	bsVec3 lo = bsV3((double)root->min[0], (double)root->min[1], (double)root->min[2]);
+	bsVec3 hi = bsV3((double)root->max[0], (double)root->max[1], (double)root->max[2]);
+	if (order != NULL && !bsMortonOrder(lo, hi, &inputs[0].c1, sizeof(bsSweepInput), count, order))
 	{
-		lo[a] = (double)root->min[a];
-		double extent = (double)root->max[a] - lo[a];
-		scale[a] = extent > 0.0 && isfinite(extent) ? 1023.0 / extent : 0.0;
+		free(order);
+		order = NULL;
 	}
-	for (size_t i = 0; i < count; ++i)
-	{
-		double c[3] = {inputs[i].c1.x, inputs[i].c1.y, inputs[i].c1.z};
-		uint32_t code = 0;
-		for (int a = 0; a < 3; ++a)
-		{
-			double q = (c[a] - lo[a]) * scale[a];
-			uint32_t cell = q > 0.0 ? (q < 1023.0 ? (uint32_t)q : 1023u) : 0u;  // NaN -> 0
-			code |= bsSpreadBits(cell) << a;
-		}
-		keys[i] = (uint64_t)code << 32 | (uint64_t)i;
-	}
-	// LSD radix sort on the 30-bit code, 10 bits a pass; stable, so ties keep input order.
-	for (int shift = 32; shift < 62; shift += 10)
-	{
-		size_t counts[1025] = {0};
-		for (size_t i = 0; i < count; ++i)
-		{
-			counts[((keys[i] >> shift) & 1023u) + 1] += 1;
-		}
-		for (int b = 0; b < 1024; ++b)
-		{
-			counts[b + 1] += counts[b];
-		}
-		for (size_t i = 0; i < count; ++i)
-		{
-			scratch[counts[(keys[i] >> shift) & 1023u]++] = keys[i];
-		}
-		uint64_t* swap = keys;
-		keys = scratch;
-		scratch = swap;
-	}
-	for (size_t i = 0; i < count; ++i)
-	{
-		order[i] = (uint32_t)keys[i];
-	}
-	free(keys);
-	free(scratch);
 	return order;
 }
 
@@ -178,7 +119,7 @@ bsResult bsBvh_SweepBatch(const bsBvh* bvh, bsMethod method, const bsSweepInput*
 	context.method = method;
 	context.inputs = inputs;
 	context.outputs = outputs;
-	context.order = bsMortonOrder(bvh, inputs, count);
+	context.order = bsBatchOrder(bvh, inputs, count);
 	context.workers = workers;
 	// A failure to start threads still does all the work on this one: the result is the same.
 	(void)bsParallelFor(n, count, BS_BATCH_GRAIN, bsBatch_Range, &context);

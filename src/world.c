@@ -45,6 +45,7 @@ void bsWorld_Destroy(bsWorld* world)
 	bsPool_Destroy(world->pool);
 	free(world->workers);
 	free(world->emitters);
+	free(world->order);
 	free(world);
 }
 
@@ -68,7 +69,9 @@ static bsResult bsWorld_AddCollider(bsWorld* world, bsColliderKind kind, const v
 
 bsResult bsWorld_AddMesh(bsWorld* world, const bsBvh* bvh)
 {
-	return bvh == NULL ? bs_errInvalidArgument : bsWorld_AddCollider(world, bs_colliderMesh, bvh, bvh->triCount);
+	bsResult r = bvh == NULL ? bs_errInvalidArgument : bsWorld_AddCollider(world, bs_colliderMesh, bvh, bvh->triCount);
+	world->meshBytes += r == bs_ok ? bsBvh_Bytes(bvh) : 0;
+	return r;
 }
 
 bsResult bsWorld_AddPlanes(bsWorld* world, const bsPlane* planes, uint32_t count)

@@ -44,11 +44,14 @@ struct bsWorld
 	bsRng rng;              // the emitters' stream
 	bsCollider colliders[BS_WORLD_MAX_COLLIDERS];
 	int colliderCount;
+	size_t meshBytes;       // bytes of the meshes' BVHs (bsBvh_Bytes), summed
 	bsEmitterDef* emitters;
 	int emitterCount;
 	int emitted;            // emitters [0, emitted) have emitted
 	int failedEmitter;      // the last emit phase's failure, -1 when none
 	size_t failedIndex;
+	uint32_t* order;        // the move phase's particle order (morton.h), kept between steps
+	size_t orderCapacity;
 };
 
 // bsWorld_Sweep for a sweep already prepared (the step builds it once per contact).

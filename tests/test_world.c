@@ -1,6 +1,7 @@
 // test_world.c — the world and the machinery of the step: the persistent worker pool, colliders of
 // several kinds and their tie rule (against the list loop over all triangles), particles that grow and
 // the check every particle passes, emission in the emit phase, and substeps.
+#include "morton.h"
 #include "procedural.h"
 #include "blobsim/parallel.h"
 #include "blobsim/rng.h"
@@ -360,6 +361,87 @@ static int Substeps(void)
 	return 0;
 }
 
+// --- the move phase's order ---
+
+static int MortonOrder(void)
+{
+	// A permutation; cells of one level of the curve come in Z order; one cell keeps index order.
+	bsVec3 points[8] = {
+		{1, 1, 1}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0, 0, 0}, {(double)NAN, 0, 0}, {5, -5, 0},
+	};
+	uint32_t order[8];
+	ENSURE(bsMortonOrder(bsV3(0, 0, 0), bsV3(1, 1, 1), points, sizeof(bsVec3), 8, order));
+	// Codes: x is bit 0, y bit 1, z bit 2 at every level; NaN and below clamp to 0, above to 1023.
+	const uint32_t expected[8] = {1, 5, 6, 2, 7, 3, 4, 0};
+	ENSURE(memcmp(order, expected, sizeof(order)) == 0);
+	return 0;
+}
+
+static int OrderChangesNothing(void)
+{
+	// On a mesh large enough for the move phase to sort (over 8 MiB of BVH), randomly ordered rain
+	// ends exactly where each particle ends when it moves alone.
+	bsTriangle* tris;
+	uint32_t count;
+	ENSURE(bsMakeHeightfieldScene(9, 170, 40, &tris, &count) == bs_ok);
+	bsBvh bvh;
+	ENSURE(bsBvh_Build(&bvh, tris, count, NULL) == bs_ok);
+	ENSURE(bsBvh_Bytes(&bvh) > (8u << 20));
+	bsWorld* world = NewWorld(2);
+	ENSURE(world != NULL && bsWorld_AddMesh(world, &bvh) == bs_ok);
+	size_t n = 3000;
+	bsParticles all, one;
+	ENSURE(bsParticles_Alloc(&all, n) == bs_ok && bsParticles_Alloc(&one, 1) == bs_ok);
+	bsRng rng = bsMakeRng(23);
+	for (size_t i = 0; i < n; ++i)
+	{
+		all.position[i] = bsV3(bsRng_Uniform(&rng), bsRng_Range(&rng, 0.0, 0.4), bsRng_Uniform(&rng));
+		all.velocity[i] = bsV3(bsRng_Range(&rng, -1, 1), bsRng_Range(&rng, -3, 0), bsRng_Range(&rng, -1, 1));
+		all.radius[i] = bsRng_Range(&rng, 0.002, 0.01);
+	}
+	bsStepDef def = bsDefaultStepDef();
+	def.dt = 0.05;
+	def.gravity = bsV3(0, -9.81, 0);
+	def.method = bs_methodExact;
+	def.response = bs_responseBounce;
+	for (size_t i = 0; i < n; ++i)
+	{
+		one.position[0] = all.position[i];
+		one.velocity[0] = all.velocity[i];
+		one.radius[0] = all.radius[i];
+		one.state[0] = bs_particleFree;
+		for (int k = 0; k < 3; ++k)
+		{
+			ENSURE(bsWorld_Step(world, &def, &one, NULL) == bs_ok);
+		}
+		all.position[i] = one.position[0];  // the expected end, kept in the velocity's slot below
+		all.velocity[i] = one.velocity[0];
+	}
+	// Now all of them together from the same start (the generator replayed).
+	bsParticles together;
+	ENSURE(bsParticles_Alloc(&together, n) == bs_ok);
+	rng = bsMakeRng(23);
+	for (size_t i = 0; i < n; ++i)
+	{
+		together.position[i] = bsV3(bsRng_Uniform(&rng), bsRng_Range(&rng, 0.0, 0.4), bsRng_Uniform(&rng));
+		together.velocity[i] = bsV3(bsRng_Range(&rng, -1, 1), bsRng_Range(&rng, -3, 0), bsRng_Range(&rng, -1, 1));
+		together.radius[i] = bsRng_Range(&rng, 0.002, 0.01);
+	}
+	for (int k = 0; k < 3; ++k)
+	{
+		ENSURE(bsWorld_Step(world, &def, &together, NULL) == bs_ok);
+	}
+	ENSURE(memcmp(together.position, all.position, n * sizeof(bsVec3)) == 0);
+	ENSURE(memcmp(together.velocity, all.velocity, n * sizeof(bsVec3)) == 0);
+	bsParticles_Free(&all);
+	bsParticles_Free(&one);
+	bsParticles_Free(&together);
+	bsWorld_Destroy(world);
+	bsBvh_Destroy(&bvh);
+	free(tris);
+	return 0;
+}
+
 int WorldTest(void)
 {
 	RUN_SUBTEST(Pool());
@@ -368,5 +450,7 @@ int WorldTest(void)
 	RUN_SUBTEST(ParticleCheck());
 	RUN_SUBTEST(Emission());
 	RUN_SUBTEST(Substeps());
+	RUN_SUBTEST(MortonOrder());
+	RUN_SUBTEST(OrderChangesNothing());
 	return 0;
 }
