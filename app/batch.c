@@ -12,6 +12,7 @@
 #include "config.h"
 #include "files.h"
 #include "inputs.h"
+#include "json.h"
 #include "blobsim/parallel.h"
 #include "process.h"
 #include "blobsim/timer.h"
@@ -799,7 +800,7 @@ static bool bsAddInput(bsBatchPlan* plan, const char* input, char* err, size_t e
 		return bsAddFolder(plan, input, err, errlen);
 	}
 	cJSON* root = NULL;
-	bsConfigError cerr;
+	bsJsonError cerr;
 	if (bsJson_Load(input, &root, &cerr) != bs_ok)
 	{
 		snprintf(err, errlen, "%s", cerr.message);

@@ -11,9 +11,11 @@
 //   file: json.path: message       a wrong type, a value out of range, an unknown or duplicate key
 //   --set OVERRIDE: message        an override that cannot be applied
 // Safe for untrusted input: every limit is a checked error, no recursion deeper than
-// BS_CONFIG_MAX_DEPTH.
+// BS_JSON_MAX_DEPTH (json.h).
 // Thread-safe (no global state; cJSON's global error pointer is never read).
 #pragma once
+
+#include "json.h"
 
 #include "blobsim/collide.h"
 #include "blobsim/emitter.h"
@@ -26,13 +28,9 @@
 #include <stdint.h>
 
 #define BS_CONFIG_MAX_PARTICLES 2147483647  // 2^31 - 1: the particle index fits an int32
-#define BS_CONFIG_MAX_DEPTH 64              // deepest nesting of arrays and objects accepted
-#define BS_CONFIG_MAX_FILE_SIZE (16 << 20)  // bsConfig_Load refuses larger files (bytes)
 
-typedef struct bsConfigError
-{
-	char message[1024];
-} bsConfigError;
+// The one-line message of a failure, as for the config's JSON (json.h).
+typedef bsJsonError bsConfigError;
 
 // A surface look. Either a preset (preset is its name) or custom POV-Ray text (preset is NULL and at
 // least one of pigment, finish, normal is set). texture is always set: the text to put inside
@@ -166,7 +164,11 @@ typedef struct bsConfig
 {
 	char* path;       // the config file's path as given ("<config>" when parsed without one)
 	uint64_t seed;    // 0 .. 2^53 - 1 [1]
-	uint64_t hash;    // see bsConfig_Hash
+	// A stable 64-bit hash of the config's JSON tree after overrides: FNV-1a over a canonical
+	// encoding (object keys sorted, whitespace and number spelling ignored; see docs/config.md). Same
+	// text and overrides, same hash, on every platform; any changed value changes it. Defaults are not
+	// hashed: a config that spells out a default hashes differently from one that leaves it out.
+	uint64_t hash;
 	bsEnvironmentConfig environment;
 	bsParticlesConfig particles;
 	bsMotionConfig motion;
@@ -190,28 +192,13 @@ bsResult bsConfig_Parse(const char* text, size_t length, const char* path, bsCon
 bsResult bsConfig_ParseWithOverrides(const char* text, size_t length, const char* path,
 	const char* const* overrides, int overrideCount, bsConfig* config, bsConfigError* error);
 
-// Reads the file at path (at most BS_CONFIG_MAX_FILE_SIZE bytes) and parses it.
+// Reads the file at path (at most BS_JSON_MAX_FILE_SIZE bytes) and parses it.
 bsResult bsConfig_Load(const char* path, bsConfig* config, bsConfigError* error);
 bsResult bsConfig_LoadWithOverrides(const char* path, const char* const* overrides,
 	int overrideCount, bsConfig* config, bsConfigError* error);
 
-// The config's strict JSON reader, for the program's other JSON inputs (batch files): on success
-// *root is the tree (the caller frees it with cJSON_Delete); on failure NULL, with the message as for
-// a config ("label:line:column: message"; for Load also "path: cannot open: ..."). Parse's label
-// names the text in messages.
-struct cJSON;
-bsResult bsJson_Parse(const char* text, size_t length, const char* label, struct cJSON** root,
-	bsConfigError* error);
-bsResult bsJson_Load(const char* path, struct cJSON** root, bsConfigError* error);
-
 // Frees everything the config owns and zeroes it. NULL and zeroed configs are fine.
 void bsConfig_Free(bsConfig* config);
-
-// A stable 64-bit hash of the config's JSON tree after overrides: FNV-1a over a canonical encoding
-// (object keys sorted, whitespace and number spelling ignored; see docs/config.md). Same text and
-// overrides, same hash, on every platform; any changed value changes it. Defaults are not hashed:
-// a config that spells out a default hashes differently from one that leaves it out.
-uint64_t bsConfig_Hash(const bsConfig* config);
 
 // --- Material presets ---
 
@@ -219,6 +206,3 @@ uint64_t bsConfig_Hash(const bsConfig* config);
 // "pigment { color rgb <0.92, 0.92, 0.92> } finish { ambient 0.05 diffuse 0.85 }". NULL when name
 // is not a preset.
 const char* bsMaterialPreset(const char* name);
-// The presets in a fixed order, for listings: index 0 .. bsMaterialPresetCount() - 1; NULL outside.
-int bsMaterialPresetCount(void);
-const char* bsMaterialPresetName(int index);

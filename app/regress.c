@@ -11,7 +11,7 @@
 
 #include "atomic_file.h"
 #include "cli.h"
-#include "config.h"
+#include "json.h"
 #include "files.h"
 #include "image.h"
 #include "image_compare.h"
@@ -402,7 +402,7 @@ static void bsSuiteDefaults(bsRegressSuite* s)
 static bool bsReadSuiteFile(bsRegressSuite* s, const char* file, char* err, size_t errlen)
 {
 	cJSON* root = NULL;
-	bsConfigError jerr;
+	bsJsonError jerr;
 	if (bsJson_Load(file, &root, &jerr) != bs_ok)
 	{
 		snprintf(err, errlen, "%s", jerr.message);

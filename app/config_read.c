@@ -1,0 +1,594 @@
+// config_read.c — the sections of a config, from the JSON tree into a bsConfig: their key tables
+// (every key of docs/config.md) and their readers. A key whose value needs no more than its type,
+// range and default is a row of its section's table, read by bsReadFields; the readers below do only
+// what a row cannot say: choices, checks across keys, arrays of objects.
+#include "config_read.h"
+
+#include "config_material.h"
+
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+// --- The schema ---
+
+#define BS_NORMAL_WHAT "3 numbers, not all zero"
+
+static const bsSchemaKey bsMeshKeys[] = {
+	BS_REQUIRED_FILE("file", bsMeshConfig, file),
+	BS_VEC3("translate", bsMeshConfig, translate, &bsAnyNumber, "3 numbers", 0, 0, 0),
+	BS_VEC3("rotate", bsMeshConfig, rotate, &bsAnyNumber, "3 numbers (degrees)", 0, 0, 0),
+	BS_KEY("scale", BS_VALUE),
+	BS_KEY("material", &bsMaterialSchema),
+	BS_KEY("materials", &bsMaterialMapSchema)};
+static const bsSchema bsMeshSchema = BS_ELEMENT(bsMeshKeys, "an object (a mesh)");
+static const bsSchema bsMeshArraySchema = BS_ARRAY(&bsMeshSchema);
+
+static const bsSchemaKey bsPlaneKeys[] = {
+	BS_VEC3("point", bsPlaneConfig, point, &bsAnyNumber, "3 numbers", 0, 0, 0),
+	BS_VEC3("normal", bsPlaneConfig, normal, &bsAnyNumber, BS_NORMAL_WHAT, 0, 1, 0),
+	BS_KEY("material", &bsMaterialSchema)};
+static const bsSchema bsPlaneSchema = BS_ELEMENT(bsPlaneKeys, "an object (a plane)");
+static const bsSchema bsPlaneArraySchema = BS_ARRAY(&bsPlaneSchema);
+
+static const bsSchemaKey bsEnvironmentKeys[] = {
+	BS_KEY("meshes", &bsMeshArraySchema), BS_KEY("planes", &bsPlaneArraySchema)};
+static const bsSchema bsEnvironmentSchema = BS_OBJECT(bsEnvironmentKeys);
+
+// Every emitter key; each type allows a subset (bsGridKeys, bsRandomKeys, bsFileKeys).
+static const bsSchemaKey bsEmitterKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("min", BS_VALUE),
+	BS_KEY("max", BS_VALUE), BS_KEY("count", BS_VALUE), BS_KEY("jitter", BS_VALUE),
+	BS_KEY("file", BS_VALUE)};
+static const bsSchema bsEmitterSchema = BS_ELEMENT(bsEmitterKeys, "an object (an emitter)");
+static const bsSchema bsEmitterArraySchema = BS_ARRAY(&bsEmitterSchema);
+static const bsSchemaKey bsGridKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("min", BS_VALUE),
+	BS_KEY("max", BS_VALUE), BS_KEY("count", BS_VALUE), BS_KEY("jitter", BS_VALUE)};
+static const bsSchemaKey bsRandomKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("min", BS_VALUE),
+	BS_KEY("max", BS_VALUE), BS_KEY("count", BS_VALUE)};
+static const bsSchemaKey bsFileKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("file", BS_VALUE)};
+
+static const bsSchemaKey bsParticlesKeys[] = {
+	BS_REQUIRED_NUMBER("radius", bsParticlesConfig, radius, &bsPositive),
+	BS_NUMBER("radius_spread", bsParticlesConfig, radiusSpread, &bsUnit, 0),
+	BS_VEC3("velocity", bsParticlesConfig, velocity, &bsAnyNumber, "3 numbers", 0, 0, 0),
+	BS_KEY("emitters", &bsEmitterArraySchema)};
+static const bsSchema bsParticlesSchema = BS_OBJECT(bsParticlesKeys);
+
+static const bsSchemaKey bsMotionKeys[] = {
+	BS_INT("steps", bsMotionConfig, steps, 1, INT_MAX, 1),
+	BS_NUMBER("dt", bsMotionConfig, dt, &bsPositive, 1),
+	BS_VEC3("gravity", bsMotionConfig, gravity, &bsAnyNumber, "3 numbers", 0, 0, 0),
+	BS_NUMBER("drag", bsMotionConfig, drag, &bsNonNegative, 0)};
+static const bsSchema bsMotionSchema = BS_OBJECT(bsMotionKeys);
+
+static const bsSchemaKey bsBoundsKeys[] = {
+	BS_REQUIRED_VEC3("min", bsCollisionConfig, boundsMin, &bsAnyNumber, "3 numbers"),
+	BS_REQUIRED_VEC3("max", bsCollisionConfig, boundsMax, &bsAnyNumber, "3 numbers")};
+static const bsSchema bsBoundsSchema = BS_OBJECT(bsBoundsKeys);
+static const bsSchemaKey bsCollisionKeys[] = {
+	BS_KEY("method", BS_VALUE),
+	BS_KEY("response", BS_VALUE),
+	BS_NUMBER("restitution", bsCollisionConfig, restitution, &bsUnit, 0.5),
+	BS_NUMBER("friction", bsCollisionConfig, friction, &bsUnit, 0),
+	BS_INT("max_contacts", bsCollisionConfig, maxContacts, 1, 64, 4),
+	BS_KEY("bounds", &bsBoundsSchema)};
+static const bsSchema bsCollisionSchema = BS_OBJECT(bsCollisionKeys);
+
+static const bsRange bsAngle = {1.0, 179.0, false, "a number from 1 to 179 (degrees)"};
+static const bsSchemaKey bsCameraKeys[] = {
+	BS_VEC3("location", bsCameraConfig, location, &bsAnyNumber, "3 numbers", 0, 2, -5),
+	BS_VEC3("look_at", bsCameraConfig, lookAt, &bsAnyNumber, "3 numbers", 0, 0, 0),
+	BS_NUMBER("angle", bsCameraConfig, angle, &bsAngle, 60)};
+static const bsSchema bsCameraSchema = BS_OBJECT(bsCameraKeys);
+static const bsSchemaKey bsLightKeys[] = {
+	BS_REQUIRED_VEC3("location", bsLightConfig, location, &bsAnyNumber, "3 numbers"),
+	BS_VEC3("color", bsLightConfig, color, &bsNonNegative, "3 numbers >= 0 (rgb)", 1, 1, 1)};
+static const bsSchema bsLightSchema = BS_ELEMENT(bsLightKeys, "an object (a light)");
+static const bsSchema bsLightArraySchema = BS_ARRAY(&bsLightSchema);
+static const bsSchemaKey bsBlobKeys[] = {
+	BS_NUMBER("threshold", bsBlobConfig, threshold, &bsPositive, 0.6),
+	BS_NUMBER("strength", bsBlobConfig, strength, &bsPositive, 1),
+	BS_NUMBER("radius_scale", bsBlobConfig, radiusScale, &bsPositive, 1.6),
+	BS_INT("max_components", bsBlobConfig, maxComponents, 1, INT_MAX, 30000)};
+static const bsSchema bsBlobSchema = BS_OBJECT(bsBlobKeys);
+static const bsSchemaKey bsRenderKeys[] = {
+	BS_KEY("camera", &bsCameraSchema),
+	BS_KEY("lights", &bsLightArraySchema),
+	BS_VEC3("background", bsRenderConfig, background, &bsUnit, "3 numbers from 0 to 1 (rgb)", 1, 1, 1),
+	BS_INT("width", bsRenderConfig, width, 16, 16384, 800),
+	BS_INT("height", bsRenderConfig, height, 16, 16384, 600),
+	BS_NUMBER("antialias", bsRenderConfig, antialias, &bsNonNegative, 0.3),
+	BS_NUMBER("jitter", bsRenderConfig, jitter, &bsNonNegative, 1),
+	BS_KEY("blob", &bsBlobSchema),
+	BS_KEY("particle_material", &bsMaterialSchema)};
+static const bsSchema bsRenderSchema = BS_OBJECT(bsRenderKeys);
+
+static const bsSchemaKey bsOutputKeys[] = {
+	BS_FILE("directory", bsOutputConfig, directory, "out"),
+	BS_INT("frame_every", bsOutputConfig, frameEvery, 0, INT_MAX, 0)};
+static const bsSchema bsOutputSchema = BS_OBJECT(bsOutputKeys);
+
+static const bsSchemaKey bsRootKeys[] = {BS_KEY("seed", BS_VALUE),
+	BS_KEY("environment", &bsEnvironmentSchema), BS_KEY("particles", &bsParticlesSchema),
+	BS_KEY("motion", &bsMotionSchema), BS_KEY("collision", &bsCollisionSchema),
+	BS_KEY("render", &bsRenderSchema), BS_KEY("output", &bsOutputSchema)};
+const bsSchema bsRootSchema = BS_OBJECT(bsRootKeys);
+
+// --- Environment ---
+
+// A number s (stored as <s, s, s>) or 3 numbers, none zero.
+static bool bsReadMeshScale(bsCtx* c, const cJSON* v, bsMeshConfig* mesh)
+{
+	const cJSON* scale = bsMember(v, "scale");
+	if (scale == NULL)
+	{
+		return true;
+	}
+	size_t mark = bsPushKey(c, "scale");
+	static const bsRange nonZero = {-DBL_MAX, DBL_MAX, false, "a non-zero number"};
+	const char* what = "a non-zero number or 3 non-zero numbers";
+	if (cJSON_IsNumber(scale))
+	{
+		double s = scale->valuedouble;
+		if (!isfinite(s) || s == 0.0)
+		{
+			return bsFailExpected(c, what, scale);
+		}
+		mesh->scale = bsV3(s, s, s);
+	}
+	else if (!bsVec3FromValue(c, scale, &nonZero, what, &mesh->scale))
+	{
+		return false;
+	}
+	if (mesh->scale.x == 0.0 || mesh->scale.y == 0.0 || mesh->scale.z == 0.0)
+	{
+		return bsFailExpected(c, what, scale);
+	}
+	bsPop(c, mark);
+	return true;
+}
+
+static bool bsReadMesh(bsCtx* c, const cJSON* v, void* element, void* user)
+{
+	bsMeshConfig* mesh = element;
+	mesh->scale = bsV3(1.0, 1.0, 1.0);
+	return bsReadElementFields(c, v, &bsMeshSchema, mesh) && bsReadMeshScale(c, v, mesh) &&
+		bsReadMaterial(c, v, "material", "white", &mesh->material) &&
+		bsReadGroupMaterials(c, v, mesh);
+}
+
+static bool bsReadPlane(bsCtx* c, const cJSON* v, void* element, void* user)
+{
+	bsPlaneConfig* plane = element;
+	if (!bsReadElementFields(c, v, &bsPlaneSchema, plane))
+	{
+		return false;
+	}
+	// Scaled by the largest component first, so tiny and huge normals normalise too.
+	double m = bsMaxAbs(plane->normal);
+	if (m == 0.0)
+	{
+		bsPushKey(c, "normal");
+		return bsFailExpected(c, BS_NORMAL_WHAT, bsMember(v, "normal"));
+	}
+	bsVec3 n = bsV3(plane->normal.x / m, plane->normal.y / m, plane->normal.z / m);
+	plane->normal = bsNormalize(n);
+	return bsReadMaterial(c, v, "material", "white", &plane->material);
+}
+
+static bool bsReadEnvironment(bsCtx* c, const cJSON* root, bsEnvironmentConfig* env)
+{
+	const cJSON* e;
+	if (!bsReadObject(c, root, "environment", &bsEnvironmentSchema, &e))
+	{
+		return false;
+	}
+	if (e == NULL)
+	{
+		return bsMissing(c, "environment");
+	}
+	size_t mark = bsPushKey(c, "environment");
+	const cJSON* meshes;
+	const cJSON* planes;
+	int meshCount, planeCount;
+	if (!bsReadArray(c, e, "meshes", "an array of meshes", &meshes, &meshCount) ||
+		!bsReadArray(c, e, "planes", "an array of planes", &planes, &planeCount))
+	{
+		return false;
+	}
+	if (meshCount + (double)planeCount < 1.0)
+	{
+		return bsFail(c, "expected at least one mesh or plane");
+	}
+	env->meshes = meshCount > 0 ? calloc((size_t)meshCount, sizeof *env->meshes) : NULL;
+	env->planes = planeCount > 0 ? calloc((size_t)planeCount, sizeof *env->planes) : NULL;
+	if ((meshCount > 0 && env->meshes == NULL) || (planeCount > 0 && env->planes == NULL))
+	{
+		return bsOutOfMemory(c);
+	}
+	if (!bsReadElements(c, "meshes", meshes, bsReadMesh, env->meshes, sizeof *env->meshes,
+			&env->meshCount, NULL) ||
+		!bsReadElements(c, "planes", planes, bsReadPlane, env->planes, sizeof *env->planes,
+			&env->planeCount, NULL))
+	{
+		return false;
+	}
+	bsPop(c, mark);
+	return true;
+}
+
+// --- Particles ---
+
+// The `type` of an emitter, in the order of bsEmitterType, then the config's own `file`.
+static const char* const bsEmitterNames[] = {"grid", "random", "file"};
+enum
+{
+	bs_emitterFileIndex = 2
+};
+
+// A key that the emitter's type does not use is an error that lists the ones it does.
+static bool bsCheckEmitterKeys(bsCtx* c, const cJSON* v, int type)
+{
+	const bsSchemaKey* keys = type == bs_emitterGrid ? bsGridKeys
+		: type == bs_emitterRandom ? bsRandomKeys : bsFileKeys;
+	int keyCount = type == bs_emitterGrid ? BS_COUNT(bsGridKeys)
+		: type == bs_emitterRandom ? BS_COUNT(bsRandomKeys) : BS_COUNT(bsFileKeys);
+	for (const cJSON* m = v->child; m != NULL; m = m->next)
+	{
+		if (bsFindKey(keys, keyCount, m->string) == NULL)
+		{
+			char list[256];
+			const char* names[8];
+			for (int i = 0; i < keyCount; ++i)
+			{
+				names[i] = keys[i].name;
+			}
+			bsJoinNames(list, sizeof list, names, keyCount, false);
+			bsPushKey(c, m->string);
+			return bsFail(c, "not used by a \"%s\" emitter (its keys: %s)", bsEmitterNames[type], list);
+		}
+	}
+	return true;
+}
+
+// The count of a grid (3 positive integers) or random (1) emitter into e->count, each held to at
+// most one above the limit, so that bsEmitter_Count refuses what is beyond it. *asRead is the number
+// of particles as the config gives it, for that message: a product of doubles, exact up to 2^53.
+static bool bsReadEmitterCount(bsCtx* c, const cJSON* v, bsEmitter* e, double* asRead)
+{
+	const cJSON* count = bsMember(v, "count");
+	if (count == NULL)
+	{
+		return bsMissing(c, "count");
+	}
+	size_t mark = bsPushKey(c, "count");
+	static const bsRange atLeastOne = {1.0, DBL_MAX, false, "a positive integer"};
+	const double cap = (double)BS_CONFIG_MAX_PARTICLES + 1.0;
+	if (e->type == bs_emitterGrid)
+	{
+		const char* what = "3 positive integers";
+		bsVec3 n;
+		if (!bsVec3FromValue(c, count, &atLeastOne, what, &n))
+		{
+			return false;
+		}
+		if (n.x != floor(n.x) || n.y != floor(n.y) || n.z != floor(n.z))
+		{
+			return bsFailExpected(c, what, count);
+		}
+		*asRead = n.x * n.y * n.z;
+		e->count[0] = (uint64_t)fmin(n.x, cap);
+		e->count[1] = (uint64_t)fmin(n.y, cap);
+		e->count[2] = (uint64_t)fmin(n.z, cap);
+	}
+	else
+	{
+		if (!cJSON_IsNumber(count) || !bsInRange(count->valuedouble, &atLeastOne) ||
+			count->valuedouble != floor(count->valuedouble))
+		{
+			return bsFailExpected(c, atLeastOne.what, count);
+		}
+		*asRead = count->valuedouble;
+		e->count[0] = (uint64_t)fmin(*asRead, cap);
+	}
+	bsPop(c, mark);
+	return true;
+}
+
+// The emitter's particles (bsEmitter_Count), within the limit alone and with the emitters before it
+// (*total).
+static bool bsCountParticles(bsCtx* c, double asRead, bsEmitterConfig* em, int64_t* total)
+{
+	size_t mark = bsPushKey(c, "count");
+	uint64_t n = 0;
+	if (bsEmitter_Count(&em->emitter, BS_CONFIG_MAX_PARTICLES, &n) != bs_ok)
+	{
+		char text[32];
+		bsFormatNumber(asRead, text);
+		c->result = bs_errTooLarge;
+		return bsFail(c, "%s particles, more than the limit of %d", text, BS_CONFIG_MAX_PARTICLES);
+	}
+	em->particleCount = (int64_t)n;
+	*total += em->particleCount;
+	if (*total > BS_CONFIG_MAX_PARTICLES)
+	{
+		c->result = bs_errTooLarge;
+		return bsFail(c, "the emitters make %lld particles in total, more than the limit of %d",
+			(long long)*total, BS_CONFIG_MAX_PARTICLES);
+	}
+	bsPop(c, mark);
+	return true;
+}
+
+// user: the running total of particles (int64_t).
+static bool bsReadEmitter(bsCtx* c, const cJSON* v, void* element, void* user)
+{
+	bsEmitterConfig* em = element;
+	if (!cJSON_IsObject(v))
+	{
+		return bsFailExpected(c, bsEmitterSchema.what, v);
+	}
+	int type = 0;
+	if (!bsCheckKeys(c, v, bsEmitterKeys, BS_COUNT(bsEmitterKeys)) ||
+		!bsReadChoice(c, v, "type", true, bsEmitterNames, BS_COUNT(bsEmitterNames), 0, &type) ||
+		!bsCheckEmitterKeys(c, v, type))
+	{
+		return false;
+	}
+	if (type == bs_emitterFileIndex)
+	{
+		return bsReadFile(c, v, "file", true, NULL, &em->file);  // its particles are known when read
+	}
+	bsEmitter* e = &em->emitter;
+	e->type = (bsEmitterType)type;
+	double asRead = 0.0;
+	if (!bsReadVec3(c, v, "min", true, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0), &e->min) ||
+		!bsReadVec3(c, v, "max", true, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0), &e->max) ||
+		!bsCheckMinMax(c, v, e->min, e->max) || !bsReadEmitterCount(c, v, e, &asRead) ||
+		(e->type == bs_emitterGrid &&
+			!bsReadNumber(c, v, "jitter", false, &bsUnit, 0.0, &e->jitter)))
+	{
+		return false;
+	}
+	return bsCountParticles(c, asRead, em, user);
+}
+
+static bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p)
+{
+	const cJSON* o;
+	if (!bsReadObject(c, root, "particles", &bsParticlesSchema, &o))
+	{
+		return false;
+	}
+	if (o == NULL)
+	{
+		return bsMissing(c, "particles");
+	}
+	size_t mark = bsPushKey(c, "particles");
+	const cJSON* emitters;
+	int count;
+	if (!bsReadFields(c, o, &bsParticlesSchema, p) ||
+		!bsReadArray(c, o, "emitters", "an array of emitters", &emitters, &count))
+	{
+		return false;
+	}
+	if (emitters == NULL)
+	{
+		return bsMissing(c, "emitters");
+	}
+	// An empty array is allowed: no particles, the environment alone (the paper's Fig. 8a).
+	p->emitters = calloc((size_t)(count > 0 ? count : 1), sizeof *p->emitters);
+	if (p->emitters == NULL)
+	{
+		return bsOutOfMemory(c);
+	}
+	if (!bsReadElements(c, "emitters", emitters, bsReadEmitter, p->emitters, sizeof *p->emitters,
+			&p->emitterCount, &p->particleCount))
+	{
+		return false;
+	}
+	bsPop(c, mark);
+	return true;
+}
+
+// --- Motion and collision ---
+
+static bool bsReadMotion(bsCtx* c, const cJSON* root, bsMotionConfig* m)
+{
+	return bsReadSection(c, root, "motion", &bsMotionSchema, m);
+}
+
+// The names come from collide.h and simulate.h; their parsers turn the chosen one into the enum.
+static bool bsReadMethodResponse(bsCtx* c, const cJSON* collision, bsCollisionConfig* col)
+{
+	const char* methods[bs_methodCount];
+	for (int i = 0; i < bs_methodCount; ++i)
+	{
+		methods[i] = bsMethodName((bsMethod)i);
+	}
+	const char* responses[bs_responseCount];
+	for (int i = 0; i < bs_responseCount; ++i)
+	{
+		responses[i] = bsResponseName((bsResponse)i);
+	}
+	int method = 0;
+	int response = 0;
+	if (!bsReadChoice(c, collision, "method", false, methods, bs_methodCount, bs_methodKarabassi,
+			&method) ||
+		!bsReadChoice(c, collision, "response", false, responses, bs_responseCount, bs_responseStick,
+			&response))
+	{
+		return false;
+	}
+	if (!bsParseMethod(methods[method], &col->method) ||
+		!bsParseResponse(responses[response], &col->response))
+	{
+		return bsFail(c, "internal error: a method or response name does not parse");
+	}
+	return true;
+}
+
+static bool bsReadBounds(bsCtx* c, const cJSON* collision, bsCollisionConfig* col)
+{
+	const cJSON* bounds;
+	if (!bsReadObject(c, collision, "bounds", &bsBoundsSchema, &bounds))
+	{
+		return false;
+	}
+	if (bounds == NULL)
+	{
+		return true;
+	}
+	size_t mark = bsPushKey(c, "bounds");
+	if (!bsReadFields(c, bounds, &bsBoundsSchema, col) ||
+		!bsCheckMinMax(c, bounds, col->boundsMin, col->boundsMax))
+	{
+		return false;
+	}
+	col->hasBounds = true;
+	bsPop(c, mark);
+	return true;
+}
+
+static bool bsReadCollision(bsCtx* c, const cJSON* root, bsCollisionConfig* col)
+{
+	const cJSON* o;
+	if (!bsReadObject(c, root, "collision", &bsCollisionSchema, &o))
+	{
+		return false;
+	}
+	size_t mark = bsPushKey(c, "collision");
+	if (!bsReadMethodResponse(c, o, col) || !bsReadFields(c, o, &bsCollisionSchema, col) ||
+		!bsReadBounds(c, o, col))
+	{
+		return false;
+	}
+	bsPop(c, mark);
+	return true;
+}
+
+// --- Render and output ---
+
+static bool bsReadCamera(bsCtx* c, const cJSON* render, bsCameraConfig* camera)
+{
+	if (!bsReadSection(c, render, "camera", &bsCameraSchema, camera))
+	{
+		return false;
+	}
+	bsVec3 at = camera->lookAt;
+	if (camera->location.x == at.x && camera->location.y == at.y && camera->location.z == at.z)
+	{
+		bsPushKey(c, "camera");
+		bsPushKey(c, "look_at");
+		return bsFail(c, "the camera looks at its own location <%g, %g, %g>", at.x, at.y, at.z);
+	}
+	return true;
+}
+
+static bool bsReadLight(bsCtx* c, const cJSON* v, void* element, void* user)
+{
+	return bsReadElementFields(c, v, &bsLightSchema, element);
+}
+
+// Absent: one white light; [] gives no light.
+static bool bsReadLights(bsCtx* c, const cJSON* render, bsRenderConfig* r)
+{
+	const cJSON* lights;
+	int lightCount;
+	if (!bsReadArray(c, render, "lights", "an array of lights", &lights, &lightCount))
+	{
+		return false;
+	}
+	if (lights != NULL && lightCount == 0)
+	{
+		return true;
+	}
+	r->lights = calloc(lights == NULL ? 1 : (size_t)lightCount, sizeof *r->lights);
+	if (r->lights == NULL)
+	{
+		return bsOutOfMemory(c);
+	}
+	if (lights == NULL)
+	{
+		r->lightCount = 1;
+		r->lights[0].location = bsV3(5.0, 10.0, -5.0);
+		r->lights[0].color = bsV3(1.0, 1.0, 1.0);
+		return true;
+	}
+	return bsReadElements(c, "lights", lights, bsReadLight, r->lights, sizeof *r->lights,
+		&r->lightCount, NULL);
+}
+
+// The blob section; its threshold must be below its strength.
+static bool bsReadBlob(bsCtx* c, const cJSON* render, bsBlobConfig* blob)
+{
+	if (!bsReadSection(c, render, "blob", &bsBlobSchema, blob))
+	{
+		return false;
+	}
+	if (blob->threshold < blob->strength)
+	{
+		return true;
+	}
+	char strength[32];
+	bsFormatNumber(blob->strength, strength);
+	const cJSON* threshold = bsMember(bsMember(render, "blob"), "threshold");
+	bsPushKey(c, "blob");
+	bsPushKey(c, "threshold");
+	if (threshold == NULL)
+	{
+		return bsFail(c, "the default threshold 0.6 is not below strength %s", strength);
+	}
+	char what[96];
+	snprintf(what, sizeof what, "a number > 0 and below strength %s", strength);
+	return bsFailExpected(c, what, threshold);
+}
+
+static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r)
+{
+	const cJSON* o;
+	if (!bsReadObject(c, root, "render", &bsRenderSchema, &o))
+	{
+		return false;
+	}
+	size_t mark = bsPushKey(c, "render");
+	if (!bsReadCamera(c, o, &r->camera) || !bsReadLights(c, o, r) ||
+		!bsReadFields(c, o, &bsRenderSchema, r) || !bsReadBlob(c, o, &r->blob) ||
+		!bsReadMaterial(c, o, "particle_material", "snow", &r->particleMaterial))
+	{
+		return false;
+	}
+	bsPop(c, mark);
+	return true;
+}
+
+static bool bsReadOutput(bsCtx* c, const cJSON* root, bsOutputConfig* out)
+{
+	return bsReadSection(c, root, "output", &bsOutputSchema, out);
+}
+
+// --- The whole config ---
+
+bool bsReadConfig(bsCtx* c, const cJSON* root, bsConfig* config)
+{
+	if (!cJSON_IsObject(root))
+	{
+		return bsFailExpected(c, "a JSON object at the top level", root);
+	}
+	if (!bsCheckKeys(c, root, bsRootKeys, BS_COUNT(bsRootKeys)))
+	{
+		return false;
+	}
+	double seed;
+	if (!bsReadInteger(c, root, "seed", 0.0, 9007199254740991.0, 1.0, &seed))
+	{
+		return false;
+	}
+	config->seed = (uint64_t)seed;
+	return bsReadEnvironment(c, root, &config->environment) &&
+		bsReadParticles(c, root, &config->particles) && bsReadMotion(c, root, &config->motion) &&
+		bsReadCollision(c, root, &config->collision) && bsReadRender(c, root, &config->render) &&
+		bsReadOutput(c, root, &config->output);
+}

@@ -1,0 +1,12 @@
+// config_read.h — private to the config reader (config*.c): the sections of a config, from the JSON
+// tree into a bsConfig.
+#pragma once
+
+#include "config_value.h"
+
+// The whole config's schema, from the top level down (--set paths walk it).
+extern const bsSchema bsRootSchema;
+
+// Validates the tree into *config (zeroed by the caller). On failure the message is in c's error,
+// and what was read so far is left for bsConfig_Free.
+bool bsReadConfig(bsCtx* c, const cJSON* root, bsConfig* config);
