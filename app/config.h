@@ -101,23 +101,8 @@ typedef struct bsParticlesConfig
 
 typedef struct bsMotionConfig
 {
-	int steps;         // >= 1 [1]
-	double dt;         // seconds per step, > 0 [1]
-	bsVec3 gravity;    // acceleration [0, 0, 0]
-	double drag;       // linear air drag per second, >= 0 [0]
+	int steps;  // >= 1 [1]
 } bsMotionConfig;
-
-typedef struct bsCollisionConfig
-{
-	bsMethod method;      // [bs_methodKarabassi]
-	bsResponse response;  // simulate.h [bs_responseStick]
-	double restitution;   // [0, 1] [0.5]
-	double friction;      // [0, 1] [0]
-	int maxContacts;      // contacts resolved per particle per step, 1..64 [4]
-	bool hasBounds;       // false: no bounds [false]
-	bsVec3 boundsMin;     // when hasBounds: particles leaving [boundsMin, boundsMax] are escaped
-	bsVec3 boundsMax;
-} bsCollisionConfig;
 
 typedef struct bsCameraConfig
 {
@@ -172,7 +157,10 @@ typedef struct bsConfig
 	bsEnvironmentConfig environment;
 	bsParticlesConfig particles;
 	bsMotionConfig motion;
-	bsCollisionConfig collision;
+	bsStepDef step;   // the engine's step settings, read straight into it: motion.dt, motion.gravity,
+	                  // motion.drag and every collision key; bsDefaultStepDef() gives the defaults
+	                  // (dt 1, gravity 0, drag 0, karabassi, stick, restitution 0.5, friction 0,
+	                  // max_contacts 4, no bounds)
 	bsRenderConfig render;
 	bsOutputConfig output;
 } bsConfig;

@@ -56,23 +56,25 @@ static const bsSchemaKey bsParticlesKeys[] = {
 	BS_KEY("emitters", &bsEmitterArraySchema)};
 static const bsSchema bsParticlesSchema = BS_OBJECT(bsParticlesKeys);
 
+// motion and collision are read straight into the config's bsStepDef (filled by bsDefaultStepDef()
+// first, so the defaults are the engine's).
 static const bsSchemaKey bsMotionKeys[] = {
-	BS_INT("steps", bsMotionConfig, steps, 1, INT_MAX, 1),
-	BS_NUMBER("dt", bsMotionConfig, dt, &bsPositive, 1),
-	BS_VEC3("gravity", bsMotionConfig, gravity, &bsAnyNumber, "3 numbers", 0, 0, 0),
-	BS_NUMBER("drag", bsMotionConfig, drag, &bsNonNegative, 0)};
+	BS_INT("steps", bsConfig, motion.steps, 1, INT_MAX, 1),
+	BS_NUMBER_IN("dt", bsConfig, step.dt, &bsPositive),
+	BS_VEC3_IN("gravity", bsConfig, step.gravity, &bsAnyNumber, "3 numbers"),
+	BS_NUMBER_IN("drag", bsConfig, step.drag, &bsNonNegative)};
 static const bsSchema bsMotionSchema = BS_OBJECT(bsMotionKeys);
 
 static const bsSchemaKey bsBoundsKeys[] = {
-	BS_REQUIRED_VEC3("min", bsCollisionConfig, boundsMin, &bsAnyNumber, "3 numbers"),
-	BS_REQUIRED_VEC3("max", bsCollisionConfig, boundsMax, &bsAnyNumber, "3 numbers")};
+	BS_REQUIRED_VEC3("min", bsStepDef, boundsMin, &bsAnyNumber, "3 numbers"),
+	BS_REQUIRED_VEC3("max", bsStepDef, boundsMax, &bsAnyNumber, "3 numbers")};
 static const bsSchema bsBoundsSchema = BS_OBJECT(bsBoundsKeys);
 static const bsSchemaKey bsCollisionKeys[] = {
 	BS_KEY("method", BS_VALUE),
 	BS_KEY("response", BS_VALUE),
-	BS_NUMBER("restitution", bsCollisionConfig, restitution, &bsUnit, 0.5),
-	BS_NUMBER("friction", bsCollisionConfig, friction, &bsUnit, 0),
-	BS_INT("max_contacts", bsCollisionConfig, maxContacts, 1, 64, 4),
+	BS_NUMBER_IN("restitution", bsStepDef, restitution, &bsUnit),
+	BS_NUMBER_IN("friction", bsStepDef, friction, &bsUnit),
+	BS_INT_IN("max_contacts", bsStepDef, maxContacts, 1, 64),
 	BS_KEY("bounds", &bsBoundsSchema)};
 static const bsSchema bsCollisionSchema = BS_OBJECT(bsCollisionKeys);
 
@@ -395,13 +397,13 @@ static bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p)
 
 // --- Motion and collision ---
 
-static bool bsReadMotion(bsCtx* c, const cJSON* root, bsMotionConfig* m)
+static bool bsReadMotion(bsCtx* c, const cJSON* root, bsConfig* config)
 {
-	return bsReadSection(c, root, "motion", &bsMotionSchema, m);
+	return bsReadSection(c, root, "motion", &bsMotionSchema, config);
 }
 
-// The names come from collide.h and simulate.h; their parsers turn the chosen one into the enum.
-static bool bsReadMethodResponse(bsCtx* c, const cJSON* collision, bsCollisionConfig* col)
+// The names come from collide.h and step.h; their parsers turn the chosen one into the enum.
+static bool bsReadMethodResponse(bsCtx* c, const cJSON* collision, bsStepDef* col)
 {
 	const char* methods[bs_methodCount];
 	for (int i = 0; i < bs_methodCount; ++i)
@@ -415,9 +417,8 @@ static bool bsReadMethodResponse(bsCtx* c, const cJSON* collision, bsCollisionCo
 	}
 	int method = 0;
 	int response = 0;
-	if (!bsReadChoice(c, collision, "method", false, methods, bs_methodCount, bs_methodKarabassi,
-			&method) ||
-		!bsReadChoice(c, collision, "response", false, responses, bs_responseCount, bs_responseStick,
+	if (!bsReadChoice(c, collision, "method", false, methods, bs_methodCount, (int)col->method, &method) ||
+		!bsReadChoice(c, collision, "response", false, responses, bs_responseCount, (int)col->response,
 			&response))
 	{
 		return false;
@@ -430,7 +431,7 @@ static bool bsReadMethodResponse(bsCtx* c, const cJSON* collision, bsCollisionCo
 	return true;
 }
 
-static bool bsReadBounds(bsCtx* c, const cJSON* collision, bsCollisionConfig* col)
+static bool bsReadBounds(bsCtx* c, const cJSON* collision, bsStepDef* col)
 {
 	const cJSON* bounds;
 	if (!bsReadObject(c, collision, "bounds", &bsBoundsSchema, &bounds))
@@ -447,12 +448,12 @@ static bool bsReadBounds(bsCtx* c, const cJSON* collision, bsCollisionConfig* co
 	{
 		return false;
 	}
-	col->hasBounds = true;
+	col->bounded = true;
 	bsPop(c, mark);
 	return true;
 }
 
-static bool bsReadCollision(bsCtx* c, const cJSON* root, bsCollisionConfig* col)
+static bool bsReadCollision(bsCtx* c, const cJSON* root, bsStepDef* col)
 {
 	const cJSON* o;
 	if (!bsReadObject(c, root, "collision", &bsCollisionSchema, &o))
@@ -587,8 +588,9 @@ bool bsReadConfig(bsCtx* c, const cJSON* root, bsConfig* config)
 		return false;
 	}
 	config->seed = (uint64_t)seed;
+	config->step = bsDefaultStepDef();
 	return bsReadEnvironment(c, root, &config->environment) &&
-		bsReadParticles(c, root, &config->particles) && bsReadMotion(c, root, &config->motion) &&
-		bsReadCollision(c, root, &config->collision) && bsReadRender(c, root, &config->render) &&
+		bsReadParticles(c, root, &config->particles) && bsReadMotion(c, root, config) &&
+		bsReadCollision(c, root, &config->step) && bsReadRender(c, root, &config->render) &&
 		bsReadOutput(c, root, &config->output);
 }

@@ -398,12 +398,14 @@ static bool bsReadField(bsCtx* c, const cJSON* object, const bsSchemaKey* k, voi
 		case bs_readNone:
 			return true;
 		case bs_readNumber:
-			return bsReadNumber(c, object, k->name, k->required, k->range, k->def[0], out);
+			return bsReadNumber(c, object, k->name, k->required, k->range, k->keep ? *(double*)out : k->def[0],
+				out);
 		case bs_readInt:
-			return bsReadInt(c, object, k->name, (int)k->lo, (int)k->hi, (int)k->def[0], out);
+			return bsReadInt(c, object, k->name, (int)k->lo, (int)k->hi, k->keep ? *(int*)out : (int)k->def[0],
+				out);
 		case bs_readVec3:
 			return bsReadVec3(c, object, k->name, k->required, k->range, k->what,
-				bsV3(k->def[0], k->def[1], k->def[2]), out);
+				k->keep ? *(bsVec3*)out : bsV3(k->def[0], k->def[1], k->def[2]), out);
 		case bs_readFile:
 			return bsReadFile(c, object, k->name, k->required, k->defText, out);
 	}

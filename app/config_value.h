@@ -58,6 +58,8 @@ typedef struct bsSchemaKey
 	const char* what;       // vec3
 	double lo, hi;          // int
 	double def[3];          // number, int: def[0]; vec3
+	bool keep;              // number, int, vec3: the default is the value the destination already
+	                        // holds (a def struct filled with its defaults before reading)
 	const char* defText;    // file
 } bsSchemaKey;
 
@@ -93,6 +95,17 @@ extern const bsSchema bsValueSchema;
 #define BS_VEC3(K, T, M, R, W, X, Y, Z) \
 	{.name = K, .schema = BS_VALUE, .read = bs_readVec3, .offset = BS_AT(T, M, bsVec3), .range = R, \
 		.what = W, .def = {X, Y, Z}}
+// The same whose default is what the destination holds: sections read into a def struct filled by its
+// bsDefault...Def(), so that a setting's default lives in one place.
+#define BS_NUMBER_IN(K, T, M, R) \
+	{.name = K, .schema = BS_VALUE, .read = bs_readNumber, .offset = BS_AT(T, M, double), .range = R, \
+		.keep = true}
+#define BS_INT_IN(K, T, M, LO, HI) \
+	{.name = K, .schema = BS_VALUE, .read = bs_readInt, .offset = BS_AT(T, M, int), .lo = LO, \
+		.hi = HI, .keep = true}
+#define BS_VEC3_IN(K, T, M, R, W) \
+	{.name = K, .schema = BS_VALUE, .read = bs_readVec3, .offset = BS_AT(T, M, bsVec3), .range = R, \
+		.what = W, .keep = true}
 #define BS_REQUIRED_VEC3(K, T, M, R, W) \
 	{.name = K, .schema = BS_VALUE, .read = bs_readVec3, .offset = BS_AT(T, M, bsVec3), \
 		.required = true, .range = R, .what = W}

@@ -399,10 +399,10 @@ static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInp
 	cJSON_AddStringToObject(root, "config_hash", hash);
 	bsAddInputs(root, o, inputs);
 	cJSON_AddNumberToObject(root, "seed", (double)c->seed);
-	cJSON_AddStringToObject(root, "method", bsMethodName(c->collision.method));
-	cJSON_AddStringToObject(root, "response", bsResponseName(c->collision.response));
+	cJSON_AddStringToObject(root, "method", bsMethodName(c->step.method));
+	cJSON_AddStringToObject(root, "response", bsResponseName(c->step.response));
 	cJSON_AddNumberToObject(root, "steps", c->motion.steps);
-	cJSON_AddNumberToObject(root, "dt", c->motion.dt);
+	cJSON_AddNumberToObject(root, "dt", c->step.dt);
 
 	uint64_t counts[bs_particleStateCount];
 	bsParticles_CountStates(p, counts);
@@ -689,24 +689,6 @@ typedef struct bsRunFrames
 	bsRunTimes* times;
 } bsRunFrames;
 
-// The engine's settings for a step, from the config.
-static bsStepDef bsStepDefFromConfig(const bsConfig* c)
-{
-	bsStepDef def = bsDefaultStepDef();
-	def.dt = c->motion.dt;
-	def.gravity = c->motion.gravity;
-	def.drag = c->motion.drag;
-	def.method = c->collision.method;
-	def.response = c->collision.response;
-	def.restitution = c->collision.restitution;
-	def.friction = c->collision.friction;
-	def.maxContacts = c->collision.maxContacts;
-	def.bounded = c->collision.hasBounds;
-	def.boundsMin = c->collision.boundsMin;
-	def.boundsMax = c->collision.boundsMax;
-	return def;
-}
-
 // A failed step's message: the emitter and particle that failed their check, or the result.
 static void bsStepError(const bsConfig* c, const bsWorld* world, int step, bsResult r, char* err, size_t errlen)
 {
@@ -747,13 +729,12 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 		bsWorld_Destroy(world);
 		return false;
 	}
-	bsStepDef def = bsStepDefFromConfig(c);
 	bsProgress progress = {run->progress, bsNow(), 0.0};
 	bool ok = true;
 	for (int step = 1; ok && step <= c->motion.steps; ++step)
 	{
 		double t0 = bsNow();
-		bsResult r = bsWorld_Step(world, &def, p, stats);
+		bsResult r = bsWorld_Step(world, &c->step, p, stats);
 		run->times->simulate += bsNow() - t0;
 		if (r != bs_ok)
 		{
@@ -812,8 +793,8 @@ int bsCheckMain(int argc, char** argv)
 	printf("%s: ok: %" PRIu64 " particles, %u triangles in %u groups (%" PRIu64 " degenerate dropped), "
 		"%u planes; %d step%s of %g s, %s, %s\n",
 		c.path, particles, env.triangleCount, env.groupCount, env.droppedDegenerate, env.planeCount,
-		c.motion.steps, c.motion.steps == 1 ? "" : "s", c.motion.dt, bsMethodName(c.collision.method),
-		bsResponseName(c.collision.response));
+		c.motion.steps, c.motion.steps == 1 ? "" : "s", c.step.dt, bsMethodName(c.step.method),
+		bsResponseName(c.step.response));
 	bsEmission_Free(&emission);
 	bsEnvironment_Free(&env);
 	bsConfig_Free(&c);
@@ -986,8 +967,8 @@ int bsRunMain(int argc, char** argv)
 		printf("blobsim: %zu particles (%" PRIu64 " stuck, %" PRIu64 " free, %" PRIu64 " escaped), %d step%s, "
 			"%s/%s, %.3f s -> %s/scene.pov%s\n",
 			p.count, counts[bs_particleStuck], counts[bs_particleFree], counts[bs_particleEscaped],
-			c.motion.steps, c.motion.steps == 1 ? "" : "s", bsMethodName(c.collision.method),
-			bsResponseName(c.collision.response), bsNow() - start, dir, rendered ? " (+ scene.png)" : "");
+			c.motion.steps, c.motion.steps == 1 ? "" : "s", bsMethodName(c.step.method),
+			bsResponseName(c.step.response), bsNow() - start, dir, rendered ? " (+ scene.png)" : "");
 	}
 	status = bs_exitOk;
 

@@ -328,16 +328,16 @@ static int TestDefaults(void)
 	ENSURE(em->particleCount == 64 && c.particles.particleCount == 64);
 
 	ENSURE(c.motion.steps == 1);
-	ENSURE(c.motion.dt == 1.0);
-	ENSURE(SameVec(c.motion.gravity, 0.0, 0.0, 0.0));
-	ENSURE(c.motion.drag == 0.0);
+	ENSURE(c.step.dt == 1.0);
+	ENSURE(SameVec(c.step.gravity, 0.0, 0.0, 0.0));
+	ENSURE(c.step.drag == 0.0);
 
-	ENSURE(c.collision.method == bs_methodKarabassi);
-	ENSURE(c.collision.response == bs_responseStick);
-	ENSURE(c.collision.restitution == 0.5);
-	ENSURE(c.collision.friction == 0.0);
-	ENSURE(c.collision.maxContacts == 4);
-	ENSURE(!c.collision.hasBounds);
+	ENSURE(c.step.method == bs_methodKarabassi);
+	ENSURE(c.step.response == bs_responseStick);
+	ENSURE(c.step.restitution == 0.5);
+	ENSURE(c.step.friction == 0.0);
+	ENSURE(c.step.maxContacts == 4);
+	ENSURE(!c.step.bounded);
 
 	ENSURE(SameVec(c.render.camera.location, 0.0, 2.0, -5.0));
 	ENSURE(SameVec(c.render.camera.lookAt, 0.0, 0.0, 0.0));
@@ -408,13 +408,13 @@ static int TestDefaults(void)
 	ENSURE(strcmp(c.particles.emitters[2].file, "p.ply") == 0);
 	ENSURE(c.particles.emitters[2].particleCount == 0);
 	ENSURE(c.particles.particleCount == 124);
-	ENSURE(c.motion.steps == 200 && c.motion.dt == 0.01 && c.motion.drag == 0.1);
-	ENSURE(SameVec(c.motion.gravity, 0.0, -9.81, 0.0));
-	ENSURE(c.collision.method == bs_methodExact && c.collision.response == bs_responseBounce);
-	ENSURE(c.collision.restitution == 0.25 && c.collision.friction == 0.1);
-	ENSURE(c.collision.maxContacts == 8 && c.collision.hasBounds);
-	ENSURE(SameVec(c.collision.boundsMin, -5.0, -5.0, -5.0));
-	ENSURE(SameVec(c.collision.boundsMax, 5.0, 5.0, 5.0));
+	ENSURE(c.motion.steps == 200 && c.step.dt == 0.01 && c.step.drag == 0.1);
+	ENSURE(SameVec(c.step.gravity, 0.0, -9.81, 0.0));
+	ENSURE(c.step.method == bs_methodExact && c.step.response == bs_responseBounce);
+	ENSURE(c.step.restitution == 0.25 && c.step.friction == 0.1);
+	ENSURE(c.step.maxContacts == 8 && c.step.bounded);
+	ENSURE(SameVec(c.step.boundsMin, -5.0, -5.0, -5.0));
+	ENSURE(SameVec(c.step.boundsMax, 5.0, 5.0, 5.0));
 	ENSURE(c.render.camera.angle == 45.0 && c.render.lightCount == 2);
 	ENSURE(SameVec(c.render.lights[1].color, 2.0, 1.0, 0.5));
 	ENSURE(SameVec(c.render.background, 0.0, 0.0, 0.1));
@@ -528,8 +528,8 @@ static int TestOverrides(void)
 	ENSURE(bsConfig_Parse(text, strlen(text), "c.json", &c, &error) == bs_errInvalidArgument);
 	const char* fixes[] = {"motion.dt=0.5", "collision.method=exact"};
 	ENSURE(bsConfig_ParseWithOverrides(text, strlen(text), "c.json", fixes, 2, &c, &error) == bs_ok);
-	ENSURE(c.motion.dt == 0.5);
-	ENSURE(c.collision.method == bs_methodExact);  // "exact" is not JSON: taken as a string
+	ENSURE(c.step.dt == 0.5);
+	ENSURE(c.step.method == bs_methodExact);  // "exact" is not JSON: taken as a string
 	bsConfig_Free(&c);
 
 	// Array index paths, created objects, appended elements, string fallback, later wins.
