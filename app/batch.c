@@ -15,6 +15,7 @@
 #include "json.h"
 #include "blobsim/parallel.h"
 #include "process.h"
+#include "run_child.h"
 #include "blobsim/timer.h"
 
 #include "blobsim/version.h"
@@ -26,7 +27,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1015,25 +1015,9 @@ static bool bsUpToDate(const bsBatchRun* r, bool render, bsHashCache* cache, cha
 
 // --- Running ---
 
-// SIGINT/SIGTERM: the first signal stops the batch (no new run starts) and is forwarded to every
-// running child, which removes its temporary files and exits; the batch then writes batch.json and
-// exits 128 + the signal. The handler touches only lock-free atomics and calls kill(2).
-static atomic_int bs_batchStop;
-static atomic_int bs_batchChildren[BS_BATCH_MAX_JOBS];
-
-static void bsBatchOnSignal(int sig)
-{
-	int expected = 0;
-	atomic_compare_exchange_strong(&bs_batchStop, &expected, sig);
-	for (int k = 0; k < BS_BATCH_MAX_JOBS; ++k)
-	{
-		int pid = atomic_load(&bs_batchChildren[k]);
-		if (pid > 0)
-		{
-			kill((pid_t)pid, sig);
-		}
-	}
-}
+// SIGINT/SIGTERM (run_child.h): the first signal stops the batch (no new run starts) and is passed on
+// to every running child, which removes its temporary files and exits; the batch then writes
+// batch.json and exits 128 + the signal.
 
 typedef struct bsBatchOptions
 {
@@ -1067,7 +1051,6 @@ typedef struct bsBatchExec
 typedef struct bsBatchWorker
 {
 	bsBatchExec* exec;
-	int slot;
 	pthread_t thread;
 } bsBatchWorker;
 
@@ -1094,51 +1077,20 @@ static void bsBatchProgress(const bsBatchExec* x, bool final)
 	fflush(stderr);
 }
 
-// The message of a failed child: its last stderr line without the "blobsim: " prefix, and how it
-// ended when that was not a plain exit 1.
-static char* bsFailureMessage(const bsProcessOutput* out)
-{
-	char last[1024], how[64];
-	bsProcess_LastLines(out->stderrTail, 1, last, sizeof(last));
-	bsProcess_Describe(out, how, sizeof(how));
-	const char* text = strncmp(last, "blobsim: ", 9) == 0 ? last + 9 : last;
-	if (out->state == bs_processExited && out->exitCode == 1 && text[0] != '\0')
-	{
-		return bsFormat("%s", text);
-	}
-	return text[0] != '\0' ? bsFormat("%s (%s)", text, how) : bsFormat("%s, no message", how);
-}
-
-static void bsBatchRunOne(bsBatchExec* x, bsBatchRun* r, int slot)
+static void bsBatchRunOne(bsBatchExec* x, bsBatchRun* r)
 {
 	const bsBatchOptions* o = x->o;
-	char threads[16];
-	snprintf(threads, sizeof(threads), "%d", o->threads);
-	char* args[16 + 2 * 256];
-	int n = 0;
-	args[n++] = "blobsim";
-	args[n++] = "run";
-	args[n++] = r->config;
-	args[n++] = "-o";
-	args[n++] = r->output;
-	args[n++] = "--quiet";
-	args[n++] = "--threads";
-	args[n++] = threads;
-	if (o->render)
-	{
-		args[n++] = "--render";
-	}
-	for (int k = 0; k < r->overrideCount; ++k)
-	{
-		args[n++] = "--set";
-		args[n++] = r->overrides[k];
-	}
-	args[n] = NULL;
+	bsRunChildDef def = bsDefaultRunChildDef();
+	def.exe = x->exe;
+	def.config = r->config;
+	def.output = r->output;
+	def.render = o->render;
+	def.threads = o->threads;
+	def.sets = (const char* const*)r->overrides;
+	def.setCount = r->overrideCount;
 
 	double t0 = bsNow();
 	char err[BS_BATCH_ERR_MAX];
-	bsProcessInput in = {x->exe, args, NULL};
-	bsProcess p;
 	// The batch makes the folder above the run's (shared by the values of a sweep); the run makes
 	// its own, and removes it when it fails. A run failing while a sibling starts then cannot remove
 	// the parent from under it.
@@ -1150,40 +1102,29 @@ static void bsBatchRunOne(bsBatchExec* x, bsBatchRun* r, int slot)
 		*slash = '\0';
 	}
 	bool made = slash == NULL || slash == parent || bsMakeFolders(parent, "a run's parent folder", NULL, err, sizeof(err));
-	if (!made || !bsProcess_Start(&in, &p, err, sizeof(err)))
+	bsRunChildOutput out;
+	if (!made || !bsRunChild_Run(&def, &out, err, sizeof(err)))
 	{
 		r->status = bs_runFailed;
 		r->note = bsFormat("%s", err);
 	}
 	else
 	{
-		atomic_store(&bs_batchChildren[slot], (int)p.pid);
-		int sig = atomic_load(&bs_batchStop);
-		if (sig != 0)
-		{
-			kill(p.pid, sig);  // the signal came between the start and the line above
-		}
-		bsProcessOutput* out = malloc(sizeof(bsProcessOutput));
-		bsProcessOutput local;
-		bsProcess_Wait(&p, out != NULL ? out : &local);
-		atomic_store(&bs_batchChildren[slot], 0);
-		const bsProcessOutput* q = out != NULL ? out : &local;
-		bool stopped = atomic_load(&bs_batchStop) != 0 &&
-			((q->state == bs_processSignaled && (q->signal == SIGINT || q->signal == SIGTERM)) ||
-				(q->state == bs_processExited && (q->exitCode == 130 || q->exitCode == 143)));
+		const bsProcessOutput* q = &out.process;
 		r->exitCode = q->state == bs_processExited ? q->exitCode : -1;
 		r->signal = q->state == bs_processSignaled ? q->signal : 0;
-		if (q->state == bs_processExited && q->exitCode == 0)
+		if (out.ok)
 		{
 			r->status = bs_runOk;
 		}
 		else
 		{
-			r->status = stopped ? bs_runInterrupted : bs_runFailed;
+			r->status = out.interrupted ? bs_runInterrupted : bs_runFailed;
+			char text[1200];
+			bsRunChild_Describe(&out, 1, text, sizeof(text));
 			free(r->note);
-			r->note = bsFailureMessage(q);
+			r->note = bsFormat("%s", text);
 		}
-		free(out);
 	}
 	r->seconds = bsNow() - t0;
 }
@@ -1195,7 +1136,7 @@ static void* bsBatchWorkerMain(void* context)
 	for (;;)
 	{
 		pthread_mutex_lock(&x->lock);
-		if (atomic_load(&bs_batchStop) != 0 || x->next >= x->todoCount)
+		if (bsRunChild_StopSignal() != 0 || x->next >= x->todoCount)
 		{
 			pthread_mutex_unlock(&x->lock);
 			break;
@@ -1205,7 +1146,7 @@ static void* bsBatchWorkerMain(void* context)
 		bsBatchProgress(x, false);
 		pthread_mutex_unlock(&x->lock);
 
-		bsBatchRunOne(x, r, w->slot);
+		bsBatchRunOne(x, r);
 
 		pthread_mutex_lock(&x->lock);
 		x->running -= 1;
@@ -1226,7 +1167,6 @@ static void bsBatchExecute(bsBatchExec* x)
 	for (int k = 0; k < jobs; ++k)
 	{
 		workers[k].exec = x;
-		workers[k].slot = k;
 		started[k] = k > 0 && pthread_create(&workers[k].thread, NULL, bsBatchWorkerMain, workers + k) == 0;
 	}
 	if (jobs > 0)
@@ -1660,12 +1600,8 @@ int bsBatchMain(int argc, char** argv)
 		return bsBatchFail(err);
 	}
 
-	struct sigaction sa, oldInt, oldTerm;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = bsBatchOnSignal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &oldInt);
-	sigaction(SIGTERM, &sa, &oldTerm);
+	bsRunChildSignals savedSignals;
+	bsRunChild_InstallSignals(&savedSignals);
 
 	bsBatchExec x;
 	memset(&x, 0, sizeof(x));
@@ -1680,7 +1616,7 @@ int bsBatchMain(int argc, char** argv)
 	bsBatchExecute(&x);
 	pthread_mutex_destroy(&x.lock);
 
-	int sig = atomic_load(&bs_batchStop);
+	int sig = bsRunChild_StopSignal();
 	int counts[bs_runNotRun + 1] = {0};
 	for (int k = 0; k < mineCount; ++k)
 	{
@@ -1726,8 +1662,7 @@ int bsBatchMain(int argc, char** argv)
 			mineCount == 1 ? "" : "s",
 			o.shardCount > 0 ? " in this shard" : "", bsNow() - start, written ? batchPath : "no batch file");
 	}
-	sigaction(SIGINT, &oldInt, NULL);
-	sigaction(SIGTERM, &oldTerm, NULL);
+	bsRunChild_RestoreSignals(&savedSignals);
 	free(mine);
 	free(todo);
 	bsBatchPlan_Free(&plan);

@@ -1,11 +1,15 @@
-// process.c — child processes: posix_spawn, a stderr capture pipe, waitpid.
+// process.c — child processes: posix_spawn, a stderr capture pipe, waitid/waitpid, and the table of
+// running children that signal handlers use.
 #include "process.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -17,6 +21,118 @@ extern char** environ;
 // its creation and the close-on-exec flag.
 static pthread_mutex_t bs_spawnLock = PTHREAD_MUTEX_INITIALIZER;
 
+// ---- The signal table ------------------------------------------------------------------------------
+//
+// One lock-free atomic per child (C11 7.14.1 allows them in a signal handler). An entry moves
+//     0 (free) -> reserved (Start, before the spawn) -> pid (armed, after it)
+//     pid -> 0                       (Wait, once the child is a zombie: it cannot be reused yet)
+//     pid -> -pid -> pid             (a handler signalling it: SignalAll)
+//     pid -> -pid                    (a handler killing and reaping it: StopAllOnSignal, then _exit)
+// Wait spins while an entry is -pid: a handler on another thread is inside kill(); it is done
+// promptly. bs_spawning counts Starts between blocking signals and arming their entry, so a handler
+// on another thread can wait until every child that exists is in the table.
+
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal table needs lock-free atomic int");
+
+enum
+{
+	bs_entryFree = 0,
+	bs_entryReserved = INT_MIN,
+};
+
+static atomic_int bs_children[bs_processMaxChildren];
+static atomic_int bs_spawning;
+
+static int bsChildTable_Reserve(void)
+{
+	for (int i = 0; i < bs_processMaxChildren; ++i)
+	{
+		int expected = bs_entryFree;
+		if (atomic_compare_exchange_strong(&bs_children[i], &expected, bs_entryReserved))
+		{
+			return i;
+		}
+	}
+	return -1;
+}
+
+// A millisecond's pause that is async-signal-safe (poll is on POSIX's list; nanosleep is not on all).
+static void bsPause(void)
+{
+	poll(NULL, 0, 1);
+}
+
+// Frees entry slot holding value (a pid, or the reservation).
+static void bsChildTable_Release(int slot, int value)
+{
+	if (slot < 0)
+	{
+		return;
+	}
+	for (;;)
+	{
+		int expected = value;
+		if (atomic_compare_exchange_strong(&bs_children[slot], &expected, bs_entryFree))
+		{
+			return;
+		}
+		bsPause();  // expected == -value: a handler holds the entry
+	}
+}
+
+// Returns once no other thread is between blocking signals in Start and arming its entry.
+static void bsChildTable_AwaitSpawns(void)
+{
+	while (atomic_load(&bs_spawning) != 0)
+	{
+		bsPause();
+	}
+}
+
+int bsProcess_SignalAll(int sig)
+{
+	bsChildTable_AwaitSpawns();
+	int count = 0;
+	for (int i = 0; i < bs_processMaxChildren; ++i)
+	{
+		int pid = atomic_load(&bs_children[i]);
+		if (pid > 0 && atomic_compare_exchange_strong(&bs_children[i], &pid, -pid))
+		{
+			count += kill((pid_t)pid, sig) == 0;
+			atomic_store(&bs_children[i], pid);
+		}
+	}
+	return count;
+}
+
+void bsProcess_StopAllOnSignal(void)
+{
+	bsChildTable_AwaitSpawns();
+	for (int i = 0; i < bs_processMaxChildren; ++i)
+	{
+		int pid = atomic_load(&bs_children[i]);
+		if (pid > 0 && atomic_compare_exchange_strong(&bs_children[i], &pid, -pid))
+		{
+			kill((pid_t)pid, SIGKILL);
+			while (waitpid((pid_t)pid, NULL, 0) < 0 && errno == EINTR)
+			{
+			}
+		}
+	}
+}
+
+int bsProcess_RunningCount(void)
+{
+	int count = 0;
+	for (int i = 0; i < bs_processMaxChildren; ++i)
+	{
+		count += atomic_load(&bs_children[i]) != bs_entryFree;
+	}
+	return count;
+}
+
+// ---- Start and wait --------------------------------------------------------------------------------
+
 static bool bsSetCloseOnExec(int fd)
 {
 	int flags = fcntl(fd, F_GETFD);
@@ -27,6 +143,7 @@ bool bsProcess_Start(const bsProcessInput* in, bsProcess* p, char* err, size_t e
 {
 	p->pid = -1;
 	p->stderrFd = -1;
+	p->slot = -1;
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
 	if (posix_spawn_file_actions_init(&actions) != 0)
@@ -50,45 +167,89 @@ bool bsProcess_Start(const bsProcessInput* in, bsProcess* p, char* err, size_t e
 	posix_spawnattr_setsigdefault(&attr, &defaults);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
+	// A SIGINT/SIGTERM handler that runs on this thread between the spawn and the arming of the entry
+	// would miss the child: block them here (the child's own mask is set above). A handler on another
+	// thread waits for bs_spawning to drop.
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	atomic_fetch_add(&bs_spawning, 1);
 	pthread_mutex_lock(&bs_spawnLock);
-	int fds[2];
+	int fds[2] = {-1, -1};
 	int rc = 0;
-	if (pipe(fds) != 0)
+	int slot = bsChildTable_Reserve();
+	if (slot < 0)
 	{
-		rc = errno;
+		rc = EAGAIN;
 	}
-	else if (!bsSetCloseOnExec(fds[0]) || !bsSetCloseOnExec(fds[1]))
+	else if (!in->stderrToStdout)
 	{
-		rc = errno;
-		close(fds[0]);
-		close(fds[1]);
+		if (pipe(fds) != 0)
+		{
+			rc = errno;
+		}
+		else if (!bsSetCloseOnExec(fds[0]) || !bsSetCloseOnExec(fds[1]))
+		{
+			rc = errno;
+			close(fds[0]);
+			close(fds[1]);
+			fds[0] = fds[1] = -1;
+		}
 	}
 	if (rc == 0)
 	{
-		// dup2 onto 2 clears close-on-exec on the child's copy only.
-		posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+		// dup2 onto 2 clears close-on-exec on the child's copy only. The pipe goes first: its end may be
+		// descriptor 0 or 1 when the parent has closed those.
+		if (!in->stderrToStdout)
+		{
+			posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+		}
 		posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
 		posix_spawn_file_actions_addopen(&actions, 1, in->stdoutPath != NULL ? in->stdoutPath : "/dev/null",
 			O_WRONLY | O_CREAT | O_TRUNC, 0666);
+		if (in->stderrToStdout)
+		{
+			posix_spawn_file_actions_adddup2(&actions, 1, 2);
+		}
 		pid_t pid;
 		rc = posix_spawn(&pid, in->program, &actions, &attr, in->argv, environ);
-		close(fds[1]);
+		if (fds[1] >= 0)
+		{
+			close(fds[1]);
+		}
 		if (rc == 0)
 		{
 			p->pid = pid;
 			p->stderrFd = fds[0];
+			p->slot = slot;
+			atomic_store(&bs_children[slot], (int)pid);
 		}
-		else
+		else if (fds[0] >= 0)
 		{
 			close(fds[0]);
 		}
 	}
+	if (rc != 0)
+	{
+		bsChildTable_Release(slot, bs_entryReserved);
+	}
 	pthread_mutex_unlock(&bs_spawnLock);
+	atomic_fetch_sub(&bs_spawning, 1);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&actions);
 	if (rc != 0)
 	{
-		snprintf(err, errlen, "cannot start %s: %s", in->program, strerror(rc));
+		if (slot < 0)
+		{
+			snprintf(err, errlen, "cannot start %s: %d children run already", in->program, bs_processMaxChildren);
+		}
+		else
+		{
+			snprintf(err, errlen, "cannot start %s: %s", in->program, strerror(rc));
+		}
 		return false;
 	}
 	return true;
@@ -129,17 +290,32 @@ void bsProcess_Wait(bsProcess* p, bsProcessOutput* out)
 		close(p->stderrFd);
 		p->stderrFd = -1;
 	}
-	int status = 0;
-	pid_t r;
-	while ((r = waitpid(p->pid, &status, 0)) < 0 && errno == EINTR)
+	// Wait for the end without reaping (WNOWAIT): the zombie keeps the pid, so the signal table may
+	// list it until the line after, and no handler can reach a process that reuses the pid.
+	siginfo_t info;
+	memset(&info, 0, sizeof(info));
+	int r;
+	while ((r = waitid(P_PID, (id_t)p->pid, &info, WEXITED | WNOWAIT)) < 0 && errno == EINTR)
 	{
 	}
-	p->pid = -1;
-	if (r < 0)
+	int waitError = r < 0 ? errno : 0;
+	bsChildTable_Release(p->slot, (int)p->pid);
+	p->slot = -1;
+	int status = 0;
+	pid_t reaped = -1;
+	if (r == 0)
 	{
-		// Reaped elsewhere (against the rules in process.h): report an unknown failure.
-		out->state = bs_processExited;
-		out->exitCode = 255;
+		while ((reaped = waitpid(p->pid, &status, 0)) < 0 && errno == EINTR)
+		{
+		}
+		waitError = reaped < 0 ? errno : 0;
+	}
+	p->pid = -1;
+	if (reaped < 0)
+	{
+		// Reaped elsewhere (against the rules in process.h): how it ended is unknown, a failure.
+		out->state = bs_processLost;
+		out->waitError = waitError;
 		return;
 	}
 	if (WIFSIGNALED(status))
@@ -225,6 +401,10 @@ void bsProcess_Describe(const bsProcessOutput* out, char* text, size_t size)
 	if (out->state == bs_processSignaled)
 	{
 		snprintf(text, size, "signal %d (%s)", out->signal, bsSignalName(out->signal));
+	}
+	else if (out->state == bs_processLost)
+	{
+		snprintf(text, size, "lost (cannot wait for it: %s)", strerror(out->waitError));
 	}
 	else
 	{

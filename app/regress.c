@@ -16,6 +16,7 @@
 #include "image.h"
 #include "image_compare.h"
 #include "process.h"
+#include "run_child.h"
 #include "blobsim/timer.h"
 
 #include "blobsim/version.h"
@@ -25,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -668,90 +670,62 @@ static void bsCaseSet(bsRegressCase* c, bsRegressStatus status, const char* fmt,
 	}
 }
 
-// Runs the case's config with rendering in a child: `blobsim run CONFIG -o DIR --render --quiet --set
-// render.width=W --set render.height=H --set render.antialias=A [case sets] [--set ...] [--threads N]`.
+// Runs the case's config with rendering in a child: `blobsim run CONFIG -o DIR --quiet [--threads N]
+// --render --set render.width=W --set render.height=H --set render.antialias=A --set render.jitter=J
+// [case sets] [--set ...]`.
 static bool bsRunCase(const char* exe, const bsRegressSuite* s, const bsRegressOptions* o, bsRegressCase* c,
 	const char* dir)
 {
-	char width[64], height[64], antialias[64], jitter[64], threads[32];
+	char width[64], height[64], antialias[64], jitter[64];
 	snprintf(width, sizeof(width), "render.width=%d", s->width);
 	snprintf(height, sizeof(height), "render.height=%d", s->height);
 	snprintf(antialias, sizeof(antialias), "render.antialias=%.17g", s->antialias);
 	snprintf(jitter, sizeof(jitter), "render.jitter=%.17g", s->jitter);
-	snprintf(threads, sizeof(threads), "%d", o->threads);
-	const int maxArgs = 18 + 2 * (c->setCount + o->setCount);
-	char** argv = calloc((size_t)maxArgs, sizeof(char*));
-	if (argv == NULL)
+	const char** sets = calloc((size_t)(4 + c->setCount + o->setCount), sizeof(char*));
+	if (sets == NULL)
 	{
 		bsCaseSet(c, bs_regressError, "out of memory");
 		return false;
 	}
 	int n = 0;
-	argv[n++] = (char*)exe;
-	argv[n++] = "run";
-	argv[n++] = c->config;
-	argv[n++] = "-o";
-	argv[n++] = (char*)dir;
-	argv[n++] = "--render";
-	argv[n++] = "--quiet";
-	argv[n++] = "--set";
-	argv[n++] = width;
-	argv[n++] = "--set";
-	argv[n++] = height;
-	argv[n++] = "--set";
-	argv[n++] = antialias;
-	argv[n++] = "--set";
-	argv[n++] = jitter;
+	sets[n++] = width;
+	sets[n++] = height;
+	sets[n++] = antialias;
+	sets[n++] = jitter;
 	for (int i = 0; i < c->setCount; ++i)
 	{
-		argv[n++] = "--set";
-		argv[n++] = c->sets[i];
+		sets[n++] = c->sets[i];
 	}
 	for (int i = 0; i < o->setCount; ++i)
 	{
-		argv[n++] = "--set";
-		argv[n++] = (char*)o->sets[i];
+		sets[n++] = o->sets[i];
 	}
-	if (o->threads >= 0)
-	{
-		argv[n++] = "--threads";
-		argv[n++] = threads;
-	}
-	argv[n] = NULL;
+	bsRunChildDef def = bsDefaultRunChildDef();
+	def.exe = exe;
+	def.config = c->config;
+	def.output = dir;
+	def.render = true;
+	def.threads = o->threads >= 0 ? o->threads : -1;
+	def.sets = sets;
+	def.setCount = n;
 
 	char err[BS_REGRESS_ERR_MAX];
-	bsProcessInput in = {exe, argv, NULL};
-	bsProcess p;
-	double start = bsNow();
-	if (!bsProcess_Start(&in, &p, err, sizeof(err)))
+	bsRunChildOutput out;
+	bool started = bsRunChild_Run(&def, &out, err, sizeof(err));
+	free(sets);
+	if (!started)
 	{
-		free(argv);
 		bsCaseSet(c, bs_regressError, "%s", err);
 		return false;
 	}
-	bsProcessOutput* out = malloc(sizeof(*out));
-	if (out == NULL)
+	c->seconds = out.seconds;
+	if (!out.ok)
 	{
-		// Still reap the child.
-		bsProcessOutput local;
-		bsProcess_Wait(&p, &local);
-		free(argv);
-		bsCaseSet(c, bs_regressError, "out of memory");
-		return false;
+		char why[1200];
+		bsRunChild_Describe(&out, 2, why, sizeof(why));
+		bsCaseSet(c, bs_regressError, "blobsim run failed: %s", why);
 	}
-	bsProcess_Wait(&p, out);
-	c->seconds = bsNow() - start;
-	free(argv);
-	bool ok = out->state == bs_processExited && out->exitCode == 0;
-	if (!ok)
-	{
-		char how[128], last[1024];
-		bsProcess_Describe(out, how, sizeof(how));
-		bsProcess_LastLines(out->stderrTail, 2, last, sizeof(last));
-		bsCaseSet(c, bs_regressError, "blobsim run failed (%s)%s%s", how, last[0] != '\0' ? ": " : "", last);
-	}
-	free(out);
-	return ok;
+	return out.ok;
 }
 
 // Two files with the same bytes (a reference that --update would rewrite unchanged).
@@ -1157,9 +1131,12 @@ static void bsRegressUsage(FILE* f)
 		"  --quiet           print nothing but errors\n"
 		"  -h, --help        show this help and exit\n"
 		"\n"
+		"SIGINT and SIGTERM are passed on to the running case, which removes its temporary files; the\n"
+		"suite then stops without writing a report and exits 130 or 143.\n"
+		"\n"
 		"Exit status: 0 every case passed (or was blessed), 1 a case failed (an image breaks a limit, a\n"
 		"run failed, a reference is missing), 2 usage error, 3 the suite cannot be read, POV-Ray is\n"
-		"missing, or the report cannot be written.\n");
+		"missing, or the report cannot be written, 130/143 interrupted.\n");
 }
 
 // Returns -1 to go on, else an exit status.
@@ -1294,8 +1271,12 @@ int bsRegressMain(int argc, char** argv)
 		return bs_exitRegressError;
 	}
 
+	// SIGINT/SIGTERM reach the case's run (which removes its temporary files and stops POV-Ray);
+	// then the suite stops without a report.
+	bsRunChildSignals savedSignals;
+	bsRunChild_InstallSignals(&savedSignals);
 	int passed = 0, failed = 0;
-	for (int i = 0; i < s.count; ++i)
+	for (int i = 0; i < s.count && bsRunChild_StopSignal() == 0; ++i)
 	{
 		bsRegressCase* c = s.cases + i;
 		bool selected = o.onlyCount == 0;
@@ -1309,6 +1290,10 @@ int bsRegressMain(int argc, char** argv)
 			continue;
 		}
 		bsRegressCase_Run(exe, &s, &o, c, o.output);
+		if (bsRunChild_StopSignal() != 0)
+		{
+			break;
+		}
 		bsCaseFailed(c) ? ++failed : ++passed;
 		if (!o.quiet)
 		{
@@ -1321,6 +1306,16 @@ int bsRegressMain(int argc, char** argv)
 			printf("%s%s\n", c->message != NULL ? "  " : "", c->message != NULL ? c->message : "");
 			fflush(stdout);
 		}
+	}
+
+	bsRunChild_RestoreSignals(&savedSignals);
+	int sig = bsRunChild_StopSignal();
+	if (sig != 0)
+	{
+		fprintf(stderr, "blobsim regress: %s; no report written\n", sig == SIGINT ? "interrupted (SIGINT)" :
+			"terminated (SIGTERM)");
+		bsRegressSuite_Free(&s);
+		return 128 + sig;
 	}
 
 	char* reportJson = bsPathJoin(o.output, "report.json");

@@ -11,6 +11,8 @@
 #include "blobsim/parallel.h"
 #include "ply.h"
 #include "pov_writer.h"
+#include "process.h"
+#include "render.h"
 #include "blobsim/step.h"
 #include "blobsim/timer.h"
 #include "blobsim/triangle.h"
@@ -19,18 +21,12 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 #define BS_MAX_OVERRIDES 256
 #define BS_PATH_MAX 4096
@@ -95,7 +91,7 @@ static void bsRunUsage(FILE* f, bool check)
 		"\n"
 		"All outputs are written to temporary files and renamed into place only after every one of them\n"
 		"(and the render) succeeded: a failed run leaves an existing output directory as it was.\n"
-		"SIGINT and SIGTERM remove the temporary files and exit 130 and 143.\n"
+		"SIGINT and SIGTERM stop POV-Ray, remove the temporary files and exit 130 and 143.\n"
 		"\n"
 		"Exit status: 0 success, 1 failure (bad config or input file, I/O error, POV-Ray failed,\n"
 		"over --max-memory), 2 usage error, 130/143 interrupted.\n");
@@ -461,84 +457,6 @@ static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInp
 	return text;
 }
 
-// --- POV-Ray ---
-
-// Renders scene (dir/scene.pov, or its pending temporary file) to dir/scene.png through a temporary
-// name that joins the deferred group (renamed with the other outputs, removed on failure or signal);
-// POV-Ray's messages go to dir/render.log.
-static bool bsRender(const bsConfig* c, const char* dir, const char* scenePath, char* err, size_t errlen)
-{
-	char povray[BS_PATH_MAX];
-	if (!bsFindProgram("povray", povray, sizeof(povray)))
-	{
-		snprintf(err, errlen, "--render: POV-Ray is not installed (no 'povray' on PATH); install it "
-			"with 'apt-get install povray', or render %s/scene.pov yourself", dir);
-		return false;
-	}
-	char width[32], height[32], aa[64], jitter[64], input[BS_PATH_MAX + 8], output[BS_PATH_MAX + 8],
-		log[BS_PATH_MAX];
-	snprintf(width, sizeof(width), "+W%d", c->render.width);
-	snprintf(height, sizeof(height), "+H%d", c->render.height);
-	if (c->render.antialias > 0.0)
-	{
-		snprintf(aa, sizeof(aa), "+A%g", c->render.antialias);
-	}
-	else
-	{
-		snprintf(aa, sizeof(aa), "-A");
-	}
-	if (c->render.jitter > 0.0)
-	{
-		snprintf(jitter, sizeof(jitter), "+J%g", c->render.jitter);
-	}
-	else
-	{
-		snprintf(jitter, sizeof(jitter), "-J");
-	}
-	char tmp[BS_PATH_MAX], png[BS_PATH_MAX], name[64];
-	snprintf(name, sizeof(name), "scene.tmp.%ld.png", (long)getpid());
-	bsJoin(tmp, sizeof(tmp), dir, name);
-	bsJoin(png, sizeof(png), dir, "scene.png");
-	if (!bsAtomicFile_DeferFile(tmp, png, err, errlen))
-	{
-		return false;
-	}
-	snprintf(input, sizeof(input), "+I%s", scenePath);
-	snprintf(output, sizeof(output), "+O%s", tmp);
-	bsJoin(log, sizeof(log), dir, "render.log");
-	char* args[] = {povray, input, output, width, height, aa, jitter, "+FN", "-D", "-P", "+V", NULL};
-
-	posix_spawn_file_actions_t actions;
-	posix_spawn_file_actions_init(&actions);
-	posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-	posix_spawn_file_actions_adddup2(&actions, 1, 2);
-	posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-	pid_t pid;
-	int rc = posix_spawn(&pid, povray, &actions, NULL, args, environ);
-	posix_spawn_file_actions_destroy(&actions);
-	if (rc != 0)
-	{
-		snprintf(err, errlen, "--render: cannot start %s: %s", povray, strerror(rc));
-		return false;
-	}
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-	{
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-	{
-		snprintf(err, errlen, "--render: POV-Ray failed (exit %d); see %s", WIFEXITED(status) ? WEXITSTATUS(status) : -1, log);
-		return false;  // the caller aborts the group, which removes tmp
-	}
-	struct stat st;
-	if (stat(tmp, &st) != 0 || !S_ISREG(st.st_mode))
-	{
-		snprintf(err, errlen, "--render: POV-Ray wrote no image (%s); see %s", tmp, log);
-		return false;
-	}
-	return true;
-}
-
 // --- Progress ---
 
 typedef struct bsProgress
@@ -582,10 +500,12 @@ static void bsProgress_Update(bsProgress* pr, int step, int steps, size_t partic
 
 // --- Signals ---
 
-// SIGINT / SIGTERM during a run: remove every temporary file (async-signal-safe), say so with one
-// write(2), and exit 128 + the signal number. Nothing else: no stdio, no free.
+// SIGINT / SIGTERM during a run: kill and reap POV-Ray (so it writes nothing after), remove every
+// temporary file (both async-signal-safe), say so with one write(2), and exit 128 + the signal number.
+// Nothing else: no stdio, no free.
 static void bsOnSignal(int sig)
 {
+	bsProcess_StopAllOnSignal();
 	bsAtomicFile_CleanupOnSignal();
 	static const char interrupted[] = "blobsim: interrupted (SIGINT); temporary files removed\n";
 	static const char terminated[] = "blobsim: terminated (SIGTERM); temporary files removed\n";
@@ -932,7 +852,9 @@ int bsRunMain(int argc, char** argv)
 			t0 = bsNow();
 			bsJoin(path, sizeof(path), dir, "scene.pov");
 			const char* pending = bsAtomicFile_DeferredPath(path);
-			if (!bsRender(&c, dir, pending != NULL ? pending : path, err, sizeof(err)))
+			bsRenderInput ri = {pending != NULL ? pending : path, dir, c.render.width, c.render.height,
+				c.render.antialias, c.render.jitter};
+			if (!bsRender_Scene(&ri, err, sizeof(err)))
 			{
 				goto fail;
 			}

@@ -186,7 +186,7 @@ int bsAtomicFile_PendingCount(void)
 
 typedef struct bsDeferredFile
 {
-	char* path;
+	char* path;     // the target; NULL for a scratch file (bsAtomicFile_DeferRemoval)
 	char* tmpPath;
 	int slot;
 } bsDeferredFile;
@@ -196,18 +196,18 @@ static bool bsDeferredOpen;
 static bsDeferredFile* bsDeferredFiles;
 static size_t bsDeferredCount, bsDeferredCapacity;
 
-// Takes ownership of path and tmpPath and arms a deferred slot for tmpPath (when one is free: beyond
-// 16384 files the rest are not covered by the signal cleanup). Returns false (owning nothing) on out
-// of memory or when no group is open. Called with the lock held.
+// Takes ownership of path (NULL: a scratch file) and tmpPath and arms a deferred slot for tmpPath (when
+// one is free: beyond 16384 files the rest are not covered by the signal cleanup). Returns false
+// (owning nothing) on out of memory or when no group is open. Called with the lock held.
 static bool bsDeferred_AddLocked(char* path, char* tmpPath)
 {
 	if (!bsDeferredOpen)
 	{
 		return false;
 	}
-	for (size_t i = 0; i < bsDeferredCount; ++i)
+	for (size_t i = 0; i < bsDeferredCount && path != NULL; ++i)
 	{
-		if (strcmp(bsDeferredFiles[i].path, path) == 0)
+		if (bsDeferredFiles[i].path != NULL && strcmp(bsDeferredFiles[i].path, path) == 0)
 		{
 			// The later file wins; the earlier one goes.
 			unlink(bsDeferredFiles[i].tmpPath);
@@ -273,6 +273,11 @@ bool bsAtomicFile_CommitDeferred(char* errbuf, size_t errlen)
 	for (size_t i = 0; i < bsDeferredCount; ++i)
 	{
 		bsDeferredFile* d = bsDeferredFiles + i;
+		if (d->path == NULL)
+		{
+			bsDeferred_Drop(d, true);  // a scratch file goes either way
+			continue;
+		}
 		if (ok && rename(d->tmpPath, d->path) != 0)
 		{
 			int e = errno;
@@ -307,7 +312,7 @@ const char* bsAtomicFile_DeferredPath(const char* path)
 	pthread_mutex_lock(&bsDeferredLock);
 	for (size_t i = 0; i < bsDeferredCount && found == NULL; ++i)
 	{
-		if (strcmp(bsDeferredFiles[i].path, path) == 0)
+		if (bsDeferredFiles[i].path != NULL && strcmp(bsDeferredFiles[i].path, path) == 0)
 		{
 			found = bsDeferredFiles[i].tmpPath;
 		}
@@ -316,13 +321,14 @@ const char* bsAtomicFile_DeferredPath(const char* path)
 	return found;
 }
 
-bool bsAtomicFile_DeferFile(const char* tmpPath, const char* path, char* errbuf, size_t errlen)
+// DeferFile (path: the target) and DeferRemoval (path NULL): copies the names into the open group.
+static bool bsDeferred_AddCopies(const char* tmpPath, const char* path, char* errbuf, size_t errlen)
 {
-	char* p = strdup(path);
+	char* p = path != NULL ? strdup(path) : NULL;
 	char* t = strdup(tmpPath);
 	pthread_mutex_lock(&bsDeferredLock);
 	bool open = bsDeferredOpen;
-	bool ok = p != NULL && t != NULL && bsDeferred_AddLocked(p, t);
+	bool ok = (p != NULL || path == NULL) && t != NULL && bsDeferred_AddLocked(p, t);
 	pthread_mutex_unlock(&bsDeferredLock);
 	if (!ok)
 	{
@@ -330,10 +336,21 @@ bool bsAtomicFile_DeferFile(const char* tmpPath, const char* path, char* errbuf,
 		free(t);
 		if (errbuf != NULL && errlen > 0)
 		{
-			snprintf(errbuf, errlen, "%s: cannot create: %s", path, open ? strerror(ENOMEM) : "no deferred group open");
+			snprintf(errbuf, errlen, "%s: cannot create: %s", path != NULL ? path : tmpPath,
+				open ? strerror(ENOMEM) : "no deferred group open");
 		}
 	}
 	return ok;
+}
+
+bool bsAtomicFile_DeferFile(const char* tmpPath, const char* path, char* errbuf, size_t errlen)
+{
+	return bsDeferred_AddCopies(tmpPath, path, errbuf, errlen);
+}
+
+bool bsAtomicFile_DeferRemoval(const char* tmpPath, char* errbuf, size_t errlen)
+{
+	return bsDeferred_AddCopies(tmpPath, NULL, errbuf, errlen);
 }
 
 // ---- Errors --------------------------------------------------------------------------------------

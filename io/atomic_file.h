@@ -123,6 +123,11 @@ const char* bsAtomicFile_DeferredPath(const char* path);
 // False, with a message, when no group is open or memory runs out.
 bool bsAtomicFile_DeferFile(const char* tmpPath, const char* path, char* errbuf, size_t errlen);
 
+// Adds a scratch file that someone else (e.g. a child process) may make at tmpPath to the open group:
+// it is removed when the group ends, by CommitDeferred as by AbortDeferred, or by a signal; never
+// renamed. It need not exist. False, with a message, when no group is open or memory runs out.
+bool bsAtomicFile_DeferRemoval(const char* tmpPath, char* errbuf, size_t errlen);
+
 // The number of temporary files in the registry (open, not yet committed or aborted): diagnostics and
 // tests.
 int bsAtomicFile_PendingCount(void);

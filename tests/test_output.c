@@ -1,4 +1,4 @@
-// test_output.c — atomic files, PLY particle files and POV-Ray scenes.
+// test_output.c — atomic files (and their deferred groups), PLY particle files and POV-Ray scenes.
 #include "test.h"
 
 #include "atomic_file.h"
@@ -232,6 +232,64 @@ static int AtomicCommitAbortTest(void)
 	free(data);
 	free(big);
 	ENSURE(ok);
+	return 0;
+}
+
+// Writes text to path directly (a file made by someone else, e.g. POV-Ray).
+static int WriteFile(const char* path, const char* text)
+{
+	FILE* f = fopen(path, "w");
+	ENSURE(f != NULL);
+	fputs(text, f);
+	ENSURE(fclose(f) == 0);
+	return 0;
+}
+
+// A deferred group: a committed file, a file made by someone else (DeferFile) and scratch files
+// (DeferRemoval, one never made) wait for the end of the group; CommitDeferred renames the first two
+// and removes the scratch file, AbortDeferred removes all three and leaves the targets as they were.
+static int AtomicDeferredTest(void)
+{
+	char a[600], b[600], bTmp[600], scratch[600], never[600], err[1024];
+	TestPath(a, sizeof(a), "d-a.txt");
+	TestPath(b, sizeof(b), "d-b.png");
+	TestPath(bTmp, sizeof(bTmp), "d-b.tmp.1.png");
+	TestPath(scratch, sizeof(scratch), "d-b.tmp.1.pov-state");
+	TestPath(never, sizeof(never), "d-never.tmp.1");
+	RUN_SUBTEST(WriteFile(a, "old a"));
+	RUN_SUBTEST(WriteFile(b, "old b"));
+	ENSURE(!bsAtomicFile_DeferRemoval(scratch, err, sizeof(err)));  // no group open
+	ENSURE(strstr(err, "no deferred group open") != NULL);
+	for (int commit = 0; commit < 2; ++commit)
+	{
+		bsAtomicFile_BeginDeferred();
+		bsAtomicFile f;
+		ENSURE(bsAtomicFile_Open(&f, a, err, sizeof(err)));
+		ENSURE(bsAtomicFile_Printf(&f, "new a"));
+		ENSURE(bsAtomicFile_Commit(&f, 0));
+		ENSURE(bsAtomicFile_DeferFile(bTmp, b, err, sizeof(err)));
+		ENSURE(bsAtomicFile_DeferRemoval(scratch, err, sizeof(err)));
+		ENSURE(bsAtomicFile_DeferRemoval(never, err, sizeof(err)));
+		RUN_SUBTEST(WriteFile(bTmp, "new b"));
+		RUN_SUBTEST(WriteFile(scratch, "state"));
+		ENSURE(bsAtomicFile_PendingCount() == 4);
+		ENSURE(FileIs(a, "old a") && FileIs(b, "old b"));  // nothing replaced before the end
+		ENSURE(bsAtomicFile_DeferredPath(a) != NULL && bsAtomicFile_DeferredPath(scratch) == NULL);
+		if (commit)
+		{
+			ENSURE(bsAtomicFile_CommitDeferred(err, sizeof(err)));
+			ENSURE(FileIs(a, "new a") && FileIs(b, "new b"));
+		}
+		else
+		{
+			bsAtomicFile_AbortDeferred();
+			ENSURE(FileIs(a, "old a") && FileIs(b, "old b"));
+		}
+		ENSURE(!Exists(scratch) && !Exists(never) && !Exists(bTmp));
+		ENSURE(CountTempFiles(testDir) == 0 && bsAtomicFile_PendingCount() == 0);
+	}
+	unlink(a);
+	unlink(b);
 	return 0;
 }
 
@@ -1348,6 +1406,7 @@ static int OutputTests(void)
 {
 	RUN_SUBTEST(AtomicCommitAbortTest());
 	RUN_SUBTEST(AtomicErrorTest());
+	RUN_SUBTEST(AtomicDeferredTest());
 	RUN_SUBTEST(AtomicRegistryTest());
 	RUN_SUBTEST(PlyRoundTripTest());
 	RUN_SUBTEST(PlyFormatsTest());

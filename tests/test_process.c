@@ -1,22 +1,27 @@
 // test_process.c — bsProcess: exit codes and signals as the shell produces them, the stderr tail
-// (short, and longer than the buffer), stdout to a file, the last-lines helper, a program that
-// cannot start, and children started from several threads at once, each seeing only its own stderr.
+// (short, and longer than the buffer), stdout to a file (alone, and with stderr), the last-lines
+// helper, a program that cannot start, children started from several threads at once, each seeing
+// only its own stderr, a child reaped behind Wait's back (a failure, never a success), and the
+// signal table: a child stays in it until it has ended and leaves it before it is reaped;
+// StopAllOnSignal kills and reaps.
 #include "test.h"
 
 #include "process.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 // Runs `sh -c script` and waits.
 static int RunShell(const char* script, const char* stdoutPath, bsProcessOutput* out)
 {
 	char* argv[] = {"sh", "-c", (char*)script, NULL};
-	bsProcessInput in = {"/bin/sh", argv, stdoutPath};
+	bsProcessInput in = {.program = "/bin/sh", .argv = argv, .stdoutPath = stdoutPath};
 	bsProcess p;
 	char err[256];
 	ENSURE(bsProcess_Start(&in, &p, err, sizeof(err)));
@@ -84,10 +89,117 @@ static int LongStderrAndStdout(void)
 	return 0;
 }
 
+// stderrToStdout: both streams in the file, in the order written; nothing captured.
+static int StderrToStdout(void)
+{
+	char path[] = "/tmp/blobsim-test-process-XXXXXX";
+	int fd = mkstemp(path);
+	ENSURE(fd >= 0);
+	close(fd);
+	char* argv[] = {"sh", "-c", "echo one; echo two >&2; echo three", NULL};
+	bsProcessInput in = {.program = "/bin/sh", .argv = argv, .stdoutPath = path, .stderrToStdout = true};
+	bsProcess p;
+	char err[256];
+	ENSURE(bsProcess_Start(&in, &p, err, sizeof(err)));
+	ENSURE(p.stderrFd == -1);
+	bsProcessOutput* out = malloc(sizeof(bsProcessOutput));
+	ENSURE(out != NULL);
+	bsProcess_Wait(&p, out);
+	bool ok = out->state == bs_processExited && out->exitCode == 0 && out->stderrTail[0] == '\0';
+	free(out);
+	ENSURE(ok);
+	char text[64] = "";
+	FILE* f = fopen(path, "r");
+	ENSURE(f != NULL);
+	size_t n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	unlink(path);
+	text[n] = '\0';
+	ENSURE(strcmp(text, "one\ntwo\nthree\n") == 0);
+	return 0;
+}
+
+// A child reaped by someone else (against process.h's rules): Wait cannot know how it ended, and must
+// say so as a failure, never as an exit status (a lost POV-Ray once counted as a good render).
+static int ReapedElsewhere(void)
+{
+	char* argv[] = {"sh", "-c", "exit 0", NULL};
+	bsProcessInput in = {.program = "/bin/sh", .argv = argv};
+	bsProcess p;
+	char err[256];
+	ENSURE(bsProcess_Start(&in, &p, err, sizeof(err)));
+	int status = -1;
+	ENSURE(waitpid(p.pid, &status, 0) == p.pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	bsProcessOutput* out = malloc(sizeof(bsProcessOutput));
+	ENSURE(out != NULL);
+	bsProcess_Wait(&p, out);
+	char text[128];
+	bsProcess_Describe(out, text, sizeof(text));
+	bool lost = out->state == bs_processLost && out->waitError == ECHILD && out->exitCode == -1;
+	free(out);
+	ENSURE(lost);
+	ENSURE(strcmp(text, "lost (cannot wait for it: No child processes)") == 0);
+	ENSURE(p.pid == -1 && bsProcess_RunningCount() == 0);
+	return 0;
+}
+
+// The signal table lists a child that has ended but is not yet reaped (its pid cannot be reused: a
+// signal to it reaches the zombie), and no longer lists it once Wait returns.
+static int SignalTable(void)
+{
+	ENSURE(bsProcess_RunningCount() == 0 && bsProcess_SignalAll(0) == 0);
+	char* argv[] = {"sh", "-c", "exit 4", NULL};
+	bsProcessInput in = {.program = "/bin/sh", .argv = argv};
+	bsProcess p;
+	char err[256];
+	ENSURE(bsProcess_Start(&in, &p, err, sizeof(err)));
+	ENSURE(bsProcess_RunningCount() == 1);
+	siginfo_t info;
+	memset(&info, 0, sizeof(info));
+	ENSURE(waitid(P_PID, (id_t)p.pid, &info, WEXITED | WNOWAIT) == 0 && info.si_pid == p.pid);
+	ENSURE(bsProcess_RunningCount() == 1 && bsProcess_SignalAll(0) == 1);
+	bsProcessOutput* out = malloc(sizeof(bsProcessOutput));
+	ENSURE(out != NULL);
+	bsProcess_Wait(&p, out);
+	bool ok = out->state == bs_processExited && out->exitCode == 4;
+	free(out);
+	ENSURE(ok);
+	ENSURE(bsProcess_RunningCount() == 0 && bsProcess_SignalAll(0) == 0);
+	return 0;
+}
+
+// StopAllOnSignal leaves the table's entries claimed (the process is about to _exit), so it runs in a
+// forked copy of this process: a long child is gone (killed and reaped: no zombie either) when it
+// returns. The exit status of the copy carries the verdict.
+static int StopAll(void)
+{
+	pid_t copy = fork();
+	ENSURE(copy >= 0);
+	if (copy == 0)
+	{
+		char* argv[] = {"sleep", "60", NULL};
+		bsProcessInput in = {.program = "/bin/sleep", .argv = argv};
+		bsProcess p;
+		char err[256];
+		if (!bsProcess_Start(&in, &p, err, sizeof(err)))
+		{
+			_exit(2);
+		}
+		bsProcess_StopAllOnSignal();
+		bool reaped = waitpid(p.pid, NULL, WNOHANG) < 0 && errno == ECHILD;
+		bool gone = kill(p.pid, 0) < 0 && errno == ESRCH;
+		_exit(reaped && gone ? 0 : 3);
+	}
+	int status = -1;
+	ENSURE(waitpid(copy, &status, 0) == copy);
+	ENSURE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	return 0;
+}
+
 static int CannotStart(void)
 {
 	char* argv[] = {"nosuch", NULL};
-	bsProcessInput in = {"/nonexistent/program", argv, NULL};
+	bsProcessInput in = {.program = "/nonexistent/program", .argv = argv};
 	bsProcess p;
 	char err[256] = "";
 	ENSURE(!bsProcess_Start(&in, &p, err, sizeof(err)));
@@ -147,7 +259,11 @@ int ProcessTest(void)
 {
 	RUN_SUBTEST(ExitAndStderr());
 	RUN_SUBTEST(LongStderrAndStdout());
+	RUN_SUBTEST(StderrToStdout());
 	RUN_SUBTEST(CannotStart());
+	RUN_SUBTEST(ReapedElsewhere());
+	RUN_SUBTEST(SignalTable());
+	RUN_SUBTEST(StopAll());
 	RUN_SUBTEST(ManyThreads());
 	return 0;
 }

@@ -1,0 +1,100 @@
+// render.c — POV-Ray through process.h, its files through the deferred group of atomic_file.h.
+#include "render.h"
+
+#include "atomic_file.h"
+#include "files.h"
+#include "process.h"
+
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BS_RENDER_PATH_MAX 4096
+
+static void bsRenderPath(char* out, size_t size, const char* dir, const char* name)
+{
+	snprintf(out, size, "%s/%s", dir, name);
+}
+
+bool bsRender_Scene(const bsRenderInput* in, char* err, size_t errlen)
+{
+	const char* dir = in->directory;
+	char povray[BS_RENDER_PATH_MAX];
+	if (!bsFindProgram("povray", povray, sizeof(povray)))
+	{
+		snprintf(err, errlen, "--render: POV-Ray is not installed (no 'povray' on PATH); install it "
+			"with 'apt-get install povray', or render %s/scene.pov yourself", dir);
+		return false;
+	}
+	char width[32], height[32], aa[64], jitter[64];
+	snprintf(width, sizeof(width), "+W%d", in->width);
+	snprintf(height, sizeof(height), "+H%d", in->height);
+	if (in->antialias > 0.0)
+	{
+		snprintf(aa, sizeof(aa), "+A%g", in->antialias);
+	}
+	else
+	{
+		snprintf(aa, sizeof(aa), "-A");
+	}
+	if (in->jitter > 0.0)
+	{
+		snprintf(jitter, sizeof(jitter), "+J%g", in->jitter);
+	}
+	else
+	{
+		snprintf(jitter, sizeof(jitter), "-J");
+	}
+
+	// The temporary names carry the pid: two runs into one folder do not share them.
+	char tmp[BS_RENDER_PATH_MAX], png[BS_RENDER_PATH_MAX], state[BS_RENDER_PATH_MAX], logTmp[BS_RENDER_PATH_MAX],
+		log[BS_RENDER_PATH_MAX], name[64];
+	long pid = (long)getpid();
+	snprintf(name, sizeof(name), "scene.tmp.%ld.png", pid);
+	bsRenderPath(tmp, sizeof(tmp), dir, name);
+	snprintf(name, sizeof(name), "scene.tmp.%ld.pov-state", pid);
+	bsRenderPath(state, sizeof(state), dir, name);
+	snprintf(name, sizeof(name), "render.log.tmp.%ld", pid);
+	bsRenderPath(logTmp, sizeof(logTmp), dir, name);
+	bsRenderPath(png, sizeof(png), dir, "scene.png");
+	bsRenderPath(log, sizeof(log), dir, "render.log");
+	// Listed before POV-Ray starts, so a signal from here on removes whatever it has made.
+	if (!bsAtomicFile_DeferFile(tmp, png, err, errlen) || !bsAtomicFile_DeferFile(logTmp, log, err, errlen) ||
+		!bsAtomicFile_DeferRemoval(state, err, errlen))
+	{
+		return false;
+	}
+
+	char input[BS_RENDER_PATH_MAX + 8], output[BS_RENDER_PATH_MAX + 8];
+	snprintf(input, sizeof(input), "+I%s", in->scenePath);
+	snprintf(output, sizeof(output), "+O%s", tmp);
+	char* args[] = {povray, input, output, width, height, aa, jitter, "+FN", "-D", "-P", "+V", NULL};
+	bsProcessInput pin = {.program = povray, .argv = args, .stdoutPath = logTmp, .stderrToStdout = true};
+	bsProcess p;
+	char why[512];
+	if (!bsProcess_Start(&pin, &p, why, sizeof(why)))
+	{
+		snprintf(err, errlen, "--render: %s", why);
+		return false;
+	}
+	bsProcessOutput out;
+	bsProcess_Wait(&p, &out);
+	if (out.state != bs_processExited || out.exitCode != 0)
+	{
+		// The message names render.log: put this render's log there now (the group then finds no
+		// temporary file to remove, which is harmless). The caller aborts the group, which removes
+		// the image.
+		rename(logTmp, log);
+		bsProcess_Describe(&out, why, sizeof(why));
+		snprintf(err, errlen, "--render: POV-Ray failed (%s); see %s", why, log);
+		return false;
+	}
+	struct stat st;
+	if (stat(tmp, &st) != 0 || !S_ISREG(st.st_mode))
+	{
+		rename(logTmp, log);
+		snprintf(err, errlen, "--render: POV-Ray wrote no image (%s); see %s", tmp, log);
+		return false;
+	}
+	return true;
+}
