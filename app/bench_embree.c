@@ -47,7 +47,8 @@ int bsBenchVsEmbree(const bsVsEmbreeDef* def)
 {
 	(void)def;
 	printf("\nvs Embree: skipped: this blobsim was built without Embree (libembree-dev was not found "
-		"when meson configured the build; install it and reconfigure, or run tools/bench)\n");
+		"when meson configured the build, or -Dembree=disabled; install it and reconfigure, or run "
+		"tools/bench, which does both)\n");
 	return bs_exitOk;
 }
 
@@ -669,11 +670,11 @@ static const bsVsSetDef bs_vsSets[] = {
 	{"radius3x", 0.03, 0.13, 0.03},
 };
 
-#define BS_VS_LENGTH_MIN 0.05
-#define BS_VS_LENGTH_MAX 0.2
+#define BS_VS_LENGTH_MIN 0.01
+#define BS_VS_LENGTH_MAX 0.05
 
 // A start above a uniform point of a random upward-facing triangle (terrain or box top), lifted
-// straight up by U(liftMin, liftMax); the motion, U(0.05, 0.2) long, is straight down, oblique (10 to
+// straight up by U(liftMin, liftMax); the motion, U(0.01, 0.05) long, is straight down, oblique (10 to
 // 60 degrees from down) or nearly level (0 to 9 degrees below the horizontal), a third each.
 static void bsVsMakeQuery(bsRng* rng, const bsTriangle* tris, uint32_t count, const bsVsSetDef* set,
 	bsSweepInput* in)
