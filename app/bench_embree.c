@@ -77,6 +77,7 @@ int bsBenchVsEmbree(const bsVsEmbreeDef* def)
 // Queries per chunk of the parallel loop: small enough to balance 2 threads, large enough that the
 // hand-out costs nothing.
 #define BS_VS_GRAIN 256
+#define BS_VS_MAX_BUILD_ROUNDS 1000  // --vs-rounds' own limit
 
 bool bsVsEmbree_Available(void)
 {
@@ -477,6 +478,7 @@ typedef struct bsVsRow
 	int threads[2];
 	int threadRuns;
 	double rate[2][bs_vsCount];
+	double ratio[2][bs_vsCount];  // blobsim / Embree: the median of the rounds' own ratios
 	bsVsAgreement agree;
 } bsVsRow;
 
@@ -506,7 +508,8 @@ static int bsVsRunSet(const bsVsEmbreeDef* def, const bsVsScene* scene, const ch
 	bsSweepOutput* out[bs_vsCount] = {NULL};
 	bsVsRayAnswer* rays = malloc(count * sizeof *rays);
 	double* seconds = malloc((size_t)def->rounds * bs_vsCount * sizeof *seconds);
-	bool ok = rays != NULL && seconds != NULL;
+	double* ratios = malloc((size_t)def->rounds * sizeof *ratios);
+	bool ok = rays != NULL && seconds != NULL && ratios != NULL;
 	for (int v = 0; v < bs_vsCount; ++v)
 	{
 		out[v] = v == bs_vsEmbreeRay ? NULL : calloc(count, sizeof(bsSweepOutput));
@@ -564,6 +567,17 @@ static int bsVsRunSet(const bsVsEmbreeDef* def, const bsVsScene* scene, const ch
 				bsVsCompare(out, rays, count, &row->agree);
 			}
 		}
+		// Each round's ratio pairs runs made moments apart, so load that drifts over the rounds
+		// moves both sides of it: its median is steadier than the ratio of the medians.
+		for (int v = 0; v < bs_vsCount; ++v)
+		{
+			int base = v == bs_vsRay ? bs_vsEmbreeRay : bs_vsEmbreeSweep;
+			for (int round = 0; round < def->rounds; ++round)
+			{
+				ratios[round] = seconds[base * def->rounds + round] / seconds[v * def->rounds + round];
+			}
+			row->ratio[tc][v] = bsVsMedian(ratios, def->rounds);
+		}
 		for (int v = 0; v < bs_vsCount; ++v)
 		{
 			double median = bsVsMedian(seconds + v * def->rounds, def->rounds);
@@ -578,6 +592,7 @@ done:
 	}
 	free(rays);
 	free(seconds);
+	free(ratios);
 	return status;
 }
 
@@ -592,13 +607,12 @@ static void bsVsPrintRow(const bsVsRow* row)
 	for (int tc = 0; tc < row->threadRuns; ++tc)
 	{
 		const double* r = row->rate[tc];
-		double es = r[bs_vsEmbreeSweep] > 0.0 ? r[bs_vsEmbreeSweep] : 1.0;
-		double er = r[bs_vsEmbreeRay] > 0.0 ? r[bs_vsEmbreeRay] : 1.0;
+		const double* x = row->ratio[tc];
 		printf("%-9s %7d %8zu %5.1f%% | %8.3f %8.3f %5.2fx %9.3f %5.2fx | %8.3f %8.3f %5.2fx\n",
 			row->name, row->threads[tc], row->count,
 			100.0 * (double)row->agree.hits[bs_vsExact] / (double)(row->count > 0 ? row->count : 1),
-			r[bs_vsEmbreeSweep], r[bs_vsExact], r[bs_vsExact] / es, r[bs_vsKarabassi],
-			r[bs_vsKarabassi] / es, r[bs_vsEmbreeRay], r[bs_vsRay], r[bs_vsRay] / er);
+			r[bs_vsEmbreeSweep], r[bs_vsExact], x[bs_vsExact], r[bs_vsKarabassi], x[bs_vsKarabassi],
+			r[bs_vsEmbreeRay], r[bs_vsRay], x[bs_vsRay]);
 	}
 	const bsVsAgreement* a = &row->agree;
 	printf("  agreement, Embree sweep vs blobsim exact: %zu of %zu disagree on hit/miss (%zu contacts "
@@ -908,10 +922,24 @@ static int bsVsBuilds(const bsVsEmbreeDef* def, const bsTriangle* tris, uint32_t
 	}
 	if (status == bs_exitOk)
 	{
+		// Ratios per round first (the medians below sort the columns in place).
+		double ratio[bs_buildCount];
+		double ratios[BS_VS_MAX_BUILD_ROUNDS];
+		int n = def->rounds < BS_VS_MAX_BUILD_ROUNDS ? def->rounds : BS_VS_MAX_BUILD_ROUNDS;
+		for (int slot = bs_buildTriangles1; slot < bs_buildCount; ++slot)
+		{
+			for (int round = 0; round < n; ++round)
+			{
+				ratios[round] = seconds[bs_buildBlobsim * def->rounds + round] /
+					seconds[slot * def->rounds + round];
+			}
+			ratio[slot] = bsVsMedian(ratios, n);
+		}
 		double blobsim = bsVsMedian(seconds + bs_buildBlobsim * def->rounds, def->rounds);
-		printf("build, %u triangles, medians of %d alternated rounds (bsBvh_Build is "
-			"single-threaded):\n", count, def->rounds);
-		printf("  %-36s %8s %8s %s\n", "", "seconds", "ratio", "(blobsim's time / Embree's)");
+		printf("build, %u triangles, %d alternated rounds (bsBvh_Build is single-threaded):\n",
+			count, def->rounds);
+		printf("  %-36s %8s %8s %s\n", "", "seconds", "ratio", "(median time; median of the rounds' "
+			"blobsim time / Embree time)");
 		printf("  %-36s %8.4f\n", "blobsim bsBvh_Build", blobsim);
 		for (int tc = 0; tc < threadRuns; ++tc)
 		{
@@ -922,12 +950,9 @@ static int bsVsBuilds(const bsVsEmbreeDef* def, const bsTriangle* tris, uint32_t
 				char label[64];
 				snprintf(label, sizeof label, "Embree %s, %d thread%s", k == 0 ? "triangles" : "user geometry",
 					threadCounts[tc], threadCounts[tc] == 1 ? "" : "s");
-				printf("  %-36s %8.4f %7.2fx\n", label, s, blobsim / s);
-				if (k == 0)
-				{
-					summary->buildRatio[tc] = blobsim / s;
-				}
+				printf("  %-36s %8.4f %7.2fx\n", label, s, ratio[slot + k]);
 			}
+			summary->buildRatio[tc] = ratio[slot];
 		}
 		summary->built = true;
 		fflush(stdout);
@@ -946,15 +971,9 @@ static void bsVsPrintTargets(const bsVsSummary* s)
 		const bsVsRow* row = s->rows + i;
 		for (int tc = 0; tc < row->threadRuns; ++tc)
 		{
-			const double* r = row->rate[tc];
-			if (r[bs_vsEmbreeSweep] > 0.0)
-			{
-				sweep = fmin(sweep, fmin(r[bs_vsExact], r[bs_vsKarabassi]) / r[bs_vsEmbreeSweep]);
-			}
-			if (r[bs_vsEmbreeRay] > 0.0)
-			{
-				ray = fmin(ray, r[bs_vsRay] / r[bs_vsEmbreeRay]);
-			}
+			const double* x = row->ratio[tc];
+			sweep = fmin(sweep, fmin(x[bs_vsExact], x[bs_vsKarabassi]));
+			ray = fmin(ray, x[bs_vsRay]);
 		}
 	}
 	printf("targets (issue 15), the worst case of this run:\n");
@@ -1017,8 +1036,8 @@ int bsBenchVsEmbree(const bsVsEmbreeDef* def)
 		status = bs_exitFailure;
 		goto done;
 	}
-	printf("queries: rates in M queries/s, x = blobsim / Embree (above 1: blobsim faster); hits of "
-		"blobsim exact\n");
+	printf("queries: rates in M queries/s (medians of the rounds); x = blobsim's rate / Embree's, the "
+		"median of the rounds' own ratios (above 1: blobsim faster); hits of blobsim exact\n");
 	printf("heightfield sets: start above a random point of an upward-facing triangle, motion "
 		"U(%g, %g) long, down, oblique (10-60 deg) or nearly level (0-9 deg below), a third each; "
 		"starts touching the scene redrawn\n", BS_VS_LENGTH_MIN, BS_VS_LENGTH_MAX);
