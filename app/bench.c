@@ -10,6 +10,8 @@
 // starting just above the surface (bsBvh_SweepBatch), with one thread and with all threads.
 #include "bench.h"
 
+#include "bench_embree.h"
+
 #include "blobsim/bvh.h"
 #include "blobsim/collide.h"
 #include "blobsim/parallel.h"
@@ -61,10 +63,13 @@ typedef struct bsBenchOptions
 	const char* csvPath;
 	bool table1;
 	bool bvh;
+	bool vsEmbree;     // --vs embree: the side-by-side comparison (bench_embree.c)
+	bsVsEmbreeDef vs;  // its sizes; seed and threads come from --seed and --threads
 } bsBenchOptions;
 
 static void bsBenchUsage(FILE* f)
 {
+	bsVsEmbreeDef vs = bsDefaultVsEmbreeDef();
 	fprintf(f,
 		"usage: blobsim bench [options]\n"
 		"\n"
@@ -76,6 +81,11 @@ static void bsBenchUsage(FILE* f)
 		"  bvh     builds the BVH of a procedural heightfield scene (>= 250,000 triangles by default)\n"
 		"          and times short swept-sphere queries just above its surface for each method, with\n"
 		"          1 thread and with all threads: queries/s, hit fraction, nodes and triangles per query.\n"
+		"  embree  with --vs embree, after the parts above: the same scenes and identical queries\n"
+		"          through Embree 3 and blobsim, rounds alternated, medians: rays (rtcIntersect1 vs\n"
+		"          blobsim's ray), sweeps (Embree user geometry calling blobsim's exact test vs blobsim's\n"
+		"          exact and karabassi) and builds, with their agreement. Needs a build with Embree\n"
+		"          (libembree-dev, meson option embree); without it the part says it was skipped.%s\n"
 		"\n"
 		"options:\n"
 		"  --tests N        tests per Table 1 row (default %lld)\n"
@@ -88,13 +98,21 @@ static void bsBenchUsage(FILE* f)
 		"  --seed S         random seed, an unsigned 64-bit integer (default 1)\n"
 		"  --runs K         time K runs and report the best (default %d)\n"
 		"  --csv FILE       also write the results to FILE as CSV\n"
-		"  --only PART      run one part only: table1 or bvh\n"
+		"  --only PART      run one part only: table1, bvh or embree (embree implies --vs embree)\n"
+		"  --vs embree      also compare with Embree (the embree part)\n"
+		"  --vs-queries N   queries per heightfield set of the embree part (default %lld); also\n"
+		"                   caps the figure sets (snow, slime: all their particles by default)\n"
+		"  --vs-resolution N  heightfield cells per side of the embree part (default %d: %d triangles)\n"
+		"  --vs-rounds K    alternated rounds of the embree part, the median counts (default %d)\n"
+		"  --vs-configs DIR where the embree part finds snow.json and slime.json (default %s)\n"
 		"  -h, --help       show this help and exit\n"
 		"\n"
 		"Options take their value as the next argument or after '=' (--tests=1000).\n"
 		"Exit status: 0 ok, 1 runtime failure, 2 usage error.\n",
+		bsVsEmbree_Available() ? "" : "\n          (This blobsim was built without Embree.)",
 		BS_BENCH_DEFAULT_TESTS, BS_BENCH_DEFAULT_QUERIES, BS_BENCH_DEFAULT_RESOLUTION, bsCoreCount(),
-		BS_BENCH_DEFAULT_RUNS);
+		BS_BENCH_DEFAULT_RUNS, vs.queries, vs.resolution,
+		2 * vs.resolution * vs.resolution + 12 * vs.boxes, vs.rounds, vs.configDir);
 }
 
 // Returns -1 when the options are fine, else the exit status (0 after --help).
@@ -111,6 +129,8 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 	o->csvPath = NULL;
 	o->table1 = true;
 	o->bvh = true;
+	o->vsEmbree = false;
+	o->vs = bsDefaultVsEmbreeDef();
 
 	int i = 1;
 	while (i < argc)
@@ -207,11 +227,68 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 				o->table1 = false;
 				o->bvh = true;
 			}
+			else if (strcmp(value, "embree") == 0)
+			{
+				o->table1 = false;
+				o->bvh = false;
+				o->vsEmbree = true;
+			}
 			else
 			{
-				bsUsageError(cmd, "--only: expected table1 or bvh, got", value);
+				bsUsageError(cmd, "--only: expected table1, bvh or embree, got", value);
 				return bs_exitUsage;
 			}
+		}
+		else if ((m = bsMatchOption(cmd, "--vs", argc, argv, &i, &value)) != 0)
+		{
+			if (m < 0)
+			{
+				return bs_exitUsage;
+			}
+			if (strcmp(value, "embree") != 0)
+			{
+				bsUsageError(cmd, "--vs: expected embree, got", value);
+				return bs_exitUsage;
+			}
+			o->vsEmbree = true;
+		}
+		else if ((m = bsMatchOption(cmd, "--vs-queries", argc, argv, &i, &value)) != 0)
+		{
+			if (m < 0 || !bsParseIntOption(cmd, "--vs-queries", value, 1, 100000000LL, &v))
+			{
+				return bs_exitUsage;
+			}
+			o->vs.queries = v;
+			o->vs.figureQueries = v;
+		}
+		else if ((m = bsMatchOption(cmd, "--vs-resolution", argc, argv, &i, &value)) != 0)
+		{
+			if (m < 0 || !bsParseIntOption(cmd, "--vs-resolution", value, 2, 4096, &v))
+			{
+				return bs_exitUsage;
+			}
+			o->vs.resolution = (int)v;
+		}
+		else if ((m = bsMatchOption(cmd, "--vs-rounds", argc, argv, &i, &value)) != 0)
+		{
+			if (m < 0 || !bsParseIntOption(cmd, "--vs-rounds", value, 1, 1000, &v))
+			{
+				return bs_exitUsage;
+			}
+			o->vs.rounds = (int)v;
+		}
+		else if ((m = bsMatchOption(cmd, "--vs-configs", argc, argv, &i, &value)) != 0)
+		{
+			if (m < 0)
+			{
+				return bs_exitUsage;
+			}
+			if (value[0] == '\0')
+			{
+				bsUsageError(cmd, "--vs-configs: expected a directory, got", value);
+				return bs_exitUsage;
+			}
+			o->vs.configDir = value;
 		}
 		else if (arg[0] == '-')
 		{
@@ -999,6 +1076,13 @@ int bsBenchMain(int argc, char** argv)
 	if (o.bvh && status == bs_exitOk)
 	{
 		int s = bsBenchBvh(&o, &report, &checksum);
+		status = s != bs_exitOk ? s : status;
+	}
+	if (o.vsEmbree && status == bs_exitOk)
+	{
+		o.vs.seed = o.seed;
+		o.vs.threads = o.threads;
+		int s = bsBenchVsEmbree(&o.vs);
 		status = s != bs_exitOk ? s : status;
 	}
 	printf("\nchecksum %016" PRIx64 "\n", checksum);
