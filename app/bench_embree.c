@@ -60,7 +60,8 @@ int bsBenchVsEmbree(const bsVsEmbreeDef* def)
 
 #include "blobsim/bvh.h"
 #include "blobsim/collide.h"
-#include "blobsim/emitter.h"
+#include "blobsim/step.h"
+#include "emission.h"
 #include "blobsim/parallel.h"
 #include "blobsim/rng.h"
 #include "blobsim/timer.h"
@@ -759,71 +760,55 @@ static size_t bsVsMakeQueries(uint64_t seed, const bsBvh* bvh, const bsTriangle*
 
 // --- The figures' own queries ---
 
-// The first step's sweeps of a figure config: its particles, emitted as `blobsim run` emits them
-// (one stream seeded by the config's seed; per emitter the positions, then the radius draws), each
-// moving from its position by dt times its velocity after gravity and drag (simulate.h). With the
-// figures' `stick` response a particle's first sweep is its only query of the step. Only grid and
-// random emitters: a `file` emitter makes the set be skipped.
+// The first step's sweeps of a figure config: its particles as `blobsim run` emits them (app/
+// emission.c into a world), each from its position to where its step would take it with nothing in
+// the way (the same step, in a world without colliders: gravity and drag as the forces phase applies
+// them). With the figures' `stick` response a particle's first sweep is its only query of the step.
 static bool bsVsFigureQueries(const bsConfig* c, long long cap, bsSweepInput** outInputs,
 	size_t* outCount, char* why, size_t whyLength)
 {
-	const bsParticlesConfig* pc = &c->particles;
-	size_t total = (size_t)pc->particleCount;
-	for (int e = 0; e < pc->emitterCount; ++e)
+	bsEmission emission;
+	if (!bsEmission_Load(&emission, c, why, whyLength))
 	{
-		if (pc->emitters[e].file != NULL)
-		{
-			snprintf(why, whyLength, "%s: a `file` emitter (only grid and random ones are reproduced)",
-				c->path);
-			return false;
-		}
-	}
-	bsVec3* positions = malloc((total > 0 ? total : 1) * sizeof *positions);
-	double* radii = malloc((total > 0 ? total : 1) * sizeof *radii);
-	size_t keep = cap > 0 && (size_t)cap < total ? (size_t)cap : total;
-	bsSweepInput* inputs = malloc((keep > 0 ? keep : 1) * sizeof *inputs);
-	if (positions == NULL || radii == NULL || inputs == NULL)
-	{
-		free(positions);
-		free(radii);
-		free(inputs);
-		snprintf(why, whyLength, "%s: out of memory for %zu particles", c->path, total);
 		return false;
 	}
-	bsRng rng = bsMakeRng(c->seed);
-	size_t next = 0;
-	for (int e = 0; e < pc->emitterCount; ++e)
+	bsWorldDef wdef = bsDefaultWorldDef();
+	wdef.seed = c->seed;
+	bsWorld* world = bsWorld_Create(&wdef);
+	bsParticles start, moved;
+	memset(&start, 0, sizeof start);
+	memset(&moved, 0, sizeof moved);
+	bool ok = world != NULL && bsEmission_AddToWorld(&emission, c, world) == bs_ok &&
+		bsWorld_Emit(world, &start, NULL) == bs_ok && bsParticles_Alloc(&moved, start.count) == bs_ok;
+	size_t total = start.count;
+	size_t keep = cap > 0 && (size_t)cap < total ? (size_t)cap : total;
+	bsSweepInput* inputs = ok ? malloc((keep > 0 ? keep : 1) * sizeof *inputs) : NULL;
+	if (inputs != NULL)
 	{
-		const bsEmitterConfig* ec = pc->emitters + e;
-		bsEmitter_Emit(&ec->emitter, &rng, positions + next);
-		for (int64_t k = 0; k < ec->particleCount; ++k, ++next)
+		memcpy(moved.position, start.position, total * sizeof(bsVec3));
+		memcpy(moved.velocity, start.velocity, total * sizeof(bsVec3));
+		memcpy(moved.radius, start.radius, total * sizeof(double));
+		memcpy(moved.state, start.state, total);
+		ok = bsWorld_Step(world, &c->step, &moved, NULL) == bs_ok;
+		for (size_t q = 0; ok && q < keep; ++q)
 		{
-			double r = pc->radius;
-			if (pc->radiusSpread > 0.0)
-			{
-				r *= 1.0 + pc->radiusSpread * (2.0 * bsRng_Uniform(&rng) - 1.0);
-			}
-			radii[next] = r;
+			size_t i = keep == total ? q : (size_t)((double)q * (double)total / (double)keep);
+			inputs[q] = (bsSweepInput){start.position[i], moved.position[i], start.radius[i]};
 		}
 	}
-	const bsMotionConfig* m = &c->motion;
-	bsVec3 v = bsMulAdd(pc->velocity, m->dt, m->gravity);
-	if (m->drag > 0.0)
+	if (!ok || inputs == NULL)
 	{
-		v = bsScale(exp(-m->drag * m->dt), v);
+		snprintf(why, whyLength, "%s: cannot emit and move its %zu particles", c->path, total);
+		free(inputs);
+		inputs = NULL;
 	}
-	for (size_t q = 0; q < keep; ++q)
-	{
-		size_t i = keep == total ? q : (size_t)((double)q * (double)total / (double)keep);
-		inputs[q].c1 = positions[i];
-		inputs[q].c2 = bsMulAdd(positions[i], m->dt, v);
-		inputs[q].radius = radii[i];
-	}
-	free(positions);
-	free(radii);
+	bsParticles_Free(&start);
+	bsParticles_Free(&moved);
+	bsWorld_Destroy(world);
+	bsEmission_Free(&emission);
 	*outInputs = inputs;
 	*outCount = keep;
-	return true;
+	return inputs != NULL;
 }
 
 static int bsVsFigure(const bsVsEmbreeDef* def, RTCDevice device, const char* name, bsVsRow* row,

@@ -66,7 +66,7 @@ static bool bsStepDef_IsValid(const bsStepDef* def)
 
 // --- emit ---
 
-static bsResult bsEmitPhase(bsWorld* world, bsParticles* particles, bsStepStats* stats)
+bsResult bsWorld_Emit(bsWorld* world, bsParticles* particles, bsStepStats* stats)
 {
 	world->failedEmitter = -1;
 	uint64_t pending = bsWorld_PendingParticles(world);
@@ -79,7 +79,10 @@ static bsResult bsEmitPhase(bsWorld* world, bsParticles* particles, bsStepStats*
 	{
 		size_t before = particles->count;
 		r = bsEmitterDef_Emit(world->emitters + world->emitted, &world->rng, particles, &world->failedIndex);
-		stats->emitted += particles->count - before;
+		if (stats != NULL)
+		{
+			stats->emitted += particles->count - before;
+		}
 		if (r != bs_ok)
 		{
 			world->failedEmitter = world->emitted;
@@ -317,7 +320,7 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	}
 	bsStepStats local;
 	memset(&local, 0, sizeof(local));
-	bsResult result = bsEmitPhase(world, particles, &local);
+	bsResult result = bsWorld_Emit(world, particles, &local);
 
 	double h = def->dt / def->substeps;
 	bsForcesJob forces = {.context = {def, particles}, .h = h, .particles = particles};

@@ -70,6 +70,10 @@ typedef struct bsStepStats
 bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particles,
 	bsStepStats* stats);
 
+// The emit phase alone (bsWorld_Step runs it first): appends the particles of every emitter not yet
+// emitted. stats (may be NULL) counts them. Errors as for bsWorld_Step.
+bsResult bsWorld_Emit(bsWorld* world, bsParticles* particles, bsStepStats* stats);
+
 // After a failed emit phase: the emitter (in the order added) and the index within it of the
 // particle that failed its check, for the caller's message. False when the last step's emission
 // did not fail.
