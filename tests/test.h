@@ -52,3 +52,4 @@ int EmitterTest(void);
 int OutputTest(void);
 int ProcessTest(void);
 int ImageTest(void);
+int RayTest(void);

@@ -25,6 +25,7 @@ static const Suite suites[] = {
 	{"output", OutputTest},
 	{"process", ProcessTest},
 	{"image", ImageTest},
+	{"ray", RayTest},
 };
 
 enum

@@ -10,7 +10,7 @@
 //   exact      the exact time of first contact t in [0, 1] (face, edge or vertex), so that a stopped
 //              sphere just touches the surface.
 //   ray        the point-particle baseline of the paper's Fig. 8c: the segment C1 -> C2, radius
-//              ignored.
+//              ignored; watertight at shared edges and vertices.
 // Motion is parametrised as C(t) = C1 + t (C2 - C1), t in [0, 1]. Contact means dist(C(t), T) <= R
 // (closed sets: a tangential touch is a contact).
 #pragma once
@@ -162,6 +162,8 @@ bool bsKarabassiTriangle(const bsTriangle* tri, const bsSweep* sweep, double tma
 bool bsExactTriangle(const bsTriangle* tri, const bsSweep* sweep, double tmax, bsTriangleHit* hit);
 
 // Segment C1 -> C2 against the closed triangle, radius ignored (ray.c). Reports only t < tmax.
+// Watertight: a segment crossing exactly through an edge or vertex shared by the triangles of a closed
+// mesh is reported by exactly one of them (one tie rule for every triangle; docs/algorithm.md).
 bool bsRayTriangle(const bsTriangle* tri, const bsSweep* sweep, double tmax, bsTriangleHit* hit);
 
 // --- Queries over many triangles (sweep.c) ---
