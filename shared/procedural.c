@@ -404,3 +404,36 @@ bsResult bsMakeIcosphere(int level, double radius, double snap, bool inward, bsT
 	*outCount = made;
 	return bs_ok;
 }
+
+bsVec3 bsRandomPointOn(const bsTriangle* t, bsRng* rng)
+{
+	double u = bsRng_Uniform(rng), v = bsRng_Uniform(rng);
+	if (u + v > 1.0)
+	{
+		u = 1.0 - u;
+		v = 1.0 - v;
+	}
+	uint32_t k = bsRng_Below(rng, 10);
+	if (k == 0)
+	{
+		uint32_t i = bsRng_Below(rng, 3);
+		return i == 0 ? t->p1 : (i == 1 ? t->p2 : t->p3);
+	}
+	if (k <= 2)
+	{
+		uint32_t i = bsRng_Below(rng, 3);
+		if (i == 0)
+		{
+			v = 0.0;
+		}
+		else if (i == 1)
+		{
+			u = 0.0;
+		}
+		else
+		{
+			v = 1.0 - u;
+		}
+	}
+	return bsAdd(t->p1, bsAdd(bsScale(u, bsSub(t->p2, t->p1)), bsScale(v, bsSub(t->p3, t->p1))));
+}

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "blobsim/result.h"
+#include "blobsim/rng.h"
 #include "blobsim/triangle.h"
 
 #include <stdbool.h>
@@ -43,3 +44,7 @@ bsResult bsMakeBoxMesh(bsVec3 lo, bsVec3 hi, int cells, bool inward, bsTriangle*
 // triangle collapses) or bs_errOutOfMemory.
 bsResult bsMakeIcosphere(int level, double radius, double snap, bool inward, bsTriangle** outTris,
 	uint32_t* outCount);
+
+// A random point of the closed triangle for queries: a vertex (1 in 10), a point of an edge
+// (2 in 10) or of the face, uniform over the face and edges.
+bsVec3 bsRandomPointOn(const bsTriangle* t, bsRng* rng);

@@ -53,3 +53,4 @@ int OutputTest(void);
 int ProcessTest(void);
 int ImageTest(void);
 int RayTest(void);
+int ClosestTest(void);

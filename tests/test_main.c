@@ -26,6 +26,7 @@ static const Suite suites[] = {
 	{"process", ProcessTest},
 	{"image", ImageTest},
 	{"ray", RayTest},
+	{"closest", ClosestTest},
 };
 
 enum
