@@ -993,13 +993,23 @@ void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepa
 		}
 	}
 
-	if (best.found)
-	{
-		bsSweep_Finish(&sweep, bvh->tris + best.k, bvh->triIndex[best.k], &best.hit, out);
-	}
-	else
+	if (!best.found)
 	{
 		bsSweep_Miss(&sweep, out);
+	}
+	else if (bsSweep_RefinesContact(method, best.hit.t,
+		bsSweep_Finish(&sweep, bvh->tris + best.k, bvh->triIndex[best.k], &best.hit, out)))
+	{
+		// The same lookup as bsSweepList's, so the answers stay identical; its walk is counted.
+		bsClosestPointInput near = {out->center, bsDistance(out->center, out->point)};
+		bsClosestPointOutput contact;
+		bsQueryStats counts = {0, 0, 0, 0};
+		if (bsBvh_ClosestPoint(bvh, &near, &contact, &counts) == bs_ok && contact.hit)
+		{
+			bsSweep_UseMeshContact(&sweep, &contact, out);
+		}
+		visited += counts.nodesVisited;
+		tested += counts.trianglesTested;
 	}
 	if (stats != NULL)
 	{

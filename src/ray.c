@@ -1,5 +1,5 @@
 // ray.c — the point-particle baseline of the paper's Fig. 8c: the segment C1 -> C2 against the
-// closed triangle, the particle's radius ignored. As in flipcode's "moving point against a polygon":
+// triangle, the particle's radius ignored. As in flipcode's "moving point against a polygon":
 // the signed distances d1, d2 of the end points from the plane; no crossing when they share a sign;
 // otherwise the crossing at t = d1 / (d1 - d2). Whether the crossing is inside the triangle is
 // decided watertight (Woop, Benthin & Wald, "Watertight ray/triangle intersection", JCGT 2013): the

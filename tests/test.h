@@ -54,3 +54,4 @@ int ProcessTest(void);
 int ImageTest(void);
 int RayTest(void);
 int ClosestTest(void);
+int ContactTest(void);

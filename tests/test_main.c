@@ -27,6 +27,7 @@ static const Suite suites[] = {
 	{"image", ImageTest},
 	{"ray", RayTest},
 	{"closest", ClosestTest},
+	{"contact", ContactTest},
 };
 
 enum

@@ -71,3 +71,11 @@ void bsClosestPoint_Miss(bsVec3 q, bsClosestPointOutput* out);
 // bsClosestPointInput_Check and fills out with a miss. Every byte of out is written.
 bsResult bsClosestPointList(const bsTriangle* tris, uint32_t count, const bsClosestPointInput* input,
 	bsClosestPointOutput* out);
+
+// Replaces a sweep's contact point and normal by the mesh's point nearest its stop centre (a
+// bsClosestPointList / bsBvh_ClosestPoint answer within the hit triangle's distance, so never
+// farther than it): the normal from that point, or, when the centre is on the surface there, the
+// face normal on the side the motion comes from. The other fields (t, centre, triangle, test)
+// still describe the hit.
+void bsSweep_UseMeshContact(const bsSweep* sweep, const bsClosestPointOutput* contact,
+	bsSweepOutput* out);
