@@ -66,8 +66,7 @@ bsFeature bsSweep_Finish(const bsSweep* s, const bsTriangle* tri, uint32_t trian
 	out->t = hit->t;
 	out->center = bsSweep_CenterAt(s, hit->t);
 	bsFeature feature = bs_featureFace;
-	int k = 0;
-	out->point = bsTriangle_ClosestPoint(tri, out->center, &feature, &k);
+	out->point = bsTriangle_ClosestPoint(tri, out->center, &feature, NULL);
 	if (!bsTriangle_NormalTowards(tri, out->center, out->point, feature, &out->normal))
 	{
 		out->normal = bsSweep_FacingNormal(s, tri->n, out->point);

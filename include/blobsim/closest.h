@@ -10,13 +10,12 @@
 #include "blobsim/collide.h"
 
 #include <stddef.h>
-
 #include <stdint.h>
 
 typedef struct bsClosestPointInput
 {
 	bsVec3 point;        // the query point
-	double maxDistance;  // only triangles at distance <= maxDistance count; >= 0, HUGE_VAL (infinity) for all
+	double maxDistance;  // only triangles at distance <= maxDistance count; >= 0; HUGE_VAL: all
 } bsClosestPointInput;
 
 typedef struct bsClosestPointOutput
