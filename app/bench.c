@@ -80,7 +80,8 @@ static void bsBenchUsage(FILE* f)
 		"          the paper's Pentium II 400 figures. Best of K runs.\n"
 		"  bvh     builds the BVH of a procedural heightfield scene (>= 250,000 triangles by default)\n"
 		"          and times short swept-sphere queries just above its surface for each method, with\n"
-		"          1 thread and with all threads: queries/s, hit fraction, nodes and triangles per query.\n"
+		"          1 thread and with all threads: queries/s, hit fraction, nodes and triangles per query;\n"
+		"          then closest-point queries from the same start centres (1 thread, unsorted).\n"
 		"  embree  with --vs embree, after the parts above: the same scenes and identical queries\n"
 		"          through Embree 3 and blobsim, rounds alternated, medians: rays (rtcIntersect1 vs\n"
 		"          blobsim's ray), sweeps (Embree user geometry calling blobsim's exact test vs blobsim's\n"
@@ -836,6 +837,44 @@ static uint64_t bsHashOutputs(const bsSweepOutput* outputs, size_t count)
 	return h;
 }
 
+// Closest-point queries (bsBvh_ClosestPoint) at the sweeps' start centres, one thread: the mesh's
+// nearest point within `maxDistance` (HUGE_VAL: anywhere). Best of the runs; one table row.
+static void bsBenchClosest(const bsBenchOptions* o, const bsReport* report, const bsBvh* bvh,
+	const bsSweepInput* inputs, size_t queries, double maxDistance, const char* label)
+{
+	double best = 0.0;
+	bsQueryStats stats;
+	memset(&stats, 0, sizeof stats);
+	for (int run = 0; run < o->runs; ++run)
+	{
+		bsQueryStats runStats;
+		memset(&runStats, 0, sizeof runStats);
+		double t0 = bsNow();
+		for (size_t q = 0; q < queries; ++q)
+		{
+			bsClosestPointInput in = {inputs[q].c1, maxDistance};
+			bsClosestPointOutput out;
+			(void)bsBvh_ClosestPoint(bvh, &in, &out, &runStats);
+		}
+		double seconds = bsNow() - t0;
+		if (run == 0 || seconds < best)
+		{
+			best = seconds;
+			stats = runStats;
+		}
+	}
+	double mqps = (double)queries / best * 1e-6;
+	double nq = stats.queries > 0 ? (double)stats.queries : 1.0;
+	double nodes = (double)stats.nodesVisited / nq;
+	double triangles = (double)stats.trianglesTested / nq;
+	printf("%-10s %7d %10.3f %8s %7.2f%% %11.2f %11.2f\n", label, 1, mqps, "",
+		100.0 * (double)stats.hits / nq, nodes, triangles);
+	char name[64];
+	snprintf(name, sizeof name, "bvh_%s", label);
+	bsCsvRow(report, name, -1.0, mqps, (double)stats.hits / nq, 0.0, 0.0, 1, nodes, triangles);
+	fflush(stdout);
+}
+
 static int bsBenchBvh(const bsBenchOptions* o, const bsReport* report, uint64_t* checksum)
 {
 	int status = bs_exitOk;
@@ -1024,6 +1063,11 @@ static int bsBenchBvh(const bsBenchOptions* o, const bsReport* report, uint64_t*
 		*checksum = bsHashMix(*checksum, reference);
 	}
 	printf("karabassi vs exact: %zu of %zu queries disagree on hit/miss\n", mismatchExact, queries);
+	// The mesh's nearest point from the same start centres: anywhere, and within one unit.
+	printf("closest: bsBvh_ClosestPoint at each start centre, 1 thread, in the queries' random order "
+		"(the sweeps' batch walks them in Morton order); closest-1u: within 1 unit\n");
+	bsBenchClosest(o, report, &bvh, inputs, queries, HUGE_VAL, "closest");
+	bsBenchClosest(o, report, &bvh, inputs, queries, unit, "closest-1u");
 	if (mismatchExact != 0)
 	{
 		fprintf(stderr, "blobsim bench: warning: karabassi and exact disagree on %zu queries\n",

@@ -228,3 +228,212 @@ bsResult bsMakeTriangleSoup(uint64_t seed, uint32_t count, bsTriangle** outTris,
 	*outCount = count;
 	return bs_ok;
 }
+
+// Appends a triangle of a closed solid around `center`, facing outwards or inwards.
+static uint32_t bsAppendFacing(bsTriangle* tris, uint32_t count, bsVec3 a, bsVec3 b, bsVec3 c,
+	bsVec3 center, bool inward)
+{
+	uint32_t made = bsAppendOutward(tris, count, a, b, c, center);
+	if (inward && made > count)
+	{
+		bsTriangle* t = tris + count;
+		(void)bsMakeTriangle(t->p1, t->p3, t->p2, t);  // the same vertices, reversed
+	}
+	return made;
+}
+
+// Grid coordinate k of cells on one axis: from the axis and index alone, so shared vertices agree.
+static double bsGridCoordinate(double lo, double hi, int k, int cells)
+{
+	return k == cells ? hi : lo + (hi - lo) * ((double)k / (double)cells);
+}
+
+bsResult bsMakeBoxMesh(bsVec3 lo, bsVec3 hi, int cells, bool inward, bsTriangle** outTris,
+	uint32_t* outCount)
+{
+	if (outTris == NULL || outCount == NULL)
+	{
+		return bs_errInvalidArgument;
+	}
+	*outTris = NULL;
+	*outCount = 0;
+	if (cells < 1 || cells > 4096 || !bsIsValidVec3(lo) || !bsIsValidVec3(hi) || !(lo.x < hi.x) ||
+		!(lo.y < hi.y) || !(lo.z < hi.z))
+	{
+		return bs_errInvalidArgument;
+	}
+	size_t capacity = (size_t)12 * (size_t)cells * (size_t)cells;
+	bsTriangle* tris = malloc(capacity * sizeof(bsTriangle));
+	if (tris == NULL)
+	{
+		return bs_errOutOfMemory;
+	}
+	double l[3] = {lo.x, lo.y, lo.z};
+	double h[3] = {hi.x, hi.y, hi.z};
+	bsVec3 center = bsScale(0.5, bsAdd(lo, hi));
+	uint32_t count = 0;
+	for (int axis = 0; axis < 3; ++axis)
+	{
+		int u = axis == 2 ? 0 : axis + 1;
+		int v = u == 2 ? 0 : u + 1;
+		for (int side = 0; side < 2; ++side)
+		{
+			for (int i = 0; i < cells; ++i)
+			{
+				for (int j = 0; j < cells; ++j)
+				{
+					bsVec3 corner[4];
+					for (int k = 0; k < 4; ++k)
+					{
+						double p[3];
+						p[axis] = side == 0 ? l[axis] : h[axis];
+						p[u] = bsGridCoordinate(l[u], h[u], i + (k == 1 || k == 2), cells);
+						p[v] = bsGridCoordinate(l[v], h[v], j + (k >= 2), cells);
+						corner[k] = bsV3(p[0], p[1], p[2]);
+					}
+					// Corners go round the cell; the diagonal alternates with the cell's parity.
+					int d = (i + j) & 1;
+					count = bsAppendFacing(tris, count, corner[d], corner[d + 1], corner[d + 2],
+						center, inward);
+					count = bsAppendFacing(tris, count, corner[d + 2], corner[(d + 3) & 3], corner[d],
+						center, inward);
+				}
+			}
+		}
+	}
+	*outTris = tris;
+	*outCount = count;
+	return bs_ok;
+}
+
+// The point of the sphere above the middle of a and b. a + b is commutative in floating point, so
+// both triangles sharing the edge compute the same vertex.
+static bsVec3 bsSphereMidpoint(bsVec3 a, bsVec3 b)
+{
+	return bsNormalize(bsAdd(a, b));
+}
+
+static double bsSnap(double x, double snap)
+{
+	return snap > 0.0 ? snap * nearbyint(x / snap) : x;
+}
+
+bsResult bsMakeIcosphere(int level, double radius, double snap, bool inward, bsTriangle** outTris,
+	uint32_t* outCount)
+{
+	if (outTris == NULL || outCount == NULL)
+	{
+		return bs_errInvalidArgument;
+	}
+	*outTris = NULL;
+	*outCount = 0;
+	if (level < 0 || level > 7 || !(radius > 0.0) || !isfinite(radius) || !(snap >= 0.0) ||
+		!isfinite(snap))
+	{
+		return bs_errInvalidArgument;
+	}
+	size_t count = (size_t)20 << (2 * level);
+	bsVec3* corners = malloc(3 * count * sizeof(bsVec3));
+	bsTriangle* tris = malloc(count * sizeof(bsTriangle));
+	if (corners == NULL || tris == NULL)
+	{
+		free(corners);
+		free(tris);
+		return bs_errOutOfMemory;
+	}
+	// The icosahedron: vertices (0, +-1, +-phi) and their cyclic permutations.
+	const double phi = 1.6180339887498949;
+	static const int faces[20][3] = {{0, 11, 5}, {0, 5, 1}, {0, 1, 7}, {0, 7, 10}, {0, 10, 11},
+		{1, 5, 9}, {5, 11, 4}, {11, 10, 2}, {10, 7, 6}, {7, 1, 8}, {3, 9, 4}, {3, 4, 2}, {3, 2, 6},
+		{3, 6, 8}, {3, 8, 9}, {4, 9, 5}, {2, 4, 11}, {6, 2, 10}, {8, 6, 7}, {9, 8, 1}};
+	bsVec3 base[12] = {bsV3(-1, phi, 0), bsV3(1, phi, 0), bsV3(-1, -phi, 0), bsV3(1, -phi, 0),
+		bsV3(0, -1, phi), bsV3(0, 1, phi), bsV3(0, -1, -phi), bsV3(0, 1, -phi), bsV3(phi, 0, -1),
+		bsV3(phi, 0, 1), bsV3(-phi, 0, -1), bsV3(-phi, 0, 1)};
+	size_t n = 20;
+	for (size_t f = 0; f < n; ++f)
+	{
+		for (int k = 0; k < 3; ++k)
+		{
+			corners[3 * f + (size_t)k] = bsNormalize(base[faces[f][k]]);
+		}
+	}
+	// Each level splits triangle f into four, in place from the back so nothing is overwritten
+	// before it is read.
+	for (int l = 0; l < level; ++l)
+	{
+		for (size_t f = n; f-- > 0;)
+		{
+			bsVec3 a = corners[3 * f], b = corners[3 * f + 1], c = corners[3 * f + 2];
+			bsVec3 ab = bsSphereMidpoint(a, b), bc = bsSphereMidpoint(b, c), ca = bsSphereMidpoint(c, a);
+			bsVec3 split[4][3] = {{a, ab, ca}, {ab, b, bc}, {ca, bc, c}, {ab, bc, ca}};
+			for (int s = 0; s < 4; ++s)
+			{
+				for (int k = 0; k < 3; ++k)
+				{
+					corners[3 * (4 * f + (size_t)s) + (size_t)k] = split[s][k];
+				}
+			}
+		}
+		n *= 4;
+	}
+	bsResult result = bs_ok;
+	uint32_t made = 0;
+	for (size_t f = 0; f < n; ++f)
+	{
+		bsVec3 v[3];
+		for (int k = 0; k < 3; ++k)
+		{
+			bsVec3 p = bsScale(radius, corners[3 * f + (size_t)k]);
+			v[k] = bsV3(bsSnap(p.x, snap), bsSnap(p.y, snap), bsSnap(p.z, snap));
+		}
+		uint32_t next = bsAppendFacing(tris, made, v[0], v[1], v[2], bsV3(0.0, 0.0, 0.0), inward);
+		if (next == made)
+		{
+			result = bs_errDegenerateTriangle;  // a hole would make the mesh open
+			break;
+		}
+		made = next;
+	}
+	free(corners);
+	if (result != bs_ok)
+	{
+		free(tris);
+		return result;
+	}
+	*outTris = tris;
+	*outCount = made;
+	return bs_ok;
+}
+
+bsVec3 bsRandomPointOn(const bsTriangle* t, bsRng* rng)
+{
+	double u = bsRng_Uniform(rng), v = bsRng_Uniform(rng);
+	if (u + v > 1.0)
+	{
+		u = 1.0 - u;
+		v = 1.0 - v;
+	}
+	uint32_t k = bsRng_Below(rng, 10);
+	if (k == 0)
+	{
+		uint32_t i = bsRng_Below(rng, 3);
+		return i == 0 ? t->p1 : (i == 1 ? t->p2 : t->p3);
+	}
+	if (k <= 2)
+	{
+		uint32_t i = bsRng_Below(rng, 3);
+		if (i == 0)
+		{
+			v = 0.0;
+		}
+		else if (i == 1)
+		{
+			u = 0.0;
+		}
+		else
+		{
+			v = 1.0 - u;
+		}
+	}
+	return bsAdd(t->p1, bsAdd(bsScale(u, bsSub(t->p2, t->p1)), bsScale(v, bsSub(t->p3, t->p1))));
+}

@@ -781,17 +781,71 @@ static inline bool bsBvh_TestRange(const bsBvh* bvh, bsMethod method, const bsSw
 	return changed;
 }
 
-// A deferred child: a wide node (count 0) or a leaf's triangle range, with its box's entry time.
+// A deferred child: a wide node (count 0) or a leaf's triangle range, with how near its box is (the
+// sweep: the float entry time, exactly; the closest point: the squared distance).
 typedef struct bsBvhStackEntry
 {
 	uint32_t child;
 	uint32_t count;
-	float t;
+	double key;
 } bsBvhStackEntry;
 
 // Each wide node defers at most 3 of its children, so while the walk is at depth D the stack holds
 // at most 3 (D - 1) entries; the wide tree is no deeper than the binary one.
 #define BS_BVH_STACK (3 * BS_BVH_MAX_DEPTH)
+
+// The children of `node` in `mask`, nearest first: the nearest goes to *next, the others are pushed
+// farthest first (on equal keys the earlier slot comes later, so it is taken first). Returns false
+// when the mask is empty. The caller checks that 3 more entries fit.
+static inline bool bsBvh_PushChildren(const bsBvhWideNode* node, unsigned mask, const double key[4],
+	bsBvhStackEntry* stack, int* top, bsBvhStackEntry* next)
+{
+	int order[4];
+	int n = 0;
+	for (int i = 0; i < 4; ++i)
+	{
+		if ((mask >> i) & 1u)
+		{
+			int j = n++;
+			while (j > 0 && key[order[j - 1]] <= key[i])
+			{
+				order[j] = order[j - 1];
+				--j;
+			}
+			order[j] = i;
+		}
+	}
+	for (int j = 0; j < n; ++j)
+	{
+		int i = order[j];
+		bsBvhStackEntry c = {node->child[i], node->count[i], key[i]};
+		if (j + 1 == n)
+		{
+			*next = c;
+		}
+		else
+		{
+			stack[(*top)++] = c;
+		}
+	}
+	return n > 0;
+}
+
+// Pops the next deferred entry whose key is at most `limit` (one beyond it holds nothing as near as
+// the best so far) into *next; false when none is left.
+static inline bool bsBvh_PopWithin(const bsBvhStackEntry* stack, int* top, double limit,
+	bsBvhStackEntry* next)
+{
+	while (*top > 0)
+	{
+		*next = stack[--(*top)];
+		if (next->key <= limit)
+		{
+			return true;
+		}
+	}
+	return false;
+}
 
 // Ordered depth-first traversal of the wide tree: at each node the nearest child whose grown box the
 // segment enters is taken next and the others are pushed farthest first. Returns false if the
@@ -807,7 +861,7 @@ static bool bsBvh_Traverse(const bsBvh* bvh, bsMethod method, const bsSweep* swe
 	double bestT = 1.0;
 	float limit = 1.0f;
 	// The entry taken next: the nearest child of the last node, or else the top of the stack.
-	bsBvhStackEntry e = {0, 0, 0.0f};
+	bsBvhStackEntry e = {0, 0, 0.0};
 	for (;;)
 	{
 		if (e.count > 0)
@@ -829,55 +883,14 @@ static bool bsBvh_Traverse(const bsBvh* bvh, bsMethod method, const bsSweep* swe
 			{
 				return false;
 			}
-			// Insertion sort of the entered slots by entry time, farthest first (on ties the
-			// earlier slot comes later, so it is taken first).
-			int order[4];
-			int n = 0;
-			for (int i = 0; i < 4; ++i)
-			{
-				if ((mask >> i) & 1u)
-				{
-					int j = n++;
-					while (j > 0 && entry[order[j - 1]] <= entry[i])
-					{
-						order[j] = order[j - 1];
-						--j;
-					}
-					order[j] = i;
-				}
-			}
-			// All but the nearest are deferred; the nearest is taken at once.
-			for (int j = 0; j < n; ++j)
-			{
-				int i = order[j];
-				bsBvhStackEntry c = {node->child[i], node->count[i], entry[i]};
-				if (j + 1 == n)
-				{
-					e = c;
-				}
-				else
-				{
-					stack[top++] = c;
-				}
-			}
-			if (n > 0)
+			double key[4] = {entry[0], entry[1], entry[2], entry[3]};
+			if (bsBvh_PushChildren(node, mask, key, stack, &top, &e))
 			{
 				continue;
 			}
 		}
-		// Pop the next deferred entry that may still hold a contact at or before the best t: one
-		// entered after it holds nothing as near.
-		bool next = false;
-		while (top > 0)
-		{
-			e = stack[--top];
-			if ((double)e.t <= bestT)
-			{
-				next = true;
-				break;
-			}
-		}
-		if (!next)
+		// The next deferred entry that may still hold a contact at or before the best t.
+		if (!bsBvh_PopWithin(stack, &top, bestT, &e))
 		{
 			return true;
 		}
@@ -980,13 +993,23 @@ void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepa
 		}
 	}
 
-	if (best.found)
-	{
-		bsSweep_Finish(&sweep, bvh->tris + best.k, bvh->triIndex[best.k], &best.hit, out);
-	}
-	else
+	if (!best.found)
 	{
 		bsSweep_Miss(&sweep, out);
+	}
+	else if (bsSweep_RefinesContact(method, best.hit.t,
+		bsSweep_Finish(&sweep, bvh->tris + best.k, bvh->triIndex[best.k], &best.hit, out)))
+	{
+		// The same lookup as bsSweepList's, so the answers stay identical; its walk is counted.
+		bsClosestPointInput near = {out->center, bsDistance(out->center, out->point)};
+		bsClosestPointOutput contact;
+		bsQueryStats counts = {0, 0, 0, 0};
+		if (bsBvh_ClosestPoint(bvh, &near, &contact, &counts) == bs_ok && contact.hit)
+		{
+			bsSweep_UseMeshContact(&sweep, &contact, out);
+		}
+		visited += counts.nodesVisited;
+		tested += counts.trianglesTested;
 	}
 	if (stats != NULL)
 	{
@@ -994,4 +1017,172 @@ void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepa
 		stats->trianglesTested += tested;
 		stats->hits += best.found ? 1u : 0u;
 	}
+}
+
+// --- Closest point ---
+
+// The nearest triangle so far (closest.h's order: distance, then the caller's index).
+typedef struct bsBvhNearest
+{
+	double d2;
+	uint32_t k;      // leaf-order index
+	uint32_t index;  // caller's index
+	bool found;
+} bsBvhNearest;
+
+// Tests triangles [first, first + count) (leaf order) against the nearest so far.
+static void bsBvh_NearestRange(const bsBvh* bvh, bsVec3 q, double maxDistance, uint32_t first,
+	uint32_t count, bsBvhNearest* best)
+{
+	for (uint32_t k = first; k < first + count; ++k)
+	{
+		double d2 = bsTriangle_Distance2(bvh->tris + k, q);
+		uint32_t index = bvh->triIndex[k];
+		if (bsClosestPoint_Better(d2, index, best->found, best->d2, best->index, maxDistance))
+		{
+			best->d2 = d2;
+			best->k = k;
+			best->index = index;
+			best->found = true;
+		}
+	}
+}
+
+// Squared distances from q to the four boxes of a wide node, each grown by pad: never more than the
+// computed squared distance of a triangle inside (the pad covers the rounding of both). Unused slots
+// (inf boxes) are infinitely far.
+static void bsBvhWideNode_Distance2(const bsBvhWideNode* n, const double q[3], double pad,
+	double d2[4])
+{
+	for (int i = 0; i < 4; ++i)
+	{
+		double sum = 0.0;
+		for (int a = 0; a < 3; ++a)
+		{
+			double below = ((double)n->min[a][i] - pad) - q[a];
+			double above = q[a] - ((double)n->max[a][i] + pad);
+			double d = below > 0.0 ? below : (above > 0.0 ? above : 0.0);
+			sum += d * d;
+		}
+		d2[i] = sum;
+	}
+}
+
+// Nearest-first depth-first walk: at each node the nearest child box within the search radius is
+// taken next and the others are pushed farthest first; the radius shrinks to the best distance as
+// nearer triangles are found. Returns false if the stack would overflow (impossible for a tree from
+// bsBvh_Build).
+static bool bsBvh_NearestWalk(const bsBvh* bvh, bsVec3 q, double maxDistance, double pad,
+	bsBvhNearest* best, uint64_t* visited, uint64_t* tested)
+{
+	bsBvhStackEntry stack[BS_BVH_STACK];
+	int top = 0;
+	const double p[3] = {q.x, q.y, q.z};
+	// Before a triangle is found the radius is maxDistance, a hair wider for the rounding of its
+	// square (bsClosestPoint_Better decides exactly).
+	double limit2 = maxDistance * maxDistance * (1.0 + 1e-12);
+	bsBvhStackEntry e = {0, 0, 0.0};
+	for (;;)
+	{
+		if (e.count > 0)
+		{
+			*tested += e.count;
+			bsBvh_NearestRange(bvh, q, maxDistance, e.child, e.count, best);
+			if (best->found)
+			{
+				limit2 = best->d2;
+			}
+		}
+		else
+		{
+			const bsBvhWideNode* node = bvh->wide + e.child;
+			*visited += 1;
+			double d2[4];
+			bsBvhWideNode_Distance2(node, p, pad, d2);
+			if (top + 3 > BS_BVH_STACK)
+			{
+				return false;
+			}
+			unsigned mask = 0;
+			for (int i = 0; i < 4; ++i)
+			{
+				mask |= d2[i] <= limit2 ? 1u << i : 0u;
+			}
+			if (bsBvh_PushChildren(node, mask, d2, stack, &top, &e))
+			{
+				continue;
+			}
+		}
+		// The next deferred box still within the radius (a tie may hold a lower index).
+		if (!bsBvh_PopWithin(stack, &top, limit2, &e))
+		{
+			return true;
+		}
+	}
+}
+
+bsResult bsBvh_ClosestPoint(const bsBvh* bvh, const bsClosestPointInput* input,
+	bsClosestPointOutput* out, bsQueryStats* stats)
+{
+	if (out == NULL)
+	{
+		return bs_errInvalidArgument;
+	}
+	if (stats != NULL)
+	{
+		stats->queries += 1;
+	}
+	bsResult result = bs_errInvalidArgument;
+	if (bvh == NULL || input == NULL || (result = bsClosestPointInput_Check(input)) != bs_ok)
+	{
+		bsClosestPoint_Miss(input != NULL ? input->point : bsV3(0.0, 0.0, 0.0), out);
+		return result;
+	}
+	bsVec3 q = input->point;
+	bsBvhNearest best;
+	memset(&best, 0, sizeof best);
+	uint64_t visited = 0, tested = 0;
+	if (bvh->triCount > 0)
+	{
+		double reach = bsMaxAbs(q);
+		bool scan = !(reach <= BS_BVH_FLOAT_LIMIT);
+		if (!scan)
+		{
+			// The boxes contain their triangles (rounded outwards); the pad covers the rounding of
+			// a triangle's computed distance and of the box distance (relative ~1e-15 of the
+			// coordinates' magnitude; 1e-12 of it leaves a wide margin).
+			const bsBvhNode* root = bvh->nodes;
+			double extent = 0.0;
+			for (int a = 0; a < 3; ++a)
+			{
+				extent = fmax(extent, fmax(fabs((double)root->min[a]), fabs((double)root->max[a])));
+			}
+			double pad = 1e-12 * (reach + extent) + 1e-300;
+			scan = !bsBvh_NearestWalk(bvh, q, input->maxDistance, pad, &best, &visited, &tested);
+			if (scan)
+			{
+				memset(&best, 0, sizeof best);
+			}
+		}
+		if (scan)
+		{
+			tested += bvh->triCount;
+			bsBvh_NearestRange(bvh, q, input->maxDistance, 0, bvh->triCount, &best);
+		}
+	}
+	if (best.found)
+	{
+		bsClosestPoint_Finish(bvh->tris + best.k, best.index, q, out);
+	}
+	else
+	{
+		bsClosestPoint_Miss(q, out);
+	}
+	if (stats != NULL)
+	{
+		stats->nodesVisited += visited;
+		stats->trianglesTested += tested;
+		stats->hits += best.found ? 1u : 0u;
+	}
+	return bs_ok;
 }

@@ -1,5 +1,6 @@
 // sweep.c — a query prepared once, dispatched by method, completed into an output; and the paper's
 // main loop over a plain triangle list (the brute-force answer the BVH must reproduce).
+#include "blobsim/closest.h"
 #include "blobsim/collide.h"
 
 #include <string.h>
@@ -46,36 +47,43 @@ static bsVec3 bsSweep_CenterAt(const bsSweep* s, double t)
 	return bsMulAdd(s->c1, t, s->d);
 }
 
-void bsSweep_Finish(const bsSweep* s, const bsTriangle* tri, uint32_t triangleIndex,
+// The face normal on the side the motion comes from, for a centre on the surface (the ray method,
+// karabassi's Int4): n faces away from the motion, or, for motion along the plane, towards C1.
+static bsVec3 bsSweep_FacingNormal(const bsSweep* s, bsVec3 n, bsVec3 point)
+{
+	double towards = bsDot(n, s->d);
+	if (towards == 0.0)
+	{
+		towards = -bsDot(n, bsSub(s->c1, point));
+	}
+	return towards > 0.0 ? bsNeg(n) : n;
+}
+
+bsFeature bsSweep_Finish(const bsSweep* s, const bsTriangle* tri, uint32_t triangleIndex,
 	const bsTriangleHit* hit, bsSweepOutput* out)
 {
 	memset(out, 0, sizeof(*out));
 	out->t = hit->t;
 	out->center = bsSweep_CenterAt(s, hit->t);
-	out->point = bsTriangle_ClosestPoint(tri, out->center, NULL, NULL);
-
-	// The normal points from the surface to the centre. When the centre is on the surface (the ray
-	// method, karabassi's Int4), the face normal on the side the motion comes from.
-	bsVec3 gap = bsSub(out->center, out->point);
-	double gapLength = bsLength(gap);
-	if (gapLength > 1e-12 * (1.0 + bsMaxAbs(out->center)))
+	bsFeature feature = bs_featureFace;
+	out->point = bsTriangle_ClosestPoint(tri, out->center, &feature, NULL);
+	if (!bsTriangle_NormalTowards(tri, out->center, out->point, feature, &out->normal))
 	{
-		out->normal = bsScale(1.0 / gapLength, gap);
-	}
-	else
-	{
-		double towards = bsDot(tri->n, s->d);
-		if (towards == 0.0)
-		{
-			towards = -bsTriangle_PlaneDistance(tri, s->c1);
-		}
-		out->normal = towards > 0.0 ? bsNeg(tri->n) : tri->n;
+		out->normal = bsSweep_FacingNormal(s, tri->n, out->point);
 	}
 	out->triangle = triangleIndex;
 	out->hit = 1;
 	out->test = hit->test;
 	out->branch = hit->branch;
 	out->feature = hit->feature;
+	return feature;
+}
+
+void bsSweep_UseMeshContact(const bsSweep* s, const bsClosestPointOutput* contact, bsSweepOutput* out)
+{
+	out->point = contact->point;
+	out->normal = contact->onSurface ? bsSweep_FacingNormal(s, contact->normal, contact->point)
+		: contact->normal;
 }
 
 void bsSweep_Miss(const bsSweep* s, bsSweepOutput* out)
@@ -121,9 +129,16 @@ bsResult bsSweepList(bsMethod method, const bsTriangle* tris, uint32_t count,
 	{
 		bsSweep_Miss(&s, out);
 	}
-	else
+	else if (bsSweep_RefinesContact(method, best.t,
+		bsSweep_Finish(&s, tris + bestIndex, bestIndex, &best, out)))
 	{
-		bsSweep_Finish(&s, tris + bestIndex, bestIndex, &best, out);
+		// The contact geometry: the mesh's point nearest the stop centre, no farther than the hit's.
+		bsClosestPointInput near = {out->center, bsDistance(out->center, out->point)};
+		bsClosestPointOutput contact;
+		if (bsClosestPointList(tris, count, &near, &contact) == bs_ok && contact.hit)
+		{
+			bsSweep_UseMeshContact(&s, &contact, out);
+		}
 	}
 	return bs_ok;
 }

@@ -126,3 +126,27 @@ bsVec3 bsTriangle_ClosestPoint(const bsTriangle* t, bsVec3 q, bsFeature* feature
 	}
 	return best;
 }
+
+bool bsTriangle_NormalTowards(const bsTriangle* t, bsVec3 q, bsVec3 point, bsFeature feature,
+	bsVec3* normal)
+{
+	double onSurface = 1e-12 * (1.0 + bsMaxAbs(q));
+	if (feature == bs_featureFace)
+	{
+		double side = bsTriangle_PlaneDistance(t, q);
+		if (!(fabs(side) > onSurface))
+		{
+			return false;
+		}
+		*normal = side > 0.0 ? t->n : bsNeg(t->n);
+		return true;
+	}
+	bsVec3 gap = bsSub(q, point);
+	double length = bsLength(gap);
+	if (!(length > onSurface))
+	{
+		return false;
+	}
+	*normal = bsScale(1.0 / length, gap);
+	return true;
+}

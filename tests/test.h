@@ -53,3 +53,6 @@ int EmitterTest(void);
 int OutputTest(void);
 int ProcessTest(void);
 int ImageTest(void);
+int RayTest(void);
+int ClosestTest(void);
+int ContactTest(void);

@@ -627,40 +627,6 @@ static int BigBuildTest(void)
 
 // --- (b) Queries against the brute force ---
 
-// A point of the closed triangle: inside, on an edge, or a vertex.
-static bsVec3 PointOn(const bsTriangle* t, bsRng* rng)
-{
-	double u = bsRng_Uniform(rng), v = bsRng_Uniform(rng);
-	if (u + v > 1.0)
-	{
-		u = 1.0 - u;
-		v = 1.0 - v;
-	}
-	uint32_t k = bsRng_Below(rng, 10);
-	if (k == 0)
-	{
-		uint32_t i = bsRng_Below(rng, 3);
-		return i == 0 ? t->p1 : (i == 1 ? t->p2 : t->p3);
-	}
-	if (k <= 2)
-	{
-		uint32_t i = bsRng_Below(rng, 3);
-		if (i == 0)
-		{
-			v = 0.0;
-		}
-		else if (i == 1)
-		{
-			u = 0.0;
-		}
-		else
-		{
-			v = 1.0 - u;
-		}
-	}
-	return bsAdd(t->p1, bsAdd(bsScale(u, bsSub(t->p2, t->p1)), bsScale(v, bsSub(t->p3, t->p1))));
-}
-
 typedef struct SceneBox
 {
 	bsVec3 lo, hi;
@@ -704,7 +670,7 @@ static void MakeQuery(const bsTriangle* tris, uint32_t count, SceneBox box, doub
 {
 	double r = scale * 0.002 * pow(25.0, bsRng_Uniform(rng));
 	const bsTriangle* t = tris + bsRng_Below(rng, count);
-	bsVec3 p = PointOn(t, rng);
+	bsVec3 p = bsRandomPointOn(t, rng);
 	bsVec3 n = t->n;
 	bsVec3 c1, c2;
 	switch ((int)bsRng_Below(rng, kindCount))

@@ -242,13 +242,24 @@ static int Ray(void)
 	in = (bsSweepInput){bsV3(0.2, 0.2, 0.0), bsV3(0.2, 0.2, 1.0), 0.0};
 	bsMakeSweep(&in, &s);
 	ENSURE(bsRayTriangle(&tri, &s, 2.0, &hit) && hit.t == 0.0 && hit.branch == bs_branchStart);
-	// Through an edge and a vertex of the closed triangle.
-	in = (bsSweepInput){bsV3(0.5, 0.0, 1.0), bsV3(0.5, 0.0, -1.0), 0.0};
-	bsMakeSweep(&in, &s);
-	ENSURE(bsRayTriangle(&tri, &s, 2.0, &hit) && hit.t == 0.5);
-	in = (bsSweepInput){bsV3(1.0, 0.0, 1.0), bsV3(1.0, 0.0, -1.0), 0.0};
-	bsMakeSweep(&in, &s);
-	ENSURE(bsRayTriangle(&tri, &s, 2.0, &hit) && hit.t == 0.5);
+	// Through an edge or a vertex: the tie rule (the crossing moved by (e, e^2) in the frame across
+	// the segment, here x and y) gives the triangle the edge y = 0 and the vertex at the origin but
+	// not the vertex (1, 0, 0), whose moved point is beyond x = 1 (it belongs to a triangle there,
+	// if any); of the two halves of the unit square exactly one has the shared diagonal.
+	bsTriangle other;
+	ENSURE(bsMakeTriangle(bsV3(1, 0, 0), bsV3(1, 1, 0), bsV3(0, 1, 0), &other) == bs_ok);
+	bsVec3 through[4] = {bsV3(0.5, 0.0, 0.0), bsV3(0.0, 0.0, 0.0), bsV3(1.0, 0.0, 0.0),
+		bsV3(0.5, 0.5, 0.0)};
+	bool mine[4] = {true, true, false, false};
+	for (int i = 0; i < 4; ++i)
+	{
+		in = (bsSweepInput){bsAdd(through[i], bsV3(0, 0, 1)), bsSub(through[i], bsV3(0, 0, 1)), 0.0};
+		bsMakeSweep(&in, &s);
+		bool a = bsRayTriangle(&tri, &s, 2.0, &hit);
+		ENSURE(a == mine[i] && (!a || hit.t == 0.5));
+		bool b = bsRayTriangle(&other, &s, 2.0, &hit);
+		ENSURE(i < 3 ? !b : b && hit.t == 0.5);
+	}
 	// Parallel above the plane: never.
 	in = (bsSweepInput){bsV3(-1, 0.2, 0.01), bsV3(1, 0.2, 0.01), 0.0};
 	bsMakeSweep(&in, &s);

@@ -26,6 +26,9 @@ static const Suite suites[] = {
 	{"output", OutputTest},
 	{"process", ProcessTest},
 	{"image", ImageTest},
+	{"ray", RayTest},
+	{"closest", ClosestTest},
+	{"contact", ContactTest},
 };
 
 enum

@@ -164,7 +164,10 @@ static int MeshesAgainstList(void)
 			uint32_t index = world.triangle + (world.collider == 1 ? half : 0);
 			ENSURE(world.kind == bs_colliderMesh && index == list.triangle);
 			ENSURE(memcmp(&world.center, &list.center, sizeof(bsVec3)) == 0);
-			ENSURE(memcmp(&world.normal, &list.normal, sizeof(bsVec3)) == 0);
+			// A karabassi (or starting exact) contact off a face takes its point and normal from
+			// the nearest point of its own mesh (bsSweep_RefinesContact), which a split can change.
+			bool refined = method == bs_methodKarabassi || (method == bs_methodExact && list.t == 0.0);
+			ENSURE(refined || memcmp(&world.normal, &list.normal, sizeof(bsVec3)) == 0);
 			hits += 1;
 		}
 	}

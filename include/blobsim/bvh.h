@@ -13,6 +13,7 @@
 // nearer contacts are found.
 #pragma once
 
+#include "blobsim/closest.h"
 #include "blobsim/collide.h"
 
 #include <stddef.h>
@@ -119,3 +120,13 @@ void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* sweep
 // an invalid input gets a miss with t = 1 and hit = 0.
 bsResult bsBvh_SweepBatch(const bsBvh* bvh, bsMethod method, const bsSweepInput* inputs,
 	bsSweepOutput* outputs, size_t count, int threads, bsQueryStats* stats);
+
+// The mesh's point nearest input->point within input->maxDistance (closest.h): the same answer as
+// bsClosestPointList over the caller's array, bit for bit (the nearest triangle; of triangles at the
+// same distance, the lowest caller's index). Walks the 4-wide tree nearest box first and skips every
+// box farther than the best distance so far (boxes are padded for rounding, so ties are kept).
+// out->triangle is the caller's index. stats may be NULL; when not, the counts are added to it. An
+// invalid input returns bs_errInvalidArgument (bvh, input or out NULL) or bsClosestPointInput_Check's
+// error and fills out (when not NULL) with a miss. Every byte of out is written.
+bsResult bsBvh_ClosestPoint(const bsBvh* bvh, const bsClosestPointInput* input,
+	bsClosestPointOutput* out, bsQueryStats* stats);

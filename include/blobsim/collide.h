@@ -10,7 +10,7 @@
 //   exact      the exact time of first contact t in [0, 1] (face, edge or vertex), so that a stopped
 //              sphere just touches the surface.
 //   ray        the point-particle baseline of the paper's Fig. 8c: the segment C1 -> C2, radius
-//              ignored.
+//              ignored; watertight at shared edges and vertices.
 // Motion is parametrised as C(t) = C1 + t (C2 - C1), t in [0, 1]. Contact means dist(C(t), T) <= R
 // (closed sets: a tangential touch is a contact).
 #pragma once
@@ -84,8 +84,9 @@ typedef struct bsSweepOutput
 {
 	double t;          // stop fraction in [0, 1]; 1 when nothing is hit
 	bsVec3 center;     // centre where the sphere stops: C1 + t (C2 - C1) (C2 exactly when t == 1)
-	bsVec3 point;      // contact point: the triangle's point closest to center
-	bsVec3 normal;     // unit contact normal, from the surface towards the centre
+	bsVec3 point;      // contact point: the mesh's point nearest center (see bsSweep_Finish and
+	                   // bsSweep_RefinesContact: the hit triangle's unless a neighbour is nearer)
+	bsVec3 normal;     // unit contact normal at point, from the surface towards the centre
 	uint32_t triangle; // the primitive hit within its collider: the triangle's index for a mesh, the
 	                   // plane's for planes; BS_NO_TRIANGLE when none
 	uint16_t collider; // the world's collider hit (world.h: ids in the order added); 0 for one BVH
@@ -172,7 +173,10 @@ bool bsKarabassiTriangle(const bsTriangle* tri, const bsSweep* sweep, double tma
 // above 1, e.g. 2.0, for no bound).
 bool bsExactTriangle(const bsTriangle* tri, const bsSweep* sweep, double tmax, bsTriangleHit* hit);
 
-// Segment C1 -> C2 against the closed triangle, radius ignored (ray.c). Reports only t < tmax.
+// Segment C1 -> C2 against the triangle, radius ignored (ray.c). Reports only t < tmax. Watertight:
+// a segment crossing exactly through an edge or vertex shared by triangles of a closed mesh is
+// reported by exactly one of them (one tie rule for every triangle, docs/algorithm.md), so a lone
+// triangle's boundary is half-open: it has some of its edges and vertices, not all.
 bool bsRayTriangle(const bsTriangle* tri, const bsSweep* sweep, double tmax, bsTriangleHit* hit);
 
 // --- Queries over many triangles (sweep.c) ---
@@ -196,15 +200,35 @@ static inline bool bsSweepTriangle(bsMethod method, const bsTriangle* tri, const
 	return false;
 }
 
-// Fills out from the winning hit: centre, contact point, normal and the sub-test fields.
-void bsSweep_Finish(const bsSweep* sweep, const bsTriangle* tri, uint32_t triangleIndex,
+// Fills out from the winning hit: centre, contact point (the triangle's point nearest the centre),
+// normal and the sub-test fields; returns where on the triangle the point lies. The normal points
+// from the surface to the centre (bsTriangle_NormalTowards): the face normal on the centre's side
+// when the point is on the face, (centre - point) / |centre - point| on an edge or vertex. When the
+// centre is on the surface (within 1e-12 (1 + max |centre_i|): the ray method, karabassi's Int4) the
+// face normal on the side the motion comes from (for motion along the plane, C1's side).
+bsFeature bsSweep_Finish(const bsSweep* sweep, const bsTriangle* tri, uint32_t triangleIndex,
 	const bsTriangleHit* hit, bsSweepOutput* out);
+
+// Is the contact point worth looking up on the whole mesh? When the stop centre may be nearer the
+// surface than R (karabassi's estimate overlaps it; exact at t = 0 starts in contact) and the
+// winning triangle's point is on an edge or vertex: a neighbour sharing that edge can be nearer the
+// centre (two triangles reach the same t, up to rounding, and the earlier or lower index wins), and
+// the neighbour's point gives the normal of the contact geometry rather than of the tie. Otherwise
+// exact stops touching, where the winner's point is the mesh's nearest up to rounding, and ray stops
+// on the triangle its segment crosses.
+static inline bool bsSweep_RefinesContact(bsMethod method, double t, bsFeature feature)
+{
+	bool overlaps = method == bs_methodKarabassi || (method == bs_methodExact && t == 0.0);
+	return overlaps && feature != bs_featureFace;
+}
 
 // Fills out for a sweep that hits nothing (t = 1, centre C2).
 void bsSweep_Miss(const bsSweep* sweep, bsSweepOutput* out);
 
 // The paper's main loop over a triangle list: the contact nearest C1 wins (the first triangle on
-// ties). Brute force; the BVH answers the same question faster (bvh.h).
+// ties); the contact point and normal are then those of the mesh's point nearest the stop centre
+// when bsSweep_RefinesContact says so. Brute force; the BVH answers the same question faster
+// (bvh.h).
 bsResult bsSweepList(bsMethod method, const bsTriangle* tris, uint32_t count,
 	const bsSweepInput* input, bsSweepOutput* out);
 

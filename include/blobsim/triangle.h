@@ -60,3 +60,11 @@ static inline bsVec3 bsTriangle_Max(const bsTriangle* t)
 // Closest point of the closed triangle to q (Voronoi regions, Ericson §5.1.5). Reports the feature
 // the point lies on and its index when feature/index are not NULL.
 bsVec3 bsTriangle_ClosestPoint(const bsTriangle* t, bsVec3 q, bsFeature* feature, int* index);
+
+// The unit normal at `point`, the triangle's point closest to q (on `feature`, as
+// bsTriangle_ClosestPoint reports it), pointing towards q: on the face, the face normal on q's side
+// (the same vector over the whole face); on an edge or a vertex, (q - point) / |q - point|. Returns
+// false and leaves *normal alone when q is on the surface, where no side can be told: for a face its
+// plane distance, for an edge or vertex its distance, is at most 1e-12 (1 + max |q_i|).
+bool bsTriangle_NormalTowards(const bsTriangle* t, bsVec3 q, bsVec3 point, bsFeature feature,
+	bsVec3* normal);
