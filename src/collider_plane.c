@@ -21,11 +21,13 @@ static bool bsPlanes_Sweep(const bsCollider* c, bsMethod method, const bsSweep* 
 		memset(out, 0, sizeof(*out));
 		out->t = hit.t;
 		out->center = hit.t >= 1.0 ? s->c2 : bsMulAdd(s->c1, hit.t, s->d);
-		double side = bsDot(plane->n, out->center) + plane->d;
-		out->point = bsMulSub(out->center, side, plane->n);
+		out->point = bsMulSub(out->center, bsDot(plane->n, out->center) + plane->d, plane->n);
+		// The normal faces the side the sweep starts on, never the side the rounded contact centre
+		// happens to be on: a ray's contact centre lies on the plane, and its rounding must not put the
+		// point behind it. A start exactly on the plane faces against the motion.
+		double side = bsDot(plane->n, s->c1) + plane->d;
 		if (side == 0.0)
 		{
-			// On the plane (the ray method): the normal faces where the motion comes from.
 			side = -bsDot(plane->n, s->d);
 		}
 		out->normal = side >= 0.0 ? plane->n : bsNeg(plane->n);

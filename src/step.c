@@ -60,7 +60,7 @@ void bsStepStats_Add(bsStepStats* total, const bsStepStats* add)
 
 static bool bsStepDef_IsValid(const bsStepDef* def)
 {
-	return def->maxContacts >= 1 && def->substeps >= 1 && def->dt > 0.0 && isfinite(def->dt) &&
+	return def->maxContacts >= 1 && def->maxContacts <= BS_MAX_CONTACTS && def->substeps >= 1 && def->dt > 0.0 && isfinite(def->dt) &&
 		(unsigned)def->method < (unsigned)bs_methodCount && (unsigned)def->response < (unsigned)bs_responseCount;
 }
 
@@ -123,6 +123,7 @@ typedef struct bsMoveJob
 	double h;
 	bsParticles* particles;
 	const uint32_t* order;  // particles in the order they move; NULL for 0, 1, 2, ...
+	double restSpeed;       // approach speeds up to this are inelastic (bsRespond)
 } bsMoveJob;
 
 static bool bsOutside(const bsStepDef* def, bsVec3 x)
@@ -131,8 +132,11 @@ static bool bsOutside(const bsStepDef* def, bsVec3 x)
 		x.x > def->boundsMax.x || x.y > def->boundsMax.y || x.z > def->boundsMax.z;
 }
 
-// The response to one contact of a sliding or bouncing particle: its new velocity.
-static bsVec3 bsRespond(const bsStepDef* def, bsVec3 v, bsVec3 n)
+// The response to one contact of a sliding or bouncing particle: its new velocity. Restitution applies
+// only to an approach faster than restSpeed (the speed gravity adds in two substeps): a slower contact
+// is inelastic, so a particle resting on a surface gets no normal speed back and stays at rest, where
+// it would otherwise bounce by e g h forever.
+static bsVec3 bsRespond(const bsStepDef* def, double restSpeed, bsVec3 v, bsVec3 n)
 {
 	double vn = bsDot(v, n);
 	if (!(vn < 0.0))
@@ -140,12 +144,106 @@ static bsVec3 bsRespond(const bsStepDef* def, bsVec3 v, bsVec3 n)
 		return v;
 	}
 	bsVec3 vt = bsMulSub(v, vn, n);
-	double e = def->response == bs_responseBounce ? def->restitution : 0.0;
+	double e = def->response == bs_responseBounce && -vn > restSpeed ? def->restitution : 0.0;
 	// Coulomb: the tangential speed drops by friction x the normal impulse (per unit mass).
 	double lost = def->friction * (1.0 + e) * -vn;
 	double speed = bsLength(vt);
 	vt = speed > lost ? bsScale(1.0 - lost / speed, vt) : bsV3(0.0, 0.0, 0.0);
 	return bsMulSub(vt, e * vn, n);
+}
+
+// The surfaces a particle touched in one substep, by their normals, so that the motion after a
+// contact never heads back into an earlier one: in a crease the particle slides along the crease line
+// (the motion projected onto it), in a corner it stops. Without this, a sphere in a V bounces between
+// the two walls and spends every contact of the substep.
+typedef struct bsContactPlanes
+{
+	bsVec3 n[BS_MAX_CONTACTS];
+	int count;
+} bsContactPlanes;
+
+// Adds n unless an earlier normal is (nearly) the same surface.
+static void bsContactPlanes_Add(bsContactPlanes* planes, bsVec3 n)
+{
+	for (int k = 0; k < planes->count; ++k)
+	{
+		if (bsDot(planes->n[k], n) > 1.0 - 1e-9)
+		{
+			return;
+		}
+	}
+	if (planes->count < BS_MAX_CONTACTS)
+	{
+		planes->n[planes->count++] = n;
+	}
+}
+
+// v, after the response to the contact of normal n, kept out of every earlier surface.
+static bsVec3 bsContactPlanes_Clip(const bsContactPlanes* planes, bsVec3 n, bsVec3 v)
+{
+	for (int k = 0; k < planes->count; ++k)
+	{
+		bsVec3 m = planes->n[k];
+		if (!(bsDot(v, m) < 0.0) || bsDot(m, n) > 1.0 - 1e-9)
+		{
+			continue;
+		}
+		// Into an earlier surface: along the crease of the two, or nowhere when that still enters a
+		// third one (a corner).
+		bsVec3 crease = bsCross(n, m);
+		double length = bsLength(crease);
+		if (!(length > 1e-12))
+		{
+			return bsV3(0.0, 0.0, 0.0);  // opposite walls: nowhere to go
+		}
+		crease = bsScale(1.0 / length, crease);
+		v = bsScale(bsDot(v, crease), crease);
+		for (int j = 0; j < planes->count; ++j)
+		{
+			if (bsDot(v, planes->n[j]) < -1e-12 * bsLength(v))
+			{
+				return bsV3(0.0, 0.0, 0.0);
+			}
+		}
+		return v;
+	}
+	return v;
+}
+
+// Just clear of the contact's surface: its point, out along the normal by the radius (0 for ray) and
+// a skin, so that the next sweep does not start in contact with the same surface.
+static bsVec3 bsClearOf(const bsSweepOutput* out, double placed, double radius)
+{
+	double skin = 1e-6 * radius + 1e-9 * (1.0 + bsMaxAbs(out->point));
+	return bsMulAdd(out->point, placed + skin, out->normal);
+}
+
+// Where a slide or bounce leaves a point particle (the ray method) that was at `from`, on the clear
+// side of every surface, when its segment met `contact`: on the surface, out along the normal by the
+// skin. Near a crease that push can cross the neighbouring wall, so the straight way from `from` is
+// checked with the segment test: a surface on the way stops it there instead, and after three such
+// surfaces it stays at `from`.
+static bsVec3 bsSettlePoint(const bsMoveJob* job, bsVec3 from, const bsSweepOutput* contact, double radius,
+	bsQueryStats* qs)
+{
+	bsVec3 target = bsClearOf(contact, 0.0, radius);
+	for (int k = 0; k < 3; ++k)
+	{
+		bsSweepInput in = {from, target, radius};
+		bsSweep s;
+		bsSweepOutput out;
+		if (bsMakeSweep(&in, &s) != bs_ok)
+		{
+			return from;
+		}
+		bsWorld_SweepPrepared(job->world, bs_methodRay, &s, &out, qs);
+		if (!out.hit)
+		{
+			return target;
+		}
+		target = bsClearOf(&out, 0.0, radius);
+	}
+	return from;
 }
 
 // One particle through one substep of h seconds, its velocity already set by the forces.
@@ -159,6 +257,8 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepStats* stat
 	double placed = def->method == bs_methodRay ? 0.0 : radius;
 	double remaining = job->h;
 	bsQueryStats qs = {0, 0, 0, 0};
+	bsContactPlanes planes;
+	planes.count = 0;
 
 	for (int contact = 0;; ++contact)
 	{
@@ -200,11 +300,24 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepStats* stat
 		// displacement depending on the triangle's normal and the sphere's radius, so that the two
 		// objects would merely be in touch"), plus a skin so the next sweep does not start in
 		// contact with the same surface.
+		if (def->method == bs_methodKarabassi)
+		{
+			// karabassi found the contact (the same hit or miss as exact); its stop point is an
+			// estimate inside the contact, sunk into the surface as the paper's blobs are. Sliding or
+			// bouncing on from there would start behind a neighbouring wall near a corner, so the
+			// particle is placed where exact stops it: touching every surface.
+			bsSweepOutput touch;
+			bsWorld_SweepPrepared(job->world, bs_methodExact, &s, &touch, &qs);
+			if (touch.hit)
+			{
+				out = touch;
+			}
+		}
 		bsVec3 n = out.normal;
-		double skin = 1e-6 * radius + 1e-9 * (1.0 + bsMaxAbs(out.point));
-		x = bsMulAdd(out.point, placed + skin, n);
+		x = def->method == bs_methodRay ? bsSettlePoint(job, x, &out, radius, &qs) : bsClearOf(&out, placed, radius);
 		remaining *= 1.0 - out.t;
-		v = bsRespond(def, v, n);
+		v = bsContactPlanes_Clip(&planes, n, bsRespond(def, job->restSpeed, v, n));
+		bsContactPlanes_Add(&planes, n);
 		if (!(remaining > 0.0))
 		{
 			break;
@@ -325,7 +438,7 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	double h = def->dt / def->substeps;
 	bsForcesJob forces = {.context = {def, particles}, .h = h, .particles = particles};
 	bsForces_Prepare(def, &forces.forces);
-	bsMoveJob move = {world, def, h, particles, NULL};
+	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h};
 	for (int k = 0; result == bs_ok && k < def->substeps; ++k)
 	{
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsForces_Range, &forces);

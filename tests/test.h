@@ -49,6 +49,7 @@ int ConfigTest(void);
 int ObjTest(void);
 int StepTest(void);
 int WorldTest(void);
+int DynamicsTest(void);
 int EmitterTest(void);
 int OutputTest(void);
 int ProcessTest(void);

@@ -22,6 +22,7 @@ static const Suite suites[] = {
 	{"obj", ObjTest},
 	{"step", StepTest},
 	{"world", WorldTest},
+	{"dynamics", DynamicsTest},
 	{"emitter", EmitterTest},
 	{"output", OutputTest},
 	{"process", ProcessTest},

@@ -30,6 +30,8 @@ typedef enum bsResponse
 const char* bsResponseName(bsResponse response);
 bool bsParseResponse(const char* name, bsResponse* response);
 
+#define BS_MAX_CONTACTS 64  // the largest maxContacts
+
 // Every setting of a step; bsDefaultStepDef() gives each its default (in brackets).
 typedef struct bsStepDef
 {
@@ -42,8 +44,8 @@ typedef struct bsStepDef
 	double restitution;   // bounce: the normal speed kept, 0..1 [0.5]
 	double friction;      // slide and bounce: tangential speed lost per contact, as a fraction of the
 	                      // normal speed removed (Coulomb); 0..1 [0]
-	int maxContacts;      // contacts handled per particle and substep, >= 1; then it waits for the
-	                      // next [4]
+	int maxContacts;      // contacts handled per particle and substep, 1..BS_MAX_CONTACTS; then it
+	                      // waits for the next [4]
 	bool bounded;         // particles leaving [boundsMin, boundsMax] are marked escaped [false]
 	bsVec3 boundsMin;
 	bsVec3 boundsMax;
