@@ -105,6 +105,25 @@ static Mesh MakeIcosphere(int levels, bool flip)
 	return m;
 }
 
+// The square [-1, 1]^2 in the plane y = 0, two triangles (a thin plate, a floor).
+static Mesh MakeSquare(void)
+{
+	Mesh m = {0};
+	Mesh_Add(&m, bsV3(-1, 0, -1), bsV3(-1, 0, 1), bsV3(1, 0, 1), false);
+	Mesh_Add(&m, bsV3(-1, 0, -1), bsV3(1, 0, 1), bsV3(1, 0, -1), false);
+	return m;
+}
+
+// A copy the caller owns (a Scene frees its mesh).
+static Mesh Mesh_Copy(const Mesh* m)
+{
+	Mesh copy = *m;
+	copy.tris = malloc(m->count * sizeof(bsTriangle));
+	memcpy(copy.tris, m->tris, m->count * sizeof(bsTriangle));
+	copy.capacity = m->count;
+	return copy;
+}
+
 // Brute force: the distance from x to the mesh.
 static double MeshDistance(const Mesh* m, bsVec3 x)
 {
@@ -262,11 +281,8 @@ static int ThinPlate(void)
 {
 	for (int m = 0; m < bs_methodCount; ++m)
 	{
-		Mesh mesh = {0};
-		Mesh_Add(&mesh, bsV3(-1, 0, -1), bsV3(-1, 0, 1), bsV3(1, 0, 1), false);
-		Mesh_Add(&mesh, bsV3(-1, 0, -1), bsV3(1, 0, 1), bsV3(1, 0, -1), false);
 		Scene s;
-		RUN_SUBTEST(Scene_Make(&s, mesh, 1));
+		RUN_SUBTEST(Scene_Make(&s, MakeSquare(), 1));
 		size_t n = 400;
 		double radius = 0.005;
 		bsParticles p;
@@ -394,10 +410,7 @@ static int Floor(void)
 	for (int m = 0; m < bs_methodCount; ++m)
 	{
 		Scene s;
-		Mesh copy = mesh;
-		copy.tris = malloc(mesh.count * sizeof(bsTriangle));
-		memcpy(copy.tris, mesh.tris, mesh.count * sizeof(bsTriangle));
-		RUN_SUBTEST(Scene_Make(&s, copy, 1));
+		RUN_SUBTEST(Scene_Make(&s, Mesh_Copy(&mesh), 1));
 		size_t n = 41 * 41;
 		double radius = 0.01;
 		bsParticles p;
@@ -459,10 +472,7 @@ static int Incline(void)
 	for (int m = 0; m < bs_methodCount; ++m)
 	{
 		Scene s;
-		Mesh copy = mesh;
-		copy.tris = malloc(mesh.count * sizeof(bsTriangle));
-		memcpy(copy.tris, mesh.tris, mesh.count * sizeof(bsTriangle));
-		RUN_SUBTEST(Scene_Make(&s, copy, 1));
+		RUN_SUBTEST(Scene_Make(&s, Mesh_Copy(&mesh), 1));
 		double radius = 0.01;
 		double rest = m == bs_methodRay ? 0.0 : radius;
 		bsParticles p;
@@ -498,11 +508,8 @@ static int Bounce(void)
 {
 	for (int m = 0; m < bs_methodCount; ++m)
 	{
-		Mesh mesh = {0};
-		Mesh_Add(&mesh, bsV3(-1, 0, -1), bsV3(-1, 0, 1), bsV3(1, 0, 1), false);
-		Mesh_Add(&mesh, bsV3(-1, 0, -1), bsV3(1, 0, 1), bsV3(1, 0, -1), false);
 		Scene s;
-		RUN_SUBTEST(Scene_Make(&s, mesh, 1));
+		RUN_SUBTEST(Scene_Make(&s, MakeSquare(), 1));
 		double radius = 0.01;
 		double floor = m == bs_methodRay ? 0.0 : radius;
 		bsParticles p;
