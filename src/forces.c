@@ -16,7 +16,7 @@ static void bsGravity_Accelerate(const bsForceContext* c, size_t i, bsVec3* a)
 	*a = bsAdd(*a, c->def->gravity);
 }
 
-static const bsForceClass bs_gravity = {"gravity", bsGravity_Active, bsGravity_Accelerate, NULL};
+static const bsForceClass bs_gravity = {"gravity", bsGravity_Active, true, bsGravity_Accelerate, NULL};
 
 // --- air drag: linear in the velocity, dv/dt = -drag v ---
 
@@ -31,7 +31,7 @@ static void bsDrag_Damp(const bsForceContext* c, size_t i, double* rate)
 	*rate += c->def->drag;
 }
 
-static const bsForceClass bs_drag = {"drag", bsDrag_Active, NULL, bsDrag_Damp};
+static const bsForceClass bs_drag = {"drag", bsDrag_Active, true, NULL, bsDrag_Damp};
 
 // The forces, in the order they are added up: a new force is a module and one line here.
 static const bsForceClass* const bs_forces[] = {
@@ -41,14 +41,39 @@ static const bsForceClass* const bs_forces[] = {
 
 _Static_assert(sizeof(bs_forces) / sizeof(bs_forces[0]) <= BS_MAX_FORCES, "raise BS_MAX_FORCES");
 
-void bsForces_Prepare(const bsStepDef* def, bsForces* forces)
+// Asks force f for particle i: its acceleration into *a, its damping rate into *rate.
+static void bsForce_Add(const bsForceClass* f, const bsForceContext* context, size_t i, bsVec3* a, double* rate)
 {
+	if (f->accelerate != NULL)
+	{
+		f->accelerate(context, i, a);
+	}
+	if (f->damp != NULL)
+	{
+		f->damp(context, i, rate);
+	}
+}
+
+void bsForces_Prepare(const bsStepDef* def, const bsParticles* particles, bsForces* forces)
+{
+	bsForceContext context = {def, particles};
 	forces->count = 0;
+	forces->uniformAcceleration = bsV3(0.0, 0.0, 0.0);
+	forces->uniformRate = 0.0;
 	for (size_t k = 0; k < sizeof(bs_forces) / sizeof(bs_forces[0]); ++k)
 	{
-		if (bs_forces[k]->active(def))
+		const bsForceClass* f = bs_forces[k];
+		if (!f->active(def))
 		{
-			forces->active[forces->count++] = bs_forces[k];
+			continue;
+		}
+		if (f->uniform)
+		{
+			bsForce_Add(f, &context, 0, &forces->uniformAcceleration, &forces->uniformRate);
+		}
+		else
+		{
+			forces->active[forces->count++] = f;
 		}
 	}
 }
@@ -56,30 +81,23 @@ void bsForces_Prepare(const bsStepDef* def, bsForces* forces)
 void bsForces_Apply(const bsForces* forces, const bsForceContext* context, double h,
 	bsParticles* p, size_t begin, size_t end)
 {
+	double damping = forces->uniformRate > 0.0 ? exp(-forces->uniformRate * h) : 1.0;
 	for (size_t i = begin; i < end; ++i)
 	{
 		if (p->state[i] != bs_particleFree)
 		{
 			continue;
 		}
-		bsVec3 a = bsV3(0.0, 0.0, 0.0);
-		double rate = 0.0;
+		bsVec3 a = forces->uniformAcceleration;
+		double rate = forces->uniformRate;
 		for (int k = 0; k < forces->count; ++k)
 		{
-			const bsForceClass* f = forces->active[k];
-			if (f->accelerate != NULL)
-			{
-				f->accelerate(context, i, &a);
-			}
-			if (f->damp != NULL)
-			{
-				f->damp(context, i, &rate);
-			}
+			bsForce_Add(forces->active[k], context, i, &a, &rate);
 		}
 		bsVec3 v = bsMulAdd(p->velocity[i], h, a);
 		if (rate > 0.0)
 		{
-			v = bsScale(exp(-rate * h), v);
+			v = bsScale(rate == forces->uniformRate ? damping : exp(-rate * h), v);
 		}
 		p->velocity[i] = v;
 	}

@@ -21,6 +21,7 @@ typedef struct bsForceClass
 {
 	const char* name;
 	bool (*active)(const bsStepDef* def);  // acts in this step
+	bool uniform;                          // the same for every particle: asked once per phase
 	// Adds particle i's acceleration to *a (NULL: none).
 	void (*accelerate)(const bsForceContext* context, size_t i, bsVec3* a);
 	// Adds particle i's damping rate per second to *rate (NULL: none).
@@ -29,14 +30,16 @@ typedef struct bsForceClass
 
 #define BS_MAX_FORCES 16
 
-// The forces active in one step, in table order.
+// The forces active in one step, in table order: the uniform ones already added up.
 typedef struct bsForces
 {
-	const bsForceClass* active[BS_MAX_FORCES];
+	const bsForceClass* active[BS_MAX_FORCES];  // those that depend on the particle
 	int count;
+	bsVec3 uniformAcceleration;
+	double uniformRate;
 } bsForces;
 
-void bsForces_Prepare(const bsStepDef* def, bsForces* forces);
+void bsForces_Prepare(const bsStepDef* def, const bsParticles* particles, bsForces* forces);
 
 // Sets the velocity of every free particle in [begin, end) for a move of h seconds.
 void bsForces_Apply(const bsForces* forces, const bsForceContext* context, double h,

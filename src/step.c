@@ -437,7 +437,7 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 
 	double h = def->dt / def->substeps;
 	bsForcesJob forces = {.context = {def, particles}, .h = h, .particles = particles};
-	bsForces_Prepare(def, &forces.forces);
+	bsForces_Prepare(def, particles, &forces.forces);
 	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h};
 	for (int k = 0; result == bs_ok && k < def->substeps; ++k)
 	{

@@ -129,9 +129,20 @@ bool bsWorld_EmitFailure(const bsWorld* world, int* emitter, size_t* index)
 void bsWorld_SweepPrepared(const bsWorld* world, bsMethod method, const bsSweep* sweep,
 	bsSweepOutput* out, bsQueryStats* stats)
 {
-	bsSweep_Miss(sweep, out);
-	stats->queries += 1;
-	for (int k = 0; k < world->colliderCount; ++k)
+	int k = 0;
+	if (world->colliderCount > 0 && world->colliders[0].kind == bs_colliderMesh)
+	{
+		// The usual world, a mesh first: its BVH writes the whole answer, a miss included, and counts
+		// the query; kind mesh and collider 0 are the zeros it leaves in those fields.
+		bsBvh_SweepPrepared(world->colliders[0].shape, method, sweep, out, stats);
+		k = 1;
+	}
+	else
+	{
+		bsSweep_Miss(sweep, out);
+		stats->queries += 1;
+	}
+	for (; k < world->colliderCount; ++k)
 	{
 		const bsCollider* c = world->colliders + k;
 		if (bs_colliderClasses[c->kind]->sweep(c, method, sweep, out, stats))
