@@ -245,8 +245,8 @@ static int Containers(void)
 {
 	enum
 	{
-		kParticles = 500,
-		kSteps = 800,
+		kParticles = 1000,
+		kSteps = 1000,
 	};
 	const char* names[] = {"box", "box (inward)", "icosphere", "icosphere (inward)"};
 	for (int m = 0; m < bs_methodCount; ++m)
