@@ -60,8 +60,9 @@ void bsStepStats_Add(bsStepStats* total, const bsStepStats* add)
 
 static bool bsStepDef_IsValid(const bsStepDef* def)
 {
-	return def->maxContacts >= 1 && def->maxContacts <= BS_MAX_CONTACTS && def->substeps >= 1 && def->dt > 0.0 && isfinite(def->dt) &&
-		(unsigned)def->method < (unsigned)bs_methodCount && (unsigned)def->response < (unsigned)bs_responseCount;
+	return def->maxContacts >= 1 && def->maxContacts <= BS_MAX_CONTACTS && def->substeps >= 1 &&
+		def->dt > 0.0 && isfinite(def->dt) && (unsigned)def->method < (unsigned)bs_methodCount &&
+		(unsigned)def->response < (unsigned)bs_responseCount;
 }
 
 // --- emit ---
@@ -246,6 +247,41 @@ static bsVec3 bsSettlePoint(const bsMoveJob* job, bsVec3 from, const bsSweepOutp
 	return from;
 }
 
+// Where a slide or bounce contact leaves the particle (at *x when the sweep s began): just clear of the
+// surface (the paper's section 3.2: "a displacement depending on the triangle's normal and the
+// sphere's radius, so that the two objects would merely be in touch"), plus a skin so the next sweep
+// does not start in contact with the same surface. Returns the contact the response is to use.
+static bsSweepOutput bsPlace(const bsMoveJob* job, const bsSweep* s, const bsSweepOutput* contact, bsVec3* x,
+	bsQueryStats* qs)
+{
+	bsSweepOutput out = *contact;
+	double radius = s->radius;
+	switch (job->def->method)
+	{
+		case bs_methodKarabassi:
+		{
+			// karabassi found the contact (the same hit or miss as exact); its stop point is an
+			// estimate inside the contact, sunk into the surface as the paper's blobs are. Sliding or
+			// bouncing on from there would start behind a neighbouring wall near a corner, so the
+			// particle is placed where exact stops it: touching every surface.
+			bsSweepOutput touch;
+			bsWorld_SweepPrepared(job->world, bs_methodExact, s, &touch, qs);
+			if (touch.hit)
+			{
+				out = touch;
+			}
+			*x = bsClearOf(&out, radius, radius);
+			return out;
+		}
+		case bs_methodRay:
+			*x = bsSettlePoint(job, *x, &out, radius, qs);
+			return out;
+		default:
+			*x = bsClearOf(&out, radius, radius);
+			return out;
+	}
+}
+
 // One particle through one substep of h seconds, its velocity already set by the forces.
 static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepStats* stats)
 {
@@ -254,7 +290,6 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepStats* stat
 	bsVec3 v = p->velocity[i];
 	bsVec3 x = p->position[i];
 	double radius = p->radius[i];
-	double placed = def->method == bs_methodRay ? 0.0 : radius;
 	double remaining = job->h;
 	bsQueryStats qs = {0, 0, 0, 0};
 	bsContactPlanes planes;
@@ -296,25 +331,9 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepStats* stat
 			break;
 		}
 
-		// Slide or bounce: put the sphere just clear of the surface (the paper's section 3.2: "a
-		// displacement depending on the triangle's normal and the sphere's radius, so that the two
-		// objects would merely be in touch"), plus a skin so the next sweep does not start in
-		// contact with the same surface.
-		if (def->method == bs_methodKarabassi)
-		{
-			// karabassi found the contact (the same hit or miss as exact); its stop point is an
-			// estimate inside the contact, sunk into the surface as the paper's blobs are. Sliding or
-			// bouncing on from there would start behind a neighbouring wall near a corner, so the
-			// particle is placed where exact stops it: touching every surface.
-			bsSweepOutput touch;
-			bsWorld_SweepPrepared(job->world, bs_methodExact, &s, &touch, &qs);
-			if (touch.hit)
-			{
-				out = touch;
-			}
-		}
+		// Slide or bounce: just clear of the surface, then on with the rest of the substep.
+		out = bsPlace(job, &s, &out, &x, &qs);
 		bsVec3 n = out.normal;
-		x = def->method == bs_methodRay ? bsSettlePoint(job, x, &out, radius, &qs) : bsClearOf(&out, placed, radius);
 		remaining *= 1.0 - out.t;
 		v = bsContactPlanes_Clip(&planes, n, bsRespond(def, job->restSpeed, v, n));
 		bsContactPlanes_Add(&planes, n);
