@@ -30,6 +30,12 @@ void bsRemoveCreatedFolders(const char* path, const bsCreatedFolders* created);
 // its path does not fit in size bytes).
 bool bsFindProgram(const char* name, char* out, size_t size);
 
+// Rewrites path in place without "." parts, repeated slashes and "NAME/.." pairs, so
+// "configs/../out/a" prints (and is used) as "out/a". A NAME that is a symbolic link is kept with its
+// "..", which is not the folder holding the link; so are leading ".." parts. "/.." is "/"; an empty
+// result is ".". Never longer than path.
+void bsTidyPath(char* path);
+
 // Opens path for reading only when it is a regular file: a FIFO, a device (/dev/zero) or a socket
 // would make a reader wait forever or read without end. The open does not wait for a FIFO's writer.
 // Returns the descriptor (close-on-exec), or -1 with *why: an errno (EISDIR for a folder), or 0 when
