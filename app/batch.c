@@ -230,67 +230,6 @@ static bool bsBatchPlan_Add(bsBatchPlan* plan, bsBatchRun* r, char* err, size_t 
 	return true;
 }
 
-// Drops "." parts and "part/.." pairs of a path, in place ("docs/b/../../out" -> "out"), so the
-// folders and configs a batch names read as a user would write them. Lexical, like `realpath -s`:
-// symbolic links are not followed. Leading ".." parts stay; an empty result is ".". A path of more
-// than 512 parts, or no memory, leaves path as it is.
-static void bsTidyPath(char* path)
-{
-	bool absolute = path[0] == '/';
-	size_t n = strlen(path);
-	char* copy = malloc(2 * n + 2);  // the parts, then the result
-	if (copy == NULL)
-	{
-		return;
-	}
-	memcpy(copy, path, n + 1);
-	char* parts[512];
-	int count = 0;
-	char* save = NULL;
-	for (char* p = strtok_r(copy, "/", &save); p != NULL; p = strtok_r(NULL, "/", &save))
-	{
-		bool up = strcmp(p, "..") == 0;
-		if (strcmp(p, ".") == 0 || (up && absolute && count == 0))
-		{
-			continue;  // "/.." is "/"
-		}
-		if (up && count > 0 && strcmp(parts[count - 1], "..") != 0)
-		{
-			--count;
-			continue;
-		}
-		if (count == (int)(sizeof(parts) / sizeof(parts[0])))
-		{
-			free(copy);
-			return;
-		}
-		parts[count++] = p;
-	}
-	char* out = copy + n + 1;
-	size_t used = 0;
-	if (absolute)
-	{
-		out[used++] = '/';
-	}
-	for (int k = 0; k < count; ++k)
-	{
-		size_t len = strlen(parts[k]);
-		if (k > 0)
-		{
-			out[used++] = '/';
-		}
-		memcpy(out + used, parts[k], len);
-		used += len;
-	}
-	if (used == 0)
-	{
-		out[used++] = '.';
-	}
-	out[used] = '\0';
-	memcpy(path, out, used + 1);  // never longer than path
-	free(copy);
-}
-
 // "dir/path" for a path relative to a file in dir, tidied; absolute paths are only tidied.
 static char* bsRelativeTo(const char* file, const char* path)
 {

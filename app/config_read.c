@@ -5,12 +5,14 @@
 #include "config_read.h"
 
 #include "config_material.h"
+#include "pov_writer.h"
 
 #include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 // --- The schema ---
 
@@ -484,6 +486,16 @@ static bool bsReadCamera(bsCtx* c, const cJSON* render, bsCameraConfig* camera)
 		bsPushKey(c, "camera");
 		bsPushKey(c, "look_at");
 		return bsFail(c, "the camera looks at its own location <%g, %g, %g>", at.x, at.y, at.z);
+	}
+	// The scene writer would refuse it after the whole simulation, naming scene.pov.
+	const char* why = bsPov_CameraViewProblem(camera->location, at, bsV3(0.0, 0.0, 0.0));
+	if (why != NULL)
+	{
+		bsVec3 l = camera->location;
+		bsPushKey(c, "camera");
+		bsPushKey(c, "location");
+		return bsFail(c, "the camera at <%g, %g, %g> cannot look at <%g, %g, %g>: %s%s", l.x, l.y, l.z,
+			at.x, at.y, at.z, why, strstr(why, "sky") != NULL ? " (the sky, the image's up direction, is y)" : "");
 	}
 	return true;
 }

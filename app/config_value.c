@@ -1,6 +1,8 @@
 // config_value.c — the schema's key checks, the typed readers and the table-driven reader.
 #include "config_value.h"
 
+#include "files.h"
+
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -270,6 +272,7 @@ static bool bsFilePath(bsCtx* c, const char* file, char** out)
 	}
 	memcpy(*out, c->dir, dirLength);
 	memcpy(*out + dirLength, file, fileLength + 1);
+	bsTidyPath(*out);  // "configs/../out/a" is printed in messages and summaries: "out/a"
 	return true;
 }
 

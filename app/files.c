@@ -114,12 +114,125 @@ bool bsFindProgram(const char* name, char* out, size_t size)
 	return false;
 }
 
-bool bsCopyFile(const char* from, const char* to, char* err, size_t errlen)
+// True when the first length bytes of path name a symbolic link (or cannot be checked): its ".." is
+// not the folder that holds it.
+static bool bsIsLink(const char* path, size_t length)
 {
-	int fd = open(from, O_RDONLY | O_CLOEXEC);
+	char prefix[bs_filesPathMax];
+	if (length == 0 || length >= sizeof(prefix))
+	{
+		return true;
+	}
+	memcpy(prefix, path, length);
+	prefix[length] = '\0';
+	struct stat st;
+	return lstat(prefix, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+void bsTidyPath(char* path)
+{
+	bool absolute = path[0] == '/';
+	size_t out = absolute ? 1 : 0;  // path[0, out) is the tidy prefix, written over the input
+	size_t last = out;              // where the tidy prefix's last component starts
+	const char* in = path;
+	while (*in != '\0')
+	{
+		while (*in == '/')
+		{
+			++in;
+		}
+		size_t n = strcspn(in, "/");
+		if (n == 0 || (n == 1 && in[0] == '.'))
+		{
+			in += n;
+			continue;
+		}
+		bool up = n == 2 && in[0] == '.' && in[1] == '.';
+		if (up && absolute && out == 1)
+		{
+			in += n;  // "/.." is "/"
+			continue;
+		}
+		bool droppable = out > last && !(out - last == 2 && path[last] == '.' && path[last + 1] == '.');
+		if (up && droppable && !bsIsLink(path, out))
+		{
+			out = last > (absolute ? 1u : 0u) ? last - 1 : last;  // drop "NAME" and the slash before it
+			size_t start = absolute ? 1 : 0;
+			last = out;
+			while (last > start && path[last - 1] != '/')
+			{
+				--last;
+			}
+			in += n;
+			continue;
+		}
+		if (out > (absolute ? 1u : 0u))
+		{
+			path[out++] = '/';
+		}
+		last = out;
+		memmove(path + out, in, n);
+		out += n;
+		in += n;
+	}
+	if (out == 0)
+	{
+		path[out++] = '.';
+	}
+	path[out] = '\0';
+}
+
+int bsOpenRegularFile(const char* path, int* why)
+{
+	int fd;
+	do
+	{
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	} while (fd < 0 && errno == EINTR);
 	if (fd < 0)
 	{
-		snprintf(err, errlen, "%s: cannot open: %s", from, strerror(errno));
+		*why = errno;
+		return -1;
+	}
+	struct stat st;
+	*why = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : S_ISREG(st.st_mode) ? -1 : 0;
+	if (*why != -1)
+	{
+		close(fd);
+		return -1;
+	}
+	// O_NONBLOCK changes nothing for a regular file; cleared all the same for the reads that follow.
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	*why = 0;
+	return fd;
+}
+
+void bsOpenError(int why, char* out, size_t size)
+{
+	if (why == 0)
+	{
+		snprintf(out, size, "not a regular file");
+	}
+	else
+	{
+		char text[128];
+		if (strerror_r(why, text, sizeof(text)) != 0)  // the XSI one: thread-safe
+		{
+			snprintf(text, sizeof(text), "error %d", why);
+		}
+		snprintf(out, size, "%s: %s", why == EISDIR ? "cannot read" : "cannot open", text);
+	}
+}
+
+bool bsCopyFile(const char* from, const char* to, char* err, size_t errlen)
+{
+	int why;
+	int fd = bsOpenRegularFile(from, &why);
+	if (fd < 0)
+	{
+		char text[256];
+		bsOpenError(why, text, sizeof(text));
+		snprintf(err, errlen, "%s: %s", from, text);
 		return false;
 	}
 	bsAtomicFile f;

@@ -1,15 +1,25 @@
 // inputs.c — the input files of a run and their content hashes.
 #include "inputs.h"
 
+#include "files.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 bool bsHashFile(const char* path, uint64_t* size, uint64_t* hash)
 {
-	FILE* f = fopen(path, "rb");
+	// Not a FIFO or /dev/zero: hashing one would never end (the readers refuse them with a message).
+	int why;
+	int fd = bsOpenRegularFile(path, &why);
+	FILE* f = fd >= 0 ? fdopen(fd, "rb") : NULL;
 	if (f == NULL)
 	{
+		if (fd >= 0)
+		{
+			close(fd);
+		}
 		return false;
 	}
 	uint64_t h = 14695981039346656037ull;  // FNV-1a 64 offset basis

@@ -3,6 +3,7 @@
 #include "json.h"
 
 #include "atomic_file.h"  // BS_PRINTF_FORMAT
+#include "files.h"
 
 #include <cjson/cJSON.h>
 
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static bool bsIsDigit(unsigned char ch)
 {
@@ -697,13 +699,21 @@ bsResult bsJson_ReadFile(const char* path, char** text, size_t* length, bsJsonEr
 	*text = NULL;
 	*length = 0;
 	char reason[128];
-	FILE* f = fopen(path, "rb");
+	// Only a regular file: a FIFO would wait for a writer, a device could be endless.
+	int why;
+	int fd = bsOpenRegularFile(path, &why);
+	FILE* f = fd >= 0 ? fdopen(fd, "rb") : NULL;
 	if (f == NULL)
 	{
-		bsErrnoText(errno, reason, sizeof reason);
+		if (fd >= 0)
+		{
+			why = errno;
+			close(fd);
+		}
+		bsOpenError(why, reason, sizeof reason);
 		if (error != NULL)
 		{
-			snprintf(error->message, sizeof error->message, "%s: cannot open: %s", path, reason);
+			snprintf(error->message, sizeof error->message, "%s: %s", path, reason);
 		}
 		return bs_errInvalidArgument;
 	}

@@ -1,5 +1,7 @@
 // process.c — child processes: posix_spawn, a stderr capture pipe, waitid/waitpid, and the table of
 // running children that signal handlers use.
+// posix_spawn_file_actions_addchdir_np (glibc 2.29, musl 1.1.24): the child changes directory, not us.
+#define _GNU_SOURCE
 #include "process.h"
 
 #include <errno.h>
@@ -212,6 +214,10 @@ bool bsProcess_Start(const bsProcessInput* in, bsProcess* p, char* err, size_t e
 		if (in->stderrToStdout)
 		{
 			posix_spawn_file_actions_adddup2(&actions, 1, 2);
+		}
+		if (in->directory != NULL)
+		{
+			posix_spawn_file_actions_addchdir_np(&actions, in->directory);
 		}
 		pid_t pid;
 		rc = posix_spawn(&pid, in->program, &actions, &attr, in->argv, environ);

@@ -42,6 +42,8 @@ typedef struct bsProcessInput
 	const char* stdoutPath;    // the child's stdout goes to this file (created or truncated); NULL:
 	                           // /dev/null
 	bool stderrToStdout;       // stderr goes where stdout goes (a log of both); nothing is captured
+	const char* directory;     // the child's working directory (after stdoutPath is opened, so a
+	                           // relative stdoutPath is the parent's); NULL: the parent's
 } bsProcessInput;
 
 typedef struct bsProcess

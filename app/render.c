@@ -6,6 +6,7 @@
 #include "process.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +17,17 @@ static void bsRenderPath(char* out, size_t size, const char* dir, const char* na
 	snprintf(out, size, "%s/%s", dir, name);
 }
 
+// The name of path inside dir ("DIR/NAME" -> "NAME"), or NULL when path is not a file directly in dir.
+static const char* bsRender_NameIn(const char* dir, const char* path)
+{
+	size_t n = strlen(dir);
+	if (strncmp(path, dir, n) != 0 || path[n] != '/' || path[n + 1] == '\0' || strchr(path + n + 1, '/') != NULL)
+	{
+		return NULL;
+	}
+	return path + n + 1;
+}
+
 bool bsRender_Scene(const bsRenderInput* in, char* err, size_t errlen)
 {
 	const char* dir = in->directory;
@@ -23,7 +35,7 @@ bool bsRender_Scene(const bsRenderInput* in, char* err, size_t errlen)
 	if (!bsFindProgram("povray", povray, sizeof(povray)))
 	{
 		snprintf(err, errlen, "--render: POV-Ray is not installed (no 'povray' on PATH); install it "
-			"with 'apt-get install povray', or render %s/scene.pov yourself", dir);
+			"with 'apt-get install povray', or run without --render and render %s/scene.pov yourself", dir);
 		return false;
 	}
 	char width[32], height[32], aa[64], jitter[64];
@@ -65,11 +77,20 @@ bool bsRender_Scene(const bsRenderInput* in, char* err, size_t errlen)
 		return false;
 	}
 
+	// POV-Ray runs in DIR and gets bare names: it reads '=', '+', '-', quotes and spaces in a +I or +O
+	// argument as options, and the names below hold none of them, whatever DIR is called.
+	const char* scene = bsRender_NameIn(dir, in->scenePath);
+	if (scene == NULL)
+	{
+		snprintf(err, errlen, "--render: %s is not in %s", in->scenePath, dir);
+		return false;
+	}
 	char input[BS_RENDER_PATH_MAX + 8], output[BS_RENDER_PATH_MAX + 8];
-	snprintf(input, sizeof(input), "+I%s", in->scenePath);
-	snprintf(output, sizeof(output), "+O%s", tmp);
+	snprintf(input, sizeof(input), "+I%s", scene);
+	snprintf(output, sizeof(output), "+O%s", bsRender_NameIn(dir, tmp));
 	char* args[] = {povray, input, output, width, height, aa, jitter, "+FN", "-D", "-P", "+V", NULL};
-	bsProcessInput pin = {.program = povray, .argv = args, .stdoutPath = logTmp, .stderrToStdout = true};
+	bsProcessInput pin = {
+		.program = povray, .argv = args, .stdoutPath = logTmp, .stderrToStdout = true, .directory = dir};
 	bsProcess p;
 	char why[512];
 	if (!bsProcess_Start(&pin, &p, why, sizeof(why)))

@@ -1,6 +1,8 @@
 // render.h — POV-Ray renders a run's scene: `povray +I<scene> +O<image> +W<w> +H<h> +A<a>|-A
 // +J<j>|-J +FN -D -P +V` in a child process (process.h; tools/bench_render passes the same options),
-// its stdout and stderr to a log.
+// its stdout and stderr to a log. POV-Ray runs in DIR and gets the bare names of the scene and the
+// image: it would read '=', '+', a leading '-', quotes or spaces in a path as options, and DIR may
+// hold any of them.
 //
 // Every file it makes joins the run's deferred group (atomic_file.h), so a failed or interrupted run
 // leaves the previous complete output folder as it was:
@@ -17,7 +19,8 @@
 
 typedef struct bsRenderInput
 {
-	const char* scenePath;  // the scene to read: DIR/scene.pov, or its pending temporary file
+	const char* scenePath;  // the scene to read: DIR/scene.pov, or its pending temporary file (a
+	                        // file directly in DIR, named DIR + '/' + its name)
 	const char* directory;  // DIR: where the image and the log go
 	int width, height;      // pixels
 	double antialias;       // > 0: +A<antialias>; otherwise -A (no antialiasing)

@@ -681,6 +681,12 @@ static int bsFail(const char* message)
 	return bs_exitFailure;
 }
 
+// "s" after a count other than 1: "1 group", "3 groups".
+static const char* bsPlural(uint64_t count)
+{
+	return count == 1 ? "" : "s";
+}
+
 int bsCheckMain(int argc, char** argv)
 {
 	bsRunOptions o;
@@ -710,11 +716,11 @@ int bsCheckMain(int argc, char** argv)
 		return bsFail(err);
 	}
 	uint64_t particles = emission.total;
-	printf("%s: ok: %" PRIu64 " particles, %u triangles in %u groups (%" PRIu64 " degenerate dropped), "
-		"%u planes; %d step%s of %g s, %s, %s\n",
-		c.path, particles, env.triangleCount, env.groupCount, env.droppedDegenerate, env.planeCount,
-		c.motion.steps, c.motion.steps == 1 ? "" : "s", c.step.dt, bsMethodName(c.step.method),
-		bsResponseName(c.step.response));
+	printf("%s: ok: %" PRIu64 " particle%s, %u triangle%s in %u group%s (%" PRIu64 " degenerate dropped), "
+		"%u plane%s; %d step%s of %g s, %s, %s\n",
+		c.path, particles, bsPlural(particles), env.triangleCount, bsPlural(env.triangleCount), env.groupCount,
+		bsPlural(env.groupCount), env.droppedDegenerate, env.planeCount, bsPlural(env.planeCount), c.motion.steps,
+		bsPlural((uint64_t)c.motion.steps), c.step.dt, bsMethodName(c.step.method), bsResponseName(c.step.response));
 	bsEmission_Free(&emission);
 	bsEnvironment_Free(&env);
 	bsConfig_Free(&c);
@@ -886,10 +892,10 @@ int bsRunMain(int argc, char** argv)
 	{
 		uint64_t counts[bs_particleStateCount];
 		bsParticles_CountStates(&p, counts);
-		printf("blobsim: %zu particles (%" PRIu64 " stuck, %" PRIu64 " free, %" PRIu64 " escaped), %d step%s, "
+		printf("blobsim: %zu particle%s (%" PRIu64 " stuck, %" PRIu64 " free, %" PRIu64 " escaped), %d step%s, "
 			"%s/%s, %.3f s -> %s/scene.pov%s\n",
-			p.count, counts[bs_particleStuck], counts[bs_particleFree], counts[bs_particleEscaped],
-			c.motion.steps, c.motion.steps == 1 ? "" : "s", bsMethodName(c.step.method),
+			p.count, bsPlural(p.count), counts[bs_particleStuck], counts[bs_particleFree], counts[bs_particleEscaped],
+			c.motion.steps, bsPlural((uint64_t)c.motion.steps), bsMethodName(c.step.method),
 			bsResponseName(c.step.response), bsNow() - start, dir, rendered ? " (+ scene.png)" : "");
 	}
 	status = bs_exitOk;

@@ -898,12 +898,20 @@ bool bsPly_Read(const char* path, bsPlyData* out, char* errbuf, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
 	bsPlyContext c = {path != NULL ? path : "(null)", errbuf, errlen};
-	int fd = path != NULL ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	// O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below, with devices such as
+	// /dev/zero that never end.
+	int fd = path != NULL ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
 	if (fd < 0)
 	{
 		return bsPlyFail(&c, 0, "cannot open: %s", strerror(path != NULL ? errno : EINVAL));
 	}
 	struct stat st;
+	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+	{
+		close(fd);
+		return bsPlyFail(&c, 0, "not a regular file");
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	size_t capacity = 1 << 16;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
 		(uint64_t)st.st_size < (uint64_t)SIZE_MAX)

@@ -312,6 +312,28 @@ static void bsPutVectorLine(bsPovWriter* w, const char* before, bsVec3 v, const 
 
 // ---- Validation ------------------------------------------------------------------------------------
 
+const char* bsPov_CameraViewProblem(bsVec3 location, bsVec3 lookAt, bsVec3 sky)
+{
+	bsVec3 dir = bsSub(lookAt, location);
+	bsVec3 up = bsLengthSquared(sky) > 0.0 ? sky : bsV3(0.0, 1.0, 0.0);
+	double d2 = bsLengthSquared(dir);
+	if (!(d2 > 0.0))
+	{
+		return "location and look_at coincide";
+	}
+	if (!isfinite(d2))
+	{
+		return "the distance from location to look_at overflows";
+	}
+	// Also catches a direction that is only nearly vertical: at 9.2e18 above look_at and 1 to the side,
+	// the direction is vertical to the last bit.
+	if (!(bsLengthSquared(bsCross(bsNormalize(dir), bsNormalize(up))) > 1e-18))
+	{
+		return "the view direction is parallel to sky";
+	}
+	return NULL;
+}
+
 static bool bsPov_Validate(bsPovWriter* w, const bsPovScene* s)
 {
 	const bsPovCamera* cam = &s->camera;
@@ -327,15 +349,10 @@ static bool bsPov_Validate(bsPovWriter* w, const bsPovScene* s)
 	{
 		return bsPovFail(w, "camera: image size %dx%d is not positive", cam->width, cam->height);
 	}
-	bsVec3 dir = bsSub(cam->lookAt, cam->location);
-	bsVec3 sky = bsLengthSquared(cam->sky) > 0.0 ? cam->sky : bsV3(0.0, 1.0, 0.0);
-	if (!(bsLengthSquared(dir) > 0.0))
+	const char* view = bsPov_CameraViewProblem(cam->location, cam->lookAt, cam->sky);
+	if (view != NULL)
 	{
-		return bsPovFail(w, "camera: location and look_at coincide");
-	}
-	if (!(bsLengthSquared(bsCross(bsNormalize(dir), bsNormalize(sky))) > 1e-18))
-	{
-		return bsPovFail(w, "camera: the view direction is parallel to sky");
+		return bsPovFail(w, "camera: %s", view);
 	}
 	if (s->lightCount > 0 && s->lights == NULL)
 	{

@@ -47,6 +47,11 @@ typedef struct bsPovCamera
 	                    // shows right-handed data (x right, y up, z towards the viewer) unmirrored
 } bsPovCamera;
 
+// Why POV-Ray cannot aim a camera from location at lookAt with sky up (the zero vector: <0,1,0>), or
+// NULL when it can: the points coincide, their distance overflows, or the view direction is parallel
+// to sky. The writer refuses such a camera; a config reader calls this to name its own key instead.
+const char* bsPov_CameraViewProblem(bsVec3 location, bsVec3 lookAt, bsVec3 sky);
+
 typedef struct bsPovLight
 {
 	bsVec3 location;

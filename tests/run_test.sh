@@ -5,7 +5,7 @@
 # `bless` rewrites the golden files from the current build (review the diff before committing).
 # Exit 77 means skipped (meson's convention), e.g. render without POV-Ray.
 set -euo pipefail
-bin=$1
+bin=$(realpath "$1")
 src=$2
 mode=$3
 work=$(mktemp -d)
@@ -117,6 +117,38 @@ PY
 	;;
 check)
 	"$bin" check "$src/tiny.json" >/dev/null || fail "check rejects a valid config"
+	# Counts against the files (tiny.obj: 14 'f' lines in 3 'g' groups), singular for one.
+	msg=$("$bin" check "$src/tiny.json")
+	[ "$msg" = "$src/tiny.json: ok: 388 particles, 14 triangles in 3 groups (0 degenerate dropped), 1 plane; 6 steps of 0.1 s, exact, slide" ] ||
+		fail "check: unexpected summary: $msg"
+	printf 'v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 3\n' >"$work/one.obj"
+	sed 's|"tiny.obj", "materials": { "bar": "metal" }|"one.obj"|' "$src/tiny.json" >"$work/one.json"
+	msg=$("$bin" check "$work/one.json" --set motion.steps=1)
+	[ "$msg" = "$work/one.json: ok: 388 particles, 1 triangle in 1 group (0 degenerate dropped), 1 plane; 1 step of 0.1 s, exact, slide" ] ||
+		fail "check: unexpected summary for one triangle: $msg"
+	# Paths relative to a config in a subfolder print without "configs/..": output.directory
+	# "../out/x" of configs/c.json is out/x.
+	mkdir -p "$work/configs"
+	sed 's|"tiny.obj", "materials": { "bar": "metal" }|"../one.obj"|' "$src/tiny.json" |
+		python3 -c 'import json, sys; c = json.load(sys.stdin); c.setdefault("output", {})["directory"] = "../out/x"; print(json.dumps(c))' \
+		>"$work/configs/c.json"
+	msg=$(cd "$work" && "$bin" run configs/c.json)
+	case "$msg" in
+	*" -> out/x/scene.pov") ;;
+	*) fail "run: unexpected output path: $msg" ;;
+	esac
+	[ -f "$work/out/x/scene.pov" ] || fail "run: no out/x/scene.pov"
+	# Through a symbolic link, "link/.." is not the link's folder: kept as it is.
+	mkdir -p "$work/elsewhere/deep"
+	cp "$work/configs/c.json" "$work/one.obj" "$work/elsewhere/deep/"
+	sed -i 's|"../one.obj"|"one.obj"|' "$work/elsewhere/deep/c.json"
+	ln -s elsewhere/deep "$work/link"
+	msg=$(cd "$work" && "$bin" run link/c.json)
+	case "$msg" in
+	*" -> link/../out/x/scene.pov") ;;
+	*) fail "run through a link: unexpected output path: $msg" ;;
+	esac
+	[ -f "$work/elsewhere/out/x/scene.pov" ] || fail "run through a link: no elsewhere/out/x/scene.pov"
 	set +e
 	msg=$("$bin" check "$src/tiny.json" --set collision.mehtod=exact 2>&1)
 	rc=$?

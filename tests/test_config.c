@@ -1,12 +1,14 @@
 // test_config.c — the config reader: exact error messages for malformed configs, every default,
 // relative paths, --set overrides and the hash.
 #include "config.h"
+#include "files.h"
 #include "test.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 // A minimal valid config body (without the braces) that the cases below extend.
@@ -457,7 +459,7 @@ static int TestPaths(void)
 	ENSURE(bsConfig_Parse(text, strlen(text), "scenes/room/c.json", &c, &error) == bs_ok);
 	ENSURE(strcmp(c.environment.meshes[0].file, "scenes/room/meshes/room.obj") == 0);
 	ENSURE(strcmp(c.environment.meshes[1].file, "/abs/x.obj") == 0);
-	ENSURE(strcmp(c.particles.emitters[0].file, "scenes/room/../p.ply") == 0);
+	ENSURE(strcmp(c.particles.emitters[0].file, "scenes/p.ply") == 0);  // tidied: no "room/.."
 	ENSURE(strcmp(c.output.directory, "scenes/room/frames") == 0);
 	bsConfig_Free(&c);
 
@@ -515,6 +517,66 @@ static int TestPaths(void)
 	{
 		fprintf(stderr, "last error: %s\n", error.message);
 	}
+	ENSURE(rc == 0);
+	return 0;
+}
+
+// bsTidyPath: hand-worked answers, then a symbolic link whose ".." must stay (checked against what
+// the system resolves).
+static int TestTidyPath(void)
+{
+	static const char* const cases[][2] = {
+		{"configs/../out/snow", "out/snow"},
+		{"a/b/../../c", "c"},
+		{"a/b/../..", "."},
+		{"./a//b/./c/", "a/b/c"},
+		{"../a/../b", "../b"},
+		{"../../x", "../../x"},
+		{"/..", "/"},
+		{"/a/../../b", "/b"},
+		{"/", "/"},
+		{".", "."},
+		{"a/..", "."},
+		{"docs/batch/../../out/batch/particles.radius=0.01", "out/batch/particles.radius=0.01"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i)
+	{
+		char path[128];
+		snprintf(path, sizeof(path), "%s", cases[i][0]);
+		bsTidyPath(path);
+		if (strcmp(path, cases[i][1]) != 0)
+		{
+			fprintf(stderr, "bsTidyPath(\"%s\") = \"%s\", expected \"%s\"\n", cases[i][0], path, cases[i][1]);
+			return 1;
+		}
+	}
+	char dir[] = "/tmp/blobsim-tidy-XXXXXX";
+	ENSURE(mkdtemp(dir) != NULL);
+	char deep[256], link[256], viaLink[300], tidied[300], real2[300];
+	snprintf(deep, sizeof(deep), "%s/x", dir);
+	ENSURE(mkdir(deep, 0700) == 0);
+	snprintf(deep, sizeof(deep), "%s/x/y", dir);
+	ENSURE(mkdir(deep, 0700) == 0);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	ENSURE(symlink(deep, link) == 0);
+	// link/.. is x, not dir: the pair stays, and the path names what the system says it does.
+	snprintf(viaLink, sizeof(viaLink), "%s/link/../y", dir);
+	snprintf(tidied, sizeof(tidied), "%s", viaLink);
+	bsTidyPath(tidied);
+	int rc = strcmp(tidied, viaLink) != 0;
+	struct stat a, b;
+	rc |= stat(tidied, &a) != 0 || stat(viaLink, &b) != 0 || a.st_ino != b.st_ino || a.st_dev != b.st_dev;
+	// A real folder's pair goes, and still names the same file.
+	snprintf(viaLink, sizeof(viaLink), "%s/x/y/../y", dir);
+	snprintf(tidied, sizeof(tidied), "%s", viaLink);
+	bsTidyPath(tidied);
+	snprintf(real2, sizeof(real2), "%s/x/y", dir);
+	rc |= strcmp(tidied, real2) != 0;
+	unlink(link);
+	rmdir(deep);
+	snprintf(deep, sizeof(deep), "%s/x", dir);
+	rmdir(deep);
+	rmdir(dir);
 	ENSURE(rc == 0);
 	return 0;
 }
@@ -626,6 +688,7 @@ int ConfigTest(void)
 	RUN_SUBTEST(TestMalformed());
 	RUN_SUBTEST(TestDefaults());
 	RUN_SUBTEST(TestPaths());
+	RUN_SUBTEST(TestTidyPath());
 	RUN_SUBTEST(TestOverrides());
 	RUN_SUBTEST(TestHash());
 	return 0;

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what blobsim needs to build and test, from Debian's packages, when it is missing.
-# Sourced by tools/test and tools/snow; safe to run twice.
+# Sourced by tools/test, tools/snow and the other tools; safe to run twice. As root it runs apt-get;
+# otherwise through sudo when there is one; without either it prints the apt-get line to run as root
+# and fails (exit 1), so the calling tool stops with that message instead of a missing command.
 set -euo pipefail
 
 blobsim_install_deps() {
@@ -14,11 +16,22 @@ blobsim_install_deps() {
 	for pkg in "$@"; do
 		dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 	done
-	if [ ${#need[@]} -gt 0 ]; then
-		echo "installing: ${need[*]}" >&2
-		local sudo=""
-		[ "$(id -u)" -eq 0 ] || sudo="sudo"
-		$sudo apt-get update -qq
-		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+	[ ${#need[@]} -gt 0 ] || return 0
+	local line="apt-get install -y --no-install-recommends ${need[*]}"
+	local sudo=""
+	if [ "$(id -u)" -ne 0 ]; then
+		if ! command -v sudo >/dev/null 2>&1; then
+			{
+				echo "blobsim needs these packages, which are not installed: ${need[*]}"
+				echo "You are not root and there is no sudo: run as root (e.g. su -c '...'):"
+				echo "    apt-get update && $line"
+				echo "then run this command again."
+			} >&2
+			return 1
+		fi
+		sudo="sudo"
 	fi
+	echo "installing: ${need[*]}${sudo:+ (through sudo)}" >&2
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 }
