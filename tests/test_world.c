@@ -241,12 +241,12 @@ static int Emission(void)
 	// A jittered grid with a radius spread, a random box and a list, emitted by the first step of a
 	// world with no motion: the same particles as drawing them by hand from one stream in order.
 	bsEmitterDef grid = bsDefaultEmitterDef();
-	grid.shape = (bsEmitter){bs_emitterGrid, {0, 0, 0}, {1, 1, 1}, {4, 3, 2}, 0.5};
+	grid.shape = (bsEmitter){bs_emitterGrid, {0, 0, 0}, {1, 1, 1}, {4, 3, 2}, 0.5, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}};
 	grid.radius = 0.1;
 	grid.radiusSpread = 0.3;
 	grid.velocity = bsV3(0, 0, 0);
 	bsEmitterDef random = grid;
-	random.shape = (bsEmitter){bs_emitterRandom, {-1, -1, -1}, {0, 0, 0}, {50, 0, 0}, 0.0};
+	random.shape = (bsEmitter){bs_emitterRandom, {-1, -1, -1}, {0, 0, 0}, {50, 0, 0}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}};
 	random.radiusSpread = 0.0;
 	bsParticleDef listed[3] = {
 		{bsV3(5, 5, 5), bsV3(0, 0, 0), 0.2, bs_particleFree},
