@@ -272,7 +272,8 @@ static bool bsReadEmitterCount(bsCtx* c, const cJSON* v, bsEmitter* e, double* a
 	const cJSON* count = bsMember(v, "count");
 	if (count == NULL)
 	{
-		return bsMissing(c, "count");
+		return e->type == bs_emitterGrid ? bsMissing(c, "count")
+			: bsFail(c, "missing required key 'count' (or a rate and a stop, to emit over time)");
 	}
 	size_t mark = bsPushKey(c, "count");
 	static const bsRange atLeastOne = {1.0, DBL_MAX, false, "a positive integer"};
