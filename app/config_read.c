@@ -477,12 +477,12 @@ static bool bsReadEmitter(bsCtx* c, const cJSON* v, void* element, void* user)
 	{
 		return false;
 	}
-	if (em->rate > 0.0)
+	uint64_t n = 0;
+	bool over = counted && bsEmitter_Count(e, BS_CONFIG_MAX_PARTICLES, &n) != bs_ok;
+	if (em->rate > 0.0 && !over)
 	{
 		return bsCountRate(c, em, user);
 	}
-	uint64_t n = 0;
-	bool over = bsEmitter_Count(e, BS_CONFIG_MAX_PARTICLES, &n) != bs_ok;
 	return bsCountParticles(c, "count", "", asRead, over, n, em, user);
 }
 

@@ -96,7 +96,11 @@ static bool bsEmitterDef_IsValid(const bsEmitterDef* def)
 		(fabs(bsLength(n->direction) - 1.0) < 1e-9 && n->diskRadius >= 0.0 && isfinite(n->diskRadius) &&
 			n->coneAngle >= 0.0 && n->coneAngle <= 3.141592653589794 && n->speedMin >= 0.0 &&
 			n->speedMax >= n->speedMin && isfinite(n->speedMax));
-	return timing && nozzle && (unsigned)def->shape.type < (unsigned)bs_emitterTypeCount &&
+	// A grid by rate cycles through its lattice: it needs one of at least one cell.
+	uint64_t cells = 0;
+	bool lattice = def->shape.type != bs_emitterGrid || def->rate == 0.0 ||
+		(bsEmitter_Count(&def->shape, UINT64_MAX, &cells) == bs_ok && cells > 0);
+	return timing && nozzle && lattice && (unsigned)def->shape.type < (unsigned)bs_emitterTypeCount &&
 		!(def->shape.type == bs_emitterList && def->list == NULL && def->listCount > 0);
 }
 

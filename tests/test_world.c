@@ -491,6 +491,9 @@ static int BadEmitters(void)
 	ENSURE(bsWorld_AddEmitter(world, &def) == bs_errInvalidArgument);
 	def.start = 0.0;
 	ENSURE(bsWorld_AddEmitter(world, &def) == bs_ok);
+	def.shape.count[1] = 0;  // a grid by rate with no cell to cycle through
+	ENSURE(bsWorld_AddEmitter(world, &def) == bs_errInvalidArgument);
+	def.shape.count[1] = 1;
 	def.shape.type = bs_emitterNozzle;
 	def.shape.nozzle.direction = bsV3(0, 2, 0);  // not unit
 	ENSURE(bsWorld_AddEmitter(world, &def) == bs_errInvalidArgument);
