@@ -79,24 +79,31 @@ typedef struct bsEnvironmentConfig
 	int planeCount;  // meshCount + planeCount >= 1
 } bsEnvironmentConfig;
 
-// One emitter of the config: a `file` emitter (file set) or a grid or random one (file NULL, emitter
-// ready for bsEmitter_Count and bsEmitter_Emit).
+// One emitter of the config: a `file` emitter (file set) or a grid, random or nozzle one (file NULL,
+// emitter ready for bsEmitter_Count and bsEmitter_Emit).
 typedef struct bsEmitterConfig
 {
 	char* file;             // file: the PLY, resolved against the config's directory; else NULL
 	bsEmitter emitter;      // grid: type, min < max, count[0..2] >= 1, jitter in [0, 1] [0];
-	                        // random: type, min < max, count[0] >= 1 (count[1], count[2] 0, jitter 0)
-	int64_t particleCount;  // grid: the product of the counts; random: count[0]; file: 0 (known when read)
+	                        // random: type, min < max, count[0] >= 1 (count[1], count[2] 0, jitter 0);
+	                        // nozzle: type, nozzle (direction unit, cone angle in radians), count[0]
+	                        // (random and nozzle: 0 with a rate)
+	double start;           // seconds, >= 0 [0]
+	double stop;            // seconds, > start, given with a rate [infinity]
+	double rate;            // particles a second, > 0; 0 when absent (all at once at start)
+	int64_t particleCount;  // with a rate: floor(rate (stop - start)); grid: the product of the counts;
+	                        // random, nozzle: count[0]; file: 0 (known when read)
 } bsEmitterConfig;
 
 typedef struct bsParticlesConfig
 {
 	double radius;          // > 0 (required)
 	double radiusSpread;    // radii uniform in radius * [1 - s, 1 + s], s in [0, 1] [0]
-	bsVec3 velocity;        // initial velocity of every particle [0, 0, 0]
+	bsVec3 velocity;        // initial velocity of every particle but a nozzle's [0, 0, 0]
+	double lifetime;        // seconds a particle lives from the step it is emitted in, > 0 [infinity]
 	bsEmitterConfig* emitters;
 	int emitterCount;       // >= 1
-	int64_t particleCount;  // total of the grid and random emitters, <= BS_CONFIG_MAX_PARTICLES
+	int64_t particleCount;  // total of the emitters known without their files, <= BS_CONFIG_MAX_PARTICLES
 } bsParticlesConfig;
 
 typedef struct bsMotionConfig

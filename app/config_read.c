@@ -39,22 +39,30 @@ static const bsSchemaKey bsEnvironmentKeys[] = {
 	BS_KEY("meshes", &bsMeshArraySchema), BS_KEY("planes", &bsPlaneArraySchema)};
 static const bsSchema bsEnvironmentSchema = BS_OBJECT(bsEnvironmentKeys);
 
-// Every emitter key; each type allows a subset (bsGridKeys, bsRandomKeys, bsFileKeys).
+// Every emitter key; each type allows a subset (bsGridKeys, bsRandomKeys, bsFileKeys, bsNozzleKeys),
+// and every type the timing keys (BS_TIMING_KEYS).
+#define BS_TIMING_KEYS BS_KEY("start", BS_VALUE), BS_KEY("stop", BS_VALUE), BS_KEY("rate", BS_VALUE)
 static const bsSchemaKey bsEmitterKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("min", BS_VALUE),
 	BS_KEY("max", BS_VALUE), BS_KEY("count", BS_VALUE), BS_KEY("jitter", BS_VALUE),
-	BS_KEY("file", BS_VALUE)};
+	BS_KEY("file", BS_VALUE), BS_KEY("center", BS_VALUE), BS_KEY("direction", BS_VALUE),
+	BS_KEY("disk_radius", BS_VALUE), BS_KEY("cone_angle", BS_VALUE), BS_KEY("speed", BS_VALUE),
+	BS_TIMING_KEYS};
 static const bsSchema bsEmitterSchema = BS_ELEMENT(bsEmitterKeys, "an object (an emitter)");
 static const bsSchema bsEmitterArraySchema = BS_ARRAY(&bsEmitterSchema);
 static const bsSchemaKey bsGridKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("min", BS_VALUE),
-	BS_KEY("max", BS_VALUE), BS_KEY("count", BS_VALUE), BS_KEY("jitter", BS_VALUE)};
+	BS_KEY("max", BS_VALUE), BS_KEY("count", BS_VALUE), BS_KEY("jitter", BS_VALUE), BS_TIMING_KEYS};
 static const bsSchemaKey bsRandomKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("min", BS_VALUE),
-	BS_KEY("max", BS_VALUE), BS_KEY("count", BS_VALUE)};
-static const bsSchemaKey bsFileKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("file", BS_VALUE)};
+	BS_KEY("max", BS_VALUE), BS_KEY("count", BS_VALUE), BS_TIMING_KEYS};
+static const bsSchemaKey bsFileKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("file", BS_VALUE), BS_TIMING_KEYS};
+static const bsSchemaKey bsNozzleKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("center", BS_VALUE),
+	BS_KEY("direction", BS_VALUE), BS_KEY("disk_radius", BS_VALUE), BS_KEY("cone_angle", BS_VALUE),
+	BS_KEY("speed", BS_VALUE), BS_KEY("count", BS_VALUE), BS_TIMING_KEYS};
 
 static const bsSchemaKey bsParticlesKeys[] = {
 	BS_REQUIRED_NUMBER("radius", bsParticlesConfig, radius, &bsPositive),
 	BS_NUMBER("radius_spread", bsParticlesConfig, radiusSpread, &bsUnit, 0),
 	BS_VEC3("velocity", bsParticlesConfig, velocity, &bsAnyNumber, "3 numbers", 0, 0, 0),
+	BS_NUMBER("lifetime", bsParticlesConfig, lifetime, &bsPositive, (double)INFINITY),
 	BS_KEY("emitters", &bsEmitterArraySchema)};
 static const bsSchema bsParticlesSchema = BS_OBJECT(bsParticlesKeys);
 
@@ -225,26 +233,27 @@ static bool bsReadEnvironment(bsCtx* c, const cJSON* root, bsEnvironmentConfig* 
 
 // --- Particles ---
 
-// The `type` of an emitter, in the order of bsEmitterType, then the config's own `file`.
-static const char* const bsEmitterNames[] = {"grid", "random", "file"};
+// The `type` of an emitter, in the order of bsEmitterType, with the config's `file` for the list.
+static const char* const bsEmitterNames[] = {"grid", "random", "file", "nozzle"};
 enum
 {
-	bs_emitterFileIndex = 2
+	bs_emitterFileIndex = bs_emitterList
 };
 
 // A key that the emitter's type does not use is an error that lists the ones it does.
 static bool bsCheckEmitterKeys(bsCtx* c, const cJSON* v, int type)
 {
 	const bsSchemaKey* keys = type == bs_emitterGrid ? bsGridKeys
-		: type == bs_emitterRandom ? bsRandomKeys : bsFileKeys;
+		: type == bs_emitterRandom ? bsRandomKeys : type == bs_emitterNozzle ? bsNozzleKeys : bsFileKeys;
 	int keyCount = type == bs_emitterGrid ? BS_COUNT(bsGridKeys)
-		: type == bs_emitterRandom ? BS_COUNT(bsRandomKeys) : BS_COUNT(bsFileKeys);
+		: type == bs_emitterRandom ? BS_COUNT(bsRandomKeys)
+		: type == bs_emitterNozzle ? BS_COUNT(bsNozzleKeys) : BS_COUNT(bsFileKeys);
 	for (const cJSON* m = v->child; m != NULL; m = m->next)
 	{
 		if (bsFindKey(keys, keyCount, m->string) == NULL)
 		{
 			char list[256];
-			const char* names[8];
+			const char* names[16];
 			for (int i = 0; i < keyCount; ++i)
 			{
 				names[i] = keys[i].name;
@@ -265,7 +274,8 @@ static bool bsReadEmitterCount(bsCtx* c, const cJSON* v, bsEmitter* e, double* a
 	const cJSON* count = bsMember(v, "count");
 	if (count == NULL)
 	{
-		return bsMissing(c, "count");
+		return e->type == bs_emitterGrid ? bsMissing(c, "count")
+			: bsFail(c, "missing required key 'count' (or a rate and a stop, to emit over time)");
 	}
 	size_t mark = bsPushKey(c, "count");
 	static const bsRange atLeastOne = {1.0, DBL_MAX, false, "a positive integer"};
@@ -301,18 +311,19 @@ static bool bsReadEmitterCount(bsCtx* c, const cJSON* v, bsEmitter* e, double* a
 	return true;
 }
 
-// The emitter's particles (bsEmitter_Count), within the limit alone and with the emitters before it
-// (*total).
-static bool bsCountParticles(bsCtx* c, double asRead, bsEmitterConfig* em, int64_t* total)
+// The emitter's n particles (asRead as the config gives them, `over` when beyond the limit alone),
+// at key, within the limit alone and with the emitters before it (*total). `what` names the number:
+// "" for a count, "rate x (stop - start) = " for a rate.
+static bool bsCountParticles(bsCtx* c, const char* key, const char* what, double asRead, bool over,
+	uint64_t n, bsEmitterConfig* em, int64_t* total)
 {
-	size_t mark = bsPushKey(c, "count");
-	uint64_t n = 0;
-	if (bsEmitter_Count(&em->emitter, BS_CONFIG_MAX_PARTICLES, &n) != bs_ok)
+	size_t mark = bsPushKey(c, key);
+	if (over)
 	{
 		char text[32];
 		bsFormatNumber(asRead, text);
 		c->result = bs_errTooLarge;
-		return bsFail(c, "%s particles, more than the limit of %d", text, BS_CONFIG_MAX_PARTICLES);
+		return bsFail(c, "%s%s particles, more than the limit of %d", what, text, BS_CONFIG_MAX_PARTICLES);
 	}
 	em->particleCount = (int64_t)n;
 	*total += em->particleCount;
@@ -326,6 +337,109 @@ static bool bsCountParticles(bsCtx* c, double asRead, bsEmitterConfig* em, int64
 	return true;
 }
 
+// start, and with a rate the stop that must follow it; a stop without a rate is an error.
+static bool bsReadEmitterTiming(bsCtx* c, const cJSON* v, bsEmitterConfig* em)
+{
+	em->stop = INFINITY;
+	if (!bsReadNumber(c, v, "start", false, &bsNonNegative, 0.0, &em->start) ||
+		!bsReadNumber(c, v, "rate", false, &bsPositive, 0.0, &em->rate))
+	{
+		return false;
+	}
+	if (em->rate == 0.0)
+	{
+		if (bsMember(v, "stop") != NULL)
+		{
+			bsPushKey(c, "stop");
+			return bsFail(c, "a stop needs a rate (without one every particle is emitted at start)");
+		}
+		return true;
+	}
+	char start[32], what[64];
+	bsFormatNumber(em->start, start);
+	snprintf(what, sizeof what, "a number > start (%s)", start);
+	bsRange afterStart = {em->start, DBL_MAX, true, what};
+	return bsReadNumber(c, v, "stop", true, &afterStart, 0.0, &em->stop);
+}
+
+// The particles of a rate emitter: floor(rate (stop - start)), as the engine counts them
+// (bsEmitterDef_Count), within the limit.
+static bool bsCountRate(bsCtx* c, bsEmitterConfig* em, int64_t* total)
+{
+	bsEmitterDef def = bsDefaultEmitterDef();
+	def.start = em->start;
+	def.stop = em->stop;
+	def.rate = em->rate;
+	uint64_t n = 0;
+	bool over = bsEmitterDef_Count(&def, BS_CONFIG_MAX_PARTICLES, &n) != bs_ok;
+	return bsCountParticles(c, "rate", "rate x (stop - start) = ", floor(em->rate * (em->stop - em->start)),
+		over, n, em, total);
+}
+
+// A speed (both ends of the range) or [min, max] with 0 <= min <= max.
+static bool bsReadSpeed(bsCtx* c, const cJSON* v, bsNozzle* n)
+{
+	const cJSON* speed = bsMember(v, "speed");
+	if (speed == NULL)
+	{
+		return true;
+	}
+	size_t mark = bsPushKey(c, "speed");
+	const char* what = "a number >= 0 or [min, max] with 0 <= min <= max";
+	if (cJSON_IsNumber(speed) && bsInRange(speed->valuedouble, &bsNonNegative))
+	{
+		n->speedMin = n->speedMax = speed->valuedouble;
+	}
+	else if (cJSON_GetArraySize(speed) == 2 && cJSON_IsArray(speed) && cJSON_IsNumber(speed->child) &&
+		cJSON_IsNumber(speed->child->next) && bsInRange(speed->child->valuedouble, &bsNonNegative) &&
+		bsInRange(speed->child->next->valuedouble, &bsNonNegative) &&
+		speed->child->valuedouble <= speed->child->next->valuedouble)
+	{
+		n->speedMin = speed->child->valuedouble;
+		n->speedMax = speed->child->next->valuedouble;
+	}
+	else
+	{
+		return bsFailExpected(c, what, speed);
+	}
+	bsPop(c, mark);
+	return true;
+}
+
+// A nozzle's disk, direction (normalised), cone and speeds.
+static bool bsReadNozzle(bsCtx* c, const cJSON* v, bsNozzle* n)
+{
+	static const bsRange halfAngle = {0.0, 180.0, false, "a number from 0 to 180 (degrees)"};
+	double degrees = 0.0;
+	if (!bsReadVec3(c, v, "center", false, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0), &n->center) ||
+		!bsReadVec3(c, v, "direction", false, &bsAnyNumber, BS_NORMAL_WHAT, bsV3(0.0, -1.0, 0.0), &n->direction) ||
+		!bsReadNumber(c, v, "disk_radius", false, &bsNonNegative, 0.0, &n->diskRadius) ||
+		!bsReadNumber(c, v, "cone_angle", false, &halfAngle, 0.0, &degrees) || !bsReadSpeed(c, v, n))
+	{
+		return false;
+	}
+	n->coneAngle = degrees * (3.141592653589793 / 180.0);
+	double m = bsMaxAbs(n->direction);
+	if (m == 0.0)
+	{
+		bsPushKey(c, "direction");
+		return bsFailExpected(c, BS_NORMAL_WHAT, bsMember(v, "direction"));
+	}
+	n->direction = bsNormalize(bsV3(n->direction.x / m, n->direction.y / m, n->direction.z / m));
+	return true;
+}
+
+// Random and nozzle emitters take a count or a rate, not both; a grid always has its lattice's count.
+static bool bsCheckCountOrRate(bsCtx* c, const cJSON* v, const bsEmitterConfig* em)
+{
+	if (em->emitter.type == bs_emitterGrid || em->rate == 0.0 || bsMember(v, "count") == NULL)
+	{
+		return true;
+	}
+	bsPushKey(c, "count");
+	return bsFail(c, "not used with a rate (the emitter makes rate x (stop - start) particles)");
+}
+
 // user: the running total of particles (int64_t).
 static bool bsReadEmitter(bsCtx* c, const cJSON* v, void* element, void* user)
 {
@@ -337,26 +451,41 @@ static bool bsReadEmitter(bsCtx* c, const cJSON* v, void* element, void* user)
 	int type = 0;
 	if (!bsCheckKeys(c, v, bsEmitterKeys, BS_COUNT(bsEmitterKeys)) ||
 		!bsReadChoice(c, v, "type", true, bsEmitterNames, BS_COUNT(bsEmitterNames), 0, &type) ||
-		!bsCheckEmitterKeys(c, v, type))
+		!bsCheckEmitterKeys(c, v, type) || !bsReadEmitterTiming(c, v, em))
 	{
 		return false;
 	}
 	if (type == bs_emitterFileIndex)
 	{
-		return bsReadFile(c, v, "file", true, NULL, &em->file);  // its particles are known when read
+		// Its particles are known when read, unless a rate says how many.
+		return bsReadFile(c, v, "file", true, NULL, &em->file) && (em->rate == 0.0 || bsCountRate(c, em, user));
 	}
 	bsEmitter* e = &em->emitter;
 	e->type = (bsEmitterType)type;
-	double asRead = 0.0;
-	if (!bsReadVec3(c, v, "min", true, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0), &e->min) ||
-		!bsReadVec3(c, v, "max", true, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0), &e->max) ||
-		!bsCheckMinMax(c, v, e->min, e->max) || !bsReadEmitterCount(c, v, e, &asRead) ||
-		(e->type == bs_emitterGrid &&
-			!bsReadNumber(c, v, "jitter", false, &bsUnit, 0.0, &e->jitter)))
+	if (!bsCheckCountOrRate(c, v, em))
 	{
 		return false;
 	}
-	return bsCountParticles(c, asRead, em, user);
+	// The shape, then its count (a grid's lattice always; the others' unless a rate gives it).
+	double asRead = 0.0;
+	bool counted = em->rate == 0.0 || e->type == bs_emitterGrid;
+	bool shape = type == bs_emitterNozzle
+		? bsReadNozzle(c, v, &e->nozzle) && (!counted || bsReadEmitterCount(c, v, e, &asRead))
+		: bsReadVec3(c, v, "min", true, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0), &e->min) &&
+			bsReadVec3(c, v, "max", true, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0), &e->max) &&
+			bsCheckMinMax(c, v, e->min, e->max) && (!counted || bsReadEmitterCount(c, v, e, &asRead)) &&
+			(e->type != bs_emitterGrid || bsReadNumber(c, v, "jitter", false, &bsUnit, 0.0, &e->jitter));
+	if (!shape)
+	{
+		return false;
+	}
+	uint64_t n = 0;
+	bool over = counted && bsEmitter_Count(e, BS_CONFIG_MAX_PARTICLES, &n) != bs_ok;
+	if (em->rate > 0.0 && !over)
+	{
+		return bsCountRate(c, em, user);
+	}
+	return bsCountParticles(c, "count", "", asRead, over, n, em, user);
 }
 
 static bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p)

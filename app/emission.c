@@ -72,7 +72,7 @@ bool bsEmission_Load(bsEmission* e, const bsConfig* c, char* err, size_t errlen)
 		bsPlyData d;
 		bool ok = bsPly_Read(file, &d, err, errlen) && bsListFromPly(&d, pc, file, e->lists + k, err, errlen);
 		e->listCounts[k] = d.count;
-		n += d.count;
+		n += pc->emitters[k].rate > 0.0 ? 0 : d.count;  // a rate's count is in particleCount
 		free(d.particles);
 		if (!ok)
 		{
@@ -96,6 +96,10 @@ bsResult bsEmission_AddToWorld(const bsEmission* e, const bsConfig* c, bsWorld* 
 	for (int k = 0; k < pc->emitterCount; ++k)
 	{
 		bsEmitterDef def = bsDefaultEmitterDef();
+		def.start = pc->emitters[k].start;
+		def.stop = pc->emitters[k].stop;
+		def.rate = pc->emitters[k].rate;
+		def.lifetime = pc->lifetime;
 		if (pc->emitters[k].file != NULL)
 		{
 			def.shape.type = bs_emitterList;
@@ -104,7 +108,7 @@ bsResult bsEmission_AddToWorld(const bsEmission* e, const bsConfig* c, bsWorld* 
 		}
 		else
 		{
-			def.shape = pc->emitters[k].emitter;
+			def.shape = pc->emitters[k].emitter;  // a nozzle gives its particles their velocity
 			def.radius = pc->radius;
 			def.radiusSpread = pc->radiusSpread;
 			def.velocity = pc->velocity;

@@ -55,6 +55,7 @@ void bsStepStats_Add(bsStepStats* total, const bsStepStats* add)
 	total->emitted += add->emitted;
 	total->stuck += add->stuck;
 	total->escaped += add->escaped;
+	total->expired += add->expired;
 	total->contactLimit += add->contactLimit;
 }
 
@@ -67,7 +68,33 @@ static bool bsStepDef_IsValid(const bsStepDef* def)
 
 // --- emit ---
 
-bsResult bsWorld_Emit(bsWorld* world, bsParticles* particles, bsStepStats* stats)
+// Remembers that particles [first, first + count) were born at the world's time, when they die.
+static bsResult bsWorld_AddBirth(bsWorld* world, const bsEmitterDef* def, size_t first, size_t count)
+{
+	if (count == 0 || !isfinite(def->lifetime))
+	{
+		return bs_ok;
+	}
+	if (world->birthCount == world->birthCapacity)
+	{
+		size_t capacity = world->birthCapacity < 16 ? 16 : 2 * world->birthCapacity;
+		bsBirth* grown = realloc(world->births, capacity * sizeof(bsBirth));
+		if (grown == NULL)
+		{
+			return bs_errOutOfMemory;
+		}
+		world->births = grown;
+		world->birthCapacity = capacity;
+	}
+	bsBirth b = {first, count, world->time + def->lifetime};
+	world->births[world->birthCount++] = b;
+	return bs_ok;
+}
+
+// Appends the particles of every emitter born before `until`, emitter after emitter in the order
+// added, each emitter's in birth order, all from the world's one stream: the particles depend on the
+// seed and the steps' times only.
+static bsResult bsWorld_EmitUntil(bsWorld* world, double until, bsParticles* particles, bsStepStats* stats)
 {
 	world->failedEmitter = -1;
 	uint64_t pending = bsWorld_PendingParticles(world);
@@ -76,20 +103,66 @@ bsResult bsWorld_Emit(bsWorld* world, bsParticles* particles, bsStepStats* stats
 		return bs_errTooLarge;
 	}
 	bsResult r = bsParticles_Reserve(particles, particles->count + (size_t)pending);
-	for (; r == bs_ok && world->emitted < world->emitterCount; ++world->emitted)
+	for (int e = 0; r == bs_ok && e < world->emitterCount; ++e)
 	{
+		bsWorldEmitter* em = world->emitters + e;
+		uint64_t born = bsEmitterDef_Born(&em->def, until);
+		if (born <= em->born)
+		{
+			continue;
+		}
 		size_t before = particles->count;
-		r = bsEmitterDef_Emit(world->emitters + world->emitted, &world->rng, particles, &world->failedIndex);
+		// All at once through bsEmitterDef_Emit, whose order of draws the at-once emitters have always had.
+		r = em->def.rate > 0.0
+			? bsEmitterDef_EmitRange(&em->def, em->born, born - em->born, &world->rng, particles, &world->failedIndex)
+			: bsEmitterDef_Emit(&em->def, &world->rng, particles, &world->failedIndex);
 		if (stats != NULL)
 		{
 			stats->emitted += particles->count - before;
 		}
 		if (r != bs_ok)
 		{
-			world->failedEmitter = world->emitted;
+			world->failedEmitter = e;
+			world->failedIndex += (size_t)em->born;
+			break;
 		}
+		em->born = born;
+		r = bsWorld_AddBirth(world, &em->def, before, particles->count - before);
 	}
 	return r;
+}
+
+bsResult bsWorld_Emit(bsWorld* world, bsParticles* particles, bsStepStats* stats)
+{
+	return bsWorld_EmitUntil(world, INFINITY, particles, stats);
+}
+
+// --- expire: particles at the end of their lifetime leave, as escaped ones do ---
+
+// At the end of the step that ends at `end`, every batch whose time is up (to a tolerance of 1e-9 dt,
+// so that the rounding of a sum of steps does not keep a particle one step longer) leaves; the
+// batches that stay keep their order.
+static void bsWorld_Expire(bsWorld* world, double end, double dt, bsParticles* p, bsStepStats* stats)
+{
+	size_t kept = 0;
+	for (size_t b = 0; b < world->birthCount; ++b)
+	{
+		bsBirth birth = world->births[b];
+		if (birth.expires > end + 1e-9 * dt)
+		{
+			world->births[kept++] = birth;
+			continue;
+		}
+		for (size_t i = birth.first; i < birth.first + birth.count && i < p->count; ++i)
+		{
+			if (p->state[i] != bs_particleEscaped)
+			{
+				p->state[i] = bs_particleEscaped;
+				stats->expired += 1;
+			}
+		}
+	}
+	world->birthCount = kept;
 }
 
 // --- forces ---
@@ -452,7 +525,7 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	}
 	bsStepStats local;
 	memset(&local, 0, sizeof(local));
-	bsResult result = bsWorld_Emit(world, particles, &local);
+	bsResult result = bsWorld_EmitUntil(world, world->time + def->dt, particles, &local);
 
 	double h = def->dt / def->substeps;
 	bsForcesJob forces = {.context = {def, particles}, .h = h, .particles = particles};
@@ -464,6 +537,11 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 		move.order = bsMoveOrder(world, particles);
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsMove_Range, &move);
 		result = bsGatherWorkers(world, &local);
+	}
+	if (result == bs_ok)
+	{
+		bsWorld_Expire(world, world->time + def->dt, def->dt, particles, &local);
+		world->time += def->dt;
 	}
 	if (stats != NULL)
 	{

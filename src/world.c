@@ -1,6 +1,7 @@
 // world.c — the world's colliders, emitters and pool, and the sweep against every collider.
 #include "world_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,7 @@ void bsWorld_Destroy(bsWorld* world)
 	bsPool_Destroy(world->pool);
 	free(world->workers);
 	free(world->emitters);
+	free(world->births);
 	free(world->order);
 	free(world);
 }
@@ -83,10 +85,28 @@ bsResult bsWorld_AddPlanes(bsWorld* world, const bsPlane* planes, uint32_t count
 	return planes == NULL ? bs_errInvalidArgument : bsWorld_AddCollider(world, bs_colliderPlane, planes, count);
 }
 
+// The timing of an emitter and its nozzle's settings are in range (their particles are checked as
+// they are emitted).
+static bool bsEmitterDef_IsValid(const bsEmitterDef* def)
+{
+	const bsNozzle* n = &def->shape.nozzle;
+	bool timing = def->start >= 0.0 && isfinite(def->start) && def->rate >= 0.0 && isfinite(def->rate) &&
+		def->lifetime > 0.0 && (def->rate == 0.0 || (isfinite(def->stop) && def->stop > def->start));
+	bool nozzle = def->shape.type != bs_emitterNozzle ||
+		(fabs(bsLength(n->direction) - 1.0) < 1e-9 && n->diskRadius >= 0.0 && isfinite(n->diskRadius) &&
+			n->coneAngle >= 0.0 && n->coneAngle <= 3.141592653589794 && n->speedMin >= 0.0 &&
+			n->speedMax >= n->speedMin && isfinite(n->speedMax));
+	// A grid by rate cycles through its lattice: it needs one of at least one cell.
+	uint64_t cells = 0;
+	bool lattice = def->shape.type != bs_emitterGrid || def->rate == 0.0 ||
+		(bsEmitter_Count(&def->shape, UINT64_MAX, &cells) == bs_ok && cells > 0);
+	return timing && nozzle && lattice && (unsigned)def->shape.type < (unsigned)bs_emitterTypeCount &&
+		!(def->shape.type == bs_emitterList && def->list == NULL && def->listCount > 0);
+}
+
 bsResult bsWorld_AddEmitter(bsWorld* world, const bsEmitterDef* def)
 {
-	if ((unsigned)def->shape.type >= (unsigned)bs_emitterTypeCount ||
-		(def->shape.type == bs_emitterList && def->list == NULL && def->listCount > 0))
+	if (!bsEmitterDef_IsValid(def))
 	{
 		return bs_errInvalidArgument;
 	}
@@ -94,29 +114,36 @@ bsResult bsWorld_AddEmitter(bsWorld* world, const bsEmitterDef* def)
 	{
 		return bs_errTooLarge;
 	}
-	bsEmitterDef* grown = realloc(world->emitters, (size_t)(world->emitterCount + 1) * sizeof(bsEmitterDef));
+	bsWorldEmitter* grown = realloc(world->emitters, (size_t)(world->emitterCount + 1) * sizeof(bsWorldEmitter));
 	if (grown == NULL)
 	{
 		return bs_errOutOfMemory;
 	}
 	world->emitters = grown;
-	world->emitters[world->emitterCount++] = *def;
+	world->emitters[world->emitterCount].def = *def;
+	world->emitters[world->emitterCount].born = 0;
+	world->emitterCount += 1;
 	return bs_ok;
 }
 
 uint64_t bsWorld_PendingParticles(const bsWorld* world)
 {
 	uint64_t total = 0;
-	for (int e = world->emitted; e < world->emitterCount; ++e)
+	for (int e = 0; e < world->emitterCount; ++e)
 	{
 		uint64_t n = 0;
-		if (bsEmitterDef_Count(world->emitters + e, UINT64_MAX - total, &n) != bs_ok)
+		if (bsEmitterDef_Count(&world->emitters[e].def, UINT64_MAX - total, &n) != bs_ok)
 		{
 			return UINT64_MAX;
 		}
-		total += n;
+		total += n - world->emitters[e].born;
 	}
 	return total;
+}
+
+double bsWorld_Time(const bsWorld* world)
+{
+	return world->time;
 }
 
 bool bsWorld_EmitFailure(const bsWorld* world, int* emitter, size_t* index)

@@ -37,6 +37,22 @@ typedef struct bsStepWorker
 	char padding[64];
 } bsStepWorker;
 
+// An emitter of the world and how many of its particles it has emitted.
+typedef struct bsWorldEmitter
+{
+	bsEmitterDef def;
+	uint64_t born;
+} bsWorldEmitter;
+
+// Particles [first, first + count), emitted together by one emitter, that leave the simulation at the
+// end of the first step that ends at or after `expires`. A lifetime costs this per emitter and step,
+// nothing per particle.
+typedef struct bsBirth
+{
+	size_t first, count;
+	double expires;
+} bsBirth;
+
 struct bsWorld
 {
 	bsPool* pool;
@@ -45,9 +61,11 @@ struct bsWorld
 	bsCollider colliders[BS_WORLD_MAX_COLLIDERS];
 	int colliderCount;
 	size_t meshBytes;       // bytes of the meshes' BVHs (bsBvh_Bytes), summed
-	bsEmitterDef* emitters;
+	bsWorldEmitter* emitters;
 	int emitterCount;
-	int emitted;            // emitters [0, emitted) have emitted
+	double time;            // the start of the next step, seconds (the sum of the steps' dt)
+	bsBirth* births;        // emitted particles with a finite lifetime, still in the simulation
+	size_t birthCount, birthCapacity;
 	int failedEmitter;      // the last emit phase's failure, -1 when none
 	size_t failedIndex;
 	uint32_t* order;        // the move phase's particle order (morton.h), kept between steps

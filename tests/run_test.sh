@@ -31,6 +31,23 @@ determinism)
 		cmp -s "$work/a/$f" "$work/b/$f" || fail "$f differs between 1 and 2 threads"
 		cmp -s "$work/a/$f" "$work/c/$f" || fail "$f differs between 1 and 3 threads"
 	done
+	# Emission over time (a nozzle and the grid by rate, a lifetime): the same particles whatever the
+	# thread count or the frames written.
+	rate=(--set 'particles.emitters.2={"type": "nozzle", "center": [0, 1.5, 0], "disk_radius": 0.1,
+		"cone_angle": 25, "speed": [0.5, 1.5], "start": 0.05, "rate": 700, "stop": 0.5}'
+		--set particles.emitters.0.rate=2000 --set particles.emitters.0.stop=0.4 --set particles.lifetime=0.35)
+	run "$work/ra" --threads 1 "${rate[@]}"
+	run "$work/rb" --threads 2 "${rate[@]}"
+	run "$work/rc" --threads 3 "${rate[@]}" --set output.frame_every=1
+	run "$work/rd" --threads 2 "${rate[@]}" --set output.frame_every=0
+	for d in rb rc rd; do
+		for f in scene.pov particles.ply; do
+			cmp -s "$work/ra/$f" "$work/$d/$f" || fail "$f with emission over time differs ($d)"
+		done
+	done
+	# 315 + 800 + 100 particles; some expired.
+	count=$(grep -a -m1 '^element vertex' "$work/ra/particles.ply" | cut -d' ' -f3)
+	[ "$count" = 1215 ] || fail "$count particles with emission over time, expected 1215"
 	;;
 golden)
 	run "$work/a"

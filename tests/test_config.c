@@ -165,11 +165,11 @@ static const BadCase badCases[] = {
 	{PARTICLES("{\"type\": \"random\", \"min\": [0, 0, 0], \"max\": [1, 1, 1], \"count\": 5, "
 		"\"jitter\": 0.5}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: particles.emitters[0].jitter: not used by a \"random\" emitter (its keys: type, min, "
-		"max, count)"},
+		"max, count, start, stop, rate)"},
 	{PARTICLES("{\"tpye\": \"file\", \"file\": \"p.ply\"}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: particles.emitters[0].tpye: unknown key (did you mean 'type'?)"},
 	{PARTICLES("{\"type\": \"grd\"}"), 0, {NULL}, bs_errInvalidArgument,
-		"dir/c.json: particles.emitters[0].type: expected one of \"grid\", \"random\", \"file\", got "
+		"dir/c.json: particles.emitters[0].type: expected one of \"grid\", \"random\", \"file\", \"nozzle\", got "
 		"\"grd\" (did you mean \"grid\"?)"},
 	{WITH("\"collision\": {\"bounds\": {\"min\": [0, 0, 0]}}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: collision.bounds: missing required key 'max'"},

@@ -241,12 +241,12 @@ static int Emission(void)
 	// A jittered grid with a radius spread, a random box and a list, emitted by the first step of a
 	// world with no motion: the same particles as drawing them by hand from one stream in order.
 	bsEmitterDef grid = bsDefaultEmitterDef();
-	grid.shape = (bsEmitter){bs_emitterGrid, {0, 0, 0}, {1, 1, 1}, {4, 3, 2}, 0.5};
+	grid.shape = (bsEmitter){bs_emitterGrid, {0, 0, 0}, {1, 1, 1}, {4, 3, 2}, 0.5, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}};
 	grid.radius = 0.1;
 	grid.radiusSpread = 0.3;
 	grid.velocity = bsV3(0, 0, 0);
 	bsEmitterDef random = grid;
-	random.shape = (bsEmitter){bs_emitterRandom, {-1, -1, -1}, {0, 0, 0}, {50, 0, 0}, 0.0};
+	random.shape = (bsEmitter){bs_emitterRandom, {-1, -1, -1}, {0, 0, 0}, {50, 0, 0}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}};
 	random.radiusSpread = 0.0;
 	bsParticleDef listed[3] = {
 		{bsV3(5, 5, 5), bsV3(0, 0, 0), 0.2, bs_particleFree},
@@ -306,6 +306,201 @@ static int Emission(void)
 	size_t index;
 	ENSURE(bsWorld_EmitFailure(world, &emitter, &index) && emitter == 3 && index == 1);
 	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
+// --- emission over time ---
+
+// The particles a random emitter of `rate` from start to stop emits, step after step of dt: every
+// window of consecutive steps holds rate x (its overlap with [start, stop]) particles within 1, and
+// the total is floor(rate (stop - start)), the births at start + k / rate, k = 1, 2, ...
+static int RateWindows(void)
+{
+	const double rates[] = {7.3, 100.0, 0.9, 1000.0 / 3.0, 2500.0};
+	const double dts[] = {0.1, 0.013, 1.0 / 60.0, 0.25, 0.001};
+	enum { steps = 400 };
+	for (int ri = 0; ri < 5; ++ri)
+	{
+		for (int di = 0; di < 5; ++di)
+		{
+			double rate = rates[ri], dt = dts[di];
+			double start = 0.37 * dt * 7.0, stop = start + 0.6137 * dt * steps;  // no birth on a boundary
+			bsEmitterDef def = bsDefaultEmitterDef();
+			def.shape = (bsEmitter){bs_emitterRandom, {0, 0, 0}, {1, 1, 1}, {0, 0, 0}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}};
+			def.radius = 0.01;
+			def.start = start;
+			def.stop = stop;
+			def.rate = rate;
+			bsWorld* world = NewWorld(2);
+			ENSURE(world != NULL && bsWorld_AddEmitter(world, &def) == bs_ok);
+			uint64_t total = (uint64_t)floor(rate * (stop - start));
+			ENSURE(bsWorld_PendingParticles(world) == total);
+			bsStepDef step = bsDefaultStepDef();
+			step.dt = dt;
+			bsParticles p;
+			memset(&p, 0, sizeof(p));
+			uint64_t cumulative[steps + 1] = {0};
+			for (int k = 0; k < steps; ++k)
+			{
+				bsStepStats stats;
+				memset(&stats, 0, sizeof(stats));
+				ENSURE(bsWorld_Step(world, &step, &p, &stats) == bs_ok);
+				cumulative[k + 1] = cumulative[k] + stats.emitted;
+				ENSURE(p.count == cumulative[k + 1]);
+			}
+			ENSURE(cumulative[steps] == total && bsWorld_PendingParticles(world) == 0);
+			for (int a = 0; a < steps; ++a)
+			{
+				for (int b = a + 1; b <= steps; ++b)
+				{
+					double overlap = fmax(0.0, fmin(b * dt, stop) - fmax(a * dt, start));
+					double count = (double)(cumulative[b] - cumulative[a]);
+					ENSURE(fabs(count - rate * overlap) <= 1.0 + 1e-9);
+				}
+			}
+			bsParticles_Free(&p);
+			bsWorld_Destroy(world);
+		}
+	}
+	return 0;
+}
+
+// Particles of a rate emitter with a lifetime of 0.25 s, stepped by 0.1 s: a particle emitted in the
+// step that starts at j dt has lived 0.1, 0.2, 0.3 s at the ends of steps j, j + 1, j + 2, so it
+// leaves (escaped) at the end of step j + 2, and not before.
+static int Lifetime(void)
+{
+	bsEmitterDef def = bsDefaultEmitterDef();
+	def.shape = (bsEmitter){bs_emitterRandom, {0, 0, 0}, {1, 1, 1}, {0, 0, 0}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}};
+	def.radius = 0.01;
+	def.rate = 30.0;
+	def.stop = 1.0;
+	def.lifetime = 0.25;
+	bsWorld* world = NewWorld(1);
+	ENSURE(world != NULL && bsWorld_AddEmitter(world, &def) == bs_ok);
+	bsStepDef step = bsDefaultStepDef();
+	step.dt = 0.1;
+	bsParticles p;
+	memset(&p, 0, sizeof(p));
+	int bornIn[64];
+	uint64_t expiredTotal = 0;
+	for (int k = 0; k < 15; ++k)
+	{
+		size_t before = p.count;
+		bsStepStats stats;
+		memset(&stats, 0, sizeof(stats));
+		ENSURE(bsWorld_Step(world, &step, &p, &stats) == bs_ok && p.count <= 64);
+		for (size_t i = before; i < p.count; ++i)
+		{
+			bornIn[i] = k;
+		}
+		expiredTotal += stats.expired;
+		uint64_t escaped = 0;
+		for (size_t i = 0; i < p.count; ++i)
+		{
+			bool gone = k >= bornIn[i] + 2;
+			ENSURE((p.state[i] == bs_particleEscaped) == gone);
+			escaped += gone;
+		}
+		ENSURE(expiredTotal == escaped);
+	}
+	ENSURE(p.count == 30 && expiredTotal == 30);
+	ENSURE_SMALL(bsWorld_Time(world) - 1.5, 1e-12);
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
+// Emission over time on 1, 2 and 3 threads: a nozzle with a radius spread and a jittered grid by
+// rate, a random box at once later, falling and bouncing on a floor, with a lifetime: every array
+// byte for byte the same.
+static int RateThreads(void)
+{
+	bsPlane floor;
+	ENSURE(bsMakePlane(bsV3(0, 0, 0), bsV3(0, 1, 0), &floor) == bs_ok);
+	bsEmitterDef nozzle = bsDefaultEmitterDef();
+	nozzle.shape.type = bs_emitterNozzle;
+	nozzle.shape.nozzle = (bsNozzle){{0, 2, 0}, {0, -1, 0}, 0.2, 0.5, 0.5, 2.0};
+	nozzle.radius = 0.02;
+	nozzle.radiusSpread = 0.3;
+	nozzle.rate = 2000.0;
+	nozzle.stop = 0.7;
+	nozzle.lifetime = 0.6;
+	bsEmitterDef grid = bsDefaultEmitterDef();
+	grid.shape = (bsEmitter){bs_emitterGrid, {-1, 1, -1}, {1, 1.5, 1}, {10, 2, 10}, 0.7, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}};
+	grid.radius = 0.03;
+	grid.rate = 900.0;
+	grid.start = 0.1;
+	grid.stop = 0.9;
+	bsEmitterDef random = grid;
+	random.shape.type = bs_emitterRandom;
+	random.shape.count[0] = 300;
+	random.rate = 0.0;
+	random.start = 0.35;
+	bsParticles p[3];
+	for (int t = 0; t < 3; ++t)
+	{
+		bsWorld* world = NewWorld(t + 1);
+		ENSURE(world != NULL && bsWorld_AddPlanes(world, &floor, 1) == bs_ok);
+		ENSURE(bsWorld_AddEmitter(world, &nozzle) == bs_ok && bsWorld_AddEmitter(world, &grid) == bs_ok &&
+			bsWorld_AddEmitter(world, &random) == bs_ok);
+		bsStepDef step = bsDefaultStepDef();
+		step.dt = 0.02;
+		step.gravity = bsV3(0, -9.81, 0);
+		step.response = bs_responseBounce;
+		memset(p + t, 0, sizeof(bsParticles));
+		for (int k = 0; k < 60; ++k)
+		{
+			ENSURE(bsWorld_Step(world, &step, p + t, NULL) == bs_ok);
+		}
+		bsWorld_Destroy(world);
+	}
+	ENSURE(p[0].count == 1400 + 720 + 300);
+	for (int t = 1; t < 3; ++t)
+	{
+		size_t n = p[0].count;
+		ENSURE(p[t].count == n);
+		ENSURE(memcmp(p[0].position, p[t].position, n * sizeof(bsVec3)) == 0);
+		ENSURE(memcmp(p[0].velocity, p[t].velocity, n * sizeof(bsVec3)) == 0);
+		ENSURE(memcmp(p[0].radius, p[t].radius, n * sizeof(double)) == 0);
+		ENSURE(memcmp(p[0].state, p[t].state, n) == 0);
+	}
+	for (int t = 0; t < 3; ++t)
+	{
+		bsParticles_Free(p + t);
+	}
+	return 0;
+}
+
+// Timings and nozzles out of range are refused when added.
+static int BadEmitters(void)
+{
+	bsWorld* world = NewWorld(1);
+	ENSURE(world != NULL);
+	bsEmitterDef def = bsDefaultEmitterDef();
+	def.rate = 5.0;  // no stop
+	ENSURE(bsWorld_AddEmitter(world, &def) == bs_errInvalidArgument);
+	def.stop = -1.0;
+	ENSURE(bsWorld_AddEmitter(world, &def) == bs_errInvalidArgument);
+	def.stop = 1.0;
+	def.lifetime = 0.0;
+	ENSURE(bsWorld_AddEmitter(world, &def) == bs_errInvalidArgument);
+	def.lifetime = 1.0;
+	def.start = NAN;
+	ENSURE(bsWorld_AddEmitter(world, &def) == bs_errInvalidArgument);
+	def.start = 0.0;
+	ENSURE(bsWorld_AddEmitter(world, &def) == bs_ok);
+	def.shape.count[1] = 0;  // a grid by rate with no cell to cycle through
+	ENSURE(bsWorld_AddEmitter(world, &def) == bs_errInvalidArgument);
+	def.shape.count[1] = 1;
+	def.shape.type = bs_emitterNozzle;
+	def.shape.nozzle.direction = bsV3(0, 2, 0);  // not unit
+	ENSURE(bsWorld_AddEmitter(world, &def) == bs_errInvalidArgument);
+	def.shape.nozzle.direction = bsV3(0, 1, 0);
+	def.shape.nozzle.speedMin = 2.0;
+	def.shape.nozzle.speedMax = 1.0;
+	ENSURE(bsWorld_AddEmitter(world, &def) == bs_errInvalidArgument);
 	bsWorld_Destroy(world);
 	return 0;
 }
@@ -452,6 +647,10 @@ int WorldTest(void)
 	RUN_SUBTEST(MeshesAgainstList());
 	RUN_SUBTEST(ParticleCheck());
 	RUN_SUBTEST(Emission());
+	RUN_SUBTEST(RateWindows());
+	RUN_SUBTEST(Lifetime());
+	RUN_SUBTEST(RateThreads());
+	RUN_SUBTEST(BadEmitters());
 	RUN_SUBTEST(Substeps());
 	RUN_SUBTEST(MortonOrder());
 	RUN_SUBTEST(OrderChangesNothing());

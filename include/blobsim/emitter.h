@@ -1,7 +1,9 @@
 // emitter.h — where particles come from. An emitter is a shape that places positions (a lattice
-// filling a box, optionally jittered; uniform random points in a box) or a list of particles given
-// as they are (read from a file by the caller), with the radius and velocity its particles get.
-// A world (world.h) emits its emitters' particles in the step's emit phase.
+// filling a box, optionally jittered; uniform random points in a box; a nozzle's disk, which also
+// gives each particle its velocity) or a list of particles given as they are (read from a file by the
+// caller), with the radius and velocity its particles get.
+// A world (world.h) emits its emitters' particles in the step's emit phase: all at once at `start`
+// (the default, at t = 0), or over time at `rate` particles a second from `start` to `stop`.
 #pragma once
 
 #include "blobsim/particles.h"
@@ -17,16 +19,30 @@ typedef enum bsEmitterType
 	bs_emitterGrid = 0,  // count[0] x count[1] x count[2] cell centres of [min, max], x fastest, then y, z
 	bs_emitterRandom,    // count[0] uniform points in [min, max]
 	bs_emitterList,      // the particles of bsEmitterDef.list, as given
+	bs_emitterNozzle,    // count[0] particles on a disk, directions uniform in a cone, speeds in a range
 	bs_emitterTypeCount
 } bsEmitterType;
 
-// The shape of a grid or random emitter.
+// A nozzle: particles born uniformly (by area) on the disk of diskRadius about center, normal to
+// direction (a point when diskRadius is 0), moving along directions uniform over the solid angle of
+// the cone of half-angle coneAngle about direction, at speeds uniform in [speedMin, speedMax].
+typedef struct bsNozzle
+{
+	bsVec3 center;
+	bsVec3 direction;   // unit length
+	double diskRadius;  // >= 0
+	double coneAngle;   // half-angle, radians, 0..pi
+	double speedMin, speedMax;  // 0 <= speedMin <= speedMax
+} bsNozzle;
+
+// The shape of a grid, random or nozzle emitter.
 typedef struct bsEmitter
 {
 	bsEmitterType type;
 	bsVec3 min, max;
-	uint64_t count[3];  // grid: per axis; random: count[0]
+	uint64_t count[3];  // grid: per axis; random, nozzle: count[0]
 	double jitter;      // grid: each point moves up to +-jitter/2 cells on each axis, 0..1
+	bsNozzle nozzle;    // nozzle
 } bsEmitter;
 
 // An emitter of a world: a shape and what its particles are like, or a list.
@@ -38,9 +54,21 @@ typedef struct bsEmitterDef
 	bsVec3 velocity;            // grid/random: every particle's initial velocity
 	const bsParticleDef* list;  // list: the particles (borrowed until emitted), each checked
 	size_t listCount;
+	// When. rate 0: every particle at once, in the step whose window [t, t + dt) holds start. rate > 0:
+	// over time, floor(rate (t - start)) particles born by t (t clamped to stop), so a step emits
+	// floor(rate (t + dt - start)) - floor(rate (t - start)) of them: the count of a window is
+	// rate x window within 1, whatever dt. The shape then gives no count of its own: a grid emits its
+	// lattice cell by cell in order (x fastest), starting again at the first cell when every cell has
+	// had a particle; a list its particles in order, likewise; random and nozzle fresh draws.
+	double start;     // seconds, >= 0 [0]
+	double stop;      // seconds, > start and finite when rate > 0 [infinity]
+	double rate;      // particles a second, >= 0 [0: all at once]
+	double lifetime;  // seconds a particle lives after the start of the step it is emitted in, then
+	                  // it leaves the simulation (state escaped), > 0 [infinity]
 } bsEmitterDef;
 
-// Fills a def with the defaults: a grid of one particle in the unit cube, radius 1, at rest.
+// Fills a def with the defaults: a grid of one particle in the unit cube, radius 1, at rest, emitted
+// at once at t = 0, living for ever.
 bsEmitterDef bsDefaultEmitterDef(void);
 
 // Number of particles the emitter makes; bs_errTooLarge when the product overflows or exceeds
@@ -51,11 +79,23 @@ bsResult bsEmitter_Count(const bsEmitter* emitter, uint64_t limit, uint64_t* cou
 // order, so the same seed and emitters give the same particles.
 void bsEmitter_Emit(const bsEmitter* emitter, bsRng* rng, bsVec3* positions);
 
-// How many particles def makes (a list's count, else bsEmitter_Count); bs_errTooLarge over limit.
+// How many particles def makes (rate > 0: floor(rate (stop - start)); else a list's count or
+// bsEmitter_Count); bs_errTooLarge over limit, or for a rate with no finite stop.
 bsResult bsEmitterDef_Count(const bsEmitterDef* def, uint64_t limit, uint64_t* count);
 
+// How many of def's particles are born before time t (0 .. bsEmitterDef_Count). A tolerance of 1e-9
+// particles keeps the rounding of a sum of steps from moving a birth across a step boundary.
+uint64_t bsEmitterDef_Born(const bsEmitterDef* def, double t);
+
+// Particles [first, first + count) of def (in birth order) appended to particles, as for
+// bsEmitterDef_Emit but one particle after another: its position draws, then (nozzle) its direction
+// and speed draws, then (radiusSpread > 0) its radius draw. *failed is relative to first.
+bsResult bsEmitterDef_EmitRange(const bsEmitterDef* def, uint64_t first, uint64_t count, bsRng* rng,
+	bsParticles* particles, size_t* failed);
+
 // Appends every particle of def to particles: positions from the shape, then (when radiusSpread > 0)
-// one draw per particle for its radius, all from rng; a list as given. Every particle passes
+// one draw per particle for its radius, all from rng; a list as given; a nozzle as
+// bsEmitterDef_EmitRange(def, 0, count). Every particle passes
 // bsParticleDef_Check; on the first that fails, *failed is its index within the emitter, the
 // particles appended so far stay and the result is bs_errInvalidArgument or bs_errNonFinite.
 bsResult bsEmitterDef_Emit(const bsEmitterDef* def, bsRng* rng, bsParticles* particles,

@@ -1,12 +1,13 @@
 // step.h — one time step of every particle, a fixed sequence of phases run on the world's pool:
 //
-//     emit       the emitters' new particles are appended (in emitter order, one random stream)
+//     emit       the particles born in [t, t + dt) are appended (in emitter order, one random stream)
 //     per substep (dt / substeps):
 //       forces   each free particle's velocity from the forces (forces.c: gravity, air drag), read
 //                from the state before the substep only
 //       move     each free particle sweeps from x to x + v dt against every collider, responds to
 //                each contact (stick, slide, bounce) and goes on with the rest of the substep
 //     statistics the workers' counts summed in worker order (integers: any order gives the same)
+//     expire     particles whose lifetime is up by t + dt leave (state escaped); t += dt
 //
 // Every phase writes only the slots of the particles it owns, and every particle's result depends
 // only on the state before the phase, so the outcome is byte-identical for any thread count.
@@ -63,6 +64,7 @@ typedef struct bsStepStats
 	uint64_t emitted;          // particles the emit phase added
 	uint64_t stuck;            // particles stopped for good in this step
 	uint64_t escaped;          // particles that left the bounds in this step
+	uint64_t expired;          // particles whose lifetime ended in this step (now escaped too)
 	uint64_t contactLimit;     // particles that used every contact of a substep
 } bsStepStats;
 
@@ -72,8 +74,9 @@ typedef struct bsStepStats
 bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particles,
 	bsStepStats* stats);
 
-// The emit phase alone (bsWorld_Step runs it first): appends the particles of every emitter not yet
-// emitted. stats (may be NULL) counts them. Errors as for bsWorld_Step.
+// Every particle the emitters will still make, at once (the emit phase of bsWorld_Step appends only
+// those born in its window), born at the world's time. stats (may be NULL) counts them. Errors as for
+// bsWorld_Step.
 bsResult bsWorld_Emit(bsWorld* world, bsParticles* particles, bsStepStats* stats);
 
 // After a failed emit phase: the emitter (in the order added) and the index within it of the

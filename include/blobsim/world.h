@@ -50,12 +50,16 @@ bsResult bsWorld_AddMesh(bsWorld* world, const bsBvh* bvh);
 // Adds count analytic planes as one collider (a contact's index is the plane's).
 bsResult bsWorld_AddPlanes(bsWorld* world, const bsPlane* planes, uint32_t count);
 
-// Adds an emitter; its particles appear in the emit phase of the next step. The def is copied
-// (a list stays borrowed). bs_errTooLarge past BS_WORLD_MAX_EMITTERS.
+// Adds an emitter; its particles appear in the emit phase of the steps whose windows hold their
+// births (emitter.h). The def is copied (a list stays borrowed). bs_errInvalidArgument for a timing
+// or a nozzle out of range (emitter.h), bs_errTooLarge past BS_WORLD_MAX_EMITTERS.
 bsResult bsWorld_AddEmitter(bsWorld* world, const bsEmitterDef* def);
 
 // Particles the emitters added so far will still make (for sizing the particle arrays).
 uint64_t bsWorld_PendingParticles(const bsWorld* world);
+
+// The time at the start of the next step: the sum of the steps' dt so far, seconds.
+double bsWorld_Time(const bsWorld* world);
 
 // The nearest contact of one sweep with every collider. out->collider, out->kind and
 // out->triangle name what was hit. bs_errInvalidArgument (and a miss) for an invalid input or
