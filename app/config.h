@@ -101,6 +101,7 @@ typedef struct bsParticlesConfig
 	double radiusSpread;    // radii uniform in radius * [1 - s, 1 + s], s in [0, 1] [0]
 	bsVec3 velocity;        // initial velocity of every particle but a nozzle's [0, 0, 0]
 	double lifetime;        // seconds a particle lives from the step it is emitted in, > 0 [infinity]
+	bool accumulate;        // stuck and sleeping particles are colliders (snow on snow) [false]
 	bsEmitterConfig* emitters;
 	int emitterCount;       // >= 1
 	int64_t particleCount;  // total of the emitters known without their files, <= BS_CONFIG_MAX_PARTICLES

@@ -63,16 +63,24 @@ static const bsSchemaKey bsParticlesKeys[] = {
 	BS_NUMBER("radius_spread", bsParticlesConfig, radiusSpread, &bsUnit, 0),
 	BS_VEC3("velocity", bsParticlesConfig, velocity, &bsAnyNumber, "3 numbers", 0, 0, 0),
 	BS_NUMBER("lifetime", bsParticlesConfig, lifetime, &bsPositive, (double)INFINITY),
+	BS_KEY("accumulate", BS_VALUE),
 	BS_KEY("emitters", &bsEmitterArraySchema)};
 static const bsSchema bsParticlesSchema = BS_OBJECT(bsParticlesKeys);
 
 // motion and collision are read straight into the config's bsStepDef (filled by bsDefaultStepDef()
 // first, so the defaults are the engine's).
+// motion.sleep: present, it turns rest on (steps 10 unless given); absent, particles never sleep.
+static const bsSchemaKey bsSleepKeys[] = {
+	BS_INT("steps", bsStepDef, sleepSteps, 1, INT_MAX, 10),
+	BS_NUMBER("speed", bsStepDef, sleepSpeed, &bsNonNegative, 0),
+	BS_NUMBER("acceleration", bsStepDef, sleepAcceleration, &bsNonNegative, 0)};
+static const bsSchema bsSleepSchema = BS_OBJECT(bsSleepKeys);
 static const bsSchemaKey bsMotionKeys[] = {
 	BS_INT("steps", bsConfig, motion.steps, 1, INT_MAX, 1),
 	BS_NUMBER_IN("dt", bsConfig, step.dt, &bsPositive),
 	BS_VEC3_IN("gravity", bsConfig, step.gravity, &bsAnyNumber, "3 numbers"),
-	BS_NUMBER_IN("drag", bsConfig, step.drag, &bsNonNegative)};
+	BS_NUMBER_IN("drag", bsConfig, step.drag, &bsNonNegative),
+	BS_KEY("sleep", &bsSleepSchema)};
 static const bsSchema bsMotionSchema = BS_OBJECT(bsMotionKeys);
 
 static const bsSchemaKey bsBoundsKeys[] = {
@@ -502,7 +510,7 @@ static bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p)
 	size_t mark = bsPushKey(c, "particles");
 	const cJSON* emitters;
 	int count;
-	if (!bsReadFields(c, o, &bsParticlesSchema, p) ||
+	if (!bsReadFields(c, o, &bsParticlesSchema, p) || !bsReadBool(c, o, "accumulate", false, &p->accumulate) ||
 		!bsReadArray(c, o, "emitters", "an array of emitters", &emitters, &count))
 	{
 		return false;
@@ -530,7 +538,22 @@ static bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p)
 
 static bool bsReadMotion(bsCtx* c, const cJSON* root, bsConfig* config)
 {
-	return bsReadSection(c, root, "motion", &bsMotionSchema, config);
+	if (!bsReadSection(c, root, "motion", &bsMotionSchema, config))
+	{
+		return false;
+	}
+	const cJSON* sleep = bsMember(bsMember(root, "motion"), "sleep");
+	if (sleep == NULL)
+	{
+		return true;  // no rest: sleepSteps stays 0
+	}
+	size_t mark = bsPushKey(c, "motion");
+	if (!bsReadSection(c, bsMember(root, "motion"), "sleep", &bsSleepSchema, &config->step))
+	{
+		return false;
+	}
+	bsPop(c, mark);
+	return true;
 }
 
 // The names come from collide.h and step.h; their parsers turn the chosen one into the enum.

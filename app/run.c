@@ -68,7 +68,7 @@ static void bsRunUsage(FILE* f, bool check)
 		"\n"
 		"Runs the simulation CONFIG describes (docs/config.md) and writes, in the output directory:\n"
 		"  scene.pov       the POV-Ray 3.7 scene, every particle a blob component\n"
-		"  particles.ply   every particle: x y z radius vx vy vz and its state (free, stuck, escaped)\n"
+		"  particles.ply   every particle: x y z radius vx vy vz and its state (free, stuck, escaped, sleeping)\n"
 		"  summary.json    counts, contacts by sub-test, BVH statistics, time per phase\n"
 		"  frame_NNNN.pov and animation.ini   with output.frame_every > 0\n"
 		"  scene.png       with --render\n"
@@ -406,7 +406,16 @@ static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInp
 	cJSON_AddNumberToObject(particles, "total", (double)p->count);
 	for (int s = 0; s < bs_particleStateCount; ++s)
 	{
-		cJSON_AddNumberToObject(particles, bsParticleStateName((bsParticleState)s), (double)counts[s]);
+		// Sleeping particles only with rest on: a summary without it stays as it was.
+		if (s != bs_particleSleeping || c->step.sleepSteps > 0)
+		{
+			cJSON_AddNumberToObject(particles, bsParticleStateName((bsParticleState)s), (double)counts[s]);
+		}
+	}
+	if (c->step.sleepSteps > 0)
+	{
+		cJSON_AddNumberToObject(particles, "fell_asleep", (double)stats->fellAsleep);
+		cJSON_AddNumberToObject(particles, "woken", (double)stats->woken);
 	}
 
 	cJSON* contacts = cJSON_AddObjectToObject(root, "contacts");
@@ -892,9 +901,15 @@ int bsRunMain(int argc, char** argv)
 	{
 		uint64_t counts[bs_particleStateCount];
 		bsParticles_CountStates(&p, counts);
-		printf("blobsim: %zu particle%s (%" PRIu64 " stuck, %" PRIu64 " free, %" PRIu64 " escaped), %d step%s, "
+		char sleeping[48] = "";
+		if (c.step.sleepSteps > 0)
+		{
+			snprintf(sleeping, sizeof(sleeping), ", %" PRIu64 " sleeping", counts[bs_particleSleeping]);
+		}
+		printf("blobsim: %zu particle%s (%" PRIu64 " stuck, %" PRIu64 " free, %" PRIu64 " escaped%s), %d step%s, "
 			"%s/%s, %.3f s -> %s/scene.pov%s\n",
 			p.count, bsPlural(p.count), counts[bs_particleStuck], counts[bs_particleFree], counts[bs_particleEscaped],
+			sleeping,
 			c.motion.steps, bsPlural((uint64_t)c.motion.steps), bsMethodName(c.step.method),
 			bsResponseName(c.step.response), bsNow() - start, dir, rendered ? " (+ scene.png)" : "");
 	}

@@ -759,9 +759,9 @@ static bool bsStoreVertex(bsPlyBody* b, size_t item, const double* v, bsPlyParti
 		return bsPlyFail(b->c, line, "vertex %zu: negative radius %g", item, v[bsTarget_radius]);
 	}
 	double s = v[bsTarget_state];
-	if (!(s == 0.0 || s == 1.0 || s == 2.0))
+	if (!(s == 0.0 || s == 1.0 || s == 2.0 || s == 3.0))
 	{
-		return bsPlyFail(b->c, line, "vertex %zu: state %g is not 0, 1 or 2", item, s);
+		return bsPlyFail(b->c, line, "vertex %zu: state %g is not 0, 1, 2 or 3", item, s);
 	}
 	out->position = bsV3(v[bsTarget_x], v[bsTarget_y], v[bsTarget_z]);
 	out->velocity = bsV3(v[bsTarget_vx], v[bsTarget_vy], v[bsTarget_vz]);
@@ -1015,7 +1015,7 @@ static bool bsPly_WriteArrays(const char* path, const bsParticles* src, char* er
 		}
 		if (state >= bs_particleStateCount)
 		{
-			return bsPlyFail(&c, 0, "particle %zu: state %u is not 0, 1 or 2", i, state);
+			return bsPlyFail(&c, 0, "particle %zu: state %u is not 0, 1, 2 or 3", i, state);
 		}
 	}
 

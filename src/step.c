@@ -1,6 +1,8 @@
 // step.c — bsWorld_Step: the phases of a step (step.h) on the world's pool.
 #include "forces.h"
 #include "morton.h"
+#include "sleep.h"
+#include "stuck_grid.h"
 #include "world_internal.h"
 
 #include <math.h>
@@ -57,13 +59,17 @@ void bsStepStats_Add(bsStepStats* total, const bsStepStats* add)
 	total->escaped += add->escaped;
 	total->expired += add->expired;
 	total->contactLimit += add->contactLimit;
+	total->fellAsleep += add->fellAsleep;
+	total->woken += add->woken;
 }
 
 static bool bsStepDef_IsValid(const bsStepDef* def)
 {
 	return def->maxContacts >= 1 && def->maxContacts <= BS_MAX_CONTACTS && def->substeps >= 1 &&
 		def->dt > 0.0 && isfinite(def->dt) && (unsigned)def->method < (unsigned)bs_methodCount &&
-		(unsigned)def->response < (unsigned)bs_responseCount;
+		(unsigned)def->response < (unsigned)bs_responseCount && def->sleepSteps >= 0 &&
+		def->sleepSpeed >= 0.0 && isfinite(def->sleepSpeed) && def->sleepAcceleration >= 0.0 &&
+		isfinite(def->sleepAcceleration);
 }
 
 // --- emit ---
@@ -356,8 +362,9 @@ static bsSweepOutput bsPlace(const bsMoveJob* job, const bsSweep* s, const bsSwe
 }
 
 // One particle through one substep of h seconds, its velocity already set by the forces.
-static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepStats* stats)
+static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* worker)
 {
+	bsStepStats* stats = &worker->stats;
 	const bsStepDef* def = job->def;
 	bsParticles* p = job->particles;
 	bsVec3 v = p->velocity[i];
@@ -392,6 +399,12 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepStats* stat
 			break;
 		}
 		stats->contacts[out.test][out.branch] += 1;
+		// A sleeping particle touched wakes after the phase (its state is not this worker's to write).
+		if (out.kind == bs_colliderStuck && p->state[out.triangle] == bs_particleSleeping &&
+			!bsWakeList_Push(&worker->wakes, out.triangle))
+		{
+			return bs_errOutOfMemory;
+		}
 
 		if (def->response == bs_responseStick)
 		{
@@ -452,7 +465,7 @@ static void bsMove_Range(void* context, size_t begin, size_t end, int worker)
 		{
 			continue;
 		}
-		bsResult r = bsMoveParticle(job, i, &w->stats);
+		bsResult r = bsMoveParticle(job, i, w);
 		if (r != bs_ok && w->error == bs_ok)
 		{
 			w->error = r;
@@ -512,8 +525,25 @@ static bsResult bsGatherWorkers(bsWorld* world, bsStepStats* stats)
 			result = world->workers[w].error;
 		}
 	}
-	memset(world->workers, 0, (size_t)n * sizeof(bsStepWorker));
+	for (int w = 0; w < n; ++w)
+	{
+		memset(&world->workers[w].stats, 0, sizeof(bsStepStats));
+		world->workers[w].error = bs_ok;
+	}
 	return result;
+}
+
+typedef struct bsSleepJob
+{
+	bsWorld* world;
+	const bsStepDef* def;
+	bsParticles* particles;
+} bsSleepJob;
+
+static void bsSleep_Range(void* context, size_t begin, size_t end, int worker)
+{
+	bsSleepJob* job = context;
+	bsSleep_Check(job->world, job->def, job->particles, begin, end, &job->world->workers[worker].stats);
 }
 
 bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particles, bsStepStats* stats)
@@ -525,6 +555,10 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	bsStepStats local;
 	memset(&local, 0, sizeof(local));
 	bsResult result = bsWorld_EmitUntil(world, world->time + def->dt, particles, &local);
+	if (result == bs_ok && def->sleepSteps > 0)
+	{
+		result = bsSleep_Begin(world, particles);
+	}
 
 	double h = def->dt / def->substeps;
 	bsForcesJob forces = {.context = {def, particles}, .h = h, .particles = particles};
@@ -533,8 +567,22 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	for (int k = 0; result == bs_ok && k < def->substeps; ++k)
 	{
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsForces_Range, &forces);
+		// The colliders of stuck and sleeping particles: the grid gathers, in index order, those that
+		// stuck or fell asleep since the last move phase (and lets go of woken and expired ones).
+		result = world->stuck != NULL ? bsStuckGrid_Sync(world->stuck, particles) : bs_ok;
+		if (result != bs_ok)
+		{
+			break;
+		}
 		move.order = bsMoveOrder(world, particles);
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsMove_Range, &move);
+		result = bsGatherWorkers(world, &local);
+		bsSleep_Wake(world, particles, &local);
+	}
+	if (result == bs_ok && def->sleepSteps > 0)
+	{
+		bsSleepJob sleep = {world, def, particles};
+		bsPool_For(world->pool, particles->count, bs_stepGrain, bsSleep_Range, &sleep);
 		result = bsGatherWorkers(world, &local);
 	}
 	if (result == bs_ok)
