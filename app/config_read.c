@@ -73,7 +73,8 @@ static const bsSchema bsParticlesSchema = BS_OBJECT(bsParticlesKeys);
 static const bsSchemaKey bsSleepKeys[] = {
 	BS_INT("steps", bsStepDef, sleepSteps, 1, INT_MAX, 10),
 	BS_NUMBER("speed", bsStepDef, sleepSpeed, &bsNonNegative, 0),
-	BS_NUMBER("acceleration", bsStepDef, sleepAcceleration, &bsNonNegative, 0)};
+	BS_NUMBER("acceleration", bsStepDef, sleepAcceleration, &bsNonNegative, 0),
+	BS_NUMBER("wake_speed", bsStepDef, wakeSpeed, &bsNonNegative, 0)};
 static const bsSchema bsSleepSchema = BS_OBJECT(bsSleepKeys);
 static const bsSchemaKey bsMotionKeys[] = {
 	BS_INT("steps", bsConfig, motion.steps, 1, INT_MAX, 1),

@@ -69,7 +69,7 @@ static bool bsStepDef_IsValid(const bsStepDef* def)
 		def->dt > 0.0 && isfinite(def->dt) && (unsigned)def->method < (unsigned)bs_methodCount &&
 		(unsigned)def->response < (unsigned)bs_responseCount && def->sleepSteps >= 0 &&
 		def->sleepSpeed >= 0.0 && isfinite(def->sleepSpeed) && def->sleepAcceleration >= 0.0 &&
-		isfinite(def->sleepAcceleration);
+		isfinite(def->sleepAcceleration) && def->wakeSpeed >= 0.0 && !isnan(def->wakeSpeed);
 }
 
 // --- emit ---
@@ -399,8 +399,11 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 			break;
 		}
 		stats->contacts[out.test][out.branch] += 1;
-		// A sleeping particle touched wakes after the phase (its state is not this worker's to write).
+		// A sleeping particle hit faster than wakeSpeed wakes after the phase (its state is not this
+		// worker's to write). A resting contact (no faster than restSpeed, bsRespond) never wakes it:
+		// a particle lying on a sleeper does not hit it.
 		if (out.kind == bs_colliderStuck && p->state[out.triangle] == bs_particleSleeping &&
+			-bsDot(v, out.normal) > fmax(def->wakeSpeed, job->restSpeed) &&
 			!bsWakeList_Push(&worker->wakes, out.triangle))
 		{
 			return bs_errOutOfMemory;

@@ -56,10 +56,15 @@ typedef struct bsStepDef
 	// Rest: a free particle that is calm (|v| <= sleepSpeed at the end of a step and
 	// |v_end - v_start| / dt <= sleepAcceleration over it) for sleepSteps steps in a row falls asleep
 	// (bs_particleSleeping, velocity 0): it is no longer integrated until a moving particle touches it
-	// (a contact with the stuck collider, world.h), which wakes it after that move phase.
+	// (a contact with the stuck collider, world.h) approaching faster than wakeSpeed along the contact
+	// normal, which wakes it after that move phase. A resting contact (an approach no faster than the
+	// speed gravity adds in two substeps, which the response treats as inelastic) never wakes one. Free particles pass through each other (there is
+	// no particle-particle force here), so a woken particle lets the one that woke it sink into it:
+	// for piles, a wakeSpeed above the landing speeds keeps the sleepers asleep.
 	int sleepSteps;            // >= 0, 0: never [0]
 	double sleepSpeed;         // >= 0 [0]
 	double sleepAcceleration;  // >= 0 [0]
+	double wakeSpeed;          // >= 0 [0: any approaching contact wakes]
 } bsStepDef;
 
 bsStepDef bsDefaultStepDef(void);
