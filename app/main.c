@@ -7,6 +7,7 @@
 #include "bench.h"
 #include "cli.h"
 #include "compare.h"
+#include "grid.h"
 #include "regress.h"
 #include "run.h"
 
@@ -30,6 +31,8 @@ static const bsCommand bs_commands[] = {
 		bs_exitFailure},
 	{"check", bsCheckMain, "validate a config and the files it names without simulating", bs_exitFailure},
 	{"batch", bsBatchMain, "run many configs and parameter sweeps, skipping runs that are up to date",
+		bs_exitFailure},
+	{"grid", bsGridMain, "build a distance/normal grid file from a mesh or config, or describe one",
 		bs_exitFailure},
 	{"bench", bsBenchMain, "time the paper's Table 1 tests and the BVH queries", bs_exitFailure},
 	// For these two, 1 means "the images differ": a runtime error is 3.

@@ -27,6 +27,8 @@ enum
 	bs_cellSurface = 2,  // a triangle touches the cell's box
 	bs_cellInside = 4,
 	bs_cellOpen = 8,     // the nearest triangle is on an open component
+	bs_cellNear = 16,    // within band + 1 cells (each axis) of a surface voxel: may be in the band
+	bs_cellMark = 32,    // scratch of the dilation
 };
 
 static const double bs_fourPi = 12.566370614359172953850573533118;
@@ -55,7 +57,7 @@ bsDistanceGridDef bsDefaultDistanceGridDef(void)
 	def.method = bs_gridBlur;
 	def.blurRadius = 3;
 	def.blurRounds = 4;
-	def.exactFar = true;
+	def.exactFar = false;
 	def.threads = 0;
 	return def;
 }
@@ -285,10 +287,13 @@ typedef struct bsGridBuild
 	float* nsum;         // 3 per cell: the summed face normals of a surface voxel
 	float* field;        // 3 (blur) or 1 (potential) per cell
 	float* scratch;
+	float* lineBuffers;      // one line (with the kernel's margins) per worker
+	size_t lineBufferFloats;
 	int comps;           // components of field
 	bool pinPotential;
 	int axis;            // of the current line pass
 	int direction;       // +1 forwards, -1 backwards (propagation)
+	uint8_t srcBit, dstBit;  // of the current dilation pass
 } bsGridBuild;
 
 static void bsGrid_Split(const bsDistanceGrid* g, size_t c, int* i, int* j, int* k)
@@ -337,6 +342,58 @@ static void bsGrid_Line(const bsDistanceGrid* g, int axis, size_t l, size_t* sta
 	}
 }
 
+// Marks dstBit on every cell of a line within band + 1 cells of a cell with srcBit (clearing dstBit
+// elsewhere, and srcBit when it is the scratch bit).
+static void bsGrid_DilateRange(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	bsGridBuild* b = context;
+	size_t reach = (size_t)b->def->band + 1;
+	for (size_t l = begin; l < end; ++l)
+	{
+		size_t start, stride, n;
+		bsGrid_Line(b->grid, b->axis, l, &start, &stride, &n);
+		size_t last = SIZE_MAX;  // the last source cell seen going forwards
+		for (size_t s = 0; s < n; ++s)
+		{
+			uint8_t* f = b->flag + start + s * stride;
+			last = (*f & b->srcBit) ? s : last;
+			bool near = last != SIZE_MAX && s - last <= reach;
+			*f = (uint8_t)(near ? (*f | b->dstBit) : (*f & ~b->dstBit));
+		}
+		last = SIZE_MAX;
+		for (size_t s = n; s-- > 0;)
+		{
+			uint8_t* f = b->flag + start + s * stride;
+			last = (*f & b->srcBit) ? s : last;
+			if (last != SIZE_MAX && last - s <= reach)
+			{
+				*f |= b->dstBit;
+			}
+			if (b->srcBit == bs_cellMark)
+			{
+				*f &= (uint8_t)~bs_cellMark;
+			}
+		}
+	}
+}
+
+// The cells that may be within the band: the surface voxels dilated by band + 1 cells along each axis
+// (a cell centre within band h of a surface point is within band + 1 cells of that point's voxel).
+static void bsGrid_MarkNear(bsGridBuild* b)
+{
+	const uint8_t src[3] = {bs_cellSurface, bs_cellNear, bs_cellMark};
+	const uint8_t dst[3] = {bs_cellNear, bs_cellMark, bs_cellNear};
+	for (int axis = 0; axis < 3; ++axis)
+	{
+		b->axis = axis;
+		b->srcBit = src[axis];
+		b->dstBit = dst[axis];
+		(void)bsParallelFor(b->def->threads, bsGrid_LineCount(b->grid, axis), BS_GRID_LINE_GRAIN,
+			bsGrid_DilateRange, b);
+	}
+}
+
 // Phase 1: exact within the band.
 static void bsGrid_BandRange(void* context, size_t begin, size_t end, int worker)
 {
@@ -345,33 +402,50 @@ static void bsGrid_BandRange(void* context, size_t begin, size_t end, int worker
 	double maxDistance = b->def->band * b->grid->cellSize;
 	for (size_t c = begin; c < end; ++c)
 	{
-		bsClosestPointInput in = {bsGrid_CentreOf(b->grid, c), maxDistance};
+		if (!(b->flag[c] & bs_cellNear))
+		{
+			continue;
+		}
+		bsVec3 centre = bsGrid_CentreOf(b->grid, c);
+		bsClosestPointInput in = {centre, maxDistance};
 		bsClosestPointOutput out;
 		bsBvh_ClosestPoint(&b->bvh, &in, &out, NULL);
-		if (out.hit)
+		if (!out.hit)
 		{
-			b->point[c] = out.point;
-			b->dist[c] = out.distance;
-			b->tri[c] = out.triangle;
-			b->flag[c] = bs_cellBand;
+			continue;
+		}
+		b->point[c] = out.point;
+		b->dist[c] = out.distance;
+		b->tri[c] = out.triangle;
+		b->flag[c] |= bs_cellBand;
+		if (b->closed[b->component[out.triangle]] != 0 &&
+			bsWindingTree_Evaluate(&b->winding, centre) + b->inverted >= 0.5)
+		{
+			b->flag[c] |= bs_cellInside;
 		}
 	}
 }
 
-// Takes the nearest point of cell `from` for cell `to` when it is nearer (or as near with a lower
-// triangle index).
+// Offers cell `from`'s nearest triangle to cell `to`, which takes it when it is nearer (or as near
+// with a lower index), and with it `from`'s side: the segment between the two centres is shorter than
+// `to`'s distance to the surface (it is beyond the band, so more than a cell away), so it crosses no
+// triangle and the winding number of a watertight mesh is the same at both ends.
 static void bsGrid_Offer(bsGridBuild* b, size_t from, size_t to)
 {
-	if (b->tri[from] == BS_NO_TRIANGLE || (b->flag[to] & bs_cellBand))
+	uint32_t t = b->tri[from];
+	if (t == BS_NO_TRIANGLE || t == b->tri[to] || (b->flag[to] & bs_cellBand))
 	{
 		return;
 	}
-	double d = bsDistance(bsGrid_CentreOf(b->grid, to), b->point[from]);
-	if (d < b->dist[to] || (d == b->dist[to] && b->tri[from] < b->tri[to]))
+	bsVec3 centre = bsGrid_CentreOf(b->grid, to);
+	bsVec3 point = bsTriangle_ClosestPoint(b->tris + t, centre, NULL, NULL);
+	double d = bsDistance(centre, point);
+	if (d < b->dist[to] || (d == b->dist[to] && t < b->tri[to]))
 	{
 		b->dist[to] = d;
-		b->point[to] = b->point[from];
-		b->tri[to] = b->tri[from];
+		b->point[to] = point;
+		b->tri[to] = t;
+		b->flag[to] = (uint8_t)((b->flag[to] & ~bs_cellInside) | (b->flag[from] & bs_cellInside));
 	}
 }
 
@@ -621,7 +695,7 @@ static bsResult bsGrid_Closedness(bsGridBuild* b)
 	return bs_ok;
 }
 
-// Phase 4 per cell: inside or outside, or open.
+// Cells whose nearest triangle is on an open component: unsigned.
 static void bsGrid_SignRange(void* context, size_t begin, size_t end, int worker)
 {
 	(void)worker;
@@ -635,17 +709,12 @@ static void bsGrid_SignRange(void* context, size_t begin, size_t end, int worker
 		}
 		if (b->closed[b->component[t]] == 0)
 		{
-			b->flag[c] |= bs_cellOpen;
-			continue;
-		}
-		double w = bsWindingTree_Evaluate(&b->winding, bsGrid_CentreOf(b->grid, c)) + b->inverted;
-		if (w >= 0.5)
-		{
-			b->flag[c] |= bs_cellInside;
+			b->flag[c] = (uint8_t)((b->flag[c] | bs_cellOpen) & ~bs_cellInside);
 		}
 	}
 }
 
+// Components, which are closed, and the winding tree over the closed ones.
 static bsResult bsGrid_Sign(bsGridBuild* b)
 {
 	bsResult r = bsGrid_Components(b);
@@ -677,12 +746,7 @@ static bsResult bsGrid_Sign(bsGridBuild* b)
 	}
 	r = bsWindingTree_Build(&b->winding, closedTris, closedCount);
 	free(closedTris);
-	if (r != bs_ok)
-	{
-		return r;
-	}
-	(void)bsParallelFor(b->def->threads, b->cells, BS_GRID_GRAIN, bsGrid_SignRange, b);
-	return bs_ok;
+	return r;
 }
 
 // ---- surface voxels: triangle against cell box, separating axes (Akenine-Moeller) ----
@@ -770,32 +834,37 @@ static void bsGrid_BlurRange(void* context, size_t begin, size_t end, int worker
 	bsGridBuild* b = context;
 	int radius = b->def->blurRadius;
 	float norm = 1.0f / (float)((radius + 1) * (radius + 1));
-	int comps = b->comps;
+	float weight[17];
+	for (int o = -radius; o <= radius; ++o)
+	{
+		weight[o + radius] = (float)(radius + 1 - abs(o)) * norm;
+	}
+	size_t comps = (size_t)b->comps;
+	float* line = b->lineBuffers + (size_t)worker * b->lineBufferFloats;
 	for (size_t l = begin; l < end; ++l)
 	{
 		size_t start, stride, n;
 		bsGrid_Line(b->grid, b->axis, l, &start, &stride, &n);
+		// The line with `radius` zero cells on either side (beyond the grid: zero), so the taps
+		// need no test.
+		memset(line, 0, (n + 2 * (size_t)radius) * comps * sizeof(float));
+		for (size_t s = 0; s < n; ++s)
+		{
+			memcpy(line + (s + (size_t)radius) * comps, b->field + (start + s * stride) * comps,
+				comps * sizeof(float));
+		}
 		for (size_t s = 0; s < n; ++s)
 		{
 			float acc[3] = {0.0f, 0.0f, 0.0f};
-			for (int o = -radius; o <= radius; ++o)
+			const float* src = line + s * comps;
+			for (int o = 0; o <= 2 * radius; ++o)
 			{
-				if ((o < 0 && (size_t)(-o) > s) || s + (size_t)(o > 0 ? o : 0) >= n)
+				for (size_t m = 0; m < comps; ++m)
 				{
-					continue;  // beyond the grid: zero
-				}
-				float w = (float)(radius + 1 - abs(o)) * norm;
-				const float* src = b->field + (start + (size_t)((ptrdiff_t)s + o) * stride) * (size_t)comps;
-				for (int m = 0; m < comps; ++m)
-				{
-					acc[m] += w * src[m];
+					acc[m] += weight[o] * src[(size_t)o * comps + m];
 				}
 			}
-			float* dst = b->scratch + (start + s * stride) * (size_t)comps;
-			for (int m = 0; m < comps; ++m)
-			{
-				dst[m] = acc[m];
-			}
+			memcpy(b->scratch + (start + s * stride) * comps, acc, comps * sizeof(float));
 		}
 	}
 }
@@ -897,7 +966,12 @@ static bsResult bsGrid_Normals(bsGridBuild* b)
 	b->comps = b->def->method == bs_gridBlur ? 3 : 1;
 	b->field = calloc(b->cells * (size_t)b->comps, sizeof(float));
 	b->scratch = calloc(b->cells * (size_t)b->comps, sizeof(float));
-	if (b->field == NULL || b->scratch == NULL)
+	int longest = b->grid->nx > b->grid->ny ? b->grid->nx : b->grid->ny;
+	longest = longest > b->grid->nz ? longest : b->grid->nz;
+	b->lineBufferFloats = ((size_t)longest + 2 * (size_t)b->def->blurRadius) * (size_t)b->comps;
+	b->lineBuffers = malloc((size_t)bsResolveThreads(b->def->threads, SIZE_MAX) * b->lineBufferFloats *
+		sizeof(float));
+	if (b->field == NULL || b->scratch == NULL || b->lineBuffers == NULL)
 	{
 		return bs_errOutOfMemory;
 	}
@@ -987,6 +1061,7 @@ static void bsGridBuild_Free(bsGridBuild* b)
 	free(b->nsum);
 	free(b->field);
 	free(b->scratch);
+	free(b->lineBuffers);
 }
 
 static bsResult bsGrid_Run(bsGridBuild* b, bsDistanceGridStats* st)
@@ -1016,6 +1091,15 @@ static bsResult bsGrid_Run(bsGridBuild* b, bsDistanceGridStats* st)
 		b->tri[c] = BS_NO_TRIANGLE;
 	}
 	int threads = b->def->threads;
+	r = bsGrid_Sign(b);
+	if (r != bs_ok)
+	{
+		return r;
+	}
+	double tSign = bsNow();
+	uint64_t voxels = bsGrid_Rasterize(b);
+	bsGrid_MarkNear(b);
+	double tRaster = bsNow();
 	(void)bsParallelFor(threads, n, BS_GRID_GRAIN, bsGrid_BandRange, b);
 	double t1 = bsNow();
 	for (int round = 0; round < 2; ++round)
@@ -1036,15 +1120,8 @@ static bsResult bsGrid_Run(bsGridBuild* b, bsDistanceGridStats* st)
 	{
 		(void)bsParallelFor(threads, n, BS_GRID_GRAIN, bsGrid_FarRange, b);
 	}
+	(void)bsParallelFor(threads, n, BS_GRID_GRAIN, bsGrid_SignRange, b);
 	double t3 = bsNow();
-	r = bsGrid_Sign(b);
-	if (r != bs_ok)
-	{
-		return r;
-	}
-	double t4 = bsNow();
-	uint64_t voxels = bsGrid_Rasterize(b);
-	double t5 = bsNow();
 	r = bsGrid_Normals(b);
 	if (r != bs_ok)
 	{
@@ -1072,12 +1149,12 @@ static bsResult bsGrid_Run(bsGridBuild* b, bsDistanceGridStats* st)
 		}
 		st->invertedComponents = b->inverted;
 		st->insideCells = inside;
-		st->bandSeconds = t1 - t0;
+		st->signSeconds = tSign - t0;
+		st->rasterSeconds = tRaster - tSign;
+		st->bandSeconds = t1 - tRaster;
 		st->propagateSeconds = t2 - t1;
 		st->farSeconds = t3 - t2;
-		st->signSeconds = t4 - t3;
-		st->rasterSeconds = t5 - t4;
-		st->normalSeconds = t6 - t5;
+		st->normalSeconds = t6 - t3;
 		st->totalSeconds = t6 - t0;
 	}
 	return bs_ok;

@@ -71,13 +71,14 @@ static bsDistanceGridDef SmallDef(int resolution)
 	return def;
 }
 
-// Exact distances everywhere (the default), and signs by ray parity, at random cells of an icosphere.
+// Exact distances everywhere (exactFar), and signs by ray parity, at random cells of an icosphere.
 static int SphereDistancesAndSigns(void)
 {
 	bsTriangle* tris = NULL;
 	uint32_t count = 0;
 	ENSURE(bsMakeIcosphere(3, 1.0, 0.0, false, &tris, &count) == bs_ok);
 	bsDistanceGridDef def = SmallDef(28);
+	def.exactFar = true;
 	bsDistanceGrid g;
 	bsDistanceGridStats st;
 	ENSURE(bsDistanceGrid_Build(&g, tris, count, &def, &st) == bs_ok);
