@@ -5,6 +5,7 @@
 // a box, lookups, and byte-identical grids at 1, 2 and 3 threads.
 #include "test.h"
 
+#include "dng.h"
 #include "procedural.h"
 #include "reference.h"
 
@@ -400,8 +401,90 @@ static int Lookups(void)
 	return 0;
 }
 
+static bool GridsEqual(const bsDistanceGrid* a, const bsDistanceGrid* b)
+{
+	return a->nx == b->nx && a->ny == b->ny && a->nz == b->nz && a->cellSize == b->cellSize &&
+		a->origin.x == b->origin.x && a->origin.y == b->origin.y && a->origin.z == b->origin.z &&
+		a->method == b->method && a->band == b->band && a->blurRadius == b->blurRadius &&
+		a->blurRounds == b->blurRounds && a->exactFar == b->exactFar && a->flags == b->flags &&
+		a->meshHash == b->meshHash &&
+		memcmp(a->cells, b->cells, bsDistanceGrid_CellCount(a) * sizeof(bsGridCell)) == 0;
+}
+
+// Decoding must fail with a message starting "name: byte N" or "name: payload byte N".
+static int ExpectBad(const uint8_t* data, size_t size, const char* expected)
+{
+	bsDistanceGrid g;
+	char err[512];
+	if (bsDng_Decode(data, size, "t.dng", &g, NULL, err, sizeof err))
+	{
+		fprintf(stderr, "decoded a bad file (%zu bytes), expected '%s'\n", size, expected);
+		bsDistanceGrid_Free(&g);
+		return 1;
+	}
+	ENSURE(g.cells == NULL);
+	ENSURE(strncmp(err, "t.dng: byte ", 12) == 0 || strncmp(err, "t.dng: payload byte ", 20) == 0);
+	if (expected != NULL && strstr(err, expected) == NULL)
+	{
+		fprintf(stderr, "got '%s', expected '%s'\n", err, expected);
+		return 1;
+	}
+	return 0;
+}
+
+// The file round-trips bit for bit, compressed or not; every truncation, a flip of any header byte
+// and a flip of a payload byte are refused with the offset.
+static int FileRoundTrip(void)
+{
+	bsTriangle* tris = NULL;
+	uint32_t count = 0;
+	ENSURE(bsMakeIcosphere(2, 1.0, 0.0, false, &tris, &count) == bs_ok);
+	bsDistanceGridDef def = SmallDef(12);
+	def.method = bs_gridPotential;
+	bsDistanceGrid g;
+	ENSURE(bsDistanceGrid_Build(&g, tris, count, &def, NULL) == bs_ok);
+	free(tris);
+	for (int compress = 0; compress < 2; ++compress)
+	{
+		uint8_t* data = NULL;
+		size_t size = 0;
+		char err[512];
+		ENSURE(bsDng_Encode(&g, compress != 0, &data, &size, err, sizeof err));
+		ENSURE(compress || size == BS_DNG_HEADER_BYTES + bsDistanceGrid_CellCount(&g) * 16);
+		bsDistanceGrid back;
+		bsDngInfo info;
+		ENSURE(bsDng_Decode(data, size, "t.dng", &back, &info, err, sizeof err));
+		ENSURE(GridsEqual(&g, &back) && info.compressed == (compress != 0) && info.fileBytes == size);
+		bsDistanceGrid_Free(&back);
+		// Every truncation (all of them within the header, a spread of them in the payload).
+		for (size_t n = 0; n < size; n += n < 200 ? 1 : 97)
+		{
+			RUN_SUBTEST(ExpectBad(data, n, NULL));
+		}
+		uint8_t* copy = malloc(size + 1);
+		ENSURE(copy != NULL);
+		for (size_t k = 0; k < BS_DNG_HEADER_BYTES; ++k)
+		{
+			memcpy(copy, data, size);
+			copy[k] ^= 0x10;
+			RUN_SUBTEST(ExpectBad(copy, size, k < 8 ? "bad magic" : "header checksum mismatch"));
+		}
+		memcpy(copy, data, size);
+		copy[size - 5] ^= 0x01;
+		RUN_SUBTEST(ExpectBad(copy, size, compress ? NULL : "payload checksum mismatch"));
+		memcpy(copy, data, size);
+		copy[size] = 0;
+		RUN_SUBTEST(ExpectBad(copy, size + 1, "1 byte after the payload"));
+		free(copy);
+		free(data);
+	}
+	bsDistanceGrid_Free(&g);
+	return 0;
+}
+
 int GridTest(void)
 {
+	RUN_SUBTEST(FileRoundTrip());
 	RUN_SUBTEST(Lookups());
 	RUN_SUBTEST(SphereDistancesAndSigns());
 	RUN_SUBTEST(PropagatedBound());
