@@ -499,8 +499,9 @@ static bool bsDng_DecodeInto(const bsDngReader* r, bsDistanceGrid* g, bsDngInfo*
 	}
 	if (available > info->payloadBytes)
 	{
-		return bsDngAt(r, BS_DNG_HEADER_BYTES + info->payloadBytes, "%" PRIu64 " bytes after the payload",
-			available - info->payloadBytes);
+		uint64_t extra = available - info->payloadBytes;
+		return bsDngAt(r, BS_DNG_HEADER_BYTES + info->payloadBytes, "%" PRIu64 " byte%s after the payload",
+			extra, extra == 1 ? "" : "s");
 	}
 	const uint8_t* stored = r->data + BS_DNG_HEADER_BYTES;
 	uint8_t* inflated = NULL;

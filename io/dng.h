@@ -39,7 +39,8 @@
 //   name: byte 52 | 108: reserved bytes not zero
 //   name: byte 56: cell size not finite and positive    byte 64: origin not finite (or its far corner)
 //   name: byte 96: payload of N bytes, expected M (not compressed) | more than the file holds
-//   name: byte 128: truncated payload (N bytes, expected M) | N bytes after the payload
+//   name: byte 128: truncated payload (N bytes, expected M)
+//   name: byte 128 + M: N bytes after the payload
 //   name: byte 128: corrupt compressed payload (zlib: ...) | it inflates to other than M bytes
 //   name: byte 104: payload checksum mismatch (stored 0x..., computed 0x...)
 //   name: payload byte N: cell (I, J, K): distance not finite | normal not unit (length L)
