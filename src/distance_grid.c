@@ -21,6 +21,11 @@
 // The dipole term stands for a node seen from farther than this many times its radius.
 #define BS_GRID_WINDING_BETA 2.0
 
+// Rounds of line sweeps (x, y, z, each both ways) propagating the nearest triangles.
+#ifndef BS_GRID_SWEEP_ROUNDS
+#define BS_GRID_SWEEP_ROUNDS 3
+#endif
+
 enum
 {
 	bs_cellBand = 1,     // exact distance from phase 1
@@ -1102,7 +1107,7 @@ static bsResult bsGrid_Run(bsGridBuild* b, bsDistanceGridStats* st)
 	double tRaster = bsNow();
 	(void)bsParallelFor(threads, n, BS_GRID_GRAIN, bsGrid_BandRange, b);
 	double t1 = bsNow();
-	for (int round = 0; round < 2; ++round)
+	for (int round = 0; round < BS_GRID_SWEEP_ROUNDS; ++round)
 	{
 		for (int axis = 0; axis < 3; ++axis)
 		{

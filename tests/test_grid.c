@@ -103,34 +103,39 @@ static int SphereDistancesAndSigns(void)
 	return 0;
 }
 
-// Propagated distances (exactFar off): never below the true distance (each is the distance to a real
-// surface point), and within the stated bound above it: 5% of the distance beyond the band.
+// Propagated distances (exactFar off, the default): never below the true distance (each is the
+// distance to a real surface point), and at most half a cell above it (the bound docs/dngrid.md
+// states; measured at most 0.42 cells), on a heightfield with boxes and inside and around a sphere.
 static int PropagatedBound(void)
 {
-	bsTriangle* tris = NULL;
-	uint32_t count = 0;
-	ENSURE(bsMakeHeightfieldScene(5, 12, 6, &tris, &count) == bs_ok);
-	bsDistanceGridDef def = SmallDef(40);
-	def.exactFar = false;
-	def.margin = 8;
-	bsDistanceGrid g;
-	ENSURE(bsDistanceGrid_Build(&g, tris, count, &def, NULL) == bs_ok);
-	double worst = 0.0;
-	bsRng rng = bsMakeRng(7);
-	for (int q = 0; q < 1500; ++q)
+	for (int mesh = 0; mesh < 2; ++mesh)
 	{
-		int i = (int)bsRng_Below(&rng, (uint32_t)g.nx), j = (int)bsRng_Below(&rng, (uint32_t)g.ny);
-		int k = (int)bsRng_Below(&rng, (uint32_t)g.nz);
-		double ref = BruteDistance(tris, count, bsDistanceGrid_Centre(&g, i, j, k));
-		double d = fabs((double)g.cells[CellIndex(&g, i, j, k)].distance);
-		ENSURE(d >= ref * (1.0 - 1e-6) - 1e-9);
-		double excess = (d - ref) / ref;
-		worst = excess > worst ? excess : worst;
-		ENSURE(d <= ref * 1.05 + 1e-6);
+		bsTriangle* tris = NULL;
+		uint32_t count = 0;
+		ENSURE((mesh == 0 ? bsMakeHeightfieldScene(5, 12, 6, &tris, &count)
+			: bsMakeIcosphere(4, 1.0, 0.0, false, &tris, &count)) == bs_ok);
+		bsDistanceGridDef def = SmallDef(40);
+		def.margin = 8;
+		bsDistanceGrid g;
+		ENSURE(bsDistanceGrid_Build(&g, tris, count, &def, NULL) == bs_ok);
+		double worst = 0.0;
+		bsRng rng = bsMakeRng(7);
+		for (int q = 0; q < 1500; ++q)
+		{
+			int i = (int)bsRng_Below(&rng, (uint32_t)g.nx), j = (int)bsRng_Below(&rng, (uint32_t)g.ny);
+			int k = (int)bsRng_Below(&rng, (uint32_t)g.nz);
+			double ref = BruteDistance(tris, count, bsDistanceGrid_Centre(&g, i, j, k));
+			double d = fabs((double)g.cells[CellIndex(&g, i, j, k)].distance);
+			ENSURE(d >= ref * (1.0 - 1e-6) - 1e-9);
+			double excess = (d - ref) / g.cellSize;
+			worst = excess > worst ? excess : worst;
+			ENSURE(excess <= 0.5);
+		}
+		printf("  propagated distances (%s): worst %.3f cells above the true distance\n",
+			mesh == 0 ? "heightfield" : "sphere", worst);
+		bsDistanceGrid_Free(&g);
+		free(tris);
 	}
-	printf("  propagated distances: worst %.3f%% above the true distance\n", 100.0 * worst);
-	bsDistanceGrid_Free(&g);
-	free(tris);
 	return 0;
 }
 

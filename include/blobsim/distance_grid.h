@@ -4,26 +4,31 @@
 //
 // Construction (bsDistanceGrid_Build), in phases:
 //   1. band: every cell centre within `band` cells of the surface gets its exact distance, nearest
-//      point and triangle from bsBvh_ClosestPoint (maxDistance = band h).
-//   2. propagation: the other cells take the nearest point of a neighbour when it is nearer, in line
-//      sweeps along x, y, z (forwards and backwards, twice), each line on its own thread. The distance
-//      to a propagated point is always >= the true distance (it is a real surface point) and is a
-//      measured few percent above it at worst (docs/dngrid.md).
-//   3. far field (exactFar, the default): every cell beyond the band asks bsBvh_ClosestPoint with the
-//      propagated distance as its bound (never a miss, and the bound prunes the tree), so every
-//      distance in the grid is exact (the float of the double answer). With exactFar = false the
-//      propagated distances stay.
+//      point and triangle from bsBvh_ClosestPoint (maxDistance = band h); only cells within band + 1
+//      cells of a surface voxel (phase 5, run first) are asked. Its side is decided here (phase 4).
+//   2. propagation: the other cells take the nearest triangle of a neighbour when it is nearer, in
+//      line sweeps along x, y and z (forwards and backwards, three rounds), each line on its own
+//      thread. The distance is to a real surface point, so never below the true distance; above it
+//      by at most 0.42 cells (5.6%) over the meshes measured in docs/dngrid.md; the tests assert half
+//      a cell.
+//   3. far field (exactFar, off by default): every cell beyond the band asks bsBvh_ClosestPoint with
+//      the propagated distance as its bound (never a miss), so every distance in the grid is exact
+//      (the float of the double answer). It costs much more inside large solids, where a cell has
+//      many triangles at nearly the same distance.
 //   4. sign, by generalized winding number (Jacobson et al. 2013) so that meshes with holes get the
 //      right inside. The triangles are split into connected components (triangles sharing a vertex,
 //      vertices equal to the bit); a component is *closed* when the mean, over up to 16 of its
 //      triangles, of its own winding number halfway between just behind and just in front of the
-//      triangle is at least 0.25 in magnitude (a closed surface: +-0.5; a sheet: 0; a box missing a
-//      face: about 0.45). Components wound inside out (mean < 0, like a room seen from inside) count
-//      as their complement. A cell is inside when its nearest triangle is on a closed component and
-//      the summed winding number of the closed components, each inside-out one plus 1, is >= 0.5;
-//      the sum is evaluated over a BVH of the closed triangles, a far node by its dipole term
-//      (Barill et al. 2018, order 1, beta = 2), near nodes triangle by triangle. A cell whose nearest
-//      triangle is on an open component (a sheet) is outside: its distance is unsigned and the field is
+//      triangle is at least 0.25 in magnitude (a closed surface: +-0.5; a flat sheet: 0).
+//      Components wound inside out (mean < 0, like a room seen from inside) count as their
+//      complement. A band cell is inside when its nearest triangle is on a closed component and the
+//      summed winding number of the closed components, each inside-out one plus 1, is >= 0.5; the
+//      sum is evaluated over a BVH of the closed triangles, a far node by its dipole term (Barill et
+//      al. 2018, order 1, beta = 2), near nodes triangle by triangle. Beyond the band a cell takes the
+//      side of the neighbour its nearest triangle came from: the segment between the two centres is
+//      shorter than the cell's distance, so it crosses no surface (exact for a watertight mesh; with
+//      holes, the side of the band cells the propagation came through). A cell whose nearest triangle
+//      is on an open component (a sheet) is outside: its distance is unsigned and the field is
 //      two-sided (its normal points from the sheet towards the cell).
 //   5. surface voxels: every cell whose box the triangles touch (separating-axis test), holding the
 //      average of their face normals.
@@ -61,7 +66,7 @@ typedef enum bsGridMethod
 // The method's name ("blur", "potential"), "unknown" out of range.
 const char* bsGridMethodName(bsGridMethod method);
 
-// The most cells a grid may have (2^27: 2 GiB of cells, 4.5 GiB while building).
+// The most cells a grid may have (2^27: 2 GiB of cells, about 7 GiB while building).
 #define BS_GRID_MAX_CELLS ((uint64_t)1 << 27)
 
 typedef struct bsDistanceGridDef
@@ -73,11 +78,11 @@ typedef struct bsDistanceGridDef
 	bsGridMethod method;
 	int blurRadius;        // R of the kernel, in cells (1..8; the paper used 2-4)
 	int blurRounds;        // K (0..64)
-	bool exactFar;         // exact distances beyond the band too (else propagated: an upper bound)
+	bool exactFar;         // exact distances beyond the band too (else propagated: see above)
 	int threads;           // <= 0: all cores
 } bsDistanceGridDef;
 
-// resolution 64, margin 4, band 3, blur, R = 3, K = 4, exactFar, all cores.
+// resolution 64, margin 4, band 3, blur, R = 3, K = 4, propagated far field, all cores.
 bsDistanceGridDef bsDefaultDistanceGridDef(void);
 
 // bs_errInvalidArgument for a setting out of the ranges above (or a NaN/negative cellSize, a
