@@ -58,3 +58,4 @@ int RayTest(void);
 int ClosestTest(void);
 int ContactTest(void);
 int GridTest(void);
+int FieldTest(void);

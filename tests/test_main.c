@@ -31,6 +31,7 @@ static const Suite suites[] = {
 	{"closest", ClosestTest},
 	{"contact", ContactTest},
 	{"grid", GridTest},
+	{"field", FieldTest},
 };
 
 enum
