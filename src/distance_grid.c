@@ -141,13 +141,14 @@ typedef struct bsWindingNode
 
 typedef struct bsWindingTree
 {
-	bsBvh bvh;
+	const bsBvh* bvh;  // own, or the grid's BVH when every triangle is on a closed component
+	bsBvh own;
 	bsWindingNode* nodes;
 } bsWindingTree;
 
-static void bsWindingTree_Fill(bsWindingTree* wt, uint32_t n, int depth)
+static void bsWindingTree_Fill(bsWindingTree* wt, uint32_t n)
 {
-	const bsBvhNode* node = wt->bvh.nodes + n;
+	const bsBvhNode* node = wt->bvh->nodes + n;
 	bsWindingNode* out = wt->nodes + n;
 	bsVec3 area = bsV3(0.0, 0.0, 0.0);
 	bsVec3 weighted = bsV3(0.0, 0.0, 0.0);
@@ -159,7 +160,7 @@ static void bsWindingTree_Fill(bsWindingTree* wt, uint32_t n, int depth)
 		count = node->count;
 		for (uint32_t t = first; t < first + count; ++t)
 		{
-			const bsTriangle* tri = wt->bvh.tris + t;
+			const bsTriangle* tri = wt->bvh->tris + t;
 			bsVec3 a = bsScale(0.5, bsCross(bsSub(tri->p2, tri->p1), bsSub(tri->p3, tri->p1)));
 			double s = bsLength(a);
 			bsVec3 g = bsScale(1.0 / 3.0, bsAdd(tri->p1, bsAdd(tri->p2, tri->p3)));
@@ -171,8 +172,8 @@ static void bsWindingTree_Fill(bsWindingTree* wt, uint32_t n, int depth)
 	else
 	{
 		uint32_t l = node->leftFirst;
-		bsWindingTree_Fill(wt, l, depth + 1);
-		bsWindingTree_Fill(wt, l + 1, depth + 1);
+		bsWindingTree_Fill(wt, l);
+		bsWindingTree_Fill(wt, l + 1);
 		for (uint32_t c = l; c <= l + 1; ++c)
 		{
 			const bsWindingNode* child = wt->nodes + c;
@@ -200,32 +201,37 @@ static void bsWindingTree_Fill(bsWindingTree* wt, uint32_t n, int depth)
 	out->radius = sqrt(r2);
 }
 
-static bsResult bsWindingTree_Build(bsWindingTree* wt, const bsTriangle* tris, uint32_t count)
+// Over `shared` (a BVH of exactly these triangles) when not NULL, else over a BVH of its own.
+static bsResult bsWindingTree_Build(bsWindingTree* wt, const bsTriangle* tris, uint32_t count,
+	const bsBvh* shared)
 {
 	memset(wt, 0, sizeof *wt);
 	if (count == 0)
 	{
 		return bs_ok;
 	}
-	bsResult r = bsBvh_Build(&wt->bvh, tris, count, NULL);
-	if (r != bs_ok)
+	if (shared == NULL)
 	{
-		return r;
+		bsResult r = bsBvh_Build(&wt->own, tris, count, NULL);
+		if (r != bs_ok)
+		{
+			return r;
+		}
 	}
-	wt->nodes = calloc(wt->bvh.nodeCount, sizeof *wt->nodes);
+	wt->bvh = shared != NULL ? shared : &wt->own;
+	wt->nodes = calloc(wt->bvh->nodeCount, sizeof *wt->nodes);
 	if (wt->nodes == NULL)
 	{
-		bsBvh_Destroy(&wt->bvh);
 		return bs_errOutOfMemory;
 	}
-	bsWindingTree_Fill(wt, 0, 1);
+	bsWindingTree_Fill(wt, 0);
 	return bs_ok;
 }
 
 static void bsWindingTree_Free(bsWindingTree* wt)
 {
 	free(wt->nodes);
-	bsBvh_Destroy(&wt->bvh);
+	bsBvh_Destroy(&wt->own);
 	memset(wt, 0, sizeof *wt);
 }
 
@@ -245,7 +251,7 @@ static double bsWindingTree_Evaluate(const bsWindingTree* wt, bsVec3 p)
 	{
 		uint32_t n = stack[--top];
 		const bsWindingNode* wn = wt->nodes + n;
-		const bsBvhNode* node = wt->bvh.nodes + n;
+		const bsBvhNode* node = wt->bvh->nodes + n;
 		bsVec3 d = bsSub(wn->centre, p);
 		double d2 = bsLengthSquared(d);
 		double reach = BS_GRID_WINDING_BETA * wn->radius;
@@ -257,7 +263,7 @@ static double bsWindingTree_Evaluate(const bsWindingTree* wt, bsVec3 p)
 		{
 			for (uint32_t t = node->leftFirst; t < node->leftFirst + node->count; ++t)
 			{
-				const bsTriangle* tri = wt->bvh.tris + t;
+				const bsTriangle* tri = wt->bvh->tris + t;
 				sum += bsSolidAngle(tri->p1, tri->p2, tri->p3, p);
 			}
 		}
@@ -749,7 +755,8 @@ static bsResult bsGrid_Sign(bsGridBuild* b)
 			closedTris[k++] = b->tris[t];
 		}
 	}
-	r = bsWindingTree_Build(&b->winding, closedTris, closedCount);
+	// The grid's own BVH serves when every triangle is closed (the usual case): no second build.
+	r = bsWindingTree_Build(&b->winding, closedTris, closedCount, closedCount == b->count ? &b->bvh : NULL);
 	free(closedTris);
 	return r;
 }
