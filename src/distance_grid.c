@@ -34,6 +34,7 @@ enum
 	bs_cellOpen = 8,     // the nearest triangle is on an open component
 	bs_cellNear = 16,    // within band + 1 cells (each axis) of a surface voxel: may be in the band
 	bs_cellMark = 32,    // scratch of the dilation
+	bs_cellSided = 64,   // bs_cellInside is decided
 };
 
 static const double bs_fourPi = 12.566370614359172953850573533118;
@@ -405,6 +406,17 @@ static void bsGrid_MarkNear(bsGridBuild* b)
 	}
 }
 
+// Inside or outside, by the winding number of the closed components (open ones: outside).
+static void bsGrid_DecideSide(bsGridBuild* b, size_t c, bsVec3 centre)
+{
+	b->flag[c] |= bs_cellSided;
+	if (b->closed[b->component[b->tri[c]]] != 0 &&
+		bsWindingTree_Evaluate(&b->winding, centre) + b->inverted >= 0.5)
+	{
+		b->flag[c] |= bs_cellInside;
+	}
+}
+
 // Phase 1: exact within the band.
 static void bsGrid_BandRange(void* context, size_t begin, size_t end, int worker)
 {
@@ -429,10 +441,48 @@ static void bsGrid_BandRange(void* context, size_t begin, size_t end, int worker
 		b->dist[c] = out.distance;
 		b->tri[c] = out.triangle;
 		b->flag[c] |= bs_cellBand;
-		if (b->closed[b->component[out.triangle]] != 0 &&
-			bsWindingTree_Evaluate(&b->winding, centre) + b->inverted >= 0.5)
+		// Farther than a cell, the side can come from a neighbour (bsGrid_SideRange).
+		if (out.distance <= b->grid->cellSize)
 		{
-			b->flag[c] |= bs_cellInside;
+			bsGrid_DecideSide(b, c, centre);
+		}
+	}
+}
+
+// Gives a band cell farther than a cell from the surface the side of a decided neighbour along the
+// line: the segment between the two centres (one cell long) crosses no triangle.
+static void bsGrid_SideRange(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	bsGridBuild* b = context;
+	for (size_t l = begin; l < end; ++l)
+	{
+		size_t start, stride, n;
+		bsGrid_Line(b->grid, b->axis, l, &start, &stride, &n);
+		for (size_t s = 1; s < n; ++s)
+		{
+			size_t from = b->direction > 0 ? start + (s - 1) * stride : start + (n - s) * stride;
+			size_t to = b->direction > 0 ? start + s * stride : start + (n - s - 1) * stride;
+			uint8_t f = b->flag[to];
+			if ((f & bs_cellBand) && !(f & bs_cellSided) && (b->flag[from] & bs_cellSided) &&
+				b->dist[to] > b->grid->cellSize)
+			{
+				b->flag[to] = (uint8_t)(f | bs_cellSided | (b->flag[from] & bs_cellInside));
+			}
+		}
+	}
+}
+
+// The band cells no sweep reached decide by their own winding number.
+static void bsGrid_UndecidedRange(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	bsGridBuild* b = context;
+	for (size_t c = begin; c < end; ++c)
+	{
+		if ((b->flag[c] & bs_cellBand) && !(b->flag[c] & bs_cellSided))
+		{
+			bsGrid_DecideSide(b, c, bsGrid_CentreOf(b->grid, c));
 		}
 	}
 }
@@ -445,6 +495,12 @@ static void bsGrid_Offer(bsGridBuild* b, size_t from, size_t to)
 {
 	uint32_t t = b->tri[from];
 	if (t == BS_NO_TRIANGLE || t == b->tri[to] || (b->flag[to] & bs_cellBand))
+	{
+		return;
+	}
+	// The triangle is at least dist[from] - h from `to` (the centres are h apart): when that is
+	// beyond dist[to] (with room for rounding) it cannot win, and its distance need not be computed.
+	if (b->dist[from] > b->dist[to] + b->grid->cellSize * (1.0 + 1e-9))
 	{
 		return;
 	}
@@ -862,8 +918,12 @@ static void bsGrid_BlurRange(void* context, size_t begin, size_t end, int worker
 		memset(line, 0, (n + 2 * (size_t)radius) * comps * sizeof(float));
 		for (size_t s = 0; s < n; ++s)
 		{
-			memcpy(line + (s + (size_t)radius) * comps, b->field + (start + s * stride) * comps,
-				comps * sizeof(float));
+			const float* src = b->field + (start + s * stride) * comps;
+			float* dst = line + (s + (size_t)radius) * comps;
+			for (size_t m = 0; m < comps; ++m)
+			{
+				dst[m] = src[m];
+			}
 		}
 		for (size_t s = 0; s < n; ++s)
 		{
@@ -876,7 +936,11 @@ static void bsGrid_BlurRange(void* context, size_t begin, size_t end, int worker
 					acc[m] += weight[o] * src[(size_t)o * comps + m];
 				}
 			}
-			memcpy(b->scratch + (start + s * stride) * comps, acc, comps * sizeof(float));
+			float* dst = b->scratch + (start + s * stride) * comps;
+			for (size_t m = 0; m < comps; ++m)
+			{
+				dst[m] = acc[m];
+			}
 		}
 	}
 }
@@ -1076,6 +1140,23 @@ static void bsGridBuild_Free(bsGridBuild* b)
 	free(b->lineBuffers);
 }
 
+// BS_GRID_SWEEP_ROUNDS rounds of line sweeps along x, y and z, each forwards and backwards.
+static void bsGrid_Sweep(bsGridBuild* b, bsRangeFn* fn)
+{
+	for (int round = 0; round < BS_GRID_SWEEP_ROUNDS; ++round)
+	{
+		for (int axis = 0; axis < 3; ++axis)
+		{
+			for (int direction = 1; direction >= -1; direction -= 2)
+			{
+				b->axis = axis;
+				b->direction = direction;
+				(void)bsParallelFor(b->def->threads, bsGrid_LineCount(b->grid, axis), BS_GRID_LINE_GRAIN, fn, b);
+			}
+		}
+	}
+}
+
 static bsResult bsGrid_Run(bsGridBuild* b, bsDistanceGridStats* st)
 {
 	double t0 = bsNow();
@@ -1113,20 +1194,10 @@ static bsResult bsGrid_Run(bsGridBuild* b, bsDistanceGridStats* st)
 	bsGrid_MarkNear(b);
 	double tRaster = bsNow();
 	(void)bsParallelFor(threads, n, BS_GRID_GRAIN, bsGrid_BandRange, b);
+	bsGrid_Sweep(b, bsGrid_SideRange);
+	(void)bsParallelFor(threads, n, BS_GRID_GRAIN, bsGrid_UndecidedRange, b);
 	double t1 = bsNow();
-	for (int round = 0; round < BS_GRID_SWEEP_ROUNDS; ++round)
-	{
-		for (int axis = 0; axis < 3; ++axis)
-		{
-			for (int direction = 1; direction >= -1; direction -= 2)
-			{
-				b->axis = axis;
-				b->direction = direction;
-				(void)bsParallelFor(threads, bsGrid_LineCount(b->grid, axis), BS_GRID_LINE_GRAIN,
-					bsGrid_PropagateRange, b);
-			}
-		}
-	}
+	bsGrid_Sweep(b, bsGrid_PropagateRange);
 	double t2 = bsNow();
 	if (b->def->exactFar)
 	{
