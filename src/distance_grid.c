@@ -279,7 +279,12 @@ static double bsWindingTree_Evaluate(const bsWindingTree* wt, bsVec3 p)
 
 // ---- the build ----
 
-typedef struct bsGridBuild
+typedef struct bsGridBuild bsGridBuild;
+
+// What a sweep does from one cell of a line to the next.
+typedef void bsGridOfferFn(bsGridBuild* b, size_t from, size_t to);
+
+struct bsGridBuild
 {
 	const bsDistanceGridDef* def;
 	bsDistanceGrid* grid;
@@ -306,7 +311,8 @@ typedef struct bsGridBuild
 	int axis;            // of the current line pass
 	int direction;       // +1 forwards, -1 backwards (propagation)
 	uint8_t srcBit, dstBit;  // of the current dilation pass
-} bsGridBuild;
+	bsGridOfferFn* offer;    // of the current sweep
+};
 
 static void bsGrid_Split(const bsDistanceGrid* g, size_t c, int* i, int* j, int* k)
 {
@@ -450,26 +456,14 @@ static void bsGrid_BandRange(void* context, size_t begin, size_t end, int worker
 }
 
 // Gives a band cell farther than a cell from the surface the side of a decided neighbour along the
-// line: the segment between the two centres (one cell long) crosses no triangle.
-static void bsGrid_SideRange(void* context, size_t begin, size_t end, int worker)
+// line (bsGrid_Sweep): the segment between the two centres (one cell long) crosses no triangle.
+static void bsGrid_OfferSide(bsGridBuild* b, size_t from, size_t to)
 {
-	(void)worker;
-	bsGridBuild* b = context;
-	for (size_t l = begin; l < end; ++l)
+	uint8_t f = b->flag[to];
+	if ((f & bs_cellBand) && !(f & bs_cellSided) && (b->flag[from] & bs_cellSided) &&
+		b->dist[to] > b->grid->cellSize)
 	{
-		size_t start, stride, n;
-		bsGrid_Line(b->grid, b->axis, l, &start, &stride, &n);
-		for (size_t s = 1; s < n; ++s)
-		{
-			size_t from = b->direction > 0 ? start + (s - 1) * stride : start + (n - s) * stride;
-			size_t to = b->direction > 0 ? start + s * stride : start + (n - s - 1) * stride;
-			uint8_t f = b->flag[to];
-			if ((f & bs_cellBand) && !(f & bs_cellSided) && (b->flag[from] & bs_cellSided) &&
-				b->dist[to] > b->grid->cellSize)
-			{
-				b->flag[to] = (uint8_t)(f | bs_cellSided | (b->flag[from] & bs_cellInside));
-			}
-		}
+		b->flag[to] = (uint8_t)(f | bs_cellSided | (b->flag[from] & bs_cellInside));
 	}
 }
 
@@ -516,8 +510,8 @@ static void bsGrid_Offer(bsGridBuild* b, size_t from, size_t to)
 	}
 }
 
-// Phase 2: one sweep along b->axis in b->direction, each line alone.
-static void bsGrid_PropagateRange(void* context, size_t begin, size_t end, int worker)
+// One sweep along b->axis in b->direction, each line alone: b->offer from each cell to the next.
+static void bsGrid_SweepRange(void* context, size_t begin, size_t end, int worker)
 {
 	(void)worker;
 	bsGridBuild* b = context;
@@ -529,11 +523,11 @@ static void bsGrid_PropagateRange(void* context, size_t begin, size_t end, int w
 		{
 			if (b->direction > 0)
 			{
-				bsGrid_Offer(b, start + (s - 1) * stride, start + s * stride);
+				b->offer(b, start + (s - 1) * stride, start + s * stride);
 			}
 			else
 			{
-				bsGrid_Offer(b, start + (n - s) * stride, start + (n - s - 1) * stride);
+				b->offer(b, start + (n - s) * stride, start + (n - s - 1) * stride);
 			}
 		}
 	}
@@ -1141,8 +1135,9 @@ static void bsGridBuild_Free(bsGridBuild* b)
 }
 
 // BS_GRID_SWEEP_ROUNDS rounds of line sweeps along x, y and z, each forwards and backwards.
-static void bsGrid_Sweep(bsGridBuild* b, bsRangeFn* fn)
+static void bsGrid_Sweep(bsGridBuild* b, bsGridOfferFn* offer)
 {
+	b->offer = offer;
 	for (int round = 0; round < BS_GRID_SWEEP_ROUNDS; ++round)
 	{
 		for (int axis = 0; axis < 3; ++axis)
@@ -1151,7 +1146,8 @@ static void bsGrid_Sweep(bsGridBuild* b, bsRangeFn* fn)
 			{
 				b->axis = axis;
 				b->direction = direction;
-				(void)bsParallelFor(b->def->threads, bsGrid_LineCount(b->grid, axis), BS_GRID_LINE_GRAIN, fn, b);
+				(void)bsParallelFor(b->def->threads, bsGrid_LineCount(b->grid, axis), BS_GRID_LINE_GRAIN,
+					bsGrid_SweepRange, b);
 			}
 		}
 	}
@@ -1194,10 +1190,10 @@ static bsResult bsGrid_Run(bsGridBuild* b, bsDistanceGridStats* st)
 	bsGrid_MarkNear(b);
 	double tRaster = bsNow();
 	(void)bsParallelFor(threads, n, BS_GRID_GRAIN, bsGrid_BandRange, b);
-	bsGrid_Sweep(b, bsGrid_SideRange);
+	bsGrid_Sweep(b, bsGrid_OfferSide);
 	(void)bsParallelFor(threads, n, BS_GRID_GRAIN, bsGrid_UndecidedRange, b);
 	double t1 = bsNow();
-	bsGrid_Sweep(b, bsGrid_PropagateRange);
+	bsGrid_Sweep(b, bsGrid_Offer);
 	double t2 = bsNow();
 	if (b->def->exactFar)
 	{
