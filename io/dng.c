@@ -487,6 +487,14 @@ static bool bsDng_DecodeInto(const bsDngReader* r, bsDistanceGrid* g, bsDngInfo*
 	{
 		return bsDngAt(r, 96, "payload of %" PRIu64 " bytes, expected %zu", info->payloadBytes, raw);
 	}
+	// Deflate never packs more than 1032 bytes into one (RFC 1951's longest match in its shortest
+	// code): a larger promise is refused before the cells are allocated, so memory stays within about
+	// a thousand times the file.
+	if (info->compressed && raw / 1032 > info->payloadBytes)
+	{
+		return bsDngAt(r, 96, "compressed payload of %" PRIu64 " bytes cannot hold %zu bytes", info->payloadBytes,
+			raw);
+	}
 	if (info->compressed && info->payloadBytes > available)
 	{
 		return bsDngAt(r, 96, "payload of %" PRIu64 " bytes, more than the file holds (%" PRIu64 ")",

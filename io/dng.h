@@ -1,7 +1,8 @@
 // dng.h — the distance/normal grid file (.dng): a bsDistanceGrid with the settings it was built with,
 // the hash of its mesh, and checksums. The reader treats its input as hostile (fuzz target
-// tests/fuzz/fuzz_dng.c): every size is checked before it is used, memory is bounded by the file's
-// size and BS_GRID_MAX_CELLS, and every failure is one message naming the file and the byte offset.
+// tests/fuzz/fuzz_dng.c): every size is checked before it is used, memory is bounded by 1032 times
+// the file's size (deflate's largest ratio) and by BS_GRID_MAX_CELLS, and every failure is one message
+// naming the file and the byte offset.
 //
 // Layout (version 1; every number little-endian, floats IEEE 754):
 //   offset size  field
@@ -39,6 +40,7 @@
 //   name: byte 52 | 108: reserved bytes not zero
 //   name: byte 56: cell size not finite and positive    byte 64: origin not finite (or its far corner)
 //   name: byte 96: payload of N bytes, expected M (not compressed) | more than the file holds
+//   name: byte 96: compressed payload of N bytes cannot hold M bytes (deflate packs 1032:1 at most)
 //   name: byte 128: truncated payload (N bytes, expected M)
 //   name: byte 128 + M: N bytes after the payload
 //   name: byte 128: corrupt compressed payload (zlib: ...) | it inflates to other than M bytes

@@ -21,9 +21,10 @@
 //      triangles, of its own winding number halfway between just behind and just in front of the
 //      triangle is at least 0.25 in magnitude (a closed surface: +-0.5; a flat sheet: 0).
 //      Components wound inside out (mean < 0, like a room seen from inside) count as their
-//      complement. A band cell is inside when its nearest triangle is on a closed component and the
-//      summed winding number of the closed components, each inside-out one plus 1, is >= 0.5; the
-//      sum is evaluated over a BVH of the closed triangles, a far node by its dipole term (Barill et
+//      complement. A band cell within a cell of the surface is inside when its nearest triangle is on a
+//      closed component and the summed winding number of the closed components, each inside-out one
+//      plus 1, is >= 0.5 (the rest of the band takes a decided neighbour's side in line sweeps, as
+//      below, or, where no sweep reaches, evaluates its own); the sum is evaluated over a BVH of the closed triangles, a far node by its dipole term (Barill et
 //      al. 2018, order 1, beta = 2), near nodes triangle by triangle. Beyond the band a cell takes the
 //      side of the neighbour its nearest triangle came from: the segment between the two centres is
 //      shorter than the cell's distance, so it crosses no surface (exact for a watertight mesh; with
@@ -66,7 +67,7 @@ typedef enum bsGridMethod
 // The method's name ("blur", "potential"), "unknown" out of range.
 const char* bsGridMethodName(bsGridMethod method);
 
-// The most cells a grid may have (2^27: 2 GiB of cells, about 7 GiB while building).
+// The most cells a grid may have (2^27: 2 GiB of cells; building takes about 89 bytes a cell).
 #define BS_GRID_MAX_CELLS ((uint64_t)1 << 27)
 
 typedef struct bsDistanceGridDef
