@@ -66,8 +66,9 @@ bool bsInteractionDef_IsValid(const bsInteractionDef* def);
 double bsInteractionDef_Reach(const bsInteractionDef* def);
 
 // The substep rule, for a step of dt seconds under gravity g of the free particles of a set:
-// h = dt / substeps must be at most
-//   period / 20    period: the shortest contact or oscillation period of any pair (granular: t_c,
+// h = dt / substeps must be at most (50 substeps a contact: at 20 an elastic bounce gains about 3e-4
+// of its energy, always a gain; at 50 the error is 3e-5 of either sign)
+//   period / 50    period: the shortest contact or oscillation period of any pair (granular: t_c,
 //                  or from the stiffness and the two lightest masses; repulsion and cohesion: 2 pi /
 //                  sqrt of their largest stiffness per unit relative mass, at the smallest radius);
 //   1 / gamma      the tangential damping rate (integrated explicitly);
@@ -82,7 +83,7 @@ typedef struct bsSubstepPlan
 	double radius;        // that particle's radius
 } bsSubstepPlan;
 
-#define BS_SUBSTEPS_PER_PERIOD 20.0
+#define BS_SUBSTEPS_PER_PERIOD 50.0
 #define BS_SUBSTEP_TRAVEL 0.1
 
 void bsInteraction_PlanSubsteps(const bsInteractionDef* def, double dt, bsVec3 gravity,
