@@ -444,7 +444,7 @@ static int PileSettles(void)
 static int RunMode(const bsInteractionDef* inter, int threads, bsParticles* out)
 {
 	Scene s;
-	size_t n = 2000;
+	size_t n = 1500;
 	double r = 0.01, w = 0.12;
 	Scene_Init(&s, threads, n);
 	s.def = GranularDef(0.4, 0.005);
@@ -454,7 +454,7 @@ static int RunMode(const bsInteractionDef* inter, int threads, bsParticles* out)
 	s.def.substeps = 0;
 	AddBox(&s, w);
 	FillLattice(&s, n, r, w, 11);
-	for (int step = 0; step < 40; ++step)
+	for (int step = 0; step < 25; ++step)
 	{
 		ENSURE(bsWorld_Step(s.world, &s.def, &s.p, NULL) == bs_ok);
 	}
