@@ -571,10 +571,23 @@ static bool bsReadInteractionType(bsCtx* c, const cJSON* v, const cJSON* parent,
 		names[i] = bsInteractionName((bsInteractionType)i);
 	}
 	int chosen = 0;
-	bool ok = cJSON_IsString(v) ? bsReadChoice(c, parent, "interaction", true, names, bs_interactionCount, 0, &chosen)
-		: bsReadChoice(c, v, "type", true, names, bs_interactionCount, 0, &chosen);
-	*type = (bsInteractionType)chosen;
-	return ok && bsParseInteraction(names[chosen], type);
+	if (cJSON_IsString(v))
+	{
+		if (!bsReadChoice(c, parent, "interaction", true, names, bs_interactionCount, 0, &chosen))
+		{
+			return false;
+		}
+	}
+	else
+	{
+		size_t mark = bsPushKey(c, "interaction");
+		if (!bsReadChoice(c, v, "type", true, names, bs_interactionCount, 0, &chosen))
+		{
+			return false;
+		}
+		bsPop(c, mark);
+	}
+	return bsParseInteraction(names[chosen], type);
 }
 
 // particles.interaction into step->interaction: a name (its defaults) or an object; contact_time and
