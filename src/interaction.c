@@ -283,8 +283,10 @@ static void bsGather_Pair(const bsPairModel* m, bsGather* g, bsVec3 n, double d,
 		apart += normal;
 		bsVec3 vt = bsMulSub(dv, vn, n);
 		double speed = bsLength(vt);
-		double bound = m->friction * fmax(normal, 0.0);
-		double friction = fmin(m->gamma * speed, bound);
+		// Comparisons rather than fmin and fmax, which are calls into libm in this inner loop.
+		double bound = normal > 0.0 ? m->friction * normal : 0.0;
+		double viscous = m->gamma * speed;
+		double friction = viscous < bound ? viscous : bound;
 		if (speed > 0.0 && friction > 0.0)
 		{
 			tangential = bsScale(friction / speed, vt);

@@ -60,22 +60,37 @@ typedef struct bsBoundsJob
 	bsGridBounds* workers;
 } bsBoundsJob;
 
+// Plain comparisons, which the compiler inlines (fmin and fmax are calls into libm, a tenth of the
+// build's time); positions and radii are finite (bsParticleDef_Check), so NaN rules do not matter.
+static inline double bsLower(double a, double b)
+{
+	return b < a ? b : a;
+}
+
+static inline double bsHigher(double a, double b)
+{
+	return b > a ? b : a;
+}
+
 static void bsBounds_Range(void* context, size_t begin, size_t end, int worker)
 {
 	bsBoundsJob* job = context;
 	const bsParticles* p = job->particles;
 	bsGridBounds* b = job->workers + worker;
+	bsGridBounds local = *b;
 	for (size_t i = begin; i < end; ++i)
 	{
 		if (p->state[i] == bs_particleFree)
 		{
-			b->lo = bsMin(b->lo, p->position[i]);
-			b->hi = bsMax(b->hi, p->position[i]);
-			b->radius = fmax(b->radius, p->radius[i]);
-			b->smallest = fmin(b->smallest, p->radius[i]);
-			b->count += 1;
+			bsVec3 x = p->position[i];
+			local.lo = bsV3(bsLower(local.lo.x, x.x), bsLower(local.lo.y, x.y), bsLower(local.lo.z, x.z));
+			local.hi = bsV3(bsHigher(local.hi.x, x.x), bsHigher(local.hi.y, x.y), bsHigher(local.hi.z, x.z));
+			local.radius = bsHigher(local.radius, p->radius[i]);
+			local.smallest = bsLower(local.smallest, p->radius[i]);
+			local.count += 1;
 		}
 	}
+	*b = local;
 }
 
 // Min, max and a count give the same answer in any order, so the workers' shares combine exactly.
@@ -151,10 +166,10 @@ static int64_t bsCellOf(double x, double origin, double inverseCell)
 
 static void bsGrid_BucketCoords(const bsNeighbourGrid* g, bsVec3 x, int b[3])
 {
-	double inverse = 1.0 / g->cell;
-	b[0] = (int)(bsCellOf(x.x, g->origin.x, inverse) % g->dims[0]);
-	b[1] = (int)(bsCellOf(x.y, g->origin.y, inverse) % g->dims[1]);
-	b[2] = (int)(bsCellOf(x.z, g->origin.z, inverse) % g->dims[2]);
+	double inverse = g->inverseCell;
+	b[0] = (int)((uint32_t)bsCellOf(x.x, g->origin.x, inverse) % (uint32_t)g->dims[0]);
+	b[1] = (int)((uint32_t)bsCellOf(x.y, g->origin.y, inverse) % (uint32_t)g->dims[1]);
+	b[2] = (int)((uint32_t)bsCellOf(x.z, g->origin.z, inverse) % (uint32_t)g->dims[2]);
 }
 
 static uint32_t bsGrid_Bucket(const bsNeighbourGrid* g, bsVec3 x)
@@ -267,6 +282,7 @@ bsResult bsNeighbourGrid_Build(bsNeighbourGrid* grid, const bsParticles* particl
 	grid->largestRadius = bounds.radius;
 	grid->smallestRadius = bounds.smallest;
 	grid->cell = reach * 2.0 * bounds.radius;
+	grid->inverseCell = 1.0 / grid->cell;
 	grid->origin = bounds.lo;
 	if (bounds.count == 0)
 	{

@@ -26,6 +26,7 @@
 typedef struct bsNeighbourGrid
 {
 	double cell;         // cell edge, > 0 when count > 0
+	double inverseCell;  // 1 / cell
 	bsVec3 origin;       // the free particles' lowest corner: cell (0, 0, 0) starts here
 	int dims[3];         // buckets per axis, each >= 3
 	uint32_t count;      // free particles in the grid (slots)
