@@ -427,6 +427,15 @@ static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInp
 	}
 	cJSON_AddNumberToObject(contacts, "total", (double)total);
 	cJSON_AddNumberToObject(root, "contact_limit_reached", (double)stats->contactLimit);
+	if (c->step.interaction.type != bs_interactionNone)
+	{
+		// Only with an interaction, so that every other run's summary keeps its keys.
+		cJSON* in = cJSON_AddObjectToObject(root, "interaction");
+		cJSON_AddStringToObject(in, "type", bsInteractionName(c->step.interaction.type));
+		cJSON_AddNumberToObject(in, "substeps", (double)stats->substeps);
+		cJSON_AddNumberToObject(in, "neighbour_pairs", 0.5 * (double)stats->pairs);
+		cJSON_AddNumberToObject(in, "contact_pairs", 0.5 * (double)stats->contactPairs);
+	}
 
 	cJSON* e = cJSON_AddObjectToObject(root, "environment");
 	cJSON_AddNumberToObject(e, "triangles", env->triangleCount);
@@ -739,10 +748,12 @@ int bsCheckMain(int argc, char** argv)
 	}
 	uint64_t particles = emission.total;
 	printf("%s: ok: %" PRIu64 " particle%s, %u triangle%s in %u group%s (%" PRIu64 " degenerate dropped), "
-		"%u plane%s; %d step%s of %g s, %s, %s\n",
+		"%u plane%s; %d step%s of %g s, %s, %s%s%s\n",
 		c.path, particles, bsPlural(particles), env.triangleCount, bsPlural(env.triangleCount), env.groupCount,
 		bsPlural(env.groupCount), env.droppedDegenerate, env.planeCount, bsPlural(env.planeCount), c.motion.steps,
-		bsPlural((uint64_t)c.motion.steps), c.step.dt, bsMethodName(c.step.method), bsResponseName(c.step.response));
+		bsPlural((uint64_t)c.motion.steps), c.step.dt, bsMethodName(c.step.method), bsResponseName(c.step.response),
+		c.step.interaction.type != bs_interactionNone ? ", interaction " : "",
+		c.step.interaction.type != bs_interactionNone ? bsInteractionName(c.step.interaction.type) : "");
 	bsEmission_Free(&emission);
 	bsEnvironment_Free(&env);
 	bsConfig_Free(&c);
