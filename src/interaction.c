@@ -2,6 +2,7 @@
 // per particle from the neighbour grid's copy of the state before the substep.
 #include "interaction_phase.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -50,20 +51,23 @@ bsInteractionDef bsDefaultInteractionDef(void)
 	return def;
 }
 
-static bool bsFinite(double x, double lo, double hi)
+// lo <= x <= hi: false for NaN and, every hi being finite, for infinity.
+static bool bsWithin(double x, double lo, double hi)
 {
-	return isfinite(x) && x >= lo && x <= hi;
+	return x >= lo && x <= hi;
 }
 
 bool bsInteractionDef_IsValid(const bsInteractionDef* d)
 {
-	return (unsigned)d->type < (unsigned)bs_interactionCount && bsFinite(d->density, 1e-300, 1e300) &&
-		d->density > 0.0 && bsFinite(d->strength, 0.0, 1e300) && bsFinite(d->range, 1.0, 1e6) &&
-		bsFinite(d->restitution, 0.0, 1.0) && d->restitution > 0.0 && bsFinite(d->contactTime, 0.0, 1e300) &&
-		bsFinite(d->stiffness, 0.0, 1e300) && (d->contactTime > 0.0 || d->stiffness > 0.0) &&
-		bsFinite(d->friction, 0.0, 1e6) && bsFinite(d->tangentialDamping, 0.0, 10.0) &&
-		bsFinite(d->cohesion, 0.0, 1e300) && bsFinite(d->cohesionRange, 1.0, 1e6) &&
-		bsFinite(d->viscosity, 0.0, 1e300);
+	const double big = DBL_MAX;
+	bool masses = bsWithin(d->density, DBL_MIN, big);
+	bool repulsion = bsWithin(d->strength, 0.0, big) && bsWithin(d->range, 1.0, 1e6);
+	bool granular = bsWithin(d->restitution, DBL_MIN, 1.0) && bsWithin(d->contactTime, 0.0, big) &&
+		bsWithin(d->stiffness, 0.0, big) && (d->contactTime > 0.0 || d->stiffness > 0.0) &&
+		bsWithin(d->friction, 0.0, big) && bsWithin(d->tangentialDamping, 0.0, 10.0);
+	bool extras = bsWithin(d->cohesion, 0.0, big) && bsWithin(d->cohesionRange, 1.0, 1e6) &&
+		bsWithin(d->viscosity, 0.0, big);
+	return (unsigned)d->type < (unsigned)bs_interactionCount && masses && repulsion && granular && extras;
 }
 
 double bsInteractionDef_Reach(const bsInteractionDef* d)
