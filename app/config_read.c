@@ -58,11 +58,36 @@ static const bsSchemaKey bsNozzleKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("cen
 	BS_KEY("direction", BS_VALUE), BS_KEY("disk_radius", BS_VALUE), BS_KEY("cone_angle", BS_VALUE),
 	BS_KEY("speed", BS_VALUE), BS_KEY("count", BS_VALUE), BS_TIMING_KEYS};
 
+// particles.interaction: a type name, or an object with a type and that type's keys (bsCheckKeysOf),
+// read straight into the config's bsStepDef.interaction (filled by bsDefaultStepDef() first).
+static const bsRange bsRestitution = {0.0, 1.0, true, "a number > 0 and <= 1"};
+static const bsRange bsRangeFactor = {1.0, 1000.0, false, "a number from 1 to 1000"};
+static const bsRange bsTangentialDamping = {0.0, 10.0, false, "a number from 0 to 10"};
+#define BS_INTERACTION_KEY(K, M, R) BS_NUMBER_IN(K, bsInteractionDef, M, R)
+#define BS_INTERACTION_COMMON_KEYS BS_KEY("type", BS_VALUE), \
+	BS_INTERACTION_KEY("density", density, &bsPositive), \
+	BS_INTERACTION_KEY("cohesion", cohesion, &bsNonNegative), \
+	BS_INTERACTION_KEY("cohesion_range", cohesionRange, &bsRangeFactor), \
+	BS_INTERACTION_KEY("viscosity", viscosity, &bsNonNegative)
+#define BS_REPULSION_KEYS BS_INTERACTION_KEY("strength", strength, &bsPositive), \
+	BS_INTERACTION_KEY("range", range, &bsRangeFactor)
+#define BS_GRANULAR_KEYS BS_INTERACTION_KEY("restitution", restitution, &bsRestitution), \
+	BS_INTERACTION_KEY("contact_time", contactTime, &bsPositive), \
+	BS_INTERACTION_KEY("stiffness", stiffness, &bsPositive), \
+	BS_INTERACTION_KEY("friction", friction, &bsNonNegative), \
+	BS_INTERACTION_KEY("tangential_damping", tangentialDamping, &bsTangentialDamping)
+static const bsSchemaKey bsInteractionKeys[] = {BS_INTERACTION_COMMON_KEYS, BS_REPULSION_KEYS, BS_GRANULAR_KEYS};
+static const bsSchema bsInteractionSchema = BS_OBJECT(bsInteractionKeys);
+static const bsSchemaKey bsNoInteractionKeys[] = {BS_KEY("type", BS_VALUE)};
+static const bsSchemaKey bsRepulsionKeys[] = {BS_INTERACTION_COMMON_KEYS, BS_REPULSION_KEYS};
+static const bsSchemaKey bsGranularKeys[] = {BS_INTERACTION_COMMON_KEYS, BS_GRANULAR_KEYS};
+
 static const bsSchemaKey bsParticlesKeys[] = {
 	BS_REQUIRED_NUMBER("radius", bsParticlesConfig, radius, &bsPositive),
 	BS_NUMBER("radius_spread", bsParticlesConfig, radiusSpread, &bsUnit, 0),
 	BS_VEC3("velocity", bsParticlesConfig, velocity, &bsAnyNumber, "3 numbers", 0, 0, 0),
 	BS_NUMBER("lifetime", bsParticlesConfig, lifetime, &bsPositive, (double)INFINITY),
+	BS_KEY("interaction", &bsInteractionSchema),
 	BS_KEY("emitters", &bsEmitterArraySchema)};
 static const bsSchema bsParticlesSchema = BS_OBJECT(bsParticlesKeys);
 
@@ -72,7 +97,9 @@ static const bsSchemaKey bsMotionKeys[] = {
 	BS_INT("steps", bsConfig, motion.steps, 1, INT_MAX, 1),
 	BS_NUMBER_IN("dt", bsConfig, step.dt, &bsPositive),
 	BS_VEC3_IN("gravity", bsConfig, step.gravity, &bsAnyNumber, "3 numbers"),
-	BS_NUMBER_IN("drag", bsConfig, step.drag, &bsNonNegative)};
+	BS_NUMBER_IN("drag", bsConfig, step.drag, &bsNonNegative),
+	BS_INT_IN("substeps", bsConfig, step.substeps, 1, 1000000),
+	BS_INT_IN("max_substeps", bsConfig, step.maxSubsteps, 1, 1000000)};
 static const bsSchema bsMotionSchema = BS_OBJECT(bsMotionKeys);
 
 static const bsSchemaKey bsBoundsKeys[] = {
@@ -240,6 +267,28 @@ enum
 	bs_emitterFileIndex = bs_emitterList
 };
 
+// A key of object v that keys (a type's subset) does not have: an error that lists the ones it does.
+static bool bsCheckKeysOf(bsCtx* c, const cJSON* v, const bsSchemaKey* keys, int keyCount, const char* kind,
+	const char* type)
+{
+	for (const cJSON* m = v->child; m != NULL; m = m->next)
+	{
+		if (bsFindKey(keys, keyCount, m->string) == NULL)
+		{
+			char list[512];
+			const char* names[32];
+			for (int i = 0; i < keyCount && i < 32; ++i)
+			{
+				names[i] = keys[i].name;
+			}
+			bsJoinNames(list, sizeof list, names, keyCount < 32 ? keyCount : 32, false);
+			bsPushKey(c, m->string);
+			return bsFail(c, "not used by a \"%s\" %s (its keys: %s)", type, kind, list);
+		}
+	}
+	return true;
+}
+
 // A key that the emitter's type does not use is an error that lists the ones it does.
 static bool bsCheckEmitterKeys(bsCtx* c, const cJSON* v, int type)
 {
@@ -248,22 +297,7 @@ static bool bsCheckEmitterKeys(bsCtx* c, const cJSON* v, int type)
 	int keyCount = type == bs_emitterGrid ? BS_COUNT(bsGridKeys)
 		: type == bs_emitterRandom ? BS_COUNT(bsRandomKeys)
 		: type == bs_emitterNozzle ? BS_COUNT(bsNozzleKeys) : BS_COUNT(bsFileKeys);
-	for (const cJSON* m = v->child; m != NULL; m = m->next)
-	{
-		if (bsFindKey(keys, keyCount, m->string) == NULL)
-		{
-			char list[256];
-			const char* names[16];
-			for (int i = 0; i < keyCount; ++i)
-			{
-				names[i] = keys[i].name;
-			}
-			bsJoinNames(list, sizeof list, names, keyCount, false);
-			bsPushKey(c, m->string);
-			return bsFail(c, "not used by a \"%s\" emitter (its keys: %s)", bsEmitterNames[type], list);
-		}
-	}
-	return true;
+	return bsCheckKeysOf(c, v, keys, keyCount, "emitter", bsEmitterNames[type]);
 }
 
 // The count of a grid (3 positive integers) or random (1) emitter into e->count, each held to at
@@ -526,6 +560,88 @@ static bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p)
 	return true;
 }
 
+// --- Interaction ---
+
+// The interaction's type, from a name or an object's "type" (required there).
+static bool bsReadInteractionType(bsCtx* c, const cJSON* v, const cJSON* parent, bsInteractionType* type)
+{
+	const char* names[bs_interactionCount];
+	for (int i = 0; i < bs_interactionCount; ++i)
+	{
+		names[i] = bsInteractionName((bsInteractionType)i);
+	}
+	int chosen = 0;
+	if (cJSON_IsString(v))
+	{
+		if (!bsReadChoice(c, parent, "interaction", true, names, bs_interactionCount, 0, &chosen))
+		{
+			return false;
+		}
+	}
+	else
+	{
+		size_t mark = bsPushKey(c, "interaction");
+		if (!bsReadChoice(c, v, "type", true, names, bs_interactionCount, 0, &chosen))
+		{
+			return false;
+		}
+		bsPop(c, mark);
+	}
+	return bsParseInteraction(names[chosen], type);
+}
+
+// particles.interaction into step->interaction: a name (its defaults) or an object; contact_time and
+// stiffness exclude each other (a stiffness replaces the default contact time).
+static bool bsReadInteraction(bsCtx* c, const cJSON* root, bsStepDef* step)
+{
+	const cJSON* particles = bsMember(root, "particles");
+	const cJSON* v = bsMember(particles, "interaction");
+	if (v == NULL)
+	{
+		return true;
+	}
+	size_t mark = bsPushKey(c, "particles");
+	bsInteractionDef* d = &step->interaction;
+	if (!cJSON_IsString(v) && !cJSON_IsObject(v))
+	{
+		bsPushKey(c, "interaction");
+		return bsFailExpected(c, "a type name (\"none\", \"repulsion\", \"granular\") or an object", v);
+	}
+	if (!bsReadInteractionType(c, v, particles, &d->type))
+	{
+		return false;
+	}
+	if (cJSON_IsObject(v))
+	{
+		size_t inner = bsPushKey(c, "interaction");
+		const bsSchemaKey* keys = d->type == bs_interactionGranular ? bsGranularKeys
+			: d->type == bs_interactionRepulsion ? bsRepulsionKeys : bsNoInteractionKeys;
+		int count = d->type == bs_interactionGranular ? BS_COUNT(bsGranularKeys)
+			: d->type == bs_interactionRepulsion ? BS_COUNT(bsRepulsionKeys) : BS_COUNT(bsNoInteractionKeys);
+		bsSchema schema = {bs_kindObject, keys, count, NULL, NULL};
+		if (!bsCheckKeys(c, v, bsInteractionKeys, BS_COUNT(bsInteractionKeys)) ||
+			!bsCheckKeysOf(c, v, keys, count, "interaction", bsInteractionName(d->type)) ||
+			!bsReadFields(c, v, &schema, d))
+		{
+			return false;
+		}
+		if (bsMember(v, "stiffness") != NULL)
+		{
+			if (bsMember(v, "contact_time") != NULL)
+			{
+				bsPushKey(c, "stiffness");
+				return bsFail(c, "give contact_time or stiffness, not both");
+			}
+			d->contactTime = 0.0;
+		}
+		bsPop(c, inner);
+	}
+	bsPop(c, mark);
+	// With an interaction the substeps are planned unless motion.substeps gives them.
+	step->substeps = d->type == bs_interactionNone ? 1 : 0;
+	return true;
+}
+
 // --- Motion and collision ---
 
 static bool bsReadMotion(bsCtx* c, const cJSON* root, bsConfig* config)
@@ -731,7 +847,8 @@ bool bsReadConfig(bsCtx* c, const cJSON* root, bsConfig* config)
 	config->seed = (uint64_t)seed;
 	config->step = bsDefaultStepDef();
 	return bsReadEnvironment(c, root, &config->environment) &&
-		bsReadParticles(c, root, &config->particles) && bsReadMotion(c, root, config) &&
+		bsReadParticles(c, root, &config->particles) && bsReadInteraction(c, root, &config->step) &&
+		bsReadMotion(c, root, config) &&
 		bsReadCollision(c, root, &config->step) && bsReadRender(c, root, &config->render) &&
 		bsReadOutput(c, root, &config->output);
 }

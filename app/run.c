@@ -86,7 +86,8 @@ static void bsRunUsage(FILE* f, bool check)
 		"                    refuse the run (exit 1, before allocating the particles) when its\n"
 		"                    estimated memory exceeds BYTES; suffixes K, M, G (powers of 1024), 0 = no\n"
 		"                    cap (default: the machine's physical memory). The estimate is particles x\n"
-		"                    57 bytes + triangles x 304 bytes (mesh and BVH) + 16 MiB\n"
+		"                    57 bytes (129 with particles.interaction) + triangles x 304 bytes\n"
+		"                    (mesh and BVH) + 16 MiB\n"
 		"  -h, --help        show this help and exit\n"
 		"\n"
 		"All outputs are written to temporary files and renamed into place only after every one of them\n"
@@ -426,6 +427,15 @@ static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInp
 	}
 	cJSON_AddNumberToObject(contacts, "total", (double)total);
 	cJSON_AddNumberToObject(root, "contact_limit_reached", (double)stats->contactLimit);
+	if (c->step.interaction.type != bs_interactionNone)
+	{
+		// Only with an interaction, so that every other run's summary keeps its keys.
+		cJSON* in = cJSON_AddObjectToObject(root, "interaction");
+		cJSON_AddStringToObject(in, "type", bsInteractionName(c->step.interaction.type));
+		cJSON_AddNumberToObject(in, "substeps", (double)stats->substeps);
+		cJSON_AddNumberToObject(in, "neighbour_pairs", 0.5 * (double)stats->pairs);
+		cJSON_AddNumberToObject(in, "contact_pairs", 0.5 * (double)stats->contactPairs);
+	}
 
 	cJSON* e = cJSON_AddObjectToObject(root, "environment");
 	cJSON_AddNumberToObject(e, "triangles", env->triangleCount);
@@ -539,6 +549,7 @@ static void bsInstallSignalHandlers(void)
 enum
 {
 	bs_memoryPerParticle = 57,                              // particles.h
+	bs_memoryPerInteracting = 57 + 72,                      // + the neighbour grid (neighbour_grid.h)
 	bs_memoryPerTriangle = 2 * sizeof(bsTriangle) + 96,     // the mesh; the BVH's copy, index, binary and
 	                                                        // 4-wide nodes (bsBvh_Bytes: ~173 per triangle)
 	bs_memoryOverhead = 16 << 20,                           // buffers, config, scene, stacks
@@ -571,15 +582,15 @@ static void bsFormatBytes(char* out, size_t size, uint64_t n)
 }
 
 // False, with a message giving the estimate and the cap, when the run would need more than cap.
-static bool bsCheckMemory(const char* config, uint64_t particles, uint64_t triangles, uint64_t cap,
-	bool given, char* err, size_t errlen)
+static bool bsCheckMemory(const char* config, uint64_t particles, int perParticle, uint64_t triangles,
+	uint64_t cap, bool given, char* err, size_t errlen)
 {
 	if (cap == 0)
 	{
 		return true;
 	}
 	// particles <= 2^31 - 1 per emitter kind and triangles < 2^32: no overflow in 64 bits.
-	uint64_t need = particles * bs_memoryPerParticle + triangles * bs_memoryPerTriangle + bs_memoryOverhead;
+	uint64_t need = particles * (uint64_t)perParticle + triangles * bs_memoryPerTriangle + bs_memoryOverhead;
 	if (need <= cap)
 	{
 		return true;
@@ -590,7 +601,7 @@ static bool bsCheckMemory(const char* config, uint64_t particles, uint64_t trian
 	snprintf(err, errlen,
 		"%s: the run needs about %s (%" PRIu64 " bytes: %" PRIu64 " particles x %d + %" PRIu64
 		" triangles x %d + %d), more than %s %s (%" PRIu64 " bytes)%s",
-		config, needText, need, particles, bs_memoryPerParticle, triangles, (int)bs_memoryPerTriangle,
+		config, needText, need, particles, perParticle, triangles, (int)bs_memoryPerTriangle,
 		bs_memoryOverhead, given ? "the --max-memory cap of" : "the physical memory,", capText, cap,
 		given ? "" : "; lower the particle count or raise the cap with --max-memory");
 	return false;
@@ -609,9 +620,29 @@ typedef struct bsRunFrames
 	bsRunTimes* times;
 } bsRunFrames;
 
-// A failed step's message: the emitter and particle that failed their check, or the result.
-static void bsStepError(const bsConfig* c, const bsWorld* world, int step, bsResult r, char* err, size_t errlen)
+// A step that would need more substeps than motion.max_substeps: why, from the same plan the step
+// made (interaction.h), and what to change.
+static void bsUnstableError(const bsConfig* c, const bsParticles* p, int step, char* err, size_t errlen)
 {
+	bsSubstepPlan plan;
+	bsInteraction_PlanSubsteps(&c->step.interaction, c->step.dt, c->step.gravity, p, &plan);
+	snprintf(err, errlen, "%s: step %d: the interaction needs %.0f substeps, more than motion.max_substeps "
+		"(%d): a particle of radius %g at %g m/s may move a tenth of its radius in %.3g s and the "
+		"shortest contact lasts %.3g s (a substep is at most 1/%g of it); lower motion.dt, soften the "
+		"contact (particles.interaction.contact_time) or raise motion.max_substeps", c->path, step,
+		plan.substeps, c->step.maxSubsteps, plan.radius, plan.speed,
+		BS_SUBSTEP_TRAVEL * plan.radius / plan.speed, plan.period, BS_SUBSTEPS_PER_PERIOD);
+}
+
+// A failed step's message: the emitter and particle that failed their check, or the result.
+static void bsStepError(const bsConfig* c, const bsWorld* world, const bsParticles* p, int step, bsResult r,
+	char* err, size_t errlen)
+{
+	if (r == bs_errUnstable)
+	{
+		bsUnstableError(c, p, step, err, errlen);
+		return;
+	}
 	int emitter;
 	size_t index;
 	if (bsWorld_EmitFailure(world, &emitter, &index))
@@ -658,7 +689,7 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 		run->times->simulate += bsNow() - t0;
 		if (r != bs_ok)
 		{
-			bsStepError(c, world, step, r, err, errlen);
+			bsStepError(c, world, p, step, r, err, errlen);
 			ok = false;
 			break;
 		}
@@ -717,10 +748,12 @@ int bsCheckMain(int argc, char** argv)
 	}
 	uint64_t particles = emission.total;
 	printf("%s: ok: %" PRIu64 " particle%s, %u triangle%s in %u group%s (%" PRIu64 " degenerate dropped), "
-		"%u plane%s; %d step%s of %g s, %s, %s\n",
+		"%u plane%s; %d step%s of %g s, %s, %s%s%s\n",
 		c.path, particles, bsPlural(particles), env.triangleCount, bsPlural(env.triangleCount), env.groupCount,
 		bsPlural(env.groupCount), env.droppedDegenerate, env.planeCount, bsPlural(env.planeCount), c.motion.steps,
-		bsPlural((uint64_t)c.motion.steps), c.step.dt, bsMethodName(c.step.method), bsResponseName(c.step.response));
+		bsPlural((uint64_t)c.motion.steps), c.step.dt, bsMethodName(c.step.method), bsResponseName(c.step.response),
+		c.step.interaction.type != bs_interactionNone ? ", interaction " : "",
+		c.step.interaction.type != bs_interactionNone ? bsInteractionName(c.step.interaction.type) : "");
 	bsEmission_Free(&emission);
 	bsEnvironment_Free(&env);
 	bsConfig_Free(&c);
@@ -794,8 +827,9 @@ int bsRunMain(int argc, char** argv)
 	{
 		goto fail;
 	}
-	if (!bsCheckMemory(c.path, emission.total, env.triangleCount, o.maxMemoryGiven ? o.maxMemory : bsPhysicalMemory(),
-			o.maxMemoryGiven, err, sizeof(err)))
+	int perParticle = c.step.interaction.type == bs_interactionNone ? bs_memoryPerParticle : bs_memoryPerInteracting;
+	if (!bsCheckMemory(c.path, emission.total, perParticle, env.triangleCount,
+			o.maxMemoryGiven ? o.maxMemory : bsPhysicalMemory(), o.maxMemoryGiven, err, sizeof(err)))
 	{
 		goto fail;
 	}

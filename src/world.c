@@ -48,6 +48,7 @@ void bsWorld_Destroy(bsWorld* world)
 	free(world->emitters);
 	free(world->births);
 	free(world->order);
+	bsNeighbourGrid_Free(&world->grid);
 	free(world);
 }
 

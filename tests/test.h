@@ -59,3 +59,4 @@ int ClosestTest(void);
 int ContactTest(void);
 int GridTest(void);
 int FieldTest(void);
+int InteractionTest(void);

@@ -32,6 +32,7 @@ static const Suite suites[] = {
 	{"contact", ContactTest},
 	{"grid", GridTest},
 	{"field", FieldTest},
+	{"interaction", InteractionTest},
 };
 
 enum
