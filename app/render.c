@@ -177,7 +177,9 @@ bool bsRender_Image(const bsRenderInput* in, char* err, size_t errlen)
 		// the image.
 		rename(f.logTmp, f.log);
 		bsProcess_Describe(&out, why, sizeof(why));
-		snprintf(err, errlen, "--render: POV-Ray failed on %s (%s); see %s", scene, why, f.log);
+		bool frame = strcmp(in->imageName, "scene.png") != 0;
+		snprintf(err, errlen, "--render: POV-Ray failed%s%s (%s); see %s", frame ? " making " : "",
+			frame ? in->imageName : "", why, f.log);
 		return false;
 	}
 	struct stat st;

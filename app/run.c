@@ -868,6 +868,12 @@ int bsRunMain(int argc, char** argv)
 	bsCreatedFolders created = {{0}, 0};
 	status = bs_exitFailure;
 
+	if (o.movie && c.output.frameEvery <= 0)
+	{
+		snprintf(err, sizeof(err), "--movie: %s writes no frames; set output.frame_every (e.g. --set "
+			"output.frame_every=10)", c.path);
+		goto fail;
+	}
 	if (o.render)
 	{
 		// Fail before the simulation, not after it, when the render cannot happen.
@@ -880,12 +886,6 @@ int bsRunMain(int argc, char** argv)
 	if (o.movie)
 	{
 		char ffmpeg[BS_PATH_MAX];
-		if (c.output.frameEvery <= 0)
-		{
-			snprintf(err, sizeof(err), "--movie: %s writes no frames; set output.frame_every (e.g. --set "
-				"output.frame_every=10)", c.path);
-			goto fail;
-		}
 		if (!bsMovie_FindFfmpeg("--movie", ffmpeg, sizeof(ffmpeg), err, sizeof(err)))
 		{
 			goto fail;
