@@ -1,4 +1,6 @@
 // render_frames.c — the render list, the up-to-date test and the job scheduler (render_frames.h).
+// sched_getaffinity and CPU_COUNT (glibc, musl): the cores this process may use.
+#define _GNU_SOURCE
 #include "render_frames.h"
 
 #include "inputs.h"
@@ -8,6 +10,7 @@
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +239,18 @@ static void* bsRenderQueue_Work(void* arg)
 	return NULL;
 }
 
+// The cores this process may run on: its affinity mask (what a batch scheduler such as Slurm gives a
+// task), else every online core.
+static int bsRender_Cores(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+	{
+		return CPU_COUNT(&set);
+	}
+	return bsCoreCount();
+}
+
 bool bsRenderPlan_Run(bsRenderPlan* plan, int jobs, int cores, char* err, size_t errlen)
 {
 	int pending = bsRenderPlan_Pending(plan);
@@ -245,7 +260,7 @@ bool bsRenderPlan_Run(bsRenderPlan* plan, int jobs, int cores, char* err, size_t
 		return true;
 	}
 	int processes, threads;
-	bsRender_SplitCores(pending, jobs, cores > 0 ? cores : bsCoreCount(), &processes, &threads);
+	bsRender_SplitCores(pending, jobs, cores > 0 ? cores : bsRender_Cores(), &processes, &threads);
 	bsRenderQueue q = {.plan = plan, .threads = threads, .err = err, .errlen = errlen};
 	pthread_mutex_init(&q.lock, NULL);
 	pthread_t* workers = calloc((size_t)processes, sizeof(pthread_t));

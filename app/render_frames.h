@@ -10,7 +10,8 @@
 // a render farm) counts as up to date when it is newer than its .pov and has the configured size.
 //
 // Jobs: `jobs` POV-Ray processes at once (default: one per core, at most one per image to render),
-// each with cores / jobs render threads (+WT, at least 1), so the total stays within the cores.
+// each with cores / jobs render threads (+WT, at least 1), so the total stays within the cores. The
+// cores are those of the process's affinity mask (a Slurm task's allocation), unless given.
 // Renders are handed out in list order (scene first, then frames by number); after a failure no new
 // render starts, the ones running finish, and the first error is reported.
 #pragma once
@@ -62,8 +63,8 @@ bool bsRenderPlan_Decide(bsRenderPlan* plan, bool force, char* err, size_t errle
 int bsRenderPlan_Pending(const bsRenderPlan* plan);
 
 // Renders the items Decide chose with `jobs` POV-Ray processes at once (0: the default) and cores
-// render threads in all (0: every core). The deferred group (atomic_file.h) must be open. False, with
-// the first failure's message.
+// render threads in all (0: the cores of the affinity mask). The deferred group (atomic_file.h) must
+// be open. False, with the first failure's message.
 bool bsRenderPlan_Run(bsRenderPlan* plan, int jobs, int cores, char* err, size_t errlen);
 
 // The processes and threads each for `pending` renders on `cores` cores with `jobs` requested (0:
