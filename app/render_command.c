@@ -297,13 +297,16 @@ int bsRenderMain(int argc, char** argv)
 	bsAtomicFile_BeginDeferred();
 	bool ok = bsPlanRender(&o, &run, &plan, err, sizeof(err)) && bsRenderPlan_Decide(&plan, o.force, err, sizeof(err)) &&
 		bsRenderPlan_Run(&plan, o.jobs, o.threads, err, sizeof(err));
+	ok = ok ? bsAtomicFile_CommitDeferred(err, sizeof(err)) : (bsAtomicFile_AbortDeferred(), false);
+	// The movie reads the images under their final names: a group of its own, after theirs.
 	bool encoded = false;
 	if (ok && movie && (plan.rendered > 0 || !bsMovie_UpToDate(o.dir, run.frames - 1)))
 	{
+		bsAtomicFile_BeginDeferred();
 		ok = bsMovie_Encode(o.dir, run.frames - 1, run.fps, err, sizeof(err));
+		ok = ok ? bsAtomicFile_CommitDeferred(err, sizeof(err)) : (bsAtomicFile_AbortDeferred(), false);
 		encoded = ok;
 	}
-	ok = ok ? bsAtomicFile_CommitDeferred(err, sizeof(err)) : (bsAtomicFile_AbortDeferred(), false);
 	if (ok && !o.quiet)
 	{
 		printf("blobsim: %d image%s rendered, %d up to date%s, %.1f s -> %s\n", plan.rendered,

@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "render_frames.h"
 
+#include "atomic_file.h"
+#include "files.h"
 #include "inputs.h"
 #include "png_text.h"
 #include "pov_writer.h"
@@ -65,6 +67,7 @@ bool bsRenderPlan_Add(bsRenderPlan* plan, int frame, const char* readPath)
 	bsRenderItem* item = plan->items + plan->count;
 	memset(item, 0, sizeof(*item));
 	item->frame = frame;
+	item->copyOf = -1;
 	char stem[24], path[BS_FRAMES_PATH_MAX];
 	bsRenderItem_Stem(stem, sizeof(stem), frame);
 	snprintf(item->image, sizeof(item->image), "%s.png", stem);
@@ -127,6 +130,43 @@ bool bsRenderPlan_Decide(bsRenderPlan* plan, bool force, char* err, size_t errle
 			return false;
 		}
 		item->render = force || !bsRenderItem_UpToDate(item, plan);
+		item->copyOf = -1;
+	}
+	// The scene is the last frame's state: render it once.
+	for (int s = 0; s < plan->count; ++s)
+	{
+		for (int i = 0; plan->items[s].frame < 0 && plan->items[s].render && i < plan->count; ++i)
+		{
+			bsRenderItem* item = plan->items + i;
+			if (i != s && item->render && strcmp(item->record, plan->items[s].record) == 0)
+			{
+				item->copyOf = s;
+			}
+		}
+	}
+	return true;
+}
+
+// The images that are copies of another, once that one is made: from its pending temporary file (run)
+// or its final name (render DIR), to a file of the deferred group.
+static bool bsRenderPlan_Copy(bsRenderPlan* plan, char* err, size_t errlen)
+{
+	for (int i = 0; i < plan->count; ++i)
+	{
+		const bsRenderItem* item = plan->items + i;
+		if (!item->render || item->copyOf < 0)
+		{
+			continue;
+		}
+		char from[BS_FRAMES_PATH_MAX], to[BS_FRAMES_PATH_MAX];
+		snprintf(from, sizeof(from), "%s/%s", plan->directory, plan->items[item->copyOf].image);
+		snprintf(to, sizeof(to), "%s/%s", plan->directory, item->image);
+		const char* pending = bsAtomicFile_DeferredPath(from);
+		if (!bsCopyFile(pending != NULL ? pending : from, to, err, errlen))
+		{
+			return false;
+		}
+		++plan->rendered;
 	}
 	return true;
 }
@@ -200,7 +240,7 @@ static bsRenderItem* bsRenderQueue_Take(bsRenderQueue* q)
 	while (!q->failed && item == NULL && q->next < q->plan->count)
 	{
 		bsRenderItem* candidate = q->plan->items + q->next++;
-		item = candidate->render ? candidate : NULL;
+		item = candidate->render && candidate->copyOf < 0 ? candidate : NULL;
 	}
 	pthread_mutex_unlock(&q->lock);
 	return item;
@@ -259,6 +299,10 @@ bool bsRenderPlan_Run(bsRenderPlan* plan, int jobs, int cores, char* err, size_t
 	{
 		return true;
 	}
+	for (int i = 0; i < plan->count; ++i)
+	{
+		pending -= plan->items[i].render && plan->items[i].copyOf >= 0;
+	}
 	int processes, threads;
 	bsRender_SplitCores(pending, jobs, cores > 0 ? cores : bsRender_Cores(), &processes, &threads);
 	bsRenderQueue q = {.plan = plan, .threads = threads, .err = err, .errlen = errlen};
@@ -282,5 +326,5 @@ bool bsRenderPlan_Run(bsRenderPlan* plan, int jobs, int cores, char* err, size_t
 	free(workers);
 	pthread_mutex_destroy(&q.lock);
 	plan->rendered = q.rendered;
-	return !q.failed;
+	return !q.failed && bsRenderPlan_Copy(plan, err, errlen);
 }

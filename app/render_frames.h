@@ -34,7 +34,9 @@ typedef struct bsRenderItem
 	char* readPath;     // the scene to read: DIR/NAME.pov or its pending temporary file (owned)
 	char image[32];     // the image's name in DIR
 	char record[192];   // what the image records (set by Decide)
-	bool render;        // to render (set by Decide)
+	bool render;        // to make (set by Decide)
+	int copyOf;         // >= 0: made as a copy of that item's image, which has the same record (the
+	                    // last frame is the final scene); -1: rendered (set by Decide)
 } bsRenderItem;
 
 typedef struct bsRenderPlan
@@ -44,7 +46,7 @@ typedef struct bsRenderPlan
 	bool commitNow;            // each image into place when done (render DIR), not with the group (run)
 	bsRenderItem* items;
 	int count, capacity;
-	int rendered;              // images rendered by Run
+	int rendered;              // images made by Run (rendered or copied)
 } bsRenderPlan;
 
 // An empty plan for DIR.
@@ -55,14 +57,15 @@ void bsRenderPlan_Free(bsRenderPlan* plan);
 // DIR/scene.pov). False when memory runs out.
 bool bsRenderPlan_Add(bsRenderPlan* plan, int frame, const char* readPath);
 
-// Decides which items to render: all with force, else those not up to date (see the top). False, with
-// a message, when a scene cannot be read.
+// Decides which items to make: all with force, else those not up to date (see the top). A frame whose
+// scene has the same bytes as scene.pov (the last frame) is not rendered twice: its image is a copy
+// of scene.png. False, with a message, when a scene cannot be read.
 bool bsRenderPlan_Decide(bsRenderPlan* plan, bool force, char* err, size_t errlen);
 
 // The number of items to render.
 int bsRenderPlan_Pending(const bsRenderPlan* plan);
 
-// Renders the items Decide chose with `jobs` POV-Ray processes at once (0: the default) and cores
+// Renders the items Decide chose (then copies the copies, through atomic_file.h) with `jobs` POV-Ray processes at once (0: the default) and cores
 // render threads in all (0: the cores of the affinity mask). The deferred group (atomic_file.h) must
 // be open. False, with the first failure's message.
 bool bsRenderPlan_Run(bsRenderPlan* plan, int jobs, int cores, char* err, size_t errlen);
