@@ -107,6 +107,24 @@ static bool bsRenderFiles_Finish(const bsRenderFiles* f, const bsRenderInput* in
 	return true;
 }
 
+// After a failure: the log to DIR/render.log (or the log's name), unless a render of lower rank
+// failed too and keeps it.
+static void bsRenderFiles_KeepFailureLog(const bsRenderFiles* f, const bsRenderInput* in)
+{
+	if (in->failure == NULL)
+	{
+		rename(f->logTmp, f->log);
+		return;
+	}
+	pthread_mutex_lock(&in->failure->lock);
+	if (in->rank < in->failure->rank)
+	{
+		in->failure->rank = in->rank;
+		rename(f->logTmp, f->log);
+	}
+	pthread_mutex_unlock(&in->failure->lock);
+}
+
 bool bsRender_Image(const bsRenderInput* in, char* err, size_t errlen)
 {
 	const char* dir = in->directory;
@@ -175,7 +193,7 @@ bool bsRender_Image(const bsRenderInput* in, char* err, size_t errlen)
 		// The message names render.log: put this render's log there now (the group then finds no
 		// temporary file to remove, which is harmless). The caller aborts the group, which removes
 		// the image.
-		rename(f.logTmp, f.log);
+		bsRenderFiles_KeepFailureLog(&f, in);
 		bsProcess_Describe(&out, why, sizeof(why));
 		bool frame = strcmp(in->imageName, "scene.png") != 0;
 		snprintf(err, errlen, "--render: POV-Ray failed%s%s (%s); see %s", frame ? " making " : "",
@@ -185,7 +203,7 @@ bool bsRender_Image(const bsRenderInput* in, char* err, size_t errlen)
 	struct stat st;
 	if (stat(f.tmp, &st) != 0 || !S_ISREG(st.st_mode))
 	{
-		rename(f.logTmp, f.log);
+		bsRenderFiles_KeepFailureLog(&f, in);
 		snprintf(err, errlen, "--render: POV-Ray wrote no image (%s); see %s", f.tmp, f.log);
 		return false;
 	}

@@ -12,13 +12,23 @@
 //   DIR/<stem>.tmp.<pid>.log        POV-Ray's messages: renamed to DIR/<log> like the image; without a
 //                                   log name (frames), removed after a success; after a failure
 //                                   renamed at once to DIR/render.log, so the error can point at it
+//                                   (of several failing at once, the lowest rank's: bsRenderFailure)
 //   DIR/<stem>.tmp.<pid>.pov-state  POV-Ray's own state file (it removes it when it finishes), removed
 // On SIGINT/SIGTERM the command's handler calls bsProcess_StopAllOnSignal (kills and reaps POV-Ray, so
 // it writes nothing after) and then bsAtomicFile_CleanupOnSignal (removes the files above).
 #pragma once
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+// Renders running at once share DIR/render.log for a failure's log: the failure of the lowest rank
+// keeps it, so the message and the log agree whichever render fails first.
+typedef struct bsRenderFailure
+{
+	pthread_mutex_t lock;
+	int rank;  // the lowest rank that failed so far; INT_MAX: none
+} bsRenderFailure;
 
 typedef struct bsRenderInput
 {
@@ -33,6 +43,8 @@ typedef struct bsRenderInput
 	int threads;            // > 0: +WT<threads> (POV-Ray's render threads); 0: POV-Ray's default
 	const char* record;     // not NULL: written into the image as a tEXt chunk "blobsim-render"
 	bool commitNow;         // rename the image (and log) into place as soon as it is complete
+	bsRenderFailure* failure;  // shared by renders running at once; NULL: this one alone
+	int rank;               // this render's rank for failure
 } bsRenderInput;
 
 // The PNG text keyword of bsRenderInput.record.

@@ -11,6 +11,7 @@
 #include "blobsim/parallel.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -227,6 +228,8 @@ typedef struct bsRenderQueue
 	pthread_mutex_t lock;
 	int next;                // the next item to look at
 	bool failed;             // no new render starts
+	int failedIndex;         // the failed item reported: the lowest index that failed
+	bsRenderFailure failure; // which failure keeps render.log: the same lowest index
 	int rendered;
 	char* err;
 	size_t errlen;
@@ -246,16 +249,19 @@ static bsRenderItem* bsRenderQueue_Take(bsRenderQueue* q)
 	return item;
 }
 
-static void bsRenderQueue_Done(bsRenderQueue* q, bool ok, const char* message)
+// The error reported is the failure of the lowest index, like render.log, so that it does not depend
+// on which of the renders running at once failed first.
+static void bsRenderQueue_Done(bsRenderQueue* q, int index, bool ok, const char* message)
 {
 	pthread_mutex_lock(&q->lock);
 	if (ok)
 	{
 		++q->rendered;
 	}
-	else if (!q->failed)
+	else if (!q->failed || index < q->failedIndex)
 	{
 		q->failed = true;
+		q->failedIndex = index;
 		snprintf(q->err, q->errlen, "%s", message);
 	}
 	pthread_mutex_unlock(&q->lock);
@@ -272,9 +278,10 @@ static void* bsRenderQueue_Work(void* arg)
 		bsRenderInput in = {.scenePath = item->readPath, .directory = plan->directory, .imageName = item->image,
 			.logName = item->frame < 0 ? "render.log" : NULL, .width = plan->settings.width,
 			.height = plan->settings.height, .antialias = plan->settings.antialias, .jitter = plan->settings.jitter,
-			.threads = q->threads, .record = item->record, .commitNow = plan->commitNow};
+			.threads = q->threads, .record = item->record, .commitNow = plan->commitNow, .failure = &q->failure,
+			.rank = (int)(item - plan->items)};
 		bool ok = bsRender_Image(&in, message, sizeof(message));
-		bsRenderQueue_Done(q, ok, message);
+		bsRenderQueue_Done(q, in.rank, ok, message);
 	}
 	return NULL;
 }
@@ -307,6 +314,8 @@ bool bsRenderPlan_Run(bsRenderPlan* plan, int jobs, int cores, char* err, size_t
 	bsRender_SplitCores(pending, jobs, cores > 0 ? cores : bsRender_Cores(), &processes, &threads);
 	bsRenderQueue q = {.plan = plan, .threads = threads, .err = err, .errlen = errlen};
 	pthread_mutex_init(&q.lock, NULL);
+	pthread_mutex_init(&q.failure.lock, NULL);
+	q.failure.rank = INT_MAX;
 	pthread_t* workers = calloc((size_t)processes, sizeof(pthread_t));
 	int started = 0;
 	// The calling thread is one of the workers: with one process, no thread is started at all.
@@ -325,6 +334,7 @@ bool bsRenderPlan_Run(bsRenderPlan* plan, int jobs, int cores, char* err, size_t
 	}
 	free(workers);
 	pthread_mutex_destroy(&q.lock);
+	pthread_mutex_destroy(&q.failure.lock);
 	plan->rendered = q.rendered;
 	return !q.failed && bsRenderPlan_Copy(plan, err, errlen);
 }
