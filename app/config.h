@@ -142,6 +142,8 @@ typedef struct bsRenderConfig
 	int height;             // pixels, 16..16384 [600]
 	double antialias;       // POV-Ray +A threshold, >= 0, 0 = off [0.3]
 	double jitter;          // POV-Ray antialias jitter amount (+J), >= 0, 0 = off [1]
+	bool movie;             // encode the rendered frames into animation.mp4 and preview.gif [false]
+	int fps;                // the movie's frames per second, 1..240 [25]
 	bsBlobConfig blob;
 	bsMaterial particleMaterial;  // ["snow"]
 } bsRenderConfig;

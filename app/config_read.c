@@ -140,6 +140,8 @@ static const bsSchemaKey bsRenderKeys[] = {
 	BS_INT("height", bsRenderConfig, height, 16, 16384, 600),
 	BS_NUMBER("antialias", bsRenderConfig, antialias, &bsNonNegative, 0.3),
 	BS_NUMBER("jitter", bsRenderConfig, jitter, &bsNonNegative, 1),
+	BS_KEY("movie", BS_VALUE),
+	BS_INT("fps", bsRenderConfig, fps, 1, 240, 25),
 	BS_KEY("blob", &bsBlobSchema),
 	BS_KEY("particle_material", &bsMaterialSchema)};
 static const bsSchema bsRenderSchema = BS_OBJECT(bsRenderKeys);
@@ -804,6 +806,26 @@ static bool bsReadBlob(bsCtx* c, const cJSON* render, bsBlobConfig* blob)
 	return bsFailExpected(c, what, threshold);
 }
 
+// true or false; def when absent.
+static bool bsReadBool(bsCtx* c, const cJSON* parent, const char* key, bool def, bool* out)
+{
+	const cJSON* v = bsMember(parent, key);
+	*out = def;
+	if (v == NULL)
+	{
+		return true;
+	}
+	if (!cJSON_IsBool(v))
+	{
+		size_t mark = bsPushKey(c, key);
+		bool ok = bsFailExpected(c, "true or false", v);
+		bsPop(c, mark);
+		return ok;
+	}
+	*out = cJSON_IsTrue(v);
+	return true;
+}
+
 static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r)
 {
 	const cJSON* o;
@@ -813,7 +835,8 @@ static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r)
 	}
 	size_t mark = bsPushKey(c, "render");
 	if (!bsReadCamera(c, o, &r->camera) || !bsReadLights(c, o, r) ||
-		!bsReadFields(c, o, &bsRenderSchema, r) || !bsReadBlob(c, o, &r->blob) ||
+		!bsReadFields(c, o, &bsRenderSchema, r) || !bsReadBool(c, o, "movie", false, &r->movie) ||
+		!bsReadBlob(c, o, &r->blob) ||
 		!bsReadMaterial(c, o, "particle_material", "snow", &r->particleMaterial))
 	{
 		return false;

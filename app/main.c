@@ -9,6 +9,7 @@
 #include "compare.h"
 #include "grid.h"
 #include "regress.h"
+#include "render_command.h"
 #include "run.h"
 
 #include "blobsim/version.h"
@@ -28,6 +29,8 @@ typedef struct bsCommand
 
 static const bsCommand bs_commands[] = {
 	{"run", bsRunMain, "run a simulation config and write the POV-Ray scene, particles and summary",
+		bs_exitFailure},
+	{"render", bsRenderMain, "render an output folder's scene and frames with POV-Ray (and a movie)",
 		bs_exitFailure},
 	{"check", bsCheckMain, "validate a config and the files it names without simulating", bs_exitFailure},
 	{"batch", bsBatchMain, "run many configs and parameter sweeps, skipping runs that are up to date",

@@ -13,6 +13,8 @@
 #include "pov_writer.h"
 #include "process.h"
 #include "render.h"
+#include "render_frames.h"
+#include "render_movie.h"
 #include "blobsim/step.h"
 #include "blobsim/timer.h"
 #include "blobsim/triangle.h"
@@ -42,6 +44,8 @@ typedef struct bsRunOptions
 	uint64_t maxMemory;     // --max-memory; 0: no cap
 	bool maxMemoryGiven;
 	bool render;
+	bool movie;  // --movie (implies --render)
+	int jobs;    // --jobs: POV-Ray processes at once; 0: the default (render_frames.h)
 	bool quiet;
 } bsRunOptions;
 
@@ -70,8 +74,9 @@ static void bsRunUsage(FILE* f, bool check)
 		"  scene.pov       the POV-Ray 3.7 scene, every particle a blob component\n"
 		"  particles.ply   every particle: x y z radius vx vy vz and its state (free, stuck, escaped)\n"
 		"  summary.json    counts, contacts by sub-test, BVH statistics, time per phase\n"
-		"  frame_NNNN.pov and animation.ini   with output.frame_every > 0\n"
-		"  scene.png       with --render\n"
+		"  frame_NNNN.pov and animation.ini   with output.frame_every > 0 (frame_0000: the initial state)\n"
+		"  scene.png       with --render, and frame_NNNN.png for every frame\n"
+		"  animation.mp4 and preview.gif      with --movie (or render.movie) and ffmpeg\n"
 		"Each file is written to a temporary file and renamed into place: a failed or interrupted run\n"
 		"leaves none half-written.\n"
 		"\n"
@@ -80,7 +85,12 @@ static void bsRunUsage(FILE* f, bool check)
 		"  --threads N       worker threads, 0 = all cores (default 0); results do not depend on it\n"
 		"  --set KEY=VALUE   override a config value (repeatable), e.g. --set collision.method=exact\n"
 		"  --render          render scene.pov to scene.png with POV-Ray (image size and antialias\n"
-		"                    from the config)\n"
+		"                    from the config), and every frame to frame_NNNN.png; images still up to\n"
+		"                    date (the same scene and settings) are kept, not rendered again\n"
+		"  --jobs N          POV-Ray processes at once for --render (default: one per core, the\n"
+		"                    cores split between them with POV-Ray's +WT)\n"
+		"  --movie           with frames: also encode them into animation.mp4 and preview.gif with\n"
+		"                    ffmpeg (implies --render; fails when ffmpeg is missing)\n"
 		"  --quiet           print nothing but errors\n"
 		"  --max-memory BYTES\n"
 		"                    refuse the run (exit 1, before allocating the particles) when its\n"
@@ -196,6 +206,21 @@ static int bsParseRunOptions(int argc, char** argv, bool check, bsRunOptions* o)
 		{
 			o->render = true;
 			++i;
+		}
+		else if (!check && strcmp(a, "--movie") == 0)
+		{
+			o->movie = true;
+			o->render = true;
+			++i;
+		}
+		else if (!check && (m = bsMatchOption(cmd, "--jobs", argc, argv, &i, &value)) != 0)
+		{
+			long long v;
+			if (m < 0 || !bsParseIntOption(cmd, "--jobs", value, 1, 256, &v))
+			{
+				return bs_exitUsage;
+			}
+			o->jobs = (int)v;
 		}
 		else if (!check && strcmp(a, "--quiet") == 0)
 		{
@@ -454,6 +479,14 @@ static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInp
 
 	cJSON_AddNumberToObject(root, "frames", frames);
 	cJSON_AddBoolToObject(root, "rendered", rendered);
+	// What `blobsim render DIR` renders with (render_command.c).
+	cJSON* render = cJSON_AddObjectToObject(root, "render");
+	cJSON_AddNumberToObject(render, "width", c->render.width);
+	cJSON_AddNumberToObject(render, "height", c->render.height);
+	cJSON_AddNumberToObject(render, "antialias", c->render.antialias);
+	cJSON_AddNumberToObject(render, "jitter", c->render.jitter);
+	cJSON_AddBoolToObject(render, "movie", c->render.movie);
+	cJSON_AddNumberToObject(render, "fps", c->render.fps);
 	cJSON_AddNumberToObject(root, "threads", threads);
 	cJSON* t = cJSON_AddObjectToObject(root, "seconds");
 	cJSON_AddNumberToObject(t, "load", times->load);
@@ -530,7 +563,7 @@ static void bsOnSignal(int sig)
 	_exit(143);
 }
 
-static void bsInstallSignalHandlers(void)
+void bsRun_InstallSignalHandlers(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -616,7 +649,7 @@ typedef struct bsRunFrames
 	bool progress;        // a progress bar on stderr
 	bsPovScene* scene;
 	bsSceneBuffers* buffers;
-	int frames;           // written so far
+	int frames;           // written so far (frame 0 is the initial state)
 	bsRunTimes* times;
 } bsRunFrames;
 
@@ -658,7 +691,7 @@ static bool bsWriteFrame(bsRunFrames* run, const bsParticles* p, char* err, size
 {
 	char name[32], path[BS_PATH_MAX];
 	double t0 = bsNow();
-	bsPov_FrameFileName(name, sizeof(name), ++run->frames);
+	bsPov_FrameFileName(name, sizeof(name), run->frames++);
 	bsJoin(path, sizeof(path), run->dir, name);
 	bool ok = bsWriteSceneFile(path, run->scene, run->buffers, p, err, errlen);
 	run->times->write += bsNow() - t0;
@@ -681,7 +714,7 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 		return false;
 	}
 	bsProgress progress = {run->progress, bsNow(), 0.0};
-	bool ok = true;
+	bool ok = c->output.frameEvery <= 0 || bsWriteFrame(run, p, err, errlen);  // frame 0: before any step
 	for (int step = 1; ok && step <= c->motion.steps; ++step)
 	{
 		double t0 = bsNow();
@@ -702,6 +735,68 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 	}
 	bsWorld_Destroy(world);
 	return ok;
+}
+
+// --- Rendering ---
+
+// The run's images (scene.png and every frame), read from the scenes' pending temporary files; images
+// still up to date are kept (render_frames.h). Counts what it rendered and kept.
+static bool bsRenderOutputs(const bsConfig* c, const bsRunOptions* o, const char* dir, int frames, int* rendered,
+	int* kept, char* err, size_t errlen)
+{
+	bsRenderSettings settings = {c->render.width, c->render.height, c->render.antialias, c->render.jitter};
+	bsRenderPlan plan;
+	bsRenderPlan_Init(&plan, dir, &settings, false);
+	bool ok = true;
+	for (int k = -1; ok && k < frames; ++k)
+	{
+		char name[32], path[BS_PATH_MAX];
+		if (k < 0)
+		{
+			snprintf(name, sizeof(name), "scene.pov");
+		}
+		else
+		{
+			bsPov_FrameFileName(name, sizeof(name), k);
+		}
+		bsJoin(path, sizeof(path), dir, name);
+		const char* pending = bsAtomicFile_DeferredPath(path);
+		ok = bsRenderPlan_Add(&plan, k, pending != NULL ? pending : path);
+	}
+	if (!ok)
+	{
+		snprintf(err, errlen, "%s: out of memory", dir);
+	}
+	ok = ok && bsRenderPlan_Decide(&plan, false, err, errlen) && bsRenderPlan_Run(&plan, o->jobs, 0, err, errlen);
+	*rendered = plan.rendered;
+	*kept = plan.count - bsRenderPlan_Pending(&plan);
+	bsRenderPlan_Free(&plan);
+	return ok;
+}
+
+// After the run's outputs are in place: animation.mp4 and preview.gif from the frames, in a deferred
+// group of their own, unless they are newer than every frame already. False, with a message, when
+// ffmpeg fails or is missing (the caller decides whether that fails the run).
+static bool bsMakeMovie(const bsConfig* c, const char* dir, int frames, bool* made, char* err, size_t errlen)
+{
+	*made = false;
+	char ffmpeg[BS_PATH_MAX];
+	if (!bsMovie_FindFfmpeg("render.movie", ffmpeg, sizeof(ffmpeg), err, errlen))
+	{
+		return false;
+	}
+	if (bsMovie_UpToDate(dir, frames - 1))
+	{
+		return true;
+	}
+	bsAtomicFile_BeginDeferred();
+	if (!bsMovie_Encode(dir, frames - 1, c->render.fps, err, errlen))
+	{
+		bsAtomicFile_AbortDeferred();
+		return false;
+	}
+	*made = bsAtomicFile_CommitDeferred(err, errlen);
+	return *made;
 }
 
 // --- Commands ---
@@ -762,7 +857,7 @@ int bsCheckMain(int argc, char** argv)
 
 int bsRunMain(int argc, char** argv)
 {
-	bsInstallSignalHandlers();
+	bsRun_InstallSignalHandlers();
 	bsRunOptions o;
 	int status = bsParseRunOptions(argc, argv, false, &o);
 	if (status >= 0)
@@ -801,19 +896,31 @@ int bsRunMain(int argc, char** argv)
 	memset(&stats, 0, sizeof(stats));
 	int frames = 0;
 	bool rendered = false;
+	int imagesRendered = 0, imagesKept = 0;
 	bool deferred = false;
 	bsCreatedFolders created = {{0}, 0};
 	status = bs_exitFailure;
 
+	if (o.movie && c.output.frameEvery <= 0)
+	{
+		snprintf(err, sizeof(err), "--movie: %s writes no frames; set output.frame_every (e.g. --set "
+			"output.frame_every=10)", c.path);
+		goto fail;
+	}
 	if (o.render)
 	{
 		// Fail before the simulation, not after it, when the render cannot happen.
 		char povray[BS_PATH_MAX];
-		if (!bsFindProgram("povray", povray, sizeof(povray)))
+		if (!bsRender_FindPovray("--render", dir, povray, sizeof(povray), err, sizeof(err)))
 		{
-			snprintf(err, sizeof(err), "--render: POV-Ray is not installed (no 'povray' on PATH); install "
-				"it with 'apt-get install povray', or run without --render and render %s/scene.pov yourself",
-				dir);
+			goto fail;
+		}
+	}
+	if (o.movie)
+	{
+		char ffmpeg[BS_PATH_MAX];
+		if (!bsMovie_FindFfmpeg("--movie", ffmpeg, sizeof(ffmpeg), err, sizeof(err)))
+		{
 			goto fail;
 		}
 	}
@@ -880,7 +987,7 @@ int bsRunMain(int argc, char** argv)
 		if (frames > 0)
 		{
 			bsJoin(path, sizeof(path), dir, "animation.ini");
-			if (!bsPov_WriteAnimationIni(path, frames, c.render.width, c.render.height, c.render.antialias,
+			if (!bsPov_WriteAnimationIni(path, frames - 1, c.render.width, c.render.height, c.render.antialias,
 					c.render.jitter, err, sizeof(err)))
 			{
 				goto fail;
@@ -890,11 +997,7 @@ int bsRunMain(int argc, char** argv)
 		if (o.render)
 		{
 			t0 = bsNow();
-			bsJoin(path, sizeof(path), dir, "scene.pov");
-			const char* pending = bsAtomicFile_DeferredPath(path);
-			bsRenderInput ri = {pending != NULL ? pending : path, dir, c.render.width, c.render.height,
-				c.render.antialias, c.render.jitter};
-			if (!bsRender_Scene(&ri, err, sizeof(err)))
+			if (!bsRenderOutputs(&c, &o, dir, frames, &imagesRendered, &imagesKept, err, sizeof(err)))
 			{
 				goto fail;
 			}
@@ -922,6 +1025,19 @@ int bsRunMain(int argc, char** argv)
 		goto fail;
 	}
 
+	bool movie = false;
+	if (rendered && frames > 0 && (o.movie || c.render.movie) && !bsMakeMovie(&c, dir, frames, &movie, err, sizeof(err)))
+	{
+		// The run's outputs are in place. Only an explicit --movie fails the run; render.movie in a
+		// config (which may travel to a machine without ffmpeg) warns.
+		if (o.movie)
+		{
+			fprintf(stderr, "blobsim: %s (the run's other outputs are written)\n", err);
+			status = bs_exitFailure;
+			goto done;
+		}
+		fprintf(stderr, "blobsim: warning: %s\n", err);
+	}
 	if (!o.quiet)
 	{
 		uint64_t counts[bs_particleStateCount];
@@ -931,6 +1047,11 @@ int bsRunMain(int argc, char** argv)
 			p.count, bsPlural(p.count), counts[bs_particleStuck], counts[bs_particleFree], counts[bs_particleEscaped],
 			c.motion.steps, bsPlural((uint64_t)c.motion.steps), bsMethodName(c.step.method),
 			bsResponseName(c.step.response), bsNow() - start, dir, rendered ? " (+ scene.png)" : "");
+		if (rendered && frames > 0)
+		{
+			printf("blobsim: %d image%s rendered, %d up to date%s\n", imagesRendered, bsPlural((uint64_t)imagesRendered),
+				imagesKept, movie ? "; animation.mp4 and preview.gif" : "");
+		}
 	}
 	status = bs_exitOk;
 
@@ -947,6 +1068,7 @@ fail:
 	{
 		fprintf(stderr, "blobsim: %s\n", err);
 	}
+done:
 	bsSceneBuffers_Free(&buffers);
 	bsParticles_Free(&p);
 	bsEmission_Free(&emission);

@@ -27,7 +27,7 @@ determinism)
 	run "$work/a" --threads 1
 	run "$work/b" --threads 2
 	run "$work/c" --threads 3
-	for f in scene.pov particles.ply frame_0001.pov frame_0002.pov animation.ini animation.pov; do
+	for f in scene.pov particles.ply frame_0000.pov frame_0001.pov frame_0002.pov animation.ini animation.pov; do
 		cmp -s "$work/a/$f" "$work/b/$f" || fail "$f differs between 1 and 2 threads"
 		cmp -s "$work/a/$f" "$work/c/$f" || fail "$f differs between 1 and 3 threads"
 	done
@@ -104,7 +104,10 @@ for name, code in (("free", 0), ("stuck", 1), ("escaped", 2)):
     assert p[name] == states.count(code), (name, p[name], states.count(code))
 assert s["contacts"]["total"] == sum(v for k, v in s["contacts"].items() if k != "total")
 assert s["contacts"]["total"] > 0 and s["queries"]["count"] >= count
-assert s["method"] == "exact" and s["steps"] == 6 and s["frames"] == 2
+# Frames after steps 3 and 6, and frame 0 (the initial state).
+assert s["method"] == "exact" and s["steps"] == 6 and s["frames"] == 3
+# What `blobsim render DIR` renders with: the config's render settings.
+assert s["render"] == {"width": 96, "height": 72, "antialias": 0, "jitter": 1, "movie": False, "fps": 25}, s["render"]
 assert s["environment"]["triangles"] == 14 and s["environment"]["planes"] == 1
 # What the run read (for blobsim batch): no overrides, one input file, its size and FNV-1a 64.
 def fnv1a64(path):

@@ -1314,8 +1314,8 @@ static int PovRenderTest(void)
 	ENSURE(isPng);
 	printf("  pov: rendered a 64x48 scene with 50 blob components in 4 blobs (%ld bytes of PNG)\n", pngSize);
 
-	// An animation of two frames, then a single-frame one.
-	for (int frame = 1; frame <= 2; ++frame)
+	// An animation of frames 0 .. 2, then frame 1 alone (+SF1 +EF1), then a single-frame one.
+	for (int frame = 0; frame <= 2; ++frame)
 	{
 		char name[32];
 		bsPov_FrameFileName(name, sizeof(name), frame);
@@ -1329,22 +1329,32 @@ static int PovRenderTest(void)
 	ENSURE(bsPov_WriteAnimationIni(path, 2, 32, 24, 0.3, 1.0, err, sizeof(err)));
 	snprintf(command, sizeof(command), "cd '%s' && povray animation.ini -GA >animation.log 2>&1", dir);
 	status = system(command);
-	char png1[700], png2[700];
-	snprintf(png1, sizeof(png1), "%s/frame_1.png", dir);
-	snprintf(png2, sizeof(png2), "%s/frame_2.png", dir);
-	if (status != 0 || FileSize(png1) <= 0 || FileSize(png2) <= 0)
+	char frames[3][700];
+	bool all = true;
+	for (int frame = 0; frame <= 2; ++frame)
 	{
-		snprintf(command, sizeof(command), "cat '%s/animation.log' >&2", dir);
+		// Named like the scenes: frame_0000.png for frame_0000.pov.
+		snprintf(frames[frame], sizeof(frames[frame]), "%s/frame_%04d.png", dir, frame);
+		all = all && FileSize(frames[frame]) > 0;
+	}
+	if (status != 0 || !all)
+	{
+		snprintf(command, sizeof(command), "ls '%s'; cat '%s/animation.log' >&2", dir, dir);
 		ENSURE(system(command) >= 0);
 	}
-	ENSURE(status == 0 && FileSize(png1) > 0 && FileSize(png2) > 0);
-	ENSURE(unlink(png1) == 0);
+	ENSURE(status == 0 && all);
+	ENSURE(unlink(frames[0]) == 0 && unlink(frames[1]) == 0 && unlink(frames[2]) == 0);
+	snprintf(command, sizeof(command), "cd '%s' && povray animation.ini +SF1 +EF1 -GA >animation.log 2>&1", dir);
+	status = system(command);
+	ENSURE(status == 0 && FileSize(frames[0]) < 0 && FileSize(frames[1]) > 0 && FileSize(frames[2]) < 0);
+	ENSURE(unlink(frames[1]) == 0);
 	snprintf(path, sizeof(path), "%s/single.ini", dir);
-	ENSURE(bsPov_WriteAnimationIni(path, 1, 32, 24, 0.0, 1.0, err, sizeof(err)));
+	ENSURE(bsPov_WriteAnimationIni(path, 0, 32, 24, 0.0, 1.0, err, sizeof(err)));
 	snprintf(command, sizeof(command), "cd '%s' && povray single.ini -GA >single.log 2>&1", dir);
 	status = system(command);
-	ENSURE(status == 0 && FileSize(png1) > 0);
-	printf("  pov: `povray animation.ini` rendered frame_1.png and frame_2.png; a 1-frame .ini frame_1.png\n");
+	ENSURE(status == 0 && FileSize(frames[0]) > 0);
+	printf("  pov: `povray animation.ini` rendered frame_0000.png .. frame_0002.png, +SF1 +EF1 frame 1 "
+		"alone; a 1-frame .ini frame_0000.png\n");
 
 	snprintf(path, sizeof(path), "%s/jitter.ini", dir);
 	ENSURE(bsPov_WriteAnimationIni(path, 2, 32, 24, 0.3, 0.0, err, sizeof(err)));
