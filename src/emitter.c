@@ -175,6 +175,7 @@ static bsResult bsEmitShape(const bsEmitterDef* def, bsRng* rng, bsParticles* p,
 		p->radius[i] = radius;
 		p->velocity[i] = def->velocity;
 		p->state[i] = bs_particleFree;
+		p->id[i] = (uint32_t)i;
 	}
 	p->count = first + (size_t)n;
 	return bsCheckAppended(p, first, failed);
@@ -256,6 +257,7 @@ bsResult bsEmitterDef_EmitRange(const bsEmitterDef* def, uint64_t first, uint64_
 	for (uint64_t k = first; k < first + count; ++k)
 	{
 		size_t i = p->count++;
+		p->id[i] = (uint32_t)i;
 		if (list)
 		{
 			const bsParticleDef* d = def->list + k % def->listCount;

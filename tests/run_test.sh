@@ -48,6 +48,10 @@ determinism)
 	# 315 + 800 + 100 particles; some expired.
 	count=$(grep -a -m1 '^element vertex' "$work/ra/particles.ply" | cut -d' ' -f3)
 	[ "$count" = 1215 ] || fail "$count particles with emission over time, expected 1215"
+	# The summary counts the expired among the escaped, and every particle born.
+	python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["particles"]
+assert p["emitted"] == 1215 and 0 < p["expired"] <= p["escaped"], p' "$work/ra/summary.json" ||
+		fail "summary.json: emitted or expired wrong"
 	;;
 golden)
 	run "$work/a"
@@ -74,8 +78,10 @@ data = open(d + "/particles.ply", "rb").read()
 head, body = data.split(b"end_header\n", 1)
 count = int([l for l in head.decode().splitlines() if l.startswith("element vertex")][0].split()[2])
 assert count == 12 * 2 * 12 + 100, f"{count} particles in the PLY, expected 388"
-row = 7 * 4 + 1
+row = 7 * 4 + 1 + 4
 assert len(body) == count * row, "PLY body size"
+ids = [struct.unpack_from("<I", body, i * row + 29)[0] for i in range(count)]
+assert ids == list(range(count)), "ids: birth order, 0 .. count - 1"
 states = [body[i * row + 28] for i in range(count)]
 radii = [struct.unpack_from("<f", body, i * row + 12)[0] for i in range(count)]
 assert all(0.03 * 0.8 - 1e-6 <= r <= 0.03 * 1.2 + 1e-6 for r in radii), "radius spread"
@@ -84,6 +90,7 @@ p = s["particles"]
 assert p["total"] == count
 for name, code in (("free", 0), ("stuck", 1), ("escaped", 2)):
     assert p[name] == states.count(code), (name, p[name], states.count(code))
+assert p["emitted"] == count and p["expired"] == 0, (p["emitted"], p["expired"])
 assert s["contacts"]["total"] == sum(v for k, v in s["contacts"].items() if k != "total")
 assert s["contacts"]["total"] > 0 and s["queries"]["count"] >= count
 assert s["method"] == "exact" and s["steps"] == 6 and s["frames"] == 2
@@ -123,11 +130,12 @@ def read(p):
     data = open(p, "rb").read()
     head, body = data.split(b"end_header\n", 1)
     n = int([l for l in head.decode().splitlines() if l.startswith("element vertex")][0].split()[2])
-    return [struct.unpack_from("<7fB", body, i * 29) for i in range(n)]
+    return [struct.unpack_from("<7fBI", body, i * 33) for i in range(n)]
 a, b = read(sys.argv[1]), read(sys.argv[2])
 assert len(a) == len(b), (len(a), len(b))
 for pa, pb in zip(a, b):
     assert pa[3] == pb[3], "radius kept"
+    assert pa[8] == pb[8], "ids kept: the file's particles are born in file order"
     if pa[7] != 0:
         assert pa == pb, "stuck and escaped particles stay as they were"
 PY

@@ -465,6 +465,13 @@ static int RateThreads(void)
 		ENSURE(memcmp(p[0].velocity, p[t].velocity, n * sizeof(bsVec3)) == 0);
 		ENSURE(memcmp(p[0].radius, p[t].radius, n * sizeof(double)) == 0);
 		ENSURE(memcmp(p[0].state, p[t].state, n) == 0);
+		ENSURE(memcmp(p[0].id, p[t].id, n * sizeof(uint32_t)) == 0);
+	}
+	// Ids in birth order across emitters and steps: the set's arrays are appended to only, so the
+	// particle in slot i was the i-th born.
+	for (size_t i = 0; i < p[0].count; ++i)
+	{
+		ENSURE(p[0].id[i] == i);
 	}
 	for (int t = 0; t < 3; ++t)
 	{
