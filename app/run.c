@@ -712,7 +712,7 @@ int bsCheckMain(int argc, char** argv)
 		bsConfig_Free(&c);
 		return bsFail(err);
 	}
-	if (!bsEmission_Load(&emission, &c, err, sizeof(err)))
+	if (!bsEmission_Load(&emission, &c, &env, err, sizeof(err)))
 	{
 		bsEnvironment_Free(&env);
 		bsConfig_Free(&c);
@@ -793,7 +793,7 @@ int bsRunMain(int argc, char** argv)
 	{
 		goto fail;
 	}
-	if (!bsEmission_Load(&emission, &c, err, sizeof(err)))
+	if (!bsEmission_Load(&emission, &c, &env, err, sizeof(err)))
 	{
 		goto fail;
 	}

@@ -274,12 +274,12 @@ static void bsSurface_Emit(const bsSurface* s, bsRng* rng, bsVec3* position, bsV
 		b = 1.0 - b;
 	}
 	*position = bsMulAdd(bsMulAdd(t->p1, a, bsSub(t->p2, t->p1)), b, bsSub(t->p3, t->p1));
+	*normal = s->back ? bsScale(-1.0, t->n) : t->n;
 	bsVec3 u, w;
-	bsBasis(t->n, &u, &w);
-	bsVec3 dir = bsConeDirection(t->n, u, w, s->coneAngle, rng);
+	bsBasis(*normal, &u, &w);
+	bsVec3 dir = bsConeDirection(*normal, u, w, s->coneAngle, rng);
 	double speed = s->speedMin + bsRng_Uniform(rng) * (s->speedMax - s->speedMin);
 	*velocity = bsScale(speed, dir);
-	*normal = t->n;
 }
 
 // Particle k of a shape emitted one at a time: its position (and a nozzle's or surface's velocity;

@@ -154,7 +154,7 @@ static int Surface(void)
 	ENSURE(fabs(total - totalArea) <= 1e-9 * totalArea);
 	bsEmitterDef def = bsDefaultEmitterDef();
 	def.shape.type = bs_emitterSurface;
-	def.shape.surface = (bsSurface){t, cumulative, bs_surfaceTriangles, 0.002, 40.0 * 3.141592653589793 / 180.0, 0.5, 2.0};
+	def.shape.surface = (bsSurface){t, cumulative, bs_surfaceTriangles, 0.002, 40.0 * 3.141592653589793 / 180.0, 0.5, 2.0, false};
 	ENSURE(bsSurface_IsValid(&def.shape.surface));
 	def.radius = 0.01;
 	def.radiusSpread = 0.5;
@@ -231,6 +231,20 @@ static int Surface(void)
 	ENSURE(bsEmitterDef_EmitRange(&def, 0, 1000, &rng, &again, &failed) == bs_ok);
 	ENSURE(memcmp(again.position, p.position, 1000 * sizeof(bsVec3)) == 0 &&
 		memcmp(again.velocity, p.velocity, 1000 * sizeof(bsVec3)) == 0);
+	// Off the back: the same draws, the particle on the other side, moving into the cone about -n.
+	def.shape.surface.back = true;
+	rng = bsMakeRng(11);
+	again.count = 0;
+	ENSURE(bsEmitterDef_EmitRange(&def, 0, 1000, &rng, &again, &failed) == bs_ok);
+	for (int i = 0; i < 1000; ++i)
+	{
+		int k = SurfaceTriangleOf(t, p.position[i], p.radius[i] + def.shape.surface.gap);
+		ENSURE(k >= 0 && again.radius[i] == p.radius[i]);
+		ENSURE_SMALL(bsTriangle_PlaneDistance(t + k, again.position[i]) + p.radius[i] + def.shape.surface.gap, 1e-9);
+		double speed = bsLength(again.velocity[i]);
+		ENSURE(speed >= 0.5 - 1e-12 && bsDot(again.velocity[i], t[k].n) <= -cosMax * speed + 1e-12);  // the cone about -n
+	}
+	def.shape.surface.back = false;
 	// Triangles 1 and 4 selected (areas 0.045 and 50): none on another, 1 in 1112 on triangle 1 (18
 	// of 20000 expected; a standard deviation of 4.2).
 	uint8_t selected[bs_surfaceTriangles] = {0, 1, 0, 0, 1, 0, 0, 0};
@@ -285,7 +299,7 @@ static int Births(void)
 	ENSURE(bsEmitterDef_Born(&def, 1e300) == 30);
 
 	// A grid with a rate lays its lattice cell by cell and starts again: two rounds of the lattice.
-	def.shape = (bsEmitter){bs_emitterGrid, {0, 0, 0}, {4, 2, 3}, {4, 2, 3}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0}};
+	def.shape = (bsEmitter){bs_emitterGrid, {0, 0, 0}, {4, 2, 3}, {4, 2, 3}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false}};
 	bsVec3 lattice[24];
 	bsRng rng = bsMakeRng(1);
 	bsEmitter_Emit(&def.shape, &rng, lattice);
@@ -309,7 +323,7 @@ int EmitterTest(void)
 	RUN_SUBTEST(Births());
 
 	// A 4 x 2 x 3 lattice in [0,4] x [0,2] x [0,3]: cell centres at .5, x fastest.
-	bsEmitter grid = {bs_emitterGrid, {0, 0, 0}, {4, 2, 3}, {4, 2, 3}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0}};
+	bsEmitter grid = {bs_emitterGrid, {0, 0, 0}, {4, 2, 3}, {4, 2, 3}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false}};
 	uint64_t n;
 	ENSURE(bsEmitter_Count(&grid, 1000, &n) == bs_ok && n == 24);
 	bsVec3 p[24];
@@ -334,7 +348,7 @@ int EmitterTest(void)
 	ENSURE(memcmp(a, p, sizeof(a)) != 0);
 
 	// Random points fill the box.
-	bsEmitter random = {bs_emitterRandom, {-1, 2, 3}, {1, 3, 5}, {20000, 0, 0}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0}};
+	bsEmitter random = {bs_emitterRandom, {-1, 2, 3}, {1, 3, 5}, {20000, 0, 0}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false}};
 	ENSURE(bsEmitter_Count(&random, 100000, &n) == bs_ok && n == 20000);
 	bsVec3* r = malloc(20000 * sizeof(bsVec3));
 	ENSURE(r != NULL);
@@ -350,7 +364,7 @@ int EmitterTest(void)
 	free(r);
 
 	// Counts beyond the limit or overflowing 64 bits are errors, not wraparound.
-	bsEmitter huge = {bs_emitterGrid, {0, 0, 0}, {1, 1, 1}, {1ull << 32, 1ull << 32, 2}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0}};
+	bsEmitter huge = {bs_emitterGrid, {0, 0, 0}, {1, 1, 1}, {1ull << 32, 1ull << 32, 2}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false}};
 	ENSURE(bsEmitter_Count(&huge, UINT64_MAX, &n) == bs_errTooLarge);
 	huge.count[2] = 1;
 	ENSURE(bsEmitter_Count(&huge, 1ull << 40, &n) == bs_errTooLarge);

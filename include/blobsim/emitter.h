@@ -13,6 +13,7 @@
 #include "blobsim/triangle.h"
 #include "blobsim/vec3.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,6 +53,8 @@ typedef struct bsSurface
 	double gap;                   // scene units beyond the radius, >= 0
 	double coneAngle;             // half-angle, radians, 0..pi/2 (a direction off the face)
 	double speedMin, speedMax;    // 0 <= speedMin <= speedMax
+	bool back;                    // off the back of the faces: n is replaced by -n (for a mesh wound
+	                              // the other way)
 } bsSurface;
 
 // The shape of a grid, random, nozzle or surface emitter.
