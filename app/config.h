@@ -104,7 +104,7 @@ typedef struct bsParticlesConfig
 {
 	double radius;          // > 0 (required)
 	double radiusSpread;    // radii uniform in radius * [1 - s, 1 + s], s in [0, 1] [0]
-	bsVec3 velocity;        // initial velocity of every particle but a nozzle's [0, 0, 0]
+	bsVec3 velocity;        // initial velocity of every particle but a nozzle's or surface's [0, 0, 0]
 	double lifetime;        // seconds a particle lives from the step it is emitted in, > 0 [infinity]
 	bsEmitterConfig* emitters;
 	int emitterCount;       // >= 1
