@@ -767,7 +767,7 @@ static bool bsStoreVertex(bsPlyBody* b, size_t item, const double* v, bsPlyParti
 	double id = v[bsTarget_id];
 	if (!(id >= 0.0 && id <= 4294967295.0 && id == floor(id)))
 	{
-		return bsPlyFail(b->c, line, "vertex %zu: id %g is not an integer from 0 to 4294967295", item, id);
+		return bsPlyFail(b->c, line, "vertex %zu: id %.17g is not an integer from 0 to 4294967295", item, id);
 	}
 	out->position = bsV3(v[bsTarget_x], v[bsTarget_y], v[bsTarget_z]);
 	out->velocity = bsV3(v[bsTarget_vx], v[bsTarget_vy], v[bsTarget_vz]);
