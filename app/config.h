@@ -88,8 +88,8 @@ typedef struct bsEmitterConfig
 	bsEmitter emitter;      // grid: type, min < max, count[0..2] >= 1, jitter in [0, 1] [0];
 	                        // random: type, min < max, count[0] >= 1 (count[1], count[2] 0, jitter 0);
 	                        // nozzle: type, nozzle (direction unit, cone angle in radians), count[0]
-	                        // surface: type, surface's gap, cone angle (radians, 0..pi/2) and
-	                        // speeds, count[0] (its tables NULL)
+	                        // surface: type, surface's gap (>= 0 [1e-6 radius]), side, cone angle
+	                        // (radians, 0..pi/2) and speeds, count[0] (its tables NULL)
 	                        // (random, nozzle and surface: 0 with a rate)
 	int mesh;               // surface: index into environment.meshes [0]
 	char* group;            // surface: the OBJ group, matched as in `materials`; NULL: every triangle

@@ -441,8 +441,10 @@ static bool bsReadNozzle(bsCtx* c, const cJSON* v, bsNozzle* n)
 }
 
 // A surface's mesh (an index into environment.meshes, checked against it when the meshes are
-// loaded), its group (a name as for materials, or every triangle of the mesh), gap, cone and speeds.
-static bool bsReadSurface(bsCtx* c, const cJSON* v, bsEmitterConfig* em)
+// loaded), its group (a name as for materials, or every triangle of the mesh), gap, side, cone and
+// speeds. The gap's default, a millionth of the radius, keeps a sphere from starting on its face:
+// the sweeps count a face the sphere touches at the start as a contact, even moving away.
+static bool bsReadSurface(bsCtx* c, const cJSON* v, double radius, bsEmitterConfig* em)
 {
 	static const bsRange halfAngle = {0.0, 90.0, false, "a number from 0 to 90 (degrees: off the face)"};
 	static const char* const sides[] = {"front", "back"};
@@ -451,7 +453,7 @@ static bool bsReadSurface(bsCtx* c, const cJSON* v, bsEmitterConfig* em)
 	int side = 0;
 	if (!bsReadInteger(c, v, "mesh", 0.0, (double)INT_MAX, 0.0, &mesh) ||
 		!bsReadChoice(c, v, "side", false, sides, 2, 0, &side) ||
-		!bsReadNumber(c, v, "gap", false, &bsNonNegative, 0.0, &s->gap) ||
+		!bsReadNumber(c, v, "gap", false, &bsNonNegative, 1e-6 * radius, &s->gap) ||
 		!bsReadNumber(c, v, "cone_angle", false, &halfAngle, 0.0, &degrees) ||
 		!bsReadSpeed(c, v, &s->speedMin, &s->speedMax))
 	{
@@ -490,10 +492,11 @@ static bool bsCheckCountOrRate(bsCtx* c, const cJSON* v, const bsEmitterConfig* 
 	return bsFail(c, "not used with a rate (the emitter makes rate x (stop - start) particles)");
 }
 
-// user: the running total of particles (int64_t).
+// user: the particles section read so far (its radius, and the running total of particles).
 static bool bsReadEmitter(bsCtx* c, const cJSON* v, void* element, void* user)
 {
 	bsEmitterConfig* em = element;
+	bsParticlesConfig* pc = user;
 	if (!cJSON_IsObject(v))
 	{
 		return bsFailExpected(c, bsEmitterSchema.what, v);
@@ -508,7 +511,8 @@ static bool bsReadEmitter(bsCtx* c, const cJSON* v, void* element, void* user)
 	if (type == bs_emitterFileIndex)
 	{
 		// Its particles are known when read, unless a rate says how many.
-		return bsReadFile(c, v, "file", true, NULL, &em->file) && (em->rate == 0.0 || bsCountRate(c, em, user));
+		return bsReadFile(c, v, "file", true, NULL, &em->file) &&
+			(em->rate == 0.0 || bsCountRate(c, em, &pc->particleCount));
 	}
 	bsEmitter* e = &em->emitter;
 	e->type = (bsEmitterType)type;
@@ -520,7 +524,7 @@ static bool bsReadEmitter(bsCtx* c, const cJSON* v, void* element, void* user)
 	double asRead = 0.0;
 	bool counted = em->rate == 0.0 || e->type == bs_emitterGrid;
 	bool shape = type == bs_emitterNozzle || type == bs_emitterSurface
-		? (type == bs_emitterNozzle ? bsReadNozzle(c, v, &e->nozzle) : bsReadSurface(c, v, em)) &&
+		? (type == bs_emitterNozzle ? bsReadNozzle(c, v, &e->nozzle) : bsReadSurface(c, v, pc->radius, em)) &&
 			(!counted || bsReadEmitterCount(c, v, e, &asRead))
 		: bsReadVec3(c, v, "min", true, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0), &e->min) &&
 			bsReadVec3(c, v, "max", true, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0), &e->max) &&
@@ -534,9 +538,9 @@ static bool bsReadEmitter(bsCtx* c, const cJSON* v, void* element, void* user)
 	bool over = counted && bsEmitter_Count(e, BS_CONFIG_MAX_PARTICLES, &n) != bs_ok;
 	if (em->rate > 0.0 && !over)
 	{
-		return bsCountRate(c, em, user);
+		return bsCountRate(c, em, &pc->particleCount);
 	}
-	return bsCountParticles(c, "count", "", asRead, over, n, em, user);
+	return bsCountParticles(c, "count", "", asRead, over, n, em, &pc->particleCount);
 }
 
 static bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p)
@@ -569,7 +573,7 @@ static bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p)
 		return bsOutOfMemory(c);
 	}
 	if (!bsReadElements(c, "emitters", emitters, bsReadEmitter, p->emitters, sizeof *p->emitters,
-			&p->emitterCount, &p->particleCount))
+			&p->emitterCount, p))
 	{
 		return false;
 	}
