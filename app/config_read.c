@@ -5,6 +5,7 @@
 #include "config_read.h"
 
 #include "config_material.h"
+#include "config_path.h"
 #include "pov_writer.h"
 
 #include <float.h>
@@ -39,13 +40,15 @@ static const bsSchemaKey bsEnvironmentKeys[] = {
 	BS_KEY("meshes", &bsMeshArraySchema), BS_KEY("planes", &bsPlaneArraySchema)};
 static const bsSchema bsEnvironmentSchema = BS_OBJECT(bsEnvironmentKeys);
 
-// Every emitter key; each type allows a subset (bsGridKeys, bsRandomKeys, bsFileKeys, bsNozzleKeys),
+// Every emitter key; each type allows a subset (bsGridKeys, bsRandomKeys, bsFileKeys, bsNozzleKeys,
+// bsSurfaceKeys),
 // and every type the timing keys (BS_TIMING_KEYS).
 #define BS_TIMING_KEYS BS_KEY("start", BS_VALUE), BS_KEY("stop", BS_VALUE), BS_KEY("rate", BS_VALUE)
 static const bsSchemaKey bsEmitterKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("min", BS_VALUE),
 	BS_KEY("max", BS_VALUE), BS_KEY("count", BS_VALUE), BS_KEY("jitter", BS_VALUE),
 	BS_KEY("file", BS_VALUE), BS_KEY("center", BS_VALUE), BS_KEY("direction", BS_VALUE),
 	BS_KEY("disk_radius", BS_VALUE), BS_KEY("cone_angle", BS_VALUE), BS_KEY("speed", BS_VALUE),
+	BS_KEY("mesh", BS_VALUE), BS_KEY("group", BS_VALUE), BS_KEY("gap", BS_VALUE), BS_KEY("side", BS_VALUE),
 	BS_TIMING_KEYS};
 static const bsSchema bsEmitterSchema = BS_ELEMENT(bsEmitterKeys, "an object (an emitter)");
 static const bsSchema bsEmitterArraySchema = BS_ARRAY(&bsEmitterSchema);
@@ -56,6 +59,9 @@ static const bsSchemaKey bsRandomKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("min
 static const bsSchemaKey bsFileKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("file", BS_VALUE), BS_TIMING_KEYS};
 static const bsSchemaKey bsNozzleKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("center", BS_VALUE),
 	BS_KEY("direction", BS_VALUE), BS_KEY("disk_radius", BS_VALUE), BS_KEY("cone_angle", BS_VALUE),
+	BS_KEY("speed", BS_VALUE), BS_KEY("count", BS_VALUE), BS_TIMING_KEYS};
+static const bsSchemaKey bsSurfaceKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("mesh", BS_VALUE),
+	BS_KEY("group", BS_VALUE), BS_KEY("gap", BS_VALUE), BS_KEY("side", BS_VALUE), BS_KEY("cone_angle", BS_VALUE),
 	BS_KEY("speed", BS_VALUE), BS_KEY("count", BS_VALUE), BS_TIMING_KEYS};
 
 // particles.interaction: a type name, or an object with a type and that type's keys (bsCheckKeysOf),
@@ -263,7 +269,9 @@ static bool bsReadEnvironment(bsCtx* c, const cJSON* root, bsEnvironmentConfig* 
 // --- Particles ---
 
 // The `type` of an emitter, in the order of bsEmitterType, with the config's `file` for the list.
-static const char* const bsEmitterNames[] = {"grid", "random", "file", "nozzle"};
+static const char* const bsEmitterNames[] = {"grid", "random", "file", "nozzle", "surface"};
+_Static_assert(sizeof(bsEmitterNames) / sizeof(bsEmitterNames[0]) == bs_emitterTypeCount,
+	"a config name for every emitter type");
 enum
 {
 	bs_emitterFileIndex = bs_emitterList
@@ -295,10 +303,12 @@ static bool bsCheckKeysOf(bsCtx* c, const cJSON* v, const bsSchemaKey* keys, int
 static bool bsCheckEmitterKeys(bsCtx* c, const cJSON* v, int type)
 {
 	const bsSchemaKey* keys = type == bs_emitterGrid ? bsGridKeys
-		: type == bs_emitterRandom ? bsRandomKeys : type == bs_emitterNozzle ? bsNozzleKeys : bsFileKeys;
+		: type == bs_emitterRandom ? bsRandomKeys : type == bs_emitterNozzle ? bsNozzleKeys
+		: type == bs_emitterSurface ? bsSurfaceKeys : bsFileKeys;
 	int keyCount = type == bs_emitterGrid ? BS_COUNT(bsGridKeys)
 		: type == bs_emitterRandom ? BS_COUNT(bsRandomKeys)
-		: type == bs_emitterNozzle ? BS_COUNT(bsNozzleKeys) : BS_COUNT(bsFileKeys);
+		: type == bs_emitterNozzle ? BS_COUNT(bsNozzleKeys)
+		: type == bs_emitterSurface ? BS_COUNT(bsSurfaceKeys) : BS_COUNT(bsFileKeys);
 	return bsCheckKeysOf(c, v, keys, keyCount, "emitter", bsEmitterNames[type]);
 }
 
@@ -413,7 +423,7 @@ static bool bsCountRate(bsCtx* c, bsEmitterConfig* em, int64_t* total)
 }
 
 // A speed (both ends of the range) or [min, max] with 0 <= min <= max.
-static bool bsReadSpeed(bsCtx* c, const cJSON* v, bsNozzle* n)
+static bool bsReadSpeed(bsCtx* c, const cJSON* v, double* speedMin, double* speedMax)
 {
 	const cJSON* speed = bsMember(v, "speed");
 	if (speed == NULL)
@@ -424,15 +434,15 @@ static bool bsReadSpeed(bsCtx* c, const cJSON* v, bsNozzle* n)
 	const char* what = "a number >= 0 or [min, max] with 0 <= min <= max";
 	if (cJSON_IsNumber(speed) && bsInRange(speed->valuedouble, &bsNonNegative))
 	{
-		n->speedMin = n->speedMax = speed->valuedouble;
+		*speedMin = *speedMax = speed->valuedouble;
 	}
 	else if (cJSON_GetArraySize(speed) == 2 && cJSON_IsArray(speed) && cJSON_IsNumber(speed->child) &&
 		cJSON_IsNumber(speed->child->next) && bsInRange(speed->child->valuedouble, &bsNonNegative) &&
 		bsInRange(speed->child->next->valuedouble, &bsNonNegative) &&
 		speed->child->valuedouble <= speed->child->next->valuedouble)
 	{
-		n->speedMin = speed->child->valuedouble;
-		n->speedMax = speed->child->next->valuedouble;
+		*speedMin = speed->child->valuedouble;
+		*speedMax = speed->child->next->valuedouble;
 	}
 	else
 	{
@@ -450,7 +460,8 @@ static bool bsReadNozzle(bsCtx* c, const cJSON* v, bsNozzle* n)
 	if (!bsReadVec3(c, v, "center", false, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0), &n->center) ||
 		!bsReadVec3(c, v, "direction", false, &bsAnyNumber, BS_NORMAL_WHAT, bsV3(0.0, -1.0, 0.0), &n->direction) ||
 		!bsReadNumber(c, v, "disk_radius", false, &bsNonNegative, 0.0, &n->diskRadius) ||
-		!bsReadNumber(c, v, "cone_angle", false, &halfAngle, 0.0, &degrees) || !bsReadSpeed(c, v, n))
+		!bsReadNumber(c, v, "cone_angle", false, &halfAngle, 0.0, &degrees) ||
+		!bsReadSpeed(c, v, &n->speedMin, &n->speedMax))
 	{
 		return false;
 	}
@@ -465,7 +476,48 @@ static bool bsReadNozzle(bsCtx* c, const cJSON* v, bsNozzle* n)
 	return true;
 }
 
-// Random and nozzle emitters take a count or a rate, not both; a grid always has its lattice's count.
+// A surface's mesh (an index into environment.meshes, checked against it when the meshes are
+// loaded), its group (a name as for materials, or every triangle of the mesh), gap, side, cone and
+// speeds. The gap's default, a millionth of the radius, keeps a sphere from starting on its face:
+// the sweeps count a face the sphere touches at the start as a contact, even moving away.
+static bool bsReadSurface(bsCtx* c, const cJSON* v, double radius, bsEmitterConfig* em)
+{
+	static const bsRange halfAngle = {0.0, 90.0, false, "a number from 0 to 90 (degrees: off the face)"};
+	static const char* const sides[] = {"front", "back"};
+	bsSurface* s = &em->emitter.surface;
+	double mesh = 0.0, degrees = 0.0;
+	int side = 0;
+	if (!bsReadInteger(c, v, "mesh", 0.0, (double)INT_MAX, 0.0, &mesh) ||
+		!bsReadChoice(c, v, "side", false, sides, 2, 0, &side) ||
+		!bsReadNumber(c, v, "gap", false, &bsNonNegative, 1e-6 * radius, &s->gap) ||
+		!bsReadNumber(c, v, "cone_angle", false, &halfAngle, 0.0, &degrees) ||
+		!bsReadSpeed(c, v, &s->speedMin, &s->speedMax))
+	{
+		return false;
+	}
+	em->mesh = (int)mesh;
+	s->back = side == 1;
+	s->coneAngle = degrees * (3.141592653589793 / 180.0);
+	const cJSON* group = bsMember(v, "group");
+	if (group == NULL)
+	{
+		return true;
+	}
+	size_t mark = bsPushKey(c, "group");
+	if (!cJSON_IsString(group) || group->valuestring[0] == '\0')
+	{
+		return bsFailExpected(c, "a non-empty string (an OBJ group of the mesh)", group);
+	}
+	em->group = bsStrDup(group->valuestring);
+	if (em->group == NULL)
+	{
+		return bsOutOfMemory(c);
+	}
+	bsPop(c, mark);
+	return true;
+}
+
+// Random, nozzle and surface emitters take a count or a rate, not both; a grid always has its lattice's count.
 static bool bsCheckCountOrRate(bsCtx* c, const cJSON* v, const bsEmitterConfig* em)
 {
 	if (em->emitter.type == bs_emitterGrid || em->rate == 0.0 || bsMember(v, "count") == NULL)
@@ -476,10 +528,11 @@ static bool bsCheckCountOrRate(bsCtx* c, const cJSON* v, const bsEmitterConfig* 
 	return bsFail(c, "not used with a rate (the emitter makes rate x (stop - start) particles)");
 }
 
-// user: the running total of particles (int64_t).
+// user: the particles section read so far (its radius, and the running total of particles).
 static bool bsReadEmitter(bsCtx* c, const cJSON* v, void* element, void* user)
 {
 	bsEmitterConfig* em = element;
+	bsParticlesConfig* pc = user;
 	if (!cJSON_IsObject(v))
 	{
 		return bsFailExpected(c, bsEmitterSchema.what, v);
@@ -494,7 +547,8 @@ static bool bsReadEmitter(bsCtx* c, const cJSON* v, void* element, void* user)
 	if (type == bs_emitterFileIndex)
 	{
 		// Its particles are known when read, unless a rate says how many.
-		return bsReadFile(c, v, "file", true, NULL, &em->file) && (em->rate == 0.0 || bsCountRate(c, em, user));
+		return bsReadFile(c, v, "file", true, NULL, &em->file) &&
+			(em->rate == 0.0 || bsCountRate(c, em, &pc->particleCount));
 	}
 	bsEmitter* e = &em->emitter;
 	e->type = (bsEmitterType)type;
@@ -505,8 +559,9 @@ static bool bsReadEmitter(bsCtx* c, const cJSON* v, void* element, void* user)
 	// The shape, then its count (a grid's lattice always; the others' unless a rate gives it).
 	double asRead = 0.0;
 	bool counted = em->rate == 0.0 || e->type == bs_emitterGrid;
-	bool shape = type == bs_emitterNozzle
-		? bsReadNozzle(c, v, &e->nozzle) && (!counted || bsReadEmitterCount(c, v, e, &asRead))
+	bool shape = type == bs_emitterNozzle || type == bs_emitterSurface
+		? (type == bs_emitterNozzle ? bsReadNozzle(c, v, &e->nozzle) : bsReadSurface(c, v, pc->radius, em)) &&
+			(!counted || bsReadEmitterCount(c, v, e, &asRead))
 		: bsReadVec3(c, v, "min", true, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0), &e->min) &&
 			bsReadVec3(c, v, "max", true, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0), &e->max) &&
 			bsCheckMinMax(c, v, e->min, e->max) && (!counted || bsReadEmitterCount(c, v, e, &asRead)) &&
@@ -519,9 +574,9 @@ static bool bsReadEmitter(bsCtx* c, const cJSON* v, void* element, void* user)
 	bool over = counted && bsEmitter_Count(e, BS_CONFIG_MAX_PARTICLES, &n) != bs_ok;
 	if (em->rate > 0.0 && !over)
 	{
-		return bsCountRate(c, em, user);
+		return bsCountRate(c, em, &pc->particleCount);
 	}
-	return bsCountParticles(c, "count", "", asRead, over, n, em, user);
+	return bsCountParticles(c, "count", "", asRead, over, n, em, &pc->particleCount);
 }
 
 static bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p)
@@ -554,7 +609,7 @@ static bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p)
 		return bsOutOfMemory(c);
 	}
 	if (!bsReadElements(c, "emitters", emitters, bsReadEmitter, p->emitters, sizeof *p->emitters,
-			&p->emitterCount, &p->particleCount))
+			&p->emitterCount, p))
 	{
 		return false;
 	}

@@ -72,7 +72,7 @@ static void bsRunUsage(FILE* f, bool check)
 		"\n"
 		"Runs the simulation CONFIG describes (docs/config.md) and writes, in the output directory:\n"
 		"  scene.pov       the POV-Ray 3.7 scene, every particle a blob component\n"
-		"  particles.ply   every particle: x y z radius vx vy vz and its state (free, stuck, escaped)\n"
+		"  particles.ply   every particle: x y z radius vx vy vz, its state (free, stuck, escaped) and id\n"
 		"  summary.json    counts, contacts by sub-test, BVH statistics, time per phase\n"
 		"  frame_NNNN.pov and animation.ini   with output.frame_every > 0 (frame_0000: the initial state)\n"
 		"  scene.png       with --render, and frame_NNNN.png for every frame\n"
@@ -96,7 +96,7 @@ static void bsRunUsage(FILE* f, bool check)
 		"                    refuse the run (exit 1, before allocating the particles) when its\n"
 		"                    estimated memory exceeds BYTES; suffixes K, M, G (powers of 1024), 0 = no\n"
 		"                    cap (default: the machine's physical memory). The estimate is particles x\n"
-		"                    57 bytes (129 with particles.interaction) + triangles x 304 bytes\n"
+		"                    61 bytes (133 with particles.interaction) + triangles x 304 bytes\n"
 		"                    (mesh and BVH) + 16 MiB\n"
 		"  -h, --help        show this help and exit\n"
 		"\n"
@@ -434,6 +434,9 @@ static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInp
 	{
 		cJSON_AddNumberToObject(particles, bsParticleStateName((bsParticleState)s), (double)counts[s]);
 	}
+	// Of the escaped, those whose lifetime ended (particles.lifetime), and every particle born.
+	cJSON_AddNumberToObject(particles, "expired", (double)stats->expired);
+	cJSON_AddNumberToObject(particles, "emitted", (double)stats->emitted);
 
 	cJSON* contacts = cJSON_AddObjectToObject(root, "contacts");
 	uint64_t total = 0;
@@ -581,8 +584,8 @@ void bsRun_InstallSignalHandlers(void)
 
 enum
 {
-	bs_memoryPerParticle = 57,                              // particles.h
-	bs_memoryPerInteracting = 57 + 72,                      // + the neighbour grid (neighbour_grid.h)
+	bs_memoryPerParticle = 61,                              // particles.h
+	bs_memoryPerInteracting = 61 + 72,                      // + the neighbour grid (neighbour_grid.h)
 	bs_memoryPerTriangle = 2 * sizeof(bsTriangle) + 96,     // the mesh; the BVH's copy, index, binary and
 	                                                        // 4-wide nodes (bsBvh_Bytes: ~173 per triangle)
 	bs_memoryOverhead = 16 << 20,                           // buffers, config, scene, stacks
@@ -835,7 +838,7 @@ int bsCheckMain(int argc, char** argv)
 		bsConfig_Free(&c);
 		return bsFail(err);
 	}
-	if (!bsEmission_Load(&emission, &c, err, sizeof(err)))
+	if (!bsEmission_Load(&emission, &c, &env, err, sizeof(err)))
 	{
 		bsEnvironment_Free(&env);
 		bsConfig_Free(&c);
@@ -930,7 +933,7 @@ int bsRunMain(int argc, char** argv)
 	{
 		goto fail;
 	}
-	if (!bsEmission_Load(&emission, &c, err, sizeof(err)))
+	if (!bsEmission_Load(&emission, &c, &env, err, sizeof(err)))
 	{
 		goto fail;
 	}
