@@ -1,5 +1,6 @@
 // step.c — bsWorld_Step: the phases of a step (step.h) on the world's pool.
 #include "forces.h"
+#include "interaction_phase.h"
 #include "morton.h"
 #include "sleep.h"
 #include "stuck_grid.h"
@@ -39,6 +40,8 @@ bsStepDef bsDefaultStepDef(void)
 	def.restitution = 0.5;
 	def.friction = 0.0;
 	def.maxContacts = 4;
+	def.maxSubsteps = 1000;
+	def.interaction = bsDefaultInteractionDef();
 	return def;
 }
 
@@ -61,15 +64,38 @@ void bsStepStats_Add(bsStepStats* total, const bsStepStats* add)
 	total->contactLimit += add->contactLimit;
 	total->fellAsleep += add->fellAsleep;
 	total->woken += add->woken;
+	total->substeps += add->substeps;
+	total->pairs += add->pairs;
+	total->contactPairs += add->contactPairs;
 }
 
 static bool bsStepDef_IsValid(const bsStepDef* def)
 {
-	return def->maxContacts >= 1 && def->maxContacts <= BS_MAX_CONTACTS && def->substeps >= 1 &&
-		def->dt > 0.0 && isfinite(def->dt) && (unsigned)def->method < (unsigned)bs_methodCount &&
-		(unsigned)def->response < (unsigned)bs_responseCount && def->sleepSteps >= 0 &&
-		def->sleepSpeed >= 0.0 && isfinite(def->sleepSpeed) && def->sleepAcceleration >= 0.0 &&
+	return def->maxContacts >= 1 && def->maxContacts <= BS_MAX_CONTACTS && def->substeps >= 0 &&
+		(def->substeps >= 1 || def->maxSubsteps >= 1) && def->dt > 0.0 && isfinite(def->dt) &&
+		(unsigned)def->method < (unsigned)bs_methodCount && (unsigned)def->response < (unsigned)bs_responseCount &&
+		(def->interaction.type == bs_interactionNone || bsInteractionDef_IsValid(&def->interaction)) &&
+		def->sleepSteps >= 0 && def->sleepSpeed >= 0.0 && isfinite(def->sleepSpeed) && def->sleepAcceleration >= 0.0 &&
 		isfinite(def->sleepAcceleration) && def->wakeSpeed >= 0.0 && !isnan(def->wakeSpeed);
+}
+
+// The substeps of this step: as given, or as the interaction's rule plans them (interaction.h) from
+// the particles as they are after the emit phase; more than maxSubsteps is bs_errUnstable.
+static bsResult bsStepSubsteps(const bsStepDef* def, const bsParticles* particles, int* substeps)
+{
+	*substeps = def->substeps;
+	if (def->substeps >= 1)
+	{
+		return bs_ok;
+	}
+	bsSubstepPlan plan;
+	bsInteraction_PlanSubsteps(&def->interaction, def->dt, def->gravity, particles, &plan);
+	if (!(plan.substeps <= (double)def->maxSubsteps))
+	{
+		return bs_errUnstable;
+	}
+	*substeps = (int)plan.substeps;
+	return bs_ok;
 }
 
 // --- emit ---
@@ -563,23 +589,42 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 		result = bsSleep_Begin(world, particles);
 	}
 
-	double h = def->dt / def->substeps;
+	int substeps = 1;
+	if (result == bs_ok)
+	{
+		result = bsStepSubsteps(def, particles, &substeps);
+	}
+	double h = def->dt / substeps;
 	bsForcesJob forces = {.context = {def, particles}, .h = h, .particles = particles};
 	bsForces_Prepare(def, particles, &forces.forces);
 	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h};
-	for (int k = 0; result == bs_ok && k < def->substeps; ++k)
+	for (int k = 0; result == bs_ok && k < substeps; ++k)
 	{
+		if (def->interaction.type != bs_interactionNone)
+		{
+			// The wake rule of the move phase (bsMoveParticle): faster than wakeSpeed and than a
+			// resting contact; the phase raises the latter to a settling spring's speed.
+			result = bsInteraction_Run(world, def, h, fmax(def->wakeSpeed, move.restSpeed), particles);
+			if (result != bs_ok)
+			{
+				bsGatherWorkers(world, &local);  // clears the workers' slots for the next step
+				break;
+			}
+			bsSleep_Wake(world, particles, &local);
+		}
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsForces_Range, &forces);
 		// The colliders of stuck and sleeping particles: the grid gathers, in index order, those that
 		// stuck or fell asleep since the last move phase (and lets go of woken and expired ones).
 		result = world->stuck != NULL ? bsStuckGrid_Sync(world->stuck, particles) : bs_ok;
 		if (result != bs_ok)
 		{
+			bsGatherWorkers(world, &local);  // clears the workers' slots for the next step
 			break;
 		}
 		move.order = bsMoveOrder(world, particles);
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsMove_Range, &move);
 		result = bsGatherWorkers(world, &local);
+		local.substeps += 1;
 		bsSleep_Wake(world, particles, &local);
 	}
 	if (result == bs_ok && def->sleepSteps > 0)

@@ -6,6 +6,7 @@
 // earlier colliders keep ties.
 #pragma once
 
+#include "blobsim/neighbour_grid.h"
 #include "blobsim/parallel.h"
 #include "blobsim/step.h"
 #include "blobsim/world.h"
@@ -84,6 +85,7 @@ struct bsWorld
 	bsVec3* restVelocity;   // sleep (sleep.h): each particle's velocity at the start of the step
 	uint32_t* calm;         // sleep: steps in a row each particle has been calm
 	size_t restCapacity;
+	bsNeighbourGrid grid;   // the interaction phase's, rebuilt every substep, kept for its memory
 };
 
 // bsWorld_Sweep for a sweep already prepared (the step builds it once per contact).

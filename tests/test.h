@@ -58,3 +58,6 @@ int RayTest(void);
 int ClosestTest(void);
 int ContactTest(void);
 int AccumulateTest(void);
+int GridTest(void);
+int FieldTest(void);
+int InteractionTest(void);
