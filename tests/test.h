@@ -57,3 +57,4 @@ int ImageTest(void);
 int RayTest(void);
 int ClosestTest(void);
 int ContactTest(void);
+int SurfaceTest(void);

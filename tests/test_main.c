@@ -30,6 +30,7 @@ static const Suite suites[] = {
 	{"ray", RayTest},
 	{"closest", ClosestTest},
 	{"contact", ContactTest},
+	{"surface", SurfaceTest},
 };
 
 enum
