@@ -144,7 +144,17 @@ typedef struct bsRenderConfig
 	double jitter;          // POV-Ray antialias jitter amount (+J), >= 0, 0 = off [1]
 	bsBlobConfig blob;
 	bsMaterial particleMaterial;  // ["snow"]
+	int surface;            // how the particles are drawn: bs_surfaceBlobs or bs_surfaceMesh ["blob"]
+	double surfaceSpacing;  // mesh grid spacing / the largest blob component radius, in [0.05, 2] [0.3]
+	bool surfaceObj;        // render.surface_files holds "obj": also write the mesh as OBJ [false]
+	bool surfacePly;        // ... "ply": also as PLY [false]
 } bsRenderConfig;
+
+enum
+{
+	bs_surfaceBlobs = 0,  // "blob": POV-Ray blob objects
+	bs_surfaceMesh = 1,   // "mesh": the same field polygonized by blobsim, a mesh2 (surface.h)
+};
 
 typedef struct bsOutputConfig
 {

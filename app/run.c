@@ -13,6 +13,7 @@
 #include "pov_writer.h"
 #include "process.h"
 #include "render.h"
+#include "scene_surface.h"
 #include "blobsim/step.h"
 #include "blobsim/timer.h"
 #include "blobsim/triangle.h"
@@ -239,6 +240,7 @@ typedef struct bsSceneBuffers
 	bsPovLight* lights;
 	bsVec3* centers;  // the particles that have not escaped, made when some have
 	double* radii;
+	bsSceneSurface surface;  // render.surface: blobs, or a mesh written beside each scene
 } bsSceneBuffers;
 
 static void bsSceneBuffers_Free(bsSceneBuffers* b)
@@ -317,7 +319,7 @@ static bool bsWriteSceneFile(const char* path, bsPovScene* scene, bsSceneBuffers
 		scene->particles.centers = p->position;
 		scene->particles.radii = p->radius;
 		scene->particles.count = p->count;
-		return bsPov_WriteScene(path, scene, err, errlen);
+		return bsSceneSurface_WriteScene(&b->surface, path, scene, err, errlen);
 	}
 	if (b->centers == NULL)
 	{
@@ -342,7 +344,7 @@ static bool bsWriteSceneFile(const char* path, bsPovScene* scene, bsSceneBuffers
 	scene->particles.centers = b->centers;
 	scene->particles.radii = b->radii;
 	scene->particles.count = n;
-	return bsPov_WriteScene(path, scene, err, errlen);
+	return bsSceneSurface_WriteScene(&b->surface, path, scene, err, errlen);
 }
 
 // --- summary.json ---
@@ -385,7 +387,7 @@ static void bsAddInputs(cJSON* root, const bsRunOptions* o, const bsInputList* i
 
 static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInputList* inputs,
 	const bsEnvironment* env, const bsParticles* p, const bsStepStats* stats, int threads,
-	const bsRunTimes* times, int frames, bool rendered)
+	const bsRunTimes* times, int frames, bool rendered, const bsSceneSurface* surface)
 {
 	cJSON* root = cJSON_CreateObject();
 	char hash[32];
@@ -452,6 +454,7 @@ static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInp
 	cJSON_AddNumberToObject(t, "write", times->write);
 	cJSON_AddNumberToObject(t, "render", times->render);
 	cJSON_AddNumberToObject(t, "total", times->total);
+	bsSceneSurface_AddSummary(surface, root);
 	char* text = cJSON_Print(root);
 	cJSON_Delete(root);
 	return text;
@@ -823,6 +826,7 @@ int bsRunMain(int argc, char** argv)
 		snprintf(err, sizeof(err), "%s: out of memory", c.path);
 		goto fail;
 	}
+	buffers.surface = bsSceneSurface_FromConfig(&c.render, o.threads);
 	bsRunFrames run = {&c, dir, !o.quiet && isatty(2), &scene, &buffers, 0, &times};
 	if (!bsSimulate(&run, &o, &env, &emission, &p, &stats, err, sizeof(err)))
 	{
@@ -858,8 +862,13 @@ int bsRunMain(int argc, char** argv)
 			t0 = bsNow();
 			bsJoin(path, sizeof(path), dir, "scene.pov");
 			const char* pending = bsAtomicFile_DeferredPath(path);
-			bsRenderInput ri = {pending != NULL ? pending : path, dir, c.render.width, c.render.height,
-				c.render.antialias, c.render.jitter};
+			char input[BS_PATH_MAX];
+			if (!bsSceneSurface_RenderInput(&buffers.surface, dir, path, pending != NULL ? pending : path, input,
+					sizeof(input), err, sizeof(err)))
+			{
+				goto fail;
+			}
+			bsRenderInput ri = {input, dir, c.render.width, c.render.height, c.render.antialias, c.render.jitter};
 			if (!bsRender_Scene(&ri, err, sizeof(err)))
 			{
 				goto fail;
@@ -869,7 +878,7 @@ int bsRunMain(int argc, char** argv)
 		}
 		times.total = bsNow() - start;
 		char* summary = bsSummaryJson(&c, &o, &inputs, &env, &p, &stats, bsResolveThreads(o.threads, p.count), &times,
-			frames, rendered);
+			frames, rendered, &buffers.surface);
 		bsJoin(path, sizeof(path), dir, "summary.json");
 		bool ok = summary != NULL && bsWriteTextFile(path, summary, err, sizeof(err));
 		if (summary == NULL)

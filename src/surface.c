@@ -467,14 +467,14 @@ static void bsGatherEdge(const bsBuild* b, const bsBrick* br, const double p[3],
 		uint32_t id = b->lists[br->first + k];
 		const bsComponent* c = b->components + id;
 		double cc[3] = {c->c.x, c->c.y, c->c.z};
-		double d2 = 0.0;
-		for (int a = 0; a < 3; ++a)
+		double d2 = 0.0, r2 = c->r * c->r;
+		for (int a = 0; a < 3 && d2 < r2; ++a)
 		{
 			double lo = p[a], hi = a == axis ? p[a] + b->h : p[a];
 			double e = cc[a] < lo ? lo - cc[a] : (cc[a] > hi ? cc[a] - hi : 0.0);
 			d2 += e * e;
 		}
-		if (d2 < c->r * c->r)
+		if (d2 < r2)
 		{
 			fit->ids[fit->count++] = id;
 		}
@@ -482,13 +482,13 @@ static void bsGatherEdge(const bsBuild* b, const bsBrick* br, const double p[3],
 }
 
 // The root of the field on the edge from p along axis, between the values minus T f0 (t = 0) and f1
-// (t = 1) of opposite sides: regula falsi with the Illinois halving, to 1e-7 of the edge.
+// (t = 1) of opposite sides: regula falsi with the Illinois halving, to 1e-6 of the edge.
 static double bsEdgeRoot(const bsBuild* b, const bsEdgeFit* fit, const double p[3], int axis, double f0, double f1)
 {
 	double t0 = 0.0, t1 = 1.0;
 	bool in0 = f0 > 0.0;
 	int side = 0;
-	for (int it = 0; it < 100 && t1 - t0 > 1e-7; ++it)
+	for (int it = 0; it < 100 && t1 - t0 > 1e-6; ++it)
 	{
 		double t = t0 + (t1 - t0) * f0 / (f0 - f1);
 		if (!(t > t0 && t < t1))
@@ -570,13 +570,25 @@ static void bsBrick_Field(const bsBuild* b, bsBrick* br, double* field)
 			lo[a] = l < 0 ? 0 : l;
 			hi[a] = u > bsB ? bsB : u;
 		}
+		double r2 = c->r * c->r;
 		for (int z = lo[2]; z <= hi[2]; ++z)
 		{
-			double pz = (double)(base[2] + z) * h;
+			double pz = (double)(base[2] + z) * h, dz = pz - cc[2];
 			for (int y = lo[1]; y <= hi[1]; ++y)
 			{
-				double py = (double)(base[1] + y) * h;
-				for (int x = lo[0]; x <= hi[0]; ++x)
+				double py = (double)(base[1] + y) * h, dy = py - cc[1];
+				double rest = r2 - (dy * dy + dz * dz);
+				if (!(rest > 0.0))
+				{
+					continue;
+				}
+				// The row's points within the sphere, with a point of margin; which ones are visited
+				// depends only on the component and the point, never on the brick.
+				double w = sqrt(rest);
+				int x0 = (int)floor((cc[0] - w) / h) - base[0], x1 = (int)floor((cc[0] + w) / h) + 1 - base[0];
+				x0 = x0 < lo[0] ? lo[0] : x0;
+				x1 = x1 > hi[0] ? hi[0] : x1;
+				for (int x = x0; x <= x1; ++x)
 				{
 					double px = (double)(base[0] + x) * h;
 					field[bsPointIndex(x, y, z)] += bsDensity(c, px, py, pz, b->def->strength);

@@ -15,7 +15,7 @@
 // inside/outside, the inside corners are cut off separately. The rule depends on the face alone, so the
 // two cubes that share a face agree, and the mesh is closed: every edge belongs to exactly two
 // triangles (the grid has no boundary). A vertex is the root of the exact field on a lattice edge
-// (regula falsi, Illinois variant, to 1e-7 of the spacing), shared by every triangle that uses the edge;
+// (regula falsi, Illinois variant, to 1e-6 of the spacing), shared by every triangle that uses the edge;
 // its normal is the field's analytic gradient, pointing out. Triangles are counter-clockwise seen from
 // outside.
 //
