@@ -37,10 +37,10 @@ case "$mode" in
 suite)
 	# An unchanged tree reproduces every reference.
 	expect_status 0 "$bin" regress "$tests/regress" -o "$work/out"
-	[ "$(report "$work/out/report.json" 'r["passed"], r["failed"]')" = "8 0" ] || fail "expected 8 passed, 0 failed"
+	[ "$(report "$work/out/report.json" 'r["passed"], r["failed"]')" = "9 0" ] || fail "expected 9 passed, 0 failed"
 	[ "$(report "$work/out/report.json" 'sorted(set(c["status"] for c in r["cases"]))')" = "['pass']" ] ||
 		fail "a case did not pass"
-	for c in fig8a-room fig8b-room-karabassi fig8c-room-ray fig9-slime fig10-snow; do
+	for c in fig8a-room fig8b-room-karabassi fig8c-room-ray fig9-slime fig10-snow fig10-snow-mesh; do
 		for f in scene.png ref.png diff.png; do
 			[ -s "$work/out/$c/$f" ] || fail "$c/$f missing"
 			grep -q "src=\"$c/$f\"" "$work/out/report.html" || fail "report.html does not show $c/$f"
