@@ -3,6 +3,7 @@
 // component's sphere at the closed-form radius, byte-identical output at 1, 2 and 3 threads.
 #include "blobsim/rng.h"
 #include "blobsim/surface.h"
+#include "surface_file.h"
 #include "test.h"
 
 #include <stdint.h>
@@ -245,8 +246,32 @@ static int BadInput(void)
 	return 0;
 }
 
+// The compact fixed-point numbers of the mesh files: within half a unit of the last decimal of x (what
+// printf("%.*f") rounds to, read back with strtod), with no trailing zero, no leading "0." and no "-0".
+static int FixedNumbers(void)
+{
+	bsRng rng = bsMakeRng(11);
+	for (int i = 0; i < 20000; ++i)
+	{
+		int d = (int)bsRng_Below(&rng, 10);
+		double x = i < 10 ? (double)(i - 5) * 0.1 : bsRng_Range(&rng, -1.0, 1.0) * pow(10.0, bsRng_Range(&rng, -7.0, 4.0));
+		char out[32], ref[64];
+		size_t n = bsSurfaceFile_FormatFixed(out, x, d);
+		ENSURE(n == strlen(out) && n > 0);
+		snprintf(ref, sizeof(ref), "%.*f", d, x);
+		ENSURE_SMALL(strtod(out, NULL) - strtod(ref, NULL), 1e-12 * (1.0 + fabs(x)));
+		ENSURE(fabs(strtod(out, NULL) - x) <= 0.5 * pow(10.0, -d) * (1.0 + 1e-9) + 1e-15 * fabs(x));
+		ENSURE(strchr(out, '.') == NULL || out[n - 1] != '0');
+		ENSURE(strncmp(out, "0.", 2) != 0 && strncmp(out, "-0.", 3) != 0 && strcmp(out, "-0") != 0);
+	}
+	ENSURE(bsSurfaceFile_Decimals(0.00576, 1.0 / 64.0) == 5);  // 1e-5 <= 9e-5 < 1e-4
+	ENSURE(bsSurfaceFile_Decimals(1.0, 1.0) == 0);
+	return 0;
+}
+
 int SurfaceTest(void)
 {
+	RUN_SUBTEST(FixedNumbers());
 	RUN_SUBTEST(Sphere());
 	RUN_SUBTEST(Clusters());
 	RUN_SUBTEST(Sheet());
