@@ -11,6 +11,7 @@
 #include "bench.h"
 
 #include "bench_embree.h"
+#include "bench_particles.h"
 
 #include "blobsim/bvh.h"
 #include "blobsim/collide.h"
@@ -63,6 +64,7 @@ typedef struct bsBenchOptions
 	const char* csvPath;
 	bool table1;
 	bool bvh;
+	long long particles;  // the particle-system part's count; 0: skipped
 	bool vsEmbree;     // --vs embree: the side-by-side comparison (bench_embree.c)
 	bsVsEmbreeDef vs;  // its sizes; seed and threads come from --seed and --threads
 } bsBenchOptions;
@@ -82,6 +84,9 @@ static void bsBenchUsage(FILE* f)
 		"          and times short swept-sphere queries just above its surface for each method, with\n"
 		"          1 thread and with all threads: queries/s, hit fraction, nodes and triangles per query;\n"
 		"          then closest-point queries from the same start centres (1 thread, unsorted).\n"
+		"  particles  N particles packed in a box with granular interaction (particles.interaction):\n"
+		"          ms per step, neighbour-grid build, contact pairs per second, the ratio to the same\n"
+		"          step without interaction, bytes per particle, with 1 and 2 threads.\n"
 		"  embree  with --vs embree, after the parts above: the same scenes and identical queries\n"
 		"          through Embree 3 and blobsim, rounds alternated, medians: rays (rtcIntersect1 vs\n"
 		"          blobsim's ray), sweeps (Embree user geometry calling blobsim's exact test vs blobsim's\n"
@@ -95,11 +100,13 @@ static void bsBenchUsage(FILE* f)
 		"  --size F         BVH query size in heightfield cells: radius U(F/4, F), length U(F, 10F),\n"
 		"                   start R + U(0, 2F) above the surface (default 1: particles as large as\n"
 		"                   the triangles)\n"
+		"  --particles N    particles of the particle-system part, 0 skips it (default %lld)\n"
 		"  --threads N      threads of the parallel BVH runs; 0: all cores (default 0, here %d)\n"
 		"  --seed S         random seed, an unsigned 64-bit integer (default 1)\n"
 		"  --runs K         time K runs and report the best (default %d)\n"
 		"  --csv FILE       also write the results to FILE as CSV\n"
-		"  --only PART      run one part only: table1, bvh or embree (embree implies --vs embree)\n"
+		"  --only PART      run one part only: table1, bvh, particles or embree (embree implies --vs\n"
+		"                   embree)\n"
 		"  --vs embree      also compare with Embree (the embree part)\n"
 		"  --vs-queries N   queries per heightfield set of the embree part (default %lld); also\n"
 		"                   caps the figure sets (snow, slime: all their particles by default)\n"
@@ -111,7 +118,8 @@ static void bsBenchUsage(FILE* f)
 		"Options take their value as the next argument or after '=' (--tests=1000).\n"
 		"Exit status: 0 ok, 1 runtime failure, 2 usage error.\n",
 		bsVsEmbree_Available() ? "" : "\n          (This blobsim was built without Embree.)",
-		BS_BENCH_DEFAULT_TESTS, BS_BENCH_DEFAULT_QUERIES, BS_BENCH_DEFAULT_RESOLUTION, bsCoreCount(),
+		BS_BENCH_DEFAULT_TESTS, BS_BENCH_DEFAULT_QUERIES, BS_BENCH_DEFAULT_RESOLUTION,
+		BS_BENCH_DEFAULT_PARTICLES, bsCoreCount(),
 		BS_BENCH_DEFAULT_RUNS, vs.queries, vs.resolution,
 		2 * vs.resolution * vs.resolution + 12 * vs.boxes, vs.rounds, vs.configDir);
 }
@@ -130,8 +138,10 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 	o->csvPath = NULL;
 	o->table1 = true;
 	o->bvh = true;
+	o->particles = BS_BENCH_DEFAULT_PARTICLES;
 	o->vsEmbree = false;
 	o->vs = bsDefaultVsEmbreeDef();
+	const char* only = NULL;
 
 	int i = 1;
 	while (i < argc)
@@ -168,6 +178,14 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 				return bs_exitUsage;
 			}
 			o->resolution = (int)v;
+		}
+		else if ((m = bsMatchOption(cmd, "--particles", argc, argv, &i, &value)) != 0)
+		{
+			if (m < 0 || !bsParseIntOption(cmd, "--particles", value, 0, 100000000LL, &v))
+			{
+				return bs_exitUsage;
+			}
+			o->particles = v;
 		}
 		else if ((m = bsMatchOption(cmd, "--size", argc, argv, &i, &value)) != 0)
 		{
@@ -218,27 +236,16 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 			{
 				return bs_exitUsage;
 			}
-			if (strcmp(value, "table1") == 0)
+			if (strcmp(value, "table1") != 0 && strcmp(value, "bvh") != 0 && strcmp(value, "particles") != 0 &&
+				strcmp(value, "embree") != 0)
 			{
-				o->table1 = true;
-				o->bvh = false;
-			}
-			else if (strcmp(value, "bvh") == 0)
-			{
-				o->table1 = false;
-				o->bvh = true;
-			}
-			else if (strcmp(value, "embree") == 0)
-			{
-				o->table1 = false;
-				o->bvh = false;
-				o->vsEmbree = true;
-			}
-			else
-			{
-				bsUsageError(cmd, "--only: expected table1, bvh or embree, got", value);
+				bsUsageError(cmd, "--only: expected table1, bvh, particles or embree, got", value);
 				return bs_exitUsage;
 			}
+			o->table1 = strcmp(value, "table1") == 0;
+			o->bvh = strcmp(value, "bvh") == 0;
+			o->vsEmbree = strcmp(value, "embree") == 0;
+			only = value;
 		}
 		else if ((m = bsMatchOption(cmd, "--vs", argc, argv, &i, &value)) != 0)
 		{
@@ -301,6 +308,11 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 			bsUsageError(cmd, "unexpected argument", arg);
 			return bs_exitUsage;
 		}
+	}
+	// --only names one part; the particle part runs unless another is named (or --particles 0).
+	if (only != NULL && strcmp(only, "particles") != 0)
+	{
+		o->particles = 0;
 	}
 	return -1;
 }
@@ -1121,6 +1133,10 @@ int bsBenchMain(int argc, char** argv)
 	{
 		int s = bsBenchBvh(&o, &report, &checksum);
 		status = s != bs_exitOk ? s : status;
+	}
+	if (o.particles > 0 && status == bs_exitOk)
+	{
+		status = bsBenchParticles(o.particles, o.seed, &checksum) != 0 ? bs_exitFailure : status;
 	}
 	if (o.vsEmbree && status == bs_exitOk)
 	{

@@ -764,11 +764,11 @@ static size_t bsVsMakeQueries(uint64_t seed, const bsBvh* bvh, const bsTriangle*
 // emission.c into a world), each from its position to where its step would take it with nothing in
 // the way (the same step, in a world without colliders: gravity and drag as the forces phase applies
 // them). With the figures' `stick` response a particle's first sweep is its only query of the step.
-static bool bsVsFigureQueries(const bsConfig* c, long long cap, bsSweepInput** outInputs,
-	size_t* outCount, char* why, size_t whyLength)
+static bool bsVsFigureQueries(const bsConfig* c, const bsEnvironment* env, long long cap,
+	bsSweepInput** outInputs, size_t* outCount, char* why, size_t whyLength)
 {
 	bsEmission emission;
-	if (!bsEmission_Load(&emission, c, why, whyLength))
+	if (!bsEmission_Load(&emission, c, env, why, whyLength))
 	{
 		return false;
 	}
@@ -830,7 +830,7 @@ static int bsVsFigure(const bsVsEmbreeDef* def, RTCDevice device, const char* na
 		snprintf(why, sizeof why, "%s", error.message);
 	}
 	else if (bsEnvironment_Load(&env, &config, why, sizeof why) == bs_ok &&
-		bsVsFigureQueries(&config, def->figureQueries, &inputs, &count, why, sizeof why))
+		bsVsFigureQueries(&config, &env, def->figureQueries, &inputs, &count, why, sizeof why))
 	{
 		printf("%s: %s, %u triangles (%u planes left out: Embree holds the triangles only), %zu "
 			"particles' first sweeps, radius %g, C2 = C1 + dt v\n", name, path, env.triangleCount,

@@ -177,6 +177,7 @@ void bsConfig_Free(bsConfig* config)
 	for (int i = 0; i < config->particles.emitterCount; ++i)
 	{
 		free(config->particles.emitters[i].file);
+		free(config->particles.emitters[i].group);
 	}
 	free(config->particles.emitters);
 	free(config->render.lights);

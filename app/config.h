@@ -79,15 +79,20 @@ typedef struct bsEnvironmentConfig
 	int planeCount;  // meshCount + planeCount >= 1
 } bsEnvironmentConfig;
 
-// One emitter of the config: a `file` emitter (file set) or a grid, random or nozzle one (file NULL,
-// emitter ready for bsEmitter_Count and bsEmitter_Emit).
+// One emitter of the config: a `file` emitter (file set) or a grid, random, nozzle or surface one
+// (file NULL, emitter ready for bsEmitter_Count; a surface's triangles are the environment's, found
+// when it is loaded: app/emission.h).
 typedef struct bsEmitterConfig
 {
 	char* file;             // file: the PLY, resolved against the config's directory; else NULL
 	bsEmitter emitter;      // grid: type, min < max, count[0..2] >= 1, jitter in [0, 1] [0];
 	                        // random: type, min < max, count[0] >= 1 (count[1], count[2] 0, jitter 0);
 	                        // nozzle: type, nozzle (direction unit, cone angle in radians), count[0]
-	                        // (random and nozzle: 0 with a rate)
+	                        // surface: type, surface's gap (>= 0 [1e-6 radius]), side, cone angle
+	                        // (radians, 0..pi/2) and speeds, count[0] (its tables NULL)
+	                        // (random, nozzle and surface: 0 with a rate)
+	int mesh;               // surface: index into environment.meshes [0]
+	char* group;            // surface: the OBJ group, matched as in `materials`; NULL: every triangle
 	double start;           // seconds, >= 0 [0]
 	double stop;            // seconds, > start, given with a rate [infinity]
 	double rate;            // particles a second, > 0; 0 when absent (all at once at start)
@@ -99,7 +104,7 @@ typedef struct bsParticlesConfig
 {
 	double radius;          // > 0 (required)
 	double radiusSpread;    // radii uniform in radius * [1 - s, 1 + s], s in [0, 1] [0]
-	bsVec3 velocity;        // initial velocity of every particle but a nozzle's [0, 0, 0]
+	bsVec3 velocity;        // initial velocity of every particle but a nozzle's or surface's [0, 0, 0]
 	double lifetime;        // seconds a particle lives from the step it is emitted in, > 0 [infinity]
 	bsEmitterConfig* emitters;
 	int emitterCount;       // >= 1
@@ -142,6 +147,8 @@ typedef struct bsRenderConfig
 	int height;             // pixels, 16..16384 [600]
 	double antialias;       // POV-Ray +A threshold, >= 0, 0 = off [0.3]
 	double jitter;          // POV-Ray antialias jitter amount (+J), >= 0, 0 = off [1]
+	bool movie;             // encode the rendered frames into animation.mp4 and preview.gif [false]
+	int fps;                // the movie's frames per second, 1..240 [25]
 	bsBlobConfig blob;
 	bsMaterial particleMaterial;  // ["snow"]
 	int surface;            // how the particles are drawn: bs_surfaceBlobs or bs_surfaceMesh ["blob"]

@@ -5,6 +5,7 @@
 #include "config_read.h"
 
 #include "config_material.h"
+#include "config_path.h"
 #include "pov_writer.h"
 
 #include <float.h>
@@ -39,13 +40,15 @@ static const bsSchemaKey bsEnvironmentKeys[] = {
 	BS_KEY("meshes", &bsMeshArraySchema), BS_KEY("planes", &bsPlaneArraySchema)};
 static const bsSchema bsEnvironmentSchema = BS_OBJECT(bsEnvironmentKeys);
 
-// Every emitter key; each type allows a subset (bsGridKeys, bsRandomKeys, bsFileKeys, bsNozzleKeys),
+// Every emitter key; each type allows a subset (bsGridKeys, bsRandomKeys, bsFileKeys, bsNozzleKeys,
+// bsSurfaceKeys),
 // and every type the timing keys (BS_TIMING_KEYS).
 #define BS_TIMING_KEYS BS_KEY("start", BS_VALUE), BS_KEY("stop", BS_VALUE), BS_KEY("rate", BS_VALUE)
 static const bsSchemaKey bsEmitterKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("min", BS_VALUE),
 	BS_KEY("max", BS_VALUE), BS_KEY("count", BS_VALUE), BS_KEY("jitter", BS_VALUE),
 	BS_KEY("file", BS_VALUE), BS_KEY("center", BS_VALUE), BS_KEY("direction", BS_VALUE),
 	BS_KEY("disk_radius", BS_VALUE), BS_KEY("cone_angle", BS_VALUE), BS_KEY("speed", BS_VALUE),
+	BS_KEY("mesh", BS_VALUE), BS_KEY("group", BS_VALUE), BS_KEY("gap", BS_VALUE), BS_KEY("side", BS_VALUE),
 	BS_TIMING_KEYS};
 static const bsSchema bsEmitterSchema = BS_ELEMENT(bsEmitterKeys, "an object (an emitter)");
 static const bsSchema bsEmitterArraySchema = BS_ARRAY(&bsEmitterSchema);
@@ -57,12 +60,40 @@ static const bsSchemaKey bsFileKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("file"
 static const bsSchemaKey bsNozzleKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("center", BS_VALUE),
 	BS_KEY("direction", BS_VALUE), BS_KEY("disk_radius", BS_VALUE), BS_KEY("cone_angle", BS_VALUE),
 	BS_KEY("speed", BS_VALUE), BS_KEY("count", BS_VALUE), BS_TIMING_KEYS};
+static const bsSchemaKey bsSurfaceKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("mesh", BS_VALUE),
+	BS_KEY("group", BS_VALUE), BS_KEY("gap", BS_VALUE), BS_KEY("side", BS_VALUE), BS_KEY("cone_angle", BS_VALUE),
+	BS_KEY("speed", BS_VALUE), BS_KEY("count", BS_VALUE), BS_TIMING_KEYS};
+
+// particles.interaction: a type name, or an object with a type and that type's keys (bsCheckKeysOf),
+// read straight into the config's bsStepDef.interaction (filled by bsDefaultStepDef() first).
+static const bsRange bsRestitution = {0.0, 1.0, true, "a number > 0 and <= 1"};
+static const bsRange bsRangeFactor = {1.0, 1000.0, false, "a number from 1 to 1000"};
+static const bsRange bsTangentialDamping = {0.0, 10.0, false, "a number from 0 to 10"};
+#define BS_INTERACTION_KEY(K, M, R) BS_NUMBER_IN(K, bsInteractionDef, M, R)
+#define BS_INTERACTION_COMMON_KEYS BS_KEY("type", BS_VALUE), \
+	BS_INTERACTION_KEY("density", density, &bsPositive), \
+	BS_INTERACTION_KEY("cohesion", cohesion, &bsNonNegative), \
+	BS_INTERACTION_KEY("cohesion_range", cohesionRange, &bsRangeFactor), \
+	BS_INTERACTION_KEY("viscosity", viscosity, &bsNonNegative)
+#define BS_REPULSION_KEYS BS_INTERACTION_KEY("strength", strength, &bsPositive), \
+	BS_INTERACTION_KEY("range", range, &bsRangeFactor)
+#define BS_GRANULAR_KEYS BS_INTERACTION_KEY("restitution", restitution, &bsRestitution), \
+	BS_INTERACTION_KEY("contact_time", contactTime, &bsPositive), \
+	BS_INTERACTION_KEY("stiffness", stiffness, &bsPositive), \
+	BS_INTERACTION_KEY("friction", friction, &bsNonNegative), \
+	BS_INTERACTION_KEY("tangential_damping", tangentialDamping, &bsTangentialDamping)
+static const bsSchemaKey bsInteractionKeys[] = {BS_INTERACTION_COMMON_KEYS, BS_REPULSION_KEYS, BS_GRANULAR_KEYS};
+static const bsSchema bsInteractionSchema = BS_OBJECT(bsInteractionKeys);
+static const bsSchemaKey bsNoInteractionKeys[] = {BS_KEY("type", BS_VALUE)};
+static const bsSchemaKey bsRepulsionKeys[] = {BS_INTERACTION_COMMON_KEYS, BS_REPULSION_KEYS};
+static const bsSchemaKey bsGranularKeys[] = {BS_INTERACTION_COMMON_KEYS, BS_GRANULAR_KEYS};
 
 static const bsSchemaKey bsParticlesKeys[] = {
 	BS_REQUIRED_NUMBER("radius", bsParticlesConfig, radius, &bsPositive),
 	BS_NUMBER("radius_spread", bsParticlesConfig, radiusSpread, &bsUnit, 0),
 	BS_VEC3("velocity", bsParticlesConfig, velocity, &bsAnyNumber, "3 numbers", 0, 0, 0),
 	BS_NUMBER("lifetime", bsParticlesConfig, lifetime, &bsPositive, (double)INFINITY),
+	BS_KEY("interaction", &bsInteractionSchema),
 	BS_KEY("emitters", &bsEmitterArraySchema)};
 static const bsSchema bsParticlesSchema = BS_OBJECT(bsParticlesKeys);
 
@@ -72,7 +103,9 @@ static const bsSchemaKey bsMotionKeys[] = {
 	BS_INT("steps", bsConfig, motion.steps, 1, INT_MAX, 1),
 	BS_NUMBER_IN("dt", bsConfig, step.dt, &bsPositive),
 	BS_VEC3_IN("gravity", bsConfig, step.gravity, &bsAnyNumber, "3 numbers"),
-	BS_NUMBER_IN("drag", bsConfig, step.drag, &bsNonNegative)};
+	BS_NUMBER_IN("drag", bsConfig, step.drag, &bsNonNegative),
+	BS_INT_IN("substeps", bsConfig, step.substeps, 1, 1000000),
+	BS_INT_IN("max_substeps", bsConfig, step.maxSubsteps, 1, 1000000)};
 static const bsSchema bsMotionSchema = BS_OBJECT(bsMotionKeys);
 
 static const bsSchemaKey bsBoundsKeys[] = {
@@ -114,6 +147,8 @@ static const bsSchemaKey bsRenderKeys[] = {
 	BS_INT("height", bsRenderConfig, height, 16, 16384, 600),
 	BS_NUMBER("antialias", bsRenderConfig, antialias, &bsNonNegative, 0.3),
 	BS_NUMBER("jitter", bsRenderConfig, jitter, &bsNonNegative, 1),
+	BS_KEY("movie", BS_VALUE),
+	BS_INT("fps", bsRenderConfig, fps, 1, 240, 25),
 	BS_KEY("blob", &bsBlobSchema),
 	BS_KEY("particle_material", &bsMaterialSchema),
 	BS_KEY("surface", BS_VALUE),
@@ -238,36 +273,47 @@ static bool bsReadEnvironment(bsCtx* c, const cJSON* root, bsEnvironmentConfig* 
 // --- Particles ---
 
 // The `type` of an emitter, in the order of bsEmitterType, with the config's `file` for the list.
-static const char* const bsEmitterNames[] = {"grid", "random", "file", "nozzle"};
+static const char* const bsEmitterNames[] = {"grid", "random", "file", "nozzle", "surface"};
+_Static_assert(sizeof(bsEmitterNames) / sizeof(bsEmitterNames[0]) == bs_emitterTypeCount,
+	"a config name for every emitter type");
 enum
 {
 	bs_emitterFileIndex = bs_emitterList
 };
 
-// A key that the emitter's type does not use is an error that lists the ones it does.
-static bool bsCheckEmitterKeys(bsCtx* c, const cJSON* v, int type)
+// A key of object v that keys (a type's subset) does not have: an error that lists the ones it does.
+static bool bsCheckKeysOf(bsCtx* c, const cJSON* v, const bsSchemaKey* keys, int keyCount, const char* kind,
+	const char* type)
 {
-	const bsSchemaKey* keys = type == bs_emitterGrid ? bsGridKeys
-		: type == bs_emitterRandom ? bsRandomKeys : type == bs_emitterNozzle ? bsNozzleKeys : bsFileKeys;
-	int keyCount = type == bs_emitterGrid ? BS_COUNT(bsGridKeys)
-		: type == bs_emitterRandom ? BS_COUNT(bsRandomKeys)
-		: type == bs_emitterNozzle ? BS_COUNT(bsNozzleKeys) : BS_COUNT(bsFileKeys);
 	for (const cJSON* m = v->child; m != NULL; m = m->next)
 	{
 		if (bsFindKey(keys, keyCount, m->string) == NULL)
 		{
-			char list[256];
-			const char* names[16];
-			for (int i = 0; i < keyCount; ++i)
+			char list[512];
+			const char* names[32];
+			for (int i = 0; i < keyCount && i < 32; ++i)
 			{
 				names[i] = keys[i].name;
 			}
-			bsJoinNames(list, sizeof list, names, keyCount, false);
+			bsJoinNames(list, sizeof list, names, keyCount < 32 ? keyCount : 32, false);
 			bsPushKey(c, m->string);
-			return bsFail(c, "not used by a \"%s\" emitter (its keys: %s)", bsEmitterNames[type], list);
+			return bsFail(c, "not used by a \"%s\" %s (its keys: %s)", type, kind, list);
 		}
 	}
 	return true;
+}
+
+// A key that the emitter's type does not use is an error that lists the ones it does.
+static bool bsCheckEmitterKeys(bsCtx* c, const cJSON* v, int type)
+{
+	const bsSchemaKey* keys = type == bs_emitterGrid ? bsGridKeys
+		: type == bs_emitterRandom ? bsRandomKeys : type == bs_emitterNozzle ? bsNozzleKeys
+		: type == bs_emitterSurface ? bsSurfaceKeys : bsFileKeys;
+	int keyCount = type == bs_emitterGrid ? BS_COUNT(bsGridKeys)
+		: type == bs_emitterRandom ? BS_COUNT(bsRandomKeys)
+		: type == bs_emitterNozzle ? BS_COUNT(bsNozzleKeys)
+		: type == bs_emitterSurface ? BS_COUNT(bsSurfaceKeys) : BS_COUNT(bsFileKeys);
+	return bsCheckKeysOf(c, v, keys, keyCount, "emitter", bsEmitterNames[type]);
 }
 
 // The count of a grid (3 positive integers) or random (1) emitter into e->count, each held to at
@@ -381,7 +427,7 @@ static bool bsCountRate(bsCtx* c, bsEmitterConfig* em, int64_t* total)
 }
 
 // A speed (both ends of the range) or [min, max] with 0 <= min <= max.
-static bool bsReadSpeed(bsCtx* c, const cJSON* v, bsNozzle* n)
+static bool bsReadSpeed(bsCtx* c, const cJSON* v, double* speedMin, double* speedMax)
 {
 	const cJSON* speed = bsMember(v, "speed");
 	if (speed == NULL)
@@ -392,15 +438,15 @@ static bool bsReadSpeed(bsCtx* c, const cJSON* v, bsNozzle* n)
 	const char* what = "a number >= 0 or [min, max] with 0 <= min <= max";
 	if (cJSON_IsNumber(speed) && bsInRange(speed->valuedouble, &bsNonNegative))
 	{
-		n->speedMin = n->speedMax = speed->valuedouble;
+		*speedMin = *speedMax = speed->valuedouble;
 	}
 	else if (cJSON_GetArraySize(speed) == 2 && cJSON_IsArray(speed) && cJSON_IsNumber(speed->child) &&
 		cJSON_IsNumber(speed->child->next) && bsInRange(speed->child->valuedouble, &bsNonNegative) &&
 		bsInRange(speed->child->next->valuedouble, &bsNonNegative) &&
 		speed->child->valuedouble <= speed->child->next->valuedouble)
 	{
-		n->speedMin = speed->child->valuedouble;
-		n->speedMax = speed->child->next->valuedouble;
+		*speedMin = speed->child->valuedouble;
+		*speedMax = speed->child->next->valuedouble;
 	}
 	else
 	{
@@ -418,7 +464,8 @@ static bool bsReadNozzle(bsCtx* c, const cJSON* v, bsNozzle* n)
 	if (!bsReadVec3(c, v, "center", false, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0), &n->center) ||
 		!bsReadVec3(c, v, "direction", false, &bsAnyNumber, BS_NORMAL_WHAT, bsV3(0.0, -1.0, 0.0), &n->direction) ||
 		!bsReadNumber(c, v, "disk_radius", false, &bsNonNegative, 0.0, &n->diskRadius) ||
-		!bsReadNumber(c, v, "cone_angle", false, &halfAngle, 0.0, &degrees) || !bsReadSpeed(c, v, n))
+		!bsReadNumber(c, v, "cone_angle", false, &halfAngle, 0.0, &degrees) ||
+		!bsReadSpeed(c, v, &n->speedMin, &n->speedMax))
 	{
 		return false;
 	}
@@ -433,7 +480,48 @@ static bool bsReadNozzle(bsCtx* c, const cJSON* v, bsNozzle* n)
 	return true;
 }
 
-// Random and nozzle emitters take a count or a rate, not both; a grid always has its lattice's count.
+// A surface's mesh (an index into environment.meshes, checked against it when the meshes are
+// loaded), its group (a name as for materials, or every triangle of the mesh), gap, side, cone and
+// speeds. The gap's default, a millionth of the radius, keeps a sphere from starting on its face:
+// the sweeps count a face the sphere touches at the start as a contact, even moving away.
+static bool bsReadSurface(bsCtx* c, const cJSON* v, double radius, bsEmitterConfig* em)
+{
+	static const bsRange halfAngle = {0.0, 90.0, false, "a number from 0 to 90 (degrees: off the face)"};
+	static const char* const sides[] = {"front", "back"};
+	bsSurface* s = &em->emitter.surface;
+	double mesh = 0.0, degrees = 0.0;
+	int side = 0;
+	if (!bsReadInteger(c, v, "mesh", 0.0, (double)INT_MAX, 0.0, &mesh) ||
+		!bsReadChoice(c, v, "side", false, sides, 2, 0, &side) ||
+		!bsReadNumber(c, v, "gap", false, &bsNonNegative, 1e-6 * radius, &s->gap) ||
+		!bsReadNumber(c, v, "cone_angle", false, &halfAngle, 0.0, &degrees) ||
+		!bsReadSpeed(c, v, &s->speedMin, &s->speedMax))
+	{
+		return false;
+	}
+	em->mesh = (int)mesh;
+	s->back = side == 1;
+	s->coneAngle = degrees * (3.141592653589793 / 180.0);
+	const cJSON* group = bsMember(v, "group");
+	if (group == NULL)
+	{
+		return true;
+	}
+	size_t mark = bsPushKey(c, "group");
+	if (!cJSON_IsString(group) || group->valuestring[0] == '\0')
+	{
+		return bsFailExpected(c, "a non-empty string (an OBJ group of the mesh)", group);
+	}
+	em->group = bsStrDup(group->valuestring);
+	if (em->group == NULL)
+	{
+		return bsOutOfMemory(c);
+	}
+	bsPop(c, mark);
+	return true;
+}
+
+// Random, nozzle and surface emitters take a count or a rate, not both; a grid always has its lattice's count.
 static bool bsCheckCountOrRate(bsCtx* c, const cJSON* v, const bsEmitterConfig* em)
 {
 	if (em->emitter.type == bs_emitterGrid || em->rate == 0.0 || bsMember(v, "count") == NULL)
@@ -444,10 +532,11 @@ static bool bsCheckCountOrRate(bsCtx* c, const cJSON* v, const bsEmitterConfig* 
 	return bsFail(c, "not used with a rate (the emitter makes rate x (stop - start) particles)");
 }
 
-// user: the running total of particles (int64_t).
+// user: the particles section read so far (its radius, and the running total of particles).
 static bool bsReadEmitter(bsCtx* c, const cJSON* v, void* element, void* user)
 {
 	bsEmitterConfig* em = element;
+	bsParticlesConfig* pc = user;
 	if (!cJSON_IsObject(v))
 	{
 		return bsFailExpected(c, bsEmitterSchema.what, v);
@@ -462,7 +551,8 @@ static bool bsReadEmitter(bsCtx* c, const cJSON* v, void* element, void* user)
 	if (type == bs_emitterFileIndex)
 	{
 		// Its particles are known when read, unless a rate says how many.
-		return bsReadFile(c, v, "file", true, NULL, &em->file) && (em->rate == 0.0 || bsCountRate(c, em, user));
+		return bsReadFile(c, v, "file", true, NULL, &em->file) &&
+			(em->rate == 0.0 || bsCountRate(c, em, &pc->particleCount));
 	}
 	bsEmitter* e = &em->emitter;
 	e->type = (bsEmitterType)type;
@@ -473,8 +563,9 @@ static bool bsReadEmitter(bsCtx* c, const cJSON* v, void* element, void* user)
 	// The shape, then its count (a grid's lattice always; the others' unless a rate gives it).
 	double asRead = 0.0;
 	bool counted = em->rate == 0.0 || e->type == bs_emitterGrid;
-	bool shape = type == bs_emitterNozzle
-		? bsReadNozzle(c, v, &e->nozzle) && (!counted || bsReadEmitterCount(c, v, e, &asRead))
+	bool shape = type == bs_emitterNozzle || type == bs_emitterSurface
+		? (type == bs_emitterNozzle ? bsReadNozzle(c, v, &e->nozzle) : bsReadSurface(c, v, pc->radius, em)) &&
+			(!counted || bsReadEmitterCount(c, v, e, &asRead))
 		: bsReadVec3(c, v, "min", true, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0), &e->min) &&
 			bsReadVec3(c, v, "max", true, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0), &e->max) &&
 			bsCheckMinMax(c, v, e->min, e->max) && (!counted || bsReadEmitterCount(c, v, e, &asRead)) &&
@@ -487,9 +578,9 @@ static bool bsReadEmitter(bsCtx* c, const cJSON* v, void* element, void* user)
 	bool over = counted && bsEmitter_Count(e, BS_CONFIG_MAX_PARTICLES, &n) != bs_ok;
 	if (em->rate > 0.0 && !over)
 	{
-		return bsCountRate(c, em, user);
+		return bsCountRate(c, em, &pc->particleCount);
 	}
-	return bsCountParticles(c, "count", "", asRead, over, n, em, user);
+	return bsCountParticles(c, "count", "", asRead, over, n, em, &pc->particleCount);
 }
 
 static bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p)
@@ -522,11 +613,93 @@ static bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p)
 		return bsOutOfMemory(c);
 	}
 	if (!bsReadElements(c, "emitters", emitters, bsReadEmitter, p->emitters, sizeof *p->emitters,
-			&p->emitterCount, &p->particleCount))
+			&p->emitterCount, p))
 	{
 		return false;
 	}
 	bsPop(c, mark);
+	return true;
+}
+
+// --- Interaction ---
+
+// The interaction's type, from a name or an object's "type" (required there).
+static bool bsReadInteractionType(bsCtx* c, const cJSON* v, const cJSON* parent, bsInteractionType* type)
+{
+	const char* names[bs_interactionCount];
+	for (int i = 0; i < bs_interactionCount; ++i)
+	{
+		names[i] = bsInteractionName((bsInteractionType)i);
+	}
+	int chosen = 0;
+	if (cJSON_IsString(v))
+	{
+		if (!bsReadChoice(c, parent, "interaction", true, names, bs_interactionCount, 0, &chosen))
+		{
+			return false;
+		}
+	}
+	else
+	{
+		size_t mark = bsPushKey(c, "interaction");
+		if (!bsReadChoice(c, v, "type", true, names, bs_interactionCount, 0, &chosen))
+		{
+			return false;
+		}
+		bsPop(c, mark);
+	}
+	return bsParseInteraction(names[chosen], type);
+}
+
+// particles.interaction into step->interaction: a name (its defaults) or an object; contact_time and
+// stiffness exclude each other (a stiffness replaces the default contact time).
+static bool bsReadInteraction(bsCtx* c, const cJSON* root, bsStepDef* step)
+{
+	const cJSON* particles = bsMember(root, "particles");
+	const cJSON* v = bsMember(particles, "interaction");
+	if (v == NULL)
+	{
+		return true;
+	}
+	size_t mark = bsPushKey(c, "particles");
+	bsInteractionDef* d = &step->interaction;
+	if (!cJSON_IsString(v) && !cJSON_IsObject(v))
+	{
+		bsPushKey(c, "interaction");
+		return bsFailExpected(c, "a type name (\"none\", \"repulsion\", \"granular\") or an object", v);
+	}
+	if (!bsReadInteractionType(c, v, particles, &d->type))
+	{
+		return false;
+	}
+	if (cJSON_IsObject(v))
+	{
+		size_t inner = bsPushKey(c, "interaction");
+		const bsSchemaKey* keys = d->type == bs_interactionGranular ? bsGranularKeys
+			: d->type == bs_interactionRepulsion ? bsRepulsionKeys : bsNoInteractionKeys;
+		int count = d->type == bs_interactionGranular ? BS_COUNT(bsGranularKeys)
+			: d->type == bs_interactionRepulsion ? BS_COUNT(bsRepulsionKeys) : BS_COUNT(bsNoInteractionKeys);
+		bsSchema schema = {bs_kindObject, keys, count, NULL, NULL};
+		if (!bsCheckKeys(c, v, bsInteractionKeys, BS_COUNT(bsInteractionKeys)) ||
+			!bsCheckKeysOf(c, v, keys, count, "interaction", bsInteractionName(d->type)) ||
+			!bsReadFields(c, v, &schema, d))
+		{
+			return false;
+		}
+		if (bsMember(v, "stiffness") != NULL)
+		{
+			if (bsMember(v, "contact_time") != NULL)
+			{
+				bsPushKey(c, "stiffness");
+				return bsFail(c, "give contact_time or stiffness, not both");
+			}
+			d->contactTime = 0.0;
+		}
+		bsPop(c, inner);
+	}
+	bsPop(c, mark);
+	// With an interaction the substeps are planned unless motion.substeps gives them.
+	step->substeps = d->type == bs_interactionNone ? 1 : 0;
 	return true;
 }
 
@@ -693,7 +866,7 @@ static bool bsReadBlob(bsCtx* c, const cJSON* render, bsBlobConfig* blob)
 }
 
 // render.surface and render.surface_files.
-static bool bsReadSurface(bsCtx* c, const cJSON* render, bsRenderConfig* r)
+static bool bsReadRenderSurface(bsCtx* c, const cJSON* render, bsRenderConfig* r)
 {
 	static const char* const surfaces[] = {"blob", "mesh"};
 	if (!bsReadChoice(c, render, "surface", false, surfaces, BS_COUNT(surfaces), bs_surfaceBlobs, &r->surface))
@@ -733,6 +906,26 @@ static bool bsReadSurface(bsCtx* c, const cJSON* render, bsRenderConfig* r)
 	return true;
 }
 
+// true or false; def when absent.
+static bool bsReadBool(bsCtx* c, const cJSON* parent, const char* key, bool def, bool* out)
+{
+	const cJSON* v = bsMember(parent, key);
+	*out = def;
+	if (v == NULL)
+	{
+		return true;
+	}
+	if (!cJSON_IsBool(v))
+	{
+		size_t mark = bsPushKey(c, key);
+		bool ok = bsFailExpected(c, "true or false", v);
+		bsPop(c, mark);
+		return ok;
+	}
+	*out = cJSON_IsTrue(v);
+	return true;
+}
+
 static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r)
 {
 	const cJSON* o;
@@ -742,8 +935,9 @@ static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r)
 	}
 	size_t mark = bsPushKey(c, "render");
 	if (!bsReadCamera(c, o, &r->camera) || !bsReadLights(c, o, r) ||
-		!bsReadFields(c, o, &bsRenderSchema, r) || !bsReadBlob(c, o, &r->blob) ||
-		!bsReadMaterial(c, o, "particle_material", "snow", &r->particleMaterial) || !bsReadSurface(c, o, r))
+		!bsReadFields(c, o, &bsRenderSchema, r) || !bsReadBool(c, o, "movie", false, &r->movie) ||
+		!bsReadBlob(c, o, &r->blob) ||
+		!bsReadMaterial(c, o, "particle_material", "snow", &r->particleMaterial) || !bsReadRenderSurface(c, o, r))
 	{
 		return false;
 	}
@@ -776,7 +970,8 @@ bool bsReadConfig(bsCtx* c, const cJSON* root, bsConfig* config)
 	config->seed = (uint64_t)seed;
 	config->step = bsDefaultStepDef();
 	return bsReadEnvironment(c, root, &config->environment) &&
-		bsReadParticles(c, root, &config->particles) && bsReadMotion(c, root, config) &&
+		bsReadParticles(c, root, &config->particles) && bsReadInteraction(c, root, &config->step) &&
+		bsReadMotion(c, root, config) &&
 		bsReadCollision(c, root, &config->step) && bsReadRender(c, root, &config->render) &&
 		bsReadOutput(c, root, &config->output);
 }

@@ -3,18 +3,22 @@
 #include "ply.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 void bsEmission_Free(bsEmission* e)
 {
-	for (int k = 0; k < e->count && e->lists != NULL; ++k)
+	for (int k = 0; k < e->count; ++k)
 	{
-		free(e->lists[k]);
+		free(e->lists != NULL ? e->lists[k] : NULL);
+		free(e->cumulative != NULL ? e->cumulative[k] : NULL);
 	}
 	free(e->lists);
 	free(e->listCounts);
+	free(e->surfaces);
+	free(e->cumulative);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -48,14 +52,108 @@ static bool bsListFromPly(const bsPlyData* d, const bsParticlesConfig* pc, const
 	return true;
 }
 
-bool bsEmission_Load(bsEmission* e, const bsConfig* c, char* err, size_t errlen)
+// The groups of mesh m: a run [*first, *end) of env->groups (its triangles a run of env->triangles).
+static void bsMeshGroups(const bsEnvironment* env, int m, uint32_t* first, uint32_t* end)
+{
+	*first = 0;
+	while (*first < env->groupCount && env->groups[*first].mesh < m)
+	{
+		*first += 1;
+	}
+	*end = *first;
+	while (*end < env->groupCount && env->groups[*end].mesh == m)
+	{
+		*end += 1;
+	}
+}
+
+// `config: particles.emitters[K].group: no group 'G' in FILE (groups: a, b)`. Returns false.
+static bool bsNoGroup(const bsEnvironment* env, const bsConfig* c, int k, uint32_t first, uint32_t end,
+	char* err, size_t errlen)
+{
+	const bsEmitterConfig* em = c->particles.emitters + k;
+	int n = snprintf(err, errlen, "%s: particles.emitters[%d].group: no group '%s' in %s (groups:", c->path, k,
+		em->group, c->environment.meshes[em->mesh].file);
+	for (uint32_t g = first; g < end && n > 0 && (size_t)n < errlen; ++g)
+	{
+		n += snprintf(err + n, errlen - (size_t)n, "%s %s", g == first ? "" : ",", env->groups[g].key);
+	}
+	if (n > 0 && (size_t)n < errlen)
+	{
+		snprintf(err + n, errlen - (size_t)n, ")");
+	}
+	return false;
+}
+
+// Surface emitter k: its mesh's run of triangles, weighted by area where a selected group holds them.
+static bool bsSurfaceFromEnvironment(bsEmission* e, const bsEnvironment* env, const bsConfig* c, int k,
+	char* err, size_t errlen)
+{
+	const bsEmitterConfig* em = c->particles.emitters + k;
+	int meshes = c->environment.meshCount;
+	if (em->mesh >= meshes)
+	{
+		snprintf(err, errlen, "%s: particles.emitters[%d].mesh: no mesh %d (the environment has %d mesh%s)",
+			c->path, k, em->mesh, meshes, meshes == 1 ? "" : "es");
+		return false;
+	}
+	uint32_t first, end;
+	bsMeshGroups(env, em->mesh, &first, &end);
+	int best = 0;
+	for (uint32_t g = first; g < end && em->group != NULL; ++g)
+	{
+		int m = bsEnvGroup_Match(em->group, env->groups[g].key);
+		best = m > best ? m : best;
+	}
+	if (em->group != NULL && best == 0)
+	{
+		return bsNoGroup(env, c, k, first, end, err, errlen);
+	}
+	uint32_t t0 = first < end ? env->groups[first].first : 0;
+	uint32_t t1 = first < end ? env->groups[end - 1].first + env->groups[end - 1].count : 0;
+	size_t count = t1 - t0;
+	uint8_t* selected = calloc(count + 1, 1);
+	e->cumulative[k] = malloc((count + 1) * sizeof(double));
+	if (selected == NULL || e->cumulative[k] == NULL)
+	{
+		free(selected);
+		snprintf(err, errlen, "%s: out of memory", c->path);
+		return false;
+	}
+	for (uint32_t g = first; g < end; ++g)
+	{
+		const bsEnvGroup* group = env->groups + g;
+		bool chosen = em->group == NULL || bsEnvGroup_Match(em->group, group->key) == best;
+		memset(selected + (group->first - t0), chosen ? 1 : 0, group->count);
+	}
+	double area = bsSurface_Accumulate(env->triangles + t0, count, selected, e->cumulative[k]);
+	free(selected);
+	bsSurface* s = e->surfaces + k;
+	*s = em->emitter.surface;
+	s->triangles = env->triangles + t0;
+	s->cumulative = e->cumulative[k];
+	s->count = count;
+	if (!(area > 0.0) || !isfinite(area))
+	{
+		snprintf(err, errlen, "%s: particles.emitters[%d].%s: no triangle to emit from (%s%s%s of %s: %s)",
+			c->path, k, em->group != NULL ? "group" : "mesh", em->group != NULL ? "group '" : "every group",
+			em->group != NULL ? em->group : "", em->group != NULL ? "'" : "", c->environment.meshes[em->mesh].file,
+			isfinite(area) ? "every triangle degenerate after the transform" : "an area beyond a double");
+		return false;
+	}
+	return true;
+}
+
+bool bsEmission_Load(bsEmission* e, const bsConfig* c, const bsEnvironment* env, char* err, size_t errlen)
 {
 	const bsParticlesConfig* pc = &c->particles;
 	memset(e, 0, sizeof(*e));
 	e->count = pc->emitterCount;
 	e->lists = calloc((size_t)pc->emitterCount + 1, sizeof(bsParticleDef*));
 	e->listCounts = calloc((size_t)pc->emitterCount + 1, sizeof(size_t));
-	if (e->lists == NULL || e->listCounts == NULL)
+	e->surfaces = calloc((size_t)pc->emitterCount + 1, sizeof(bsSurface));
+	e->cumulative = calloc((size_t)pc->emitterCount + 1, sizeof(double*));
+	if (e->lists == NULL || e->listCounts == NULL || e->surfaces == NULL || e->cumulative == NULL)
 	{
 		snprintf(err, errlen, "%s: out of memory", c->path);
 		bsEmission_Free(e);
@@ -67,6 +165,11 @@ bool bsEmission_Load(bsEmission* e, const bsConfig* c, char* err, size_t errlen)
 		const char* file = pc->emitters[k].file;
 		if (file == NULL)
 		{
+			if (pc->emitters[k].emitter.type == bs_emitterSurface && !bsSurfaceFromEnvironment(e, env, c, k, err, errlen))
+			{
+				bsEmission_Free(e);
+				return false;
+			}
 			continue;
 		}
 		bsPlyData d;
@@ -108,7 +211,11 @@ bsResult bsEmission_AddToWorld(const bsEmission* e, const bsConfig* c, bsWorld* 
 		}
 		else
 		{
-			def.shape = pc->emitters[k].emitter;  // a nozzle gives its particles their velocity
+			def.shape = pc->emitters[k].emitter;  // a nozzle or a surface gives its particles their velocity
+			if (def.shape.type == bs_emitterSurface)
+			{
+				def.shape.surface = e->surfaces[k];
+			}
 			def.radius = pc->radius;
 			def.radiusSpread = pc->radiusSpread;
 			def.velocity = pc->velocity;

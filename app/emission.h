@@ -1,9 +1,11 @@
 // emission.h — the config's emitters as the world's: the PLY files of `file` emitters read and every
-// particle in them checked (bsParticleDef_Check, the check every particle passes), then every emitter
-// handed to the world, whose step emits them.
+// particle in them checked (bsParticleDef_Check, the check every particle passes), the triangles of
+// `surface` emitters found in the environment, then every emitter handed to the world, whose step
+// emits them.
 #pragma once
 
 #include "config.h"
+#include "environment.h"
 
 #include "blobsim/world.h"
 
@@ -14,16 +16,24 @@ typedef struct bsEmission
 {
 	bsParticleDef** lists;  // per emitter of the config: a file emitter's particles, else NULL
 	size_t* listCounts;
+	bsSurface* surfaces;    // per emitter: a surface emitter's triangles (the environment's, borrowed)
+	double** cumulative;    // and its table of cumulative areas (owned), else NULL
 	int count;              // the config's emitters
 	uint64_t total;         // particles of every emitter, <= BS_CONFIG_MAX_PARTICLES
 } bsEmission;
 
-// Reads and checks the particle files, and counts every particle. Absent PLY properties take the
-// config's radius and velocity, and state free. On failure err holds `file: message` (`file: vertex
-// K: radius 0 is not positive` for a particle that fails its check) and *emission is freed.
-bool bsEmission_Load(bsEmission* emission, const bsConfig* config, char* err, size_t errlen);
+// Reads and checks the particle files, finds the surfaces' triangles in env, and counts every
+// particle. Absent PLY properties take the config's radius and velocity, and state free; a file's
+// ids are not kept (its particles are numbered in birth order, as every particle is). A surface
+// emits from its mesh's triangles, or from those of the groups its `group` selects (the groups of
+// the name's best match, as for materials), weighted by area. On failure err holds `file: message`
+// (`file: vertex K: radius 0 is not positive` for a particle that fails its check) or `config:
+// particles.emitters[K].group: no group 'G' in FILE (groups: ...)`, and *emission is freed.
+bool bsEmission_Load(bsEmission* emission, const bsConfig* config, const bsEnvironment* env, char* err,
+	size_t errlen);
 
-// Adds every emitter, in the config's order, to the world (which borrows the lists).
+// Adds every emitter, in the config's order, to the world (which borrows the lists and surfaces:
+// emission and the environment must outlive it).
 bsResult bsEmission_AddToWorld(const bsEmission* emission, const bsConfig* config, bsWorld* world);
 
 void bsEmission_Free(bsEmission* emission);

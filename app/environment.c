@@ -46,9 +46,7 @@ static bsVec3 bsApply(const bsTransform* tr, bsVec3 p)
 		tr->m[2][0] * p.x + tr->m[2][1] * p.y + tr->m[2][2] * p.z + tr->t.z);
 }
 
-// Does a config group name select this OBJ group key ("base" or "base:material")?
-// 3: the whole key, 2: the base, 1: the material, 0: no.
-static int bsGroupMatch(const char* configName, const char* key)
+int bsEnvGroup_Match(const char* configName, const char* key)
 {
 	if (strcmp(configName, key) == 0)
 	{
@@ -73,7 +71,7 @@ static const char* bsMaterialForGroup(const bsMeshConfig* mc, const char* key)
 	const char* material = NULL;
 	for (int g = 0; g < mc->groupCount; ++g)
 	{
-		int m = bsGroupMatch(mc->groups[g].group, key);
+		int m = bsEnvGroup_Match(mc->groups[g].group, key);
 		if (m > best)
 		{
 			best = m;
@@ -132,7 +130,7 @@ static bsResult bsEnvironment_AddMesh(bsEnvironment* env, const bsMeshConfig* mc
 		bool found = false;
 		for (uint32_t k = 0; k < mesh.groupCount && !found; ++k)
 		{
-			found = bsGroupMatch(mc->groups[g].group, mesh.groups[k].name) > 0;
+			found = bsEnvGroup_Match(mc->groups[g].group, mesh.groups[k].name) > 0;
 		}
 		if (!found)
 		{
@@ -247,6 +245,8 @@ static bsResult bsEnvironment_AddMesh(bsEnvironment* env, const bsMeshConfig* mc
 		snprintf(name, nameLength, "%s/%s", fileName, mesh.groups[g].name);
 		bsEnvGroup* group = env->groups + env->groupCount++;
 		group->name = name;
+		group->key = name + strlen(fileName) + 1;
+		group->mesh = meshIndex;
 		group->first = first;
 		group->count = env->triangleCount - first;
 		group->material = bsMaterialForGroup(mc, mesh.groups[g].name);

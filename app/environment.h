@@ -20,6 +20,8 @@
 typedef struct bsEnvGroup
 {
 	char* name;            // "mesh-file-name/group-key", for comments in the scene
+	const char* key;       // the OBJ group key ("base" or "base:material"), within name
+	int mesh;              // index in environment.meshes: a mesh's groups are consecutive
 	uint32_t first;        // into bsEnvironment.triangles
 	uint32_t count;
 	const char* material;  // POV-Ray text inside texture { }, borrowed from the config or a preset
@@ -45,6 +47,10 @@ typedef struct bsEnvironment
 bsResult bsEnvironment_Load(bsEnvironment* env, const bsConfig* config, char* err, size_t errlen);
 
 void bsEnvironment_Free(bsEnvironment* env);
+
+// Does a config's group name select this OBJ group key ("base" or "base:material")? 3: the whole
+// key, 2: the base, 1: the material, 0: no. A name selects the groups of its best match.
+int bsEnvGroup_Match(const char* configName, const char* key);
 
 // Adds the environment's colliders to the world: the mesh (when it has triangles), then the planes.
 // The world borrows them: env must outlive it.

@@ -7,7 +7,9 @@
 #include "bench.h"
 #include "cli.h"
 #include "compare.h"
+#include "grid.h"
 #include "regress.h"
+#include "render_command.h"
 #include "run.h"
 
 #include "blobsim/version.h"
@@ -28,8 +30,12 @@ typedef struct bsCommand
 static const bsCommand bs_commands[] = {
 	{"run", bsRunMain, "run a simulation config and write the POV-Ray scene, particles and summary",
 		bs_exitFailure},
+	{"render", bsRenderMain, "render an output folder's scene and frames with POV-Ray (and a movie)",
+		bs_exitFailure},
 	{"check", bsCheckMain, "validate a config and the files it names without simulating", bs_exitFailure},
 	{"batch", bsBatchMain, "run many configs and parameter sweeps, skipping runs that are up to date",
+		bs_exitFailure},
+	{"grid", bsGridMain, "build a distance/normal grid file from a mesh or config, or describe one",
 		bs_exitFailure},
 	{"bench", bsBenchMain, "time the paper's Table 1 tests and the BVH queries", bs_exitFailure},
 	// For these two, 1 means "the images differ": a runtime error is 3.

@@ -3,6 +3,7 @@
 
 #include "atomic_file.h"
 #include "files.h"
+#include "png_text.h"
 #include "process.h"
 
 #include <stdio.h>
@@ -28,17 +29,139 @@ static const char* bsRender_NameIn(const char* dir, const char* path)
 	return path + n + 1;
 }
 
-bool bsRender_Scene(const bsRenderInput* in, char* err, size_t errlen)
+bool bsRender_FindPovray(const char* what, const char* dir, char* out, size_t size, char* err, size_t errlen)
+{
+	if (bsFindProgram("povray", out, size))
+	{
+		return true;
+	}
+	snprintf(err, errlen, "%s: POV-Ray is not installed (no 'povray' on PATH); install it with 'apt-get "
+		"install povray', or run without --render and render %s/scene.pov yourself", what, dir);
+	return false;
+}
+
+// The temporary files of one render, named after its image ("frame_0003.png" -> "frame_0003.tmp.<pid>"):
+// the names carry the pid, so two runs into one folder do not share them.
+typedef struct bsRenderFiles
+{
+	char tmp[BS_RENDER_PATH_MAX], png[BS_RENDER_PATH_MAX], state[BS_RENDER_PATH_MAX],
+		logTmp[BS_RENDER_PATH_MAX], log[BS_RENDER_PATH_MAX], wrapper[BS_RENDER_PATH_MAX];
+} bsRenderFiles;
+
+static void bsRenderFiles_Name(bsRenderFiles* f, const bsRenderInput* in)
+{
+	char stem[256], name[320];
+	const char* dot = strrchr(in->imageName, '.');
+	int stemLen = dot != NULL ? (int)(dot - in->imageName) : (int)strlen(in->imageName);
+	snprintf(stem, sizeof(stem), "%.*s.tmp.%ld", stemLen, in->imageName, (long)getpid());
+	const char* dir = in->directory;
+	snprintf(name, sizeof(name), "%s.png", stem);
+	bsRenderPath(f->tmp, sizeof(f->tmp), dir, name);
+	snprintf(name, sizeof(name), "%s.pov-state", stem);
+	bsRenderPath(f->state, sizeof(f->state), dir, name);
+	snprintf(name, sizeof(name), "%s.pov", stem);
+	bsRenderPath(f->wrapper, sizeof(f->wrapper), dir, name);
+	snprintf(name, sizeof(name), "%s.log", stem);
+	bsRenderPath(f->logTmp, sizeof(f->logTmp), dir, name);
+	bsRenderPath(f->png, sizeof(f->png), dir, in->imageName);
+	bsRenderPath(f->log, sizeof(f->log), dir, in->logName != NULL ? in->logName : "render.log");
+}
+
+// Listed before POV-Ray starts, so a signal from here on removes whatever it makes.
+static bool bsRenderFiles_Defer(const bsRenderFiles* f, const bsRenderInput* in, char* err, size_t errlen)
+{
+	bool keepLog = in->logName != NULL && !in->commitNow;
+	if (in->surfacePath != NULL && !bsAtomicFile_DeferRemoval(f->wrapper, err, errlen))
+	{
+		return false;
+	}
+	if (in->commitNow)
+	{
+		return bsAtomicFile_DeferRemoval(f->tmp, err, errlen) && bsAtomicFile_DeferRemoval(f->logTmp, err, errlen) &&
+			bsAtomicFile_DeferRemoval(f->state, err, errlen);
+	}
+	return bsAtomicFile_DeferFile(f->tmp, f->png, err, errlen) &&
+		(keepLog ? bsAtomicFile_DeferFile(f->logTmp, f->log, err, errlen)
+				 : bsAtomicFile_DeferRemoval(f->logTmp, err, errlen)) &&
+		bsAtomicFile_DeferRemoval(f->state, err, errlen);
+}
+
+// After a success: the record into the image; with commitNow, the image and its log into place.
+static bool bsRenderFiles_Finish(const bsRenderFiles* f, const bsRenderInput* in, char* err, size_t errlen)
+{
+	if (in->record != NULL && !bsPng_AddText(f->tmp, BS_RENDER_RECORD_KEY, in->record, err, errlen))
+	{
+		return false;
+	}
+	if (!in->commitNow)
+	{
+		return true;
+	}
+	if (rename(f->tmp, f->png) != 0)
+	{
+		snprintf(err, errlen, "--render: cannot rename %s to %s", f->tmp, f->png);
+		return false;
+	}
+	if (in->logName != NULL)
+	{
+		rename(f->logTmp, f->log);
+	}
+	else
+	{
+		unlink(f->logTmp);
+	}
+	return true;
+}
+
+// After a failure: the log to DIR/render.log (or the log's name), unless a render of lower rank
+// failed too and keeps it.
+static void bsRenderFiles_KeepFailureLog(const bsRenderFiles* f, const bsRenderInput* in)
+{
+	if (in->failure == NULL)
+	{
+		rename(f->logTmp, f->log);
+		return;
+	}
+	pthread_mutex_lock(&in->failure->lock);
+	if (in->rank < in->failure->rank)
+	{
+		in->failure->rank = in->rank;
+		rename(f->logTmp, f->log);
+	}
+	pthread_mutex_unlock(&in->failure->lock);
+}
+
+// The scene with its pending surface: the scene's BlobsimSurface names the include's final name
+// unless declared before, so the wrapper declares the pending name and includes the scene.
+static bool bsRenderFiles_WriteWrapper(const bsRenderFiles* f, const bsRenderInput* in, const char* scene,
+	char* err, size_t errlen)
+{
+	const char* include = bsRender_NameIn(in->directory, in->surfacePath);
+	FILE* w = include != NULL ? fopen(f->wrapper, "w") : NULL;
+	if (w == NULL)
+	{
+		snprintf(err, errlen, "--render: cannot write %s", f->wrapper);
+		return false;
+	}
+	fprintf(w, "// blobsim: the pending scene with its pending surface (removed after the render)\n"
+		"#declare BlobsimSurface = \"%s\";\n#include \"%s\"\n", include, scene);
+	if (fclose(w) != 0)
+	{
+		snprintf(err, errlen, "--render: cannot write %s", f->wrapper);
+		return false;
+	}
+	return true;
+}
+
+bool bsRender_Image(const bsRenderInput* in, char* err, size_t errlen)
 {
 	const char* dir = in->directory;
 	char povray[BS_RENDER_PATH_MAX];
-	if (!bsFindProgram("povray", povray, sizeof(povray)))
+	if (!bsRender_FindPovray("--render", dir, povray, sizeof(povray), err, errlen))
 	{
-		snprintf(err, errlen, "--render: POV-Ray is not installed (no 'povray' on PATH); install it "
-			"with 'apt-get install povray', or run without --render and render %s/scene.pov yourself", dir);
 		return false;
 	}
-	char width[32], height[32], aa[64], jitter[64];
+	char width[32], height[32], aa[64], jitter[64], threads[32];
 	snprintf(width, sizeof(width), "+W%d", in->width);
 	snprintf(height, sizeof(height), "+H%d", in->height);
 	if (in->antialias > 0.0)
@@ -57,22 +180,11 @@ bool bsRender_Scene(const bsRenderInput* in, char* err, size_t errlen)
 	{
 		snprintf(jitter, sizeof(jitter), "-J");
 	}
+	snprintf(threads, sizeof(threads), "+WT%d", in->threads);
 
-	// The temporary names carry the pid: two runs into one folder do not share them.
-	char tmp[BS_RENDER_PATH_MAX], png[BS_RENDER_PATH_MAX], state[BS_RENDER_PATH_MAX], logTmp[BS_RENDER_PATH_MAX],
-		log[BS_RENDER_PATH_MAX], name[64];
-	long pid = (long)getpid();
-	snprintf(name, sizeof(name), "scene.tmp.%ld.png", pid);
-	bsRenderPath(tmp, sizeof(tmp), dir, name);
-	snprintf(name, sizeof(name), "scene.tmp.%ld.pov-state", pid);
-	bsRenderPath(state, sizeof(state), dir, name);
-	snprintf(name, sizeof(name), "render.log.tmp.%ld", pid);
-	bsRenderPath(logTmp, sizeof(logTmp), dir, name);
-	bsRenderPath(png, sizeof(png), dir, "scene.png");
-	bsRenderPath(log, sizeof(log), dir, "render.log");
-	// Listed before POV-Ray starts, so a signal from here on removes whatever it has made.
-	if (!bsAtomicFile_DeferFile(tmp, png, err, errlen) || !bsAtomicFile_DeferFile(logTmp, log, err, errlen) ||
-		!bsAtomicFile_DeferRemoval(state, err, errlen))
+	bsRenderFiles f;
+	bsRenderFiles_Name(&f, in);
+	if (!bsRenderFiles_Defer(&f, in, err, errlen))
 	{
 		return false;
 	}
@@ -85,12 +197,24 @@ bool bsRender_Scene(const bsRenderInput* in, char* err, size_t errlen)
 		snprintf(err, errlen, "--render: %s is not in %s", in->scenePath, dir);
 		return false;
 	}
+	if (in->surfacePath != NULL)
+	{
+		if (!bsRenderFiles_WriteWrapper(&f, in, scene, err, errlen))
+		{
+			return false;
+		}
+		scene = bsRender_NameIn(dir, f.wrapper);
+	}
 	char input[BS_RENDER_PATH_MAX + 8], output[BS_RENDER_PATH_MAX + 8];
 	snprintf(input, sizeof(input), "+I%s", scene);
-	snprintf(output, sizeof(output), "+O%s", bsRender_NameIn(dir, tmp));
-	char* args[] = {povray, input, output, width, height, aa, jitter, "+FN", "-D", "-P", "+V", NULL};
+	snprintf(output, sizeof(output), "+O%s", bsRender_NameIn(dir, f.tmp));
+	char* args[] = {povray, input, output, width, height, aa, jitter, "+FN", "-D", "-P", "+V", NULL, NULL};
+	if (in->threads > 0)
+	{
+		args[11] = threads;
+	}
 	bsProcessInput pin = {
-		.program = povray, .argv = args, .stdoutPath = logTmp, .stderrToStdout = true, .directory = dir};
+		.program = povray, .argv = args, .stdoutPath = f.logTmp, .stderrToStdout = true, .directory = dir};
 	bsProcess p;
 	char why[512];
 	if (!bsProcess_Start(&pin, &p, why, sizeof(why)))
@@ -100,22 +224,28 @@ bool bsRender_Scene(const bsRenderInput* in, char* err, size_t errlen)
 	}
 	bsProcessOutput out;
 	bsProcess_Wait(&p, &out);
+	if (in->surfacePath != NULL)
+	{
+		unlink(f.wrapper);
+	}
 	if (out.state != bs_processExited || out.exitCode != 0)
 	{
 		// The message names render.log: put this render's log there now (the group then finds no
 		// temporary file to remove, which is harmless). The caller aborts the group, which removes
 		// the image.
-		rename(logTmp, log);
+		bsRenderFiles_KeepFailureLog(&f, in);
 		bsProcess_Describe(&out, why, sizeof(why));
-		snprintf(err, errlen, "--render: POV-Ray failed (%s); see %s", why, log);
+		bool frame = strcmp(in->imageName, "scene.png") != 0;
+		snprintf(err, errlen, "--render: POV-Ray failed%s%s (%s); see %s", frame ? " making " : "",
+			frame ? in->imageName : "", why, f.log);
 		return false;
 	}
 	struct stat st;
-	if (stat(tmp, &st) != 0 || !S_ISREG(st.st_mode))
+	if (stat(f.tmp, &st) != 0 || !S_ISREG(st.st_mode))
 	{
-		rename(logTmp, log);
-		snprintf(err, errlen, "--render: POV-Ray wrote no image (%s); see %s", tmp, log);
+		bsRenderFiles_KeepFailureLog(&f, in);
+		snprintf(err, errlen, "--render: POV-Ray wrote no image (%s); see %s", f.tmp, f.log);
 		return false;
 	}
-	return true;
+	return bsRenderFiles_Finish(&f, in, err, errlen);
 }

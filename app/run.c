@@ -13,6 +13,8 @@
 #include "pov_writer.h"
 #include "process.h"
 #include "render.h"
+#include "render_frames.h"
+#include "render_movie.h"
 #include "scene_surface.h"
 #include "blobsim/step.h"
 #include "blobsim/timer.h"
@@ -43,6 +45,8 @@ typedef struct bsRunOptions
 	uint64_t maxMemory;     // --max-memory; 0: no cap
 	bool maxMemoryGiven;
 	bool render;
+	bool movie;  // --movie (implies --render)
+	int jobs;    // --jobs: POV-Ray processes at once; 0: the default (render_frames.h)
 	bool quiet;
 } bsRunOptions;
 
@@ -69,10 +73,11 @@ static void bsRunUsage(FILE* f, bool check)
 		"\n"
 		"Runs the simulation CONFIG describes (docs/config.md) and writes, in the output directory:\n"
 		"  scene.pov       the POV-Ray 3.7 scene, every particle a blob component\n"
-		"  particles.ply   every particle: x y z radius vx vy vz and its state (free, stuck, escaped)\n"
+		"  particles.ply   every particle: x y z radius vx vy vz, its state (free, stuck, escaped) and id\n"
 		"  summary.json    counts, contacts by sub-test, BVH statistics, time per phase\n"
-		"  frame_NNNN.pov and animation.ini   with output.frame_every > 0\n"
-		"  scene.png       with --render\n"
+		"  frame_NNNN.pov and animation.ini   with output.frame_every > 0 (frame_0000: the initial state)\n"
+		"  scene.png       with --render, and frame_NNNN.png for every frame\n"
+		"  animation.mp4 and preview.gif      with --movie (or render.movie) and ffmpeg\n"
 		"Each file is written to a temporary file and renamed into place: a failed or interrupted run\n"
 		"leaves none half-written.\n"
 		"\n"
@@ -81,13 +86,19 @@ static void bsRunUsage(FILE* f, bool check)
 		"  --threads N       worker threads, 0 = all cores (default 0); results do not depend on it\n"
 		"  --set KEY=VALUE   override a config value (repeatable), e.g. --set collision.method=exact\n"
 		"  --render          render scene.pov to scene.png with POV-Ray (image size and antialias\n"
-		"                    from the config)\n"
+		"                    from the config), and every frame to frame_NNNN.png; images still up to\n"
+		"                    date (the same scene and settings) are kept, not rendered again\n"
+		"  --jobs N          POV-Ray processes at once for --render (default: one per core, the\n"
+		"                    cores split between them with POV-Ray's +WT)\n"
+		"  --movie           with frames: also encode them into animation.mp4 and preview.gif with\n"
+		"                    ffmpeg (implies --render; fails when ffmpeg is missing)\n"
 		"  --quiet           print nothing but errors\n"
 		"  --max-memory BYTES\n"
 		"                    refuse the run (exit 1, before allocating the particles) when its\n"
 		"                    estimated memory exceeds BYTES; suffixes K, M, G (powers of 1024), 0 = no\n"
 		"                    cap (default: the machine's physical memory). The estimate is particles x\n"
-		"                    57 bytes + triangles x 304 bytes (mesh and BVH) + 16 MiB\n"
+		"                    61 bytes (133 with particles.interaction) + triangles x 304 bytes\n"
+		"                    (mesh and BVH) + 16 MiB\n"
 		"  -h, --help        show this help and exit\n"
 		"\n"
 		"All outputs are written to temporary files and renamed into place only after every one of them\n"
@@ -196,6 +207,21 @@ static int bsParseRunOptions(int argc, char** argv, bool check, bsRunOptions* o)
 		{
 			o->render = true;
 			++i;
+		}
+		else if (!check && strcmp(a, "--movie") == 0)
+		{
+			o->movie = true;
+			o->render = true;
+			++i;
+		}
+		else if (!check && (m = bsMatchOption(cmd, "--jobs", argc, argv, &i, &value)) != 0)
+		{
+			long long v;
+			if (m < 0 || !bsParseIntOption(cmd, "--jobs", value, 1, 256, &v))
+			{
+				return bs_exitUsage;
+			}
+			o->jobs = (int)v;
 		}
 		else if (!check && strcmp(a, "--quiet") == 0)
 		{
@@ -410,6 +436,9 @@ static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInp
 	{
 		cJSON_AddNumberToObject(particles, bsParticleStateName((bsParticleState)s), (double)counts[s]);
 	}
+	// Of the escaped, those whose lifetime ended (particles.lifetime), and every particle born.
+	cJSON_AddNumberToObject(particles, "expired", (double)stats->expired);
+	cJSON_AddNumberToObject(particles, "emitted", (double)stats->emitted);
 
 	cJSON* contacts = cJSON_AddObjectToObject(root, "contacts");
 	uint64_t total = 0;
@@ -428,6 +457,15 @@ static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInp
 	}
 	cJSON_AddNumberToObject(contacts, "total", (double)total);
 	cJSON_AddNumberToObject(root, "contact_limit_reached", (double)stats->contactLimit);
+	if (c->step.interaction.type != bs_interactionNone)
+	{
+		// Only with an interaction, so that every other run's summary keeps its keys.
+		cJSON* in = cJSON_AddObjectToObject(root, "interaction");
+		cJSON_AddStringToObject(in, "type", bsInteractionName(c->step.interaction.type));
+		cJSON_AddNumberToObject(in, "substeps", (double)stats->substeps);
+		cJSON_AddNumberToObject(in, "neighbour_pairs", 0.5 * (double)stats->pairs);
+		cJSON_AddNumberToObject(in, "contact_pairs", 0.5 * (double)stats->contactPairs);
+	}
 
 	cJSON* e = cJSON_AddObjectToObject(root, "environment");
 	cJSON_AddNumberToObject(e, "triangles", env->triangleCount);
@@ -446,6 +484,14 @@ static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInp
 
 	cJSON_AddNumberToObject(root, "frames", frames);
 	cJSON_AddBoolToObject(root, "rendered", rendered);
+	// What `blobsim render DIR` renders with (render_command.c).
+	cJSON* render = cJSON_AddObjectToObject(root, "render");
+	cJSON_AddNumberToObject(render, "width", c->render.width);
+	cJSON_AddNumberToObject(render, "height", c->render.height);
+	cJSON_AddNumberToObject(render, "antialias", c->render.antialias);
+	cJSON_AddNumberToObject(render, "jitter", c->render.jitter);
+	cJSON_AddBoolToObject(render, "movie", c->render.movie);
+	cJSON_AddNumberToObject(render, "fps", c->render.fps);
 	cJSON_AddNumberToObject(root, "threads", threads);
 	cJSON* t = cJSON_AddObjectToObject(root, "seconds");
 	cJSON_AddNumberToObject(t, "load", times->load);
@@ -523,7 +569,7 @@ static void bsOnSignal(int sig)
 	_exit(143);
 }
 
-static void bsInstallSignalHandlers(void)
+void bsRun_InstallSignalHandlers(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -541,7 +587,8 @@ static void bsInstallSignalHandlers(void)
 
 enum
 {
-	bs_memoryPerParticle = 57,                              // particles.h
+	bs_memoryPerParticle = 61,                              // particles.h
+	bs_memoryPerInteracting = 61 + 72,                      // + the neighbour grid (neighbour_grid.h)
 	bs_memoryPerTriangle = 2 * sizeof(bsTriangle) + 96,     // the mesh; the BVH's copy, index, binary and
 	                                                        // 4-wide nodes (bsBvh_Bytes: ~173 per triangle)
 	bs_memoryOverhead = 16 << 20,                           // buffers, config, scene, stacks
@@ -574,15 +621,15 @@ static void bsFormatBytes(char* out, size_t size, uint64_t n)
 }
 
 // False, with a message giving the estimate and the cap, when the run would need more than cap.
-static bool bsCheckMemory(const char* config, uint64_t particles, uint64_t triangles, uint64_t cap,
-	bool given, char* err, size_t errlen)
+static bool bsCheckMemory(const char* config, uint64_t particles, int perParticle, uint64_t triangles,
+	uint64_t cap, bool given, char* err, size_t errlen)
 {
 	if (cap == 0)
 	{
 		return true;
 	}
 	// particles <= 2^31 - 1 per emitter kind and triangles < 2^32: no overflow in 64 bits.
-	uint64_t need = particles * bs_memoryPerParticle + triangles * bs_memoryPerTriangle + bs_memoryOverhead;
+	uint64_t need = particles * (uint64_t)perParticle + triangles * bs_memoryPerTriangle + bs_memoryOverhead;
 	if (need <= cap)
 	{
 		return true;
@@ -593,7 +640,7 @@ static bool bsCheckMemory(const char* config, uint64_t particles, uint64_t trian
 	snprintf(err, errlen,
 		"%s: the run needs about %s (%" PRIu64 " bytes: %" PRIu64 " particles x %d + %" PRIu64
 		" triangles x %d + %d), more than %s %s (%" PRIu64 " bytes)%s",
-		config, needText, need, particles, bs_memoryPerParticle, triangles, (int)bs_memoryPerTriangle,
+		config, needText, need, particles, perParticle, triangles, (int)bs_memoryPerTriangle,
 		bs_memoryOverhead, given ? "the --max-memory cap of" : "the physical memory,", capText, cap,
 		given ? "" : "; lower the particle count or raise the cap with --max-memory");
 	return false;
@@ -608,13 +655,33 @@ typedef struct bsRunFrames
 	bool progress;        // a progress bar on stderr
 	bsPovScene* scene;
 	bsSceneBuffers* buffers;
-	int frames;           // written so far
+	int frames;           // written so far (frame 0 is the initial state)
 	bsRunTimes* times;
 } bsRunFrames;
 
-// A failed step's message: the emitter and particle that failed their check, or the result.
-static void bsStepError(const bsConfig* c, const bsWorld* world, int step, bsResult r, char* err, size_t errlen)
+// A step that would need more substeps than motion.max_substeps: why, from the same plan the step
+// made (interaction.h), and what to change.
+static void bsUnstableError(const bsConfig* c, const bsParticles* p, int step, char* err, size_t errlen)
 {
+	bsSubstepPlan plan;
+	bsInteraction_PlanSubsteps(&c->step.interaction, c->step.dt, c->step.gravity, p, &plan);
+	snprintf(err, errlen, "%s: step %d: the interaction needs %.0f substeps, more than motion.max_substeps "
+		"(%d): a particle of radius %g at %g m/s may move a tenth of its radius in %.3g s and the "
+		"shortest contact lasts %.3g s (a substep is at most 1/%g of it); lower motion.dt, soften the "
+		"contact (particles.interaction.contact_time) or raise motion.max_substeps", c->path, step,
+		plan.substeps, c->step.maxSubsteps, plan.radius, plan.speed,
+		BS_SUBSTEP_TRAVEL * plan.radius / plan.speed, plan.period, BS_SUBSTEPS_PER_PERIOD);
+}
+
+// A failed step's message: the emitter and particle that failed their check, or the result.
+static void bsStepError(const bsConfig* c, const bsWorld* world, const bsParticles* p, int step, bsResult r,
+	char* err, size_t errlen)
+{
+	if (r == bs_errUnstable)
+	{
+		bsUnstableError(c, p, step, err, errlen);
+		return;
+	}
 	int emitter;
 	size_t index;
 	if (bsWorld_EmitFailure(world, &emitter, &index))
@@ -630,7 +697,7 @@ static bool bsWriteFrame(bsRunFrames* run, const bsParticles* p, char* err, size
 {
 	char name[32], path[BS_PATH_MAX];
 	double t0 = bsNow();
-	bsPov_FrameFileName(name, sizeof(name), ++run->frames);
+	bsPov_FrameFileName(name, sizeof(name), run->frames++);
 	bsJoin(path, sizeof(path), run->dir, name);
 	bool ok = bsWriteSceneFile(path, run->scene, run->buffers, p, err, errlen);
 	run->times->write += bsNow() - t0;
@@ -653,7 +720,7 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 		return false;
 	}
 	bsProgress progress = {run->progress, bsNow(), 0.0};
-	bool ok = true;
+	bool ok = c->output.frameEvery <= 0 || bsWriteFrame(run, p, err, errlen);  // frame 0: before any step
 	for (int step = 1; ok && step <= c->motion.steps; ++step)
 	{
 		double t0 = bsNow();
@@ -661,7 +728,7 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 		run->times->simulate += bsNow() - t0;
 		if (r != bs_ok)
 		{
-			bsStepError(c, world, step, r, err, errlen);
+			bsStepError(c, world, p, step, r, err, errlen);
 			ok = false;
 			break;
 		}
@@ -674,6 +741,69 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 	}
 	bsWorld_Destroy(world);
 	return ok;
+}
+
+// --- Rendering ---
+
+// The run's images (scene.png and every frame), read from the scenes' pending temporary files; images
+// still up to date are kept (render_frames.h). Counts what it rendered and kept.
+static bool bsRenderOutputs(const bsConfig* c, const bsRunOptions* o, const char* dir, int frames, int* rendered,
+	int* kept, char* err, size_t errlen)
+{
+	bsRenderSettings settings = {c->render.width, c->render.height, c->render.antialias, c->render.jitter,
+		c->render.surface == bs_surfaceMesh};
+	bsRenderPlan plan;
+	bsRenderPlan_Init(&plan, dir, &settings, false);
+	bool ok = true;
+	for (int k = -1; ok && k < frames; ++k)
+	{
+		char name[32], path[BS_PATH_MAX];
+		if (k < 0)
+		{
+			snprintf(name, sizeof(name), "scene.pov");
+		}
+		else
+		{
+			bsPov_FrameFileName(name, sizeof(name), k);
+		}
+		bsJoin(path, sizeof(path), dir, name);
+		const char* pending = bsAtomicFile_DeferredPath(path);
+		ok = bsRenderPlan_Add(&plan, k, pending != NULL ? pending : path);
+	}
+	if (!ok)
+	{
+		snprintf(err, errlen, "%s: out of memory", dir);
+	}
+	ok = ok && bsRenderPlan_Decide(&plan, false, err, errlen) && bsRenderPlan_Run(&plan, o->jobs, 0, err, errlen);
+	*rendered = plan.rendered;
+	*kept = plan.count - bsRenderPlan_Pending(&plan);
+	bsRenderPlan_Free(&plan);
+	return ok;
+}
+
+// After the run's outputs are in place: animation.mp4 and preview.gif from the frames, in a deferred
+// group of their own, unless they are newer than every frame already. False, with a message, when
+// ffmpeg fails or is missing (the caller decides whether that fails the run).
+static bool bsMakeMovie(const bsConfig* c, const char* dir, int frames, bool* made, char* err, size_t errlen)
+{
+	*made = false;
+	char ffmpeg[BS_PATH_MAX];
+	if (!bsMovie_FindFfmpeg("render.movie", ffmpeg, sizeof(ffmpeg), err, errlen))
+	{
+		return false;
+	}
+	if (bsMovie_UpToDate(dir, frames - 1))
+	{
+		return true;
+	}
+	bsAtomicFile_BeginDeferred();
+	if (!bsMovie_Encode(dir, frames - 1, c->render.fps, err, errlen))
+	{
+		bsAtomicFile_AbortDeferred();
+		return false;
+	}
+	*made = bsAtomicFile_CommitDeferred(err, errlen);
+	return *made;
 }
 
 // --- Commands ---
@@ -712,7 +842,7 @@ int bsCheckMain(int argc, char** argv)
 		bsConfig_Free(&c);
 		return bsFail(err);
 	}
-	if (!bsEmission_Load(&emission, &c, err, sizeof(err)))
+	if (!bsEmission_Load(&emission, &c, &env, err, sizeof(err)))
 	{
 		bsEnvironment_Free(&env);
 		bsConfig_Free(&c);
@@ -720,10 +850,12 @@ int bsCheckMain(int argc, char** argv)
 	}
 	uint64_t particles = emission.total;
 	printf("%s: ok: %" PRIu64 " particle%s, %u triangle%s in %u group%s (%" PRIu64 " degenerate dropped), "
-		"%u plane%s; %d step%s of %g s, %s, %s\n",
+		"%u plane%s; %d step%s of %g s, %s, %s%s%s\n",
 		c.path, particles, bsPlural(particles), env.triangleCount, bsPlural(env.triangleCount), env.groupCount,
 		bsPlural(env.groupCount), env.droppedDegenerate, env.planeCount, bsPlural(env.planeCount), c.motion.steps,
-		bsPlural((uint64_t)c.motion.steps), c.step.dt, bsMethodName(c.step.method), bsResponseName(c.step.response));
+		bsPlural((uint64_t)c.motion.steps), c.step.dt, bsMethodName(c.step.method), bsResponseName(c.step.response),
+		c.step.interaction.type != bs_interactionNone ? ", interaction " : "",
+		c.step.interaction.type != bs_interactionNone ? bsInteractionName(c.step.interaction.type) : "");
 	bsEmission_Free(&emission);
 	bsEnvironment_Free(&env);
 	bsConfig_Free(&c);
@@ -732,7 +864,7 @@ int bsCheckMain(int argc, char** argv)
 
 int bsRunMain(int argc, char** argv)
 {
-	bsInstallSignalHandlers();
+	bsRun_InstallSignalHandlers();
 	bsRunOptions o;
 	int status = bsParseRunOptions(argc, argv, false, &o);
 	if (status >= 0)
@@ -771,19 +903,31 @@ int bsRunMain(int argc, char** argv)
 	memset(&stats, 0, sizeof(stats));
 	int frames = 0;
 	bool rendered = false;
+	int imagesRendered = 0, imagesKept = 0;
 	bool deferred = false;
 	bsCreatedFolders created = {{0}, 0};
 	status = bs_exitFailure;
 
+	if (o.movie && c.output.frameEvery <= 0)
+	{
+		snprintf(err, sizeof(err), "--movie: %s writes no frames; set output.frame_every (e.g. --set "
+			"output.frame_every=10)", c.path);
+		goto fail;
+	}
 	if (o.render)
 	{
 		// Fail before the simulation, not after it, when the render cannot happen.
 		char povray[BS_PATH_MAX];
-		if (!bsFindProgram("povray", povray, sizeof(povray)))
+		if (!bsRender_FindPovray("--render", dir, povray, sizeof(povray), err, sizeof(err)))
 		{
-			snprintf(err, sizeof(err), "--render: POV-Ray is not installed (no 'povray' on PATH); install "
-				"it with 'apt-get install povray', or run without --render and render %s/scene.pov yourself",
-				dir);
+			goto fail;
+		}
+	}
+	if (o.movie)
+	{
+		char ffmpeg[BS_PATH_MAX];
+		if (!bsMovie_FindFfmpeg("--movie", ffmpeg, sizeof(ffmpeg), err, sizeof(err)))
+		{
 			goto fail;
 		}
 	}
@@ -793,12 +937,13 @@ int bsRunMain(int argc, char** argv)
 	{
 		goto fail;
 	}
-	if (!bsEmission_Load(&emission, &c, err, sizeof(err)))
+	if (!bsEmission_Load(&emission, &c, &env, err, sizeof(err)))
 	{
 		goto fail;
 	}
-	if (!bsCheckMemory(c.path, emission.total, env.triangleCount, o.maxMemoryGiven ? o.maxMemory : bsPhysicalMemory(),
-			o.maxMemoryGiven, err, sizeof(err)))
+	int perParticle = c.step.interaction.type == bs_interactionNone ? bs_memoryPerParticle : bs_memoryPerInteracting;
+	if (!bsCheckMemory(c.path, emission.total, perParticle, env.triangleCount,
+			o.maxMemoryGiven ? o.maxMemory : bsPhysicalMemory(), o.maxMemoryGiven, err, sizeof(err)))
 	{
 		goto fail;
 	}
@@ -850,7 +995,7 @@ int bsRunMain(int argc, char** argv)
 		if (frames > 0)
 		{
 			bsJoin(path, sizeof(path), dir, "animation.ini");
-			if (!bsPov_WriteAnimationIni(path, frames, c.render.width, c.render.height, c.render.antialias,
+			if (!bsPov_WriteAnimationIni(path, frames - 1, c.render.width, c.render.height, c.render.antialias,
 					c.render.jitter, err, sizeof(err)))
 			{
 				goto fail;
@@ -860,16 +1005,7 @@ int bsRunMain(int argc, char** argv)
 		if (o.render)
 		{
 			t0 = bsNow();
-			bsJoin(path, sizeof(path), dir, "scene.pov");
-			const char* pending = bsAtomicFile_DeferredPath(path);
-			char input[BS_PATH_MAX];
-			if (!bsSceneSurface_RenderInput(&buffers.surface, dir, path, pending != NULL ? pending : path, input,
-					sizeof(input), err, sizeof(err)))
-			{
-				goto fail;
-			}
-			bsRenderInput ri = {input, dir, c.render.width, c.render.height, c.render.antialias, c.render.jitter};
-			if (!bsRender_Scene(&ri, err, sizeof(err)))
+			if (!bsRenderOutputs(&c, &o, dir, frames, &imagesRendered, &imagesKept, err, sizeof(err)))
 			{
 				goto fail;
 			}
@@ -897,6 +1033,19 @@ int bsRunMain(int argc, char** argv)
 		goto fail;
 	}
 
+	bool movie = false;
+	if (rendered && frames > 0 && (o.movie || c.render.movie) && !bsMakeMovie(&c, dir, frames, &movie, err, sizeof(err)))
+	{
+		// The run's outputs are in place. Only an explicit --movie fails the run; render.movie in a
+		// config (which may travel to a machine without ffmpeg) warns.
+		if (o.movie)
+		{
+			fprintf(stderr, "blobsim: %s (the run's other outputs are written)\n", err);
+			status = bs_exitFailure;
+			goto done;
+		}
+		fprintf(stderr, "blobsim: warning: %s\n", err);
+	}
 	if (!o.quiet)
 	{
 		uint64_t counts[bs_particleStateCount];
@@ -906,6 +1055,11 @@ int bsRunMain(int argc, char** argv)
 			p.count, bsPlural(p.count), counts[bs_particleStuck], counts[bs_particleFree], counts[bs_particleEscaped],
 			c.motion.steps, bsPlural((uint64_t)c.motion.steps), bsMethodName(c.step.method),
 			bsResponseName(c.step.response), bsNow() - start, dir, rendered ? " (+ scene.png)" : "");
+		if (rendered && frames > 0)
+		{
+			printf("blobsim: %d image%s rendered, %d up to date%s\n", imagesRendered, bsPlural((uint64_t)imagesRendered),
+				imagesKept, movie ? "; animation.mp4 and preview.gif" : "");
+		}
 	}
 	status = bs_exitOk;
 
@@ -922,6 +1076,7 @@ fail:
 	{
 		fprintf(stderr, "blobsim: %s\n", err);
 	}
+done:
 	bsSceneBuffers_Free(&buffers);
 	bsParticles_Free(&p);
 	bsEmission_Free(&emission);

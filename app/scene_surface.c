@@ -1,6 +1,5 @@
 #include "scene_surface.h"
 
-#include "atomic_file.h"
 #include "ply.h"
 #include "surface_file.h"
 
@@ -10,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 enum
 {
@@ -129,7 +127,7 @@ static bool bsWriteSurfaceFiles(bsSceneSurface* s, const char* path, const bsPov
 	fd.positionDecimals = bsSurfaceFile_Decimals(def.spacing, bsPositionStep);
 	fd.normalDecimals = bsNormalDecimals;
 	fd.comment = comment;
-	bool ok = bsSiblingPath(file, sizeof(file), path, "_surface.inc");
+	bool ok = bsSceneSurface_IncludePath(path, file, sizeof(file));
 	if (!ok)
 	{
 		snprintf(err, errlen, "%s: path too long", path);
@@ -168,48 +166,9 @@ bool bsSceneSurface_WriteScene(bsSceneSurface* s, const char* path, bsPovScene* 
 	return ok;
 }
 
-bool bsSceneSurface_RenderInput(const bsSceneSurface* s, const char* dir, const char* scenePath,
-	const char* renderPath, char* out, size_t outlen, char* err, size_t errlen)
+bool bsSceneSurface_IncludePath(const char* scenePath, char* out, size_t size)
 {
-	char include[bsSurfacePathMax];
-	const char* pendingInclude = NULL;
-	if (s->mode == bs_surfaceMesh && bsSiblingPath(include, sizeof(include), scenePath, "_surface.inc"))
-	{
-		pendingInclude = bsAtomicFile_DeferredPath(include);
-	}
-	if (pendingInclude == NULL || strcmp(renderPath, scenePath) == 0)
-	{
-		snprintf(out, outlen, "%s", renderPath);
-		return true;
-	}
-	// POV-Ray reads the scene under its pending name, which includes the final include name: a small
-	// wrapper declares the pending include's name first (the scene keeps a declared BlobsimSurface).
-	char name[64];
-	snprintf(name, sizeof(name), "render.tmp.%ld.pov", (long)getpid());
-	int n = snprintf(out, outlen, "%s/%s", dir, name);
-	if (n < 0 || (size_t)n >= outlen)
-	{
-		snprintf(err, errlen, "--render: %s: path too long", dir);
-		return false;
-	}
-	if (!bsAtomicFile_DeferRemoval(out, err, errlen))
-	{
-		return false;
-	}
-	FILE* f = fopen(out, "w");
-	if (f == NULL)
-	{
-		snprintf(err, errlen, "--render: cannot write %s", out);
-		return false;
-	}
-	fprintf(f, "// blobsim: renders the pending scene with its pending surface (removed after the render)\n"
-		"#declare BlobsimSurface = \"%s\";\n#include \"%s\"\n", bsBaseName(pendingInclude), bsBaseName(renderPath));
-	bool ok = fclose(f) == 0;
-	if (!ok)
-	{
-		snprintf(err, errlen, "--render: cannot write %s", out);
-	}
-	return ok;
+	return bsSiblingPath(out, size, scenePath, "_surface.inc");
 }
 
 void bsSceneSurface_AddSummary(const bsSceneSurface* s, cJSON* root)

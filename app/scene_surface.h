@@ -39,9 +39,6 @@ bool bsSceneSurface_WriteScene(bsSceneSurface* s, const char* path, bsPovScene* 
 // "seconds" (polygonizing, all scenes)} to summary.json's root object; nothing with blobs.
 void bsSceneSurface_AddSummary(const bsSceneSurface* s, cJSON* root);
 
-// For a render of the pending (not yet committed) scenePath in dir: when the scene includes a surface
-// whose file is pending too, writes DIR/render.tmp.<pid>.pov that declares BlobsimSurface as the pending
-// include's name and includes the pending scene, adds it to the deferred group's removals, and puts its
-// path in out. Otherwise copies renderPath to out. False with a message.
-bool bsSceneSurface_RenderInput(const bsSceneSurface* s, const char* dir, const char* scenePath,
-	const char* renderPath, char* out, size_t outlen, char* err, size_t errlen);
+// DIR/NAME.pov -> DIR/NAME_surface.inc: the include a scene in mesh mode names (under its final name:
+// BlobsimSurface's default in the scene). False when it does not fit in size.
+bool bsSceneSurface_IncludePath(const char* scenePath, char* out, size_t size);

@@ -67,10 +67,11 @@ enum
 	bsTarget_vy,
 	bsTarget_vz,
 	bsTarget_state,
+	bsTarget_id,
 	bsTargetCount
 };
 
-static const char* const bsTargetName[bsTargetCount] = {"x", "y", "z", "radius", "vx", "vy", "vz", "state"};
+static const char* const bsTargetName[bsTargetCount] = {"x", "y", "z", "radius", "vx", "vy", "vz", "state", "id"};
 
 enum
 {
@@ -763,10 +764,16 @@ static bool bsStoreVertex(bsPlyBody* b, size_t item, const double* v, bsPlyParti
 	{
 		return bsPlyFail(b->c, line, "vertex %zu: state %g is not 0, 1 or 2", item, s);
 	}
+	double id = v[bsTarget_id];
+	if (!(id >= 0.0 && id <= 4294967295.0 && id == floor(id)))
+	{
+		return bsPlyFail(b->c, line, "vertex %zu: id %.17g is not an integer from 0 to 4294967295", item, id);
+	}
 	out->position = bsV3(v[bsTarget_x], v[bsTarget_y], v[bsTarget_z]);
 	out->velocity = bsV3(v[bsTarget_vx], v[bsTarget_vy], v[bsTarget_vz]);
 	out->radius = v[bsTarget_radius];
 	out->state = (uint8_t)s;
+	out->id = (uint32_t)id;
 	return true;
 }
 
@@ -880,7 +887,8 @@ bool bsPly_Parse(const uint8_t* data, size_t size, const char* name, bsPlyData* 
 				}
 			}
 			out->fields = (has[bsTarget_radius] ? bs_plyHasRadius : 0u) |
-				(has[bsTarget_vx] ? bs_plyHasVelocity : 0u) | (has[bsTarget_state] ? bs_plyHasState : 0u);
+				(has[bsTarget_vx] ? bs_plyHasVelocity : 0u) | (has[bsTarget_state] ? bs_plyHasState : 0u) |
+				(has[bsTarget_id] ? bs_plyHasId : 0u);
 		}
 	}
 	free(h);
@@ -975,7 +983,7 @@ static void bsStoreFloatLE(char* p, float f)
 
 enum
 {
-	bsPlyRecordSize = 7 * 4 + 1,
+	bsPlyRecordSize = 7 * 4 + 1 + 4,
 	bsPlyRecordsPerReserve = 1024,
 };
 
@@ -1037,6 +1045,7 @@ static bool bsPly_WriteArrays(const char* path, const bsParticles* src, char* er
 		"property float vy\n"
 		"property float vz\n"
 		"property uchar state\n"
+		"property uint id\n"
 		"end_header\n",
 		BLOBSIM_VERSION, count);
 	for (size_t i = 0; i < count;)
@@ -1058,6 +1067,11 @@ static bool bsPly_WriteArrays(const char* path, const bsParticles* src, char* er
 				bsStoreFloatLE(r + 4 * q, (float)v[q]);
 			}
 			r[28] = (char)state;
+			uint32_t id = src->id[i];
+			for (int q = 0; q < 4; ++q)
+			{
+				r[29 + q] = (char)((id >> (8 * q)) & 0xffu);
+			}
 		}
 		bsAtomicFile_Advance(&f, n * bsPlyRecordSize);
 	}
@@ -1067,7 +1081,7 @@ static bool bsPly_WriteArrays(const char* path, const bsParticles* src, char* er
 bool bsPly_WriteParticles(const char* path, const bsParticles* particles, char* errbuf, size_t errlen)
 {
 	if (particles == NULL || (particles->count > 0 && (particles->position == NULL ||
-		particles->velocity == NULL || particles->radius == NULL || particles->state == NULL)))
+		particles->velocity == NULL || particles->radius == NULL || particles->state == NULL || particles->id == NULL)))
 	{
 		bsPlyContext c = {path != NULL ? path : "(null)", errbuf, errlen};
 		return bsPlyFail(&c, 0, "no particle arrays given");

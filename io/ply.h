@@ -8,11 +8,12 @@
 //     element vertex N
 //     property float x / y / z / radius / vx / vy / vz      (seven lines, in this order)
 //     property uchar state
+//     property uint id                                      (the particle's birth order, particles.h)
 //     end_header
-// followed by N records of 29 bytes. The bytes are assembled explicitly (IEEE-754 binary32, least
+// followed by N records of 33 bytes. The bytes are assembled explicitly (IEEE-754 binary32, least
 // significant byte first), so the same particles give the same file on every host.
 //
-// bsPly_Read / bsPly_Parse read PLY files with x, y, z and optionally radius, vx, vy, vz and state, in
+// bsPly_Read / bsPly_Parse read PLY files with x, y, z and optionally radius, vx, vy, vz, state and id, in
 // any order, of any numeric type (char ... double, also the int8 ... float64 spellings), in ascii,
 // binary_little_endian or binary_big_endian. Other properties and other elements (faces, ...) are
 // skipped, lists included. Both entry points treat the input as hostile and are safe for untrusted
@@ -38,6 +39,7 @@ typedef struct bsPlyParticle
 	bsVec3 velocity;
 	double radius;
 	uint8_t state;  // a bsParticleState
+	uint32_t id;    // the particle's id (an integer 0 .. 2^32 - 1 in the file, of any numeric type)
 } bsPlyParticle;
 
 // Which optional properties a file held (x, y and z are required).
@@ -46,10 +48,11 @@ enum
 	bs_plyHasRadius = 1,
 	bs_plyHasVelocity = 2,  // all three of vx, vy, vz
 	bs_plyHasState = 4,
+	bs_plyHasId = 8,
 };
 
 // What the reader returns. Properties absent from the file read as 0 (radius 0, velocity 0, state
-// free): check `fields` and substitute defaults where needed. A velocity given only in part is an
+// free, id 0): check `fields` and substitute defaults where needed. A velocity given only in part is an
 // error, not a partial bs_plyHasVelocity.
 typedef struct bsPlyData
 {

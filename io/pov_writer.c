@@ -1093,7 +1093,7 @@ void bsPov_FrameFileName(char* out, size_t len, int frame)
 	snprintf(out, len, "frame_%04d.pov", frame);
 }
 
-bool bsPov_WriteAnimationIni(const char* iniPath, int frameCount, int width, int height, double antialias,
+bool bsPov_WriteAnimationIni(const char* iniPath, int lastFrame, int width, int height, double antialias,
 	double jitter,
 	char* errbuf, size_t errlen)
 {
@@ -1106,9 +1106,9 @@ bool bsPov_WriteAnimationIni(const char* iniPath, int frameCount, int width, int
 	{
 		return bsPovFail(&w, "no path");
 	}
-	if (frameCount < 1 || frameCount > 9999999)
+	if (lastFrame < 0 || lastFrame > 9999999)
 	{
-		return bsPovFail(&w, "frame count %d is not in 1 .. 9999999", frameCount);
+		return bsPovFail(&w, "last frame %d is not in 0 .. 9999999", lastFrame);
 	}
 	if (width < 1 || height < 1)
 	{
@@ -1153,8 +1153,16 @@ bool bsPov_WriteAnimationIni(const char* iniPath, int frameCount, int width, int
 	const char* masterBase = master + (size_t)(base - iniPath);
 
 	char first[32], last[32];
-	bsPov_FrameFileName(first, sizeof(first), 1);
-	bsPov_FrameFileName(last, sizeof(last), frameCount);
+	bsPov_FrameFileName(first, sizeof(first), 0);
+	bsPov_FrameFileName(last, sizeof(last), lastFrame);
+	// POV-Ray pads an output frame number to the digits of Final_Frame: a Final_Frame of 9999 (or 99999
+	// ...) with the frames as a subset names the images like the scenes, frame_0003.png for
+	// frame_0003.pov, and makes clock the frame number.
+	int pad = 9999;
+	while (pad < lastFrame)
+	{
+		pad = pad * 10 + 9;
+	}
 	bsAtomicFile f;
 	bool ok = bsAtomicFile_Open(&f, master, errbuf, errlen);
 	if (ok)
@@ -1162,10 +1170,14 @@ bool bsPov_WriteAnimationIni(const char* iniPath, int frameCount, int width, int
 		bsAtomicFile_Printf(&f,
 			"// blobsim %s animation: each frame includes its own scene, %s ... %s\n"
 			"#version 3.7;\n"
-			"// frame_number is 0 when POV-Ray renders a single frame\n"
-			"#declare BlobsimFrame = max(frame_number, 1);\n"
+			"// a render of this file alone (no animation: clock_on is false) shows the last frame\n"
+			"#if (clock_on)\n"
+			"#declare BlobsimFrame = frame_number;\n"
+			"#else\n"
+			"#declare BlobsimFrame = %d;\n"
+			"#end\n"
 			"#include concat(\"frame_\", str(BlobsimFrame, -4, 0), \".pov\")\n",
-			BLOBSIM_VERSION, first, last);
+			BLOBSIM_VERSION, first, last, lastFrame);
 		ok = bsAtomicFile_Commit(&f, 0);
 	}
 	if (ok)
@@ -1176,16 +1188,20 @@ bool bsPov_WriteAnimationIni(const char* iniPath, int frameCount, int width, int
 	{
 		bsCLocale locale = bsEnterCLocale();
 		bsAtomicFile_Printf(&f,
-			"; blobsim %s: renders %s ... %s to PNG. Run `povray %s` in this directory.\n"
+			"; blobsim %s: renders %s ... %s to PNG (frame_0000.png ...). Run `povray %s` in this\n"
+			"; directory; `povray %s +SF2 +EF3` renders frames 2 to 3 only.\n"
 			"Input_File_Name=\"%s\"\n"
-			"Output_File_Name=%s\n"
+			"Output_File_Name=frame_\n"
 			"Output_File_Type=N\n"
 			"Width=%d\n"
 			"Height=%d\n"
-			"Initial_Frame=1\n"
-			"Final_Frame=%d\n",
-			BLOBSIM_VERSION, first, last, base, masterBase, frameCount == 1 ? "frame_1" : "frame_", width,
-			height, frameCount);
+			"Initial_Frame=0\n"
+			"Final_Frame=%d\n"
+			"Initial_Clock=0\n"
+			"Final_Clock=%d\n"
+			"Subset_Start_Frame=0\n"
+			"Subset_End_Frame=%d\n",
+			BLOBSIM_VERSION, first, last, base, base, masterBase, width, height, pad, pad, lastFrame);
 		if (antialias > 0.0)
 		{
 			char num[bs_povNumberMax];

@@ -124,18 +124,19 @@ double bsPov_BlobRadiusScale(double threshold, double strength);
 // non-finite number, a non-positive radius, a camera angle outside (0, 180), ...) or an I/O error.
 bool bsPov_WriteScene(const char* path, const bsPovScene* scene, char* errbuf, size_t errlen);
 
-// Animation. Frame k (1-based) of a sequence is the scene file bsPov_FrameFileName(k), e.g.
-// "frame_0001.pov", written with bsPov_WriteScene into the directory of iniPath. This writes iniPath
-// and, beside it, a master scene (iniPath with its extension replaced by ".pov") that includes the
-// frame's file: `#include concat("frame_", str(frame_number, -4, 0), ".pov")`. Then, in that directory,
-// `povray animation.ini` renders every frame to PNG: frame_1.png ... frame_N.png (POV-Ray pads the
-// number to the digits of N: frame_01.png for N >= 10); a single frame renders to frame_1.png.
-// antialias <= 0 turns anti-aliasing off, otherwise it is the threshold (0.3 is POV-Ray's usual);
-// jitter is the antialiasing jitter amount (POV-Ray's default 1; 0 turns jitter off).
-bool bsPov_WriteAnimationIni(const char* iniPath, int frameCount, int width, int height, double antialias,
+// Animation. Frame k (0 = the initial state) of a sequence is the scene file bsPov_FrameFileName(k),
+// e.g. "frame_0003.pov", written with bsPov_WriteScene into the directory of iniPath. This writes
+// iniPath and, beside it, a master scene (iniPath with its extension replaced by ".pov") that includes
+// the frame's file: `#include concat("frame_", str(frame_number, -4, 0), ".pov")` (the last frame when
+// rendered alone). Then, in that directory, `povray animation.ini` renders frames 0 .. lastFrame to
+// PNG named like the scenes, frame_0000.png ... (Final_Frame is 9999 with the frames as a subset, so
+// POV-Ray pads to 4 digits; clock is the frame number), and `povray animation.ini +SF2 +EF3` frames 2
+// and 3. antialias <= 0 turns anti-aliasing off, otherwise it is the threshold (0.3 is POV-Ray's
+// usual); jitter is the antialiasing jitter amount (POV-Ray's default 1; 0 turns jitter off).
+bool bsPov_WriteAnimationIni(const char* iniPath, int lastFrame, int width, int height, double antialias,
 	double jitter, char* errbuf, size_t errlen);
 
-// "frame_%04d.pov" of frame (1-based); out needs at least 24 bytes.
+// "frame_%04d.pov" of frame (0: the initial state); out needs at least 24 bytes.
 void bsPov_FrameFileName(char* out, size_t len, int frame);
 
 // Formats x exactly as snprintf("%.9g") does in the "C" locale (correctly rounded, ties to even, "-0",

@@ -18,7 +18,7 @@ bsEmitterDef bsDefaultEmitterDef(void)
 bsResult bsEmitter_Count(const bsEmitter* e, uint64_t limit, uint64_t* count)
 {
 	uint64_t n;
-	if (e->type == bs_emitterRandom || e->type == bs_emitterNozzle)
+	if (e->type == bs_emitterRandom || e->type == bs_emitterNozzle || e->type == bs_emitterSurface)
 	{
 		n = e->count[0];
 	}
@@ -175,6 +175,7 @@ static bsResult bsEmitShape(const bsEmitterDef* def, bsRng* rng, bsParticles* p,
 		p->radius[i] = radius;
 		p->velocity[i] = def->velocity;
 		p->state[i] = bs_particleFree;
+		p->id[i] = (uint32_t)i;
 	}
 	p->count = first + (size_t)n;
 	return bsCheckAppended(p, first, failed);
@@ -188,9 +189,20 @@ static void bsBasis(bsVec3 d, bsVec3* u, bsVec3* w)
 	*w = bsCross(d, *u);
 }
 
+// A direction uniform over the solid angle of the cone of half-angle `angle` about the unit axis a
+// (u, w completing the basis): cos theta uniform in [cos angle, 1], as the area of a spherical cap is
+// linear in cos theta, then the azimuth; two draws.
+static bsVec3 bsConeDirection(bsVec3 a, bsVec3 u, bsVec3 w, double angle, bsRng* rng)
+{
+	const double twoPi = 6.283185307179586;
+	double c = 1.0 - bsRng_Uniform(rng) * (1.0 - cos(angle));
+	double s = sqrt(fmax(0.0, 1.0 - c * c));
+	double psi = twoPi * bsRng_Uniform(rng);
+	return bsMulAdd(bsMulAdd(bsScale(c, a), s * cos(psi), u), s * sin(psi), w);
+}
+
 // One nozzle particle: a point uniform by area on the disk (radius sqrt(U) R), a direction uniform
-// over the cone's solid angle (cos theta uniform in [cos angle, 1]: the area of a spherical cap is
-// linear in cos theta), a speed uniform in the range; five draws in that order.
+// over the cone's solid angle, a speed uniform in the range; five draws in that order.
 static void bsNozzle_Emit(const bsNozzle* n, bsRng* rng, bsVec3* position, bsVec3* velocity)
 {
 	bsVec3 u, w;
@@ -199,19 +211,89 @@ static void bsNozzle_Emit(const bsNozzle* n, bsRng* rng, bsVec3* position, bsVec
 	double r = n->diskRadius * sqrt(bsRng_Uniform(rng));
 	double phi = twoPi * bsRng_Uniform(rng);
 	*position = bsMulAdd(bsMulAdd(n->center, r * cos(phi), u), r * sin(phi), w);
-	double c = 1.0 - bsRng_Uniform(rng) * (1.0 - cos(n->coneAngle));
-	double s = sqrt(fmax(0.0, 1.0 - c * c));
-	double psi = twoPi * bsRng_Uniform(rng);
+	bsVec3 dir = bsConeDirection(n->direction, u, w, n->coneAngle, rng);
 	double speed = n->speedMin + bsRng_Uniform(rng) * (n->speedMax - n->speedMin);
-	bsVec3 dir = bsMulAdd(bsMulAdd(bsScale(c, n->direction), s * cos(psi), u), s * sin(psi), w);
 	*velocity = bsScale(speed, dir);
 }
 
-// Particle k of a shape emitted one at a time: its position (and a nozzle's velocity).
-static void bsEmitOne(const bsEmitterDef* def, uint64_t k, bsRng* rng, bsVec3* position, bsVec3* velocity)
+// --- surface ---
+
+double bsSurface_Accumulate(const bsTriangle* t, size_t count, const uint8_t* selected, double* cumulative)
+{
+	double total = 0.0;
+	for (size_t k = 0; k < count; ++k)
+	{
+		if (selected == NULL || selected[k] != 0)
+		{
+			total += 0.5 * bsLength(bsCross(bsSub(t[k].p2, t[k].p1), bsSub(t[k].p3, t[k].p1)));
+		}
+		cumulative[k] = total;
+	}
+	return total;
+}
+
+size_t bsSurface_Pick(const bsSurface* s, double u)
+{
+	double x = u * s->cumulative[s->count - 1];
+	size_t lo = 0, hi = s->count - 1;  // the answer is in [lo, hi]: cumulative[last] > x
+	while (lo < hi)
+	{
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->cumulative[mid] > x)
+		{
+			hi = mid;
+		}
+		else
+		{
+			lo = mid + 1;
+		}
+	}
+	return lo;
+}
+
+bool bsSurface_IsValid(const bsSurface* s)
+{
+	double total = s->count > 0 && s->cumulative != NULL ? s->cumulative[s->count - 1] : 0.0;
+	return s->triangles != NULL && total > 0.0 && isfinite(total) && s->gap >= 0.0 && isfinite(s->gap) &&
+		s->coneAngle >= 0.0 && s->coneAngle <= 1.5707963267948967 && s->speedMin >= 0.0 &&
+		s->speedMax >= s->speedMin && isfinite(s->speedMax);
+}
+
+// One surface particle on its face: the triangle (one draw), a point uniform in it (two draws: a
+// point of the parallelogram, folded back into the triangle when it falls in the other half), a
+// direction in the cone about the normal and a speed (three draws). *normal is the face's, for the
+// offset that needs the particle's radius.
+static void bsSurface_Emit(const bsSurface* s, bsRng* rng, bsVec3* position, bsVec3* velocity, bsVec3* normal)
+{
+	const bsTriangle* t = s->triangles + bsSurface_Pick(s, bsRng_Uniform(rng));
+	double a = bsRng_Uniform(rng);
+	double b = bsRng_Uniform(rng);
+	if (a + b > 1.0)
+	{
+		a = 1.0 - a;
+		b = 1.0 - b;
+	}
+	*position = bsMulAdd(bsMulAdd(t->p1, a, bsSub(t->p2, t->p1)), b, bsSub(t->p3, t->p1));
+	*normal = s->back ? bsScale(-1.0, t->n) : t->n;
+	bsVec3 u, w;
+	bsBasis(*normal, &u, &w);
+	bsVec3 dir = bsConeDirection(*normal, u, w, s->coneAngle, rng);
+	double speed = s->speedMin + bsRng_Uniform(rng) * (s->speedMax - s->speedMin);
+	*velocity = bsScale(speed, dir);
+}
+
+// Particle k of a shape emitted one at a time: its position (and a nozzle's or surface's velocity;
+// a surface's face normal).
+static void bsEmitOne(const bsEmitterDef* def, uint64_t k, bsRng* rng, bsVec3* position, bsVec3* velocity,
+	bsVec3* normal)
 {
 	const bsEmitter* e = &def->shape;
 	*velocity = def->velocity;
+	if (e->type == bs_emitterSurface)
+	{
+		bsSurface_Emit(&e->surface, rng, position, velocity, normal);
+		return;
+	}
 	if (e->type == bs_emitterNozzle)
 	{
 		bsNozzle_Emit(&e->nozzle, rng, position, velocity);
@@ -256,6 +338,7 @@ bsResult bsEmitterDef_EmitRange(const bsEmitterDef* def, uint64_t first, uint64_
 	for (uint64_t k = first; k < first + count; ++k)
 	{
 		size_t i = p->count++;
+		p->id[i] = (uint32_t)i;
 		if (list)
 		{
 			const bsParticleDef* d = def->list + k % def->listCount;
@@ -265,11 +348,16 @@ bsResult bsEmitterDef_EmitRange(const bsEmitterDef* def, uint64_t first, uint64_
 			p->state[i] = d->state;
 			continue;
 		}
-		bsEmitOne(def, k, rng, p->position + i, p->velocity + i);
+		bsVec3 normal = {0.0, 0.0, 0.0};
+		bsEmitOne(def, k, rng, p->position + i, p->velocity + i, &normal);
 		double radius = def->radius;
 		if (def->radiusSpread > 0.0)
 		{
 			radius *= 1.0 + def->radiusSpread * (2.0 * bsRng_Uniform(rng) - 1.0);
+		}
+		if (def->shape.type == bs_emitterSurface)
+		{
+			p->position[i] = bsMulAdd(p->position[i], radius + def->shape.surface.gap, normal);
 		}
 		p->radius[i] = radius;
 		p->state[i] = bs_particleFree;
@@ -280,7 +368,7 @@ bsResult bsEmitterDef_EmitRange(const bsEmitterDef* def, uint64_t first, uint64_
 bsResult bsEmitterDef_Emit(const bsEmitterDef* def, bsRng* rng, bsParticles* p, size_t* failed)
 {
 	*failed = 0;
-	if (def->shape.type == bs_emitterNozzle)
+	if (def->shape.type == bs_emitterNozzle || def->shape.type == bs_emitterSurface)
 	{
 		return bsEmitterDef_EmitRange(def, 0, def->shape.count[0], rng, p, failed);
 	}

@@ -7,7 +7,7 @@
 
 enum
 {
-	bs_bytesPerParticle = 2 * sizeof(bsVec3) + sizeof(double) + sizeof(uint8_t),
+	bs_bytesPerParticle = 2 * sizeof(bsVec3) + sizeof(double) + sizeof(uint8_t) + sizeof(uint32_t),
 };
 
 bsParticleFault bsParticleDef_Check(const bsParticleDef* p)
@@ -74,12 +74,17 @@ bsResult bsParticles_Reserve(bsParticles* p, size_t capacity)
 	{
 		return bs_errOutOfMemory;
 	}
+	if (capacity > BS_PARTICLES_MAX)
+	{
+		return bs_errTooLarge;
+	}
 	// Each array grows on its own; one that fails leaves the others larger, which is harmless: the
-	// capacity only moves up once all four succeeded.
+	// capacity only moves up once all of them succeeded.
 	if (!bsGrow((void**)&p->position, capacity, sizeof(bsVec3)) ||
 		!bsGrow((void**)&p->velocity, capacity, sizeof(bsVec3)) ||
 		!bsGrow((void**)&p->radius, capacity, sizeof(double)) ||
-		!bsGrow((void**)&p->state, capacity, sizeof(uint8_t)))
+		!bsGrow((void**)&p->state, capacity, sizeof(uint8_t)) ||
+		!bsGrow((void**)&p->id, capacity, sizeof(uint32_t)))
 	{
 		return bs_errOutOfMemory;
 	}
@@ -100,6 +105,10 @@ bsResult bsParticles_Alloc(bsParticles* p, size_t count)
 	memset(p->velocity, 0, p->capacity * sizeof(bsVec3));
 	memset(p->radius, 0, p->capacity * sizeof(double));
 	memset(p->state, 0, p->capacity * sizeof(uint8_t));
+	for (size_t i = 0; i < count; ++i)
+	{
+		p->id[i] = (uint32_t)i;
+	}
 	p->count = count;
 	return bs_ok;
 }
@@ -126,6 +135,7 @@ bsResult bsParticles_Append(bsParticles* p, const bsParticleDef* particle)
 	p->velocity[i] = particle->velocity;
 	p->radius[i] = particle->radius;
 	p->state[i] = particle->state;
+	p->id[i] = (uint32_t)i;
 	return bs_ok;
 }
 
@@ -135,6 +145,7 @@ void bsParticles_Free(bsParticles* p)
 	free(p->velocity);
 	free(p->radius);
 	free(p->state);
+	free(p->id);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -18,6 +18,8 @@ const char* bsResultString(bsResult result)
 			return "out of memory";
 		case bs_errTooLarge:
 			return "too many elements";
+		case bs_errUnstable:
+			return "the step needs more substeps than allowed";
 		case bs_resultCount:
 			break;
 	}

@@ -1,5 +1,6 @@
 // step.c — bsWorld_Step: the phases of a step (step.h) on the world's pool.
 #include "forces.h"
+#include "interaction_phase.h"
 #include "morton.h"
 #include "world_internal.h"
 
@@ -37,6 +38,8 @@ bsStepDef bsDefaultStepDef(void)
 	def.restitution = 0.5;
 	def.friction = 0.0;
 	def.maxContacts = 4;
+	def.maxSubsteps = 1000;
+	def.interaction = bsDefaultInteractionDef();
 	return def;
 }
 
@@ -57,13 +60,36 @@ void bsStepStats_Add(bsStepStats* total, const bsStepStats* add)
 	total->escaped += add->escaped;
 	total->expired += add->expired;
 	total->contactLimit += add->contactLimit;
+	total->substeps += add->substeps;
+	total->pairs += add->pairs;
+	total->contactPairs += add->contactPairs;
 }
 
 static bool bsStepDef_IsValid(const bsStepDef* def)
 {
-	return def->maxContacts >= 1 && def->maxContacts <= BS_MAX_CONTACTS && def->substeps >= 1 &&
-		def->dt > 0.0 && isfinite(def->dt) && (unsigned)def->method < (unsigned)bs_methodCount &&
-		(unsigned)def->response < (unsigned)bs_responseCount;
+	return def->maxContacts >= 1 && def->maxContacts <= BS_MAX_CONTACTS && def->substeps >= 0 &&
+		(def->substeps >= 1 || def->maxSubsteps >= 1) && def->dt > 0.0 && isfinite(def->dt) &&
+		(unsigned)def->method < (unsigned)bs_methodCount && (unsigned)def->response < (unsigned)bs_responseCount &&
+		(def->interaction.type == bs_interactionNone || bsInteractionDef_IsValid(&def->interaction));
+}
+
+// The substeps of this step: as given, or as the interaction's rule plans them (interaction.h) from
+// the particles as they are after the emit phase; more than maxSubsteps is bs_errUnstable.
+static bsResult bsStepSubsteps(const bsStepDef* def, const bsParticles* particles, int* substeps)
+{
+	*substeps = def->substeps;
+	if (def->substeps >= 1)
+	{
+		return bs_ok;
+	}
+	bsSubstepPlan plan;
+	bsInteraction_PlanSubsteps(&def->interaction, def->dt, def->gravity, particles, &plan);
+	if (!(plan.substeps <= (double)def->maxSubsteps))
+	{
+		return bs_errUnstable;
+	}
+	*substeps = (int)plan.substeps;
+	return bs_ok;
 }
 
 // --- emit ---
@@ -526,16 +552,31 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	memset(&local, 0, sizeof(local));
 	bsResult result = bsWorld_EmitUntil(world, world->time + def->dt, particles, &local);
 
-	double h = def->dt / def->substeps;
+	int substeps = 1;
+	if (result == bs_ok)
+	{
+		result = bsStepSubsteps(def, particles, &substeps);
+	}
+	double h = def->dt / substeps;
 	bsForcesJob forces = {.context = {def, particles}, .h = h, .particles = particles};
 	bsForces_Prepare(def, particles, &forces.forces);
 	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h};
-	for (int k = 0; result == bs_ok && k < def->substeps; ++k)
+	for (int k = 0; result == bs_ok && k < substeps; ++k)
 	{
+		if (def->interaction.type != bs_interactionNone)
+		{
+			result = bsInteraction_Run(world, def, h, particles);
+			if (result != bs_ok)
+			{
+				bsGatherWorkers(world, &local);  // clears the workers' slots for the next step
+				break;
+			}
+		}
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsForces_Range, &forces);
 		move.order = bsMoveOrder(world, particles);
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsMove_Range, &move);
 		result = bsGatherWorkers(world, &local);
+		local.substeps += 1;
 	}
 	if (result == bs_ok)
 	{

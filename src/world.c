@@ -48,6 +48,7 @@ void bsWorld_Destroy(bsWorld* world)
 	free(world->emitters);
 	free(world->births);
 	free(world->order);
+	bsNeighbourGrid_Free(&world->grid);
 	free(world);
 }
 
@@ -85,7 +86,7 @@ bsResult bsWorld_AddPlanes(bsWorld* world, const bsPlane* planes, uint32_t count
 	return planes == NULL ? bs_errInvalidArgument : bsWorld_AddCollider(world, bs_colliderPlane, planes, count);
 }
 
-// The timing of an emitter and its nozzle's settings are in range (their particles are checked as
+// The timing of an emitter and its nozzle's or surface's settings are in range (their particles are checked as
 // they are emitted).
 static bool bsEmitterDef_IsValid(const bsEmitterDef* def)
 {
@@ -100,7 +101,8 @@ static bool bsEmitterDef_IsValid(const bsEmitterDef* def)
 	uint64_t cells = 0;
 	bool lattice = def->shape.type != bs_emitterGrid || def->rate == 0.0 ||
 		(bsEmitter_Count(&def->shape, UINT64_MAX, &cells) == bs_ok && cells > 0);
-	return timing && nozzle && lattice && (unsigned)def->shape.type < (unsigned)bs_emitterTypeCount &&
+	bool surface = def->shape.type != bs_emitterSurface || bsSurface_IsValid(&def->shape.surface);
+	return timing && nozzle && lattice && surface && (unsigned)def->shape.type < (unsigned)bs_emitterTypeCount &&
 		!(def->shape.type == bs_emitterList && def->list == NULL && def->listCount > 0);
 }
 

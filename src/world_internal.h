@@ -6,6 +6,7 @@
 // earlier colliders keep ties.
 #pragma once
 
+#include "blobsim/neighbour_grid.h"
 #include "blobsim/parallel.h"
 #include "blobsim/step.h"
 #include "blobsim/world.h"
@@ -70,6 +71,7 @@ struct bsWorld
 	size_t failedIndex;
 	uint32_t* order;        // the move phase's particle order (morton.h), kept between steps
 	size_t orderCapacity;
+	bsNeighbourGrid grid;   // the interaction phase's, rebuilt every substep, kept for its memory
 };
 
 // bsWorld_Sweep for a sweep already prepared (the step builds it once per contact).

@@ -14,7 +14,7 @@ Case format (see tests/bad_input/README.md): blocks separated by blank lines, on
     case: NAME                       required, unique
     file: PATH = TEXT                a file; TEXT takes Python escapes (\\n, \\t, \\xNN for raw bytes)
     gen: PATH = EXPRESSION           a file from a Python expression (str or bytes); tiny_json,
-                                     tiny_obj, garbage(n, seed) and ply(...) are available
+                                     tiny_obj, garbage(n, seed), ply(...) and dng(...) are available
     dir: PATH                        a directory
     exec: PATH                       make PATH executable
     setup: SHELL COMMAND             run with bash in the case directory before the snapshot;
@@ -52,6 +52,28 @@ def ply(count, records=None, fmt="binary_little_endian", magic="ply"):
     n = count if records is None else records
     body = b"".join(struct.pack("<3f", 0.1 * i, 1.5, 0.0) for i in range(n))
     return head.encode() + body
+
+
+def dng(n=(2, 2, 2), version=1, header=128, method=0, band=3, radius=3, rounds=4, flags=0, compression=0,
+        reserved=0, cell=0.5, origin=(0.0, 0.0, 0.0), cells=None, payload=None, stored=None, crc=None,
+        header_crc=None, extra=b"", cut=None):
+    """A distance/normal grid file (io/dng.h), written independently of blobsim: n cells of distance 1
+    and normal +z unless cells (a list of (d, nx, ny, nz)) or payload (the stored bytes) is given; the
+    checksums are right unless crc / header_crc are given; extra is appended, cut truncates."""
+    import zlib
+    count = n[0] * n[1] * n[2]
+    raw = b"" if payload is not None and cells is None else \
+        b"".join(struct.pack("<4f", *c) for c in (cells or [(1.0, 0.0, 0.0, 1.0)] * count))
+    body = payload if payload is not None else (zlib.compress(raw) if compression == 1 else raw)
+    h = bytearray(128)
+    h[0:8] = b"\x89DNG\r\n\x1a\n"
+    struct.pack_into("<11I", h, 8, version, header, n[0], n[1], n[2], method, band, radius, rounds, flags,
+                     compression)
+    struct.pack_into("<I4dQQI", h, 52, reserved, cell, *origin, 0x1234, len(body) if stored is None else stored,
+                     zlib.crc32(raw) if crc is None else crc)
+    struct.pack_into("<I", h, 124, zlib.crc32(bytes(h[:124])) if header_crc is None else header_crc)
+    data = bytes(h) + body + extra
+    return data if cut is None else data[:cut]
 
 
 def parse_catalogue(paths):
@@ -143,7 +165,7 @@ def run_case(blobsim, tests, case, tiny_json, tiny_obj, show):
     try:
         shutil.copy(os.path.join(tests, "run", "tiny.json"), work)
         shutil.copy(os.path.join(tests, "run", "tiny.obj"), work)
-        names = {"tiny_json": tiny_json, "tiny_obj": tiny_obj, "garbage": garbage, "ply": ply,
+        names = {"tiny_json": tiny_json, "tiny_obj": tiny_obj, "garbage": garbage, "ply": ply, "dng": dng,
                  "struct": struct}
         for kind, name, text, where in case["files"]:
             target = os.path.join(work, name)

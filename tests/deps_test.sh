@@ -24,16 +24,18 @@ printf '#!/bin/sh\necho "sudo" >>"%s/log"\nexec "$@"\n' "$work" >"$work/sudo"
 chmod +x "$work/apt-get" "$work/sudo"
 ln -s "$work/apt-get" "$work/bin/apt-get"
 
-# deps UID [sudo]: sources deps.sh as user UID (id is a shell function), the log and stderr in $work.
+# deps UID [sudo|optional]: sources deps.sh as user UID (id is a shell function) and installs the
+# missing package (optional: as an optional one), the log and stderr in $work.
 deps() {
-	local uid=$1 path=$work/bin
+	local uid=$1 path=$work/bin fn=blobsim_install_deps
+	[ "${2:-}" = optional ] && fn=blobsim_install_optional
 	if [ "${2:-}" = sudo ]; then
 		mkdir -p "$work/sudobin"
 		ln -sf "$work/sudo" "$work/sudobin/sudo"
 		path=$work/sudobin:$path
 	fi
 	rm -f "$work/log"
-	PATH=$path /bin/bash -c 'id() { echo '"$uid"'; }; . "$1"; blobsim_install_deps "$2"' deps \
+	PATH=$path /bin/bash -c 'id() { echo '"$uid"'; }; . "$1"; '"$fn"' "$2"' deps \
 		"$tools/deps.sh" "$missing" 2>"$work/err"
 }
 
@@ -57,4 +59,11 @@ grep -q "^    apt-get update && apt-get install -y --no-install-recommends $miss
 	fail "without root or sudo, no apt-get line: $(cat "$work/err")"
 grep -q "not root and there is no sudo" "$work/err" || fail "no reason given: $(cat "$work/err")"
 grep -q "command not found" "$work/err" && fail "a missing command: $(cat "$work/err")"
-echo "ok: root, sudo, neither"
+
+# An optional package: installed as root; without root or sudo only named, and no failure.
+deps 0 optional || fail "optional as root: exit $?"
+grep -qx "apt-get install -y -qq --no-install-recommends $missing" "$work/log" || fail "optional as root: $(cat "$work/log")"
+deps 1000 optional || fail "optional without root or sudo: exit $?"
+[ ! -e "$work/log" ] || fail "optional without root or sudo: ran $(cat "$work/log")"
+grep -q "optional, not installed: $missing" "$work/err" || fail "optional: not named: $(cat "$work/err")"
+echo "ok: root, sudo, neither; an optional package as root and without root"

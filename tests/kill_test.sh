@@ -99,8 +99,8 @@ for name in sorted(os.listdir(d)):
             problems.append("particles.ply: bad header")
         else:
             n = int([l for l in head.decode().splitlines() if l.startswith("element vertex")][0].split()[2])
-            if len(body) != 29 * n:
-                problems.append(f"particles.ply: {len(body)} body bytes, the header implies {29 * n}")
+            if len(body) != 33 * n:
+                problems.append(f"particles.ply: {len(body)} body bytes, the header implies {33 * n}")
     elif name == "summary.json":
         try:
             json.loads(data)

@@ -138,4 +138,68 @@ echo "batch SIGTERM while POV-Ray (pid $povray) rendered: exit $rc; left: $(find
 gone "$povray" "$povrayStart" "batch SIGTERM"
 [ -z "$(find "$work/batch" -name '*.tmp.*')" ] || fail "batch SIGTERM: temporary files left: $(find "$work/batch")"
 [ -z "$(find "$work/batch" -name 'render.log')" ] || fail "batch SIGTERM: render.log left: $(find "$work/batch")"
+
+# 3. An animation: SIGTERM while several POV-Rays render frames (run --render --jobs 2, then blobsim
+# render DIR): every POV-Ray stopped, no temporary file. run leaves the previous outputs as they were;
+# render keeps the images it finished (each whole: renamed into place only when complete).
+anim=(--set output.frame_every=1 --set motion.steps=3 --set render.width=1600 --set render.height=1200)
+d="$work/anim"
+rm -rf "$d"
+cp -r "$work/old" "$d"
+# wait_povrays PID WHAT: until two povray below PID render (both in seen), like wait_povray.
+wait_povrays() {
+	local found=()
+	while kill -0 "$1" 2>/dev/null && [ ${#found[@]} -lt 2 ]; do
+		found=()
+		local x
+		for x in $(descendants "$1"); do
+			[ "$(cat "/proc/$x/comm" 2>/dev/null)" = povray ] && [ "$(cputicks "$x")" -ge 20 ] && found+=("$x")
+		done
+		sleep 0.02
+	done
+	[ ${#found[@]} -ge 2 ] || fail "$2: ended before two POV-Rays rendered"
+	povrays=()
+	for x in "${found[@]}"; do
+		povrays+=("$x $(starttime "$x")")
+		seen+=("$x $(starttime "$x")")
+	done
+}
+"$bin" run "$work/tiny.json" -o "$d" --quiet --render --jobs 2 "${anim[@]}" 2>"$d.stderr" &
+pid=$!
+wait_povrays "$pid" "animation run SIGTERM"
+kill -TERM "$pid"
+set +e
+wait "$pid"
+rc=$?
+set -e
+echo "animation run SIGTERM while ${#povrays[@]} POV-Rays rendered: exit $rc; left: $(ls "$d" | tr '\n' ' ')"
+[ "$rc" -eq 143 ] || fail "animation run SIGTERM: exit $rc, expected 143: $(cat "$d.stderr")"
+for s in "${povrays[@]}"; do
+	read -r p t <<<"$s"
+	gone "$p" "$t" "animation run SIGTERM"
+done
+[ -z "$(find "$d" -name '*.tmp.*')" ] || fail "animation run SIGTERM: temporary files left: $(ls "$d")"
+[ "$(ls "$d" | wc -l)" -eq "$(ls "$work/old" | wc -l)" ] || fail "animation run SIGTERM: new files: $(ls "$d")"
+
+"$bin" run "$work/tiny.json" -o "$d" --quiet "${anim[@]}"  # the scenes, not rendered
+"$bin" render "$d" --quiet --jobs 2 2>"$d.stderr" &
+pid=$!
+wait_povrays "$pid" "render DIR SIGTERM"
+kill -TERM "$pid"
+set +e
+wait "$pid"
+rc=$?
+set -e
+echo "render DIR SIGTERM while ${#povrays[@]} POV-Rays rendered: exit $rc; left: $(ls "$d" | tr '\n' ' ')"
+[ "$rc" -eq 143 ] || fail "render DIR SIGTERM: exit $rc, expected 143: $(cat "$d.stderr")"
+for s in "${povrays[@]}"; do
+	read -r p t <<<"$s"
+	gone "$p" "$t" "render DIR SIGTERM"
+done
+[ -z "$(find "$d" -name '*.tmp.*')" ] || fail "render DIR SIGTERM: temporary files left: $(ls "$d")"
+for png in "$d"/*.png; do
+	[ -e "$png" ] || continue
+	python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); assert d.endswith(b"IEND\xaeB`\x82")' "$png" ||
+		fail "render DIR SIGTERM: $png is not a whole PNG"
+done
 echo "ok: render kill test"

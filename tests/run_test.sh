@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end tests of `blobsim run` and `blobsim check` on the tiny scene in tests/run/.
 #   tests/run_test.sh BLOBSIM TESTS_RUN_DIR MODE
-# MODE: determinism | golden | summary | chain | check | render | bless
+# MODE: determinism | golden | summary | chain | check | surface | render | bless
 # `bless` rewrites the golden files from the current build (review the diff before committing).
 # Exit 77 means skipped (meson's convention), e.g. render without POV-Ray.
 set -euo pipefail
@@ -27,15 +27,17 @@ determinism)
 	run "$work/a" --threads 1
 	run "$work/b" --threads 2
 	run "$work/c" --threads 3
-	for f in scene.pov particles.ply frame_0001.pov frame_0002.pov animation.ini animation.pov; do
+	for f in scene.pov particles.ply frame_0000.pov frame_0001.pov frame_0002.pov animation.ini animation.pov; do
 		cmp -s "$work/a/$f" "$work/b/$f" || fail "$f differs between 1 and 2 threads"
 		cmp -s "$work/a/$f" "$work/c/$f" || fail "$f differs between 1 and 3 threads"
 	done
-	# Emission over time (a nozzle and the grid by rate, a lifetime): the same particles whatever the
+	# Emission over time (a nozzle, the grid and a surface by rate, a lifetime): the same particles whatever the
 	# thread count or the frames written.
 	rate=(--set 'particles.emitters.2={"type": "nozzle", "center": [0, 1.5, 0], "disk_radius": 0.1,
 		"cone_angle": 25, "speed": [0.5, 1.5], "start": 0.05, "rate": 700, "stop": 0.5}'
-		--set particles.emitters.0.rate=2000 --set particles.emitters.0.stop=0.4 --set particles.lifetime=0.35)
+		--set particles.emitters.0.rate=2000 --set particles.emitters.0.stop=0.4 --set particles.lifetime=0.35
+		--set 'particles.emitters.3={"type": "surface", "group": "box", "cone_angle": 30, "speed": [0.2, 0.6],
+		"gap": 0.001, "start": 0.1, "rate": 300, "stop": 0.4}')
 	run "$work/ra" --threads 1 "${rate[@]}"
 	run "$work/rb" --threads 2 "${rate[@]}"
 	run "$work/rc" --threads 3 "${rate[@]}" --set output.frame_every=1
@@ -45,9 +47,31 @@ determinism)
 			cmp -s "$work/ra/$f" "$work/$d/$f" || fail "$f with emission over time differs ($d)"
 		done
 	done
-	# 315 + 800 + 100 particles; some expired.
+	# 315 + 800 + 100 + 90 particles; some expired.
 	count=$(grep -a -m1 '^element vertex' "$work/ra/particles.ply" | cut -d' ' -f3)
-	[ "$count" = 1215 ] || fail "$count particles with emission over time, expected 1215"
+		[ "$count" = 1305 ] || fail "$count particles with emission over time, expected 1305"
+	# The summary counts the expired among the escaped, and every particle born.
+	python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["particles"]
+assert p["emitted"] == 1305 and 0 < p["expired"] <= p["escaped"], p' "$work/ra/summary.json" ||
+		fail "summary.json: emitted or expired wrong"
+	# Every interaction mode (with cohesion, viscosity, a stiffness): the same bytes at 1, 2 and 3
+	# threads, and the particles did interact (the run differs from one without).
+	k=0
+	for inter in '"repulsion"' '{"type": "granular", "cohesion": 3, "viscosity": 5}' \
+		'{"type": "repulsion", "cohesion": 2, "cohesion_range": 1.5, "viscosity": 2}' \
+		'{"type": "granular", "stiffness": 20, "friction": 0.8}'; do
+		k=$((k + 1))
+		set_inter=(--set "particles.interaction=$inter" --set motion.steps=2 --set output.frame_every=0)
+		run "$work/i$k-1" --threads 1 "${set_inter[@]}"
+		run "$work/i$k-2" --threads 2 "${set_inter[@]}"
+		run "$work/i$k-3" --threads 3 "${set_inter[@]}"
+		for f in scene.pov particles.ply; do
+			cmp -s "$work/i$k-1/$f" "$work/i$k-2/$f" || fail "$f with interaction $inter differs between 1 and 2 threads"
+			cmp -s "$work/i$k-1/$f" "$work/i$k-3/$f" || fail "$f with interaction $inter differs between 1 and 3 threads"
+		done
+	done
+	run "$work/i0" --threads 2 --set motion.steps=2 --set output.frame_every=0
+	cmp -s "$work/i0/particles.ply" "$work/i1-1/particles.ply" && fail "repulsion changed nothing"
 	;;
 golden)
 	run "$work/a"
@@ -74,8 +98,10 @@ data = open(d + "/particles.ply", "rb").read()
 head, body = data.split(b"end_header\n", 1)
 count = int([l for l in head.decode().splitlines() if l.startswith("element vertex")][0].split()[2])
 assert count == 12 * 2 * 12 + 100, f"{count} particles in the PLY, expected 388"
-row = 7 * 4 + 1
+row = 7 * 4 + 1 + 4
 assert len(body) == count * row, "PLY body size"
+ids = [struct.unpack_from("<I", body, i * row + 29)[0] for i in range(count)]
+assert ids == list(range(count)), "ids: birth order, 0 .. count - 1"
 states = [body[i * row + 28] for i in range(count)]
 radii = [struct.unpack_from("<f", body, i * row + 12)[0] for i in range(count)]
 assert all(0.03 * 0.8 - 1e-6 <= r <= 0.03 * 1.2 + 1e-6 for r in radii), "radius spread"
@@ -84,9 +110,13 @@ p = s["particles"]
 assert p["total"] == count
 for name, code in (("free", 0), ("stuck", 1), ("escaped", 2)):
     assert p[name] == states.count(code), (name, p[name], states.count(code))
+assert p["emitted"] == count and p["expired"] == 0, (p["emitted"], p["expired"])
 assert s["contacts"]["total"] == sum(v for k, v in s["contacts"].items() if k != "total")
 assert s["contacts"]["total"] > 0 and s["queries"]["count"] >= count
-assert s["method"] == "exact" and s["steps"] == 6 and s["frames"] == 2
+# Frames after steps 3 and 6, and frame 0 (the initial state).
+assert s["method"] == "exact" and s["steps"] == 6 and s["frames"] == 3
+# What `blobsim render DIR` renders with: the config's render settings.
+assert s["render"] == {"width": 96, "height": 72, "antialias": 0, "jitter": 1, "movie": False, "fps": 25}, s["render"]
 assert s["environment"]["triangles"] == 14 and s["environment"]["planes"] == 1
 # What the run read (for blobsim batch): no overrides, one input file, its size and FNV-1a 64.
 def fnv1a64(path):
@@ -123,13 +153,38 @@ def read(p):
     data = open(p, "rb").read()
     head, body = data.split(b"end_header\n", 1)
     n = int([l for l in head.decode().splitlines() if l.startswith("element vertex")][0].split()[2])
-    return [struct.unpack_from("<7fB", body, i * 29) for i in range(n)]
+    return [struct.unpack_from("<7fBI", body, i * 33) for i in range(n)]
 a, b = read(sys.argv[1]), read(sys.argv[2])
 assert len(a) == len(b), (len(a), len(b))
 for pa, pb in zip(a, b):
     assert pa[3] == pb[3], "radius kept"
+    assert pa[8] == pb[8], "ids kept: the file's particles are born in file order"
     if pa[7] != 0:
         assert pa == pb, "stuck and escaped particles stay as they were"
+PY
+	;;
+surface)
+	# Surface emitters on OBJ groups of tiny.obj, at rest with nothing moving them: every particle of
+	# the group 'bar' (by its base name; its key is bar:stone) lies radius + gap above the bar's top
+	# face (y = 0.3, facing +y), within the face; those of 'wood' (the floor, by its material) above
+	# the floor; the summary counts both.
+	run "$work/a" --set motion.gravity=[0,0,0] --set motion.steps=1 --set output.frame_every=0 \
+		--set 'particles.emitters=[{"type": "surface", "group": "bar", "gap": 0.005, "count": 400},
+		{"type": "surface", "group": "wood", "count": 600}]'
+	python3 - "$work/a" <<'PY' || exit 1
+import json, struct, sys
+d = sys.argv[1]
+data = open(d + "/particles.ply", "rb").read()
+head, body = data.split(b"end_header\n", 1)
+n = len(body) // 33
+p = [struct.unpack_from("<7fBI", body, i * 33) for i in range(n)]
+assert n == 1000 and json.load(open(d + "/summary.json"))["particles"]["emitted"] == 1000
+F = 1e-6  # float rounding
+for x, y, z, r, vx, vy, vz, state, pid in p[:400]:
+    assert abs(y - (0.3 + r + 0.005)) <= F and 0.58 - F <= x <= 0.62 + F and -0.8 - F <= z <= 0.8 + F, (x, y, z, r)
+for x, y, z, r, vx, vy, vz, state, pid in p[400:]:
+    assert abs(y - r) <= F and -1 - F <= x <= 1 + F and -1 - F <= z <= 1 + F, (x, y, z, r)
+assert [q[8] for q in p] == list(range(n)), "ids in birth order"
 PY
 	;;
 check)

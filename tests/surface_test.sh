@@ -2,7 +2,8 @@
 # render.surface "mesh" end to end on the tiny scene (tests/run/): the scene includes its surface file
 # per scene and per frame, OBJ and PLY copies on request, byte-identical at 1, 2 and 3 threads; the OBJ
 # read back here is closed (every edge in exactly two faces, once each way) and matches the PLY's
-# counts; `run --render` renders the pending scene with its pending surface and leaves no wrapper.
+# counts; `run --render` renders every pending scene with its pending surface and leaves no wrapper, and
+# `blobsim render DIR` keeps those images until a surface changes.
 #   tests/surface_test.sh BLOBSIM TESTS_RUN_DIR
 set -euo pipefail
 bin=$(realpath "$1")
@@ -34,7 +35,7 @@ grep -q '#declare BlobsimSurface = "scene_surface.inc";' "$work/a/scene.pov" || 
 grep -q '#declare BlobsimSurface = "frame_0002_surface.inc";' "$work/a/frame_0002.pov" || fail "frame 2 does not include its own surface"
 grep -q '^mesh2$' "$work/a/scene_surface.inc" || fail "no mesh2 in scene_surface.inc"
 grep -q 'normal_vectors' "$work/a/scene_surface.inc" || fail "no normals in scene_surface.inc"
-python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['surface']; assert s['triangles'] > 100 and s['scenes'] == 3, s" \
+python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['surface']; assert s['triangles'] > 100 and s['scenes'] == 4, s" \
 	"$work/a/summary.json" || fail "summary.json has no surface statistics"
 
 python3 - "$work/a/scene_surface.obj" "$work/a/scene_surface.ply" <<'PY' || fail "the OBJ surface is not a closed mesh"
@@ -67,9 +68,25 @@ PY
 ls "$work/blob" | grep -q surface && fail "a blob run wrote surface files"
 
 if command -v povray >/dev/null 2>&1; then
-	run "$work/r" --render --set output.frame_every=0
-	[ -s "$work/r/scene.png" ] || fail "no scene.png in mesh mode"
+	# Every frame's render reads its own pending surface (through a wrapper), then `render DIR` reads
+	# the files in place; the image records hash the include, so a changed surface re-renders its frame.
+	run "$work/r" --render --set render.width=48 --set render.height=32
+	for f in scene frame_0000 frame_0001 frame_0002; do
+		[ -s "$work/r/$f.png" ] || fail "no $f.png in mesh mode"
+		grep -aq "blobsim-render.pov=[0-9a-f]* inc=[0-9a-f]\{16\} size=48x32" "$work/r/$f.png" ||
+			fail "$f.png's record does not hash its surface"
+	done
 	ls -a "$work/r" | grep -q 'tmp' && fail "temporary files left: $(ls -a "$work/r")"
 	grep -q "Parse Error\|Possible Parse Error" "$work/r/render.log" && fail "POV-Ray complained: $(grep -A3 Parse "$work/r/render.log")"
+	"$bin" render "$work/r" | grep -q '^blobsim: 0 images rendered, 4 up to date' || fail "render DIR re-rendered up-to-date images"
+	echo '// changed' >>"$work/r/frame_0001_surface.inc"
+	"$bin" render "$work/r" | grep -q '^blobsim: 1 image rendered, 3 up to date' || fail "a changed surface did not re-render exactly its frame"
+	"$bin" render "$work/r" --force --frames 1 >/dev/null
+	grep -aq "inc=" "$work/r/frame_0001.png" || fail "render DIR's image does not hash its surface"
+	rm "$work/r/frame_0002_surface.inc"
+	if message=$("$bin" render "$work/r" --frames 2 2>&1); then
+		fail "render DIR rendered a frame without its surface"
+	fi
+	grep -q "frame_0002_surface.inc is missing" <<<"$message" || fail "render DIR does not name a missing surface: $message"
 fi
 echo "ok"

@@ -58,3 +58,6 @@ int RayTest(void);
 int ClosestTest(void);
 int ContactTest(void);
 int SurfaceTest(void);
+int GridTest(void);
+int FieldTest(void);
+int InteractionTest(void);

@@ -74,7 +74,7 @@ static const BadCase badCases[] = {
 	{WITH("\"rendr\": {}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: rendr: unknown key (did you mean 'render'?)"},
 	{WITH("\"motion\": {\"zzz\": 1}"), 0, {NULL}, bs_errInvalidArgument,
-		"dir/c.json: motion.zzz: unknown key (allowed: steps, dt, gravity, drag)"},
+		"dir/c.json: motion.zzz: unknown key (allowed: steps, dt, gravity, drag, substeps, max_substeps)"},
 	{WITH("\"collision\": {\"method\": \"exakt\"}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: collision.method: expected one of \"karabassi\", \"exact\", \"ray\", got \"exakt\" "
 		"(did you mean \"exact\"?)"},
@@ -169,7 +169,7 @@ static const BadCase badCases[] = {
 	{PARTICLES("{\"tpye\": \"file\", \"file\": \"p.ply\"}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: particles.emitters[0].tpye: unknown key (did you mean 'type'?)"},
 	{PARTICLES("{\"type\": \"grd\"}"), 0, {NULL}, bs_errInvalidArgument,
-		"dir/c.json: particles.emitters[0].type: expected one of \"grid\", \"random\", \"file\", \"nozzle\", got "
+		"dir/c.json: particles.emitters[0].type: expected one of \"grid\", \"random\", \"file\", \"nozzle\", \"surface\", got "
 		"\"grd\" (did you mean \"grid\"?)"},
 	{WITH("\"collision\": {\"bounds\": {\"min\": [0, 0, 0]}}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: collision.bounds: missing required key 'max'"},
@@ -683,10 +683,35 @@ static int TestHash(void)
 	return 0;
 }
 
+// A surface emitter: its keys as read, the defaults (mesh 0, every group, a gap of a millionth of the
+// radius, the front side, no cone, at rest), the cone in radians.
+static int TestSurface(void)
+{
+	const char* text = PARTICLES("{\"type\": \"surface\", \"count\": 5}, {\"type\": \"surface\", \"mesh\": 2, "
+		"\"group\": \"roof:tiles\", \"gap\": 0.25, \"side\": \"back\", \"cone_angle\": 90, \"speed\": [1, 2], "
+		"\"rate\": 10, \"stop\": 3}");
+	bsConfig c;
+	bsConfigError error;
+	ENSURE(bsConfig_Parse(text, strlen(text), "c.json", &c, &error) == bs_ok);
+	const bsEmitterConfig* a = c.particles.emitters;
+	const bsEmitterConfig* b = a + 1;
+	ENSURE(a->emitter.type == bs_emitterSurface && a->mesh == 0 && a->group == NULL && a->emitter.count[0] == 5);
+	ENSURE(a->emitter.surface.gap == 1e-6 && !a->emitter.surface.back && a->emitter.surface.coneAngle == 0.0);
+	ENSURE(a->emitter.surface.speedMin == 0.0 && a->emitter.surface.speedMax == 0.0);
+	ENSURE(a->emitter.surface.triangles == NULL && a->emitter.surface.cumulative == NULL);
+	ENSURE(b->mesh == 2 && strcmp(b->group, "roof:tiles") == 0 && b->emitter.surface.gap == 0.25);
+	ENSURE(b->emitter.surface.back && b->emitter.surface.coneAngle == 3.141592653589793 / 2.0);
+	ENSURE(b->emitter.surface.speedMin == 1.0 && b->emitter.surface.speedMax == 2.0);
+	ENSURE(b->particleCount == 30 && c.particles.particleCount == 35);
+	bsConfig_Free(&c);
+	return 0;
+}
+
 int ConfigTest(void)
 {
 	RUN_SUBTEST(TestMalformed());
 	RUN_SUBTEST(TestDefaults());
+	RUN_SUBTEST(TestSurface());
 	RUN_SUBTEST(TestPaths());
 	RUN_SUBTEST(TestTidyPath());
 	RUN_SUBTEST(TestOverrides());

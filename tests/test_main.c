@@ -31,6 +31,9 @@ static const Suite suites[] = {
 	{"closest", ClosestTest},
 	{"contact", ContactTest},
 	{"surface", SurfaceTest},
+	{"grid", GridTest},
+	{"field", FieldTest},
+	{"interaction", InteractionTest},
 };
 
 enum

@@ -508,7 +508,7 @@ static bool SameParticle(const bsPlyParticle* a, const bsPlyParticle* b)
 	return a->position.x == b->position.x && a->position.y == b->position.y &&
 		a->position.z == b->position.z && a->velocity.x == b->velocity.x &&
 		a->velocity.y == b->velocity.y && a->velocity.z == b->velocity.z && a->radius == b->radius &&
-		a->state == b->state;
+		a->state == b->state && a->id == b->id;
 }
 
 // Writes n particles given as records through the writer of the simulator's arrays.
@@ -525,6 +525,7 @@ static bool WritePly(const char* path, const bsPlyParticle* p, size_t n, char* e
 		arrays.velocity[i] = p[i].velocity;
 		arrays.radius[i] = p[i].radius;
 		arrays.state[i] = p[i].state;
+		arrays.id[i] = p[i].id;
 	}
 	bool ok = bsPly_WriteParticles(path, &arrays, err, errlen);
 	bsParticles_Free(&arrays);
@@ -554,12 +555,13 @@ static int PlyRoundTripTest(void)
 		p[i].velocity = bsV3(RandomFloatValue(&rng, -3, 3), RandomFloatValue(&rng, -3, 3), -0.0);
 		p[i].radius = RandomFloatValue(&rng, 0, 0.1);
 		p[i].state = (uint8_t)(i % 3);
+		p[i].id = i == 0 ? UINT32_MAX : (uint32_t)bsRng_Next(&rng);  // every bit of the field
 	}
 	ENSURE(WritePly(path, p, n, err, sizeof(err)));
 	bsPlyData d;
 	ENSURE(bsPly_Read(path, &d, err, sizeof(err)));
 	ENSURE(d.count == n);
-	ENSURE(d.fields == (bs_plyHasRadius | bs_plyHasVelocity | bs_plyHasState));
+	ENSURE(d.fields == (bs_plyHasRadius | bs_plyHasVelocity | bs_plyHasState | bs_plyHasId));
 	for (int i = 0; i < n; ++i)
 	{
 		ENSURE(SameParticle(d.particles + i, p + i));
@@ -577,7 +579,7 @@ static int PlyRoundTripTest(void)
 	ENSURE(same);
 
 	// Byte-exact layout of one particle.
-	bsPlyParticle one = {bsV3(1.0, -2.0, 0.5), bsV3(0.0, 0.0, -1.0), 0.25, bs_particleStuck};
+	bsPlyParticle one = {bsV3(1.0, -2.0, 0.5), bsV3(0.0, 0.0, -1.0), 0.25, bs_particleStuck, 0x01020304u};
 	ENSURE(WritePly(path, &one, 1, err, sizeof(err)));
 	size_t size;
 	uint8_t* bytes = ReadAll(path, &size);
@@ -586,17 +588,18 @@ static int PlyRoundTripTest(void)
 	snprintf(header, sizeof(header),
 		"ply\nformat binary_little_endian 1.0\ncomment blobsim %s\nelement vertex 1\n"
 		"property float x\nproperty float y\nproperty float z\nproperty float radius\n"
-		"property float vx\nproperty float vy\nproperty float vz\nproperty uchar state\nend_header\n",
+		"property float vx\nproperty float vy\nproperty float vz\nproperty uchar state\nproperty uint id\n"
+		"end_header\n",
 		BLOBSIM_VERSION);
-	static const uint8_t record[29] = {0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0, 0, 0, 0, 0x3f, 0, 0, 0x80, 0x3e,
-		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0xbf, 1};
+	static const uint8_t record[33] = {0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0, 0, 0, 0, 0x3f, 0, 0, 0x80, 0x3e,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0xbf, 1, 4, 3, 2, 1};
 	size_t hl = strlen(header);
-	same = size == hl + 29 && memcmp(bytes, header, hl) == 0 && memcmp(bytes + hl, record, 29) == 0;
+	same = size == hl + 33 && memcmp(bytes, header, hl) == 0 && memcmp(bytes + hl, record, 33) == 0;
 	free(bytes);
 	ENSURE(same);
 
 	// Doubles are narrowed to float; zero particles is a valid file.
-	bsPlyParticle tenth = {bsV3(0.1, 1e-30, -7.0), bsV3(0, 0, 0), 0.1, 0};
+	bsPlyParticle tenth = {bsV3(0.1, 1e-30, -7.0), bsV3(0, 0, 0), 0.1, 0, 0};
 	ENSURE(WritePly(path, &tenth, 1, err, sizeof(err)));
 	ENSURE(bsPly_Read(path, &d, err, sizeof(err)));
 	ENSURE(d.count == 1 && d.particles[0].position.x == (double)0.1f &&
@@ -799,6 +802,12 @@ static int PlyMalformedTest(void)
 		 "property uchar state\nend_header\n1 2 3 256\n", 0, "bad.ply:9: bad uchar value '256'"},
 		{"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n"
 		 "property float radius\nend_header\n1 2 3 -1\n", 0, "bad.ply:9: vertex 0: negative radius -1"},
+		{"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n"
+		 "property float id\nend_header\n1 2 3 1.5\n", 0,
+			"bad.ply:9: vertex 0: id 1.5 is not an integer from 0 to 4294967295"},
+		{"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n"
+		 "property int id\nend_header\n1 2 3 -1\n", 0,
+			"bad.ply:9: vertex 0: id -1 is not an integer from 0 to 4294967295"},
 		// a binary list longer than the data, before the vertices
 		{"ply\nformat binary_little_endian 1.0\nelement face 1\nproperty list uchar int v\nelement vertex 0\n"
 		 "property float x\nproperty float y\nproperty float z\nend_header\n\xff", 0,
@@ -1314,8 +1323,8 @@ static int PovRenderTest(void)
 	ENSURE(isPng);
 	printf("  pov: rendered a 64x48 scene with 50 blob components in 4 blobs (%ld bytes of PNG)\n", pngSize);
 
-	// An animation of two frames, then a single-frame one.
-	for (int frame = 1; frame <= 2; ++frame)
+	// An animation of frames 0 .. 2, then frame 1 alone (+SF1 +EF1), then a single-frame one.
+	for (int frame = 0; frame <= 2; ++frame)
 	{
 		char name[32];
 		bsPov_FrameFileName(name, sizeof(name), frame);
@@ -1329,22 +1338,32 @@ static int PovRenderTest(void)
 	ENSURE(bsPov_WriteAnimationIni(path, 2, 32, 24, 0.3, 1.0, err, sizeof(err)));
 	snprintf(command, sizeof(command), "cd '%s' && povray animation.ini -GA >animation.log 2>&1", dir);
 	status = system(command);
-	char png1[700], png2[700];
-	snprintf(png1, sizeof(png1), "%s/frame_1.png", dir);
-	snprintf(png2, sizeof(png2), "%s/frame_2.png", dir);
-	if (status != 0 || FileSize(png1) <= 0 || FileSize(png2) <= 0)
+	char frames[3][700];
+	bool all = true;
+	for (int frame = 0; frame <= 2; ++frame)
 	{
-		snprintf(command, sizeof(command), "cat '%s/animation.log' >&2", dir);
+		// Named like the scenes: frame_0000.png for frame_0000.pov.
+		snprintf(frames[frame], sizeof(frames[frame]), "%s/frame_%04d.png", dir, frame);
+		all = all && FileSize(frames[frame]) > 0;
+	}
+	if (status != 0 || !all)
+	{
+		snprintf(command, sizeof(command), "ls '%s'; cat '%s/animation.log' >&2", dir, dir);
 		ENSURE(system(command) >= 0);
 	}
-	ENSURE(status == 0 && FileSize(png1) > 0 && FileSize(png2) > 0);
-	ENSURE(unlink(png1) == 0);
+	ENSURE(status == 0 && all);
+	ENSURE(unlink(frames[0]) == 0 && unlink(frames[1]) == 0 && unlink(frames[2]) == 0);
+	snprintf(command, sizeof(command), "cd '%s' && povray animation.ini +SF1 +EF1 -GA >animation.log 2>&1", dir);
+	status = system(command);
+	ENSURE(status == 0 && FileSize(frames[0]) < 0 && FileSize(frames[1]) > 0 && FileSize(frames[2]) < 0);
+	ENSURE(unlink(frames[1]) == 0);
 	snprintf(path, sizeof(path), "%s/single.ini", dir);
-	ENSURE(bsPov_WriteAnimationIni(path, 1, 32, 24, 0.0, 1.0, err, sizeof(err)));
+	ENSURE(bsPov_WriteAnimationIni(path, 0, 32, 24, 0.0, 1.0, err, sizeof(err)));
 	snprintf(command, sizeof(command), "cd '%s' && povray single.ini -GA >single.log 2>&1", dir);
 	status = system(command);
-	ENSURE(status == 0 && FileSize(png1) > 0);
-	printf("  pov: `povray animation.ini` rendered frame_1.png and frame_2.png; a 1-frame .ini frame_1.png\n");
+	ENSURE(status == 0 && FileSize(frames[0]) > 0);
+	printf("  pov: `povray animation.ini` rendered frame_0000.png .. frame_0002.png, +SF1 +EF1 frame 1 "
+		"alone; a 1-frame .ini frame_0000.png\n");
 
 	snprintf(path, sizeof(path), "%s/jitter.ini", dir);
 	ENSURE(bsPov_WriteAnimationIni(path, 2, 32, 24, 0.3, 0.0, err, sizeof(err)));

@@ -194,7 +194,14 @@ static int Responses(void)
 	st.maxContacts = 0;
 	ENSURE(bsWorld_Step(empty, &st, &p, NULL) == bs_errInvalidArgument);
 	st.maxContacts = 4;
-	st.substeps = 0;
+	st.substeps = -1;
+	ENSURE(bsWorld_Step(empty, &st, &p, NULL) == bs_errInvalidArgument);
+	st.substeps = 0;  // planned (interaction.h), within maxSubsteps >= 1
+	st.maxSubsteps = 0;
+	ENSURE(bsWorld_Step(empty, &st, &p, NULL) == bs_errInvalidArgument);
+	st.maxSubsteps = 1;
+	st.interaction.type = bs_interactionGranular;
+	st.interaction.restitution = 0.0;
 	ENSURE(bsWorld_Step(empty, &st, &p, NULL) == bs_errInvalidArgument);
 	bsWorld_Destroy(empty);
 	return 0;

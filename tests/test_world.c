@@ -241,12 +241,12 @@ static int Emission(void)
 	// A jittered grid with a radius spread, a random box and a list, emitted by the first step of a
 	// world with no motion: the same particles as drawing them by hand from one stream in order.
 	bsEmitterDef grid = bsDefaultEmitterDef();
-	grid.shape = (bsEmitter){bs_emitterGrid, {0, 0, 0}, {1, 1, 1}, {4, 3, 2}, 0.5, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}};
+	grid.shape = (bsEmitter){bs_emitterGrid, {0, 0, 0}, {1, 1, 1}, {4, 3, 2}, 0.5, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false}};
 	grid.radius = 0.1;
 	grid.radiusSpread = 0.3;
 	grid.velocity = bsV3(0, 0, 0);
 	bsEmitterDef random = grid;
-	random.shape = (bsEmitter){bs_emitterRandom, {-1, -1, -1}, {0, 0, 0}, {50, 0, 0}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}};
+	random.shape = (bsEmitter){bs_emitterRandom, {-1, -1, -1}, {0, 0, 0}, {50, 0, 0}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false}};
 	random.radiusSpread = 0.0;
 	bsParticleDef listed[3] = {
 		{bsV3(5, 5, 5), bsV3(0, 0, 0), 0.2, bs_particleFree},
@@ -312,22 +312,39 @@ static int Emission(void)
 
 // --- emission over time ---
 
-// The particles a random emitter of `rate` from start to stop emits, step after step of dt: every
-// window of consecutive steps holds rate x (its overlap with [start, stop]) particles within 1, and
-// the total is floor(rate (stop - start)), the births at start + k / rate, k = 1, 2, ...
+// A surface of two triangles (a unit square in the plane y = 0, facing +y) and its table.
+static bsSurface SquareSurface(bsTriangle* t, double* cumulative)
+{
+	bsMakeTriangle(bsV3(0, 0, 0), bsV3(0, 0, 1), bsV3(1, 0, 1), t);
+	bsMakeTriangle(bsV3(0, 0, 0), bsV3(1, 0, 1), bsV3(1, 0, 0), t + 1);
+	bsSurface_Accumulate(t, 2, NULL, cumulative);
+	return (bsSurface){t, cumulative, 2, 0.001, 0.3, 0.5, 1.0, false};
+}
+
+// The particles a random or surface emitter of `rate` from start to stop emits, step after step of
+// dt: every window of consecutive steps holds rate x (its overlap with [start, stop]) particles
+// within 1, and the total is floor(rate (stop - start)), the births at start + k / rate, k = 1, 2, ...
 static int RateWindows(void)
 {
 	const double rates[] = {7.3, 100.0, 0.9, 1000.0 / 3.0, 2500.0};
 	const double dts[] = {0.1, 0.013, 1.0 / 60.0, 0.25, 0.001};
 	enum { steps = 400 };
+	bsTriangle square[2];
+	double areas[2];
+	bsSurface surface = SquareSurface(square, areas);
 	for (int ri = 0; ri < 5; ++ri)
 	{
-		for (int di = 0; di < 5; ++di)
+		for (int di = 0; di < 10; ++di)
 		{
-			double rate = rates[ri], dt = dts[di];
+			double rate = rates[ri], dt = dts[di % 5];
 			double start = 0.37 * dt * 7.0, stop = start + 0.6137 * dt * steps;  // no birth on a boundary
 			bsEmitterDef def = bsDefaultEmitterDef();
-			def.shape = (bsEmitter){bs_emitterRandom, {0, 0, 0}, {1, 1, 1}, {0, 0, 0}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}};
+			def.shape = (bsEmitter){bs_emitterRandom, {0, 0, 0}, {1, 1, 1}, {0, 0, 0}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false}};
+			if (di >= 5)
+			{
+				def.shape.type = bs_emitterSurface;
+				def.shape.surface = surface;
+			}
 			def.radius = 0.01;
 			def.start = start;
 			def.stop = stop;
@@ -372,7 +389,7 @@ static int RateWindows(void)
 static int Lifetime(void)
 {
 	bsEmitterDef def = bsDefaultEmitterDef();
-	def.shape = (bsEmitter){bs_emitterRandom, {0, 0, 0}, {1, 1, 1}, {0, 0, 0}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}};
+	def.shape = (bsEmitter){bs_emitterRandom, {0, 0, 0}, {1, 1, 1}, {0, 0, 0}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false}};
 	def.radius = 0.01;
 	def.rate = 30.0;
 	def.stop = 1.0;
@@ -413,7 +430,7 @@ static int Lifetime(void)
 }
 
 // Emission over time on 1, 2 and 3 threads: a nozzle with a radius spread and a jittered grid by
-// rate, a random box at once later, falling and bouncing on a floor, with a lifetime: every array
+// rate, a random box at once later, a surface by rate, falling and bouncing on a floor, with a lifetime: every array
 // byte for byte the same.
 static int RateThreads(void)
 {
@@ -428,7 +445,7 @@ static int RateThreads(void)
 	nozzle.stop = 0.7;
 	nozzle.lifetime = 0.6;
 	bsEmitterDef grid = bsDefaultEmitterDef();
-	grid.shape = (bsEmitter){bs_emitterGrid, {-1, 1, -1}, {1, 1.5, 1}, {10, 2, 10}, 0.7, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}};
+	grid.shape = (bsEmitter){bs_emitterGrid, {-1, 1, -1}, {1, 1.5, 1}, {10, 2, 10}, 0.7, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false}};
 	grid.radius = 0.03;
 	grid.rate = 900.0;
 	grid.start = 0.1;
@@ -438,13 +455,23 @@ static int RateThreads(void)
 	random.shape.count[0] = 300;
 	random.rate = 0.0;
 	random.start = 0.35;
+	bsTriangle square[2];
+	double cumulative[2];
+	bsEmitterDef surface = bsDefaultEmitterDef();
+	surface.shape.type = bs_emitterSurface;
+	surface.shape.surface = SquareSurface(square, cumulative);
+	surface.radius = 0.02;
+	surface.radiusSpread = 0.2;
+	surface.rate = 500.0;
+	surface.start = 0.2;
+	surface.stop = 1.0;
 	bsParticles p[3];
 	for (int t = 0; t < 3; ++t)
 	{
 		bsWorld* world = NewWorld(t + 1);
 		ENSURE(world != NULL && bsWorld_AddPlanes(world, &floor, 1) == bs_ok);
 		ENSURE(bsWorld_AddEmitter(world, &nozzle) == bs_ok && bsWorld_AddEmitter(world, &grid) == bs_ok &&
-			bsWorld_AddEmitter(world, &random) == bs_ok);
+			bsWorld_AddEmitter(world, &random) == bs_ok && bsWorld_AddEmitter(world, &surface) == bs_ok);
 		bsStepDef step = bsDefaultStepDef();
 		step.dt = 0.02;
 		step.gravity = bsV3(0, -9.81, 0);
@@ -456,7 +483,7 @@ static int RateThreads(void)
 		}
 		bsWorld_Destroy(world);
 	}
-	ENSURE(p[0].count == 1400 + 720 + 300);
+	ENSURE(p[0].count == 1400 + 720 + 300 + 400);
 	for (int t = 1; t < 3; ++t)
 	{
 		size_t n = p[0].count;
@@ -465,6 +492,13 @@ static int RateThreads(void)
 		ENSURE(memcmp(p[0].velocity, p[t].velocity, n * sizeof(bsVec3)) == 0);
 		ENSURE(memcmp(p[0].radius, p[t].radius, n * sizeof(double)) == 0);
 		ENSURE(memcmp(p[0].state, p[t].state, n) == 0);
+		ENSURE(memcmp(p[0].id, p[t].id, n * sizeof(uint32_t)) == 0);
+	}
+	// Ids in birth order across emitters and steps: the set's arrays are appended to only, so the
+	// particle in slot i was the i-th born.
+	for (size_t i = 0; i < p[0].count; ++i)
+	{
+		ENSURE(p[0].id[i] == i);
 	}
 	for (int t = 0; t < 3; ++t)
 	{

@@ -35,3 +35,20 @@ blobsim_install_deps() {
 	$sudo apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 }
+
+# Optional packages (the tests that need them are skipped without them, e.g. ffmpeg for the movie
+# tests): installed like the others when this user can, otherwise only named. Never a failure, so a
+# tool that sources this goes on without them.
+blobsim_install_optional() {
+	local pkg need=()
+	for pkg in "$@"; do
+		dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+	done
+	[ ${#need[@]} -gt 0 ] || return 0
+	if [ "$(id -u)" -ne 0 ] && ! command -v sudo >/dev/null 2>&1; then
+		echo "optional, not installed: ${need[*]} (their tests are skipped; as root: apt-get install ${need[*]})" >&2
+		return 0
+	fi
+	blobsim_install_deps "${need[@]}" ||
+		echo "optional, not installed: ${need[*]} (their tests are skipped)" >&2
+}

@@ -1,7 +1,8 @@
 // emitter.h — where particles come from. An emitter is a shape that places positions (a lattice
 // filling a box, optionally jittered; uniform random points in a box; a nozzle's disk, which also
 // gives each particle its velocity) or a list of particles given as they are (read from a file by the
-// caller), with the radius and velocity its particles get.
+// caller), or a surface of triangles (a mesh or some of its groups; particles born on it, moving off
+// it), with the radius and velocity its particles get.
 // A world (world.h) emits its emitters' particles in the step's emit phase: all at once at `start`
 // (the default, at t = 0), or over time at `rate` particles a second from `start` to `stop`.
 #pragma once
@@ -9,8 +10,10 @@
 #include "blobsim/particles.h"
 #include "blobsim/result.h"
 #include "blobsim/rng.h"
+#include "blobsim/triangle.h"
 #include "blobsim/vec3.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +23,7 @@ typedef enum bsEmitterType
 	bs_emitterRandom,    // count[0] uniform points in [min, max]
 	bs_emitterList,      // the particles of bsEmitterDef.list, as given
 	bs_emitterNozzle,    // count[0] particles on a disk, directions uniform in a cone, speeds in a range
+	bs_emitterSurface,   // count[0] particles on triangles by area, off the face, moving along its normal
 	bs_emitterTypeCount
 } bsEmitterType;
 
@@ -35,15 +39,47 @@ typedef struct bsNozzle
 	double speedMin, speedMax;  // 0 <= speedMin <= speedMax
 } bsNozzle;
 
-// The shape of a grid, random or nozzle emitter.
+// A surface: particles born uniformly by area on triangles. A triangle is chosen with probability
+// proportional to its weight (its area, or 0 to leave it out: bsSurface_Accumulate) by a binary search
+// of the cumulative weights, and a point uniform in it; the particle starts radius + gap off the face
+// along the face normal n (the side from which p1, p2, p3 turn counter-clockwise: triangle.h), moving
+// along a direction uniform over the solid angle of the cone of half-angle coneAngle about n, at a
+// speed uniform in [speedMin, speedMax].
+typedef struct bsSurface
+{
+	const bsTriangle* triangles;  // borrowed, count of them
+	const double* cumulative;     // borrowed: cumulative[i] = the weights of triangles 0..i, the last > 0
+	size_t count;                 // >= 1
+	double gap;                   // scene units beyond the radius, >= 0
+	double coneAngle;             // half-angle, radians, 0..pi/2 (a direction off the face)
+	double speedMin, speedMax;    // 0 <= speedMin <= speedMax
+	bool back;                    // off the back of the faces: n is replaced by -n (for a mesh wound
+	                              // the other way)
+} bsSurface;
+
+// The shape of a grid, random, nozzle or surface emitter.
 typedef struct bsEmitter
 {
 	bsEmitterType type;
 	bsVec3 min, max;
-	uint64_t count[3];  // grid: per axis; random, nozzle: count[0]
+	uint64_t count[3];  // grid: per axis; random, nozzle, surface: count[0]
 	double jitter;      // grid: each point moves up to +-jitter/2 cells on each axis, 0..1
 	bsNozzle nozzle;    // nozzle
+	bsSurface surface;  // surface
 } bsEmitter;
+
+// Fills cumulative[0 .. count) with the running sum of the triangles' weights, summed in order (so the
+// same triangles give the same table): the area of triangle k, or 0 when selected is given and
+// selected[k] is 0. Returns the total.
+double bsSurface_Accumulate(const bsTriangle* triangles, size_t count, const uint8_t* selected,
+	double* cumulative);
+
+// The triangle a draw u in [0, 1) chooses: the first i with cumulative[i] > u x the total, so a
+// triangle of weight 0 is never chosen.
+size_t bsSurface_Pick(const bsSurface* surface, double u);
+
+// The tables are there, the total weight is finite and > 0, and gap, cone and speeds are in range.
+bool bsSurface_IsValid(const bsSurface* surface);
 
 // An emitter of a world: a shape and what its particles are like, or a list.
 typedef struct bsEmitterDef
@@ -88,13 +124,15 @@ bsResult bsEmitterDef_Count(const bsEmitterDef* def, uint64_t limit, uint64_t* c
 uint64_t bsEmitterDef_Born(const bsEmitterDef* def, double t);
 
 // Particles [first, first + count) of def (in birth order) appended to particles, as for
-// bsEmitterDef_Emit but one particle after another: its position draws, then (nozzle) its direction
-// and speed draws, then (radiusSpread > 0) its radius draw. *failed is relative to first.
+// bsEmitterDef_Emit but one particle after another: its position draws (surface: the triangle, then
+// the point), then (nozzle, surface) its direction and speed draws, then (radiusSpread > 0) its
+// radius draw; a surface particle then moves off the face by its radius + gap. *failed is relative
+// to first.
 bsResult bsEmitterDef_EmitRange(const bsEmitterDef* def, uint64_t first, uint64_t count, bsRng* rng,
 	bsParticles* particles, size_t* failed);
 
 // Appends every particle of def to particles: positions from the shape, then (when radiusSpread > 0)
-// one draw per particle for its radius, all from rng; a list as given; a nozzle as
+// one draw per particle for its radius, all from rng; a list as given; a nozzle or a surface as
 // bsEmitterDef_EmitRange(def, 0, count). Every particle passes
 // bsParticleDef_Check; on the first that fails, *failed is its index within the emitter, the
 // particles appended so far stay and the result is bs_errInvalidArgument or bs_errNonFinite.

@@ -1,4 +1,4 @@
-// particles.h — the particle set, as arrays (57 bytes a particle), and the one check every particle
+// particles.h — the particle set, as arrays (61 bytes a particle), and the one check every particle
 // passes on its way in, whether an emitter made it or a file held it.
 #pragma once
 
@@ -25,7 +25,13 @@ typedef struct bsParticles
 	bsVec3* velocity;
 	double* radius;    // collision radius
 	uint8_t* state;    // bsParticleState
+	uint32_t* id;      // birth order: the particle's index when it joined the set (Alloc, Append and
+	                   // the emitters set it). Particles never leave a set (expiry marks them
+	                   // escaped), so ids are unique and follow a particle if its slot ever moves.
 } bsParticles;
+
+// The most particles a set holds: every id fits its uint32_t.
+#define BS_PARTICLES_MAX ((size_t)UINT32_MAX + 1)
 
 // One particle on its way into a set.
 typedef struct bsParticleDef
@@ -54,16 +60,17 @@ bsParticleFault bsParticleDef_Check(const bsParticleDef* particle);
 void bsParticleFault_Describe(bsParticleFault fault, const bsParticleDef* particle, char* out,
 	size_t size);
 
-// Allocates room for count particles, zeroed (free, at rest at the origin), count of them in use.
-// Checks the sizes for overflow; bs_errOutOfMemory on failure with nothing allocated.
+// Allocates room for count particles, zeroed (free, at rest at the origin) and numbered 0 .. count - 1,
+// count of them in use. Checks the sizes for overflow; bs_errOutOfMemory on failure with nothing
+// allocated.
 bsResult bsParticles_Alloc(bsParticles* particles, size_t count);
 
 // Grows the arrays to hold at least capacity particles (keeping those there). bs_errOutOfMemory
-// leaves the set as it was.
+// (bs_errTooLarge beyond BS_PARTICLES_MAX) leaves the set as it was.
 bsResult bsParticles_Reserve(bsParticles* particles, size_t capacity);
 
 // Checks the particle (bsParticleDef_Check: bs_errNonFinite or bs_errInvalidArgument when it fails,
-// the set unchanged) and appends it, growing the arrays geometrically when full.
+// the set unchanged) and appends it with the next id, growing the arrays geometrically when full.
 bsResult bsParticles_Append(bsParticles* particles, const bsParticleDef* particle);
 
 // Frees the arrays and zeroes the set (a zeroed set is an empty one that Append can grow).

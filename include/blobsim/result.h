@@ -10,6 +10,7 @@ typedef enum bsResult
 	bs_errInvalidArgument,     // a count, pointer or option out of range
 	bs_errOutOfMemory,         // an allocation failed or its size would overflow
 	bs_errTooLarge,            // more triangles or particles than the index type can hold
+	bs_errUnstable,            // a step would need more substeps than allowed
 	bs_resultCount
 } bsResult;
 

@@ -1,7 +1,9 @@
 // step.h — one time step of every particle, a fixed sequence of phases run on the world's pool:
 //
 //     emit       the particles born in [t, t + dt) are appended (in emitter order, one random stream)
-//     per substep (dt / substeps):
+//     per substep (dt / substeps, substeps given or planned by interaction.h's rule):
+//       interact the free particles' velocities from the forces between them (interaction.h), read
+//                from a copy of the state before the substep (only with an interaction)
 //       forces   each free particle's velocity from the forces (forces.c: gravity, air drag), read
 //                from the state before the substep only
 //       move     each free particle sweeps from x to x + v dt against every collider, responds to
@@ -13,10 +15,12 @@
 // only on the state before the phase, so the outcome is byte-identical for any thread count.
 //
 // Integration is symplectic Euler: v += a dt (a the sum of the forces), then linear air drag
-// v *= exp(-drag dt) (exact for dv/dt = -drag v), then the sweep. No particle-particle forces (as in
-// the paper).
+// v *= exp(-drag dt) (exact for dv/dt = -drag v), then the sweep. With interaction none (the
+// default) particles ignore each other, as in the paper; the interaction adds its velocity change
+// before the forces.
 #pragma once
 
+#include "blobsim/interaction.h"
 #include "blobsim/particles.h"
 #include "blobsim/world.h"
 
@@ -37,7 +41,9 @@ bool bsParseResponse(const char* name, bsResponse* response);
 typedef struct bsStepDef
 {
 	double dt;            // step length, seconds, > 0 [1]
-	int substeps;         // the step is done as this many substeps of dt / substeps, >= 1 [1]
+	int substeps;         // the step is done as this many substeps of dt / substeps, >= 1; 0: as
+	                      // many as the interaction's rule asks (bsInteraction_PlanSubsteps) [1]
+	int maxSubsteps;      // with substeps 0, a step that needs more fails with bs_errUnstable [1000]
 	bsVec3 gravity;       // acceleration [0, 0, 0]
 	double drag;          // linear air drag per second (dv/dt = g - drag v), >= 0 [0]
 	bsMethod method;      // collision method [karabassi]
@@ -50,6 +56,7 @@ typedef struct bsStepDef
 	bool bounded;         // particles leaving [boundsMin, boundsMax] are marked escaped [false]
 	bsVec3 boundsMin;
 	bsVec3 boundsMax;
+	bsInteractionDef interaction;  // forces between particles [none]
 } bsStepDef;
 
 bsStepDef bsDefaultStepDef(void);
@@ -66,10 +73,14 @@ typedef struct bsStepStats
 	uint64_t escaped;          // particles that left the bounds in this step
 	uint64_t expired;          // particles whose lifetime ended in this step (now escaped too)
 	uint64_t contactLimit;     // particles that used every contact of a substep
+	uint64_t substeps;         // substeps done
+	uint64_t pairs;            // interaction: (particle, neighbour within reach) pairs, both ways
+	uint64_t contactPairs;     // of those, pairs in contact (overlapping), both ways
 } bsStepStats;
 
 // Advances the world and the particles by one step. stats (may be NULL) is added to. Fails with
-// bs_errInvalidArgument for a setting out of range, bs_errOutOfMemory when the particles cannot
+// bs_errInvalidArgument for a setting out of range, bs_errUnstable when substeps is 0 and the step
+// would need more than maxSubsteps (the particles then are as emitted, not moved), bs_errOutOfMemory when the particles cannot
 // grow, or an emitter's error (bsEmitterDef_Emit: a particle that fails its check).
 bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particles,
 	bsStepStats* stats);

@@ -52,7 +52,7 @@ bsResult bsWorld_AddPlanes(bsWorld* world, const bsPlane* planes, uint32_t count
 
 // Adds an emitter; its particles appear in the emit phase of the steps whose windows hold their
 // births (emitter.h). The def is copied (a list stays borrowed). bs_errInvalidArgument for a timing
-// or a nozzle out of range (emitter.h), bs_errTooLarge past BS_WORLD_MAX_EMITTERS.
+// or a nozzle or surface out of range (emitter.h), bs_errTooLarge past BS_WORLD_MAX_EMITTERS.
 bsResult bsWorld_AddEmitter(bsWorld* world, const bsEmitterDef* def);
 
 // Particles the emitters added so far will still make (for sizing the particle arrays).

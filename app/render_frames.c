@@ -1,0 +1,370 @@
+// render_frames.c — the render list, the up-to-date test and the job scheduler (render_frames.h).
+// sched_getaffinity and CPU_COUNT (glibc, musl): the cores this process may use.
+#define _GNU_SOURCE
+#include "render_frames.h"
+
+#include "atomic_file.h"
+#include "files.h"
+#include "inputs.h"
+#include "png_text.h"
+#include "pov_writer.h"
+#include "scene_surface.h"
+#include "blobsim/parallel.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define BS_FRAMES_PATH_MAX 4096
+
+void bsRenderPlan_Init(bsRenderPlan* plan, const char* dir, const bsRenderSettings* settings, bool commitNow)
+{
+	memset(plan, 0, sizeof(*plan));
+	plan->directory = dir;
+	plan->settings = *settings;
+	plan->commitNow = commitNow;
+}
+
+void bsRenderPlan_Free(bsRenderPlan* plan)
+{
+	for (int i = 0; i < plan->count; ++i)
+	{
+		free(plan->items[i].readPath);
+		free(plan->items[i].surfacePath);
+	}
+	free(plan->items);
+	memset(plan, 0, sizeof(*plan));
+}
+
+// "frame_0003" or "scene": the name of item frame's files without the extension.
+static void bsRenderItem_Stem(char* out, size_t size, int frame)
+{
+	if (frame < 0)
+	{
+		snprintf(out, size, "scene");
+		return;
+	}
+	char pov[32];
+	bsPov_FrameFileName(pov, sizeof(pov), frame);
+	snprintf(out, size, "%.*s", (int)(strlen(pov) - 4), pov);
+}
+
+// Mesh mode: the item's include, pending or in place.
+static bool bsRenderItem_SetSurface(bsRenderItem* item, const char* dir, const char* stem)
+{
+	char scene[BS_FRAMES_PATH_MAX], include[BS_FRAMES_PATH_MAX];
+	snprintf(scene, sizeof(scene), "%s/%s.pov", dir, stem);
+	if (!bsSceneSurface_IncludePath(scene, include, sizeof(include)))
+	{
+		return false;
+	}
+	const char* pending = bsAtomicFile_DeferredPath(include);
+	item->surfacePath = strdup(pending != NULL ? pending : include);
+	item->surfacePending = pending != NULL;
+	return item->surfacePath != NULL;
+}
+
+bool bsRenderPlan_Add(bsRenderPlan* plan, int frame, const char* readPath)
+{
+	if (plan->count == plan->capacity)
+	{
+		int capacity = plan->capacity > 0 ? 2 * plan->capacity : 16;
+		bsRenderItem* items = realloc(plan->items, (size_t)capacity * sizeof(bsRenderItem));
+		if (items == NULL)
+		{
+			return false;
+		}
+		plan->items = items;
+		plan->capacity = capacity;
+	}
+	bsRenderItem* item = plan->items + plan->count;
+	memset(item, 0, sizeof(*item));
+	item->frame = frame;
+	item->copyOf = -1;
+	char stem[24], path[BS_FRAMES_PATH_MAX];
+	bsRenderItem_Stem(stem, sizeof(stem), frame);
+	snprintf(item->image, sizeof(item->image), "%s.png", stem);
+	if (readPath == NULL)
+	{
+		snprintf(path, sizeof(path), "%s/%s.pov", plan->directory, stem);
+		readPath = path;
+	}
+	item->readPath = strdup(readPath);
+	if (item->readPath == NULL)
+	{
+		return false;
+	}
+	++plan->count;
+	return !plan->settings.surfaceMesh || bsRenderItem_SetSurface(item, plan->directory, stem);
+}
+
+// The record an image rendered now from the item's scene carries: the scene's hash and the settings.
+static bool bsRenderItem_MakeRecord(bsRenderItem* item, const bsRenderSettings* s, char* err, size_t errlen)
+{
+	uint64_t size, hash, incHash = 0;
+	if (!bsHashFile(item->readPath, &size, &hash))
+	{
+		snprintf(err, errlen, "%s: cannot read the scene", item->readPath);
+		return false;
+	}
+	if (item->surfacePath != NULL && !bsHashFile(item->surfacePath, &size, &incHash))
+	{
+		snprintf(err, errlen, "%s: cannot read the scene's surface", item->surfacePath);
+		return false;
+	}
+	// Blob mode's record is the one it always was; mesh mode adds the include's hash.
+	char inc[32] = "";
+	if (item->surfacePath != NULL)
+	{
+		snprintf(inc, sizeof(inc), " inc=%016" PRIx64, incHash);
+	}
+	snprintf(item->record, sizeof(item->record), "pov=%016" PRIx64 "%s size=%dx%d antialias=%.17g jitter=%.17g", hash,
+		inc, s->width, s->height, s->antialias > 0.0 ? s->antialias : 0.0, s->jitter > 0.0 ? s->jitter : 0.0);
+	return true;
+}
+
+static bool bsNewer(const struct stat* a, const struct stat* b)
+{
+	return a->st_mtim.tv_sec > b->st_mtim.tv_sec ||
+		(a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec > b->st_mtim.tv_nsec);
+}
+
+// See render_frames.h: the record decides; without one, the file times and the image's size.
+static bool bsRenderItem_UpToDate(const bsRenderItem* item, const bsRenderPlan* plan)
+{
+	char image[BS_FRAMES_PATH_MAX], record[sizeof(item->record)];
+	snprintf(image, sizeof(image), "%s/%s", plan->directory, item->image);
+	if (bsPng_ReadText(image, BS_RENDER_RECORD_KEY, record, sizeof(record)))
+	{
+		return strcmp(record, item->record) == 0;
+	}
+	struct stat si, sp, ss;
+	int width, height;
+	return stat(image, &si) == 0 && S_ISREG(si.st_mode) && stat(item->readPath, &sp) == 0 && bsNewer(&si, &sp) &&
+		(item->surfacePath == NULL || (stat(item->surfacePath, &ss) == 0 && bsNewer(&si, &ss))) &&
+		bsPng_ReadSize(image, &width, &height) && width == plan->settings.width && height == plan->settings.height;
+}
+
+bool bsRenderPlan_Decide(bsRenderPlan* plan, bool force, char* err, size_t errlen)
+{
+	for (int i = 0; i < plan->count; ++i)
+	{
+		bsRenderItem* item = plan->items + i;
+		if (!bsRenderItem_MakeRecord(item, &plan->settings, err, errlen))
+		{
+			return false;
+		}
+		item->render = force || !bsRenderItem_UpToDate(item, plan);
+		item->copyOf = -1;
+	}
+	// The scene is the last frame's state: render it once.
+	for (int s = 0; s < plan->count; ++s)
+	{
+		for (int i = 0; plan->items[s].frame < 0 && plan->items[s].render && i < plan->count; ++i)
+		{
+			bsRenderItem* item = plan->items + i;
+			if (i != s && item->render && strcmp(item->record, plan->items[s].record) == 0)
+			{
+				item->copyOf = s;
+			}
+		}
+	}
+	return true;
+}
+
+// The images that are copies of another, once that one is made: from its pending temporary file (run)
+// or its final name (render DIR), to a file of the deferred group.
+static bool bsRenderPlan_Copy(bsRenderPlan* plan, char* err, size_t errlen)
+{
+	for (int i = 0; i < plan->count; ++i)
+	{
+		const bsRenderItem* item = plan->items + i;
+		if (!item->render || item->copyOf < 0)
+		{
+			continue;
+		}
+		char from[BS_FRAMES_PATH_MAX], to[BS_FRAMES_PATH_MAX];
+		snprintf(from, sizeof(from), "%s/%s", plan->directory, plan->items[item->copyOf].image);
+		snprintf(to, sizeof(to), "%s/%s", plan->directory, item->image);
+		const char* pending = bsAtomicFile_DeferredPath(from);
+		if (!bsCopyFile(pending != NULL ? pending : from, to, err, errlen))
+		{
+			return false;
+		}
+		++plan->rendered;
+	}
+	return true;
+}
+
+int bsRenderPlan_Pending(const bsRenderPlan* plan)
+{
+	int n = 0;
+	for (int i = 0; i < plan->count; ++i)
+	{
+		n += plan->items[i].render;
+	}
+	return n;
+}
+
+void bsRender_SplitCores(int pending, int jobs, int cores, int* processes, int* threads)
+{
+	cores = cores > 0 ? cores : 1;
+	int p = jobs > 0 ? jobs : cores;
+	p = p < pending ? p : pending;
+	p = p > 0 ? p : 1;
+	*processes = p;
+	*threads = cores / p > 0 ? cores / p : 1;
+}
+
+bool bsRender_ParseFrameRange(const char* text, int* first, int* last)
+{
+	char* end;
+	if (text[0] < '0' || text[0] > '9')
+	{
+		return false;
+	}
+	long a = strtol(text, &end, 10), b = a;
+	if (*end == '-')
+	{
+		const char* second = end + 1;
+		if (second[0] < '0' || second[0] > '9')
+		{
+			return false;
+		}
+		b = strtol(second, &end, 10);
+	}
+	if (*end != '\0' || a < 0 || b < a || b > 9999999)
+	{
+		return false;
+	}
+	*first = (int)a;
+	*last = (int)b;
+	return true;
+}
+
+// --- The scheduler: `processes` threads, each taking the next item to render and waiting for its
+// POV-Ray (process.h allows several threads to start and wait for children at once).
+
+typedef struct bsRenderQueue
+{
+	bsRenderPlan* plan;
+	int threads;             // POV-Ray's +WT
+	pthread_mutex_t lock;
+	int next;                // the next item to look at
+	bool failed;             // no new render starts
+	int failedIndex;         // the failed item reported: the lowest index that failed
+	bsRenderFailure failure; // which failure keeps render.log: the same lowest index
+	int rendered;
+	char* err;
+	size_t errlen;
+} bsRenderQueue;
+
+// The next item to render, or NULL when none is left or a render failed.
+static bsRenderItem* bsRenderQueue_Take(bsRenderQueue* q)
+{
+	bsRenderItem* item = NULL;
+	pthread_mutex_lock(&q->lock);
+	while (!q->failed && item == NULL && q->next < q->plan->count)
+	{
+		bsRenderItem* candidate = q->plan->items + q->next++;
+		item = candidate->render && candidate->copyOf < 0 ? candidate : NULL;
+	}
+	pthread_mutex_unlock(&q->lock);
+	return item;
+}
+
+// The error reported is the failure of the lowest index, like render.log, so that it does not depend
+// on which of the renders running at once failed first.
+static void bsRenderQueue_Done(bsRenderQueue* q, int index, bool ok, const char* message)
+{
+	pthread_mutex_lock(&q->lock);
+	if (ok)
+	{
+		++q->rendered;
+	}
+	else if (!q->failed || index < q->failedIndex)
+	{
+		q->failed = true;
+		q->failedIndex = index;
+		snprintf(q->err, q->errlen, "%s", message);
+	}
+	pthread_mutex_unlock(&q->lock);
+}
+
+static void* bsRenderQueue_Work(void* arg)
+{
+	bsRenderQueue* q = arg;
+	const bsRenderPlan* plan = q->plan;
+	bsRenderItem* item;
+	while ((item = bsRenderQueue_Take(q)) != NULL)
+	{
+		char message[2 * BS_FRAMES_PATH_MAX];
+		bsRenderInput in = {.scenePath = item->readPath, .directory = plan->directory, .imageName = item->image,
+			.logName = item->frame < 0 ? "render.log" : NULL, .width = plan->settings.width,
+			.height = plan->settings.height, .antialias = plan->settings.antialias, .jitter = plan->settings.jitter,
+			.threads = q->threads, .record = item->record, .surfacePath = item->surfacePending ? item->surfacePath : NULL,
+			.commitNow = plan->commitNow, .failure = &q->failure,
+			.rank = (int)(item - plan->items)};
+		bool ok = bsRender_Image(&in, message, sizeof(message));
+		bsRenderQueue_Done(q, in.rank, ok, message);
+	}
+	return NULL;
+}
+
+// The cores this process may run on: its affinity mask (what a batch scheduler such as Slurm gives a
+// task), else every online core.
+static int bsRender_Cores(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+	{
+		return CPU_COUNT(&set);
+	}
+	return bsCoreCount();
+}
+
+bool bsRenderPlan_Run(bsRenderPlan* plan, int jobs, int cores, char* err, size_t errlen)
+{
+	int pending = bsRenderPlan_Pending(plan);
+	plan->rendered = 0;
+	if (pending == 0)
+	{
+		return true;
+	}
+	for (int i = 0; i < plan->count; ++i)
+	{
+		pending -= plan->items[i].render && plan->items[i].copyOf >= 0;
+	}
+	int processes, threads;
+	bsRender_SplitCores(pending, jobs, cores > 0 ? cores : bsRender_Cores(), &processes, &threads);
+	bsRenderQueue q = {.plan = plan, .threads = threads, .err = err, .errlen = errlen};
+	pthread_mutex_init(&q.lock, NULL);
+	pthread_mutex_init(&q.failure.lock, NULL);
+	q.failure.rank = INT_MAX;
+	pthread_t* workers = calloc((size_t)processes, sizeof(pthread_t));
+	int started = 0;
+	// The calling thread is one of the workers: with one process, no thread is started at all.
+	for (int k = 1; workers != NULL && k < processes; ++k)
+	{
+		if (pthread_create(workers + started, NULL, bsRenderQueue_Work, &q) != 0)
+		{
+			break;  // fewer processes at once; the others take the work
+		}
+		++started;
+	}
+	bsRenderQueue_Work(&q);
+	for (int k = 0; k < started; ++k)
+	{
+		pthread_join(workers[k], NULL);
+	}
+	free(workers);
+	pthread_mutex_destroy(&q.lock);
+	pthread_mutex_destroy(&q.failure.lock);
+	plan->rendered = q.rendered;
+	return !q.failed && bsRenderPlan_Copy(plan, err, errlen);
+}

@@ -1,0 +1,56 @@
+// field.h — the rules of Ilmonen, Takala & Laitinen (WSCG 2006, sections 3.3-3.6) that turn a
+// distance/normal grid (distance_grid.h) into a change of a particle's velocity: spring, impact, drag
+// and surface flow. Each reads only the grid's cell at the particle (or the trilinear blend of the 8
+// around it) and the particle's own velocity, so a step can apply them to every particle in parallel.
+//
+// Not yet a force of the step (src/forces.c): bsField_Apply is what such a force calls per particle.
+// What the field does not guarantee: it is a lookup at the particle's position, not a sweep, so a
+// particle fast enough to cross the field's thickness (the impact's reach below) in one step passes
+// through; and a particle is a point to it (its radius is not taken into account beyond what the
+// thresholds add). The exact swept-sphere collisions guarantee no penetration; the field shapes the
+// flow.
+#pragma once
+
+#include "blobsim/distance_grid.h"
+#include "blobsim/vec3.h"
+
+#include <stdbool.h>
+
+typedef struct bsFieldDef
+{
+	// Spring (3.3): within springDistance of the surface, an acceleration spring (springDistance - d)
+	// along the normal: the deeper, the stronger. 0 turns it off.
+	double spring;           // 1/s^2
+	double springDistance;   // scene units
+
+	// Impact (3.4): a particle moving towards the surface (v . N < 0) whose next position would be
+	// within `threshold` of it (d + (v . N) dt <= threshold) has its normal velocity reflected with
+	// restitution beta: v - (1 + beta)(v . N) N. The reach grows with the approach speed, so a fast
+	// particle bounces as it enters the field and a slow one close to the surface (the paper's
+	// Figure 4). A threshold < 0 turns it off.
+	double threshold;        // L, scene units
+	double restitution;      // beta, 0..1
+
+	// Drag (3.5): within contactDistance of the surface, the velocity decays at rate `drag`
+	// (v <- v exp(-drag dt)). 0 turns it off.
+	double drag;             // delta, 1/s
+	double contactDistance;  // theta, scene units
+
+	// Surface flow (3.6), the paper's pseudocode: within flowDistance, gamma = N . V,
+	// E = (V x N) x V, F = rho_in E/|E| when gamma < 0 (incoming) else rho_out E/|E|. F is
+	// perpendicular to V: it turns the velocity by F dt and keeps its speed (an explicit step would add
+	// |F dt|^2 / 2|V| each time). 0 and 0 turn it off.
+	double flowIn;           // rho_in, scene units/s^2
+	double flowOut;          // rho_out
+	double flowDistance;
+
+	bool trilinear;          // blend the 8 cells around the particle (else the paper's nearest cell)
+} bsFieldDef;
+
+// All rules off, nearest-cell lookup.
+bsFieldDef bsDefaultFieldDef(void);
+
+// The particle's velocity after one step of dt at position x under the grid's field: spring, surface
+// flow and drag first (accelerations and damping over dt), then impact on the result. Outside the
+// grid, v is returned as it is. Returns true when the particle was in the grid.
+bool bsField_Apply(const bsDistanceGrid* grid, const bsFieldDef* def, bsVec3 x, double dt, bsVec3* v);

@@ -1,0 +1,63 @@
+// neighbour_grid.h — the free particles sorted into a uniform grid, rebuilt every substep, for the
+// particle-particle interaction (interaction.h) and anything else that asks "who is near particle i".
+//
+// The cell edge is the largest interaction diameter (reach x 2 x the largest free radius), so every
+// particle within reach of another lies in one of the 27 cells around it. The cells are a dense
+// array of nx x ny x nz buckets over the free particles' bounding box, each count at least 3 and
+// their product at most max(27, 2 x particles): when the box needs more cells than that, the grid
+// wraps (cell c lands in bucket c mod n per axis, a spatial hash that keeps neighbouring cells
+// neighbouring in memory). Far particles that share a bucket are rejected by the distance test; with
+// n >= 3 the 27 buckets around a cell are distinct, so no neighbour is seen twice.
+//
+// Build: bounding box and largest radius (parallel, per-worker slots combined exactly), each
+// particle's bucket (parallel), a counting sort by bucket (serial and stable: within a bucket, index
+// order), then copies of position, velocity and radius in slot order (parallel), so that a
+// neighbour's data is read from a compact, spatially ordered array. The result depends only on the
+// particles, never on the thread count.
+//
+// Memory (docs/architecture.md): 4 (x + 1) bytes a bucket for at most 2 buckets a particle, 4 bytes
+// a particle for its bucket, 4 for the slot order, 56 for the copies: at most 72 bytes a particle.
+#pragma once
+
+#include "blobsim/parallel.h"
+#include "blobsim/particles.h"
+#include "blobsim/result.h"
+
+typedef struct bsNeighbourGrid
+{
+	double cell;         // cell edge, > 0 when count > 0
+	double inverseCell;  // 1 / cell
+	bsVec3 origin;       // the free particles' lowest corner: cell (0, 0, 0) starts here
+	int dims[3];         // buckets per axis, each >= 3
+	uint32_t count;      // free particles in the grid (slots)
+	double largestRadius;   // of the free particles
+	double smallestRadius;
+	uint32_t* start;     // bucket b holds slots [start[b], start[b + 1]); dims product + 1 entries
+	uint32_t* index;     // slot -> particle index
+	uint32_t* bucketOf;  // particle -> bucket (UINT32_MAX when not free); build scratch
+	bsVec3* position;    // by slot
+	bsVec3* velocity;    // by slot
+	double* radius;      // by slot
+	size_t bucketCapacity, slotCapacity, particleCapacity;
+} bsNeighbourGrid;
+
+// The slot ranges holding the 27 cells around a slot's cell, in a fixed order (z, then y, then x
+// ascending; a row's three cells merged into one range when they are contiguous).
+typedef struct bsNeighbourRanges
+{
+	uint32_t begin[27];
+	uint32_t end[27];
+	int count;
+} bsNeighbourRanges;
+
+// Sorts the free particles into grid (zeroed the first time; its arrays are reused and grown) with
+// cells of reach x 2 x the largest free radius (reach >= 1). More than UINT32_MAX - 1 particles:
+// bs_errTooLarge; bs_errOutOfMemory leaves the grid empty. pool may be NULL (one thread).
+bsResult bsNeighbourGrid_Build(bsNeighbourGrid* grid, const bsParticles* particles, double reach, bsPool* pool);
+
+void bsNeighbourGrid_Ranges(const bsNeighbourGrid* grid, uint32_t slot, bsNeighbourRanges* ranges);
+
+// Bytes the grid's arrays hold now.
+size_t bsNeighbourGrid_Bytes(const bsNeighbourGrid* grid);
+
+void bsNeighbourGrid_Free(bsNeighbourGrid* grid);

@@ -1,0 +1,383 @@
+// interaction.c — the interaction phase (interaction.h): forces between free particles, gathered
+// per particle from the neighbour grid's copy of the state before the substep.
+#include "interaction_phase.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#define BS_PI 3.14159265358979323846
+
+enum
+{
+	bs_interactGrain = 256,  // slots per chunk
+};
+
+const char* bsInteractionName(bsInteractionType type)
+{
+	static const char* names[] = {"none", "repulsion", "granular"};
+	return (unsigned)type < (unsigned)bs_interactionCount ? names[type] : "unknown";
+}
+
+bool bsParseInteraction(const char* name, bsInteractionType* type)
+{
+	for (int t = 0; t < bs_interactionCount; ++t)
+	{
+		if (strcmp(name, bsInteractionName((bsInteractionType)t)) == 0)
+		{
+			*type = (bsInteractionType)t;
+			return true;
+		}
+	}
+	return false;
+}
+
+bsInteractionDef bsDefaultInteractionDef(void)
+{
+	bsInteractionDef def;
+	memset(&def, 0, sizeof(def));
+	def.type = bs_interactionNone;
+	def.density = 1000.0;
+	def.strength = 100.0;
+	def.range = 1.5;
+	def.restitution = 0.5;
+	def.contactTime = 0.005;
+	def.stiffness = 0.0;
+	def.friction = 0.5;
+	def.tangentialDamping = 1.0;
+	def.cohesion = 0.0;
+	def.cohesionRange = 1.25;
+	def.viscosity = 0.0;
+	return def;
+}
+
+// lo <= x <= hi: false for NaN and, every hi being finite, for infinity.
+static bool bsWithin(double x, double lo, double hi)
+{
+	return x >= lo && x <= hi;
+}
+
+bool bsInteractionDef_IsValid(const bsInteractionDef* d)
+{
+	const double big = DBL_MAX;
+	bool masses = bsWithin(d->density, DBL_MIN, big);
+	bool repulsion = bsWithin(d->strength, 0.0, big) && bsWithin(d->range, 1.0, 1e6);
+	bool granular = bsWithin(d->restitution, DBL_MIN, 1.0) && bsWithin(d->contactTime, 0.0, big) &&
+		bsWithin(d->stiffness, 0.0, big) && (d->contactTime > 0.0 || d->stiffness > 0.0) &&
+		bsWithin(d->friction, 0.0, big) && bsWithin(d->tangentialDamping, 0.0, 10.0);
+	bool extras = bsWithin(d->cohesion, 0.0, big) && bsWithin(d->cohesionRange, 1.0, 1e6) &&
+		bsWithin(d->viscosity, 0.0, big);
+	return (unsigned)d->type < (unsigned)bs_interactionCount && masses && repulsion && granular && extras;
+}
+
+double bsInteractionDef_Reach(const bsInteractionDef* d)
+{
+	double reach = 1.0;
+	if (d->type == bs_interactionRepulsion)
+	{
+		reach = fmax(reach, d->range);
+	}
+	if (d->cohesion > 0.0)
+	{
+		reach = fmax(reach, d->cohesionRange);
+	}
+	return reach;
+}
+
+// --- the pair model ---
+
+// ln e, beta = -ln e / sqrt(pi^2 + ln^2 e): the damping ratio that keeps e of the approach speed.
+static double bsLogRestitution(const bsInteractionDef* d)
+{
+	return log(d->restitution);
+}
+
+static double bsDampingRatio(const bsInteractionDef* d)
+{
+	double l = bsLogRestitution(d);
+	return -l / sqrt(BS_PI * BS_PI + l * l);
+}
+
+// The shortest contact time of any pair: t_c, or with a stiffness the contact of the two lightest
+// particles (m_eff = m / 2): pi / (omega sqrt(1 - beta^2)), omega^2 = k / m_eff.
+static double bsContactTime(const bsInteractionDef* d, double smallestRadius)
+{
+	if (d->contactTime > 0.0)
+	{
+		return d->contactTime;
+	}
+	double mass = d->density * (4.0 / 3.0) * BS_PI * smallestRadius * smallestRadius * smallestRadius;
+	double beta = bsDampingRatio(d);
+	return BS_PI / (sqrt(d->stiffness / (0.5 * mass)) * sqrt(1.0 - beta * beta));
+}
+
+// The shortest period of the active forces, at the smallest radius.
+static double bsShortestPeriod(const bsInteractionDef* d, double smallestRadius)
+{
+	double period = INFINITY;
+	if (d->type == bs_interactionGranular)
+	{
+		period = bsContactTime(d, smallestRadius);
+	}
+	// Largest relative stiffness per unit distance: repulsion 2 strength / R at d = 0; cohesion's
+	// ramp cohesion / ((range - 1) 2 r).
+	double stiff = 0.0;
+	if (d->type == bs_interactionRepulsion)
+	{
+		stiff = 2.0 * d->strength / (d->range * 2.0 * smallestRadius);
+	}
+	if (d->cohesion > 0.0 && d->cohesionRange > 1.0)
+	{
+		stiff = fmax(stiff, d->cohesion / ((d->cohesionRange - 1.0) * 2.0 * smallestRadius));
+	}
+	if (stiff > 0.0)
+	{
+		period = fmin(period, 2.0 * BS_PI / sqrt(stiff));
+	}
+	return period;
+}
+
+void bsInteraction_PlanSubsteps(const bsInteractionDef* d, double dt, bsVec3 gravity, const bsParticles* p,
+	bsSubstepPlan* plan)
+{
+	plan->substeps = 1.0;
+	plan->period = INFINITY;
+	plan->speed = 0.0;
+	plan->radius = 0.0;
+	if (d->type == bs_interactionNone)
+	{
+		return;
+	}
+	double fall = bsLength(gravity) * dt;
+	double smallest = INFINITY;
+	double rate = 0.0;  // the largest speed over radius
+	for (size_t i = 0; i < p->count; ++i)
+	{
+		if (p->state[i] != bs_particleFree)
+		{
+			continue;
+		}
+		double r = p->radius[i];
+		double s = bsLength(p->velocity[i]) + fall;
+		smallest = fmin(smallest, r);
+		if (s / r > rate)
+		{
+			rate = s / r;
+			plan->speed = s;
+			plan->radius = r;
+		}
+	}
+	if (!isfinite(smallest))
+	{
+		return;
+	}
+	plan->period = bsShortestPeriod(d, smallest);
+	double n = fmax(1.0, dt * rate / BS_SUBSTEP_TRAVEL);
+	n = fmax(n, BS_SUBSTEPS_PER_PERIOD * dt / plan->period);
+	if (d->type == bs_interactionGranular)
+	{
+		n = fmax(n, dt * d->tangentialDamping / bsContactTime(d, smallest));
+	}
+	plan->substeps = ceil(n);
+}
+
+// --- the phase ---
+
+// What a pair needs, worked out once per substep.
+typedef struct bsPairModel
+{
+	bool repulsion, granular, cohesion, viscosity;
+	double reach;        // x (r_i + r_j)
+	double strength, range;
+	double K, C;         // granular, from a contact time
+	double stiffness;    // granular, k / (density 4/3 pi): K = stiffness / (r_i^3 r_j^3 / (r_i^3 + r_j^3))
+	double beta2;        // 2 beta, with a stiffness
+	double friction, gamma;
+	double cohesionAcc, cohesionRange;
+	double blend;        // viscosity: 1 - exp(-viscosity h)
+	double h;
+} bsPairModel;
+
+static void bsPairModel_Make(const bsInteractionDef* d, double h, double smallestRadius, bsPairModel* m)
+{
+	memset(m, 0, sizeof(*m));
+	m->repulsion = d->type == bs_interactionRepulsion;
+	m->granular = d->type == bs_interactionGranular;
+	m->cohesion = d->cohesion > 0.0;
+	m->viscosity = d->viscosity > 0.0;
+	m->reach = bsInteractionDef_Reach(d);
+	m->strength = d->strength;
+	m->range = d->range;
+	double l = bsLogRestitution(d);
+	if (d->contactTime > 0.0)
+	{
+		m->K = (BS_PI * BS_PI + l * l) / (d->contactTime * d->contactTime);
+		m->C = -2.0 * l / d->contactTime;
+	}
+	else
+	{
+		m->stiffness = d->stiffness / (d->density * (4.0 / 3.0) * BS_PI);
+		m->beta2 = 2.0 * bsDampingRatio(d);
+	}
+	m->friction = d->friction;
+	m->gamma = m->granular ? d->tangentialDamping / bsContactTime(d, smallestRadius) : 0.0;
+	m->cohesionAcc = d->cohesion;
+	m->cohesionRange = d->cohesionRange;
+	m->blend = m->viscosity ? -expm1(-d->viscosity * h) : 0.0;
+	m->h = h;
+}
+
+// The pair's normal relative acceleration, positive apart: the granular spring-dashpot.
+static double bsGranularNormal(const bsPairModel* m, double overlap, double vn, double ri3, double rj3)
+{
+	double K = m->K, C = m->C;
+	if (m->stiffness > 0.0)
+	{
+		K = m->stiffness * (ri3 + rj3) / (ri3 * rj3);
+		C = m->beta2 * sqrt(K);
+	}
+	return K * overlap - C * vn;
+}
+
+// Cohesion's pull (positive together) at distance d of a pair whose radii sum to sum.
+static double bsCohesion(const bsPairModel* m, double d, double sum)
+{
+	if (d <= sum)
+	{
+		return m->cohesionAcc;
+	}
+	double far = m->cohesionRange * sum;
+	return d < far ? m->cohesionAcc * (far - d) / (far - sum) : 0.0;
+}
+
+typedef struct bsInteractJob
+{
+	const bsNeighbourGrid* grid;
+	const bsPairModel* model;
+	bsParticles* particles;
+	bsStepWorker* workers;
+} bsInteractJob;
+
+// What one neighbour adds to particle i's acceleration (a) and viscosity sums (mean, weight).
+typedef struct bsGather
+{
+	bsVec3 a;
+	bsVec3 mean;  // sum of weight x (v_j - v_i)
+	double weight;
+	uint64_t pairs, contacts;
+} bsGather;
+
+static void bsGather_Pair(const bsPairModel* m, bsGather* g, bsVec3 n, double d, double ri, double rj,
+	bsVec3 dv, double share, double reach)
+{
+	double sum = ri + rj;
+	double apart = 0.0;  // relative acceleration along -n (apart)
+	bsVec3 tangential = bsV3(0.0, 0.0, 0.0);
+	double ri3 = ri * ri * ri, rj3 = rj * rj * rj;
+	double vn = bsDot(dv, n);
+	if (m->repulsion)
+	{
+		double f = 1.0 - d / (m->range * sum);
+		apart += m->strength * f * f;
+	}
+	if (m->granular && d < sum)
+	{
+		g->contacts += 1;
+		double normal = bsGranularNormal(m, sum - d, vn, ri3, rj3);
+		apart += normal;
+		bsVec3 vt = bsMulSub(dv, vn, n);
+		double speed = bsLength(vt);
+		// Comparisons rather than fmin and fmax, which are calls into libm in this inner loop.
+		double bound = normal > 0.0 ? m->friction * normal : 0.0;
+		double viscous = m->gamma * speed;
+		double friction = viscous < bound ? viscous : bound;
+		if (speed > 0.0 && friction > 0.0)
+		{
+			tangential = bsScale(friction / speed, vt);
+		}
+	}
+	if (m->cohesion)
+	{
+		apart -= bsCohesion(m, d, sum);
+	}
+	// i is pushed along -n by `apart` and dragged along v_t by friction, with its share of the pair.
+	g->a = bsAdd(g->a, bsScale(share, bsMulSub(tangential, apart, n)));
+	if (m->viscosity)
+	{
+		double w = rj3 * (1.0 - d / reach);
+		g->mean = bsMulAdd(g->mean, w, dv);
+		g->weight += w;
+	}
+}
+
+// Particle in slot s gathers from every neighbour within reach, in the grid's fixed order.
+static void bsInteract_Slot(const bsInteractJob* job, uint32_t s, bsGather* g)
+{
+	const bsNeighbourGrid* grid = job->grid;
+	const bsPairModel* m = job->model;
+	bsVec3 xi = grid->position[s];
+	bsVec3 vi = grid->velocity[s];
+	double ri = grid->radius[s];
+	double ri3 = ri * ri * ri;
+	bsNeighbourRanges ranges;
+	bsNeighbourGrid_Ranges(grid, s, &ranges);
+	for (int r = 0; r < ranges.count; ++r)
+	{
+		for (uint32_t t = ranges.begin[r]; t < ranges.end[r]; ++t)
+		{
+			bsVec3 x = bsSub(grid->position[t], xi);
+			double rj = grid->radius[t];
+			double reach = m->reach * (ri + rj);
+			double d2 = bsDot(x, x);
+			if (!(d2 < reach * reach) || t == s)
+			{
+				continue;
+			}
+			g->pairs += 1;
+			double d = sqrt(d2);
+			// Two particles at one point: apart along y, in opposite directions by slot order.
+			bsVec3 n = d > 0.0 ? bsScale(1.0 / d, x) : bsV3(0.0, t > s ? 1.0 : -1.0, 0.0);
+			double rj3 = rj * rj * rj;
+			bsGather_Pair(m, g, n, d, ri, rj, bsSub(grid->velocity[t], vi), rj3 / (ri3 + rj3), reach);
+		}
+	}
+}
+
+static void bsInteract_Range(void* context, size_t begin, size_t end, int worker)
+{
+	bsInteractJob* job = context;
+	const bsNeighbourGrid* grid = job->grid;
+	const bsPairModel* m = job->model;
+	bsStepStats* stats = &job->workers[worker].stats;
+	for (size_t s = begin; s < end; ++s)
+	{
+		bsGather g;
+		memset(&g, 0, sizeof(g));
+		bsInteract_Slot(job, (uint32_t)s, &g);
+		bsVec3 v = bsMulAdd(grid->velocity[s], m->h, g.a);
+		if (g.weight > 0.0)
+		{
+			v = bsMulAdd(v, m->blend / g.weight, g.mean);
+		}
+		job->particles->velocity[grid->index[s]] = v;
+		stats->pairs += g.pairs;
+		stats->contactPairs += g.contacts;
+	}
+}
+
+bsResult bsInteraction_Run(bsWorld* world, const bsStepDef* def, double h, bsParticles* particles)
+{
+	const bsInteractionDef* d = &def->interaction;
+	bsNeighbourGrid* grid = &world->grid;
+	bsResult r = bsNeighbourGrid_Build(grid, particles, bsInteractionDef_Reach(d), world->pool);
+	if (r != bs_ok || grid->count == 0)
+	{
+		return r;
+	}
+	// The smallest free radius sets the contact time with a stiffness (the tangential damping).
+	bsPairModel model;
+	bsPairModel_Make(d, h, grid->smallestRadius, &model);
+	bsInteractJob job = {grid, &model, particles, world->workers};
+	bsPool_For(world->pool, grid->count, bs_interactGrain, bsInteract_Range, &job);
+	return bs_ok;
+}
