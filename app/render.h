@@ -1,6 +1,7 @@
 // render.h — POV-Ray renders a run's scene: `povray +I<scene> +O<image> +W<w> +H<h> +A<a>|-A
 // +J<j>|-J +FN -D -P +V` in a child process (process.h; tools/bench_render passes the same options),
-// its stdout and stderr to a log. POV-Ray runs in DIR and gets the bare names of the scene and the
+// its stdout and stderr through a pipe to this process, which writes them to a log and reads POV-Ray's
+// progress reports from them (render_progress.h). POV-Ray runs in DIR and gets the bare names of the scene and the
 // image: it would read '=', '+', a leading '-', quotes or spaces in a path as options, and DIR may
 // hold any of them.
 //
@@ -17,6 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+typedef struct bsRenderMeter bsRenderMeter;
+
 typedef struct bsRenderInput
 {
 	const char* scenePath;  // the scene to read: DIR/scene.pov, or its pending temporary file (a
@@ -25,6 +28,8 @@ typedef struct bsRenderInput
 	int width, height;      // pixels
 	double antialias;       // > 0: +A<antialias>; otherwise -A (no antialiasing)
 	double jitter;          // > 0: +J<jitter>; otherwise -J
+	bsRenderMeter* meter;   // POV-Ray's progress goes here (render_progress.h); NULL: nowhere
+	int meterSlot;          // this render's slot in the meter (one per render running at once)
 } bsRenderInput;
 
 // Renders in->scenePath to DIR/scene.png (pending in the deferred group, which must be open). False,

@@ -13,6 +13,7 @@
 #include "pov_writer.h"
 #include "process.h"
 #include "render.h"
+#include "render_progress.h"
 #include "blobsim/step.h"
 #include "blobsim/timer.h"
 #include "blobsim/triangle.h"
@@ -43,6 +44,7 @@ typedef struct bsRunOptions
 	bool maxMemoryGiven;
 	bool render;
 	bool quiet;
+	bool progressLines;     // --progress-lines
 } bsRunOptions;
 
 static void bsRunUsage(FILE* f, bool check)
@@ -82,6 +84,9 @@ static void bsRunUsage(FILE* f, bool check)
 		"  --render          render scene.pov to scene.png with POV-Ray (image size and antialias\n"
 		"                    from the config)\n"
 		"  --quiet           print nothing but errors\n"
+		"  --progress-lines  print the render's progress as lines 'blobsim-progress render F' on\n"
+		"                    stderr (F the fraction done, 0..1; for a parent such as 'blobsim batch');\n"
+		"                    otherwise a progress line is shown only when stderr is a terminal\n"
 		"  --max-memory BYTES\n"
 		"                    refuse the run (exit 1, before allocating the particles) when its\n"
 		"                    estimated memory exceeds BYTES; suffixes K, M, G (powers of 1024), 0 = no\n"
@@ -199,6 +204,11 @@ static int bsParseRunOptions(int argc, char** argv, bool check, bsRunOptions* o)
 		else if (!check && strcmp(a, "--quiet") == 0)
 		{
 			o->quiet = true;
+			++i;
+		}
+		else if (!check && strcmp(a, "--progress-lines") == 0)
+		{
+			o->progressLines = true;
 			++i;
 		}
 		else if (a[0] == '-' && a[1] != '\0')
@@ -496,6 +506,17 @@ static void bsProgress_Update(bsProgress* pr, int step, int steps, size_t partic
 		fputc('\n', stderr);
 	}
 	fflush(stderr);
+}
+
+// The render's progress: machine-readable lines for a parent, a line on a terminal, or nothing (a
+// log or a pipe gets no carriage-return updates).
+static bsRenderMeterMode bsRunMeterMode(const bsRunOptions* o)
+{
+	if (o->progressLines)
+	{
+		return bs_renderMeterLines;
+	}
+	return !o->quiet && isatty(2) ? bs_renderMeterTerminal : bs_renderMeterNone;
 }
 
 // --- Signals ---
@@ -858,9 +879,17 @@ int bsRunMain(int argc, char** argv)
 			t0 = bsNow();
 			bsJoin(path, sizeof(path), dir, "scene.pov");
 			const char* pending = bsAtomicFile_DeferredPath(path);
+			bsRenderMeter meter;
+			bsRenderMeter_Begin(&meter, bsRunMeterMode(&o), 1);
 			bsRenderInput ri = {pending != NULL ? pending : path, dir, c.render.width, c.render.height,
-				c.render.antialias, c.render.jitter};
-			if (!bsRender_Scene(&ri, err, sizeof(err)))
+				c.render.antialias, c.render.jitter, &meter, 0};
+			bool renderOk = bsRender_Scene(&ri, err, sizeof(err));
+			if (renderOk)
+			{
+				bsRenderMeter_FrameDone(&meter, 0);
+			}
+			bsRenderMeter_End(&meter);
+			if (!renderOk)
 			{
 				goto fail;
 			}
