@@ -265,6 +265,46 @@ void bsRenderMeter_End(bsRenderMeter* m)
 	pthread_mutex_destroy(&m->lock);
 }
 
+double bsQueueEta(const bsQueueRun* runs, int count, double meanSeconds, int toGo, int jobs, double now)
+{
+	double work = 0.0, longest = 0.0, projected = 0.0;
+	int projections = 0;
+	for (int k = 0; k < count; ++k)
+	{
+		const bsQueueRun* r = runs + k;
+		double left;
+		if (r->fraction >= 0.02)
+		{
+			double rendering = now - r->renderStart;
+			left = rendering * (1.0 - r->fraction) / r->fraction;
+			projected += now - r->start + left;
+			projections += 1;
+		}
+		else if (meanSeconds > 0.0)
+		{
+			left = meanSeconds - (now - r->start);
+			left = left > 0.0 ? left : 0.0;
+		}
+		else
+		{
+			return -1.0;
+		}
+		work += left;
+		longest = left > longest ? left : longest;
+	}
+	if (toGo > 0)
+	{
+		double each = meanSeconds > 0.0 ? meanSeconds : projections > 0 ? projected / projections : -1.0;
+		if (each < 0.0)
+		{
+			return -1.0;
+		}
+		work += each * toGo;
+	}
+	double spread = work / (jobs > 0 ? jobs : 1);
+	return spread > longest ? spread : longest;
+}
+
 bool bsRenderProgress_ParseChildLine(const char* line, size_t n, double* fraction)
 {
 	static const char prefix[] = "blobsim-progress render ";

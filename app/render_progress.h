@@ -87,6 +87,22 @@ double bsRenderMeter_Fraction(const bsRenderMeter* m, double now, double* etaSec
 // "12 s", "3 min 05 s", "2 h 04 min": a duration for a progress line.
 void bsFormatDuration(char* out, size_t size, double seconds);
 
+// ---- A queue of runs (`blobsim batch`) ----
+
+// A run in flight: when it started, and its render's progress (its child's progress lines).
+typedef struct bsQueueRun
+{
+	double start;        // bsNow() when it started
+	double renderStart;  // bsNow() at its first progress line
+	double fraction;     // its render's last fraction; < 0: no progress line yet
+} bsQueueRun;
+
+// The seconds a queue has left: each run in flight by its render's own rate once that has reported
+// 2 % (else the finished runs' mean duration less its elapsed time), plus toGo runs of the mean
+// duration (or, before any finished, of the in-flight runs' projected durations), spread over jobs
+// runs at once, and never less than the longest run in flight. -1 when nothing tells yet.
+double bsQueueEta(const bsQueueRun* runs, int count, double meanSeconds, int toGo, int jobs, double now);
+
 // The line a parent reads (bs_renderMeterLines): when line is "blobsim-progress render F" (with or
 // without the newline), true with F in *fraction (clamped to 0..1).
 bool bsRenderProgress_ParseChildLine(const char* line, size_t n, double* fraction);

@@ -249,8 +249,34 @@ static int MeterTest(void)
 	return 0;
 }
 
+// The queue's ETA (batch): a 40 s render in flight is not hidden by short runs that finished before.
+static int QueueEtaTest(void)
+{
+	// Nothing finished, no render report: no estimate.
+	bsQueueRun runs[2] = {{.start = 100.0, .renderStart = 0.0, .fraction = -1.0}, {.start = 100.0, .fraction = -1.0}};
+	ENSURE(bsQueueEta(runs, 2, 0.0, 3, 2, 110.0) < 0.0);
+	// Finished runs took 3 s on average; one in flight renders at 25 % after 10 s of rendering:
+	// 30 s left for it, whatever the mean says.
+	runs[0] = (bsQueueRun){.start = 100.0, .renderStart = 102.0, .fraction = 0.25};
+	double eta = bsQueueEta(runs, 1, 3.0, 0, 2, 112.0);
+	ENSURE_SMALL(eta - 30.0, 1e-9);
+	// Plus 4 runs to go of 3 s on 2 jobs, and a second run 1 s into a mean of 3 s: the work is
+	// 30 + 2 + 12 = 44 s over 2 jobs = 22 s, less than the 30 s render: 30 s.
+	runs[1] = (bsQueueRun){.start = 111.0, .fraction = -1.0};
+	eta = bsQueueEta(runs, 2, 3.0, 4, 2, 112.0);
+	ENSURE_SMALL(eta - 30.0, 1e-9);
+	// 40 runs to go: 30 + 2 + 120 = 152 s over 2 jobs.
+	eta = bsQueueEta(runs, 2, 3.0, 40, 2, 112.0);
+	ENSURE_SMALL(eta - 76.0, 1e-9);
+	// Nothing finished yet: the runs to go take the in-flight render's projected duration, 12 + 30 s.
+	eta = bsQueueEta(runs, 1, 0.0, 2, 1, 112.0);
+	ENSURE_SMALL(eta - (30.0 + 2 * 42.0), 1e-9);
+	return 0;
+}
+
 int RenderProgressTest(void)
 {
+	RUN_SUBTEST(QueueEtaTest());
 	RUN_SUBTEST(SampleTest());
 	RUN_SUBTEST(LineTest());
 	RUN_SUBTEST(GarbageTest());
