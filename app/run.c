@@ -9,6 +9,7 @@
 #include "files.h"
 #include "inputs.h"
 #include "blobsim/parallel.h"
+#include "output_set.h"
 #include "ply.h"
 #include "pov_writer.h"
 #include "process.h"
@@ -73,9 +74,12 @@ static void bsRunUsage(FILE* f, bool check)
 		"  particles.ply   every particle: x y z radius vx vy vz and its state (free, stuck, escaped)\n"
 		"  summary.json    counts, contacts by sub-test, BVH statistics, time per phase\n"
 		"  frame_NNNN.pov and animation.ini   with output.frame_every > 0\n"
-		"  scene.png       with --render\n"
+		"  scene.png       with --render (and render.log, POV-Ray's messages)\n"
+		"  outputs.txt     the list of the files above that the run wrote\n"
 		"Each file is written to a temporary file and renamed into place: a failed or interrupted run\n"
-		"leaves none half-written.\n"
+		"leaves none half-written. A run replaces the folder's whole set of outputs: the files listed\n"
+		"in an earlier run's outputs.txt that this run does not write (frames beyond its count, a\n"
+		"scene.png when it does not render) are removed with the same commit; other files are kept.\n"
 		"\n"
 		"options:\n"
 		"  -o, --output DIR  output directory (default: the config's output.directory)\n"
@@ -829,8 +833,12 @@ int bsRunMain(int argc, char** argv)
 	{
 		goto fail;
 	}
-	// From here every output is only renamed into place once all of them (and the render) succeeded.
-	bsAtomicFile_BeginDeferred();
+	// From here every output is only renamed into place once all of them (and the render) succeeded,
+	// and the earlier run's outputs that this one does not write go at the same time (output_set.h).
+	if (!bsOutputSet_Begin(dir, err, sizeof(err)))
+	{
+		goto fail;
+	}
 	deferred = true;
 	if (bsParticles_Reserve(&p, (size_t)emission.total) != bs_ok)
 	{
@@ -912,7 +920,7 @@ int bsRunMain(int argc, char** argv)
 		}
 	}
 	deferred = false;
-	if (!bsAtomicFile_CommitDeferred(err, sizeof(err)))
+	if (!bsOutputSet_Commit(dir, bs_outputSetReplace, err, sizeof(err)))
 	{
 		goto fail;
 	}
