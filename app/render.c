@@ -5,7 +5,10 @@
 #include "files.h"
 #include "png_text.h"
 #include "process.h"
+#include "render_progress.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -153,6 +156,40 @@ static bool bsRenderFiles_WriteWrapper(const bsRenderFiles* f, const bsRenderInp
 	return true;
 }
 
+// What the parent does with POV-Ray's output as it comes: all of it to the log, the progress reports
+// to the meter.
+typedef struct bsRenderReader
+{
+	int log;           // the log's descriptor
+	int logError;      // the first write error (errno), 0 when none
+	bsRenderParser parser;
+	bsRenderMeter* meter;
+	int slot;
+} bsRenderReader;
+
+static void bsRender_OnOutput(void* context, const char* data, size_t n)
+{
+	bsRenderReader* r = context;
+	for (size_t at = 0; at < n && r->logError == 0;)
+	{
+		ssize_t w = write(r->log, data + at, n - at);
+		if (w < 0 && errno == EINTR)
+		{
+			continue;
+		}
+		if (w <= 0)
+		{
+			r->logError = w < 0 ? errno : EIO;
+			break;
+		}
+		at += (size_t)w;
+	}
+	if (bsRenderParser_Feed(&r->parser, data, n) && r->meter != NULL)
+	{
+		bsRenderMeter_Update(r->meter, r->slot, bsRenderParser_Fraction(&r->parser));
+	}
+}
+
 bool bsRender_Image(const bsRenderInput* in, char* err, size_t errlen)
 {
 	const char* dir = in->directory;
@@ -213,17 +250,31 @@ bool bsRender_Image(const bsRenderInput* in, char* err, size_t errlen)
 	{
 		args[11] = threads;
 	}
-	bsProcessInput pin = {
-		.program = povray, .argv = args, .stdoutPath = f.logTmp, .stderrToStdout = true, .directory = dir};
+	// POV-Ray's stdout and stderr come to this process through one pipe (it reports its progress on
+	// stderr, with carriage returns): every byte goes to the log, and the reports to the meter.
+	bsRenderReader reader = {.log = open(f.logTmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666),
+		.meter = in->meter, .slot = in->meterSlot};
+	if (reader.log < 0)
+	{
+		snprintf(err, errlen, "--render: %s: cannot create: %s", f.logTmp, strerror(errno));
+		return false;
+	}
+	bsRenderParser_Init(&reader.parser);
+	bsProcessInput pin = {.program = povray, .argv = args, .stdoutToPipe = true, .directory = dir};
 	bsProcess p;
 	char why[512];
 	if (!bsProcess_Start(&pin, &p, why, sizeof(why)))
 	{
+		close(reader.log);
 		snprintf(err, errlen, "--render: %s", why);
 		return false;
 	}
 	bsProcessOutput out;
-	bsProcess_Wait(&p, &out);
+	bsProcess_WaitRead(&p, &out, bsRender_OnOutput, &reader);
+	if (close(reader.log) != 0 && reader.logError == 0 && errno != EINTR)
+	{
+		reader.logError = errno;
+	}
 	if (in->surfacePath != NULL)
 	{
 		unlink(f.wrapper);
@@ -245,6 +296,11 @@ bool bsRender_Image(const bsRenderInput* in, char* err, size_t errlen)
 	{
 		bsRenderFiles_KeepFailureLog(&f, in);
 		snprintf(err, errlen, "--render: POV-Ray wrote no image (%s); see %s", f.tmp, f.log);
+		return false;
+	}
+	if (reader.logError != 0)
+	{
+		snprintf(err, errlen, "--render: %s: cannot write: %s", f.logTmp, strerror(reader.logError));
 		return false;
 	}
 	return bsRenderFiles_Finish(&f, in, err, errlen);

@@ -1,9 +1,10 @@
 // render.h — POV-Ray renders one scene of an output folder to a PNG: `povray +I<scene> +O<image>
 // +W<w> +H<h> +A<a>|-A +J<j>|-J [+WT<n>] +FN -D -P +V` in a child process (process.h;
-// tools/bench_render passes the same options), its stdout and stderr to a log. POV-Ray runs in DIR and
-// gets the bare names of the scene and the image: it would read '=', '+', a leading '-', quotes or
-// spaces in a path as options, and DIR may hold any of them. Several renders may run at once, from
-// different threads (render_frames.h schedules them).
+// tools/bench_render passes the same options), its stdout and stderr through a pipe to this process,
+// which writes them to a log and reads POV-Ray's progress reports from them (render_progress.h).
+// POV-Ray runs in DIR and gets the bare names of the scene and the image: it would read '=', '+', a
+// leading '-', quotes or spaces in a path as options, and DIR may hold any of them. Several renders
+// may run at once, from different threads (render_frames.h schedules them).
 //
 // Every file it makes joins the deferred group of atomic_file.h (which must be open), so a signal
 // removes it, and a failed or interrupted `run` leaves the previous complete output folder as it was:
@@ -32,6 +33,7 @@ typedef struct bsRenderFailure
 	pthread_mutex_t lock;
 	int rank;  // the lowest rank that failed so far; INT_MAX: none
 } bsRenderFailure;
+typedef struct bsRenderMeter bsRenderMeter;
 
 typedef struct bsRenderInput
 {
@@ -51,6 +53,8 @@ typedef struct bsRenderInput
 	bool commitNow;         // rename the image (and log) into place as soon as it is complete
 	bsRenderFailure* failure;  // shared by renders running at once; NULL: this one alone
 	int rank;               // this render's rank for failure
+	bsRenderMeter* meter;   // POV-Ray's progress goes here (render_progress.h); NULL: nowhere
+	int meterSlot;          // this render's slot in the meter (one per render running at once)
 } bsRenderInput;
 
 // The PNG text keyword of bsRenderInput.record.

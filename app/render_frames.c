@@ -9,6 +9,7 @@
 #include "png_text.h"
 #include "pov_writer.h"
 #include "scene_surface.h"
+#include "render_progress.h"
 #include "blobsim/parallel.h"
 
 #include <inttypes.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define BS_FRAMES_PATH_MAX 4096
 
@@ -296,9 +298,17 @@ static void bsRenderQueue_Done(bsRenderQueue* q, int index, bool ok, const char*
 	pthread_mutex_unlock(&q->lock);
 }
 
+// One scheduler thread: its queue and its slot in the progress meter.
+typedef struct bsRenderWorker
+{
+	bsRenderQueue* queue;
+	int slot;
+} bsRenderWorker;
+
 static void* bsRenderQueue_Work(void* arg)
 {
-	bsRenderQueue* q = arg;
+	const bsRenderWorker* worker = arg;
+	bsRenderQueue* q = worker->queue;
 	const bsRenderPlan* plan = q->plan;
 	bsRenderItem* item;
 	while ((item = bsRenderQueue_Take(q)) != NULL)
@@ -307,10 +317,14 @@ static void* bsRenderQueue_Work(void* arg)
 		bsRenderInput in = {.scenePath = item->readPath, .directory = plan->directory, .imageName = item->image,
 			.logName = item->frame < 0 ? "render.log" : NULL, .width = plan->settings.width,
 			.height = plan->settings.height, .antialias = plan->settings.antialias, .jitter = plan->settings.jitter,
-			.threads = q->threads, .record = item->record, .surfacePath = item->surfacePending ? item->surfacePath : NULL,
-			.commitNow = plan->commitNow, .failure = &q->failure,
-			.rank = (int)(item - plan->items)};
+			.meter = plan->meter, .meterSlot = worker->slot, .threads = q->threads, .record = item->record,
+			.surfacePath = item->surfacePending ? item->surfacePath : NULL, .commitNow = plan->commitNow,
+			.failure = &q->failure, .rank = (int)(item - plan->items)};
 		bool ok = bsRender_Image(&in, message, sizeof(message));
+		if (plan->meter != NULL)
+		{
+			bsRenderMeter_FrameDone(plan->meter, worker->slot);
+		}
 		bsRenderQueue_Done(q, in.rank, ok, message);
 	}
 	return NULL;
@@ -346,25 +360,48 @@ bool bsRenderPlan_Run(bsRenderPlan* plan, int jobs, int cores, char* err, size_t
 	pthread_mutex_init(&q.lock, NULL);
 	pthread_mutex_init(&q.failure.lock, NULL);
 	q.failure.rank = INT_MAX;
-	pthread_t* workers = calloc((size_t)processes, sizeof(pthread_t));
+	// The meter follows one render per slot.
+	processes = processes < bs_renderMeterSlots ? processes : bs_renderMeterSlots;
+	pthread_t* threadIds = calloc((size_t)processes, sizeof(pthread_t));
+	bsRenderWorker* workers = calloc((size_t)processes, sizeof(bsRenderWorker));
 	int started = 0;
-	// The calling thread is one of the workers: with one process, no thread is started at all.
-	for (int k = 1; workers != NULL && k < processes; ++k)
+	for (int k = 0; workers != NULL && k < processes; ++k)
 	{
-		if (pthread_create(workers + started, NULL, bsRenderQueue_Work, &q) != 0)
+		workers[k] = (bsRenderWorker){&q, k};
+	}
+	// The calling thread is worker 0: with one process, no thread is started at all.
+	for (int k = 1; threadIds != NULL && workers != NULL && k < processes; ++k)
+	{
+		if (pthread_create(threadIds + started, NULL, bsRenderQueue_Work, workers + k) != 0)
 		{
 			break;  // fewer processes at once; the others take the work
 		}
 		++started;
 	}
-	bsRenderQueue_Work(&q);
+	bsRenderWorker self = {&q, 0};
+	bsRenderQueue_Work(&self);
 	for (int k = 0; k < started; ++k)
 	{
-		pthread_join(workers[k], NULL);
+		pthread_join(threadIds[k], NULL);
 	}
+	free(threadIds);
 	free(workers);
 	pthread_mutex_destroy(&q.lock);
 	pthread_mutex_destroy(&q.failure.lock);
 	plan->rendered = q.rendered;
 	return !q.failed && bsRenderPlan_Copy(plan, err, errlen);
+}
+
+bool bsRenderPlan_ListImages(const bsRenderPlan* plan, char* err, size_t errlen)
+{
+	for (int i = 0; i < plan->count; ++i)
+	{
+		char path[BS_FRAMES_PATH_MAX];
+		snprintf(path, sizeof(path), "%s/%s", plan->directory, plan->items[i].image);
+		if (access(path, F_OK) == 0 && !bsAtomicFile_DeferKeep(path, err, errlen))
+		{
+			return false;
+		}
+	}
+	return true;
 }

@@ -54,6 +54,7 @@ typedef struct bsRenderPlan
 	const char* directory;     // DIR
 	bsRenderSettings settings;
 	bool commitNow;            // each image into place when done (render DIR), not with the group (run)
+	bsRenderMeter* meter;      // begun by the caller for the pending renders; NULL (Init): no progress
 	bsRenderItem* items;
 	int count, capacity;
 	int rendered;              // images made by Run (rendered or copied)
@@ -80,6 +81,12 @@ int bsRenderPlan_Pending(const bsRenderPlan* plan);
 // render threads in all (0: the cores of the affinity mask). The deferred group (atomic_file.h) must
 // be open. False, with the first failure's message.
 bool bsRenderPlan_Run(bsRenderPlan* plan, int jobs, int cores, char* err, size_t errlen);
+
+// Adds every item's image that exists in DIR to the open deferred group as one of the folder's
+// outputs (bsAtomicFile_DeferKeep; output_set.h): the images kept as up to date, and with commitNow
+// those already renamed into place. An image the group will rename into place stays as it is. False,
+// with a message, when memory runs out.
+bool bsRenderPlan_ListImages(const bsRenderPlan* plan, char* err, size_t errlen);
 
 // The processes and threads each for `pending` renders on `cores` cores with `jobs` requested (0:
 // the default).

@@ -9,12 +9,14 @@
 #include "files.h"
 #include "inputs.h"
 #include "blobsim/parallel.h"
+#include "output_set.h"
 #include "ply.h"
 #include "pov_writer.h"
 #include "process.h"
 #include "render.h"
 #include "render_frames.h"
 #include "render_movie.h"
+#include "render_progress.h"
 #include "scene_surface.h"
 #include "blobsim/step.h"
 #include "blobsim/timer.h"
@@ -48,6 +50,7 @@ typedef struct bsRunOptions
 	bool movie;  // --movie (implies --render)
 	int jobs;    // --jobs: POV-Ray processes at once; 0: the default (render_frames.h)
 	bool quiet;
+	bool progressLines;     // --progress-lines
 } bsRunOptions;
 
 static void bsRunUsage(FILE* f, bool check)
@@ -78,8 +81,11 @@ static void bsRunUsage(FILE* f, bool check)
 		"  frame_NNNN.pov and animation.ini   with output.frame_every > 0 (frame_0000: the initial state)\n"
 		"  scene.png       with --render, and frame_NNNN.png for every frame\n"
 		"  animation.mp4 and preview.gif      with --movie (or render.movie) and ffmpeg\n"
+		"  outputs.txt     the list of the files above that the run wrote (render.log: POV-Ray's messages)\n"
 		"Each file is written to a temporary file and renamed into place: a failed or interrupted run\n"
-		"leaves none half-written.\n"
+		"leaves none half-written. A run replaces the folder's whole set of outputs: the files listed\n"
+		"in an earlier run's outputs.txt that this run does not write (frames beyond its count, a\n"
+		"scene.png when it does not render) are removed with the same commit; other files are kept.\n"
 		"\n"
 		"options:\n"
 		"  -o, --output DIR  output directory (default: the config's output.directory)\n"
@@ -93,6 +99,9 @@ static void bsRunUsage(FILE* f, bool check)
 		"  --movie           with frames: also encode them into animation.mp4 and preview.gif with\n"
 		"                    ffmpeg (implies --render; fails when ffmpeg is missing)\n"
 		"  --quiet           print nothing but errors\n"
+		"  --progress-lines  print the render's progress as lines 'blobsim-progress render F' on\n"
+		"                    stderr (F the fraction done, 0..1; for a parent such as 'blobsim batch');\n"
+		"                    otherwise a progress line is shown only when stderr is a terminal\n"
 		"  --max-memory BYTES\n"
 		"                    refuse the run (exit 1, before allocating the particles) when its\n"
 		"                    estimated memory exceeds BYTES; suffixes K, M, G (powers of 1024), 0 = no\n"
@@ -226,6 +235,11 @@ static int bsParseRunOptions(int argc, char** argv, bool check, bsRunOptions* o)
 		else if (!check && strcmp(a, "--quiet") == 0)
 		{
 			o->quiet = true;
+			++i;
+		}
+		else if (!check && strcmp(a, "--progress-lines") == 0)
+		{
+			o->progressLines = true;
 			++i;
 		}
 		else if (a[0] == '-' && a[1] != '\0')
@@ -547,6 +561,17 @@ static void bsProgress_Update(bsProgress* pr, int step, int steps, size_t partic
 	fflush(stderr);
 }
 
+// The render's progress: machine-readable lines for a parent, a line on a terminal, or nothing (a
+// log or a pipe gets no carriage-return updates).
+static bsRenderMeterMode bsRunMeterMode(const bsRunOptions* o)
+{
+	if (o->progressLines)
+	{
+		return bs_renderMeterLines;
+	}
+	return !o->quiet && isatty(2) ? bs_renderMeterTerminal : bs_renderMeterNone;
+}
+
 // --- Signals ---
 
 // SIGINT / SIGTERM during a run: kill and reap POV-Ray (so it writes nothing after), remove every
@@ -754,6 +779,8 @@ static bool bsRenderOutputs(const bsConfig* c, const bsRunOptions* o, const char
 		c->render.surface == bs_surfaceMesh};
 	bsRenderPlan plan;
 	bsRenderPlan_Init(&plan, dir, &settings, false);
+	bsRenderMeter meter;
+	plan.meter = &meter;
 	bool ok = true;
 	for (int k = -1; ok && k < frames; ++k)
 	{
@@ -774,7 +801,15 @@ static bool bsRenderOutputs(const bsConfig* c, const bsRunOptions* o, const char
 	{
 		snprintf(err, errlen, "%s: out of memory", dir);
 	}
-	ok = ok && bsRenderPlan_Decide(&plan, false, err, errlen) && bsRenderPlan_Run(&plan, o->jobs, 0, err, errlen);
+	ok = ok && bsRenderPlan_Decide(&plan, false, err, errlen);
+	if (ok)
+	{
+		bsRenderMeter_Begin(&meter, bsRunMeterMode(o), bsRenderPlan_Pending(&plan));
+		ok = bsRenderPlan_Run(&plan, o->jobs, 0, err, errlen);
+		bsRenderMeter_End(&meter);
+	}
+	// The images kept as up to date stay among the folder's outputs (output_set.h).
+	ok = ok && bsRenderPlan_ListImages(&plan, err, errlen);
 	*rendered = plan.rendered;
 	*kept = plan.count - bsRenderPlan_Pending(&plan);
 	bsRenderPlan_Free(&plan);
@@ -782,7 +817,7 @@ static bool bsRenderOutputs(const bsConfig* c, const bsRunOptions* o, const char
 }
 
 // After the run's outputs are in place: animation.mp4 and preview.gif from the frames, in a deferred
-// group of their own, unless they are newer than every frame already. False, with a message, when
+// group of their own that joins the folder's outputs (output_set.h), unless they are newer than every frame already. False, with a message, when
 // ffmpeg fails or is missing (the caller decides whether that fails the run).
 static bool bsMakeMovie(const bsConfig* c, const char* dir, int frames, bool* made, char* err, size_t errlen)
 {
@@ -796,14 +831,34 @@ static bool bsMakeMovie(const bsConfig* c, const char* dir, int frames, bool* ma
 	{
 		return true;
 	}
-	bsAtomicFile_BeginDeferred();
+	if (!bsOutputSet_Begin(dir, err, errlen))
+	{
+		return false;
+	}
 	if (!bsMovie_Encode(dir, frames - 1, c->render.fps, err, errlen))
 	{
 		bsAtomicFile_AbortDeferred();
 		return false;
 	}
-	*made = bsAtomicFile_CommitDeferred(err, errlen);
+	*made = bsOutputSet_Commit(dir, bs_outputSetAdd, err, errlen);
 	return *made;
+}
+
+// A run that makes a movie keeps an earlier one among its outputs (output_set.h) until bsMakeMovie
+// decides whether it is up to date, so an unchanged animation is not encoded again.
+static bool bsKeepMovie(const char* dir, char* err, size_t errlen)
+{
+	const char* names[] = {"animation.mp4", "preview.gif"};
+	for (int i = 0; i < 2; ++i)
+	{
+		char path[BS_PATH_MAX];
+		bsJoin(path, sizeof(path), dir, names[i]);
+		if (access(path, F_OK) == 0 && !bsAtomicFile_DeferKeep(path, err, errlen))
+		{
+			return false;
+		}
+	}
+	return true;
 }
 
 // --- Commands ---
@@ -956,8 +1011,12 @@ int bsRunMain(int argc, char** argv)
 	{
 		goto fail;
 	}
-	// From here every output is only renamed into place once all of them (and the render) succeeded.
-	bsAtomicFile_BeginDeferred();
+	// From here every output is only renamed into place once all of them (and the render) succeeded,
+	// and the earlier run's outputs that this one does not write go at the same time (output_set.h).
+	if (!bsOutputSet_Begin(dir, err, sizeof(err)))
+	{
+		goto fail;
+	}
 	deferred = true;
 	if (bsParticles_Reserve(&p, (size_t)emission.total) != bs_ok)
 	{
@@ -1005,7 +1064,8 @@ int bsRunMain(int argc, char** argv)
 		if (o.render)
 		{
 			t0 = bsNow();
-			if (!bsRenderOutputs(&c, &o, dir, frames, &imagesRendered, &imagesKept, err, sizeof(err)))
+			if (!bsRenderOutputs(&c, &o, dir, frames, &imagesRendered, &imagesKept, err, sizeof(err)) ||
+				((o.movie || c.render.movie) && frames > 0 && !bsKeepMovie(dir, err, sizeof(err))))
 			{
 				goto fail;
 			}
@@ -1028,7 +1088,7 @@ int bsRunMain(int argc, char** argv)
 		}
 	}
 	deferred = false;
-	if (!bsAtomicFile_CommitDeferred(err, sizeof(err)))
+	if (!bsOutputSet_Commit(dir, bs_outputSetReplace, err, sizeof(err)))
 	{
 		goto fail;
 	}

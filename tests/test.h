@@ -53,6 +53,7 @@ int DynamicsTest(void);
 int EmitterTest(void);
 int OutputTest(void);
 int ProcessTest(void);
+int RenderProgressTest(void);
 int ImageTest(void);
 int RayTest(void);
 int ClosestTest(void);

@@ -26,6 +26,7 @@ static const Suite suites[] = {
 	{"emitter", EmitterTest},
 	{"output", OutputTest},
 	{"process", ProcessTest},
+	{"render-progress", RenderProgressTest},
 	{"image", ImageTest},
 	{"ray", RayTest},
 	{"closest", ClosestTest},
