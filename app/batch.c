@@ -15,6 +15,7 @@
 #include "json.h"
 #include "blobsim/parallel.h"
 #include "process.h"
+#include "render_progress.h"
 #include "run_child.h"
 #include "blobsim/timer.h"
 
@@ -984,31 +985,61 @@ typedef struct bsBatchExec
 	int finished, failed, running;
 	double start;
 	bool progress;    // a progress line on stderr
+	double runSeconds;  // the finished runs' wall time (simulation and render), summed
+	int jobs;           // runs at once
+	bsQueueRun flights[BS_BATCH_MAX_JOBS];  // the run of each worker; start 0: idle
 	pthread_mutex_t lock;
 } bsBatchExec;
 
 typedef struct bsBatchWorker
 {
 	bsBatchExec* exec;
+	int index;
 	pthread_t thread;
 } bsBatchWorker;
 
-// "\rbatch: 3/10 finished, 1 failed, 2 running, 5 to go, ETA 12 s". Under the lock.
+// "\rbatch: 3/10 finished, 1 failed, 2 running (render 42%, 7%), 5 to go, ETA 1 min 10 s". The ETA
+// counts the runs in flight by their renders' progress (bsQueueEta), so a long render does not
+// leave an estimate made from the short runs before it. Under the lock.
 static void bsBatchProgress(const bsBatchExec* x, bool final)
 {
 	if (!x->progress)
 	{
 		return;
 	}
-	double elapsed = bsNow() - x->start;
+	double now = bsNow();
 	int left = x->todoCount - x->finished;
-	char eta[32] = "";
-	if (x->finished > 0 && left > 0)
+	bsQueueRun running[BS_BATCH_MAX_JOBS];
+	int count = 0;
+	char renders[64] = "";
+	size_t used = 0;
+	for (int k = 0; k < x->jobs; ++k)
 	{
-		snprintf(eta, sizeof(eta), ", ETA %.0f s", elapsed / x->finished * left);
+		if (x->flights[k].start > 0.0)
+		{
+			running[count++] = x->flights[k];
+			if (x->flights[k].fraction >= 0.0 && used + 16 < sizeof(renders))
+			{
+				used += (size_t)snprintf(renders + used, sizeof(renders) - used, "%s%.0f%%", used == 0 ? " (render " : ", ",
+					100.0 * x->flights[k].fraction);
+			}
+		}
 	}
-	fprintf(stderr, "\rbatch: %d/%d finished, %d failed, %d running, %d to go%s    ", x->finished, x->todoCount,
-		x->failed, x->running, left - x->running, eta);
+	if (used > 0)
+	{
+		snprintf(renders + used, sizeof(renders) - used, ")");
+	}
+	char eta[48] = "";
+	double mean = x->finished > 0 ? x->runSeconds / x->finished : 0.0;
+	double seconds = bsQueueEta(running, count, mean, left - x->running, x->jobs, now);
+	if (left > 0 && seconds >= 0.0)
+	{
+		char d[32];
+		bsFormatDuration(d, sizeof(d), seconds);
+		snprintf(eta, sizeof(eta), ", ETA %s", d);
+	}
+	fprintf(stderr, "\rbatch: %d/%d finished, %d failed, %d running%s, %d to go%s    ", x->finished, x->todoCount,
+		x->failed, x->running, renders, left - x->running, eta);
 	if (final)
 	{
 		fputc('\n', stderr);
@@ -1016,10 +1047,38 @@ static void bsBatchProgress(const bsBatchExec* x, bool final)
 	fflush(stderr);
 }
 
-static void bsBatchRunOne(bsBatchExec* x, bsBatchRun* r)
+// A child's render progress (run_child.h): its worker's flight, and the line redrawn.
+typedef struct bsBatchFlightRef
+{
+	bsBatchExec* exec;
+	int index;
+} bsBatchFlightRef;
+
+static void bsBatchOnProgress(void* context, double fraction)
+{
+	bsBatchFlightRef* ref = context;
+	bsBatchExec* x = ref->exec;
+	pthread_mutex_lock(&x->lock);
+	bsQueueRun* f = x->flights + ref->index;
+	if (f->fraction < 0.0)
+	{
+		f->renderStart = bsNow();
+	}
+	f->fraction = fraction;
+	bsBatchProgress(x, false);
+	pthread_mutex_unlock(&x->lock);
+}
+
+static void bsBatchRunOne(bsBatchExec* x, int worker, bsBatchRun* r)
 {
 	const bsBatchOptions* o = x->o;
 	bsRunChildDef def = bsDefaultRunChildDef();
+	bsBatchFlightRef ref = {x, worker};
+	if (x->progress && o->render)
+	{
+		def.onProgress = bsBatchOnProgress;
+		def.progressContext = &ref;
+	}
 	def.exe = x->exe;
 	def.config = r->config;
 	def.output = r->output;
@@ -1082,12 +1141,15 @@ static void* bsBatchWorkerMain(void* context)
 		}
 		bsBatchRun* r = x->plan->runs + x->todo[x->next++];
 		x->running += 1;
+		x->flights[w->index] = (bsQueueRun){.start = bsNow(), .fraction = -1.0};
 		bsBatchProgress(x, false);
 		pthread_mutex_unlock(&x->lock);
 
-		bsBatchRunOne(x, r);
+		bsBatchRunOne(x, w->index, r);
 
 		pthread_mutex_lock(&x->lock);
+		x->flights[w->index].start = 0.0;
+		x->runSeconds += r->seconds;
 		x->running -= 1;
 		x->finished += 1;
 		x->failed += r->status == bs_runFailed;
@@ -1103,9 +1165,11 @@ static void bsBatchExecute(bsBatchExec* x)
 	int jobs = x->o->jobs < x->todoCount ? x->o->jobs : x->todoCount;
 	bsBatchWorker workers[BS_BATCH_MAX_JOBS];
 	bool started[BS_BATCH_MAX_JOBS] = {false};
+	x->jobs = jobs;
 	for (int k = 0; k < jobs; ++k)
 	{
 		workers[k].exec = x;
+		workers[k].index = k;
 		started[k] = k > 0 && pthread_create(&workers[k].thread, NULL, bsBatchWorkerMain, workers + k) == 0;
 	}
 	if (jobs > 0)

@@ -152,7 +152,17 @@ typedef struct bsRenderConfig
 	int fps;                // the movie's frames per second, 1..240 [25]
 	bsBlobConfig blob;
 	bsMaterial particleMaterial;  // ["snow"]
+	int surface;            // how the particles are drawn: bs_surfaceBlobs or bs_surfaceMesh ["blob"]
+	double surfaceSpacing;  // mesh grid spacing / the largest blob component radius, in [0.05, 2] [0.3]
+	bool surfaceObj;        // render.surface_files holds "obj": also write the mesh as OBJ [false]
+	bool surfacePly;        // ... "ply": also as PLY [false]
 } bsRenderConfig;
+
+enum
+{
+	bs_surfaceBlobs = 0,  // "blob": POV-Ray blob objects
+	bs_surfaceMesh = 1,   // "mesh": the same field polygonized by blobsim, a mesh2 (surface.h)
+};
 
 typedef struct bsOutputConfig
 {

@@ -142,6 +142,7 @@ static const bsSchemaKey bsLightKeys[] = {
 	BS_VEC3("color", bsLightConfig, color, &bsNonNegative, "3 numbers >= 0 (rgb)", 1, 1, 1)};
 static const bsSchema bsLightSchema = BS_ELEMENT(bsLightKeys, "an object (a light)");
 static const bsSchema bsLightArraySchema = BS_ARRAY(&bsLightSchema);
+static const bsRange bsSurfaceSpacing = {0.05, 2.0, false, "a number from 0.05 to 2 (component radii)"};
 static const bsSchemaKey bsBlobKeys[] = {
 	BS_NUMBER("threshold", bsBlobConfig, threshold, &bsPositive, 0.6),
 	BS_NUMBER("strength", bsBlobConfig, strength, &bsPositive, 1),
@@ -159,7 +160,10 @@ static const bsSchemaKey bsRenderKeys[] = {
 	BS_KEY("movie", BS_VALUE),
 	BS_INT("fps", bsRenderConfig, fps, 1, 240, 25),
 	BS_KEY("blob", &bsBlobSchema),
-	BS_KEY("particle_material", &bsMaterialSchema)};
+	BS_KEY("particle_material", &bsMaterialSchema),
+	BS_KEY("surface", BS_VALUE),
+	BS_NUMBER("surface_spacing", bsRenderConfig, surfaceSpacing, &bsSurfaceSpacing, 0.3),
+	BS_KEY("surface_files", BS_VALUE)};
 static const bsSchema bsRenderSchema = BS_OBJECT(bsRenderKeys);
 
 static const bsSchemaKey bsOutputKeys[] = {
@@ -886,6 +890,47 @@ static bool bsReadBlob(bsCtx* c, const cJSON* render, bsBlobConfig* blob)
 	return bsFailExpected(c, what, threshold);
 }
 
+// render.surface and render.surface_files.
+static bool bsReadRenderSurface(bsCtx* c, const cJSON* render, bsRenderConfig* r)
+{
+	static const char* const surfaces[] = {"blob", "mesh"};
+	if (!bsReadChoice(c, render, "surface", false, surfaces, BS_COUNT(surfaces), bs_surfaceBlobs, &r->surface))
+	{
+		return false;
+	}
+	const cJSON* files;
+	int count;
+	if (!bsReadArray(c, render, "surface_files", "an array of \"obj\" and \"ply\"", &files, &count))
+	{
+		return false;
+	}
+	if (files == NULL)
+	{
+		return true;
+	}
+	size_t mark = bsPushKey(c, "surface_files");
+	int i = 0;
+	for (const cJSON* e = files->child; e != NULL; e = e->next, ++i)
+	{
+		size_t at = bsPushIndex(c, i);
+		if (cJSON_IsString(e) && strcmp(e->valuestring, "obj") == 0)
+		{
+			r->surfaceObj = true;
+		}
+		else if (cJSON_IsString(e) && strcmp(e->valuestring, "ply") == 0)
+		{
+			r->surfacePly = true;
+		}
+		else
+		{
+			return bsFailExpected(c, "\"obj\" or \"ply\"", e);
+		}
+		bsPop(c, at);
+	}
+	bsPop(c, mark);
+	return true;
+}
+
 static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r)
 {
 	const cJSON* o;
@@ -897,7 +942,7 @@ static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r)
 	if (!bsReadCamera(c, o, &r->camera) || !bsReadLights(c, o, r) ||
 		!bsReadFields(c, o, &bsRenderSchema, r) || !bsReadBool(c, o, "movie", false, &r->movie) ||
 		!bsReadBlob(c, o, &r->blob) ||
-		!bsReadMaterial(c, o, "particle_material", "snow", &r->particleMaterial))
+		!bsReadMaterial(c, o, "particle_material", "snow", &r->particleMaterial) || !bsReadRenderSurface(c, o, r))
 	{
 		return false;
 	}

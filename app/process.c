@@ -186,7 +186,7 @@ bool bsProcess_Start(const bsProcessInput* in, bsProcess* p, char* err, size_t e
 	{
 		rc = EAGAIN;
 	}
-	else if (!in->stderrToStdout)
+	else if (!in->stderrToStdout || in->stdoutToPipe)
 	{
 		if (pipe(fds) != 0)
 		{
@@ -204,14 +204,21 @@ bool bsProcess_Start(const bsProcessInput* in, bsProcess* p, char* err, size_t e
 	{
 		// dup2 onto 2 clears close-on-exec on the child's copy only. The pipe goes first: its end may be
 		// descriptor 0 or 1 when the parent has closed those.
-		if (!in->stderrToStdout)
+		if (fds[1] >= 0)
 		{
 			posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
 		}
 		posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-		posix_spawn_file_actions_addopen(&actions, 1, in->stdoutPath != NULL ? in->stdoutPath : "/dev/null",
-			O_WRONLY | O_CREAT | O_TRUNC, 0666);
-		if (in->stderrToStdout)
+		if (in->stdoutToPipe)
+		{
+			posix_spawn_file_actions_adddup2(&actions, 2, 1);
+		}
+		else
+		{
+			posix_spawn_file_actions_addopen(&actions, 1, in->stdoutPath != NULL ? in->stdoutPath : "/dev/null",
+				O_WRONLY | O_CREAT | O_TRUNC, 0666);
+		}
+		if (in->stderrToStdout && !in->stdoutToPipe)
 		{
 			posix_spawn_file_actions_adddup2(&actions, 1, 2);
 		}
@@ -263,6 +270,11 @@ bool bsProcess_Start(const bsProcessInput* in, bsProcess* p, char* err, size_t e
 
 void bsProcess_Wait(bsProcess* p, bsProcessOutput* out)
 {
+	bsProcess_WaitRead(p, out, NULL, NULL);
+}
+
+void bsProcess_WaitRead(bsProcess* p, bsProcessOutput* out, bsProcessReadFn* onOutput, void* context)
+{
 	memset(out, 0, sizeof(*out));
 	out->exitCode = -1;
 	size_t used = 0;
@@ -280,6 +292,10 @@ void bsProcess_Wait(bsProcess* p, bsProcessOutput* out)
 			break;
 		}
 		size_t n = (size_t)got;  // < cap: chunk is smaller than the tail
+		if (onOutput != NULL)
+		{
+			onOutput(context, chunk, n);
+		}
 		if (used + n > cap)
 		{
 			size_t drop = used + n - cap;

@@ -42,6 +42,8 @@ typedef struct bsProcessInput
 	const char* stdoutPath;    // the child's stdout goes to this file (created or truncated); NULL:
 	                           // /dev/null
 	bool stderrToStdout;       // stderr goes where stdout goes (a log of both); nothing is captured
+	bool stdoutToPipe;         // stdout goes into the stderr capture pipe too (stdoutPath ignored):
+	                           // one stream of both, in order, for a reader (bsProcess_WaitRead)
 	const char* directory;     // the child's working directory (after stdoutPath is opened, so a
 	                           // relative stdoutPath is the parent's); NULL: the parent's
 } bsProcessInput;
@@ -80,6 +82,12 @@ bool bsProcess_Start(const bsProcessInput* in, bsProcess* p, char* err, size_t e
 // the parent may run meanwhile), takes it out of the signal table, then reaps it. Closes *p. Only a
 // child that ended by exit status 0 succeeded; bs_processLost is a failure too.
 void bsProcess_Wait(bsProcess* p, bsProcessOutput* out);
+
+// Wait, and every piece of the captured stream goes to onOutput(context, bytes, n) as it comes (the
+// bytes are not NUL-terminated), besides the tail: a parent that logs the child's output or follows
+// its progress. onOutput runs on the waiting thread; NULL is plain Wait.
+typedef void bsProcessReadFn(void* context, const char* data, size_t n);
+void bsProcess_WaitRead(bsProcess* p, bsProcessOutput* out, bsProcessReadFn* onOutput, void* context);
 
 // For a SIGINT/SIGTERM handler that goes on afterwards (batch, regress): sends sig to every child in
 // the table. Async-signal-safe (lock-free atomics, kill, poll); call it only from a handler of SIGINT

@@ -5,7 +5,10 @@
 #include "files.h"
 #include "png_text.h"
 #include "process.h"
+#include "render_progress.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -45,7 +48,7 @@ bool bsRender_FindPovray(const char* what, const char* dir, char* out, size_t si
 typedef struct bsRenderFiles
 {
 	char tmp[BS_RENDER_PATH_MAX], png[BS_RENDER_PATH_MAX], state[BS_RENDER_PATH_MAX],
-		logTmp[BS_RENDER_PATH_MAX], log[BS_RENDER_PATH_MAX];
+		logTmp[BS_RENDER_PATH_MAX], log[BS_RENDER_PATH_MAX], wrapper[BS_RENDER_PATH_MAX];
 } bsRenderFiles;
 
 static void bsRenderFiles_Name(bsRenderFiles* f, const bsRenderInput* in)
@@ -59,6 +62,8 @@ static void bsRenderFiles_Name(bsRenderFiles* f, const bsRenderInput* in)
 	bsRenderPath(f->tmp, sizeof(f->tmp), dir, name);
 	snprintf(name, sizeof(name), "%s.pov-state", stem);
 	bsRenderPath(f->state, sizeof(f->state), dir, name);
+	snprintf(name, sizeof(name), "%s.pov", stem);
+	bsRenderPath(f->wrapper, sizeof(f->wrapper), dir, name);
 	snprintf(name, sizeof(name), "%s.log", stem);
 	bsRenderPath(f->logTmp, sizeof(f->logTmp), dir, name);
 	bsRenderPath(f->png, sizeof(f->png), dir, in->imageName);
@@ -69,6 +74,10 @@ static void bsRenderFiles_Name(bsRenderFiles* f, const bsRenderInput* in)
 static bool bsRenderFiles_Defer(const bsRenderFiles* f, const bsRenderInput* in, char* err, size_t errlen)
 {
 	bool keepLog = in->logName != NULL && !in->commitNow;
+	if (in->surfacePath != NULL && !bsAtomicFile_DeferRemoval(f->wrapper, err, errlen))
+	{
+		return false;
+	}
 	if (in->commitNow)
 	{
 		return bsAtomicFile_DeferRemoval(f->tmp, err, errlen) && bsAtomicFile_DeferRemoval(f->logTmp, err, errlen) &&
@@ -125,6 +134,62 @@ static void bsRenderFiles_KeepFailureLog(const bsRenderFiles* f, const bsRenderI
 	pthread_mutex_unlock(&in->failure->lock);
 }
 
+// The scene with its pending surface: the scene's BlobsimSurface names the include's final name
+// unless declared before, so the wrapper declares the pending name and includes the scene.
+static bool bsRenderFiles_WriteWrapper(const bsRenderFiles* f, const bsRenderInput* in, const char* scene,
+	char* err, size_t errlen)
+{
+	const char* include = bsRender_NameIn(in->directory, in->surfacePath);
+	FILE* w = include != NULL ? fopen(f->wrapper, "w") : NULL;
+	if (w == NULL)
+	{
+		snprintf(err, errlen, "--render: cannot write %s", f->wrapper);
+		return false;
+	}
+	fprintf(w, "// blobsim: the pending scene with its pending surface (removed after the render)\n"
+		"#declare BlobsimSurface = \"%s\";\n#include \"%s\"\n", include, scene);
+	if (fclose(w) != 0)
+	{
+		snprintf(err, errlen, "--render: cannot write %s", f->wrapper);
+		return false;
+	}
+	return true;
+}
+
+// What the parent does with POV-Ray's output as it comes: all of it to the log, the progress reports
+// to the meter.
+typedef struct bsRenderReader
+{
+	int log;           // the log's descriptor
+	int logError;      // the first write error (errno), 0 when none
+	bsRenderParser parser;
+	bsRenderMeter* meter;
+	int slot;
+} bsRenderReader;
+
+static void bsRender_OnOutput(void* context, const char* data, size_t n)
+{
+	bsRenderReader* r = context;
+	for (size_t at = 0; at < n && r->logError == 0;)
+	{
+		ssize_t w = write(r->log, data + at, n - at);
+		if (w < 0 && errno == EINTR)
+		{
+			continue;
+		}
+		if (w <= 0)
+		{
+			r->logError = w < 0 ? errno : EIO;
+			break;
+		}
+		at += (size_t)w;
+	}
+	if (bsRenderParser_Feed(&r->parser, data, n) && r->meter != NULL)
+	{
+		bsRenderMeter_Update(r->meter, r->slot, bsRenderParser_Fraction(&r->parser));
+	}
+}
+
 bool bsRender_Image(const bsRenderInput* in, char* err, size_t errlen)
 {
 	const char* dir = in->directory;
@@ -169,6 +234,14 @@ bool bsRender_Image(const bsRenderInput* in, char* err, size_t errlen)
 		snprintf(err, errlen, "--render: %s is not in %s", in->scenePath, dir);
 		return false;
 	}
+	if (in->surfacePath != NULL)
+	{
+		if (!bsRenderFiles_WriteWrapper(&f, in, scene, err, errlen))
+		{
+			return false;
+		}
+		scene = bsRender_NameIn(dir, f.wrapper);
+	}
 	char input[BS_RENDER_PATH_MAX + 8], output[BS_RENDER_PATH_MAX + 8];
 	snprintf(input, sizeof(input), "+I%s", scene);
 	snprintf(output, sizeof(output), "+O%s", bsRender_NameIn(dir, f.tmp));
@@ -177,17 +250,35 @@ bool bsRender_Image(const bsRenderInput* in, char* err, size_t errlen)
 	{
 		args[11] = threads;
 	}
-	bsProcessInput pin = {
-		.program = povray, .argv = args, .stdoutPath = f.logTmp, .stderrToStdout = true, .directory = dir};
+	// POV-Ray's stdout and stderr come to this process through one pipe (it reports its progress on
+	// stderr, with carriage returns): every byte goes to the log, and the reports to the meter.
+	bsRenderReader reader = {.log = open(f.logTmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666),
+		.meter = in->meter, .slot = in->meterSlot};
+	if (reader.log < 0)
+	{
+		snprintf(err, errlen, "--render: %s: cannot create: %s", f.logTmp, strerror(errno));
+		return false;
+	}
+	bsRenderParser_Init(&reader.parser);
+	bsProcessInput pin = {.program = povray, .argv = args, .stdoutToPipe = true, .directory = dir};
 	bsProcess p;
 	char why[512];
 	if (!bsProcess_Start(&pin, &p, why, sizeof(why)))
 	{
+		close(reader.log);
 		snprintf(err, errlen, "--render: %s", why);
 		return false;
 	}
 	bsProcessOutput out;
-	bsProcess_Wait(&p, &out);
+	bsProcess_WaitRead(&p, &out, bsRender_OnOutput, &reader);
+	if (close(reader.log) != 0 && reader.logError == 0 && errno != EINTR)
+	{
+		reader.logError = errno;
+	}
+	if (in->surfacePath != NULL)
+	{
+		unlink(f.wrapper);
+	}
 	if (out.state != bs_processExited || out.exitCode != 0)
 	{
 		// The message names render.log: put this render's log there now (the group then finds no
@@ -205,6 +296,11 @@ bool bsRender_Image(const bsRenderInput* in, char* err, size_t errlen)
 	{
 		bsRenderFiles_KeepFailureLog(&f, in);
 		snprintf(err, errlen, "--render: POV-Ray wrote no image (%s); see %s", f.tmp, f.log);
+		return false;
+	}
+	if (reader.logError != 0)
+	{
+		snprintf(err, errlen, "--render: %s: cannot write: %s", f.logTmp, strerror(reader.logError));
 		return false;
 	}
 	return bsRenderFiles_Finish(&f, in, err, errlen);

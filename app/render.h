@@ -1,9 +1,10 @@
 // render.h — POV-Ray renders one scene of an output folder to a PNG: `povray +I<scene> +O<image>
 // +W<w> +H<h> +A<a>|-A +J<j>|-J [+WT<n>] +FN -D -P +V` in a child process (process.h;
-// tools/bench_render passes the same options), its stdout and stderr to a log. POV-Ray runs in DIR and
-// gets the bare names of the scene and the image: it would read '=', '+', a leading '-', quotes or
-// spaces in a path as options, and DIR may hold any of them. Several renders may run at once, from
-// different threads (render_frames.h schedules them).
+// tools/bench_render passes the same options), its stdout and stderr through a pipe to this process,
+// which writes them to a log and reads POV-Ray's progress reports from them (render_progress.h).
+// POV-Ray runs in DIR and gets the bare names of the scene and the image: it would read '=', '+', a
+// leading '-', quotes or spaces in a path as options, and DIR may hold any of them. Several renders
+// may run at once, from different threads (render_frames.h schedules them).
 //
 // Every file it makes joins the deferred group of atomic_file.h (which must be open), so a signal
 // removes it, and a failed or interrupted `run` leaves the previous complete output folder as it was:
@@ -14,6 +15,9 @@
 //                                   renamed at once to DIR/render.log, so the error can point at it
 //                                   (of several failing at once, the lowest rank's: bsRenderFailure)
 //   DIR/<stem>.tmp.<pid>.pov-state  POV-Ray's own state file (it removes it when it finishes), removed
+//   DIR/<stem>.tmp.<pid>.pov        with surfacePath: the scene POV-Ray reads, two lines that declare
+//                                   BlobsimSurface as the pending include's name and include the
+//                                   scene (whose own #declare of it is #ifndef), removed after
 // On SIGINT/SIGTERM the command's handler calls bsProcess_StopAllOnSignal (kills and reaps POV-Ray, so
 // it writes nothing after) and then bsAtomicFile_CleanupOnSignal (removes the files above).
 #pragma once
@@ -29,6 +33,7 @@ typedef struct bsRenderFailure
 	pthread_mutex_t lock;
 	int rank;  // the lowest rank that failed so far; INT_MAX: none
 } bsRenderFailure;
+typedef struct bsRenderMeter bsRenderMeter;
 
 typedef struct bsRenderInput
 {
@@ -42,9 +47,14 @@ typedef struct bsRenderInput
 	double jitter;          // > 0: +J<jitter>; otherwise -J
 	int threads;            // > 0: +WT<threads> (POV-Ray's render threads); 0: POV-Ray's default
 	const char* record;     // not NULL: written into the image as a tEXt chunk "blobsim-render"
+	const char* surfacePath;  // not NULL: the scene includes its surface mesh (render.surface "mesh")
+	                        // and that include is pending under this temporary name in DIR, while
+	                        // the scene names its final one: POV-Ray then reads a wrapper (see the top)
 	bool commitNow;         // rename the image (and log) into place as soon as it is complete
 	bsRenderFailure* failure;  // shared by renders running at once; NULL: this one alone
 	int rank;               // this render's rank for failure
+	bsRenderMeter* meter;   // POV-Ray's progress goes here (render_progress.h); NULL: nowhere
+	int meterSlot;          // this render's slot in the meter (one per render running at once)
 } bsRenderInput;
 
 // The PNG text keyword of bsRenderInput.record.

@@ -5,15 +5,18 @@
 #include "cli.h"
 #include "files.h"
 #include "json.h"
+#include "output_set.h"
 #include "pov_writer.h"
 #include "render_frames.h"
 #include "render_movie.h"
+#include "render_progress.h"
 #include "run.h"
 #include "blobsim/timer.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define BS_RENDER_CMD_PATH_MAX 4096
 #define BS_RENDER_CMD_ERR_MAX (4 * BS_RENDER_CMD_PATH_MAX)
@@ -202,7 +205,9 @@ static bool bsReadRecordedRun(const char* dir, bsRecordedRun* run, char* err, si
 	{
 		bsNumberIn(render, "fps", 1, 240, &fps);
 		run->frames = (int)frames;
-		run->settings = (bsRenderSettings){(int)width, (int)height, antialias, jitter};
+		// A run in mesh mode (render.surface) records its surface statistics: its scenes include files.
+		bool mesh = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "surface"));
+		run->settings = (bsRenderSettings){(int)width, (int)height, antialias, jitter, mesh};
 		run->movie = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(render, "movie"));
 		run->fps = (int)fps;
 	}
@@ -239,14 +244,46 @@ static bool bsPlanRender(const bsRenderOptions* o, const bsRecordedRun* run, bsR
 			snprintf(err, errlen, "%s: out of memory", o->dir);
 			return false;
 		}
-		const char* scene = plan->items[plan->count - 1].readPath;
-		if (!bsIsRegularFile(scene))
+		const bsRenderItem* item = plan->items + plan->count - 1;
+		const char* missing = !bsIsRegularFile(item->readPath) ? item->readPath
+			: item->surfacePath != NULL && !bsIsRegularFile(item->surfacePath) ? item->surfacePath : NULL;
+		if (missing != NULL)
 		{
-			snprintf(err, errlen, "%s is missing: %s is not a complete blobsim output folder", scene, o->dir);
+			snprintf(err, errlen, "%s is missing: %s is not a complete blobsim output folder", missing, o->dir);
 			return false;
 		}
 	}
 	return true;
+}
+
+// Renders the plan's images. Every file POV-Ray makes is listed in the group, so a signal removes the
+// unfinished ones; a finished image is renamed into place at once (commitNow), and joins the folder's
+// outputs (output_set.h) with the group's commit, also when a later image fails.
+static bool bsRenderImages(const bsRenderOptions* o, bsRenderPlan* plan, char* err, size_t errlen)
+{
+	if (!bsOutputSet_Begin(o->dir, err, errlen))
+	{
+		return false;
+	}
+	bsRenderMeter meter;
+	bsRenderMeter_Begin(&meter, !o->quiet && isatty(2) ? bs_renderMeterTerminal : bs_renderMeterNone,
+		bsRenderPlan_Pending(plan));
+	plan->meter = &meter;
+	bool ok = bsRenderPlan_Run(plan, o->jobs, o->threads, err, errlen);
+	bsRenderMeter_End(&meter);
+	plan->meter = NULL;
+	char listErr[512];
+	if (!bsRenderPlan_ListImages(plan, listErr, sizeof(listErr)) ||
+		!bsOutputSet_Commit(o->dir, bs_outputSetAdd, listErr, sizeof(listErr)))
+	{
+		bsAtomicFile_AbortDeferred();
+		if (ok)
+		{
+			snprintf(err, errlen, "%s", listErr);
+		}
+		return false;
+	}
+	return ok;
 }
 
 static int bsRenderFail(const char* message)
@@ -292,19 +329,17 @@ int bsRenderMain(int argc, char** argv)
 	}
 	bsRenderPlan plan;
 	bsRenderPlan_Init(&plan, o.dir, &run.settings, true);
-	// Every file POV-Ray and ffmpeg make is listed in the group, so a signal removes the unfinished ones;
-	// a finished image is renamed into place at once (commitNow) and the group then finds nothing.
-	bsAtomicFile_BeginDeferred();
-	bool ok = bsPlanRender(&o, &run, &plan, err, sizeof(err)) && bsRenderPlan_Decide(&plan, o.force, err, sizeof(err)) &&
-		bsRenderPlan_Run(&plan, o.jobs, o.threads, err, sizeof(err));
-	ok = ok ? bsAtomicFile_CommitDeferred(err, sizeof(err)) : (bsAtomicFile_AbortDeferred(), false);
-	// The movie reads the images under their final names: a group of its own, after theirs.
+	bool ok = bsPlanRender(&o, &run, &plan, err, sizeof(err)) && bsRenderPlan_Decide(&plan, o.force, err, sizeof(err));
 	bool encoded = false;
+	if (ok)
+	{
+		ok = bsRenderImages(&o, &plan, err, sizeof(err));
+	}
+	// The movie reads the images under their final names: a group of its own, after theirs.
 	if (ok && movie && (plan.rendered > 0 || !bsMovie_UpToDate(o.dir, run.frames - 1)))
 	{
-		bsAtomicFile_BeginDeferred();
-		ok = bsMovie_Encode(o.dir, run.frames - 1, run.fps, err, sizeof(err));
-		ok = ok ? bsAtomicFile_CommitDeferred(err, sizeof(err)) : (bsAtomicFile_AbortDeferred(), false);
+		ok = bsOutputSet_Begin(o.dir, err, sizeof(err)) && bsMovie_Encode(o.dir, run.frames - 1, run.fps, err, sizeof(err));
+		ok = ok ? bsOutputSet_Commit(o.dir, bs_outputSetAdd, err, sizeof(err)) : (bsAtomicFile_AbortDeferred(), false);
 		encoded = ok;
 	}
 	if (ok && !o.quiet)

@@ -8,6 +8,8 @@
 #include "inputs.h"
 #include "png_text.h"
 #include "pov_writer.h"
+#include "scene_surface.h"
+#include "render_progress.h"
 #include "blobsim/parallel.h"
 
 #include <inttypes.h>
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define BS_FRAMES_PATH_MAX 4096
 
@@ -34,6 +37,7 @@ void bsRenderPlan_Free(bsRenderPlan* plan)
 	for (int i = 0; i < plan->count; ++i)
 	{
 		free(plan->items[i].readPath);
+		free(plan->items[i].surfacePath);
 	}
 	free(plan->items);
 	memset(plan, 0, sizeof(*plan));
@@ -50,6 +54,21 @@ static void bsRenderItem_Stem(char* out, size_t size, int frame)
 	char pov[32];
 	bsPov_FrameFileName(pov, sizeof(pov), frame);
 	snprintf(out, size, "%.*s", (int)(strlen(pov) - 4), pov);
+}
+
+// Mesh mode: the item's include, pending or in place.
+static bool bsRenderItem_SetSurface(bsRenderItem* item, const char* dir, const char* stem)
+{
+	char scene[BS_FRAMES_PATH_MAX], include[BS_FRAMES_PATH_MAX];
+	snprintf(scene, sizeof(scene), "%s/%s.pov", dir, stem);
+	if (!bsSceneSurface_IncludePath(scene, include, sizeof(include)))
+	{
+		return false;
+	}
+	const char* pending = bsAtomicFile_DeferredPath(include);
+	item->surfacePath = strdup(pending != NULL ? pending : include);
+	item->surfacePending = pending != NULL;
+	return item->surfacePath != NULL;
 }
 
 bool bsRenderPlan_Add(bsRenderPlan* plan, int frame, const char* readPath)
@@ -83,20 +102,31 @@ bool bsRenderPlan_Add(bsRenderPlan* plan, int frame, const char* readPath)
 		return false;
 	}
 	++plan->count;
-	return true;
+	return !plan->settings.surfaceMesh || bsRenderItem_SetSurface(item, plan->directory, stem);
 }
 
 // The record an image rendered now from the item's scene carries: the scene's hash and the settings.
 static bool bsRenderItem_MakeRecord(bsRenderItem* item, const bsRenderSettings* s, char* err, size_t errlen)
 {
-	uint64_t size, hash;
+	uint64_t size, hash, incHash = 0;
 	if (!bsHashFile(item->readPath, &size, &hash))
 	{
 		snprintf(err, errlen, "%s: cannot read the scene", item->readPath);
 		return false;
 	}
-	snprintf(item->record, sizeof(item->record), "pov=%016" PRIx64 " size=%dx%d antialias=%.17g jitter=%.17g", hash,
-		s->width, s->height, s->antialias > 0.0 ? s->antialias : 0.0, s->jitter > 0.0 ? s->jitter : 0.0);
+	if (item->surfacePath != NULL && !bsHashFile(item->surfacePath, &size, &incHash))
+	{
+		snprintf(err, errlen, "%s: cannot read the scene's surface", item->surfacePath);
+		return false;
+	}
+	// Blob mode's record is the one it always was; mesh mode adds the include's hash.
+	char inc[32] = "";
+	if (item->surfacePath != NULL)
+	{
+		snprintf(inc, sizeof(inc), " inc=%016" PRIx64, incHash);
+	}
+	snprintf(item->record, sizeof(item->record), "pov=%016" PRIx64 "%s size=%dx%d antialias=%.17g jitter=%.17g", hash,
+		inc, s->width, s->height, s->antialias > 0.0 ? s->antialias : 0.0, s->jitter > 0.0 ? s->jitter : 0.0);
 	return true;
 }
 
@@ -115,9 +145,10 @@ static bool bsRenderItem_UpToDate(const bsRenderItem* item, const bsRenderPlan* 
 	{
 		return strcmp(record, item->record) == 0;
 	}
-	struct stat si, sp;
+	struct stat si, sp, ss;
 	int width, height;
 	return stat(image, &si) == 0 && S_ISREG(si.st_mode) && stat(item->readPath, &sp) == 0 && bsNewer(&si, &sp) &&
+		(item->surfacePath == NULL || (stat(item->surfacePath, &ss) == 0 && bsNewer(&si, &ss))) &&
 		bsPng_ReadSize(image, &width, &height) && width == plan->settings.width && height == plan->settings.height;
 }
 
@@ -267,9 +298,17 @@ static void bsRenderQueue_Done(bsRenderQueue* q, int index, bool ok, const char*
 	pthread_mutex_unlock(&q->lock);
 }
 
+// One scheduler thread: its queue and its slot in the progress meter.
+typedef struct bsRenderWorker
+{
+	bsRenderQueue* queue;
+	int slot;
+} bsRenderWorker;
+
 static void* bsRenderQueue_Work(void* arg)
 {
-	bsRenderQueue* q = arg;
+	const bsRenderWorker* worker = arg;
+	bsRenderQueue* q = worker->queue;
 	const bsRenderPlan* plan = q->plan;
 	bsRenderItem* item;
 	while ((item = bsRenderQueue_Take(q)) != NULL)
@@ -278,9 +317,14 @@ static void* bsRenderQueue_Work(void* arg)
 		bsRenderInput in = {.scenePath = item->readPath, .directory = plan->directory, .imageName = item->image,
 			.logName = item->frame < 0 ? "render.log" : NULL, .width = plan->settings.width,
 			.height = plan->settings.height, .antialias = plan->settings.antialias, .jitter = plan->settings.jitter,
-			.threads = q->threads, .record = item->record, .commitNow = plan->commitNow, .failure = &q->failure,
-			.rank = (int)(item - plan->items)};
+			.meter = plan->meter, .meterSlot = worker->slot, .threads = q->threads, .record = item->record,
+			.surfacePath = item->surfacePending ? item->surfacePath : NULL, .commitNow = plan->commitNow,
+			.failure = &q->failure, .rank = (int)(item - plan->items)};
 		bool ok = bsRender_Image(&in, message, sizeof(message));
+		if (plan->meter != NULL)
+		{
+			bsRenderMeter_FrameDone(plan->meter, worker->slot);
+		}
 		bsRenderQueue_Done(q, in.rank, ok, message);
 	}
 	return NULL;
@@ -316,25 +360,48 @@ bool bsRenderPlan_Run(bsRenderPlan* plan, int jobs, int cores, char* err, size_t
 	pthread_mutex_init(&q.lock, NULL);
 	pthread_mutex_init(&q.failure.lock, NULL);
 	q.failure.rank = INT_MAX;
-	pthread_t* workers = calloc((size_t)processes, sizeof(pthread_t));
+	// The meter follows one render per slot.
+	processes = processes < bs_renderMeterSlots ? processes : bs_renderMeterSlots;
+	pthread_t* threadIds = calloc((size_t)processes, sizeof(pthread_t));
+	bsRenderWorker* workers = calloc((size_t)processes, sizeof(bsRenderWorker));
 	int started = 0;
-	// The calling thread is one of the workers: with one process, no thread is started at all.
-	for (int k = 1; workers != NULL && k < processes; ++k)
+	for (int k = 0; workers != NULL && k < processes; ++k)
 	{
-		if (pthread_create(workers + started, NULL, bsRenderQueue_Work, &q) != 0)
+		workers[k] = (bsRenderWorker){&q, k};
+	}
+	// The calling thread is worker 0: with one process, no thread is started at all.
+	for (int k = 1; threadIds != NULL && workers != NULL && k < processes; ++k)
+	{
+		if (pthread_create(threadIds + started, NULL, bsRenderQueue_Work, workers + k) != 0)
 		{
 			break;  // fewer processes at once; the others take the work
 		}
 		++started;
 	}
-	bsRenderQueue_Work(&q);
+	bsRenderWorker self = {&q, 0};
+	bsRenderQueue_Work(&self);
 	for (int k = 0; k < started; ++k)
 	{
-		pthread_join(workers[k], NULL);
+		pthread_join(threadIds[k], NULL);
 	}
+	free(threadIds);
 	free(workers);
 	pthread_mutex_destroy(&q.lock);
 	pthread_mutex_destroy(&q.failure.lock);
 	plan->rendered = q.rendered;
 	return !q.failed && bsRenderPlan_Copy(plan, err, errlen);
+}
+
+bool bsRenderPlan_ListImages(const bsRenderPlan* plan, char* err, size_t errlen)
+{
+	for (int i = 0; i < plan->count; ++i)
+	{
+		char path[BS_FRAMES_PATH_MAX];
+		snprintf(path, sizeof(path), "%s/%s", plan->directory, plan->items[i].image);
+		if (access(path, F_OK) == 0 && !bsAtomicFile_DeferKeep(path, err, errlen))
+		{
+			return false;
+		}
+	}
+	return true;
 }

@@ -9,12 +9,15 @@
 #include "files.h"
 #include "inputs.h"
 #include "blobsim/parallel.h"
+#include "output_set.h"
 #include "ply.h"
 #include "pov_writer.h"
 #include "process.h"
 #include "render.h"
 #include "render_frames.h"
 #include "render_movie.h"
+#include "render_progress.h"
+#include "scene_surface.h"
 #include "blobsim/step.h"
 #include "blobsim/timer.h"
 #include "blobsim/triangle.h"
@@ -47,6 +50,7 @@ typedef struct bsRunOptions
 	bool movie;  // --movie (implies --render)
 	int jobs;    // --jobs: POV-Ray processes at once; 0: the default (render_frames.h)
 	bool quiet;
+	bool progressLines;     // --progress-lines
 } bsRunOptions;
 
 static void bsRunUsage(FILE* f, bool check)
@@ -77,8 +81,11 @@ static void bsRunUsage(FILE* f, bool check)
 		"  frame_NNNN.pov and animation.ini   with output.frame_every > 0 (frame_0000: the initial state)\n"
 		"  scene.png       with --render, and frame_NNNN.png for every frame\n"
 		"  animation.mp4 and preview.gif      with --movie (or render.movie) and ffmpeg\n"
+		"  outputs.txt     the list of the files above that the run wrote (render.log: POV-Ray's messages)\n"
 		"Each file is written to a temporary file and renamed into place: a failed or interrupted run\n"
-		"leaves none half-written.\n"
+		"leaves none half-written. A run replaces the folder's whole set of outputs: the files listed\n"
+		"in an earlier run's outputs.txt that this run does not write (frames beyond its count, a\n"
+		"scene.png when it does not render) are removed with the same commit; other files are kept.\n"
 		"\n"
 		"options:\n"
 		"  -o, --output DIR  output directory (default: the config's output.directory)\n"
@@ -92,6 +99,9 @@ static void bsRunUsage(FILE* f, bool check)
 		"  --movie           with frames: also encode them into animation.mp4 and preview.gif with\n"
 		"                    ffmpeg (implies --render; fails when ffmpeg is missing)\n"
 		"  --quiet           print nothing but errors\n"
+		"  --progress-lines  print the render's progress as lines 'blobsim-progress render F' on\n"
+		"                    stderr (F the fraction done, 0..1; for a parent such as 'blobsim batch');\n"
+		"                    otherwise a progress line is shown only when stderr is a terminal\n"
 		"  --max-memory BYTES\n"
 		"                    refuse the run (exit 1, before allocating the particles) when its\n"
 		"                    estimated memory exceeds BYTES; suffixes K, M, G (powers of 1024), 0 = no\n"
@@ -228,6 +238,11 @@ static int bsParseRunOptions(int argc, char** argv, bool check, bsRunOptions* o)
 			o->quiet = true;
 			++i;
 		}
+		else if (!check && strcmp(a, "--progress-lines") == 0)
+		{
+			o->progressLines = true;
+			++i;
+		}
 		else if (a[0] == '-' && a[1] != '\0')
 		{
 			bsUsageError(cmd, "unknown option", a);
@@ -266,6 +281,7 @@ typedef struct bsSceneBuffers
 	bsPovLight* lights;
 	bsVec3* centers;  // the particles that have not escaped, made when some have
 	double* radii;
+	bsSceneSurface surface;  // render.surface: blobs, or a mesh written beside each scene
 } bsSceneBuffers;
 
 static void bsSceneBuffers_Free(bsSceneBuffers* b)
@@ -344,7 +360,7 @@ static bool bsWriteSceneFile(const char* path, bsPovScene* scene, bsSceneBuffers
 		scene->particles.centers = p->position;
 		scene->particles.radii = p->radius;
 		scene->particles.count = p->count;
-		return bsPov_WriteScene(path, scene, err, errlen);
+		return bsSceneSurface_WriteScene(&b->surface, path, scene, err, errlen);
 	}
 	if (b->centers == NULL)
 	{
@@ -369,7 +385,7 @@ static bool bsWriteSceneFile(const char* path, bsPovScene* scene, bsSceneBuffers
 	scene->particles.centers = b->centers;
 	scene->particles.radii = b->radii;
 	scene->particles.count = n;
-	return bsPov_WriteScene(path, scene, err, errlen);
+	return bsSceneSurface_WriteScene(&b->surface, path, scene, err, errlen);
 }
 
 // --- summary.json ---
@@ -412,7 +428,7 @@ static void bsAddInputs(cJSON* root, const bsRunOptions* o, const bsInputList* i
 
 static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInputList* inputs,
 	const bsEnvironment* env, const bsParticles* p, const bsStepStats* stats, int threads,
-	const bsRunTimes* times, int frames, bool rendered)
+	const bsRunTimes* times, int frames, bool rendered, const bsSceneSurface* surface)
 {
 	cJSON* root = cJSON_CreateObject();
 	char hash[32];
@@ -508,6 +524,7 @@ static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInp
 	cJSON_AddNumberToObject(t, "write", times->write);
 	cJSON_AddNumberToObject(t, "render", times->render);
 	cJSON_AddNumberToObject(t, "total", times->total);
+	bsSceneSurface_AddSummary(surface, root);
 	char* text = cJSON_Print(root);
 	cJSON_Delete(root);
 	return text;
@@ -552,6 +569,17 @@ static void bsProgress_Update(bsProgress* pr, int step, int steps, size_t partic
 		fputc('\n', stderr);
 	}
 	fflush(stderr);
+}
+
+// The render's progress: machine-readable lines for a parent, a line on a terminal, or nothing (a
+// log or a pipe gets no carriage-return updates).
+static bsRenderMeterMode bsRunMeterMode(const bsRunOptions* o)
+{
+	if (o->progressLines)
+	{
+		return bs_renderMeterLines;
+	}
+	return !o->quiet && isatty(2) ? bs_renderMeterTerminal : bs_renderMeterNone;
 }
 
 // --- Signals ---
@@ -771,9 +799,12 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 static bool bsRenderOutputs(const bsConfig* c, const bsRunOptions* o, const char* dir, int frames, int* rendered,
 	int* kept, char* err, size_t errlen)
 {
-	bsRenderSettings settings = {c->render.width, c->render.height, c->render.antialias, c->render.jitter};
+	bsRenderSettings settings = {c->render.width, c->render.height, c->render.antialias, c->render.jitter,
+		c->render.surface == bs_surfaceMesh};
 	bsRenderPlan plan;
 	bsRenderPlan_Init(&plan, dir, &settings, false);
+	bsRenderMeter meter;
+	plan.meter = &meter;
 	bool ok = true;
 	for (int k = -1; ok && k < frames; ++k)
 	{
@@ -794,7 +825,15 @@ static bool bsRenderOutputs(const bsConfig* c, const bsRunOptions* o, const char
 	{
 		snprintf(err, errlen, "%s: out of memory", dir);
 	}
-	ok = ok && bsRenderPlan_Decide(&plan, false, err, errlen) && bsRenderPlan_Run(&plan, o->jobs, 0, err, errlen);
+	ok = ok && bsRenderPlan_Decide(&plan, false, err, errlen);
+	if (ok)
+	{
+		bsRenderMeter_Begin(&meter, bsRunMeterMode(o), bsRenderPlan_Pending(&plan));
+		ok = bsRenderPlan_Run(&plan, o->jobs, 0, err, errlen);
+		bsRenderMeter_End(&meter);
+	}
+	// The images kept as up to date stay among the folder's outputs (output_set.h).
+	ok = ok && bsRenderPlan_ListImages(&plan, err, errlen);
 	*rendered = plan.rendered;
 	*kept = plan.count - bsRenderPlan_Pending(&plan);
 	bsRenderPlan_Free(&plan);
@@ -802,7 +841,7 @@ static bool bsRenderOutputs(const bsConfig* c, const bsRunOptions* o, const char
 }
 
 // After the run's outputs are in place: animation.mp4 and preview.gif from the frames, in a deferred
-// group of their own, unless they are newer than every frame already. False, with a message, when
+// group of their own that joins the folder's outputs (output_set.h), unless they are newer than every frame already. False, with a message, when
 // ffmpeg fails or is missing (the caller decides whether that fails the run).
 static bool bsMakeMovie(const bsConfig* c, const char* dir, int frames, bool* made, char* err, size_t errlen)
 {
@@ -816,14 +855,34 @@ static bool bsMakeMovie(const bsConfig* c, const char* dir, int frames, bool* ma
 	{
 		return true;
 	}
-	bsAtomicFile_BeginDeferred();
+	if (!bsOutputSet_Begin(dir, err, errlen))
+	{
+		return false;
+	}
 	if (!bsMovie_Encode(dir, frames - 1, c->render.fps, err, errlen))
 	{
 		bsAtomicFile_AbortDeferred();
 		return false;
 	}
-	*made = bsAtomicFile_CommitDeferred(err, errlen);
+	*made = bsOutputSet_Commit(dir, bs_outputSetAdd, err, errlen);
 	return *made;
+}
+
+// A run that makes a movie keeps an earlier one among its outputs (output_set.h) until bsMakeMovie
+// decides whether it is up to date, so an unchanged animation is not encoded again.
+static bool bsKeepMovie(const char* dir, char* err, size_t errlen)
+{
+	const char* names[] = {"animation.mp4", "preview.gif"};
+	for (int i = 0; i < 2; ++i)
+	{
+		char path[BS_PATH_MAX];
+		bsJoin(path, sizeof(path), dir, names[i]);
+		if (access(path, F_OK) == 0 && !bsAtomicFile_DeferKeep(path, err, errlen))
+		{
+			return false;
+		}
+	}
+	return true;
 }
 
 // --- Commands ---
@@ -976,8 +1035,12 @@ int bsRunMain(int argc, char** argv)
 	{
 		goto fail;
 	}
-	// From here every output is only renamed into place once all of them (and the render) succeeded.
-	bsAtomicFile_BeginDeferred();
+	// From here every output is only renamed into place once all of them (and the render) succeeded,
+	// and the earlier run's outputs that this one does not write go at the same time (output_set.h).
+	if (!bsOutputSet_Begin(dir, err, sizeof(err)))
+	{
+		goto fail;
+	}
 	deferred = true;
 	if (bsParticles_Reserve(&p, (size_t)emission.total) != bs_ok)
 	{
@@ -991,6 +1054,7 @@ int bsRunMain(int argc, char** argv)
 		snprintf(err, sizeof(err), "%s: out of memory", c.path);
 		goto fail;
 	}
+	buffers.surface = bsSceneSurface_FromConfig(&c.render, o.threads);
 	bsRunFrames run = {&c, dir, !o.quiet && isatty(2), &scene, &buffers, 0, &times};
 	if (!bsSimulate(&run, &o, &env, &emission, &p, &stats, err, sizeof(err)))
 	{
@@ -1024,7 +1088,8 @@ int bsRunMain(int argc, char** argv)
 		if (o.render)
 		{
 			t0 = bsNow();
-			if (!bsRenderOutputs(&c, &o, dir, frames, &imagesRendered, &imagesKept, err, sizeof(err)))
+			if (!bsRenderOutputs(&c, &o, dir, frames, &imagesRendered, &imagesKept, err, sizeof(err)) ||
+				((o.movie || c.render.movie) && frames > 0 && !bsKeepMovie(dir, err, sizeof(err))))
 			{
 				goto fail;
 			}
@@ -1033,7 +1098,7 @@ int bsRunMain(int argc, char** argv)
 		}
 		times.total = bsNow() - start;
 		char* summary = bsSummaryJson(&c, &o, &inputs, &env, &p, &stats, bsResolveThreads(o.threads, p.count), &times,
-			frames, rendered);
+			frames, rendered, &buffers.surface);
 		bsJoin(path, sizeof(path), dir, "summary.json");
 		bool ok = summary != NULL && bsWriteTextFile(path, summary, err, sizeof(err));
 		if (summary == NULL)
@@ -1047,7 +1112,7 @@ int bsRunMain(int argc, char** argv)
 		}
 	}
 	deferred = false;
-	if (!bsAtomicFile_CommitDeferred(err, sizeof(err)))
+	if (!bsOutputSet_Commit(dir, bs_outputSetReplace, err, sizeof(err)))
 	{
 		goto fail;
 	}

@@ -1,6 +1,7 @@
 // run_child.c — `blobsim run` children for batch and regress: command line, signals, description.
 #include "run_child.h"
 
+#include "render_progress.h"
 #include "blobsim/timer.h"
 
 #include <signal.h>
@@ -49,11 +50,42 @@ bsRunChildDef bsDefaultRunChildDef(void)
 	return def;
 }
 
+// The child's stderr, split into lines: its progress lines go to def->onProgress.
+typedef struct bsRunChildReader
+{
+	const bsRunChildDef* def;
+	char line[64];
+	size_t used;
+	bool overlong;  // the current line outgrew the buffer: not a progress line
+} bsRunChildReader;
+
+static void bsRunChild_OnOutput(void* context, const char* data, size_t n)
+{
+	bsRunChildReader* r = context;
+	for (size_t k = 0; k < n; ++k)
+	{
+		if (data[k] != '\n')
+		{
+			r->overlong |= r->used == sizeof(r->line);
+			r->line[r->used] = data[k];
+			r->used += r->used < sizeof(r->line);
+			continue;
+		}
+		double fraction;
+		if (!r->overlong && bsRenderProgress_ParseChildLine(r->line, r->used, &fraction))
+		{
+			r->def->onProgress(r->def->progressContext, fraction);
+		}
+		r->used = 0;
+		r->overlong = false;
+	}
+}
+
 bool bsRunChild_Run(const bsRunChildDef* def, bsRunChildOutput* out, char* err, size_t errlen)
 {
 	char threads[16];
 	snprintf(threads, sizeof(threads), "%d", def->threads);
-	char** argv = malloc((size_t)(12 + 2 * def->setCount) * sizeof(char*));
+	char** argv = malloc((size_t)(13 + 2 * def->setCount) * sizeof(char*));
 	if (argv == NULL)
 	{
 		snprintf(err, errlen, "out of memory");
@@ -74,6 +106,10 @@ bool bsRunChild_Run(const bsRunChildDef* def, bsRunChildOutput* out, char* err, 
 	if (def->render)
 	{
 		argv[n++] = "--render";
+	}
+	if (def->onProgress != NULL)
+	{
+		argv[n++] = "--progress-lines";
 	}
 	for (int k = 0; k < def->setCount; ++k)
 	{
@@ -98,7 +134,8 @@ bool bsRunChild_Run(const bsRunChildDef* def, bsRunChildOutput* out, char* err, 
 	{
 		kill(p.pid, sig);
 	}
-	bsProcess_Wait(&p, &out->process);
+	bsRunChildReader reader = {.def = def};
+	bsProcess_WaitRead(&p, &out->process, def->onProgress != NULL ? bsRunChild_OnOutput : NULL, &reader);
 	out->seconds = bsNow() - start;
 	const bsProcessOutput* q = &out->process;
 	out->ok = q->state == bs_processExited && q->exitCode == 0;
@@ -110,8 +147,23 @@ bool bsRunChild_Run(const bsRunChildDef* def, bsRunChildOutput* out, char* err, 
 
 void bsRunChild_Describe(const bsRunChildOutput* out, int lines, char* text, size_t size)
 {
+	// Without the progress lines (--progress-lines), which are not messages.
+	char messages[bs_processTailSize];
+	size_t used = 0;
+	for (const char* line = out->process.stderrTail; *line != '\0';)
+	{
+		const char* end = strchr(line, '\n');
+		size_t len = end != NULL ? (size_t)(end - line) + 1 : strlen(line);
+		if (strncmp(line, "blobsim-progress ", 17) != 0)
+		{
+			memcpy(messages + used, line, len);
+			used += len;
+		}
+		line += len;
+	}
+	messages[used] = '\0';
 	char last[1024], how[128];
-	bsProcess_LastLines(out->process.stderrTail, lines, last, sizeof(last));
+	bsProcess_LastLines(messages, lines, last, sizeof(last));
 	bsProcess_Describe(&out->process, how, sizeof(how));
 	const char* message = strncmp(last, "blobsim: ", 9) == 0 ? last + 9 : last;
 	if (message[0] == '\0')

@@ -34,6 +34,10 @@ typedef struct bsRunChildDef
 	int threads;              // --threads N; -1: not passed (the run's default)
 	const char* const* sets;  // --set values ("key.path=JSON"), in order
 	int setCount;
+	// When set: the run gets --progress-lines, and each of its render progress reports comes here
+	// (fraction 0..1 of its whole render), on the thread that waits for it.
+	void (*onProgress)(void* context, double fraction);
+	void* progressContext;
 } bsRunChildDef;
 
 // No output folder, no render, no --threads, no --set.
@@ -60,12 +64,13 @@ void bsRunChild_RestoreSignals(const bsRunChildSignals* saved);
 // The first SIGINT or SIGTERM received since InstallSignals, or 0. The caller starts no run after it.
 int bsRunChild_StopSignal(void);
 
-// Runs `blobsim run CONFIG -o OUTPUT --quiet [--threads N] [--render] [--set X]...` and waits for it.
+// Runs `blobsim run CONFIG -o OUTPUT --quiet [--threads N] [--render] [--progress-lines] [--set X]...`
+// and waits for it.
 // False, with the reason in err, when it could not start (*out is then undefined); true when it ran,
 // whatever its exit status. A run starting just as a signal arrives is stopped too.
 bool bsRunChild_Run(const bsRunChildDef* def, bsRunChildOutput* out, char* err, size_t errlen);
 
 // Why a child failed, in one line: its last `lines` stderr lines (joined by "; ", without the
-// "blobsim: " its messages start with), then how it ended in parentheses unless that was a plain exit
+// "blobsim: " its messages start with; its progress lines skipped), then how it ended in parentheses unless that was a plain exit
 // 1: "x.json: nope: unknown key", "out of memory (signal 9 (SIGKILL))", "exit 3, no message".
 void bsRunChild_Describe(const bsRunChildOutput* out, int lines, char* text, size_t size);

@@ -187,8 +187,8 @@ int bsAtomicFile_PendingCount(void)
 typedef struct bsDeferredFile
 {
 	char* path;     // the target; NULL for a scratch file (bsAtomicFile_DeferRemoval)
-	char* tmpPath;
-	int slot;
+	char* tmpPath;  // NULL for a kept file (bsAtomicFile_DeferKeep)
+	int slot;       // -1 for a kept file
 } bsDeferredFile;
 
 static pthread_mutex_t bsDeferredLock = PTHREAD_MUTEX_INITIALIZER;
@@ -196,9 +196,16 @@ static bool bsDeferredOpen;
 static bsDeferredFile* bsDeferredFiles;
 static size_t bsDeferredCount, bsDeferredCapacity;
 
-// Takes ownership of path (NULL: a scratch file) and tmpPath and arms a deferred slot for tmpPath (when
-// one is free: beyond 16384 files the rest are not covered by the signal cleanup). Returns false
-// (owning nothing) on out of memory or when no group is open. Called with the lock held.
+// Arms a deferred slot for tmpPath; -1 for a kept file (no temporary file).
+static int bsDeferred_Arm(const char* tmpPath)
+{
+	return tmpPath != NULL ? bsDeferredSlot_Add(tmpPath) : -1;
+}
+
+// Takes ownership of path (NULL: a scratch file) and tmpPath (NULL: a kept file) and arms a deferred
+// slot for tmpPath (when one is free: beyond 16384 files the rest are not covered by the signal
+// cleanup). Returns false (owning nothing) on out of memory or when no group is open. Called with
+// the lock held.
 static bool bsDeferred_AddLocked(char* path, char* tmpPath)
 {
 	if (!bsDeferredOpen)
@@ -207,16 +214,26 @@ static bool bsDeferred_AddLocked(char* path, char* tmpPath)
 	}
 	for (size_t i = 0; i < bsDeferredCount && path != NULL; ++i)
 	{
-		if (bsDeferredFiles[i].path != NULL && strcmp(bsDeferredFiles[i].path, path) == 0)
+		bsDeferredFile* d = bsDeferredFiles + i;
+		if (d->path != NULL && strcmp(d->path, path) == 0)
 		{
+			if (tmpPath == NULL)
+			{
+				// Keeping the file as it is never replaces new content for it.
+				free(path);
+				return true;
+			}
 			// The later file wins; the earlier one goes.
-			unlink(bsDeferredFiles[i].tmpPath);
-			bsDeferredSlot_Remove(bsDeferredFiles[i].slot);
-			free(bsDeferredFiles[i].path);
-			free(bsDeferredFiles[i].tmpPath);
-			bsDeferredFiles[i].path = path;
-			bsDeferredFiles[i].tmpPath = tmpPath;
-			bsDeferredFiles[i].slot = bsDeferredSlot_Add(tmpPath);
+			if (d->tmpPath != NULL)
+			{
+				unlink(d->tmpPath);
+			}
+			bsDeferredSlot_Remove(d->slot);
+			free(d->path);
+			free(d->tmpPath);
+			d->path = path;
+			d->tmpPath = tmpPath;
+			d->slot = bsDeferred_Arm(tmpPath);
 			return true;
 		}
 	}
@@ -233,14 +250,14 @@ static bool bsDeferred_AddLocked(char* path, char* tmpPath)
 	}
 	bsDeferredFiles[bsDeferredCount].path = path;
 	bsDeferredFiles[bsDeferredCount].tmpPath = tmpPath;
-	bsDeferredFiles[bsDeferredCount].slot = bsDeferredSlot_Add(tmpPath);
+	bsDeferredFiles[bsDeferredCount].slot = bsDeferred_Arm(tmpPath);
 	++bsDeferredCount;
 	return true;
 }
 
 static void bsDeferred_Drop(bsDeferredFile* d, bool remove)
 {
-	if (remove)
+	if (remove && d->tmpPath != NULL)
 	{
 		unlink(d->tmpPath);
 	}
@@ -278,7 +295,7 @@ bool bsAtomicFile_CommitDeferred(char* errbuf, size_t errlen)
 			bsDeferred_Drop(d, true);  // a scratch file goes either way
 			continue;
 		}
-		if (ok && rename(d->tmpPath, d->path) != 0)
+		if (ok && d->tmpPath != NULL && rename(d->tmpPath, d->path) != 0)
 		{
 			int e = errno;
 			if (errbuf != NULL && errlen > 0)
@@ -321,14 +338,15 @@ const char* bsAtomicFile_DeferredPath(const char* path)
 	return found;
 }
 
-// DeferFile (path: the target) and DeferRemoval (path NULL): copies the names into the open group.
+// DeferFile (path: the target), DeferRemoval (path NULL) and DeferKeep (tmpPath NULL): copies the
+// names into the open group.
 static bool bsDeferred_AddCopies(const char* tmpPath, const char* path, char* errbuf, size_t errlen)
 {
 	char* p = path != NULL ? strdup(path) : NULL;
-	char* t = strdup(tmpPath);
+	char* t = tmpPath != NULL ? strdup(tmpPath) : NULL;
 	pthread_mutex_lock(&bsDeferredLock);
 	bool open = bsDeferredOpen;
-	bool ok = (p != NULL || path == NULL) && t != NULL && bsDeferred_AddLocked(p, t);
+	bool ok = (p != NULL || path == NULL) && (t != NULL || tmpPath == NULL) && bsDeferred_AddLocked(p, t);
 	pthread_mutex_unlock(&bsDeferredLock);
 	if (!ok)
 	{
@@ -341,6 +359,43 @@ static bool bsDeferred_AddCopies(const char* tmpPath, const char* path, char* er
 		}
 	}
 	return ok;
+}
+
+bool bsAtomicFile_DeferKeep(const char* path, char* errbuf, size_t errlen)
+{
+	return bsDeferred_AddCopies(NULL, path, errbuf, errlen);
+}
+
+bool bsAtomicFile_DeferredTargets(char*** targets, size_t* count)
+{
+	*targets = NULL;
+	*count = 0;
+	pthread_mutex_lock(&bsDeferredLock);
+	char** list = malloc((bsDeferredCount + 1) * sizeof(char*));
+	size_t n = 0;
+	bool ok = list != NULL;
+	for (size_t i = 0; ok && i < bsDeferredCount; ++i)
+	{
+		if (bsDeferredFiles[i].path != NULL)
+		{
+			list[n] = strdup(bsDeferredFiles[i].path);
+			ok = list[n] != NULL;
+			n += ok;
+		}
+	}
+	pthread_mutex_unlock(&bsDeferredLock);
+	if (!ok)
+	{
+		for (size_t i = 0; i < n; ++i)
+		{
+			free(list[i]);
+		}
+		free(list);
+		return false;
+	}
+	*targets = list;
+	*count = n;
+	return true;
 }
 
 bool bsAtomicFile_DeferFile(const char* tmpPath, const char* path, char* errbuf, size_t errlen)
@@ -703,7 +758,7 @@ bool bsAtomicFile_Commit(bsAtomicFile* f, unsigned flags)
 		return false;
 	}
 	pthread_mutex_lock(&bsDeferredLock);
-	if (bsDeferredOpen)
+	if (bsDeferredOpen && (flags & bs_atomicFileNow) == 0)
 	{
 		// The list takes the paths (and arms a deferred slot before this file's registry slot goes,
 		// so a signal in between finds the file in one table or both); the rename waits for

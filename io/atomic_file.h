@@ -41,6 +41,8 @@ enum
 enum
 {
 	bs_atomicFileSync = 1,  // fsync the file before the rename, and its directory after (best effort)
+	bs_atomicFileNow = 2,   // rename at once, even while a deferred group is open (output_set.h's list
+	                        // of outputs, which must be in place before the group's files are)
 };
 
 typedef struct bsAtomicFile
@@ -127,6 +129,18 @@ bool bsAtomicFile_DeferFile(const char* tmpPath, const char* path, char* errbuf,
 // it is removed when the group ends, by CommitDeferred as by AbortDeferred, or by a signal; never
 // renamed. It need not exist. False, with a message, when no group is open or memory runs out.
 bool bsAtomicFile_DeferRemoval(const char* tmpPath, char* errbuf, size_t errlen);
+
+// Adds path, an existing file that the run keeps as it is (e.g. a frame's image that is up to date),
+// to the open group's set of targets: nothing is renamed or removed for it, but it counts as one of
+// the run's outputs (bsAtomicFile_DeferredTargets, output_set.h). A file committed or deferred for
+// the same path replaces it; it never replaces one. False, with a message, when no group is open or
+// memory runs out.
+bool bsAtomicFile_DeferKeep(const char* path, char* errbuf, size_t errlen);
+
+// While a group is open: copies of every target in it (Commit, DeferFile, DeferKeep; not the scratch
+// files), in the order they joined. The caller frees each string and the array. False when memory
+// runs out (*targets NULL, *count 0).
+bool bsAtomicFile_DeferredTargets(char*** targets, size_t* count);
 
 // The number of temporary files in the registry (open, not yet committed or aborted): diagnostics and
 // tests.

@@ -17,6 +17,9 @@
 #  2. SIGINT and SIGTERM, each twice (mid-simulation and mid-write, into the old outputs): exit 130
 #     and 143 with blobsim's own message, no temporary file left, old files untouched.
 #  3. SIGTERM while more than 64 frames wait as temporary files for the end of the run: all removed.
+#  4. Over an earlier set with outputs the new run does not write (frames) and a user's own file:
+#     SIGTERM leaves it as it was, SIGKILL leaves every output listed in outputs.txt, and the next
+#     run leaves the new set and the user's file only.
 # Prints the seed of its random jitter; pass it back as SEED to repeat a run.
 set -euo pipefail
 bin=$1
@@ -80,9 +83,28 @@ def same(name, data):
     return any(os.path.exists(os.path.join(r, name)) and
                comparable(name, open(os.path.join(r, name), "rb").read()) == comparable(name, data)
                for r in refs)
-for name in sorted(os.listdir(d)):
-    if ".tmp." in name:
-        continue
+def listed(path):
+    """outputs.txt's names (output_set.h), or None when it is not a list."""
+    lines = open(path, encoding="utf-8").read().splitlines()
+    if not lines or lines[0] != "# blobsim outputs":
+        return None
+    return {l for l in lines[1:] if l and not l.startswith("#")}
+# user-*: the user's own files, which no run lists (the caller checks them).
+present = {n for n in os.listdir(d) if ".tmp." not in n and n != "outputs.txt" and not n.startswith("user-")}
+if os.path.exists(os.path.join(d, "outputs.txt")):
+    # Whichever moment the kill hit, the list names every output present (so the next run can
+    # tidy them) and only files one of the reference runs wrote.
+    names = listed(os.path.join(d, "outputs.txt"))
+    allowed = set()
+    for r in refs:
+        allowed |= listed(os.path.join(r, "outputs.txt"))
+    if names is None:
+        problems.append("outputs.txt: not a list")
+    elif not present <= names or not names <= allowed:
+        problems.append(f"outputs.txt lists {sorted(names)}, present {sorted(present)}")
+elif present:
+    problems.append("outputs.txt: missing, though outputs are present")
+for name in sorted(present):
     path = os.path.join(d, name)
     data = open(path, "rb").read()
     if name == "scene.pov":
@@ -106,7 +128,7 @@ for name in sorted(os.listdir(d)):
             json.loads(data)
         except ValueError as e:
             problems.append(f"summary.json: not valid JSON: {e}")
-    else:
+    elif not any(os.path.exists(os.path.join(r, name)) for r in refs):
         problems.append(f"unexpected file {name}")
     if not same(name, data):
         problems.append(f"{name}: equals no reference run's file ({len(data)} bytes)")
@@ -125,6 +147,17 @@ start() {
 	"$bin" run "$work/tiny.json" -o "$1" "${args[@]}" 2>"$1.stderr" &
 	pid=$!
 	pids+=("$pid")
+}
+
+# kill_after DIR DELAY: runs blobsim into DIR, SIGKILLs it after DELAY seconds; sets rc.
+kill_after() {
+	start "$1"
+	sleep "$2"
+	kill -KILL "$pid" 2>/dev/null || true
+	set +e
+	wait "$pid"
+	rc=$?
+	set -e
 }
 
 # wait_handlers PID: until blobsim has installed its SIGINT and SIGTERM handlers (SigCgt in
@@ -158,13 +191,7 @@ for base in "${delays[@]}"; do
 	d="$work/kill$k"
 	prepare "$d" "$mode"
 	delay=$(jitter "$base")
-	start "$d"
-	sleep "$delay"
-	kill -KILL "$pid" 2>/dev/null || true
-	set +e
-	wait "$pid"
-	rc=$?
-	set -e
+	kill_after "$d" "$delay"
 	tmps=0
 	[ -d "$d" ] && tmps=$(find "$d" -name '*.tmp.*' | wc -l)
 	[ "$tmps" -gt 0 ] && caught=$((caught + 1))
@@ -240,4 +267,57 @@ echo "SIGTERM with $pending pending frames: exit $rc; left: $(ls "$d" | tr '\n' 
 [ "$rc" -eq 143 ] || fail "SIGTERM with many frames: exit $rc, expected 143"
 [ -z "$(find "$d" -name '*.tmp.*')" ] || fail "SIGTERM with many frames: temporary files left"
 [ -z "$(find "$d" -name 'frame_*')" ] || fail "SIGTERM with many frames: frames renamed into place"
+# 4. The earlier set has outputs the new run does not write (6 frames and animation files; the new run
+#    writes none): SIGTERM before the commit leaves the earlier set exactly (outputs.txt included)
+#    and the user's own file; SIGKILL at any moment leaves whole files of either run, every one of
+#    them listed in outputs.txt (so a later run can tidy them), and the user's file; a run that ends
+#    leaves the new set and the user's file only.
+#    The new run is smaller than the one above (20,000 particles: a slow machine gets through it
+#    quickly); its own reference run gives the delays.
+"$bin" run "$work/tiny.json" -o "$work/ref-frames" --quiet --threads 2 --set output.frame_every=1
+echo "the user's notes" >"$work/ref-frames/user-notes.txt"
+args=(--quiet --threads 2 --set 'particles.emitters.0.count=[100,2,100]' --set motion.steps=5
+	--set output.frame_every=0 --set render.blob.max_components=4096)
+t0=$(now)
+"$bin" run "$work/tiny.json" -o "$work/ref-small" "${args[@]}"
+wall=$(python3 -c "print($(now) - ${t0})")
+prepare_frames() {
+	rm -rf "$1"
+	cp -r "$work/ref-frames" "$1"
+}
+d="$work/frames-term"
+for attempt in 1 2 3 4; do
+	# As soon as the handlers are in: the run is short, and part 2 covers signals mid-write.
+	prepare_frames "$d"
+	start "$d"
+	wait_handlers "$pid"
+	kill -TERM "$pid" 2>/dev/null || true
+	set +e
+	wait "$pid"
+	rc=$?
+	set -e
+	[ "$rc" -ne 0 ] && break
+done
+[ "$rc" -eq 143 ] || fail "SIGTERM over an earlier set with frames: exit $rc, expected 143"
+diff -r "$work/ref-frames" "$d" >/dev/null || fail "SIGTERM over an earlier set with frames: it changed: $(ls "$d")"
+echo "SIGTERM over an earlier set with frames: exit 143, the earlier set and the user's file intact"
+k=0
+for f in 0.5 0.9 0.99 1.1; do
+	base=$(python3 -c "print(${wall} * $f)")
+	k=$((k + 1))
+	d="$work/frames-kill$k"
+	prepare_frames "$d"
+	delay=$(jitter "$base")
+	kill_after "$d" "$delay"
+	echo "SIGKILL $k over an earlier set with frames after ${delay} s: exit $rc; left: $(ls "$d" | tr '\n' ' ')"
+	python3 "$work/check.py" "$d" "$work/ref-small" "$work/ref-frames" || fail "SIGKILL $k over frames: see above"
+	cmp -s "$d/user-notes.txt" "$work/ref-frames/user-notes.txt" || fail "SIGKILL $k over frames: the user's file"
+	# The next run tidies whatever the kill left: the new set and the user's file only (and the
+	# temporary file SIGKILL left, which no list names).
+	"$bin" run "$work/tiny.json" -o "$d" "${args[@]}"
+	[ "$(ls "$d" | grep -v '^user-\|\.tmp\.' | tr '\n' ' ')" = "$(ls "$work/ref-small" | tr '\n' ' ')" ] ||
+		fail "SIGKILL $k over frames, then a run: $(ls "$d" | tr '\n' ' ') instead of ref-small's set"
+	cmp -s "$d/user-notes.txt" "$work/ref-frames/user-notes.txt" || fail "SIGKILL $k over frames, then a run: the user's file"
+	rm -rf "$d"
+done
 echo "ok: kill test"

@@ -2,6 +2,7 @@
 #include "test.h"
 
 #include "atomic_file.h"
+#include "output_set.h"
 #include "ply.h"
 #include "pov_writer.h"
 #include "blobsim/rng.h"
@@ -290,6 +291,116 @@ static int AtomicDeferredTest(void)
 	}
 	unlink(a);
 	unlink(b);
+	return 0;
+}
+
+// The list of a folder's outputs (output_set.h): what it accepts, each refusal naming the line.
+static int OutputListTest(void)
+{
+	bsOutputList list;
+	char err[512];
+	const char good[] = "# blobsim outputs\n# state: replacing\n\nscene.pov\nframe_0000.pov\nscene.pov\nname with spaces";
+	ENSURE(bsOutputList_Parse(good, sizeof(good) - 1, "L", &list, err, sizeof(err)));
+	ENSURE(list.count == 3 && !list.complete);
+	ENSURE(strcmp(list.names[0], "scene.pov") == 0 && strcmp(list.names[2], "name with spaces") == 0);
+	bsOutputList_Free(&list);
+	const char* bad[][2] = {
+		{"", "L: empty, not a list of blobsim's outputs; move the file away, blobsim does not replace it"},
+		{"my notes\nscene.pov\n", "L:1: not a list of blobsim's outputs (the first line is not '# blobsim outputs'); "
+			"move the file away, blobsim does not replace it"},
+		{"# blobsim outputs\nscene.pov\n../etc/passwd\n", "L:3: not a file name in the folder: '../etc/passwd'"},
+		{"# blobsim outputs\n..\n", "L:2: not a file name in the folder: '..'"},
+		{"# blobsim outputs\nouputs\noutputs.txt\n", "L:3: not a file name in the folder: 'outputs.txt'"},
+		{"# blobsim outputs\n/abs\n", "L:2: not a file name in the folder: '/abs'"},
+	};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); ++k)
+	{
+		ENSURE(!bsOutputList_Parse(bad[k][0], strlen(bad[k][0]), "L", &list, err, sizeof(err)));
+		ENSURE(list.count == 0);
+		if (strcmp(err, bad[k][1]) != 0)
+		{
+			fprintf(stderr, "  case %zu: %s\n", k, err);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+// Writes name in dir through the open group.
+static int GroupWrite(const char* dir, const char* name, const char* text)
+{
+	char path[700], err[1024];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	bsAtomicFile f;
+	ENSURE(bsAtomicFile_Open(&f, path, err, sizeof(err)));
+	ENSURE(bsAtomicFile_Printf(&f, "%s", text));
+	ENSURE(bsAtomicFile_Commit(&f, 0));
+	return 0;
+}
+
+// Replace: the listed files not written again go, a kept one (DeferKeep) stays, the user's stay. Add:
+// the listed ones stay and the new ones join the list. A keep never replaces new content.
+static int OutputSetTest(void)
+{
+	char dir[600], path[700], err[1024];
+	TestPath(dir, sizeof(dir), "set");
+	ENSURE(mkdir(dir, 0777) == 0);
+	snprintf(path, sizeof(path), "%s/user.txt", dir);
+	RUN_SUBTEST(WriteFile(path, "mine"));
+	ENSURE(bsOutputSet_Begin(dir, err, sizeof(err)));
+	RUN_SUBTEST(GroupWrite(dir, "a.pov", "a1"));
+	RUN_SUBTEST(GroupWrite(dir, "b.pov", "b1"));
+	RUN_SUBTEST(GroupWrite(dir, "c.png", "c1"));
+	ENSURE(bsOutputSet_Commit(dir, bs_outputSetReplace, err, sizeof(err)));
+	bsOutputList list;
+	ENSURE(bsOutputList_Read(dir, &list, err, sizeof(err)));
+	ENSURE(list.count == 3 && list.complete);
+	bsOutputList_Free(&list);
+
+	// Second run: writes a.pov, keeps c.png as it is, and a keep of a.pov does not undo its new content.
+	ENSURE(bsOutputSet_Begin(dir, err, sizeof(err)));
+	RUN_SUBTEST(GroupWrite(dir, "a.pov", "a2"));
+	snprintf(path, sizeof(path), "%s/c.png", dir);
+	ENSURE(bsAtomicFile_DeferKeep(path, err, sizeof(err)));
+	snprintf(path, sizeof(path), "%s/a.pov", dir);
+	ENSURE(bsAtomicFile_DeferKeep(path, err, sizeof(err)));
+	ENSURE(bsAtomicFile_DeferredPath(path) != NULL);
+	ENSURE(bsOutputSet_Commit(dir, bs_outputSetReplace, err, sizeof(err)));
+	snprintf(path, sizeof(path), "%s/a.pov", dir);
+	ENSURE(FileIs(path, "a2"));
+	snprintf(path, sizeof(path), "%s/b.pov", dir);
+	ENSURE(!Exists(path));
+	snprintf(path, sizeof(path), "%s/c.png", dir);
+	ENSURE(FileIs(path, "c1"));
+	snprintf(path, sizeof(path), "%s/user.txt", dir);
+	ENSURE(FileIs(path, "mine"));
+	ENSURE(bsOutputList_Read(dir, &list, err, sizeof(err)));
+	ENSURE(list.count == 2 && strcmp(list.names[0], "a.pov") == 0 && strcmp(list.names[1], "c.png") == 0);
+	bsOutputList_Free(&list);
+
+	// Add: d.png joins; nothing goes.
+	ENSURE(bsOutputSet_Begin(dir, err, sizeof(err)));
+	RUN_SUBTEST(GroupWrite(dir, "d.png", "d1"));
+	ENSURE(bsOutputSet_Commit(dir, bs_outputSetAdd, err, sizeof(err)));
+	ENSURE(bsOutputList_Read(dir, &list, err, sizeof(err)));
+	ENSURE(list.count == 3 && strcmp(list.names[2], "d.png") == 0);
+	bsOutputList_Free(&list);
+	snprintf(path, sizeof(path), "%s/c.png", dir);
+	ENSURE(FileIs(path, "c1"));
+
+	// An aborted group changes nothing, the list included.
+	size_t before;
+	snprintf(path, sizeof(path), "%s/%s", dir, BS_OUTPUT_LIST_NAME);
+	uint8_t* listBefore = ReadAll(path, &before);
+	ENSURE(bsOutputSet_Begin(dir, err, sizeof(err)));
+	RUN_SUBTEST(GroupWrite(dir, "e.png", "e1"));
+	bsAtomicFile_AbortDeferred();
+	size_t after;
+	uint8_t* listAfter = ReadAll(path, &after);
+	ENSURE(listBefore != NULL && listAfter != NULL && before == after && memcmp(listBefore, listAfter, before) == 0);
+	free(listBefore);
+	free(listAfter);
+	ENSURE(CountTempFiles(dir) == 0 && bsAtomicFile_PendingCount() == 0);
 	return 0;
 }
 
@@ -1427,6 +1538,8 @@ static int OutputTests(void)
 	RUN_SUBTEST(AtomicErrorTest());
 	RUN_SUBTEST(AtomicDeferredTest());
 	RUN_SUBTEST(AtomicRegistryTest());
+	RUN_SUBTEST(OutputListTest());
+	RUN_SUBTEST(OutputSetTest());
 	RUN_SUBTEST(PlyRoundTripTest());
 	RUN_SUBTEST(PlyFormatsTest());
 	RUN_SUBTEST(PlyMalformedTest());

@@ -1,0 +1,376 @@
+// output_set.c — the list of a folder's outputs (outputs.txt) and the commit that replaces them.
+#include "output_set.h"
+
+#include "atomic_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum
+{
+	bs_outputListMaxBytes = 64 << 20,  // a list of more than a million frames is not ours
+	bs_outputNameMax = 255,            // NAME_MAX
+};
+
+static const char bs_outputListHeader[] = "# blobsim outputs";
+
+// ---- The list ----
+
+void bsOutputList_Free(bsOutputList* list)
+{
+	for (size_t i = 0; i < list->count; ++i)
+	{
+		free(list->names[i]);
+	}
+	free(list->names);
+	list->names = NULL;
+	list->count = 0;
+	list->complete = true;
+}
+
+bool bsOutputList_ValidName(const char* name, size_t n)
+{
+	if (n == 0 || n > bs_outputNameMax || (n == 1 && name[0] == '.') || (n == 2 && name[0] == '.' && name[1] == '.'))
+	{
+		return false;
+	}
+	if (n == sizeof(BS_OUTPUT_LIST_NAME) - 1 && memcmp(name, BS_OUTPUT_LIST_NAME, n) == 0)
+	{
+		return false;
+	}
+	for (size_t k = 0; k < n; ++k)
+	{
+		if (name[k] == '/' || name[k] == '\n' || name[k] == '\r' || name[k] == '\0')
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool bsOutputList_Contains(const bsOutputList* list, const char* name)
+{
+	for (size_t i = 0; i < list->count; ++i)
+	{
+		if (strcmp(list->names[i], name) == 0)
+		{
+			return true;
+		}
+	}
+	return false;
+}
+
+// Appends a copy of name[0..n) unless the list has it. False on out of memory.
+static bool bsOutputList_Add(bsOutputList* list, const char* name, size_t n)
+{
+	char* copy = malloc(n + 1);
+	if (copy == NULL)
+	{
+		return false;
+	}
+	memcpy(copy, name, n);
+	copy[n] = '\0';
+	if (bsOutputList_Contains(list, copy))
+	{
+		free(copy);
+		return true;
+	}
+	char** grown = realloc(list->names, (list->count + 1) * sizeof(char*));
+	if (grown == NULL)
+	{
+		free(copy);
+		return false;
+	}
+	list->names = grown;
+	list->names[list->count++] = copy;
+	return true;
+}
+
+bool bsOutputList_Parse(const char* text, size_t n, const char* where, bsOutputList* list, char* err,
+	size_t errlen)
+{
+	memset(list, 0, sizeof(*list));
+	list->complete = true;
+	size_t at = 0;
+	for (int line = 1; at < n; ++line)
+	{
+		const char* end = memchr(text + at, '\n', n - at);
+		size_t len = end != NULL ? (size_t)(end - (text + at)) : n - at;
+		const char* s = text + at;
+		at += len + (end != NULL);
+		if (line == 1)
+		{
+			if (len != sizeof(bs_outputListHeader) - 1 || memcmp(s, bs_outputListHeader, len) != 0)
+			{
+				snprintf(err, errlen, "%s:1: not a list of blobsim's outputs (the first line is not '%s'); move "
+					"the file away, blobsim does not replace it", where, bs_outputListHeader);
+				bsOutputList_Free(list);
+				return false;
+			}
+			continue;
+		}
+		if (len == 0)
+		{
+			continue;
+		}
+		if (s[0] == '#')
+		{
+			static const char replacing[] = "# state: replacing";
+			if (len == sizeof(replacing) - 1 && memcmp(s, replacing, len) == 0)
+			{
+				list->complete = false;
+			}
+			continue;
+		}
+		if (!bsOutputList_ValidName(s, len))
+		{
+			snprintf(err, errlen, "%s:%d: not a file name in the folder: '%.*s'", where, line, (int)(len > 80 ? 80 : len), s);
+			bsOutputList_Free(list);
+			return false;
+		}
+		if (!bsOutputList_Add(list, s, len))
+		{
+			snprintf(err, errlen, "%s: out of memory", where);
+			bsOutputList_Free(list);
+			return false;
+		}
+	}
+	if (n == 0)
+	{
+		snprintf(err, errlen, "%s: empty, not a list of blobsim's outputs; move the file away, blobsim does not "
+			"replace it", where);
+		return false;
+	}
+	return true;
+}
+
+static void bsListPath(char* out, size_t size, const char* dir)
+{
+	snprintf(out, size, "%s/%s", dir, BS_OUTPUT_LIST_NAME);
+}
+
+bool bsOutputList_Read(const char* dir, bsOutputList* list, char* err, size_t errlen)
+{
+	memset(list, 0, sizeof(*list));
+	list->complete = true;
+	char path[4096 + 32];
+	bsListPath(path, sizeof(path), dir);
+	// O_NONBLOCK: a FIFO in its place must not hang the run; fstat then refuses it.
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+	{
+		if (errno == ENOENT)
+		{
+			return true;
+		}
+		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+		return false;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+	{
+		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+		close(fd);
+		return false;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > bs_outputListMaxBytes)
+	{
+		snprintf(err, errlen, "%s: not a list of blobsim's outputs (%s); move it away, blobsim does not replace it",
+			path, S_ISREG(st.st_mode) ? "too large" : "not a regular file");
+		close(fd);
+		return false;
+	}
+	size_t size = (size_t)st.st_size;
+	char* text = malloc(size + 1);
+	size_t got = 0;
+	while (text != NULL && got < size)
+	{
+		ssize_t r = read(fd, text + got, size - got);
+		if (r < 0 && errno == EINTR)
+		{
+			continue;
+		}
+		if (r <= 0)
+		{
+			break;
+		}
+		got += (size_t)r;
+	}
+	close(fd);
+	if (text == NULL)
+	{
+		snprintf(err, errlen, "%s: out of memory", path);
+		return false;
+	}
+	bool ok = bsOutputList_Parse(text, got, path, list, err, errlen);
+	free(text);
+	return ok;
+}
+
+// Writes the list now (even while the group is open), replacing DIR/outputs.txt whole.
+static bool bsOutputList_Write(const char* dir, const bsOutputList* list, bool complete, char* err, size_t errlen)
+{
+	char path[4096 + 32];
+	bsListPath(path, sizeof(path), dir);
+	bsAtomicFile f;
+	if (!bsAtomicFile_Open(&f, path, err, errlen))
+	{
+		return false;
+	}
+	bsAtomicFile_Printf(&f,
+		"%s\n"
+		"# The files the last blobsim run wrote in this folder. The next run into it removes those it does\n"
+		"# not write again; it never touches a file that is not listed here.\n"
+		"# state: %s\n",
+		bs_outputListHeader, complete ? "complete" : "replacing");
+	if (!complete)
+	{
+		bsAtomicFile_Printf(&f, "# (a run was stopped while it replaced the outputs: the files may come from two "
+			"runs; the next run tidies them)\n");
+	}
+	for (size_t i = 0; i < list->count; ++i)
+	{
+		bsAtomicFile_Printf(&f, "%s\n", list->names[i]);
+	}
+	return bsAtomicFile_Commit(&f, bs_atomicFileNow);
+}
+
+// ---- The commit ----
+
+bool bsOutputSet_Begin(const char* dir, char* err, size_t errlen)
+{
+	bsOutputList previous;
+	bool ok = bsOutputList_Read(dir, &previous, err, errlen);
+	bsOutputList_Free(&previous);
+	if (ok)
+	{
+		bsAtomicFile_BeginDeferred();
+	}
+	return ok;
+}
+
+// The names of the group's targets that are files directly in dir, in the group's order.
+static bool bsOutputSet_GroupNames(const char* dir, bsOutputList* names)
+{
+	memset(names, 0, sizeof(*names));
+	names->complete = true;
+	char** targets;
+	size_t count;
+	if (!bsAtomicFile_DeferredTargets(&targets, &count))
+	{
+		return false;
+	}
+	size_t d = strlen(dir);
+	bool ok = true;
+	for (size_t i = 0; i < count; ++i)
+	{
+		const char* t = targets[i];
+		if (ok && strncmp(t, dir, d) == 0 && t[d] == '/' && bsOutputList_ValidName(t + d + 1, strlen(t + d + 1)))
+		{
+			ok = bsOutputList_Add(names, t + d + 1, strlen(t + d + 1));
+		}
+		free(targets[i]);
+	}
+	free(targets);
+	return ok;
+}
+
+// Removes the files of previous that the new set does not have. Those it cannot remove stay in the
+// new set (still listed, for a later run) and the first failure goes to err.
+static bool bsOutputSet_RemoveStale(const char* dir, const bsOutputList* previous, bsOutputList* next, char* err,
+	size_t errlen)
+{
+	bool ok = true;
+	for (size_t i = 0; i < previous->count; ++i)
+	{
+		const char* name = previous->names[i];
+		if (bsOutputList_Contains(next, name))
+		{
+			continue;
+		}
+		char path[4096 + 300];
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		struct stat st;
+		// Only files: a directory of that name is not one a run wrote.
+		if (lstat(path, &st) != 0 || S_ISDIR(st.st_mode) || unlink(path) == 0 || errno == ENOENT)
+		{
+			continue;
+		}
+		if (ok)
+		{
+			snprintf(err, errlen, "%s: cannot remove this output of the earlier run: %s", path, strerror(errno));
+		}
+		ok = false;
+		bsOutputList_Add(next, name, strlen(name));
+	}
+	return ok;
+}
+
+bool bsOutputSet_Commit(const char* dir, bsOutputSetMode mode, char* err, size_t errlen)
+{
+	bsOutputList previous, next, all;
+	memset(&all, 0, sizeof(all));
+	if (!bsOutputList_Read(dir, &previous, err, errlen))
+	{
+		bsAtomicFile_AbortDeferred();
+		return false;
+	}
+	if (!bsOutputSet_GroupNames(dir, &next))
+	{
+		snprintf(err, errlen, "%s/%s: out of memory", dir, BS_OUTPUT_LIST_NAME);
+		bsOutputList_Free(&previous);
+		bsAtomicFile_AbortDeferred();
+		return false;
+	}
+	// The list during the renames: every file of either run.
+	bool ok = true;
+	for (size_t i = 0; ok && i < previous.count; ++i)
+	{
+		ok = bsOutputList_Add(&all, previous.names[i], strlen(previous.names[i]));
+	}
+	for (size_t i = 0; ok && i < next.count; ++i)
+	{
+		ok = bsOutputList_Add(&all, next.names[i], strlen(next.names[i]));
+	}
+	if (!ok)
+	{
+		snprintf(err, errlen, "%s/%s: out of memory", dir, BS_OUTPUT_LIST_NAME);
+	}
+
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	ok = ok && bsOutputList_Write(dir, &all, false, err, errlen);
+	if (!ok)
+	{
+		bsAtomicFile_AbortDeferred();  // nothing renamed: DIR as it was
+	}
+	else if (!bsAtomicFile_CommitDeferred(err, errlen))
+	{
+		ok = false;  // some files renamed, the rest removed; the list covers both runs
+	}
+	else if (mode == bs_outputSetAdd)
+	{
+		ok = bsOutputList_Write(dir, &all, previous.complete, err, errlen);
+	}
+	else
+	{
+		ok = bsOutputSet_RemoveStale(dir, &previous, &next, err, errlen);
+		char ignored[512];
+		bool written = bsOutputList_Write(dir, &next, true, ok ? err : ignored, ok ? errlen : sizeof(ignored));
+		ok = ok && written;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	bsOutputList_Free(&previous);
+	bsOutputList_Free(&next);
+	bsOutputList_Free(&all);
+	return ok;
+}

@@ -1,0 +1,74 @@
+// output_set.h — a run replaces a folder's whole set of outputs, and only its outputs.
+//
+// Each run writes DIR/outputs.txt, the list of the files it wrote in DIR (the targets of its
+// deferred group, atomic_file.h: whatever names it wrote, frames included). The next run into DIR
+// removes the listed files it does not write again (the frames beyond its count, a scene.png when it
+// does not render, ...) as part of its commit; a file that no list names (the user's notes, a file
+// of an older blobsim without the list) is never touched.
+//
+// Usage (instead of bsAtomicFile_BeginDeferred / CommitDeferred):
+//     if (!bsOutputSet_Begin(dir, err, sizeof(err))) { fail }   // checks DIR/outputs.txt, opens the group
+//     ... write outputs through atomic_file.h ...
+//     if (!bsOutputSet_Commit(dir, bs_outputSetReplace, err, sizeof(err))) { fail }
+//     on failure before the commit: bsAtomicFile_AbortDeferred() (DIR as it was, list included)
+//
+// The commit, in an order that keeps the list a superset of every blobsim file in DIR at each moment,
+// so that a run killed anywhere (even by SIGKILL) leaves nothing that a later run cannot tidy:
+//   1. the list of the earlier files and the new ones, marked "state: replacing", renamed into place;
+//   2. the group's files renamed into place (bsAtomicFile_CommitDeferred);
+//   3. the earlier files not written again removed;
+//   4. the list of the new files, marked "state: complete", renamed into place.
+// A failure or signal before step 1 leaves DIR exactly as it was. SIGINT and SIGTERM are blocked in
+// the calling thread from step 1 to 4 (a few renames), so a handler that exits does not cut the
+// commit in the middle: it runs once the new set is complete (`blobsim run` commits when its worker
+// threads have ended, so no other thread takes the signal meanwhile). Only SIGKILL (or a crash) can stop it
+// there, and then each file is whole, from one run or the other, the list says "replacing", and the
+// next run removes whatever of the earlier run it does not write.
+//
+// The list is text: the line "# blobsim outputs", comment lines starting with '#' (one is
+// "# state: complete" or "# state: replacing"), then one file name per line (a name in DIR: no '/',
+// no newline, not "." or ".." or outputs.txt itself).
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define BS_OUTPUT_LIST_NAME "outputs.txt"
+
+typedef enum bsOutputSetMode
+{
+	bs_outputSetReplace,  // the group's files are the folder's whole new set: the others listed go
+	bs_outputSetAdd,      // the group's files join the listed ones (e.g. images rendered later for
+	                      // a folder's frames); nothing is removed
+} bsOutputSetMode;
+
+// Checks DIR/outputs.txt (absent, or a list as above: else a message naming the file and line) and
+// opens the deferred group. False, with the group not opened, when the list is unreadable or not a
+// list: a user's own outputs.txt is never replaced.
+bool bsOutputSet_Begin(const char* dir, char* err, size_t errlen);
+
+// Commits the open group as DIR's outputs (see above) and ends the group. False, with a message: the
+// group is then ended too (its files not renamed are removed), and DIR holds whole files, listed.
+bool bsOutputSet_Commit(const char* dir, bsOutputSetMode mode, char* err, size_t errlen);
+
+// ---- The list itself (tests, tools) ----
+
+typedef struct bsOutputList
+{
+	char** names;
+	size_t count;
+	bool complete;  // "# state: complete" (or no state line)
+} bsOutputList;
+
+// Reads list text (n bytes, named `where` in messages). False, with "WHERE:LINE: why" in err, when
+// the text is not a list. *list is empty on failure; free it with bsOutputList_Free either way.
+bool bsOutputList_Parse(const char* text, size_t n, const char* where, bsOutputList* list, char* err,
+	size_t errlen);
+
+// Reads DIR/outputs.txt: true with an empty list when the file is absent.
+bool bsOutputList_Read(const char* dir, bsOutputList* list, char* err, size_t errlen);
+
+void bsOutputList_Free(bsOutputList* list);
+
+// True when name may stand in a list: a file name directly in the folder.
+bool bsOutputList_ValidName(const char* name, size_t n);

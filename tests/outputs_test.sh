@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# A run replaces the folder's whole set of outputs, and only its outputs (io/output_set.h):
+#   tests/outputs_test.sh BLOBSIM TESTS_RUN_DIR
+#  1. a shorter second run (fewer frames) leaves no frame of the first: the folder holds exactly
+#     what a run into an empty folder writes, byte for byte (summary.json but for its timings);
+#  2. a run without --render after one with it leaves no scene.png and no render.log;
+#  3. the user's own files (one named like a frame, a folder) survive every run;
+#  4. a run that fails before its commit (a frame's name taken by a folder) leaves the earlier set
+#     exactly as it was, outputs.txt included;
+#  5. a run that fails in the middle of its commit (a frame image's name taken by a folder when the
+#     renames start) leaves whole files, every one listed in outputs.txt, and the next run leaves the
+#     clean new set;
+#  6. a user's own outputs.txt (not a list) is never replaced: the run refuses, naming it.
+# POV-Ray is a stand-in script on PATH (writes a small image, prints progress), so no POV-Ray is needed.
+set -euo pipefail
+bin=$(realpath "$1")
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+mkdir "$work/bin"
+cat >"$work/bin/povray" <<'EOF'
+#!/usr/bin/env bash
+# The stand-in: +O<name> gets a 1x1 PNG (the run writes its record into the image); FAKE_POVRAY_BLOCK=NAME makes a non-empty folder NAME, so
+# the run's rename onto NAME fails.
+for a in "$@"; do
+	case "$a" in +O*) out=${a#+O} ;; esac
+done
+printf 'Rendered 1 of 2 pixels (50%%)\rRendered 2 of 2 pixels (100%%)\r\n' >&2
+base64 -d >"$out" <<<'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
+if [ -n "${FAKE_POVRAY_BLOCK:-}" ] && [ "${out%%.*}" = "${FAKE_POVRAY_BLOCK%%.*}" ]; then
+	rm -f "$FAKE_POVRAY_BLOCK" && mkdir -p "$FAKE_POVRAY_BLOCK/x"  # only while rendering that image
+fi
+EOF
+chmod +x "$work/bin/povray"
+export PATH="$work/bin:$PATH"
+
+run() {  # output dir, extra args...
+	local out=$1
+	shift
+	"$bin" run "$src/tiny.json" -o "$out" --quiet --threads 2 "$@"
+}
+
+# listing DIR: its files and folders, one line.
+listing() {
+	ls -A "$1" | tr '\n' ' '
+}
+
+# same_set DIR REF: DIR holds REF's files (and the user's: user-*, frame_0009.pov), with REF's contents.
+same_set() {
+	[ "$(ls -A "$1" | grep -v '^user-\|^frame_0009.pov$' | tr '\n' ' ')" = "$(listing "$2")" ] ||
+		fail "$1 holds $(listing "$1"), a run into an empty folder writes $(listing "$2")"
+	for f in "$2"/*; do
+		name=$(basename "$f")
+		[ "$name" = summary.json ] && continue
+		cmp -s "$f" "$1/$name" || fail "$1/$name differs from a run into an empty folder"
+	done
+}
+
+# listed DIR: the names in DIR/outputs.txt.
+listed() {
+	grep -v '^#' "$1/outputs.txt" | grep -v '^$' | sort | tr '\n' ' '
+}
+
+# 1. Six frames, then two.
+run "$work/ref2" --set output.frame_every=3
+d="$work/a"
+mkdir -p "$d"
+echo "notes" >"$d/user-notes.txt"
+echo "my own frame" >"$d/frame_0009.pov"  # named like an output, but no run wrote it
+mkdir "$d/user-folder"
+run "$d" --set output.frame_every=1
+[ -f "$d/frame_0006.pov" ] || fail "the first run wrote no frame_0006.pov"
+run "$d" --set output.frame_every=3
+[ ! -e "$d/frame_0003.pov" ] && [ ! -e "$d/frame_0006.pov" ] || fail "frames of the first run left: $(listing "$d")"
+same_set "$d" "$work/ref2"
+echo "1: a shorter run leaves $(listing "$d")"
+
+# 2. With --render, then without.
+run "$d" --set output.frame_every=3 --render
+[ -f "$d/scene.png" ] && [ -f "$d/render.log" ] || fail "--render wrote no scene.png or render.log"
+grep -q "Rendered 2 of 2 pixels" "$d/render.log" || fail "render.log lacks POV-Ray's output"
+run "$d" --set output.frame_every=3
+[ ! -e "$d/scene.png" ] && [ ! -e "$d/render.log" ] || fail "a run without --render left $(listing "$d")"
+echo "2: a run without --render leaves $(listing "$d")"
+
+# 3. The user's files, through all of the above.
+[ "$(cat "$d/user-notes.txt")" = notes ] && [ -d "$d/user-folder" ] || fail "the user's files changed"
+[ "$(cat "$d/frame_0009.pov")" = "my own frame" ] || fail "the user's frame_0009.pov changed"
+echo "3: the user's files survive"
+
+# 4. A run that fails before its commit: frame_0004.pov is a folder.
+run "$d" --set output.frame_every=3 --render
+cp -a "$d" "$work/before"
+mkdir "$d/frame_0004.pov"
+set +e
+msg=$(run "$d" --set output.frame_every=1 2>&1)
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "a run whose frame is a folder: exit $rc: $msg"
+rmdir "$d/frame_0004.pov"
+diff -r "$work/before" "$d" >/dev/null || fail "a failed run changed the earlier set: $(listing "$d")"
+echo "4: a failed run ($msg) leaves the earlier set as it was"
+
+# 5. A run that fails in the middle of its commit: the frames, scene and particles are renamed, then
+#    frame_0001.png's rename fails (frame 1 is new: every 2 steps, not 3); summary.json stays the
+#    earlier run's.
+set +e
+msg=$(FAKE_POVRAY_BLOCK=frame_0001.png run "$d" --set output.frame_every=2 --render 2>&1)
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "a run failing mid-commit: exit $rc: $msg"
+case "$msg" in *"frame_0001.png: cannot replace"*) ;; *) fail "a run failing mid-commit said: $msg" ;; esac
+grep -q '^# state: replacing' "$d/outputs.txt" || fail "outputs.txt after a failed commit: $(cat "$d/outputs.txt")"
+for f in $(ls "$d" | grep -v '^user-\|^frame_0009.pov$\|^outputs.txt$\|^frame_0001.png$'); do
+	grep -qx "$f" "$d/outputs.txt" || fail "$f is not listed after a failed commit: $(cat "$d/outputs.txt")"
+done
+[ -f "$d/frame_0003.pov" ] || fail "the failed commit renamed no frame"
+rm -rf "$d/frame_0001.png"
+run "$d" --set output.frame_every=3
+same_set "$d" "$work/ref2"
+grep -q '^# state: complete' "$d/outputs.txt" || fail "outputs.txt after a clean run: $(cat "$d/outputs.txt")"
+[ "$(listed "$d")" = "$(listed "$work/ref2")" ] || fail "outputs.txt lists $(listed "$d")"
+echo "5: a commit failing midway ($msg) leaves every file listed; the next run tidies: $(listing "$d")"
+
+# 6. A user's own outputs.txt.
+e="$work/b"
+mkdir "$e"
+echo "my list of things" >"$e/outputs.txt"
+set +e
+msg=$(run "$e" 2>&1)
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "a user's outputs.txt: exit $rc"
+case "$msg" in *"$e/outputs.txt:1: not a list of blobsim's outputs"*) ;; *) fail "a user's outputs.txt: $msg" ;; esac
+[ "$(cat "$e/outputs.txt")" = "my list of things" ] && [ "$(listing "$e")" = "outputs.txt " ] ||
+	fail "a user's outputs.txt: the folder changed: $(listing "$e")"
+echo "6: $msg"
+echo "ok: outputs test"
