@@ -912,9 +912,15 @@ static bsResult bsBuild_Join(const bsBuild* b, bsSurfaceMesh* mesh)
 	for (size_t i = 0; i < b->brickCount; ++i)
 	{
 		const bsBrick* br = b->bricks + i;
-		memcpy(mesh->positions + b->vertexOffset[i], br->positions, br->vertexCount * sizeof(bsVec3));
-		memcpy(mesh->normals + b->vertexOffset[i], br->normals, br->vertexCount * sizeof(bsVec3));
-		memcpy(mesh->indices + 3 * t, br->triangles, 3 * (size_t)br->triangleCount * sizeof(uint32_t));
+		if (br->vertexCount > 0)  // an empty brick has no arrays (memcpy from NULL is undefined)
+		{
+			memcpy(mesh->positions + b->vertexOffset[i], br->positions, br->vertexCount * sizeof(bsVec3));
+			memcpy(mesh->normals + b->vertexOffset[i], br->normals, br->vertexCount * sizeof(bsVec3));
+		}
+		if (br->triangleCount > 0)
+		{
+			memcpy(mesh->indices + 3 * t, br->triangles, 3 * (size_t)br->triangleCount * sizeof(uint32_t));
+		}
 		t += br->triangleCount;
 	}
 	mesh->vertexCount = vertices;
