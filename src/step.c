@@ -40,6 +40,8 @@ bsStepDef bsDefaultStepDef(void)
 	def.maxContacts = 4;
 	def.maxSubsteps = 1000;
 	def.interaction = bsDefaultInteractionDef();
+	def.fieldGrid = NULL;
+	def.field = bsDefaultFieldDef();
 	return def;
 }
 
