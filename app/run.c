@@ -18,6 +18,7 @@
 #include "render_movie.h"
 #include "render_progress.h"
 #include "blobsim/step.h"
+#include "field_grid.h"
 #include "blobsim/timer.h"
 #include "blobsim/triangle.h"
 
@@ -943,6 +944,8 @@ int bsRunMain(int argc, char** argv)
 
 	bsEnvironment env;
 	memset(&env, 0, sizeof(env));
+	bsDistanceGrid fieldGrid;
+	memset(&fieldGrid, 0, sizeof(fieldGrid));
 	bsEmission emission;
 	memset(&emission, 0, sizeof(emission));
 	bsParticles p;
@@ -989,6 +992,10 @@ int bsRunMain(int argc, char** argv)
 		goto fail;
 	}
 	if (!bsEmission_Load(&emission, &c, &env, err, sizeof(err)))
+	{
+		goto fail;
+	}
+	if (c.field.enabled && !bsFieldGrid_Use(&c, &env, &fieldGrid, err, sizeof(err)))
 	{
 		goto fail;
 	}
@@ -1135,6 +1142,7 @@ done:
 	bsSceneBuffers_Free(&buffers);
 	bsParticles_Free(&p);
 	bsEmission_Free(&emission);
+	bsDistanceGrid_Free(&fieldGrid);
 	bsEnvironment_Free(&env);
 	bsInputList_Free(&inputs);
 	bsConfig_Free(&c);
