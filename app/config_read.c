@@ -862,7 +862,7 @@ static bool bsReadBlob(bsCtx* c, const cJSON* render, bsBlobConfig* blob)
 }
 
 // true or false; def when absent.
-static bool bsReadBool(bsCtx* c, const cJSON* parent, const char* key, bool def, bool* out)
+bool bsReadBool(bsCtx* c, const cJSON* parent, const char* key, bool def, bool* out)
 {
 	const cJSON* v = bsMember(parent, key);
 	*out = def;

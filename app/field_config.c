@@ -41,7 +41,7 @@ static const bsSchema bsFlowSchema = BS_OBJECT(bsFlowKeys);
 
 static const bsSchemaKey bsFieldKeys[] = {BS_KEY("grid", BS_VALUE), BS_KEY("build", &bsFieldBuildSchema),
 	BS_KEY("lookup", BS_VALUE), BS_KEY("spring", &bsSpringSchema), BS_KEY("impact", &bsImpactSchema),
-	BS_KEY("drag", &bsFieldDragSchema), BS_KEY("surface_flow", &bsFlowSchema)};
+	BS_KEY("drag", &bsFieldDragSchema), BS_KEY("surface_flow", &bsFlowSchema), BS_KEY("sweep", BS_VALUE)};
 const bsSchema bsFieldSchema = BS_OBJECT(bsFieldKeys);
 
 // One effect's object, when given, into *def.
@@ -93,6 +93,7 @@ bool bsReadFieldConfig(bsCtx* c, const cJSON* root, bsFieldConfig* f)
 {
 	f->build = bsDefaultDistanceGridDef();
 	f->def = bsDefaultFieldDef();
+	f->sweep = true;
 	const cJSON* field;
 	if (!bsReadObject(c, root, "field", &bsFieldSchema, &field))
 	{
@@ -126,6 +127,7 @@ bool bsReadFieldConfig(bsCtx* c, const cJSON* root, bsFieldConfig* f)
 	static const char* const lookups[2] = {"nearest", "trilinear"};
 	int lookup = 0;
 	if (!bsReadChoice(c, field, "lookup", false, lookups, 2, 0, &lookup) ||
+		!bsReadBool(c, field, "sweep", true, &f->sweep) ||
 		!bsReadEffect(c, field, "spring", &bsSpringSchema, &f->def) ||
 		!bsReadEffect(c, field, "impact", &bsImpactSchema, &f->def) ||
 		!bsReadEffect(c, field, "drag", &bsFieldDragSchema, &f->def) ||

@@ -16,4 +16,6 @@ typedef struct bsFieldConfig
 	bsDistanceGridDef build;     // field.build: the grid's settings (bsDefaultDistanceGridDef() for
 	                             // what it leaves out; threads: all cores, the grid is the same)
 	bsFieldDef def;              // the rules (bsDefaultFieldDef(): all off, nearest cell)
+	bool sweep;                  // field.sweep: the meshes stay swept-sphere colliders [true]; false:
+	                             // the field alone stands for them (the planes still collide)
 } bsFieldConfig;

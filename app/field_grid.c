@@ -145,3 +145,12 @@ bool bsFieldGrid_Use(bsConfig* config, const bsEnvironment* env, bsDistanceGrid*
 	config->step.field = config->field.def;
 	return true;
 }
+
+bsResult bsFieldGrid_AddColliders(const bsConfig* config, const bsEnvironment* env, bsWorld* world)
+{
+	if (config->field.enabled && !config->field.sweep)
+	{
+		return bsWorld_AddPlanes(world, env->planes, env->planeCount);
+	}
+	return bsEnvironment_AddToWorld(env, world);
+}

@@ -33,6 +33,10 @@ typedef struct bsFieldGridReport
 bool bsFieldGrid_Load(const bsConfig* config, const bsEnvironment* env, bsDistanceGrid* grid,
 	bsFieldGridReport* report, char* err, size_t errlen);
 
+// The world's colliders: the environment's (bsEnvironment_AddToWorld), but without the meshes when
+// the field stands alone for them (field.sweep false).
+bsResult bsFieldGrid_AddColliders(const bsConfig* config, const bsEnvironment* env, bsWorld* world);
+
 // Loads the grid into *grid and points the config's step at it and at the field's rules (a run's
 // one call).
 bool bsFieldGrid_Use(bsConfig* config, const bsEnvironment* env, bsDistanceGrid* grid, char* err,

@@ -735,7 +735,7 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 	wdef.threads = o->threads;
 	wdef.seed = c->seed;
 	bsWorld* world = bsWorld_Create(&wdef);
-	if (world == NULL || bsEnvironment_AddToWorld(env, world) != bs_ok ||
+	if (world == NULL || bsFieldGrid_AddColliders(c, env, world) != bs_ok ||
 		bsEmission_AddToWorld(emission, c, world) != bs_ok)
 	{
 		snprintf(err, errlen, "%s: out of memory", c->path);
