@@ -96,6 +96,17 @@ assert p["emitted"] == 1305 and 0 < p["expired"] <= p["escaped"], p' "$work/ra/s
 	cmp -s "$work/f1/particles.ply" "$work/f5/particles.ply" || fail "field.grid and field.build differ"
 	run "$work/f0" --threads 2 --set output.frame_every=0
 	cmp -s "$work/f0/particles.ply" "$work/f1/particles.ply" && fail "the field changed nothing"
+	# A corrupt cache file is rebuilt, not used (the same run, the file restored); a changed mesh
+	# transform is another grid, another file.
+	cached=$(ls "$work"/cache/field-*.dng)
+	printf 'garbage' | dd of="$cached" bs=1 seek=200 conv=notrunc status=none
+	run "$work/f6" --threads 2 "${set_field[@]}"
+	cmp -s "$work/f1/particles.ply" "$work/f6/particles.ply" || fail "a corrupt cache file changed the run"
+	cmp -s "$work/tiny.dng" "$cached" || fail "a corrupt cache file was not rebuilt"
+	run "$work/f7" --threads 2 "${set_field[@]}" --set environment.meshes.0.scale=1.1
+	[ "$(ls "$work"/cache/field-*.dng | wc -l)" = 2 ] || fail "a scaled mesh did not get its own cached grid"
+	cmp -s "$work/f1/particles.ply" "$work/f7/particles.ply" && fail "a scaled mesh gave the same run"
+	unset BLOBSIM_CACHE
 	;;
 golden)
 	run "$work/a"
