@@ -107,6 +107,7 @@ typedef struct bsParticlesConfig
 	double radiusSpread;    // radii uniform in radius * [1 - s, 1 + s], s in [0, 1] [0]
 	bsVec3 velocity;        // initial velocity of every particle but a nozzle's or surface's [0, 0, 0]
 	double lifetime;        // seconds a particle lives from the step it is emitted in, > 0 [infinity]
+	bool accumulate;        // stuck and sleeping particles are colliders (snow on snow) [false]
 	bsEmitterConfig* emitters;
 	int emitterCount;       // >= 1
 	int64_t particleCount;  // total of the emitters known without their files, <= BS_CONFIG_MAX_PARTICLES
@@ -152,7 +153,17 @@ typedef struct bsRenderConfig
 	int fps;                // the movie's frames per second, 1..240 [25]
 	bsBlobConfig blob;
 	bsMaterial particleMaterial;  // ["snow"]
+	int surface;            // how the particles are drawn: bs_surfaceBlobs or bs_surfaceMesh ["blob"]
+	double surfaceSpacing;  // mesh grid spacing / the largest blob component radius, in [0.05, 2] [0.3]
+	bool surfaceObj;        // render.surface_files holds "obj": also write the mesh as OBJ [false]
+	bool surfacePly;        // ... "ply": also as PLY [false]
 } bsRenderConfig;
+
+enum
+{
+	bs_surfaceBlobs = 0,  // "blob": POV-Ray blob objects
+	bs_surfaceMesh = 1,   // "mesh": the same field polygonized by blobsim, a mesh2 (surface.h)
+};
 
 typedef struct bsOutputConfig
 {

@@ -93,19 +93,29 @@ static const bsSchemaKey bsParticlesKeys[] = {
 	BS_NUMBER("radius_spread", bsParticlesConfig, radiusSpread, &bsUnit, 0),
 	BS_VEC3("velocity", bsParticlesConfig, velocity, &bsAnyNumber, "3 numbers", 0, 0, 0),
 	BS_NUMBER("lifetime", bsParticlesConfig, lifetime, &bsPositive, (double)INFINITY),
+	BS_KEY("accumulate", BS_VALUE),
 	BS_KEY("interaction", &bsInteractionSchema),
 	BS_KEY("emitters", &bsEmitterArraySchema)};
 static const bsSchema bsParticlesSchema = BS_OBJECT(bsParticlesKeys);
 
 // motion and collision are read straight into the config's bsStepDef (filled by bsDefaultStepDef()
 // first, so the defaults are the engine's).
+// motion.sleep: present, it turns rest on (steps 10 unless given); absent, particles never sleep.
+static const bsSchemaKey bsSleepKeys[] = {
+	BS_INT("steps", bsStepDef, sleepSteps, 1, INT_MAX, 10),
+	BS_NUMBER("speed", bsStepDef, sleepSpeed, &bsNonNegative, 0),
+	BS_NUMBER("acceleration", bsStepDef, sleepAcceleration, &bsNonNegative, 0),
+	BS_NUMBER("wake_speed", bsStepDef, wakeSpeed, &bsNonNegative, 0)};
+static const bsSchema bsSleepSchema = BS_OBJECT(bsSleepKeys);
 static const bsSchemaKey bsMotionKeys[] = {
 	BS_INT("steps", bsConfig, motion.steps, 1, INT_MAX, 1),
 	BS_NUMBER_IN("dt", bsConfig, step.dt, &bsPositive),
 	BS_VEC3_IN("gravity", bsConfig, step.gravity, &bsAnyNumber, "3 numbers"),
 	BS_NUMBER_IN("drag", bsConfig, step.drag, &bsNonNegative),
 	BS_INT_IN("substeps", bsConfig, step.substeps, 1, 1000000),
-	BS_INT_IN("max_substeps", bsConfig, step.maxSubsteps, 1, 1000000)};
+	BS_INT_IN("max_substeps", bsConfig, step.maxSubsteps, 1, 1000000),
+
+	BS_KEY("sleep", &bsSleepSchema)};
 static const bsSchema bsMotionSchema = BS_OBJECT(bsMotionKeys);
 
 static const bsSchemaKey bsBoundsKeys[] = {
@@ -132,6 +142,7 @@ static const bsSchemaKey bsLightKeys[] = {
 	BS_VEC3("color", bsLightConfig, color, &bsNonNegative, "3 numbers >= 0 (rgb)", 1, 1, 1)};
 static const bsSchema bsLightSchema = BS_ELEMENT(bsLightKeys, "an object (a light)");
 static const bsSchema bsLightArraySchema = BS_ARRAY(&bsLightSchema);
+static const bsRange bsSurfaceSpacing = {0.05, 2.0, false, "a number from 0.05 to 2 (component radii)"};
 static const bsSchemaKey bsBlobKeys[] = {
 	BS_NUMBER("threshold", bsBlobConfig, threshold, &bsPositive, 0.6),
 	BS_NUMBER("strength", bsBlobConfig, strength, &bsPositive, 1),
@@ -149,7 +160,10 @@ static const bsSchemaKey bsRenderKeys[] = {
 	BS_KEY("movie", BS_VALUE),
 	BS_INT("fps", bsRenderConfig, fps, 1, 240, 25),
 	BS_KEY("blob", &bsBlobSchema),
-	BS_KEY("particle_material", &bsMaterialSchema)};
+	BS_KEY("particle_material", &bsMaterialSchema),
+	BS_KEY("surface", BS_VALUE),
+	BS_NUMBER("surface_spacing", bsRenderConfig, surfaceSpacing, &bsSurfaceSpacing, 0.3),
+	BS_KEY("surface_files", BS_VALUE)};
 static const bsSchema bsRenderSchema = BS_OBJECT(bsRenderKeys);
 
 static const bsSchemaKey bsOutputKeys[] = {
@@ -593,7 +607,7 @@ static bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p)
 	size_t mark = bsPushKey(c, "particles");
 	const cJSON* emitters;
 	int count;
-	if (!bsReadFields(c, o, &bsParticlesSchema, p) ||
+	if (!bsReadFields(c, o, &bsParticlesSchema, p) || !bsReadBool(c, o, "accumulate", false, &p->accumulate) ||
 		!bsReadArray(c, o, "emitters", "an array of emitters", &emitters, &count))
 	{
 		return false;
@@ -703,7 +717,22 @@ static bool bsReadInteraction(bsCtx* c, const cJSON* root, bsStepDef* step)
 
 static bool bsReadMotion(bsCtx* c, const cJSON* root, bsConfig* config)
 {
-	return bsReadSection(c, root, "motion", &bsMotionSchema, config);
+	if (!bsReadSection(c, root, "motion", &bsMotionSchema, config))
+	{
+		return false;
+	}
+	const cJSON* sleep = bsMember(bsMember(root, "motion"), "sleep");
+	if (sleep == NULL)
+	{
+		return true;  // no rest: sleepSteps stays 0
+	}
+	size_t mark = bsPushKey(c, "motion");
+	if (!bsReadSection(c, bsMember(root, "motion"), "sleep", &bsSleepSchema, &config->step))
+	{
+		return false;
+	}
+	bsPop(c, mark);
+	return true;
 }
 
 // The names come from collide.h and step.h; their parsers turn the chosen one into the enum.
@@ -861,23 +890,44 @@ static bool bsReadBlob(bsCtx* c, const cJSON* render, bsBlobConfig* blob)
 	return bsFailExpected(c, what, threshold);
 }
 
-// true or false; def when absent.
-bool bsReadBool(bsCtx* c, const cJSON* parent, const char* key, bool def, bool* out)
+// render.surface and render.surface_files.
+static bool bsReadRenderSurface(bsCtx* c, const cJSON* render, bsRenderConfig* r)
 {
-	const cJSON* v = bsMember(parent, key);
-	*out = def;
-	if (v == NULL)
+	static const char* const surfaces[] = {"blob", "mesh"};
+	if (!bsReadChoice(c, render, "surface", false, surfaces, BS_COUNT(surfaces), bs_surfaceBlobs, &r->surface))
+	{
+		return false;
+	}
+	const cJSON* files;
+	int count;
+	if (!bsReadArray(c, render, "surface_files", "an array of \"obj\" and \"ply\"", &files, &count))
+	{
+		return false;
+	}
+	if (files == NULL)
 	{
 		return true;
 	}
-	if (!cJSON_IsBool(v))
+	size_t mark = bsPushKey(c, "surface_files");
+	int i = 0;
+	for (const cJSON* e = files->child; e != NULL; e = e->next, ++i)
 	{
-		size_t mark = bsPushKey(c, key);
-		bool ok = bsFailExpected(c, "true or false", v);
-		bsPop(c, mark);
-		return ok;
+		size_t at = bsPushIndex(c, i);
+		if (cJSON_IsString(e) && strcmp(e->valuestring, "obj") == 0)
+		{
+			r->surfaceObj = true;
+		}
+		else if (cJSON_IsString(e) && strcmp(e->valuestring, "ply") == 0)
+		{
+			r->surfacePly = true;
+		}
+		else
+		{
+			return bsFailExpected(c, "\"obj\" or \"ply\"", e);
+		}
+		bsPop(c, at);
 	}
-	*out = cJSON_IsTrue(v);
+	bsPop(c, mark);
 	return true;
 }
 
@@ -892,7 +942,7 @@ static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r)
 	if (!bsReadCamera(c, o, &r->camera) || !bsReadLights(c, o, r) ||
 		!bsReadFields(c, o, &bsRenderSchema, r) || !bsReadBool(c, o, "movie", false, &r->movie) ||
 		!bsReadBlob(c, o, &r->blob) ||
-		!bsReadMaterial(c, o, "particle_material", "snow", &r->particleMaterial))
+		!bsReadMaterial(c, o, "particle_material", "snow", &r->particleMaterial) || !bsReadRenderSurface(c, o, r))
 	{
 		return false;
 	}

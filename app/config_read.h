@@ -11,9 +11,6 @@ extern const bsSchema bsRootSchema;
 // and what was read so far is left for bsConfig_Free.
 bool bsReadConfig(bsCtx* c, const cJSON* root, bsConfig* config);
 
-// A boolean key: true or false, def when absent.
-bool bsReadBool(bsCtx* c, const cJSON* parent, const char* key, bool def, bool* out);
-
 // The `field` block (field_config.c): its schema, and the reader that fills *field (left with
 // enabled false when the config has none).
 extern const bsSchema bsFieldSchema;

@@ -301,6 +301,24 @@ bool bsReadFile(bsCtx* c, const cJSON* parent, const char* key, bool required,
 	return true;
 }
 
+bool bsReadBool(bsCtx* c, const cJSON* parent, const char* key, bool def, bool* out)
+{
+	const cJSON* v = bsMember(parent, key);
+	if (v == NULL)
+	{
+		*out = def;
+		return true;
+	}
+	size_t mark = bsPushKey(c, key);
+	if (!cJSON_IsBool(v))
+	{
+		return bsFailExpected(c, "true or false", v);
+	}
+	*out = cJSON_IsTrue(v);
+	bsPop(c, mark);
+	return true;
+}
+
 // One of names; *out is its index.
 bool bsReadChoice(bsCtx* c, const cJSON* parent, const char* key, bool required,
 	const char* const* names, int count, int def, int* out)

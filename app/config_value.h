@@ -142,6 +142,8 @@ bool bsCheckMinMax(bsCtx* c, const cJSON* parent, bsVec3 lo, bsVec3 hi);
 // A file path, resolved against the config's directory (*out malloc'd).
 bool bsReadFile(bsCtx* c, const cJSON* parent, const char* key, bool required, const char* def,
 	char** out);
+// true or false.
+bool bsReadBool(bsCtx* c, const cJSON* parent, const char* key, bool def, bool* out);
 // One of names; *out is its index.
 bool bsReadChoice(bsCtx* c, const cJSON* parent, const char* key, bool required,
 	const char* const* names, int count, int def, int* out);

@@ -226,5 +226,6 @@ bsResult bsEmission_AddToWorld(const bsEmission* e, const bsConfig* c, bsWorld* 
 			return r;
 		}
 	}
-	return bs_ok;
+	// Cells of twice the largest diameter: a particle's query visits a few cells.
+	return pc->accumulate ? bsWorld_AddStuckParticles(world, 4.0 * pc->radius * (1.0 + pc->radiusSpread)) : bs_ok;
 }

@@ -48,7 +48,7 @@ bool bsRender_FindPovray(const char* what, const char* dir, char* out, size_t si
 typedef struct bsRenderFiles
 {
 	char tmp[BS_RENDER_PATH_MAX], png[BS_RENDER_PATH_MAX], state[BS_RENDER_PATH_MAX],
-		logTmp[BS_RENDER_PATH_MAX], log[BS_RENDER_PATH_MAX];
+		logTmp[BS_RENDER_PATH_MAX], log[BS_RENDER_PATH_MAX], wrapper[BS_RENDER_PATH_MAX];
 } bsRenderFiles;
 
 static void bsRenderFiles_Name(bsRenderFiles* f, const bsRenderInput* in)
@@ -62,6 +62,8 @@ static void bsRenderFiles_Name(bsRenderFiles* f, const bsRenderInput* in)
 	bsRenderPath(f->tmp, sizeof(f->tmp), dir, name);
 	snprintf(name, sizeof(name), "%s.pov-state", stem);
 	bsRenderPath(f->state, sizeof(f->state), dir, name);
+	snprintf(name, sizeof(name), "%s.pov", stem);
+	bsRenderPath(f->wrapper, sizeof(f->wrapper), dir, name);
 	snprintf(name, sizeof(name), "%s.log", stem);
 	bsRenderPath(f->logTmp, sizeof(f->logTmp), dir, name);
 	bsRenderPath(f->png, sizeof(f->png), dir, in->imageName);
@@ -72,6 +74,10 @@ static void bsRenderFiles_Name(bsRenderFiles* f, const bsRenderInput* in)
 static bool bsRenderFiles_Defer(const bsRenderFiles* f, const bsRenderInput* in, char* err, size_t errlen)
 {
 	bool keepLog = in->logName != NULL && !in->commitNow;
+	if (in->surfacePath != NULL && !bsAtomicFile_DeferRemoval(f->wrapper, err, errlen))
+	{
+		return false;
+	}
 	if (in->commitNow)
 	{
 		return bsAtomicFile_DeferRemoval(f->tmp, err, errlen) && bsAtomicFile_DeferRemoval(f->logTmp, err, errlen) &&
@@ -126,6 +132,28 @@ static void bsRenderFiles_KeepFailureLog(const bsRenderFiles* f, const bsRenderI
 		rename(f->logTmp, f->log);
 	}
 	pthread_mutex_unlock(&in->failure->lock);
+}
+
+// The scene with its pending surface: the scene's BlobsimSurface names the include's final name
+// unless declared before, so the wrapper declares the pending name and includes the scene.
+static bool bsRenderFiles_WriteWrapper(const bsRenderFiles* f, const bsRenderInput* in, const char* scene,
+	char* err, size_t errlen)
+{
+	const char* include = bsRender_NameIn(in->directory, in->surfacePath);
+	FILE* w = include != NULL ? fopen(f->wrapper, "w") : NULL;
+	if (w == NULL)
+	{
+		snprintf(err, errlen, "--render: cannot write %s", f->wrapper);
+		return false;
+	}
+	fprintf(w, "// blobsim: the pending scene with its pending surface (removed after the render)\n"
+		"#declare BlobsimSurface = \"%s\";\n#include \"%s\"\n", include, scene);
+	if (fclose(w) != 0)
+	{
+		snprintf(err, errlen, "--render: cannot write %s", f->wrapper);
+		return false;
+	}
+	return true;
 }
 
 // What the parent does with POV-Ray's output as it comes: all of it to the log, the progress reports
@@ -206,6 +234,14 @@ bool bsRender_Image(const bsRenderInput* in, char* err, size_t errlen)
 		snprintf(err, errlen, "--render: %s is not in %s", in->scenePath, dir);
 		return false;
 	}
+	if (in->surfacePath != NULL)
+	{
+		if (!bsRenderFiles_WriteWrapper(&f, in, scene, err, errlen))
+		{
+			return false;
+		}
+		scene = bsRender_NameIn(dir, f.wrapper);
+	}
 	char input[BS_RENDER_PATH_MAX + 8], output[BS_RENDER_PATH_MAX + 8];
 	snprintf(input, sizeof(input), "+I%s", scene);
 	snprintf(output, sizeof(output), "+O%s", bsRender_NameIn(dir, f.tmp));
@@ -238,6 +274,10 @@ bool bsRender_Image(const bsRenderInput* in, char* err, size_t errlen)
 	if (close(reader.log) != 0 && reader.logError == 0 && errno != EINTR)
 	{
 		reader.logError = errno;
+	}
+	if (in->surfacePath != NULL)
+	{
+		unlink(f.wrapper);
 	}
 	if (out.state != bs_processExited || out.exitCode != 0)
 	{

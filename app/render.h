@@ -15,6 +15,9 @@
 //                                   renamed at once to DIR/render.log, so the error can point at it
 //                                   (of several failing at once, the lowest rank's: bsRenderFailure)
 //   DIR/<stem>.tmp.<pid>.pov-state  POV-Ray's own state file (it removes it when it finishes), removed
+//   DIR/<stem>.tmp.<pid>.pov        with surfacePath: the scene POV-Ray reads, two lines that declare
+//                                   BlobsimSurface as the pending include's name and include the
+//                                   scene (whose own #declare of it is #ifndef), removed after
 // On SIGINT/SIGTERM the command's handler calls bsProcess_StopAllOnSignal (kills and reaps POV-Ray, so
 // it writes nothing after) and then bsAtomicFile_CleanupOnSignal (removes the files above).
 #pragma once
@@ -44,6 +47,9 @@ typedef struct bsRenderInput
 	double jitter;          // > 0: +J<jitter>; otherwise -J
 	int threads;            // > 0: +WT<threads> (POV-Ray's render threads); 0: POV-Ray's default
 	const char* record;     // not NULL: written into the image as a tEXt chunk "blobsim-render"
+	const char* surfacePath;  // not NULL: the scene includes its surface mesh (render.surface "mesh")
+	                        // and that include is pending under this temporary name in DIR, while
+	                        // the scene names its final one: POV-Ray then reads a wrapper (see the top)
 	bool commitNow;         // rename the image (and log) into place as soon as it is complete
 	bsRenderFailure* failure;  // shared by renders running at once; NULL: this one alone
 	int rank;               // this render's rank for failure

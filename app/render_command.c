@@ -205,7 +205,9 @@ static bool bsReadRecordedRun(const char* dir, bsRecordedRun* run, char* err, si
 	{
 		bsNumberIn(render, "fps", 1, 240, &fps);
 		run->frames = (int)frames;
-		run->settings = (bsRenderSettings){(int)width, (int)height, antialias, jitter};
+		// A run in mesh mode (render.surface) records its surface statistics: its scenes include files.
+		bool mesh = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "surface"));
+		run->settings = (bsRenderSettings){(int)width, (int)height, antialias, jitter, mesh};
 		run->movie = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(render, "movie"));
 		run->fps = (int)fps;
 	}
@@ -242,10 +244,12 @@ static bool bsPlanRender(const bsRenderOptions* o, const bsRecordedRun* run, bsR
 			snprintf(err, errlen, "%s: out of memory", o->dir);
 			return false;
 		}
-		const char* scene = plan->items[plan->count - 1].readPath;
-		if (!bsIsRegularFile(scene))
+		const bsRenderItem* item = plan->items + plan->count - 1;
+		const char* missing = !bsIsRegularFile(item->readPath) ? item->readPath
+			: item->surfacePath != NULL && !bsIsRegularFile(item->surfacePath) ? item->surfacePath : NULL;
+		if (missing != NULL)
 		{
-			snprintf(err, errlen, "%s is missing: %s is not a complete blobsim output folder", scene, o->dir);
+			snprintf(err, errlen, "%s is missing: %s is not a complete blobsim output folder", missing, o->dir);
 			return false;
 		}
 	}

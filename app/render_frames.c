@@ -8,6 +8,7 @@
 #include "inputs.h"
 #include "png_text.h"
 #include "pov_writer.h"
+#include "scene_surface.h"
 #include "render_progress.h"
 #include "blobsim/parallel.h"
 
@@ -36,6 +37,7 @@ void bsRenderPlan_Free(bsRenderPlan* plan)
 	for (int i = 0; i < plan->count; ++i)
 	{
 		free(plan->items[i].readPath);
+		free(plan->items[i].surfacePath);
 	}
 	free(plan->items);
 	memset(plan, 0, sizeof(*plan));
@@ -52,6 +54,21 @@ static void bsRenderItem_Stem(char* out, size_t size, int frame)
 	char pov[32];
 	bsPov_FrameFileName(pov, sizeof(pov), frame);
 	snprintf(out, size, "%.*s", (int)(strlen(pov) - 4), pov);
+}
+
+// Mesh mode: the item's include, pending or in place.
+static bool bsRenderItem_SetSurface(bsRenderItem* item, const char* dir, const char* stem)
+{
+	char scene[BS_FRAMES_PATH_MAX], include[BS_FRAMES_PATH_MAX];
+	snprintf(scene, sizeof(scene), "%s/%s.pov", dir, stem);
+	if (!bsSceneSurface_IncludePath(scene, include, sizeof(include)))
+	{
+		return false;
+	}
+	const char* pending = bsAtomicFile_DeferredPath(include);
+	item->surfacePath = strdup(pending != NULL ? pending : include);
+	item->surfacePending = pending != NULL;
+	return item->surfacePath != NULL;
 }
 
 bool bsRenderPlan_Add(bsRenderPlan* plan, int frame, const char* readPath)
@@ -85,20 +102,31 @@ bool bsRenderPlan_Add(bsRenderPlan* plan, int frame, const char* readPath)
 		return false;
 	}
 	++plan->count;
-	return true;
+	return !plan->settings.surfaceMesh || bsRenderItem_SetSurface(item, plan->directory, stem);
 }
 
 // The record an image rendered now from the item's scene carries: the scene's hash and the settings.
 static bool bsRenderItem_MakeRecord(bsRenderItem* item, const bsRenderSettings* s, char* err, size_t errlen)
 {
-	uint64_t size, hash;
+	uint64_t size, hash, incHash = 0;
 	if (!bsHashFile(item->readPath, &size, &hash))
 	{
 		snprintf(err, errlen, "%s: cannot read the scene", item->readPath);
 		return false;
 	}
-	snprintf(item->record, sizeof(item->record), "pov=%016" PRIx64 " size=%dx%d antialias=%.17g jitter=%.17g", hash,
-		s->width, s->height, s->antialias > 0.0 ? s->antialias : 0.0, s->jitter > 0.0 ? s->jitter : 0.0);
+	if (item->surfacePath != NULL && !bsHashFile(item->surfacePath, &size, &incHash))
+	{
+		snprintf(err, errlen, "%s: cannot read the scene's surface", item->surfacePath);
+		return false;
+	}
+	// Blob mode's record is the one it always was; mesh mode adds the include's hash.
+	char inc[32] = "";
+	if (item->surfacePath != NULL)
+	{
+		snprintf(inc, sizeof(inc), " inc=%016" PRIx64, incHash);
+	}
+	snprintf(item->record, sizeof(item->record), "pov=%016" PRIx64 "%s size=%dx%d antialias=%.17g jitter=%.17g", hash,
+		inc, s->width, s->height, s->antialias > 0.0 ? s->antialias : 0.0, s->jitter > 0.0 ? s->jitter : 0.0);
 	return true;
 }
 
@@ -117,9 +145,10 @@ static bool bsRenderItem_UpToDate(const bsRenderItem* item, const bsRenderPlan* 
 	{
 		return strcmp(record, item->record) == 0;
 	}
-	struct stat si, sp;
+	struct stat si, sp, ss;
 	int width, height;
 	return stat(image, &si) == 0 && S_ISREG(si.st_mode) && stat(item->readPath, &sp) == 0 && bsNewer(&si, &sp) &&
+		(item->surfacePath == NULL || (stat(item->surfacePath, &ss) == 0 && bsNewer(&si, &ss))) &&
 		bsPng_ReadSize(image, &width, &height) && width == plan->settings.width && height == plan->settings.height;
 }
 
@@ -289,7 +318,8 @@ static void* bsRenderQueue_Work(void* arg)
 			.logName = item->frame < 0 ? "render.log" : NULL, .width = plan->settings.width,
 			.height = plan->settings.height, .antialias = plan->settings.antialias, .jitter = plan->settings.jitter,
 			.meter = plan->meter, .meterSlot = worker->slot, .threads = q->threads, .record = item->record,
-			.commitNow = plan->commitNow, .failure = &q->failure, .rank = (int)(item - plan->items)};
+			.surfacePath = item->surfacePending ? item->surfacePath : NULL, .commitNow = plan->commitNow,
+			.failure = &q->failure, .rank = (int)(item - plan->items)};
 		bool ok = bsRender_Image(&in, message, sizeof(message));
 		if (plan->meter != NULL)
 		{

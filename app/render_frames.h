@@ -4,10 +4,17 @@
 //
 // Up to date: every image blobsim renders carries a record (a PNG tEXt chunk, render.h) of what it was
 // made from: the FNV-1a 64 hash of its .pov and the render settings (width, height, antialias,
-// jitter). An image is up to date when its record equals the record its render would write now, so a
+// jitter), and in mesh mode (render.surface) the hash of the scene's NAME_surface.inc too, so a changed
+// surface re-renders its frame. An image is up to date when its record equals the record its render would write now, so a
 // second run that writes the same frames re-renders none, and a changed frame or setting re-renders
 // exactly what it changes. An image without a record (rendered by POV-Ray from animation.ini, e.g. on
-// a render farm) counts as up to date when it is newer than its .pov and has the configured size.
+// a render farm) counts as up to date when it is newer than its .pov (and its _surface.inc) and has
+// the configured size.
+//
+// In mesh mode under `run --render` the scenes and their includes are still pending (atomic_file.h)
+// while POV-Ray runs, and a scene names its include's final name: the record hashes the pending
+// include, and the render reads it through render.h's wrapper. `blobsim render DIR` finds every file
+// under its final name, so the scene is rendered as it is.
 //
 // Jobs: `jobs` POV-Ray processes at once (default: one per core, at most one per image to render),
 // each with cores / jobs render threads (+WT, at least 1), so the total stays within the cores. The
@@ -26,12 +33,15 @@ typedef struct bsRenderSettings
 	int width, height;  // pixels
 	double antialias;   // > 0: the +A threshold; otherwise off
 	double jitter;      // > 0: the +J amount; otherwise off
+	bool surfaceMesh;   // render.surface "mesh": each scene NAME.pov includes NAME_surface.inc
 } bsRenderSettings;
 
 typedef struct bsRenderItem
 {
 	int frame;          // the frame number; -1: the final scene (scene.pov -> scene.png)
 	char* readPath;     // the scene to read: DIR/NAME.pov or its pending temporary file (owned)
+	char* surfacePath;  // mesh mode: DIR/NAME_surface.inc or its pending temporary file (owned); else NULL
+	bool surfacePending;  // surfacePath is the pending file: rendered through render.h's wrapper
 	char image[32];     // the image's name in DIR
 	char record[192];   // what the image records (set by Decide)
 	bool render;        // to make (set by Decide)
@@ -55,7 +65,8 @@ void bsRenderPlan_Init(bsRenderPlan* plan, const char* dir, const bsRenderSettin
 void bsRenderPlan_Free(bsRenderPlan* plan);
 
 // Adds frame k (>= 0) or the scene (-1), read from readPath (NULL: DIR/frame_NNNN.pov or
-// DIR/scene.pov). False when memory runs out.
+// DIR/scene.pov); in mesh mode its include is DIR/NAME_surface.inc, or its pending temporary file
+// when there is one. False when memory runs out.
 bool bsRenderPlan_Add(bsRenderPlan* plan, int frame, const char* readPath);
 
 // Decides which items to make: all with force, else those not up to date (see the top). A frame whose

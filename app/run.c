@@ -17,6 +17,7 @@
 #include "render_frames.h"
 #include "render_movie.h"
 #include "render_progress.h"
+#include "scene_surface.h"
 #include "blobsim/step.h"
 #include "field_grid.h"
 #include "blobsim/timer.h"
@@ -76,7 +77,7 @@ static void bsRunUsage(FILE* f, bool check)
 		"\n"
 		"Runs the simulation CONFIG describes (docs/config.md) and writes, in the output directory:\n"
 		"  scene.pov       the POV-Ray 3.7 scene, every particle a blob component\n"
-		"  particles.ply   every particle: x y z radius vx vy vz, its state (free, stuck, escaped) and id\n"
+		"  particles.ply   every particle: x y z radius vx vy vz, its state (free, stuck, escaped, sleeping) and id\n"
 		"  summary.json    counts, contacts by sub-test, BVH statistics, time per phase\n"
 		"  frame_NNNN.pov and animation.ini   with output.frame_every > 0 (frame_0000: the initial state)\n"
 		"  scene.png       with --render, and frame_NNNN.png for every frame\n"
@@ -106,8 +107,9 @@ static void bsRunUsage(FILE* f, bool check)
 		"                    refuse the run (exit 1, before allocating the particles) when its\n"
 		"                    estimated memory exceeds BYTES; suffixes K, M, G (powers of 1024), 0 = no\n"
 		"                    cap (default: the machine's physical memory). The estimate is particles x\n"
-		"                    61 bytes (133 with particles.interaction) + triangles x 304 bytes\n"
-		"                    (mesh and BVH) + 16 MiB\n"
+		"                    61 bytes (+ 72 with particles.interaction, + 64 with particles.accumulate,\n"
+		"                    + 28 with motion.sleep, + 1 with an interaction and either) + triangles\n"
+		"                    x 304 bytes (mesh and BVH) + 16 MiB\n"
 		"  -h, --help        show this help and exit\n"
 		"\n"
 		"All outputs are written to temporary files and renamed into place only after every one of them\n"
@@ -280,6 +282,7 @@ typedef struct bsSceneBuffers
 	bsPovLight* lights;
 	bsVec3* centers;  // the particles that have not escaped, made when some have
 	double* radii;
+	bsSceneSurface surface;  // render.surface: blobs, or a mesh written beside each scene
 } bsSceneBuffers;
 
 static void bsSceneBuffers_Free(bsSceneBuffers* b)
@@ -358,7 +361,7 @@ static bool bsWriteSceneFile(const char* path, bsPovScene* scene, bsSceneBuffers
 		scene->particles.centers = p->position;
 		scene->particles.radii = p->radius;
 		scene->particles.count = p->count;
-		return bsPov_WriteScene(path, scene, err, errlen);
+		return bsSceneSurface_WriteScene(&b->surface, path, scene, err, errlen);
 	}
 	if (b->centers == NULL)
 	{
@@ -383,7 +386,7 @@ static bool bsWriteSceneFile(const char* path, bsPovScene* scene, bsSceneBuffers
 	scene->particles.centers = b->centers;
 	scene->particles.radii = b->radii;
 	scene->particles.count = n;
-	return bsPov_WriteScene(path, scene, err, errlen);
+	return bsSceneSurface_WriteScene(&b->surface, path, scene, err, errlen);
 }
 
 // --- summary.json ---
@@ -426,7 +429,7 @@ static void bsAddInputs(cJSON* root, const bsRunOptions* o, const bsInputList* i
 
 static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInputList* inputs,
 	const bsEnvironment* env, const bsParticles* p, const bsStepStats* stats, int threads,
-	const bsRunTimes* times, int frames, bool rendered)
+	const bsRunTimes* times, int frames, bool rendered, const bsSceneSurface* surface)
 {
 	cJSON* root = cJSON_CreateObject();
 	char hash[32];
@@ -447,7 +450,16 @@ static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInp
 	cJSON_AddNumberToObject(particles, "total", (double)p->count);
 	for (int s = 0; s < bs_particleStateCount; ++s)
 	{
-		cJSON_AddNumberToObject(particles, bsParticleStateName((bsParticleState)s), (double)counts[s]);
+		// Sleeping particles only with rest on: a summary without it stays as it was.
+		if (s != bs_particleSleeping || c->step.sleepSteps > 0)
+		{
+			cJSON_AddNumberToObject(particles, bsParticleStateName((bsParticleState)s), (double)counts[s]);
+		}
+	}
+	if (c->step.sleepSteps > 0)
+	{
+		cJSON_AddNumberToObject(particles, "fell_asleep", (double)stats->fellAsleep);
+		cJSON_AddNumberToObject(particles, "woken", (double)stats->woken);
 	}
 	// Of the escaped, those whose lifetime ended (particles.lifetime), and every particle born.
 	cJSON_AddNumberToObject(particles, "expired", (double)stats->expired);
@@ -513,6 +525,7 @@ static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInp
 	cJSON_AddNumberToObject(t, "write", times->write);
 	cJSON_AddNumberToObject(t, "render", times->render);
 	cJSON_AddNumberToObject(t, "total", times->total);
+	bsSceneSurface_AddSummary(surface, root);
 	char* text = cJSON_Print(root);
 	cJSON_Delete(root);
 	return text;
@@ -611,7 +624,11 @@ void bsRun_InstallSignalHandlers(void)
 enum
 {
 	bs_memoryPerParticle = 61,                              // particles.h
-	bs_memoryPerInteracting = 61 + 72,                      // + the neighbour grid (neighbour_grid.h)
+	bs_memoryInteraction = 72,                              // the neighbour grid (neighbour_grid.h)
+	bs_memoryFixedNeighbour = 1,                            // its fixed flag, with stuck or sleeping neighbours
+	bs_memoryAccumulation = 64,                             // the stuck grid (stuck_grid.c): a slot's 52 bytes,
+	                                                        // slotOf's 4, at most 2 buckets of 4
+	bs_memorySleep = 28,                                    // sleep.h: the velocity at the start of a step, the calm count
 	bs_memoryPerTriangle = 2 * sizeof(bsTriangle) + 96,     // the mesh; the BVH's copy, index, binary and
 	                                                        // 4-wide nodes (bsBvh_Bytes: ~173 per triangle)
 	bs_memoryOverhead = 16 << 20,                           // buffers, config, scene, stacks
@@ -641,6 +658,16 @@ static void bsFormatBytes(char* out, size_t size, uint64_t n)
 		++u;
 	}
 	snprintf(out, size, "%.1f %s", v, units[u]);
+}
+
+// The estimate's bytes a particle for the config's features.
+static int bsMemoryPerParticle(const bsConfig* c)
+{
+	bool interaction = c->step.interaction.type != bs_interactionNone;
+	bool fixed = c->particles.accumulate || c->step.sleepSteps > 0;
+	return bs_memoryPerParticle + (interaction ? bs_memoryInteraction : 0) +
+		(interaction && fixed ? bs_memoryFixedNeighbour : 0) + (c->particles.accumulate ? bs_memoryAccumulation : 0) +
+		(c->step.sleepSteps > 0 ? bs_memorySleep : 0);
 }
 
 // False, with a message giving the estimate and the cap, when the run would need more than cap.
@@ -773,7 +800,8 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 static bool bsRenderOutputs(const bsConfig* c, const bsRunOptions* o, const char* dir, int frames, int* rendered,
 	int* kept, char* err, size_t errlen)
 {
-	bsRenderSettings settings = {c->render.width, c->render.height, c->render.antialias, c->render.jitter};
+	bsRenderSettings settings = {c->render.width, c->render.height, c->render.antialias, c->render.jitter,
+		c->render.surface == bs_surfaceMesh};
 	bsRenderPlan plan;
 	bsRenderPlan_Init(&plan, dir, &settings, false);
 	bsRenderMeter meter;
@@ -999,7 +1027,7 @@ int bsRunMain(int argc, char** argv)
 	{
 		goto fail;
 	}
-	int perParticle = c.step.interaction.type == bs_interactionNone ? bs_memoryPerParticle : bs_memoryPerInteracting;
+	int perParticle = bsMemoryPerParticle(&c);
 	if (!bsCheckMemory(c.path, emission.total, perParticle, env.triangleCount,
 			o.maxMemoryGiven ? o.maxMemory : bsPhysicalMemory(), o.maxMemoryGiven, err, sizeof(err)))
 	{
@@ -1033,6 +1061,7 @@ int bsRunMain(int argc, char** argv)
 		snprintf(err, sizeof(err), "%s: out of memory", c.path);
 		goto fail;
 	}
+	buffers.surface = bsSceneSurface_FromConfig(&c.render, o.threads);
 	bsRunFrames run = {&c, dir, !o.quiet && isatty(2), &scene, &buffers, 0, &times};
 	if (!bsSimulate(&run, &o, &env, &emission, &p, &stats, err, sizeof(err)))
 	{
@@ -1076,7 +1105,7 @@ int bsRunMain(int argc, char** argv)
 		}
 		times.total = bsNow() - start;
 		char* summary = bsSummaryJson(&c, &o, &inputs, &env, &p, &stats, bsResolveThreads(o.threads, p.count), &times,
-			frames, rendered);
+			frames, rendered, &buffers.surface);
 		bsJoin(path, sizeof(path), dir, "summary.json");
 		bool ok = summary != NULL && bsWriteTextFile(path, summary, err, sizeof(err));
 		if (summary == NULL)
@@ -1112,9 +1141,15 @@ int bsRunMain(int argc, char** argv)
 	{
 		uint64_t counts[bs_particleStateCount];
 		bsParticles_CountStates(&p, counts);
-		printf("blobsim: %zu particle%s (%" PRIu64 " stuck, %" PRIu64 " free, %" PRIu64 " escaped), %d step%s, "
+		char sleeping[48] = "";
+		if (c.step.sleepSteps > 0)
+		{
+			snprintf(sleeping, sizeof(sleeping), ", %" PRIu64 " sleeping", counts[bs_particleSleeping]);
+		}
+		printf("blobsim: %zu particle%s (%" PRIu64 " stuck, %" PRIu64 " free, %" PRIu64 " escaped%s), %d step%s, "
 			"%s/%s, %.3f s -> %s/scene.pov%s\n",
 			p.count, bsPlural(p.count), counts[bs_particleStuck], counts[bs_particleFree], counts[bs_particleEscaped],
+			sleeping,
 			c.motion.steps, bsPlural((uint64_t)c.motion.steps), bsMethodName(c.step.method),
 			bsResponseName(c.step.response), bsNow() - start, dir, rendered ? " (+ scene.png)" : "");
 		if (rendered && frames > 0)

@@ -760,9 +760,9 @@ static bool bsStoreVertex(bsPlyBody* b, size_t item, const double* v, bsPlyParti
 		return bsPlyFail(b->c, line, "vertex %zu: negative radius %g", item, v[bsTarget_radius]);
 	}
 	double s = v[bsTarget_state];
-	if (!(s == 0.0 || s == 1.0 || s == 2.0))
+	if (!(s == 0.0 || s == 1.0 || s == 2.0 || s == 3.0))
 	{
-		return bsPlyFail(b->c, line, "vertex %zu: state %g is not 0, 1 or 2", item, s);
+		return bsPlyFail(b->c, line, "vertex %zu: state %g is not 0, 1, 2 or 3", item, s);
 	}
 	double id = v[bsTarget_id];
 	if (!(id >= 0.0 && id <= 4294967295.0 && id == floor(id)))
@@ -1023,7 +1023,7 @@ static bool bsPly_WriteArrays(const char* path, const bsParticles* src, char* er
 		}
 		if (state >= bs_particleStateCount)
 		{
-			return bsPlyFail(&c, 0, "particle %zu: state %u is not 0, 1 or 2", i, state);
+			return bsPlyFail(&c, 0, "particle %zu: state %u is not 0, 1, 2 or 3", i, state);
 		}
 	}
 
@@ -1087,4 +1087,77 @@ bool bsPly_WriteParticles(const char* path, const bsParticles* particles, char* 
 		return bsPlyFail(&c, 0, "no particle arrays given");
 	}
 	return bsPly_WriteArrays(path, particles, errbuf, errlen);
+}
+
+bool bsPly_WriteSurface(const char* path, const bsSurfaceMesh* mesh, char* errbuf, size_t errlen)
+{
+	bsAtomicFile f;
+	if (!bsAtomicFile_Open(&f, path, errbuf, errlen))
+	{
+		return false;
+	}
+	bsAtomicFile_Printf(&f,
+		"ply\n"
+		"format binary_little_endian 1.0\n"
+		"comment blobsim %s surface\n"
+		"element vertex %zu\n"
+		"property float x\n"
+		"property float y\n"
+		"property float z\n"
+		"property float nx\n"
+		"property float ny\n"
+		"property float nz\n"
+		"element face %zu\n"
+		"property list uchar uint vertex_indices\n"
+		"end_header\n",
+		BLOBSIM_VERSION, mesh->vertexCount, mesh->triangleCount);
+	enum
+	{
+		vertexSize = 24,
+		faceSize = 13,
+		perReserve = 1024,
+	};
+	for (size_t i = 0; i < mesh->vertexCount;)
+	{
+		size_t n = mesh->vertexCount - i < perReserve ? mesh->vertexCount - i : perReserve;
+		char* out = bsAtomicFile_Reserve(&f, n * vertexSize);
+		if (out == NULL)
+		{
+			break;
+		}
+		for (size_t k = 0; k < n; ++k, ++i)
+		{
+			bsVec3 p = mesh->positions[i], q = mesh->normals[i];
+			float v[6] = {(float)p.x, (float)p.y, (float)p.z, (float)q.x, (float)q.y, (float)q.z};
+			for (int j = 0; j < 6; ++j)
+			{
+				bsStoreFloatLE(out + k * vertexSize + 4 * j, v[j]);
+			}
+		}
+		bsAtomicFile_Advance(&f, n * vertexSize);
+	}
+	for (size_t t = 0; t < mesh->triangleCount;)
+	{
+		size_t n = mesh->triangleCount - t < perReserve ? mesh->triangleCount - t : perReserve;
+		char* out = bsAtomicFile_Reserve(&f, n * faceSize);
+		if (out == NULL)
+		{
+			break;
+		}
+		for (size_t k = 0; k < n; ++k, ++t)
+		{
+			char* r = out + k * faceSize;
+			r[0] = 3;
+			for (int j = 0; j < 3; ++j)
+			{
+				uint32_t u = mesh->indices[3 * t + (size_t)j];
+				for (int b = 0; b < 4; ++b)
+				{
+					r[1 + 4 * j + b] = (char)((u >> (8 * b)) & 0xffu);
+				}
+			}
+		}
+		bsAtomicFile_Advance(&f, n * faceSize);
+	}
+	return bsAtomicFile_Commit(&f, 0);
 }

@@ -7,7 +7,7 @@
 //     comment blobsim VERSION
 //     element vertex N
 //     property float x / y / z / radius / vx / vy / vz      (seven lines, in this order)
-//     property uchar state
+//     property uchar state                                  (0 free, 1 stuck, 2 escaped, 3 sleeping)
 //     property uint id                                      (the particle's birth order, particles.h)
 //     end_header
 // followed by N records of 33 bytes. The bytes are assembled explicitly (IEEE-754 binary32, least
@@ -24,6 +24,7 @@
 #pragma once
 
 #include "blobsim/particles.h"  // bsParticleState, bsParticles
+#include "blobsim/surface.h"    // bsSurfaceMesh
 #include "blobsim/vec3.h"
 
 #include <stdbool.h>
@@ -82,3 +83,8 @@ bool bsPly_Read(const char* path, bsPlyData* out, char* errbuf, size_t errlen);
 // The same on bytes in memory; name is only used in messages. Safe on any input.
 bool bsPly_Parse(const uint8_t* data, size_t size, const char* name, bsPlyData* out, char* errbuf,
 	size_t errlen);
+
+// Writes a surface mesh (surface.h) as binary little-endian PLY for MeshLab, ParaView or Blender:
+// `element vertex` with float x, y, z, nx, ny, nz and `element face` with `list uchar uint
+// vertex_indices`, counter-clockwise seen from outside. Through bsAtomicFile, like the particles.
+bool bsPly_WriteSurface(const char* path, const bsSurfaceMesh* mesh, char* errbuf, size_t errlen);

@@ -166,7 +166,7 @@ size_t bsPov_FormatDouble(char* out, double x)
 	return (size_t)(p - out);
 }
 
-static char* bsPutU64(char* p, uint64_t v)
+char* bsPov_PutUnsigned(char* p, uint64_t v)
 {
 	char tmp[24];
 	int n = 0;
@@ -410,6 +410,16 @@ static bool bsPov_Validate(bsPovWriter* w, const bsPovScene* s)
 		}
 	}
 	const bsPovParticles* ps = &s->particles;
+	if (ps->surfaceInclude != NULL)
+	{
+		for (const char* c = ps->surfaceInclude; *c != '\0'; ++c)
+		{
+			if ((unsigned char)*c < 0x20 || *c == '"' || *c == '\\')
+			{
+				return bsPovFail(w, "particles: the surface include name holds a control character, '\"' or '\\'");
+			}
+		}
+	}
 	if (ps->count > 0)
 	{
 		if (ps->centers == NULL)
@@ -543,11 +553,11 @@ static bool bsPov_WriteMesh(bsPovWriter* w, const bsPovMesh* m, size_t meshIndex
 			break;
 		}
 		char* q = BS_PUT_LITERAL(p, ",\n\t\t<");
-		q = bsPutU64(q, indices[3 * t]);
+		q = bsPov_PutUnsigned(q, indices[3 * t]);
 		*q++ = ',';
-		q = bsPutU64(q, indices[3 * t + 1]);
+		q = bsPov_PutUnsigned(q, indices[3 * t + 1]);
 		*q++ = ',';
-		q = bsPutU64(q, indices[3 * t + 2]);
+		q = bsPov_PutUnsigned(q, indices[3 * t + 2]);
 		*q++ = '>';
 		bsAtomicFile_Advance(&w->file, (size_t)(q - p));
 	}
@@ -922,25 +932,34 @@ static bool bsPov_WriteParticles(bsPovWriter* w, const bsPovParticles* ps, const
 static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 {
 	const bsPovParticles* ps = &s->particles;
+	bool blobs = ps->count > 0 && ps->surfaceInclude == NULL;
 	bsTiling tiling;
-	if (ps->count > 0 && !bsTiling_Build(&tiling, ps, bsBlobChunk(ps)))
+	if (blobs && !bsTiling_Build(&tiling, ps, bsBlobChunk(ps)))
 	{
 		bsTiling_Free(&tiling);
 		bsPovFail(w, "particles: out of memory");
 		return;
 	}
-	size_t blobs = ps->count > 0 ? tiling.leaves : 0;
 	size_t triangles = 0;
 	for (size_t i = 0; i < s->meshCount; ++i)
 	{
 		triangles += s->meshes[i].triangleCount;
 	}
-	char num[bs_povNumberMax];
+	char num[bs_povNumberMax], drawn[64];
+	size_t blobCount = blobs ? tiling.leaves : 0;
+	if (ps->surfaceInclude != NULL)
+	{
+		snprintf(drawn, sizeof(drawn), "as a mesh");
+	}
+	else
+	{
+		snprintf(drawn, sizeof(drawn), "in %zu blob%s", blobCount, blobCount == 1 ? "" : "s");
+	}
 	bsAtomicFile_Printf(&w->file,
 		"#version 3.7;\n"
-		"// blobsim %s scene: %zu particles in %zu blob%s, %zu mesh%s (%zu triangles), %zu plane%s, "
+		"// blobsim %s scene: %zu particles %s, %zu mesh%s (%zu triangles), %zu plane%s, "
 		"%zu light%s\n\n",
-		BLOBSIM_VERSION, ps->count, blobs, blobs == 1 ? "" : "s", s->meshCount,
+		BLOBSIM_VERSION, ps->count, drawn, s->meshCount,
 		s->meshCount == 1 ? "" : "es", triangles, s->planeCount, s->planeCount == 1 ? "" : "s",
 		s->lightCount, s->lightCount == 1 ? "" : "s");
 	bsPov_FormatDouble(num, s->assumedGamma > 0.0 ? s->assumedGamma : 1.0);
@@ -975,7 +994,7 @@ static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 		}
 		if (!bsPov_WriteMesh(w, s->meshes + i, i))
 		{
-			if (ps->count > 0)
+			if (blobs)
 			{
 				bsTiling_Free(&tiling);
 			}
@@ -992,10 +1011,17 @@ static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 		bsPutMaterial(w, "\t", pl->material);
 		bsPutString(w, "}\n");
 	}
-	if (ps->count > 0)
+	if (blobs)
 	{
 		bsPov_WriteParticles(w, ps, &tiling);
 		bsTiling_Free(&tiling);
+	}
+	else if (ps->surfaceInclude != NULL)
+	{
+		bsAtomicFile_Printf(&w->file,
+			"\n// the particles' blob surface as a mesh\n"
+			"#ifndef (BlobsimSurface)\n#declare BlobsimSurface = \"%s\";\n#end\n#include BlobsimSurface\n",
+			ps->surfaceInclude);
 	}
 }
 

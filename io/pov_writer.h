@@ -29,6 +29,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum
 {
@@ -89,6 +90,10 @@ typedef struct bsPovParticles
 	double radiusScale;       // component radius = collision radius * radiusScale, > 0
 	size_t maxComponents;     // per blob object; 0 or more than bs_povMaxBlobComponents means the limit
 	const char* material;     // as bsPovMesh.material
+	const char* surfaceInclude;  // NULL: the particles as blobs. Otherwise the name of an include file,
+	                             // beside the scene, that draws them (a mesh, surface_file.h): the scene
+	                             // includes the string BlobsimSurface, declared as this name unless it
+	                             // is declared already (a wrapper that renders a pending file sets it)
 } bsPovParticles;
 
 // Everything a scene holds. Arrays are borrowed for the duration of the call.
@@ -139,3 +144,6 @@ void bsPov_FrameFileName(char* out, size_t len, int frame);
 // the rare near-tie and for extreme exponents. out needs bs_povNumberMax bytes; returns the length
 // (the text is NUL-terminated).
 size_t bsPov_FormatDouble(char* out, double x);
+
+// Writes v in decimal at p (at most 20 bytes, no NUL) and returns the end.
+char* bsPov_PutUnsigned(char* p, uint64_t v);

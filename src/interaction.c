@@ -1,6 +1,7 @@
 // interaction.c — the interaction phase (interaction.h): forces between free particles, gathered
 // per particle from the neighbour grid's copy of the state before the substep.
 #include "interaction_phase.h"
+#include "sleep.h"
 
 #include <float.h>
 #include <math.h>
@@ -227,13 +228,14 @@ static void bsPairModel_Make(const bsInteractionDef* d, double h, double smalles
 	m->h = h;
 }
 
-// The pair's normal relative acceleration, positive apart: the granular spring-dashpot.
-static double bsGranularNormal(const bsPairModel* m, double overlap, double vn, double ri3, double rj3)
+// The pair's normal relative acceleration, positive apart: the granular spring-dashpot. Against a
+// fixed neighbour (infinite mass) m_eff is particle i's own mass.
+static double bsGranularNormal(const bsPairModel* m, double overlap, double vn, double ri3, double rj3, bool fixed)
 {
 	double K = m->K, C = m->C;
 	if (m->stiffness > 0.0)
 	{
-		K = m->stiffness * (ri3 + rj3) / (ri3 * rj3);
+		K = fixed ? m->stiffness / ri3 : m->stiffness * (ri3 + rj3) / (ri3 * rj3);
 		C = m->beta2 * sqrt(K);
 	}
 	return K * overlap - C * vn;
@@ -256,6 +258,7 @@ typedef struct bsInteractJob
 	const bsPairModel* model;
 	bsParticles* particles;
 	bsStepWorker* workers;
+	double wakeSpeed;  // a touch approaching a sleeper faster than this wakes it
 } bsInteractJob;
 
 // What one neighbour adds to particle i's acceleration (a) and viscosity sums (mean, weight).
@@ -268,7 +271,7 @@ typedef struct bsGather
 } bsGather;
 
 static void bsGather_Pair(const bsPairModel* m, bsGather* g, bsVec3 n, double d, double ri, double rj,
-	bsVec3 dv, double share, double reach)
+	bsVec3 dv, double share, double reach, bool fixed)
 {
 	double sum = ri + rj;
 	double apart = 0.0;  // relative acceleration along -n (apart)
@@ -283,7 +286,7 @@ static void bsGather_Pair(const bsPairModel* m, bsGather* g, bsVec3 n, double d,
 	if (m->granular && d < sum)
 	{
 		g->contacts += 1;
-		double normal = bsGranularNormal(m, sum - d, vn, ri3, rj3);
+		double normal = bsGranularNormal(m, sum - d, vn, ri3, rj3, fixed);
 		apart += normal;
 		bsVec3 vt = bsMulSub(dv, vn, n);
 		double speed = bsLength(vt);
@@ -310,8 +313,23 @@ static void bsGather_Pair(const bsPairModel* m, bsGather* g, bsVec3 n, double d,
 	}
 }
 
-// Particle in slot s gathers from every neighbour within reach, in the grid's fixed order.
-static void bsInteract_Slot(const bsInteractJob* job, uint32_t s, bsGather* g)
+// A sleeping neighbour that particle i touches (d < r_i + r_j) approaching faster than the job's wake
+// speed wakes after the phase, as a hit in the move phase does; a resting contact, however hard it
+// presses, does not (sleep.h). Its state is not this worker's to write: it goes on the worker's list.
+static void bsInteract_Touch(const bsInteractJob* job, bsStepWorker* w, uint32_t t, double approach)
+{
+	uint32_t j = job->grid->index[t];
+	if (approach > job->wakeSpeed && job->particles->state[j] == bs_particleSleeping &&
+		!bsWakeList_Push(&w->wakes, j) && w->error == bs_ok)
+	{
+		w->error = bs_errOutOfMemory;
+	}
+}
+
+// Particle in slot s gathers from every neighbour within reach, in the grid's fixed order. A fixed
+// neighbour (stuck or sleeping, neighbour_grid.h) is an immovable one: particle i takes the whole of
+// the pair's relative acceleration, as against a wall.
+static void bsInteract_Slot(const bsInteractJob* job, uint32_t s, bsGather* g, bsStepWorker* w)
 {
 	const bsNeighbourGrid* grid = job->grid;
 	const bsPairModel* m = job->model;
@@ -338,7 +356,13 @@ static void bsInteract_Slot(const bsInteractJob* job, uint32_t s, bsGather* g)
 			// Two particles at one point: apart along y, in opposite directions by slot order.
 			bsVec3 n = d > 0.0 ? bsScale(1.0 / d, x) : bsV3(0.0, t > s ? 1.0 : -1.0, 0.0);
 			double rj3 = rj * rj * rj;
-			bsGather_Pair(m, g, n, d, ri, rj, bsSub(grid->velocity[t], vi), rj3 / (ri3 + rj3), reach);
+			bool fixed = grid->fixedStates != 0 && grid->fixed[t];
+			bsVec3 dv = bsSub(grid->velocity[t], vi);
+			bsGather_Pair(m, g, n, d, ri, rj, dv, fixed ? 1.0 : rj3 / (ri3 + rj3), reach, fixed);
+			if (fixed && d < ri + rj)
+			{
+				bsInteract_Touch(job, w, t, -bsDot(dv, n));
+			}
 		}
 	}
 }
@@ -348,12 +372,17 @@ static void bsInteract_Range(void* context, size_t begin, size_t end, int worker
 	bsInteractJob* job = context;
 	const bsNeighbourGrid* grid = job->grid;
 	const bsPairModel* m = job->model;
-	bsStepStats* stats = &job->workers[worker].stats;
+	bsStepWorker* w = job->workers + worker;
+	bsStepStats* stats = &w->stats;
 	for (size_t s = begin; s < end; ++s)
 	{
+		if (grid->fixedStates != 0 && grid->fixed[s])
+		{
+			continue;  // not integrated: only the free particles move
+		}
 		bsGather g;
 		memset(&g, 0, sizeof(g));
-		bsInteract_Slot(job, (uint32_t)s, &g);
+		bsInteract_Slot(job, (uint32_t)s, &g, w);
 		bsVec3 v = bsMulAdd(grid->velocity[s], m->h, g.a);
 		if (g.weight > 0.0)
 		{
@@ -365,11 +394,15 @@ static void bsInteract_Range(void* context, size_t begin, size_t end, int worker
 	}
 }
 
-bsResult bsInteraction_Run(bsWorld* world, const bsStepDef* def, double h, bsParticles* particles)
+bsResult bsInteraction_Run(bsWorld* world, const bsStepDef* def, double h, double wakeSpeed, bsParticles* particles)
 {
 	const bsInteractionDef* d = &def->interaction;
 	bsNeighbourGrid* grid = &world->grid;
-	bsResult r = bsNeighbourGrid_Build(grid, particles, bsInteractionDef_Reach(d), world->pool);
+	// Sleepers (with rest on) and, when they are colliders (accumulation), stuck particles are fixed
+	// neighbours. Without accumulation stuck particles stay out, as before: snow passes through snow.
+	unsigned fixedStates = (def->sleepSteps > 0 ? 1u << bs_particleSleeping : 0u) |
+		(world->stuck != NULL ? 1u << bs_particleStuck : 0u);
+	bsResult r = bsNeighbourGrid_BuildWith(grid, particles, bsInteractionDef_Reach(d), fixedStates, world->pool);
 	if (r != bs_ok || grid->count == 0)
 	{
 		return r;
@@ -377,7 +410,11 @@ bsResult bsInteraction_Run(bsWorld* world, const bsStepDef* def, double h, bsPar
 	// The smallest free radius sets the contact time with a stiffness (the tangential damping).
 	bsPairModel model;
 	bsPairModel_Make(d, h, grid->smallestRadius, &model);
-	bsInteractJob job = {grid, &model, particles, world->workers};
+	// A particle settling onto a sleeper under gravity approaches it at up to about g t_c / pi (the
+	// spring's response to its weight), far above the move phase's resting speed (2 g h): a touch
+	// wakes a sleeper only faster than g x the shortest period, so settling never does.
+	double resting = bsLength(def->gravity) * bsShortestPeriod(d, grid->smallestRadius);
+	bsInteractJob job = {grid, &model, particles, world->workers, isfinite(resting) ? fmax(wakeSpeed, resting) : wakeSpeed};
 	bsPool_For(world->pool, grid->count, bs_interactGrain, bsInteract_Range, &job);
 	return bs_ok;
 }

@@ -51,6 +51,8 @@ typedef struct bsGridBounds
 	bsVec3 lo, hi;
 	double radius, smallest;
 	size_t count;
+	double fixedRadius;  // the largest radius of a particle in a fixed state (BuildWith)
+	size_t fixedCount;   // particles in a fixed state, anywhere
 	char padding[64];
 } bsGridBounds;
 
@@ -58,6 +60,7 @@ typedef struct bsBoundsJob
 {
 	const bsParticles* particles;
 	bsGridBounds* workers;
+	unsigned fixedStates;
 } bsBoundsJob;
 
 // Plain comparisons, which the compiler inlines (fmin and fmax are calls into libm, a tenth of the
@@ -89,12 +92,17 @@ static void bsBounds_Range(void* context, size_t begin, size_t end, int worker)
 			local.smallest = bsLower(local.smallest, p->radius[i]);
 			local.count += 1;
 		}
+		else if ((job->fixedStates >> p->state[i]) & 1u)
+		{
+			local.fixedRadius = bsHigher(local.fixedRadius, p->radius[i]);
+			local.fixedCount += 1;
+		}
 	}
 	*b = local;
 }
 
 // Min, max and a count give the same answer in any order, so the workers' shares combine exactly.
-static bool bsGrid_Bounds(const bsParticles* p, bsPool* pool, bsGridBounds* out)
+static bool bsGrid_Bounds(const bsParticles* p, unsigned fixedStates, bsPool* pool, bsGridBounds* out)
 {
 	int threads = pool != NULL ? bsPool_ThreadCount(pool) : 1;
 	bsGridBounds* workers = malloc((size_t)threads * sizeof(bsGridBounds));
@@ -109,8 +117,10 @@ static bool bsGrid_Bounds(const bsParticles* p, bsPool* pool, bsGridBounds* out)
 		workers[w].radius = 0.0;
 		workers[w].smallest = INFINITY;
 		workers[w].count = 0;
+		workers[w].fixedRadius = 0.0;
+		workers[w].fixedCount = 0;
 	}
-	bsBoundsJob job = {p, workers};
+	bsBoundsJob job = {p, workers, fixedStates};
 	bsGrid_For(pool, p->count, bsBounds_Range, &job);
 	*out = workers[0];
 	for (int w = 1; w < threads; ++w)
@@ -120,6 +130,8 @@ static bool bsGrid_Bounds(const bsParticles* p, bsPool* pool, bsGridBounds* out)
 		out->radius = fmax(out->radius, workers[w].radius);
 		out->smallest = fmin(out->smallest, workers[w].smallest);
 		out->count += workers[w].count;
+		out->fixedRadius = fmax(out->fixedRadius, workers[w].fixedRadius);
+		out->fixedCount += workers[w].fixedCount;
 	}
 	free(workers);
 	return true;
@@ -183,7 +195,15 @@ typedef struct bsGridJob
 {
 	bsNeighbourGrid* grid;
 	const bsParticles* particles;
+	bsVec3 lo, hi;  // with fixed neighbours: the box they must lie in (the free box grown by a cell)
 } bsGridJob;
+
+// A particle in a fixed state that a free one can reach: inside the free particles' box grown by a cell.
+static bool bsGrid_TakesFixed(const bsGridJob* job, uint8_t state, bsVec3 x)
+{
+	return ((job->grid->fixedStates >> state) & 1u) && x.x >= job->lo.x && x.y >= job->lo.y && x.z >= job->lo.z &&
+		x.x <= job->hi.x && x.y <= job->hi.y && x.z <= job->hi.z;
+}
 
 static void bsBucket_Range(void* context, size_t begin, size_t end, int worker)
 {
@@ -192,7 +212,8 @@ static void bsBucket_Range(void* context, size_t begin, size_t end, int worker)
 	const bsParticles* p = job->particles;
 	for (size_t i = begin; i < end; ++i)
 	{
-		job->grid->bucketOf[i] = p->state[i] == bs_particleFree ? bsGrid_Bucket(job->grid, p->position[i]) : UINT32_MAX;
+		bool in = p->state[i] == bs_particleFree || bsGrid_TakesFixed(job, p->state[i], p->position[i]);
+		job->grid->bucketOf[i] = in ? bsGrid_Bucket(job->grid, p->position[i]) : UINT32_MAX;
 	}
 }
 
@@ -208,12 +229,19 @@ static void bsCopy_Range(void* context, size_t begin, size_t end, int worker)
 		g->position[s] = p->position[i];
 		g->velocity[s] = p->velocity[i];
 		g->radius[s] = p->radius[i];
+		if (g->fixedStates != 0)
+		{
+			// A fixed neighbour does not move, whatever velocity its slot kept.
+			g->fixed[s] = p->state[i] != bs_particleFree;
+			g->velocity[s] = g->fixed[s] ? bsV3(0.0, 0.0, 0.0) : g->velocity[s];
+		}
 	}
 }
 
-// A stable counting sort of the free particles by bucket: start[] counts, then prefix sums, then
-// each particle in index order takes the next slot of its bucket.
-static void bsGrid_Sort(bsNeighbourGrid* g, size_t particleCount, size_t buckets)
+// A stable counting sort of the particles in the grid by bucket: start[] counts, then prefix sums
+// (bsGrid_Count, which returns the slots), then each particle in index order takes the next slot of
+// its bucket (bsGrid_Sort).
+static size_t bsGrid_Count(bsNeighbourGrid* g, size_t particleCount, size_t buckets)
 {
 	memset(g->start, 0, (buckets + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < particleCount; ++i)
@@ -227,6 +255,11 @@ static void bsGrid_Sort(bsNeighbourGrid* g, size_t particleCount, size_t buckets
 	{
 		g->start[b + 1] += g->start[b];
 	}
+	return g->start[buckets];
+}
+
+static void bsGrid_Sort(bsNeighbourGrid* g, size_t particleCount, size_t buckets)
+{
 	// start[b] is used as bucket b's cursor, which leaves it at the start of bucket b + 1; the
 	// shift afterwards puts every start back.
 	for (size_t i = 0; i < particleCount; ++i)
@@ -249,6 +282,10 @@ static bool bsGrid_Reserve(bsNeighbourGrid* g, size_t particles, size_t slots, s
 	{
 		return false;
 	}
+	if (g->fixedStates != 0 && !bsGrow((void**)&g->fixed, &g->fixedCapacity, slots, sizeof(uint8_t)))
+	{
+		return false;
+	}
 	if (g->slotCapacity >= slots)
 	{
 		return true;
@@ -265,7 +302,15 @@ static bool bsGrid_Reserve(bsNeighbourGrid* g, size_t particles, size_t slots, s
 
 bsResult bsNeighbourGrid_Build(bsNeighbourGrid* grid, const bsParticles* particles, double reach, bsPool* pool)
 {
+	return bsNeighbourGrid_BuildWith(grid, particles, reach, 0u, pool);
+}
+
+bsResult bsNeighbourGrid_BuildWith(bsNeighbourGrid* grid, const bsParticles* particles, double reach,
+	unsigned fixedStates, bsPool* pool)
+{
 	grid->count = 0;
+	grid->fixedCount = 0;
+	grid->fixedStates = 0;
 	if (particles->count >= UINT32_MAX)
 	{
 		return bs_errTooLarge;
@@ -275,32 +320,48 @@ bsResult bsNeighbourGrid_Build(bsNeighbourGrid* grid, const bsParticles* particl
 		return bs_errInvalidArgument;
 	}
 	bsGridBounds bounds;
-	if (!bsGrid_Bounds(particles, pool, &bounds))
+	if (!bsGrid_Bounds(particles, fixedStates & ~(1u << bs_particleFree), pool, &bounds))
 	{
 		return bs_errOutOfMemory;
 	}
+	// No particle in a fixed state: the free particles' grid exactly, so that turning the fixed
+	// neighbours on changes nothing until something sticks or sleeps.
+	grid->fixedStates = bounds.fixedCount > 0 ? fixedStates & ~(1u << bs_particleFree) : 0u;
 	grid->largestRadius = bounds.radius;
 	grid->smallestRadius = bounds.smallest;
-	grid->cell = reach * 2.0 * bounds.radius;
+	grid->cell = reach * 2.0 * (grid->fixedStates != 0 ? fmax(bounds.radius, bounds.fixedRadius) : bounds.radius);
 	grid->inverseCell = 1.0 / grid->cell;
-	grid->origin = bounds.lo;
+	bsGridJob job = {grid, particles, bounds.lo, bounds.hi};
+	if (grid->fixedStates != 0)
+	{
+		bsVec3 margin = bsV3(grid->cell, grid->cell, grid->cell);
+		job.lo = bsSub(bounds.lo, margin);
+		job.hi = bsAdd(bounds.hi, margin);
+	}
+	grid->origin = job.lo;
 	if (bounds.count == 0)
 	{
 		grid->dims[0] = grid->dims[1] = grid->dims[2] = 3;
 		return bs_ok;
 	}
-	bsGrid_Dims(grid, bounds.lo, bounds.hi, bounds.count);
+	bsGrid_Dims(grid, job.lo, job.hi, bounds.count);
 	size_t buckets = (size_t)grid->dims[0] * (size_t)grid->dims[1] * (size_t)grid->dims[2];
-	if (!bsGrid_Reserve(grid, particles->count, bounds.count, buckets))
+	if (!bsGrid_Reserve(grid, particles->count, 0, buckets))
 	{
 		bsNeighbourGrid_Free(grid);
 		return bs_errOutOfMemory;
 	}
-	bsGridJob job = {grid, particles};
 	bsGrid_For(pool, particles->count, bsBucket_Range, &job);
+	size_t slots = bsGrid_Count(grid, particles->count, buckets);
+	if (!bsGrid_Reserve(grid, particles->count, slots, buckets))
+	{
+		bsNeighbourGrid_Free(grid);
+		return bs_errOutOfMemory;
+	}
 	bsGrid_Sort(grid, particles->count, buckets);
-	grid->count = (uint32_t)bounds.count;
-	bsGrid_For(pool, bounds.count, bsCopy_Range, &job);
+	grid->count = (uint32_t)slots;
+	grid->fixedCount = (uint32_t)(slots - bounds.count);
+	bsGrid_For(pool, slots, bsCopy_Range, &job);
 	return bs_ok;
 }
 
@@ -339,7 +400,7 @@ void bsNeighbourGrid_Ranges(const bsNeighbourGrid* g, uint32_t slot, bsNeighbour
 size_t bsNeighbourGrid_Bytes(const bsNeighbourGrid* g)
 {
 	return g->bucketCapacity * sizeof(uint32_t) + g->particleCapacity * sizeof(uint32_t) +
-		g->slotCapacity * (sizeof(uint32_t) + 2 * sizeof(bsVec3) + sizeof(double));
+		g->slotCapacity * (sizeof(uint32_t) + 2 * sizeof(bsVec3) + sizeof(double)) + g->fixedCapacity;
 }
 
 void bsNeighbourGrid_Free(bsNeighbourGrid* g)
@@ -350,5 +411,6 @@ void bsNeighbourGrid_Free(bsNeighbourGrid* g)
 	free(g->position);
 	free(g->velocity);
 	free(g->radius);
+	free(g->fixed);
 	memset(g, 0, sizeof(*g));
 }

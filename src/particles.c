@@ -166,6 +166,6 @@ void bsParticles_CountStates(const bsParticles* p, uint64_t counts[bs_particleSt
 
 const char* bsParticleStateName(bsParticleState state)
 {
-	static const char* names[] = {"free", "stuck", "escaped"};
+	static const char* names[] = {"free", "stuck", "escaped", "sleeping"};
 	return (unsigned)state < (unsigned)bs_particleStateCount ? names[state] : "unknown";
 }

@@ -2,6 +2,8 @@
 #include "forces.h"
 #include "interaction_phase.h"
 #include "morton.h"
+#include "sleep.h"
+#include "stuck_grid.h"
 #include "world_internal.h"
 
 #include <math.h>
@@ -62,6 +64,8 @@ void bsStepStats_Add(bsStepStats* total, const bsStepStats* add)
 	total->escaped += add->escaped;
 	total->expired += add->expired;
 	total->contactLimit += add->contactLimit;
+	total->fellAsleep += add->fellAsleep;
+	total->woken += add->woken;
 	total->substeps += add->substeps;
 	total->pairs += add->pairs;
 	total->contactPairs += add->contactPairs;
@@ -72,7 +76,9 @@ static bool bsStepDef_IsValid(const bsStepDef* def)
 	return def->maxContacts >= 1 && def->maxContacts <= BS_MAX_CONTACTS && def->substeps >= 0 &&
 		(def->substeps >= 1 || def->maxSubsteps >= 1) && def->dt > 0.0 && isfinite(def->dt) &&
 		(unsigned)def->method < (unsigned)bs_methodCount && (unsigned)def->response < (unsigned)bs_responseCount &&
-		(def->interaction.type == bs_interactionNone || bsInteractionDef_IsValid(&def->interaction));
+		(def->interaction.type == bs_interactionNone || bsInteractionDef_IsValid(&def->interaction)) &&
+		def->sleepSteps >= 0 && def->sleepSpeed >= 0.0 && isfinite(def->sleepSpeed) && def->sleepAcceleration >= 0.0 &&
+		isfinite(def->sleepAcceleration) && def->wakeSpeed >= 0.0 && !isnan(def->wakeSpeed);
 }
 
 // The substeps of this step: as given, or as the interaction's rule plans them (interaction.h) from
@@ -384,8 +390,9 @@ static bsSweepOutput bsPlace(const bsMoveJob* job, const bsSweep* s, const bsSwe
 }
 
 // One particle through one substep of h seconds, its velocity already set by the forces.
-static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepStats* stats)
+static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* worker)
 {
+	bsStepStats* stats = &worker->stats;
 	const bsStepDef* def = job->def;
 	bsParticles* p = job->particles;
 	bsVec3 v = p->velocity[i];
@@ -420,6 +427,15 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepStats* stat
 			break;
 		}
 		stats->contacts[out.test][out.branch] += 1;
+		// A sleeping particle hit faster than wakeSpeed wakes after the phase (its state is not this
+		// worker's to write). A resting contact (no faster than restSpeed, bsRespond) never wakes it:
+		// a particle lying on a sleeper does not hit it.
+		if (out.kind == bs_colliderStuck && p->state[out.triangle] == bs_particleSleeping &&
+			-bsDot(v, out.normal) > fmax(def->wakeSpeed, job->restSpeed) &&
+			!bsWakeList_Push(&worker->wakes, out.triangle))
+		{
+			return bs_errOutOfMemory;
+		}
 
 		if (def->response == bs_responseStick)
 		{
@@ -480,7 +496,7 @@ static void bsMove_Range(void* context, size_t begin, size_t end, int worker)
 		{
 			continue;
 		}
-		bsResult r = bsMoveParticle(job, i, &w->stats);
+		bsResult r = bsMoveParticle(job, i, w);
 		if (r != bs_ok && w->error == bs_ok)
 		{
 			w->error = r;
@@ -540,8 +556,25 @@ static bsResult bsGatherWorkers(bsWorld* world, bsStepStats* stats)
 			result = world->workers[w].error;
 		}
 	}
-	memset(world->workers, 0, (size_t)n * sizeof(bsStepWorker));
+	for (int w = 0; w < n; ++w)
+	{
+		memset(&world->workers[w].stats, 0, sizeof(bsStepStats));
+		world->workers[w].error = bs_ok;
+	}
 	return result;
+}
+
+typedef struct bsSleepJob
+{
+	bsWorld* world;
+	const bsStepDef* def;
+	bsParticles* particles;
+} bsSleepJob;
+
+static void bsSleep_Range(void* context, size_t begin, size_t end, int worker)
+{
+	bsSleepJob* job = context;
+	bsSleep_Check(job->world, job->def, job->particles, begin, end, &job->world->workers[worker].stats);
 }
 
 bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particles, bsStepStats* stats)
@@ -553,6 +586,10 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	bsStepStats local;
 	memset(&local, 0, sizeof(local));
 	bsResult result = bsWorld_EmitUntil(world, world->time + def->dt, particles, &local);
+	if (result == bs_ok && def->sleepSteps > 0)
+	{
+		result = bsSleep_Begin(world, particles);
+	}
 
 	int substeps = 1;
 	if (result == bs_ok)
@@ -567,18 +604,36 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	{
 		if (def->interaction.type != bs_interactionNone)
 		{
-			result = bsInteraction_Run(world, def, h, particles);
+			// The wake rule of the move phase (bsMoveParticle): faster than wakeSpeed and than a
+			// resting contact; the phase raises the latter to a settling spring's speed.
+			result = bsInteraction_Run(world, def, h, fmax(def->wakeSpeed, move.restSpeed), particles);
 			if (result != bs_ok)
 			{
 				bsGatherWorkers(world, &local);  // clears the workers' slots for the next step
 				break;
 			}
+			bsSleep_Wake(world, particles, &local);
 		}
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsForces_Range, &forces);
+		// The colliders of stuck and sleeping particles: the grid gathers, in index order, those that
+		// stuck or fell asleep since the last move phase (and lets go of woken and expired ones).
+		result = world->stuck != NULL ? bsStuckGrid_Sync(world->stuck, particles) : bs_ok;
+		if (result != bs_ok)
+		{
+			bsGatherWorkers(world, &local);  // clears the workers' slots for the next step
+			break;
+		}
 		move.order = bsMoveOrder(world, particles);
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsMove_Range, &move);
 		result = bsGatherWorkers(world, &local);
 		local.substeps += 1;
+		bsSleep_Wake(world, particles, &local);
+	}
+	if (result == bs_ok && def->sleepSteps > 0)
+	{
+		bsSleepJob sleep = {world, def, particles};
+		bsPool_For(world->pool, particles->count, bs_stepGrain, bsSleep_Range, &sleep);
+		result = bsGatherWorkers(world, &local);
 	}
 	if (result == bs_ok)
 	{

@@ -165,7 +165,7 @@ bool bsParseMethod(const char* name, bsMethod* method)
 const char* bsTestName(bsTest test)
 {
 	static const char* names[] = {"none", "start-sphere", "cylinder", "end-sphere", "exact", "ray",
-		"plane"};
+		"plane", "sphere"};
 	_Static_assert(sizeof(names) / sizeof(names[0]) == bs_testCount, "one name per test");
 	return (unsigned)test < (unsigned)bs_testCount ? names[test] : "unknown";
 }

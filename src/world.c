@@ -1,4 +1,5 @@
 // world.c — the world's colliders, emitters and pool, and the sweep against every collider.
+#include "stuck_grid.h"
 #include "world_internal.h"
 
 #include <math.h>
@@ -9,6 +10,7 @@
 static const bsColliderClass* const bs_colliderClasses[bs_colliderKindCount] = {
 	[bs_colliderMesh] = &bs_meshCollider,
 	[bs_colliderPlane] = &bs_planeCollider,
+	[bs_colliderStuck] = &bs_stuckCollider,
 };
 
 bsWorldDef bsDefaultWorldDef(void)
@@ -43,8 +45,15 @@ void bsWorld_Destroy(bsWorld* world)
 	{
 		return;
 	}
+	for (int w = 0; world->workers != NULL && w < bsPool_ThreadCount(world->pool); ++w)
+	{
+		free(world->workers[w].wakes.particles);
+	}
 	bsPool_Destroy(world->pool);
 	free(world->workers);
+	bsStuckGrid_Destroy(world->stuck);
+	free(world->restVelocity);
+	free(world->calm);
 	free(world->emitters);
 	free(world->births);
 	free(world->order);
@@ -84,6 +93,27 @@ bsResult bsWorld_AddPlanes(bsWorld* world, const bsPlane* planes, uint32_t count
 		return bs_ok;
 	}
 	return planes == NULL ? bs_errInvalidArgument : bsWorld_AddCollider(world, bs_colliderPlane, planes, count);
+}
+
+bsResult bsWorld_AddStuckParticles(bsWorld* world, double cell)
+{
+	if (world->stuck != NULL)
+	{
+		return bs_errInvalidArgument;
+	}
+	bsStuckGrid* grid = bsStuckGrid_Create(cell);
+	if (grid == NULL)
+	{
+		return bs_errOutOfMemory;
+	}
+	bsResult r = bsWorld_AddCollider(world, bs_colliderStuck, grid, 0);
+	if (r != bs_ok)
+	{
+		bsStuckGrid_Destroy(grid);
+		return r;
+	}
+	world->stuck = grid;
+	return bs_ok;
 }
 
 // The timing of an emitter and its nozzle's or surface's settings are in range (their particles are checked as

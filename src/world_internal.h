@@ -29,12 +29,22 @@ typedef struct bsColliderClass
 
 extern const bsColliderClass bs_meshCollider;
 extern const bsColliderClass bs_planeCollider;
+extern const bsColliderClass bs_stuckCollider;
+
+// Sleeping particles that moving ones touched in a move phase, one list per worker: a worker never
+// writes another particle's state; the step wakes them all after the phase (sleep.h).
+typedef struct bsWakeList
+{
+	uint32_t* particles;
+	size_t count, capacity;
+} bsWakeList;
 
 // One worker's share of a phase: its own slot, padded so workers never share a cache line.
 typedef struct bsStepWorker
 {
 	bsStepStats stats;
 	bsResult error;
+	bsWakeList wakes;
 	char padding[64];
 } bsStepWorker;
 
@@ -71,6 +81,10 @@ struct bsWorld
 	size_t failedIndex;
 	uint32_t* order;        // the move phase's particle order (morton.h), kept between steps
 	size_t orderCapacity;
+	struct bsStuckGrid* stuck;  // the stuck collider's grid (bsWorld_AddStuckParticles), or NULL
+	bsVec3* restVelocity;   // sleep (sleep.h): each particle's velocity at the start of the step
+	uint32_t* calm;         // sleep: steps in a row each particle has been calm
+	size_t restCapacity;
 	bsNeighbourGrid grid;   // the interaction phase's, rebuilt every substep, kept for its memory
 };
 

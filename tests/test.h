@@ -58,6 +58,8 @@ int ImageTest(void);
 int RayTest(void);
 int ClosestTest(void);
 int ContactTest(void);
+int AccumulateTest(void);
+int SurfaceTest(void);
 int GridTest(void);
 int FieldTest(void);
 int InteractionTest(void);

@@ -74,7 +74,7 @@ static const BadCase badCases[] = {
 	{WITH("\"rendr\": {}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: rendr: unknown key (did you mean 'render'?)"},
 	{WITH("\"motion\": {\"zzz\": 1}"), 0, {NULL}, bs_errInvalidArgument,
-		"dir/c.json: motion.zzz: unknown key (allowed: steps, dt, gravity, drag, substeps, max_substeps)"},
+		"dir/c.json: motion.zzz: unknown key (allowed: steps, dt, gravity, drag, substeps, max_substeps, sleep)"},
 	{WITH("\"collision\": {\"method\": \"exakt\"}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: collision.method: expected one of \"karabassi\", \"exact\", \"ray\", got \"exakt\" "
 		"(did you mean \"exact\"?)"},
@@ -683,6 +683,30 @@ static int TestHash(void)
 	return 0;
 }
 
+// Accumulation and rest: off unless the config says so; motion.sleep turns rest on with its defaults.
+static int TestAccumulateSleep(void)
+{
+	bsConfig c;
+	bsConfigError error;
+	const char* off = "{" BASE ", \"motion\": {\"steps\": 2}}";
+	ENSURE(bsConfig_Parse(off, strlen(off), "c.json", &c, &error) == bs_ok);
+	ENSURE(!c.particles.accumulate && c.step.sleepSteps == 0 && c.step.sleepSpeed == 0.0 &&
+		c.step.sleepAcceleration == 0.0 && c.step.wakeSpeed == 0.0);
+	bsConfig_Free(&c);
+	const char* on = "{" BASE_ENV ", \"particles\": {\"radius\": 0.1, \"accumulate\": true, \"emitters\": ["
+		BASE_EMITTER "]}, \"motion\": {\"sleep\": {}}}";
+	ENSURE(bsConfig_Parse(on, strlen(on), "c.json", &c, &error) == bs_ok);
+	ENSURE(c.particles.accumulate && c.step.sleepSteps == 10 && c.step.sleepSpeed == 0.0);
+	bsConfig_Free(&c);
+	const char* set = "{" BASE ", \"motion\": {\"sleep\": {\"steps\": 3, \"speed\": 0.01, \"acceleration\": 0.5, "
+		"\"wake_speed\": 2}}}";
+	ENSURE(bsConfig_Parse(set, strlen(set), "c.json", &c, &error) == bs_ok);
+	ENSURE(!c.particles.accumulate && c.step.sleepSteps == 3 && c.step.sleepSpeed == 0.01 &&
+		c.step.sleepAcceleration == 0.5 && c.step.wakeSpeed == 2.0);
+	bsConfig_Free(&c);
+	return 0;
+}
+
 // A surface emitter: its keys as read, the defaults (mesh 0, every group, a gap of a millionth of the
 // radius, the front side, no cone, at rest), the cone in radians.
 static int TestSurface(void)
@@ -709,6 +733,7 @@ static int TestSurface(void)
 
 int ConfigTest(void)
 {
+	RUN_SUBTEST(TestAccumulateSleep());
 	RUN_SUBTEST(TestMalformed());
 	RUN_SUBTEST(TestDefaults());
 	RUN_SUBTEST(TestSurface());

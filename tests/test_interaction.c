@@ -104,7 +104,32 @@ static bsParticles RandomSet(size_t n, double side, double r, size_t far, double
 	return p;
 }
 
-static int CompareGrid(const bsParticles* p, double reach, int threads)
+// Brute force with fixed neighbours: each free particle's neighbours within reach among the free
+// particles and those whose state's bit is in `fixed` (the others' fingerprints stay 0).
+static void FreePairsWith(const bsParticles* p, double reach, unsigned fixed, Fingerprint* out)
+{
+	memset(out, 0, p->count * sizeof(Fingerprint));
+	for (size_t i = 0; i < p->count; ++i)
+	{
+		for (size_t j = 0; j < p->count && p->state[i] == bs_particleFree; ++j)
+		{
+			bsVec3 d = bsSub(p->position[j], p->position[i]);
+			double r = reach * (p->radius[i] + p->radius[j]);
+			bool in = p->state[j] == bs_particleFree || ((fixed >> p->state[j]) & 1u);
+			if (j != i && in && bsDot(d, d) < r * r)
+			{
+				out[i].count += 1;
+				out[i].sum += Mix(j);
+			}
+		}
+	}
+}
+
+// The grid against brute force. With fixed (BuildWith's states; the set's stuck particles are given a
+// velocity here, which the grid must not pass on): every free particle finds exactly brute force's
+// free and fixed neighbours, the fixed slots are flagged and at rest, and a build with no particle in
+// a fixed state is the free particles' grid.
+static int CompareGrid(bsParticles* p, double reach, int threads, unsigned fixed)
 {
 	Fingerprint* brute = malloc(p->count * sizeof(Fingerprint));
 	Fingerprint* grid = malloc(p->count * sizeof(Fingerprint));
@@ -112,22 +137,41 @@ static int CompareGrid(const bsParticles* p, double reach, int threads)
 	bsNeighbourGrid g;
 	memset(&g, 0, sizeof(g));
 	ENSURE(brute != NULL && grid != NULL && pool != NULL);
-	ENSURE(bsNeighbourGrid_Build(&g, p, reach, pool) == bs_ok);
 	size_t freeCount = 0;
 	for (size_t i = 0; i < p->count; ++i)
 	{
 		freeCount += p->state[i] == bs_particleFree;
+		p->velocity[i] = p->state[i] == bs_particleStuck ? bsV3(1.0, 2.0, 3.0) : bsV3(0.5, 0.0, 0.0);
 	}
-	ENSURE(g.count == freeCount);
-	AllPairs(p, reach, brute);
+	ENSURE(bsNeighbourGrid_BuildWith(&g, p, reach, fixed, pool) == bs_ok);
+	ENSURE(g.fixedStates == fixed && g.count == freeCount + g.fixedCount && (fixed != 0) == (g.fixedCount > 0));
+	for (uint32_t s = 0; s < g.count && fixed != 0; ++s)
+	{
+		uint8_t state = p->state[g.index[s]];
+		ENSURE(state != bs_particleEscaped && g.fixed[s] == (state == bs_particleStuck));
+		ENSURE(g.velocity[s].x == (g.fixed[s] ? 0.0 : 0.5) && g.velocity[s].y == 0.0);
+	}
+	if (fixed != 0)
+	{
+		FreePairsWith(p, reach, fixed, brute);
+	}
+	else
+	{
+		AllPairs(p, reach, brute);
+	}
 	GridPairs(&g, reach, grid, p->count);
 	uint64_t pairs = 0;
 	for (size_t i = 0; i < p->count; ++i)
 	{
-		ENSURE(brute[i].count == grid[i].count && brute[i].sum == grid[i].sum);
-		pairs += brute[i].count;
+		if (p->state[i] == bs_particleFree)
+		{
+			ENSURE(brute[i].count == grid[i].count && brute[i].sum == grid[i].sum);
+			pairs += brute[i].count;
+		}
 	}
-	ENSURE(pairs > p->count);  // the sets are dense enough to have neighbours to find
+	ENSURE(pairs > freeCount);  // the sets are dense enough to have neighbours to find
+	ENSURE(bsNeighbourGrid_BuildWith(&g, p, reach, 1u << bs_particleSleeping, pool) == bs_ok);
+	ENSURE(g.fixedStates == 0 && g.fixedCount == 0 && g.count == freeCount);
 	bsNeighbourGrid_Free(&g);
 	bsPool_Destroy(pool);
 	free(brute);
@@ -140,18 +184,30 @@ static int GridMatchesAllPairs(void)
 	// 100,000 particles, about 6 neighbours each; then a set whose bounding box is huge (100
 	// particles 1e4 away): the buckets wrap; then coordinates of 1e12 (cell coordinates clamped).
 	bsParticles a = RandomSet(100000, 1.0, 0.0075, 0, 0.0, 1);
-	RUN_SUBTEST(CompareGrid(&a, 1.0, 2));
+	RUN_SUBTEST(CompareGrid(&a, 1.0, 2, 0u));
 	bsParticles_Free(&a);
 	bsParticles b = RandomSet(20000, 1.0, 0.012, 100, 1e4, 2);
-	RUN_SUBTEST(CompareGrid(&b, 1.5, 3));
+	RUN_SUBTEST(CompareGrid(&b, 1.5, 3, 0u));
 	bsParticles_Free(&b);
 	bsParticles c = RandomSet(5000, 1.0, 0.03, 50, 1e12, 3);
-	RUN_SUBTEST(CompareGrid(&c, 1.25, 1));
+	RUN_SUBTEST(CompareGrid(&c, 1.25, 1, 0u));
 	bsParticles_Free(&c);
 	// Every particle at one point, and a single particle.
 	bsParticles d = RandomSet(300, 0.0, 0.1, 0, 0.0, 4);
-	RUN_SUBTEST(CompareGrid(&d, 1.0, 2));
+	RUN_SUBTEST(CompareGrid(&d, 1.0, 2, 0u));
 	bsParticles_Free(&d);
+	return 0;
+}
+
+static int FixedGridMatchesAllPairs(void)
+{
+	// A dense set, then one whose box is huge (the buckets wrap, stuck particles far from the free ones).
+	bsParticles a = RandomSet(5000, 1.0, 0.02, 0, 0.0, 11);
+	RUN_SUBTEST(CompareGrid(&a, 1.0, 2, 1u << bs_particleStuck));
+	bsParticles_Free(&a);
+	bsParticles b = RandomSet(4000, 1.0, 0.02, 60, 1e4, 12);
+	RUN_SUBTEST(CompareGrid(&b, 1.5, 3, 1u << bs_particleStuck));
+	bsParticles_Free(&b);
 	return 0;
 }
 
@@ -563,6 +619,95 @@ static int SubstepRule(void)
 	return 0;
 }
 
+// --- sleepers as fixed neighbours ---
+
+// A particle of radius r hits a sleeper of the same radius head-on along y at speed 2 (no gravity).
+// Below the wake speed the sleeper is a wall: it stays asleep where it was, and the particle leaves at
+// e x 2 (the spring-dashpot's closed form with the whole relative acceleration on the free particle);
+// above it, the sleeper wakes in that step. Without rest on, the sleeper takes no part.
+static int SleeperHit(double wakeSpeed, bool rest, int threads)
+{
+	const double r = 0.1, e = 0.5;
+	Scene s;
+	Scene_Init(&s, threads, 2);
+	s.def = GranularDef(e, 0.01);
+	s.def.interaction.friction = 0.0;
+	s.def.dt = 0.0004;
+	s.def.substeps = 8;  // h = t_c / 200
+	s.def.sleepSteps = rest ? 1000000 : 0;
+	s.def.wakeSpeed = wakeSpeed;
+	s.p.position[0] = bsV3(0, 0, 0);
+	s.p.state[0] = bs_particleSleeping;
+	s.p.position[1] = bsV3(0, 2.0 * r + 0.001, 0);
+	s.p.velocity[1] = bsV3(0, -2, 0);
+	s.p.radius[0] = s.p.radius[1] = r;
+	bsStepStats stats;
+	memset(&stats, 0, sizeof(stats));
+	for (int step = 0; step < 200 && s.p.state[0] == bs_particleSleeping; ++step)
+	{
+		ENSURE(bsWorld_Step(s.world, &s.def, &s.p, &stats) == bs_ok);
+	}
+	if (!rest)
+	{
+		ENSURE(s.p.state[0] == bs_particleSleeping && stats.contactPairs == 0 && s.p.velocity[1].y == -2.0);
+	}
+	else if (wakeSpeed < 2.0)
+	{
+		ENSURE(s.p.state[0] == bs_particleFree && stats.woken == 1);
+	}
+	else
+	{
+		ENSURE(s.p.state[0] == bs_particleSleeping && stats.woken == 0 && stats.contactPairs > 0);
+		ENSURE(s.p.position[0].y == 0.0 && s.p.velocity[0].y == 0.0);
+		ENSURE(s.p.position[1].y > 2.0 * r);
+		ENSURE_SMALL(s.p.velocity[1].y - 2.0 * e, 0.01 * e);
+	}
+	Scene_Free(&s);
+	return 0;
+}
+
+// A particle resting on a sleeper under gravity: held at the overlap g / K where the spring carries
+// its weight, K = (pi^2 + ln^2 e) / t_c^2 (the whole weight on the free particle); the sleeper,
+// pressed but not hit, stays asleep and in place.
+static int RestsOnSleeper(void)
+{
+	const double r = 0.1, e = 0.5, tc = 0.01, g = 9.81;
+	Scene s;
+	Scene_Init(&s, 2, 2);
+	s.def = GranularDef(e, tc);
+	s.def.gravity = bsV3(0, -g, 0);
+	s.def.dt = 0.01;
+	s.def.substeps = 0;  // planned: 50 a contact time
+	s.def.sleepSteps = 1000000;
+	s.p.position[0] = bsV3(0, 0, 0);
+	s.p.state[0] = bs_particleSleeping;
+	s.p.position[1] = bsV3(0, 2.0 * r, 0);
+	s.p.radius[0] = s.p.radius[1] = r;
+	bsStepStats stats;
+	memset(&stats, 0, sizeof(stats));
+	for (int step = 0; step < 100; ++step)
+	{
+		ENSURE(bsWorld_Step(s.world, &s.def, &s.p, &stats) == bs_ok);
+	}
+	double l = log(e);
+	double overlap = g / ((PI * PI + l * l) / (tc * tc));
+	ENSURE(s.p.state[0] == bs_particleSleeping && stats.woken == 0 && s.p.position[0].y == 0.0);
+	ENSURE_SMALL(2.0 * r - s.p.position[1].y - overlap, 1e-3 * overlap);
+	ENSURE_SMALL(s.p.position[1].x, 0.0);
+	Scene_Free(&s);
+	return 0;
+}
+
+static int SleepersAreFixedNeighbours(void)
+{
+	RUN_SUBTEST(SleeperHit(5.0, true, 1));
+	RUN_SUBTEST(SleeperHit(5.0, true, 2));
+	RUN_SUBTEST(SleeperHit(1.0, true, 2));
+	RUN_SUBTEST(SleeperHit(1.0, false, 1));
+	RUN_SUBTEST(RestsOnSleeper());
+	return 0;
+}
+
 int InteractionTest(void)
 {
 	RUN_SUBTEST(SubstepRule());
@@ -572,5 +717,7 @@ int InteractionTest(void)
 	RUN_SUBTEST(PileSettles());
 	RUN_SUBTEST(SameBytesAnyThreads());
 	RUN_SUBTEST(GridMatchesAllPairs());
+	RUN_SUBTEST(FixedGridMatchesAllPairs());
+	RUN_SUBTEST(SleepersAreFixedNeighbours());
 	return 0;
 }

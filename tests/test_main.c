@@ -31,6 +31,8 @@ static const Suite suites[] = {
 	{"ray", RayTest},
 	{"closest", ClosestTest},
 	{"contact", ContactTest},
+	{"accumulate", AccumulateTest},
+	{"surface", SurfaceTest},
 	{"grid", GridTest},
 	{"field", FieldTest},
 	{"interaction", InteractionTest},

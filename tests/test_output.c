@@ -728,9 +728,9 @@ static int PlyRoundTripTest(void)
 	snprintf(expect, sizeof(expect), "%s: particle 0: y = 1e+39 is not a finite float", path);
 	ENSURE(strcmp(err, expect) == 0);
 	bad = one;
-	bad.state = 3;
+	bad.state = 4;
 	ENSURE(!WritePly(path, &bad, 1, err, sizeof(err)));
-	snprintf(expect, sizeof(expect), "%s: particle 0: state 3 is not 0, 1 or 2", path);
+	snprintf(expect, sizeof(expect), "%s: particle 0: state 4 is not 0, 1, 2 or 3", path);
 	ENSURE(strcmp(err, expect) == 0);
 
 	// Reader file errors.
@@ -908,7 +908,7 @@ static int PlyMalformedTest(void)
 		{"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n"
 		 "end_header\nnan 2 3\n", 0, "bad.ply:8: vertex 0: non-finite x"},
 		{"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n"
-		 "property uchar state\nend_header\n1 2 3 7\n", 0, "bad.ply:9: vertex 0: state 7 is not 0, 1 or 2"},
+		 "property uchar state\nend_header\n1 2 3 7\n", 0, "bad.ply:9: vertex 0: state 7 is not 0, 1, 2 or 3"},
 		{"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n"
 		 "property uchar state\nend_header\n1 2 3 256\n", 0, "bad.ply:9: bad uchar value '256'"},
 		{"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n"

@@ -39,6 +39,7 @@ typedef enum bsTest
 	bs_testExact,        // exact
 	bs_testRay,          // ray
 	bs_testPlane,        // an analytic plane of the environment (plane.h), any method
+	bs_testSphere,       // a static sphere: a stuck or sleeping particle (sphere.h), any method
 	bs_testCount
 } bsTest;
 
@@ -76,6 +77,7 @@ typedef enum bsColliderKind
 {
 	bs_colliderMesh = 0,  // a static triangle mesh with its BVH
 	bs_colliderPlane,     // analytic planes
+	bs_colliderStuck,     // stuck and sleeping particles (world.h: bsWorld_AddStuckParticles)
 	bs_colliderKindCount
 } bsColliderKind;
 

@@ -3,8 +3,12 @@
 // Every free particle i gathers the forces of the free particles j within reach of it, read from the
 // positions and velocities before the substep (a copy in the neighbour grid, neighbour_grid.h), in a
 // fixed order (the grid's cells, then slot order), and sets its own velocity only: the outcome is
-// byte-identical for any thread count. Stuck and escaped particles take no part (stuck ones are the
-// move phase's colliders).
+// byte-identical for any thread count. Escaped particles take no part. Sleeping particles (with rest
+// on, step.h) and stuck ones (only with the stuck collider, world.h: otherwise they are no collider
+// and take no part) are fixed neighbours: at rest and of infinite mass, so a free particle takes the
+// whole of a pair's relative acceleration, and never integrated; a free particle touching a sleeper
+// faster than the wake speed and than |g| x the shortest period (a particle settling onto it under
+// gravity approaches at up to about |g| t_c / pi) wakes it after the phase (step.h).
 //
 // A pair's force is written as the relative acceleration a it gives the pair; particle i takes the
 // share m_j / (m_i + m_j) of it (m = density 4/3 pi r^3), so the pair's momentum is conserved and

@@ -29,7 +29,7 @@ typedef struct bsNeighbourGrid
 	double inverseCell;  // 1 / cell
 	bsVec3 origin;       // the free particles' lowest corner: cell (0, 0, 0) starts here
 	int dims[3];         // buckets per axis, each >= 3
-	uint32_t count;      // free particles in the grid (slots)
+	uint32_t count;      // particles in the grid (slots): the free ones, and any fixed ones (BuildWith)
 	double largestRadius;   // of the free particles
 	double smallestRadius;
 	uint32_t* start;     // bucket b holds slots [start[b], start[b + 1]); dims product + 1 entries
@@ -38,7 +38,10 @@ typedef struct bsNeighbourGrid
 	bsVec3* position;    // by slot
 	bsVec3* velocity;    // by slot
 	double* radius;      // by slot
-	size_t bucketCapacity, slotCapacity, particleCapacity;
+	unsigned fixedStates;   // the states of the fixed neighbours in this build (bsNeighbourGrid_BuildWith), 0: none
+	uint32_t fixedCount;    // fixed neighbours among the slots
+	uint8_t* fixed;         // by slot, when fixedStates != 0: 1 for a fixed neighbour
+	size_t bucketCapacity, slotCapacity, particleCapacity, fixedCapacity;
 } bsNeighbourGrid;
 
 // The slot ranges holding the 27 cells around a slot's cell, in a fixed order (z, then y, then x
@@ -54,6 +57,15 @@ typedef struct bsNeighbourRanges
 // cells of reach x 2 x the largest free radius (reach >= 1). More than UINT32_MAX - 1 particles:
 // bs_errTooLarge; bs_errOutOfMemory leaves the grid empty. pool may be NULL (one thread).
 bsResult bsNeighbourGrid_Build(bsNeighbourGrid* grid, const bsParticles* particles, double reach, bsPool* pool);
+
+// As bsNeighbourGrid_Build, with fixed neighbours too: the particles whose state s has bit 1u << s set
+// in fixedStates (stuck, sleeping; never free) and that lie within a cell of the free particles' box
+// are slots as well, flagged in fixed[], their velocity 0, so that a free particle finds them among
+// its neighbours. The cell edge then covers the largest fixed radius as well, and the box is grown by
+// a cell. When no particle is in a fixed state the grid is exactly bsNeighbourGrid_Build's (count is
+// then the free particles only; with fixed ones it is free + fixedCount). 1 byte a slot more.
+bsResult bsNeighbourGrid_BuildWith(bsNeighbourGrid* grid, const bsParticles* particles, double reach,
+	unsigned fixedStates, bsPool* pool);
 
 void bsNeighbourGrid_Ranges(const bsNeighbourGrid* grid, uint32_t slot, bsNeighbourRanges* ranges);
 

@@ -14,6 +14,7 @@ typedef enum bsParticleState
 	bs_particleFree = 0,     // moving
 	bs_particleStuck = 1,    // stopped for good by a contact (the 'stick' response)
 	bs_particleEscaped = 2,  // left the scene bounds; no longer simulated
+	bs_particleSleeping = 3, // at rest: not integrated until a moving particle touches it (step.h)
 	bs_particleStateCount
 } bsParticleState;
 

@@ -7,8 +7,11 @@
 //       forces   each free particle's velocity from the forces (forces.c: gravity, air drag, then
 //                the distance/normal field's rules), read from the state before the substep only
 //       move     each free particle sweeps from x to x + v dt against every collider, responds to
-//                each contact (stick, slide, bounce) and goes on with the rest of the substep
+//                each contact (stick, slide, bounce) and goes on with the rest of the substep; with
+//                the stuck collider (world.h), stuck and sleeping particles are colliders, gathered
+//                into its grid before the phase, and the sleeping ones touched wake after it
 //     statistics the workers' counts summed in worker order (integers: any order gives the same)
+//     sleep      with sleepSteps > 0, a free particle calm for that many steps in a row falls asleep
 //     expire     particles whose lifetime is up by t + dt leave (state escaped); t += dt
 //
 // Every phase writes only the slots of the particles it owns, and every particle's result depends
@@ -57,6 +60,20 @@ typedef struct bsStepDef
 	bool bounded;         // particles leaving [boundsMin, boundsMax] are marked escaped [false]
 	bsVec3 boundsMin;
 	bsVec3 boundsMax;
+	// Rest: a free particle that is calm (|v| <= sleepSpeed at the end of a step and
+	// |v_end - v_start| / dt <= sleepAcceleration over it) for sleepSteps steps in a row falls asleep
+	// (bs_particleSleeping, velocity 0): it is no longer integrated until a moving particle touches it
+	// (a contact with the stuck collider, world.h) approaching faster than wakeSpeed along the contact
+	// normal, which wakes it after that move phase. A resting contact (an approach no faster than the
+	// speed gravity adds in two substeps, which the response treats as inelastic) never wakes one.
+	// With an interaction, sleepers are fixed neighbours of the interaction phase (interaction.h),
+	// which wakes them by the same rule when a free particle touches one. Without one, free
+	// particles pass through each other, so a woken particle lets the one that woke it sink into it:
+	// for piles, a wakeSpeed above the landing speeds keeps the sleepers asleep.
+	int sleepSteps;            // >= 0, 0: never [0]
+	double sleepSpeed;         // >= 0 [0]
+	double sleepAcceleration;  // >= 0 [0]
+	double wakeSpeed;          // >= 0 [0: any approaching contact wakes]
 	bsInteractionDef interaction;  // forces between particles [none]
 	// The distance/normal grid's effects (field.h: spring, impact, drag, surface flow), applied in the
 	// forces phase after the other forces, each particle from its own position and velocity and the
@@ -79,6 +96,8 @@ typedef struct bsStepStats
 	uint64_t escaped;          // particles that left the bounds in this step
 	uint64_t expired;          // particles whose lifetime ended in this step (now escaped too)
 	uint64_t contactLimit;     // particles that used every contact of a substep
+	uint64_t fellAsleep;       // particles that fell asleep at the end of this step
+	uint64_t woken;            // sleeping particles a moving one touched in this step
 	uint64_t substeps;         // substeps done
 	uint64_t pairs;            // interaction: (particle, neighbour within reach) pairs, both ways
 	uint64_t contactPairs;     // of those, pairs in contact (overlapping), both ways

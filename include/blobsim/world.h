@@ -50,6 +50,14 @@ bsResult bsWorld_AddMesh(bsWorld* world, const bsBvh* bvh);
 // Adds count analytic planes as one collider (a contact's index is the plane's).
 bsResult bsWorld_AddPlanes(bsWorld* world, const bsPlane* planes, uint32_t count);
 
+// Makes the particles that are stuck or sleeping colliders, for every particle the world steps
+// (accumulation: snow on snow). They are kept in a hash grid of cells of edge `cell` (<= 0: 4 x the
+// radius of the first one), updated before each move phase from the particles' states in index
+// order. A contact's index is the particle's. The world assumes the caller keeps its particles in
+// place between steps (as emission does). bs_errInvalidArgument when already added, bs_errTooLarge past
+// BS_WORLD_MAX_COLLIDERS, bs_errOutOfMemory.
+bsResult bsWorld_AddStuckParticles(bsWorld* world, double cell);
+
 // Adds an emitter; its particles appear in the emit phase of the steps whose windows hold their
 // births (emitter.h). The def is copied (a list stays borrowed). bs_errInvalidArgument for a timing
 // or a nozzle or surface out of range (emitter.h), bs_errTooLarge past BS_WORLD_MAX_EMITTERS.

@@ -1,0 +1,186 @@
+#include "scene_surface.h"
+
+#include "ply.h"
+#include "surface_file.h"
+
+#include "blobsim/surface.h"
+#include "blobsim/timer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum
+{
+	bsSurfacePathMax = 4096,
+	bsNormalDecimals = 3,
+};
+
+// Vertices are written to within spacing / 64 (docs/rendering.md).
+static const double bsPositionStep = 1.0 / 64.0;
+
+bsSceneSurface bsSceneSurface_FromConfig(const bsRenderConfig* rc, int threads)
+{
+	bsSceneSurface s;
+	memset(&s, 0, sizeof(s));
+	s.mode = rc->surface;
+	s.spacing = rc->surfaceSpacing;
+	s.obj = rc->surfaceObj;
+	s.ply = rc->surfacePly;
+	s.threads = threads;
+	return s;
+}
+
+// path with its ".pov" replaced by suffix ("DIR/scene.pov" -> "DIR/scene_surface.inc").
+static bool bsSiblingPath(char* out, size_t size, const char* path, const char* suffix)
+{
+	size_t n = strlen(path);
+	if (n >= 4 && strcmp(path + n - 4, ".pov") == 0)
+	{
+		n -= 4;
+	}
+	int written = snprintf(out, size, "%.*s%s", (int)n, path, suffix);
+	return written > 0 && (size_t)written < size;
+}
+
+static const char* bsBaseName(const char* path)
+{
+	const char* slash = strrchr(path, '/');
+	return slash != NULL ? slash + 1 : path;
+}
+
+static double bsLargestRadius(const bsPovParticles* ps)
+{
+	double r = ps->radius;
+	if (ps->radii != NULL)
+	{
+		r = 0.0;
+		for (size_t i = 0; i < ps->count; ++i)
+		{
+			r = ps->radii[i] > r ? ps->radii[i] : r;
+		}
+	}
+	return r * ps->radiusScale;
+}
+
+// The component radii (collision radius x radius scale), or NULL with *uniform set when they are equal.
+static double* bsComponentRadii(const bsPovParticles* ps, double* uniform)
+{
+	*uniform = ps->radius * ps->radiusScale;
+	if (ps->radii == NULL)
+	{
+		return NULL;
+	}
+	double* r = malloc((ps->count + 1) * sizeof(double));
+	for (size_t i = 0; r != NULL && i < ps->count; ++i)
+	{
+		r[i] = ps->radii[i] * ps->radiusScale;
+	}
+	return r;
+}
+
+static bool bsWriteSurfaceFiles(bsSceneSurface* s, const char* path, const bsPovScene* scene, char* include,
+	size_t includeSize, char* err, size_t errlen)
+{
+	const bsPovParticles* ps = &scene->particles;
+	double uniform;
+	double* radii = bsComponentRadii(ps, &uniform);
+	if (ps->radii != NULL && radii == NULL)
+	{
+		snprintf(err, errlen, "%s: out of memory", path);
+		return false;
+	}
+	bsSurfaceDef def = bsDefaultSurfaceDef();
+	def.centers = ps->centers;
+	def.radii = radii;
+	def.radius = uniform;
+	def.count = ps->count;
+	def.strength = ps->strength;
+	def.threshold = ps->threshold;
+	def.spacing = s->spacing * bsLargestRadius(ps);
+	def.threads = s->threads;
+	bsSurfaceMesh mesh;
+	double t0 = bsNow();
+	bsResult r = ps->count > 0 ? bsSurface_Build(&def, &mesh) : bs_ok;
+	if (ps->count == 0)
+	{
+		memset(&mesh, 0, sizeof(mesh));
+	}
+	s->seconds += bsNow() - t0;
+	free(radii);
+	if (r != bs_ok)
+	{
+		snprintf(err, errlen, "%s: the particles' surface mesh: %s", path, bsResultString(r));
+		bsSurfaceMesh_Free(&mesh);
+		return false;
+	}
+	s->triangles = mesh.triangleCount;
+	s->vertices = mesh.vertexCount;
+	s->scenes += 1;
+
+	char file[bsSurfacePathMax], comment[160];
+	snprintf(comment, sizeof(comment), "grid spacing %.6g (%.6g component radii), threshold %.6g, strength %.6g",
+		def.spacing, s->spacing, def.threshold, def.strength);
+	bsSurfaceFileDef fd = bsDefaultSurfaceFileDef();
+	fd.mesh = &mesh;
+	fd.material = ps->material;
+	fd.positionDecimals = bsSurfaceFile_Decimals(def.spacing, bsPositionStep);
+	fd.normalDecimals = bsNormalDecimals;
+	fd.comment = comment;
+	bool ok = bsSceneSurface_IncludePath(path, file, sizeof(file));
+	if (!ok)
+	{
+		snprintf(err, errlen, "%s: path too long", path);
+	}
+	ok = ok && bsSurfaceFile_WritePov(file, &fd, err, errlen);
+	if (ok)
+	{
+		snprintf(include, includeSize, "%s", bsBaseName(file));
+	}
+	if (ok && s->obj)
+	{
+		ok = bsSiblingPath(file, sizeof(file), path, "_surface.obj") && bsSurfaceFile_WriteObj(file, &fd, err, errlen);
+	}
+	if (ok && s->ply)
+	{
+		ok = bsSiblingPath(file, sizeof(file), path, "_surface.ply") && bsPly_WriteSurface(file, &mesh, err, errlen);
+	}
+	bsSurfaceMesh_Free(&mesh);
+	return ok;
+}
+
+bool bsSceneSurface_WriteScene(bsSceneSurface* s, const char* path, bsPovScene* scene, char* err, size_t errlen)
+{
+	if (s->mode != bs_surfaceMesh)
+	{
+		return bsPov_WriteScene(path, scene, err, errlen);
+	}
+	char include[bsSurfacePathMax];
+	if (!bsWriteSurfaceFiles(s, path, scene, include, sizeof(include), err, errlen))
+	{
+		return false;
+	}
+	scene->particles.surfaceInclude = include;
+	bool ok = bsPov_WriteScene(path, scene, err, errlen);
+	scene->particles.surfaceInclude = NULL;
+	return ok;
+}
+
+bool bsSceneSurface_IncludePath(const char* scenePath, char* out, size_t size)
+{
+	return bsSiblingPath(out, size, scenePath, "_surface.inc");
+}
+
+void bsSceneSurface_AddSummary(const bsSceneSurface* s, cJSON* root)
+{
+	if (s->mode != bs_surfaceMesh)
+	{
+		return;
+	}
+	cJSON* o = cJSON_AddObjectToObject(root, "surface");
+	cJSON_AddNumberToObject(o, "spacing", s->spacing);
+	cJSON_AddNumberToObject(o, "triangles", (double)s->triangles);
+	cJSON_AddNumberToObject(o, "vertices", (double)s->vertices);
+	cJSON_AddNumberToObject(o, "scenes", s->scenes);
+	cJSON_AddNumberToObject(o, "seconds", s->seconds);
+}

@@ -1,0 +1,44 @@
+// scene_surface.h — render.surface "mesh": the particles' blob field polygonized (blobsim/surface.h)
+// and written beside each scene as an include file, instead of blob objects in the scene.
+//
+// For a scene DIR/NAME.pov: DIR/NAME_surface.inc (a mesh2, io/surface_file.h) and, with
+// render.surface_files, DIR/NAME_surface.obj and DIR/NAME_surface.ply. The grid spacing is
+// render.surface_spacing times the largest blob component radius (collision radius x
+// render.blob.radius_scale); positions are written to the fewest decimals that keep them within
+// 1/64 of the spacing, normals to 3 decimals (docs/rendering.md has the measurements).
+#pragma once
+
+#include "config.h"
+#include "pov_writer.h"
+
+#include <cjson/cJSON.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct bsSceneSurface
+{
+	int mode;           // bs_surfaceBlobs or bs_surfaceMesh
+	double spacing;     // render.surface_spacing (component radii)
+	bool obj, ply;      // render.surface_files
+	int threads;        // <= 0: all cores
+	// Totals over the scenes written (statistics for summary.json).
+	double seconds;     // polygonizing
+	size_t triangles;   // of the last scene
+	size_t vertices;
+	int scenes;
+} bsSceneSurface;
+
+bsSceneSurface bsSceneSurface_FromConfig(const bsRenderConfig* rc, int threads);
+
+// Writes the scene at path: with blobs as bsPov_WriteScene does; as a mesh, the surface files first,
+// then the scene including them. False with a message naming the file on failure.
+bool bsSceneSurface_WriteScene(bsSceneSurface* s, const char* path, bsPovScene* scene, char* err, size_t errlen);
+
+// In mesh mode, adds "surface": {"spacing", "triangles", "vertices" (of the last scene), "scenes",
+// "seconds" (polygonizing, all scenes)} to summary.json's root object; nothing with blobs.
+void bsSceneSurface_AddSummary(const bsSceneSurface* s, cJSON* root);
+
+// DIR/NAME.pov -> DIR/NAME_surface.inc: the include a scene in mesh mode names (under its final name:
+// BlobsimSurface's default in the scene). False when it does not fit in size.
+bool bsSceneSurface_IncludePath(const char* scenePath, char* out, size_t size);

@@ -1,0 +1,258 @@
+#include "surface_file.h"
+
+#include "atomic_file.h"
+#include "pov_writer.h"
+
+#include "blobsim/version.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char* const bsDefaultSurfaceMaterial = "pigment { color rgb <0.8,0.8,0.8> } finish { diffuse 0.7 }";
+
+bsSurfaceFileDef bsDefaultSurfaceFileDef(void)
+{
+	bsSurfaceFileDef d;
+	memset(&d, 0, sizeof(d));
+	d.positionDecimals = 6;
+	d.normalDecimals = 3;
+	return d;
+}
+
+int bsSurfaceFile_Decimals(double spacing, double fraction)
+{
+	double step = spacing * fraction;
+	for (int d = 0; d < 9; ++d)
+	{
+		if (pow(10.0, -d) <= step)
+		{
+			return d;
+		}
+	}
+	return 9;
+}
+
+static const uint64_t bsPow10u[10] = {1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u,
+	1000000000u};
+
+size_t bsSurfaceFile_FormatFixed(char* out, double x, int decimals)
+{
+	// |x| is below 2^19 spacings (surface.h) and decimals <= 9: the scaled value fits in 53 bits for any
+	// sensible scene; beyond that fall back to %.9g.
+	double scaled = x * (double)bsPow10u[decimals];
+	if (!(fabs(scaled) < 9.0e15))
+	{
+		return (size_t)snprintf(out, 32, "%.9g", x);
+	}
+	int64_t v = (int64_t)llround(scaled);
+	char* p = out;
+	if (v < 0)
+	{
+		*p++ = '-';
+		v = -v;
+	}
+	uint64_t whole = (uint64_t)v / bsPow10u[decimals], frac = (uint64_t)v % bsPow10u[decimals];
+	if (whole != 0 || frac == 0)
+	{
+		char tmp[24];
+		int n = 0;
+		do
+		{
+			tmp[n++] = (char)('0' + whole % 10u);
+			whole /= 10u;
+		} while (whole != 0);
+		while (n > 0)
+		{
+			*p++ = tmp[--n];
+		}
+	}
+	if (frac != 0)
+	{
+		int d = decimals;
+		while (frac % 10u == 0)
+		{
+			frac /= 10u;
+			--d;
+		}
+		*p++ = '.';
+		for (int i = d - 1; i >= 0; --i)
+		{
+			p[i] = (char)('0' + frac % 10u);
+			frac /= 10u;
+		}
+		p += d;
+	}
+	if (p == out + 1 && out[0] == '-')
+	{
+		p = out;  // "-0"
+		*p++ = '0';
+	}
+	*p = '\0';
+	return (size_t)(p - out);
+}
+
+static char* bsPutFixedVector(char* p, bsVec3 v, int decimals, char open, char sep, char close)
+{
+	if (open != 0)
+	{
+		*p++ = open;
+	}
+	p += bsSurfaceFile_FormatFixed(p, v.x, decimals);
+	*p++ = sep;
+	p += bsSurfaceFile_FormatFixed(p, v.y, decimals);
+	*p++ = sep;
+	p += bsSurfaceFile_FormatFixed(p, v.z, decimals);
+	if (close != 0)
+	{
+		*p++ = close;
+	}
+	return p;
+}
+
+enum
+{
+	bsLineMax = 3 * 32 + 32,
+	bsLinesPerReserve = 256,
+};
+
+// The vectors, one per line: prefix, then the vector (POV-Ray "<x,y,z>" or OBJ "x y z"), then ",".
+static void bsPutVectors(bsAtomicFile* f, const bsVec3* v, size_t n, int decimals, const char* prefix, bool pov)
+{
+	size_t lp = strlen(prefix);
+	for (size_t i = 0; i < n;)
+	{
+		size_t m = n - i < bsLinesPerReserve ? n - i : bsLinesPerReserve;
+		char* out = bsAtomicFile_Reserve(f, m * (bsLineMax + lp));
+		if (out == NULL)
+		{
+			return;
+		}
+		char* q = out;
+		for (size_t k = 0; k < m; ++k, ++i)
+		{
+			memcpy(q, prefix, lp);
+			q += lp;
+			q = pov ? bsPutFixedVector(q, v[i], decimals, '<', ',', '>') : bsPutFixedVector(q, v[i], decimals, 0, ' ', 0);
+			if (pov && i + 1 < n)
+			{
+				*q++ = ',';
+			}
+			*q++ = '\n';
+		}
+		bsAtomicFile_Advance(f, (size_t)(q - out));
+	}
+}
+
+static bool bsCheckDef(const bsSurfaceFileDef* def, char* errbuf, size_t errlen, const char* path)
+{
+	if (def == NULL || def->mesh == NULL || def->positionDecimals < 0 || def->positionDecimals > 9 ||
+		def->normalDecimals < 1 || def->normalDecimals > 9)
+	{
+		snprintf(errbuf, errlen, "%s: invalid surface file settings", path != NULL ? path : "(null)");
+		return false;
+	}
+	return true;
+}
+
+// Checks the settings, opens path and writes the header comment line.
+static bool bsOpenSurfaceFile(bsAtomicFile* f, const char* path, const bsSurfaceFileDef* def, const char* comment,
+	char* errbuf, size_t errlen)
+{
+	if (!bsCheckDef(def, errbuf, errlen, path) || !bsAtomicFile_Open(f, path, errbuf, errlen))
+	{
+		return false;
+	}
+	const bsSurfaceMesh* m = def->mesh;
+	bsAtomicFile_Printf(f, "%s blobsim %s particle surface: %zu triangles, %zu vertices%s%s\n", comment,
+		BLOBSIM_VERSION, m->triangleCount, m->vertexCount, def->comment != NULL ? "; " : "",
+		def->comment != NULL ? def->comment : "");
+	return true;
+}
+
+bool bsSurfaceFile_WritePov(const char* path, const bsSurfaceFileDef* def, char* errbuf, size_t errlen)
+{
+	bsAtomicFile f;
+	if (!bsOpenSurfaceFile(&f, path, def, "//", errbuf, errlen))
+	{
+		return false;
+	}
+	const bsSurfaceMesh* m = def->mesh;
+	if (m->triangleCount == 0)
+	{
+		return bsAtomicFile_Commit(&f, 0);
+	}
+	bsAtomicFile_Printf(&f, "mesh2\n{\nvertex_vectors\n{\n%zu,\n", m->vertexCount);
+	bsPutVectors(&f, m->positions, m->vertexCount, def->positionDecimals, "", true);
+	bsAtomicFile_Printf(&f, "}\nnormal_vectors\n{\n%zu,\n", m->vertexCount);
+	bsPutVectors(&f, m->normals, m->vertexCount, def->normalDecimals, "", true);
+	bsAtomicFile_Printf(&f, "}\nface_indices\n{\n%zu,\n", m->triangleCount);
+	for (size_t t = 0; t < m->triangleCount;)
+	{
+		size_t n = m->triangleCount - t < bsLinesPerReserve ? m->triangleCount - t : bsLinesPerReserve;
+		char* out = bsAtomicFile_Reserve(&f, n * 40);
+		if (out == NULL)
+		{
+			break;
+		}
+		char* q = out;
+		for (size_t k = 0; k < n; ++k, ++t)
+		{
+			const uint32_t* i = m->indices + 3 * t;
+			*q++ = '<';
+			q = bsPov_PutUnsigned(q, i[0]);
+			*q++ = ',';
+			q = bsPov_PutUnsigned(q, i[1]);
+			*q++ = ',';
+			q = bsPov_PutUnsigned(q, i[2]);
+			*q++ = '>';
+			if (t + 1 < m->triangleCount)
+			{
+				*q++ = ',';
+			}
+			*q++ = '\n';
+		}
+		bsAtomicFile_Advance(&f, (size_t)(q - out));
+	}
+	bsAtomicFile_Printf(&f, "}\ntexture { %s }\n}\n", def->material != NULL ? def->material : bsDefaultSurfaceMaterial);
+	return bsAtomicFile_Commit(&f, 0);
+}
+
+bool bsSurfaceFile_WriteObj(const char* path, const bsSurfaceFileDef* def, char* errbuf, size_t errlen)
+{
+	bsAtomicFile f;
+	if (!bsOpenSurfaceFile(&f, path, def, "#", errbuf, errlen))
+	{
+		return false;
+	}
+	const bsSurfaceMesh* m = def->mesh;
+	bsPutVectors(&f, m->positions, m->vertexCount, def->positionDecimals, "v ", false);
+	bsPutVectors(&f, m->normals, m->vertexCount, def->normalDecimals, "vn ", false);
+	for (size_t t = 0; t < m->triangleCount;)
+	{
+		size_t n = m->triangleCount - t < bsLinesPerReserve ? m->triangleCount - t : bsLinesPerReserve;
+		char* out = bsAtomicFile_Reserve(&f, n * 80);
+		if (out == NULL)
+		{
+			break;
+		}
+		char* q = out;
+		for (size_t k = 0; k < n; ++k, ++t)
+		{
+			*q++ = 'f';
+			for (int j = 0; j < 3; ++j)
+			{
+				uint64_t i = (uint64_t)m->indices[3 * t + (size_t)j] + 1u;
+				*q++ = ' ';
+				q = bsPov_PutUnsigned(q, i);
+				*q++ = '/';
+				*q++ = '/';
+				q = bsPov_PutUnsigned(q, i);
+			}
+			*q++ = '\n';
+		}
+		bsAtomicFile_Advance(&f, (size_t)(q - out));
+	}
+	return bsAtomicFile_Commit(&f, 0);
+}

@@ -1,0 +1,38 @@
+// surface_file.h — a blob surface mesh (surface.h) as a POV-Ray include file (mesh2) and as Wavefront
+// OBJ, through bsAtomicFile (complete or not replaced; part of a deferred group when one is open).
+//
+// The POV-Ray include holds one mesh2 with vertex_vectors, normal_vectors (one per vertex, so POV-Ray
+// takes face_indices for them too: smooth shading from the field's gradient) and face_indices, and the
+// particles' texture. Numbers are fixed-point with a given number of decimals and no redundant
+// characters ("-.0123", "2", "<.5,0,1.25>"): POV-Ray parses text, and the mesh's parse time grows with
+// its bytes. A vertex quantized to 10^-d moves by at most 0.87 10^-d; the caller picks d from the grid
+// spacing (docs/rendering.md). An empty mesh writes a comment only (POV-Ray rejects a mesh2 without
+// triangles).
+#pragma once
+
+#include "blobsim/surface.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct bsSurfaceFileDef
+{
+	const bsSurfaceMesh* mesh;
+	const char* material;    // POV-Ray text inside texture { }; NULL: grey
+	int positionDecimals;    // 0 .. 9
+	int normalDecimals;      // 1 .. 9
+	const char* comment;     // one line for the file's header (e.g. the settings); may be NULL
+} bsSurfaceFileDef;
+
+bsSurfaceFileDef bsDefaultSurfaceFileDef(void);
+
+// The fewest decimals d with 10^-d <= spacing * fraction (0 .. 9).
+int bsSurfaceFile_Decimals(double spacing, double fraction);
+
+// "x" with d decimals, trailing zeros and a leading "0" dropped; out needs 32 bytes; returns the length.
+size_t bsSurfaceFile_FormatFixed(char* out, double x, int decimals);
+
+bool bsSurfaceFile_WritePov(const char* path, const bsSurfaceFileDef* def, char* errbuf, size_t errlen);
+
+// OBJ: `v x y z`, `vn nx ny nz` (the same decimals) and `f a//a b//b c//c`, 1-based.
+bool bsSurfaceFile_WriteObj(const char* path, const bsSurfaceFileDef* def, char* errbuf, size_t errlen);
