@@ -11,6 +11,7 @@
 #include "bench.h"
 
 #include "bench_embree.h"
+#include "bench_field.h"
 #include "bench_particles.h"
 
 #include "blobsim/bvh.h"
@@ -64,7 +65,9 @@ typedef struct bsBenchOptions
 	const char* csvPath;
 	bool table1;
 	bool bvh;
-	long long particles;  // the particle-system part's count; 0: skipped
+	long long particles;  // the particle-system and field parts' count; 0: both skipped
+	bool runParticles;    // the particle-system part (not with --only field)
+	bool field;           // the field part (bench_field.c)
 	bool vsEmbree;     // --vs embree: the side-by-side comparison (bench_embree.c)
 	bsVsEmbreeDef vs;  // its sizes; seed and threads come from --seed and --threads
 } bsBenchOptions;
@@ -87,6 +90,9 @@ static void bsBenchUsage(FILE* f)
 		"  particles  N particles packed in a box with granular interaction (particles.interaction):\n"
 		"          ms per step, neighbour-grid build, contact pairs per second, the ratio to the same\n"
 		"          step without interaction, bytes per particle, with 1 and 2 threads.\n"
+		"  field   the distance/normal field's impact rule over --particles N particles around a\n"
+		"          sphere (64^3 grid), nearest and trilinear lookup: M particle-steps/s per core,\n"
+		"          the rule alone and through the step (one thread, CPU time).\n"
 		"  embree  with --vs embree, after the parts above: the same scenes and identical queries\n"
 		"          through Embree 3 and blobsim, rounds alternated, medians: rays (rtcIntersect1 vs\n"
 		"          blobsim's ray), sweeps (Embree user geometry calling blobsim's exact test vs blobsim's\n"
@@ -105,7 +111,7 @@ static void bsBenchUsage(FILE* f)
 		"  --seed S         random seed, an unsigned 64-bit integer (default 1)\n"
 		"  --runs K         time K runs and report the best (default %d)\n"
 		"  --csv FILE       also write the results to FILE as CSV\n"
-		"  --only PART      run one part only: table1, bvh, particles or embree (embree implies --vs\n"
+		"  --only PART      run one part only: table1, bvh, particles, field or embree (embree implies --vs\n"
 		"                   embree)\n"
 		"  --vs embree      also compare with Embree (the embree part)\n"
 		"  --vs-queries N   queries per heightfield set of the embree part (default %lld); also\n"
@@ -140,6 +146,7 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 	o->bvh = true;
 	o->particles = BS_BENCH_DEFAULT_PARTICLES;
 	o->vsEmbree = false;
+	o->field = true;
 	o->vs = bsDefaultVsEmbreeDef();
 	const char* only = NULL;
 
@@ -237,14 +244,15 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 				return bs_exitUsage;
 			}
 			if (strcmp(value, "table1") != 0 && strcmp(value, "bvh") != 0 && strcmp(value, "particles") != 0 &&
-				strcmp(value, "embree") != 0)
+				strcmp(value, "embree") != 0 && strcmp(value, "field") != 0)
 			{
-				bsUsageError(cmd, "--only: expected table1, bvh, particles or embree, got", value);
+				bsUsageError(cmd, "--only: expected table1, bvh, particles, field or embree, got", value);
 				return bs_exitUsage;
 			}
 			o->table1 = strcmp(value, "table1") == 0;
 			o->bvh = strcmp(value, "bvh") == 0;
 			o->vsEmbree = strcmp(value, "embree") == 0;
+			o->field = strcmp(value, "field") == 0;
 			only = value;
 		}
 		else if ((m = bsMatchOption(cmd, "--vs", argc, argv, &i, &value)) != 0)
@@ -309,11 +317,13 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 			return bs_exitUsage;
 		}
 	}
-	// --only names one part; the particle part runs unless another is named (or --particles 0).
-	if (only != NULL && strcmp(only, "particles") != 0)
+	// --only names one part; the particle part runs unless another is named (or --particles 0), and
+	// the field part with it (the same count), or alone with --only field.
+	if (only != NULL && strcmp(only, "particles") != 0 && strcmp(only, "field") != 0)
 	{
 		o->particles = 0;
 	}
+	o->runParticles = only == NULL || strcmp(only, "particles") == 0;
 	return -1;
 }
 
@@ -1134,9 +1144,13 @@ int bsBenchMain(int argc, char** argv)
 		int s = bsBenchBvh(&o, &report, &checksum);
 		status = s != bs_exitOk ? s : status;
 	}
-	if (o.particles > 0 && status == bs_exitOk)
+	if (o.runParticles && o.particles > 0 && status == bs_exitOk)
 	{
 		status = bsBenchParticles(o.particles, o.seed, &checksum) != 0 ? bs_exitFailure : status;
+	}
+	if (o.field && o.particles > 0 && status == bs_exitOk)
+	{
+		status = bsBenchField(o.particles, o.seed, &checksum) != 0 ? bs_exitFailure : status;
 	}
 	if (o.vsEmbree && status == bs_exitOk)
 	{

@@ -183,6 +183,7 @@ void bsConfig_Free(bsConfig* config)
 	free(config->render.lights);
 	bsMaterial_Free(&config->render.particleMaterial);
 	free(config->output.directory);
+	free(config->field.grid);
 	memset(config, 0, sizeof *config);
 }
 

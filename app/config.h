@@ -15,6 +15,7 @@
 // Thread-safe (no global state; cJSON's global error pointer is never read).
 #pragma once
 
+#include "field_config.h"
 #include "json.h"
 
 #include "blobsim/collide.h"
@@ -188,6 +189,7 @@ typedef struct bsConfig
 	                  // max_contacts 4, no bounds)
 	bsRenderConfig render;
 	bsOutputConfig output;
+	bsFieldConfig field;  // the distance/normal grid's effects [none: enabled false]
 } bsConfig;
 
 // Parses and validates `length` bytes of config text (no terminating NUL needed). path names the

@@ -174,7 +174,7 @@ static const bsSchema bsOutputSchema = BS_OBJECT(bsOutputKeys);
 static const bsSchemaKey bsRootKeys[] = {BS_KEY("seed", BS_VALUE),
 	BS_KEY("environment", &bsEnvironmentSchema), BS_KEY("particles", &bsParticlesSchema),
 	BS_KEY("motion", &bsMotionSchema), BS_KEY("collision", &bsCollisionSchema),
-	BS_KEY("render", &bsRenderSchema), BS_KEY("output", &bsOutputSchema)};
+	BS_KEY("render", &bsRenderSchema), BS_KEY("output", &bsOutputSchema), BS_KEY("field", &bsFieldSchema)};
 const bsSchema bsRootSchema = BS_OBJECT(bsRootKeys);
 
 // --- Environment ---
@@ -978,5 +978,5 @@ bool bsReadConfig(bsCtx* c, const cJSON* root, bsConfig* config)
 		bsReadParticles(c, root, &config->particles) && bsReadInteraction(c, root, &config->step) &&
 		bsReadMotion(c, root, config) &&
 		bsReadCollision(c, root, &config->step) && bsReadRender(c, root, &config->render) &&
-		bsReadOutput(c, root, &config->output);
+		bsReadOutput(c, root, &config->output) && bsReadFieldConfig(c, root, &config->field);
 }

@@ -10,3 +10,8 @@ extern const bsSchema bsRootSchema;
 // Validates the tree into *config (zeroed by the caller). On failure the message is in c's error,
 // and what was read so far is left for bsConfig_Free.
 bool bsReadConfig(bsCtx* c, const cJSON* root, bsConfig* config);
+
+// The `field` block (field_config.c): its schema, and the reader that fills *field (left with
+// enabled false when the config has none).
+extern const bsSchema bsFieldSchema;
+bool bsReadFieldConfig(bsCtx* c, const cJSON* root, bsFieldConfig* field);

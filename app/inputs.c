@@ -87,6 +87,10 @@ bool bsInputList_Make(const bsConfig* config, bool hash, bsInputList* list)
 		const char* file = config->particles.emitters[e].file;
 		ok = file == NULL || bsInputList_Add(list, file, hash);
 	}
+	if (ok && config->field.grid != NULL)
+	{
+		ok = bsInputList_Add(list, config->field.grid, hash);
+	}
 	if (!ok)
 	{
 		bsInputList_Free(list);

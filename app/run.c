@@ -19,6 +19,7 @@
 #include "render_progress.h"
 #include "scene_surface.h"
 #include "blobsim/step.h"
+#include "field_grid.h"
 #include "blobsim/timer.h"
 #include "blobsim/triangle.h"
 
@@ -761,7 +762,7 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 	wdef.threads = o->threads;
 	wdef.seed = c->seed;
 	bsWorld* world = bsWorld_Create(&wdef);
-	if (world == NULL || bsEnvironment_AddToWorld(env, world) != bs_ok ||
+	if (world == NULL || bsFieldGrid_AddColliders(c, env, world) != bs_ok ||
 		bsEmission_AddToWorld(emission, c, world) != bs_ok)
 	{
 		snprintf(err, errlen, "%s: out of memory", c->path);
@@ -971,6 +972,8 @@ int bsRunMain(int argc, char** argv)
 
 	bsEnvironment env;
 	memset(&env, 0, sizeof(env));
+	bsDistanceGrid fieldGrid;
+	memset(&fieldGrid, 0, sizeof(fieldGrid));
 	bsEmission emission;
 	memset(&emission, 0, sizeof(emission));
 	bsParticles p;
@@ -1017,6 +1020,10 @@ int bsRunMain(int argc, char** argv)
 		goto fail;
 	}
 	if (!bsEmission_Load(&emission, &c, &env, err, sizeof(err)))
+	{
+		goto fail;
+	}
+	if (c.field.enabled && !bsFieldGrid_Use(&c, &env, &fieldGrid, err, sizeof(err)))
 	{
 		goto fail;
 	}
@@ -1170,6 +1177,7 @@ done:
 	bsSceneBuffers_Free(&buffers);
 	bsParticles_Free(&p);
 	bsEmission_Free(&emission);
+	bsDistanceGrid_Free(&fieldGrid);
 	bsEnvironment_Free(&env);
 	bsInputList_Free(&inputs);
 	bsConfig_Free(&c);

@@ -16,7 +16,7 @@ static void bsGravity_Accelerate(const bsForceContext* c, size_t i, bsVec3* a)
 	*a = bsAdd(*a, c->def->gravity);
 }
 
-static const bsForceClass bs_gravity = {"gravity", bsGravity_Active, true, bsGravity_Accelerate, NULL};
+static const bsForceClass bs_gravity = {"gravity", bsGravity_Active, true, bsGravity_Accelerate, NULL, NULL};
 
 // --- air drag: linear in the velocity, dv/dt = -drag v ---
 
@@ -31,12 +31,28 @@ static void bsDrag_Damp(const bsForceContext* c, size_t i, double* rate)
 	*rate += c->def->drag;
 }
 
-static const bsForceClass bs_drag = {"drag", bsDrag_Active, true, NULL, bsDrag_Damp};
+static const bsForceClass bs_drag = {"drag", bsDrag_Active, true, NULL, bsDrag_Damp, NULL};
+
+// --- the distance/normal field (field.h): spring, impact, drag and surface flow from the grid ---
+
+static bool bsFieldForce_Active(const bsStepDef* def)
+{
+	return def->fieldGrid != NULL;
+}
+
+// Reads only particle i's position and velocity and the grid: the same for any thread count.
+static void bsFieldForce_Adjust(const bsForceContext* c, size_t i, double h, bsVec3* v)
+{
+	bsField_Apply(c->def->fieldGrid, &c->def->field, c->particles->position[i], h, v);
+}
+
+static const bsForceClass bs_field = {"field", bsFieldForce_Active, false, NULL, NULL, bsFieldForce_Adjust};
 
 // The forces, in the order they are added up: a new force is a module and one line here.
 static const bsForceClass* const bs_forces[] = {
 	&bs_gravity,
 	&bs_drag,
+	&bs_field,
 };
 
 _Static_assert(sizeof(bs_forces) / sizeof(bs_forces[0]) <= BS_MAX_FORCES, "raise BS_MAX_FORCES");
@@ -98,6 +114,13 @@ void bsForces_Apply(const bsForces* forces, const bsForceContext* context, doubl
 		if (rate > 0.0)
 		{
 			v = bsScale(rate == forces->uniformRate ? damping : exp(-rate * h), v);
+		}
+		for (int k = 0; k < forces->count; ++k)
+		{
+			if (forces->active[k]->adjust != NULL)
+			{
+				forces->active[k]->adjust(context, i, h, &v);
+			}
 		}
 		p->velocity[i] = v;
 	}

@@ -42,6 +42,8 @@ bsStepDef bsDefaultStepDef(void)
 	def.maxContacts = 4;
 	def.maxSubsteps = 1000;
 	def.interaction = bsDefaultInteractionDef();
+	def.fieldGrid = NULL;
+	def.field = bsDefaultFieldDef();
 	return def;
 }
 

@@ -186,6 +186,34 @@ def grid():
     return m
 
 
+def sphere():
+    """A unit icosphere (3 subdivisions, 1,280 triangles, wound outwards): Ilmonen et al.'s Figures 3 and 6."""
+    import math
+    t = (1 + 5 ** 0.5) / 2
+    v = [(-1, t, 0), (1, t, 0), (-1, -t, 0), (1, -t, 0), (0, -1, t), (0, 1, t), (0, -1, -t), (0, 1, -t),
+         (t, 0, -1), (t, 0, 1), (-t, 0, -1), (-t, 0, 1)]
+    unit = lambda p: tuple(c / math.sqrt(sum(x * x for x in p)) for c in p)
+    v = [unit(p) for p in v]
+    faces = [(0, 11, 5), (0, 5, 1), (0, 1, 7), (0, 7, 10), (0, 10, 11), (1, 5, 9), (5, 11, 4), (11, 10, 2),
+             (10, 7, 6), (7, 1, 8), (3, 9, 4), (3, 4, 2), (3, 2, 6), (3, 6, 8), (3, 8, 9), (4, 9, 5), (2, 4, 11),
+             (6, 2, 10), (8, 6, 7), (9, 8, 1)]
+    tris = [(v[i], v[j], v[k]) for i, j, k in faces]
+    for _ in range(3):
+        tris = [t for a, b, c in tris for t in split(a, b, c, unit)]
+    m = Mesh()
+    m.object("sphere", "plaster")
+    for a, b, c in tris:
+        m.face(a, b, c)
+    return m
+
+
+def split(a, b, c, unit):
+    """One triangle into four, the new corners pushed out onto the unit sphere."""
+    mid = lambda p, q: unit(tuple((x + y) / 2 for x, y in zip(p, q)))
+    ab, bc, ca = mid(a, b), mid(b, c), mid(c, a)
+    return [(a, ab, ca), (b, bc, ab), (c, ca, bc), (ab, bc, ca)]
+
+
 def house():
     m = Mesh()
     m.object("ground", "grass")
@@ -261,6 +289,7 @@ def main():
     room().write(os.path.join(out, "room.obj"), "A furnished room: the environment of Fig. 8 (Karabassi et al. 1999)")
     grid().write(os.path.join(out, "grid.obj"), "A grate of thin bars above a floor: the environment of Fig. 9")
     house().write(os.path.join(out, "house.obj"), "A house with a pitched roof, chimney, windows and a fence: Fig. 10")
+    sphere().write(os.path.join(out, "sphere.obj"), "A unit sphere: the distance/normal grid's Figures 3 and 6 (Ilmonen et al.)")
 
 
 if __name__ == "__main__":

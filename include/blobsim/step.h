@@ -4,8 +4,8 @@
 //     per substep (dt / substeps, substeps given or planned by interaction.h's rule):
 //       interact the free particles' velocities from the forces between them (interaction.h), read
 //                from a copy of the state before the substep (only with an interaction)
-//       forces   each free particle's velocity from the forces (forces.c: gravity, air drag), read
-//                from the state before the substep only
+//       forces   each free particle's velocity from the forces (forces.c: gravity, air drag, then
+//                the distance/normal field's rules), read from the state before the substep only
 //       move     each free particle sweeps from x to x + v dt against every collider, responds to
 //                each contact (stick, slide, bounce) and goes on with the rest of the substep; with
 //                the stuck collider (world.h), stuck and sleeping particles are colliders, gathered
@@ -23,6 +23,7 @@
 // before the forces.
 #pragma once
 
+#include "blobsim/field.h"
 #include "blobsim/interaction.h"
 #include "blobsim/particles.h"
 #include "blobsim/world.h"
@@ -74,6 +75,11 @@ typedef struct bsStepDef
 	double sleepAcceleration;  // >= 0 [0]
 	double wakeSpeed;          // >= 0 [0: any approaching contact wakes]
 	bsInteractionDef interaction;  // forces between particles [none]
+	// The distance/normal grid's effects (field.h: spring, impact, drag, surface flow), applied in the
+	// forces phase after the other forces, each particle from its own position and velocity and the
+	// grid alone. NULL: none [NULL]. The step borrows the grid: it must outlive the step.
+	const bsDistanceGrid* fieldGrid;
+	bsFieldDef field;              // the rules [bsDefaultFieldDef(): all off]
 } bsStepDef;
 
 bsStepDef bsDefaultStepDef(void);

@@ -1,0 +1,43 @@
+// field_grid.h — the grid of a config's field block (field_config.h): read from the .dng file it
+// names, or built from the environment's meshes and cached.
+//
+// The cache: the folder $BLOBSIM_CACHE, else $XDG_CACHE_HOME/blobsim, else $HOME/.cache/blobsim
+// (none of them set: no cache, the grid is built every run), one file field-KEY.dng per grid. KEY is
+// FNV-1a 64 over a version tag, bsMeshHash of the transformed triangles (every vertex's bytes) and
+// every build setting (cell or resolution, margin, band, method, blur radius and rounds), so a changed
+// mesh, transform or setting names another file: nothing is invalidated, nothing can be stale. A file
+// is used only when it loads (checksums), and its header's mesh hash and settings are the ones asked
+// for; else the grid is built again and the file replaced (atomically). The grid is the same for
+// any thread count, so a cached grid equals a fresh one bit for bit.
+#pragma once
+
+#include "config.h"
+#include "environment.h"
+
+#include "blobsim/distance_grid.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct bsFieldGridReport
+{
+	bool built;       // built in this run (else read from field.grid or the cache)
+	bool cached;      // read from the cache
+	char cachePath[4096];  // the cache file used or written ("" without a cache)
+	double seconds;   // to load or build
+} bsFieldGridReport;
+
+// Fills *grid (owned: bsDistanceGrid_Free) for config->field (enabled). Errors: the .dng file's
+// message ("path: byte N: ..."), "CONFIG: field.build: no mesh triangles ...", or the build's
+// result. A cache that cannot be written is not an error (the run goes on with the grid built).
+bool bsFieldGrid_Load(const bsConfig* config, const bsEnvironment* env, bsDistanceGrid* grid,
+	bsFieldGridReport* report, char* err, size_t errlen);
+
+// The world's colliders: the environment's (bsEnvironment_AddToWorld), but without the meshes when
+// the field stands alone for them (field.sweep false).
+bsResult bsFieldGrid_AddColliders(const bsConfig* config, const bsEnvironment* env, bsWorld* world);
+
+// Loads the grid into *grid and points the config's step at it and at the field's rules (a run's
+// one call).
+bool bsFieldGrid_Use(bsConfig* config, const bsEnvironment* env, bsDistanceGrid* grid, char* err,
+	size_t errlen);
