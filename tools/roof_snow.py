@@ -19,8 +19,9 @@ POSTS = [-4.8 + 0.8 * k for k in range(13)]  # fence post centres in x, at z = -
 def read(path):
     data = open(path, "rb").read()
     end = data.index(b"end_header\n") + len(b"end_header\n")
-    count = int(data[:end].split(b"element vertex ")[1].split(b"\n")[0])
-    rec = struct.Struct("<7fB")
+    header = data[:end]
+    count = int(header.split(b"element vertex ")[1].split(b"\n")[0])
+    rec = struct.Struct("<7fBI" if b"property uint id" in header else "<7fB")
     return [rec.unpack_from(data, end + k * rec.size) for k in range(count)]
 
 
@@ -30,7 +31,7 @@ def report(path):
     cos = 1.0 / math.sqrt(1.0 + slope * slope)
     roof = []
     caps = {}
-    for x, y, z, r, _vx, _vy, _vz, state in particles:
+    for x, y, z, r, _vx, _vy, _vz, state, *_id in particles:
         if state != 1:
             continue
         chimney = 1.1 < x < 1.8 and 0.5 < z < 1.2
