@@ -273,17 +273,18 @@ static bool bsRenderImages(const bsRenderOptions* o, bsRenderPlan* plan, char* e
 	bsRenderMeter_End(&meter);
 	plan->meter = NULL;
 	char listErr[512];
-	if (!bsRenderPlan_ListImages(plan, listErr, sizeof(listErr)) ||
-		!bsOutputSet_Commit(o->dir, bs_outputSetAdd, listErr, sizeof(listErr)))
+	bool listed = bsRenderPlan_ListImages(plan, listErr, sizeof(listErr));
+	if (!listed)
 	{
 		bsAtomicFile_AbortDeferred();
-		if (ok)
-		{
-			snprintf(err, errlen, "%s", listErr);
-		}
-		return false;
 	}
-	return ok;
+	// Commit ends the group also when it fails.
+	listed = listed && bsOutputSet_Commit(o->dir, bs_outputSetAdd, listErr, sizeof(listErr));
+	if (ok && !listed)
+	{
+		snprintf(err, errlen, "%s", listErr);
+	}
+	return ok && listed;
 }
 
 static int bsRenderFail(const char* message)

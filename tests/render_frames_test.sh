@@ -91,6 +91,10 @@ print("%016x" % h)' a/frame_0003.pov)
 	out=$("$bin" render b) || fail "render b failed"
 	grep -q "5 images rendered, 2 up to date" <<<"$out" || fail "render b said: $out"
 	[ "$(pngs b)" = "$want" ] || fail "render b made: $(pngs b)"
+	# The images join the folder's outputs: listed, so a later run that does not render removes them.
+	for f in $(pngs b); do
+		grep -qx "$f" b/outputs.txt || fail "render b did not list $f in outputs.txt"
+	done
 	for f in a/frame_0002.png b/frame_0002.png; do
 		[ -n "$(record "$f")" ] || fail "$f has no record"
 	done
