@@ -5,6 +5,7 @@
 
 #include "blobsim/distance_grid.h"
 #include "blobsim/field.h"
+#include "blobsim/hash.h"
 #include "blobsim/particles.h"
 #include "blobsim/step.h"
 #include "blobsim/timer.h"
@@ -72,12 +73,7 @@ static void bsFieldScatter(bsParticles* p, uint64_t seed, const bsDistanceGrid* 
 
 static uint64_t bsFieldHash(uint64_t h, const bsParticles* p)
 {
-	const unsigned char* b = (const unsigned char*)p->velocity;
-	for (size_t k = 0; k < p->count * sizeof(bsVec3); ++k)
-	{
-		h = (h ^ b[k]) * 0x100000001b3ull;
-	}
-	return h;
+	return bsFnv1a(h, p->velocity, p->count * sizeof(bsVec3));
 }
 
 // The rule alone: the best of the runs' CPU seconds for one pass over the particles.

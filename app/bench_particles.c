@@ -9,6 +9,7 @@
 // apart (the same build the step does), and the same steps without interaction give the ratio.
 #include "bench_particles.h"
 
+#include "blobsim/hash.h"
 #include "blobsim/neighbour_grid.h"
 #include "blobsim/plane.h"
 #include "blobsim/rng.h"
@@ -103,16 +104,8 @@ typedef struct bsParticleTiming
 
 static uint64_t bsHashParticles(const bsParticles* p)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	const unsigned char* bytes[2] = {(const unsigned char*)p->position, (const unsigned char*)p->velocity};
-	for (int a = 0; a < 2; ++a)
-	{
-		for (size_t k = 0; k < p->count * sizeof(bsVec3); ++k)
-		{
-			h = (h ^ bytes[a][k]) * 0x100000001b3ull;
-		}
-	}
-	return h;
+	uint64_t h = bsFnv1a(BS_FNV1A_BASIS, p->position, p->count * sizeof(bsVec3));
+	return bsFnv1a(h, p->velocity, p->count * sizeof(bsVec3));
 }
 
 // Steps a copy of start with threads threads (interaction as def says) and times it.

@@ -3,48 +3,29 @@
 
 #include "dng.h"
 #include "files.h"
+#include "blobsim/hash.h"
 #include "blobsim/timer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t bsFnv(uint64_t h, const void* data, size_t size)
-{
-	const unsigned char* p = data;
-	for (size_t i = 0; i < size; ++i)
-	{
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	}
-	return h;
-}
-
-static uint64_t bsFnvU64(uint64_t h, uint64_t v)
-{
-	unsigned char b[8];
-	for (int i = 0; i < 8; ++i)
-	{
-		b[i] = (unsigned char)(v >> (8 * i));  // little-endian on every platform
-	}
-	return bsFnv(h, b, 8);
-}
-
 // The cache key: the mesh's hash and every setting the grid depends on.
 static uint64_t bsFieldGrid_Key(uint64_t meshHash, const bsDistanceGridDef* d)
 {
 	static const char tag[] = "blobsim field grid, dng 1";
-	uint64_t h = bsFnv(0xcbf29ce484222325ull, tag, sizeof tag);
+	uint64_t h = bsFnv1a(BS_FNV1A_BASIS, tag, sizeof tag);
 	uint64_t cell;
 	memcpy(&cell, &d->cellSize, sizeof cell);
-	h = bsFnvU64(h, meshHash);
-	h = bsFnvU64(h, cell);
-	h = bsFnvU64(h, (uint64_t)(d->cellSize > 0.0 ? 0 : d->resolution));
-	h = bsFnvU64(h, (uint64_t)d->margin);
-	h = bsFnvU64(h, (uint64_t)d->band);
-	h = bsFnvU64(h, (uint64_t)d->method);
-	h = bsFnvU64(h, (uint64_t)d->blurRadius);
-	h = bsFnvU64(h, (uint64_t)d->blurRounds);
-	return bsFnvU64(h, d->exactFar ? 1u : 0u);
+	h = bsFnv1a_U64(h, meshHash);
+	h = bsFnv1a_U64(h, cell);
+	h = bsFnv1a_U64(h, (uint64_t)(d->cellSize > 0.0 ? 0 : d->resolution));
+	h = bsFnv1a_U64(h, (uint64_t)d->margin);
+	h = bsFnv1a_U64(h, (uint64_t)d->band);
+	h = bsFnv1a_U64(h, (uint64_t)d->method);
+	h = bsFnv1a_U64(h, (uint64_t)d->blurRadius);
+	h = bsFnv1a_U64(h, (uint64_t)d->blurRounds);
+	return bsFnv1a_U64(h, d->exactFar ? 1u : 0u);
 }
 
 // The cache folder (field_grid.h), or false when no variable names one.

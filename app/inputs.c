@@ -2,6 +2,7 @@
 #include "inputs.h"
 
 #include "files.h"
+#include "blobsim/hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,16 +23,13 @@ bool bsHashFile(const char* path, uint64_t* size, uint64_t* hash)
 		}
 		return false;
 	}
-	uint64_t h = 14695981039346656037ull;  // FNV-1a 64 offset basis
+	uint64_t h = BS_FNV1A_BASIS;
 	uint64_t n = 0;
 	unsigned char buffer[1 << 16];
 	size_t got;
 	while ((got = fread(buffer, 1, sizeof(buffer), f)) > 0)
 	{
-		for (size_t i = 0; i < got; ++i)
-		{
-			h = (h ^ buffer[i]) * 1099511628211ull;  // FNV-1a 64 prime
-		}
+		h = bsFnv1a(h, buffer, got);
 		n += got;
 	}
 	bool ok = !ferror(f);

@@ -4,6 +4,7 @@
 
 #include "blobsim/bvh.h"
 #include "blobsim/closest.h"
+#include "blobsim/hash.h"
 #include "blobsim/parallel.h"
 #include "blobsim/timer.h"
 
@@ -87,7 +88,7 @@ bsResult bsDistanceGridDef_Check(const bsDistanceGridDef* def)
 
 uint64_t bsMeshHash(const bsTriangle* tris, uint32_t count)
 {
-	uint64_t h = 14695981039346656037ull;
+	uint64_t h = BS_FNV1A_BASIS;
 	for (uint32_t t = 0; t < count; ++t)
 	{
 		const bsVec3* v[3] = {&tris[t].p1, &tris[t].p2, &tris[t].p3};
@@ -98,11 +99,7 @@ uint64_t bsMeshHash(const bsTriangle* tris, uint32_t count)
 			{
 				uint64_t bits;
 				memcpy(&bits, &c[a], sizeof bits);
-				for (int b = 0; b < 8; ++b)  // little-endian whatever the machine
-				{
-					h ^= (bits >> (8 * b)) & 0xffu;
-					h *= 1099511628211ull;
-				}
+				h = bsFnv1a_U64(h, bits);
 			}
 		}
 	}
