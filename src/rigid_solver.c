@@ -329,13 +329,9 @@ bsResult bsRigid_Step(bsRigidBody* bodies, int32_t count, const bsRigidContact* 
 	}
 	bsRigidStepStats st = {0, 0, 0};
 	WakeTouched(bodies, contacts, contactCount);
-	for (int32_t i = 0; i < count; ++i)
-	{
-		if (bodies[i].awake)
-		{
-			bodies[i].velocity = bsMulAdd(bodies[i].velocity, dt, d.gravity);
-		}
-	}
+	// The collision speeds (and so the bounce targets) are taken before this substep's gravity: the
+	// rise after a bounce at e = 1 then retraces the fall step for step (symplectic Euler is not
+	// time-symmetric: from the speeds after gravity, every bounce would gain |v| dt of height).
 	for (int32_t i = 0; i < contactCount; ++i)
 	{
 		bool bounce = false;
@@ -343,6 +339,13 @@ bsResult bsRigid_Step(bsRigidBody* bodies, int32_t count, const bsRigidContact* 
 		{
 			s.count++;
 			st.bounces += bounce;
+		}
+	}
+	for (int32_t i = 0; i < count; ++i)
+	{
+		if (bodies[i].awake)
+		{
+			bodies[i].velocity = bsMulAdd(bodies[i].velocity, dt, d.gravity);
 		}
 	}
 	for (int32_t i = 0; i < s.count; ++i)

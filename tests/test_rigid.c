@@ -577,6 +577,35 @@ static int DropOnFloor(void)
 	return rc;
 }
 
+// A box started 5 mm into the floor is pushed out to within slop by the position correction alone:
+// its velocity stays zero the whole time (a split impulse moves positions, adds no kinetic energy).
+static int PushOut(void)
+{
+	bsRigidBody body;
+	bsTransform pose = {bsQuat_Identity(), bsV3(0, 0.045, 0)};
+	RUN_SUBTEST(MakeBox(&body, bsV3(0.2, 0.1, 0.3), 500.0, pose, bsV3(0, 0, 0), bsV3(0, 0, 0)));
+	bsRigidStepDef d = bsDefaultRigidStepDef();
+	d.sleepDelay = 0.0;
+	bsPlane floor = {bsV3(0, 1, 0), 0.0};
+	bsRigidContactCache cache = {0};
+	bsRigidContact contacts[64];
+	double maxSpeed = 0.0;
+	for (int i = 0; i < 240; ++i)
+	{
+		int32_t n = 0;
+		ENSURE(bsRigidBody_CollidePlane(&body, 0, &floor, 0.05, contacts, 64, &n));
+		ENSURE(bsRigid_Step(&body, 1, contacts, n, &d, 1.0 / 240.0, &cache, NULL) == bs_ok);
+		maxSpeed = fmax(maxSpeed, bsLength(body.velocity) + bsLength(body.angularVelocity));
+	}
+	printf("  push out: depth %.3g mm after 1 s, largest speed %.3g\n", -1e3 * LowestVertex(&body), maxSpeed);
+	ENSURE(LowestVertex(&body) > -d.slop - 1e-6);
+	ENSURE(LowestVertex(&body) < 0.0);
+	ENSURE(maxSpeed < 1e-6);  // a velocity bias (Baumgarte) at the same rate would reach 0.19 m/s
+	bsRigidBody_Destroy(&body);
+	bsRigidContactCache_Destroy(&cache);
+	return 0;
+}
+
 // The same inputs give the same bits.
 static int Determinism(void)
 {
@@ -588,6 +617,130 @@ static int Determinism(void)
 	ENSURE(memcmp(&a.final.orientation, &b.final.orientation, sizeof(bsQuat)) == 0);
 	ENSURE(memcmp(&a.final.velocity, &b.final.velocity, sizeof(bsVec3)) == 0);
 	ENSURE(memcmp(&a.final.angularVelocity, &b.final.angularVelocity, sizeof(bsVec3)) == 0);
+	return 0;
+}
+
+// A ball dropped from h = 1 m on the plane rebounds to e^2 h. The bounce is applied when the gap
+// would close within the substep (at a gap s <= |v| dt), so the apex is s + e^2 (h - s): off by at
+// most |v| dt (1 - e^2), plus the integrator's O(g dt) per bounce.
+static int Bounce(void)
+{
+	double es[3] = {1.0, 0.8, 0.5};
+	for (int k = 0; k < 3; ++k)
+	{
+		bsRigidBody ball;
+		RUN_SUBTEST(MakeBall(&ball, 0.1, 1000.0, bsV3(0, 0, 0), bsV3(0, 0, 0)));
+		ball.position.y += 1.0 - LowestVertex(&ball);  // lowest vertex at h = 1
+		bsRigidStepDef d = bsDefaultRigidStepDef();
+		d.restitution = es[k];
+		d.friction = 0.0;
+		d.sleepDelay = 0.0;
+		double dt = 1.0 / 240.0;
+		bsPlane floor = {bsV3(0, 1, 0), 0.0};
+		bsRigidContactCache cache = {0};
+		bsRigidContact contacts[64];
+		double apex = 0.0;
+		bool bounced = false;
+		for (int i = 0; i < 480; ++i)
+		{
+			int32_t n = 0;
+			ENSURE(bsRigidBody_CollidePlane(&ball, 0, &floor, 0.05, contacts, 64, &n));
+			bsRigidStepStats st;
+			ENSURE(bsRigid_Step(&ball, 1, contacts, n, &d, dt, &cache, &st) == bs_ok);
+			bounced = bounced || st.bounces > 0;
+			if (bounced)
+			{
+				apex = fmax(apex, LowestVertex(&ball));
+				if (ball.velocity.y < 0.0)
+				{
+					break;  // past the first apex
+				}
+			}
+		}
+		double v = sqrt(2.0 * 9.81), e2 = es[k] * es[k];
+		printf("  bounce e = %.1f: apex %.5f m, e^2 h = %.5f m\n", es[k], apex, e2);
+		ENSURE(bounced);
+		ENSURE_SMALL(apex - e2, v * dt * (1.0 - e2) + 1e-3);
+		bsRigidBody_Destroy(&ball);
+		bsRigidContactCache_Destroy(&cache);
+	}
+	return 0;
+}
+
+// Contacts of box `top`'s vertices with the top face of box `low` (sides s), as a body-body query
+// would report them: normal the low box's up axis, separation the height above that face.
+static void StackContacts(const bsRigidBody* body, int32_t top, int32_t low, bsVec3 s,
+	bsRigidContact* out, int32_t* n)
+{
+	bsTransform lowPose = bsRigidBody_MeshTransform(body + low);
+	bsVec3 up = bsQuat_Rotate(lowPose.rotation, bsV3(0, 1, 0));
+	for (uint32_t i = 0; i < body[top].vertexCount; ++i)
+	{
+		bsVec3 x = bsAdd(bsQuat_Rotate(body[top].orientation, body[top].vertices[i]), body[top].position);
+		bsVec3 local = bsTransform_ApplyInverse(lowPose, x);
+		double sep = local.y - 0.5 * s.y;
+		if (fabs(local.x) <= 0.5 * s.x && fabs(local.z) <= 0.5 * s.z && sep < 0.05)
+		{
+			bsRigidContact c = {bsMulSub(x, 0.5 * sep, up), up, sep, top, low, i + 1};
+			out[(*n)++] = c;
+		}
+	}
+}
+
+// A box dropped on a box on the floor (two dynamic bodies, the body-body contacts through the same
+// solver): both come to rest stacked, the upper one 0.1 m over the lower one's top, without sinking
+// or jitter; and a sleeping body hit by an awake one wakes.
+static int Stack(void)
+{
+	bsVec3 s = bsV3(0.3, 0.1, 0.3), small = bsV3(0.15, 0.1, 0.15);  // the small one's corners stay over
+	bsRigidBody body[2];
+	bsTransform p0 = {bsQuat_Identity(), bsV3(0, 0.06, 0)};
+	bsTransform p1 = {bsQuat_FromAxisAngle(bsV3(0, 1, 0), 0.3), bsV3(0.03, 0.3, 0.02)};
+	RUN_SUBTEST(MakeBox(body, s, 800.0, p0, bsV3(0, 0, 0), bsV3(0, 0, 0)));
+	RUN_SUBTEST(MakeBox(body + 1, small, 300.0, p1, bsV3(0, 0, 0), bsV3(0, 0, 0)));
+	bsRigidStepDef d = bsDefaultRigidStepDef();
+	d.sleepDelay = 0.0;
+	bsPlane floor = {bsV3(0, 1, 0), 0.0};
+	bsRigidContactCache cache = {0};
+	bsRigidContact contacts[64];
+	double minGap = HUGE_VAL, jitter = 0.0;
+	bsVec3 rest = bsV3(0, 0, 0);
+	for (int i = 0; i < 720; ++i)
+	{
+		int32_t n = 0;
+		ENSURE(bsRigidBody_CollidePlane(body, 0, &floor, 0.05, contacts, 64, &n));
+		ENSURE(bsRigidBody_CollidePlane(body + 1, 1, &floor, 0.05, contacts, 64, &n));
+		StackContacts(body, 1, 0, s, contacts, &n);
+		ENSURE(bsRigid_Step(body, 2, contacts, n, &d, 1.0 / 240.0, &cache, NULL) == bs_ok);
+		minGap = fmin(minGap, LowestVertex(body + 1) - (body[0].position.y + 0.05));
+		if (i == 480)
+		{
+			rest = body[1].position;
+		}
+		if (i > 480)
+		{
+			jitter = fmax(jitter, bsDistance(body[1].position, rest));
+		}
+	}
+	printf("  stack: deepest %.3g mm, upper centre %.6f m, lower %.6f m, jitter %.3g m\n", -1e3 * minGap,
+		body[1].position.y, body[0].position.y, jitter);
+	ENSURE(minGap > -0.0015);
+	ENSURE_SMALL(body[0].position.y - 0.05, 0.0015);
+	ENSURE_SMALL(body[1].position.y - 0.15, 0.003);
+	ENSURE(jitter < 1e-6);
+	ENSURE(bsRigidBody_KineticEnergy(body) + bsRigidBody_KineticEnergy(body + 1) < 1e-9);
+	// Wake: the lower body asleep, the upper one pushed into it.
+	body[0].awake = false;
+	body[1].velocity = bsV3(0, -1, 0);
+	int32_t n = 0;
+	StackContacts(body, 1, 0, s, contacts, &n);
+	ENSURE(n == 4);
+	ENSURE(bsRigid_Step(body, 2, contacts, n, &d, 1.0 / 240.0, NULL, NULL) == bs_ok);
+	ENSURE(body[0].awake);
+	ENSURE(body[0].velocity.y < 0.0);
+	bsRigidBody_Destroy(body);
+	bsRigidBody_Destroy(body + 1);
+	bsRigidContactCache_Destroy(&cache);
 	return 0;
 }
 
@@ -625,6 +778,9 @@ int RigidTest(void)
 	RUN_SUBTEST(StaticHit());
 	RUN_SUBTEST(FreeSpin());
 	RUN_SUBTEST(DropOnFloor());
+	RUN_SUBTEST(Bounce());
+	RUN_SUBTEST(PushOut());
+	RUN_SUBTEST(Stack());
 	RUN_SUBTEST(Determinism());
 	RUN_SUBTEST(BadInput());
 	return 0;
