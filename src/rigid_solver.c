@@ -71,16 +71,25 @@ static bsResult CheckInputs(const bsRigidBody* bodies, int32_t count, const bsRi
 	return bs_ok;
 }
 
-// A body hit by an awake body wakes (a sleeping body meets the world as if static).
+// A sleeping body touched by a moving one wakes (a sleeping body meets the world as if static).
+// Moving means awake and not slow in the last substep (sleepTime 0): a slow body resting on a
+// sleeping one does not wake it, it falls asleep on it, or two bodies at rest that fell asleep a few
+// substeps apart would wake each other for ever.
 static void WakeTouched(bsRigidBody* bodies, const bsRigidContact* contacts, int32_t contactCount)
 {
 	for (int32_t i = 0; i < contactCount; ++i)
 	{
 		int32_t a = contacts[i].a, b = contacts[i].b;
-		if (a >= 0 && b >= 0 && bodies[a].awake != bodies[b].awake)
+		if (a < 0 || b < 0 || bodies[a].awake == bodies[b].awake)
 		{
-			bodies[a].awake = bodies[b].awake = true;
-			bodies[a].sleepTime = bodies[b].sleepTime = 0.0;
+			continue;
+		}
+		bsRigidBody* moving = bodies[a].awake ? bodies + a : bodies + b;
+		bsRigidBody* sleeping = bodies[a].awake ? bodies + b : bodies + a;
+		if (moving->sleepTime == 0.0)
+		{
+			sleeping->awake = true;
+			sleeping->sleepTime = 0.0;
 		}
 	}
 }

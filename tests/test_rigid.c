@@ -689,8 +689,9 @@ static void StackContacts(const bsRigidBody* body, int32_t top, int32_t low, bsV
 
 // A box dropped on a box on the floor (two dynamic bodies, the body-body contacts through the same
 // solver): both come to rest stacked, the upper one 0.1 m over the lower one's top, without sinking
-// or jitter; and a sleeping body hit by an awake one wakes.
-static int Stack(void)
+// or jitter; with sleep on, both fall asleep (and stay asleep); a sleeping body hit by an awake one
+// wakes.
+static int Stack(double sleepDelay)
 {
 	bsVec3 s = bsV3(0.3, 0.1, 0.3), small = bsV3(0.15, 0.1, 0.15);  // the small one's corners stay over
 	bsRigidBody body[2];
@@ -699,11 +700,12 @@ static int Stack(void)
 	RUN_SUBTEST(MakeBox(body, s, 800.0, p0, bsV3(0, 0, 0), bsV3(0, 0, 0)));
 	RUN_SUBTEST(MakeBox(body + 1, small, 300.0, p1, bsV3(0, 0, 0), bsV3(0, 0, 0)));
 	bsRigidStepDef d = bsDefaultRigidStepDef();
-	d.sleepDelay = 0.0;
+	d.sleepDelay = sleepDelay;
 	bsPlane floor = {bsV3(0, 1, 0), 0.0};
 	bsRigidContactCache cache = {0};
 	bsRigidContact contacts[64];
 	double minGap = HUGE_VAL, jitter = 0.0;
+	int asleepFrom = -1;
 	bsVec3 rest = bsV3(0, 0, 0);
 	for (int i = 0; i < 720; ++i)
 	{
@@ -713,6 +715,8 @@ static int Stack(void)
 		StackContacts(body, 1, 0, s, contacts, &n);
 		ENSURE(bsRigid_Step(body, 2, contacts, n, &d, 1.0 / 240.0, &cache, NULL) == bs_ok);
 		minGap = fmin(minGap, LowestVertex(body + 1) - (body[0].position.y + 0.05));
+		bool asleep = !body[0].awake && !body[1].awake;
+		asleepFrom = !asleep ? -1 : asleepFrom < 0 ? i : asleepFrom;
 		if (i == 480)
 		{
 			rest = body[1].position;
@@ -722,19 +726,27 @@ static int Stack(void)
 			jitter = fmax(jitter, bsDistance(body[1].position, rest));
 		}
 	}
-	printf("  stack: deepest %.3g mm, upper centre %.6f m, lower %.6f m, jitter %.3g m\n", -1e3 * minGap,
-		body[1].position.y, body[0].position.y, jitter);
+	printf("  stack (sleep %.1f s): deepest %.3g mm, upper centre %.6f m, lower %.6f m, jitter %.3g m, "
+		"both asleep from step %d\n", sleepDelay, -1e3 * minGap, body[1].position.y, body[0].position.y,
+		jitter, asleepFrom);
+	ENSURE(sleepDelay == 0.0 ? asleepFrom < 0 : (asleepFrom >= 0 && asleepFrom < 480));
 	ENSURE(minGap > -0.0015);
 	ENSURE_SMALL(body[0].position.y - 0.05, 0.0015);
 	ENSURE_SMALL(body[1].position.y - 0.15, 0.003);
 	ENSURE(jitter < 1e-6);
 	ENSURE(bsRigidBody_KineticEnergy(body) + bsRigidBody_KineticEnergy(body + 1) < 1e-9);
-	// Wake: the lower body asleep, the upper one pushed into it.
+	// Wake: the lower body asleep; the upper one, slow (sleepTime > 0), does not wake it; pushed
+	// into it (moving: sleepTime 0), it does.
 	body[0].awake = false;
-	body[1].velocity = bsV3(0, -1, 0);
+	body[1].awake = true;
+	body[1].sleepTime = 0.1;
 	int32_t n = 0;
 	StackContacts(body, 1, 0, s, contacts, &n);
 	ENSURE(n == 4);
+	ENSURE(bsRigid_Step(body, 2, contacts, n, &d, 1.0 / 240.0, NULL, NULL) == bs_ok);
+	ENSURE(!body[0].awake);
+	body[1].velocity = bsV3(0, -1, 0);
+	body[1].sleepTime = 0.0;
 	ENSURE(bsRigid_Step(body, 2, contacts, n, &d, 1.0 / 240.0, NULL, NULL) == bs_ok);
 	ENSURE(body[0].awake);
 	ENSURE(body[0].velocity.y < 0.0);
@@ -780,7 +792,8 @@ int RigidTest(void)
 	RUN_SUBTEST(DropOnFloor());
 	RUN_SUBTEST(Bounce());
 	RUN_SUBTEST(PushOut());
-	RUN_SUBTEST(Stack());
+	RUN_SUBTEST(Stack(0.0));
+	RUN_SUBTEST(Stack(0.5));
 	RUN_SUBTEST(Determinism());
 	RUN_SUBTEST(BadInput());
 	return 0;

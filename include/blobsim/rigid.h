@@ -113,8 +113,8 @@ typedef struct bsRigidBody
 	bsQuat orientation;       // principal frame -> world
 	bsVec3 velocity;          // of the centre of mass
 	bsVec3 angularVelocity;   // world axes (the paper's w_c is its image in oxyz)
-	double sleepTime;         // seconds spent below the sleep speeds
-	bool awake;               // a sleeping body is neither integrated nor moved by contacts alone
+	double sleepTime;         // seconds spent below the sleep speeds (0: moving)
+	bool awake;               // a sleeping body is not integrated; a moving body touching it wakes it
 } bsRigidBody;
 
 // Builds a body from count triangles of a closed mesh (copied: the caller keeps its array). Fails as
