@@ -179,10 +179,12 @@ typedef struct bsRigidStepStats
 
 // Advances count bodies by one substep dt with the given contacts (computed by the caller from the
 // poses at the start of the substep): gravity into velocities (symplectic Euler), the contact
-// response, then positions and orientations from the new velocities. Sequential in the order given,
-// so the result depends only on the inputs. cache may be NULL (no warm starting). Fails with bs_errInvalidArgument (a NULL array with a
-// count, dt not positive, a contact index out of range, two static sides, a def field out of range)
-// or bs_errOutOfMemory, leaving the bodies unchanged. stats may be NULL.
+// response (collision speeds taken before the gravity; sequential impulses, warm-started from cache,
+// which keeps the pulses for the next substep; NULL: none), then positions and orientations from
+// the new velocities, and sleep. Sequential in the order given, so the result depends only on the
+// inputs. Fails with bs_errInvalidArgument (a NULL array with a count, dt not positive, a contact
+// index out of range, two static sides, a normal not of unit length, a def field out of range) or
+// bs_errOutOfMemory, leaving the bodies unchanged. stats may be NULL.
 bsResult bsRigid_Step(bsRigidBody* bodies, int32_t count, const bsRigidContact* contacts,
 	int32_t contactCount, const bsRigidStepDef* def, double dt, bsRigidContactCache* cache,
 	bsRigidStepStats* stats);
