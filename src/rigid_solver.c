@@ -21,7 +21,7 @@ typedef struct Constraint
 	double sign;            // -1 when a and b were swapped: the pulse on the input's a is -pulse
 	bsVec3 point, normal, tangent1, tangent2;
 	double separation;
-	double massNormal, massTangent1, massTangent2;  // pair effective masses
+	double massNormal;      // the pair's effective mass along the normal
 	double target;          // normal speed after the solve
 	double positionTarget;  // pseudo-velocity that removes the overlap beyond slop
 	double lambda, lambdaT1, lambdaT2, lambdaP;  // accumulated pulses
@@ -169,8 +169,6 @@ static bool Prepare(Solver* s, const bsRigidContact* k, const bsRigidStepDef* d,
 	c->point = k->point, c->normal = n, c->separation = k->separation;
 	Tangents(n, &c->tangent1, &c->tangent2);
 	c->massNormal = PairMass(s, c, n);
-	c->massTangent1 = PairMass(s, c, c->tangent1);
-	c->massTangent2 = PairMass(s, c, c->tangent2);
 	double vn = RelativeSpeed(s, c, n, false);
 	double sep = k->separation;
 	c->target = sep > 0.0 ? -sep / dt : 0.0;
@@ -195,10 +193,22 @@ static void ClampToCone(double* t1, double* t2, double limit)
 }
 
 // Coulomb friction: the tangential pulse that stops sliding, kept within friction * normal pulse.
+// The pulse that stops the sliding velocity u uses the pair's effective mass along u itself: with
+// separate masses along the two tangents the pulse would point along M u, not u, and a sliding body
+// would be braked at an angle to its motion (measured: 25 degrees and a quarter too little braking
+// for a box sliding down an incline).
 static void SolveFriction(Solver* s, Constraint* c, double friction)
 {
-	double t1 = c->lambdaT1 - c->massTangent1 * RelativeSpeed(s, c, c->tangent1, false);
-	double t2 = c->lambdaT2 - c->massTangent2 * RelativeSpeed(s, c, c->tangent2, false);
+	bsVec3 v = bsSub(PointVelocity(s, c->a, c->point, false), PointVelocity(s, c->b, c->point, false));
+	bsVec3 u = bsMulSub(v, bsDot(v, c->normal), c->normal);
+	double speed = bsLength(u);
+	if (!(speed > 0.0))
+	{
+		return;
+	}
+	double mass = PairMass(s, c, bsScale(1.0 / speed, u));
+	double t1 = c->lambdaT1 - mass * bsDot(u, c->tangent1);
+	double t2 = c->lambdaT2 - mass * bsDot(u, c->tangent2);
 	ClampToCone(&t1, &t2, friction * c->lambda);
 	bsVec3 j = bsAdd(bsScale(t1 - c->lambdaT1, c->tangent1), bsScale(t2 - c->lambdaT2, c->tangent2));
 	c->lambdaT1 = t1, c->lambdaT2 = t2;

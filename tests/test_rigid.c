@@ -606,6 +606,43 @@ static int PushOut(void)
 	return 0;
 }
 
+// Coulomb friction on an incline: a box laid flat on a plane at angle theta with friction mu stays
+// put when tan theta < mu, and otherwise slides down with a = g (sin theta - mu cos theta): after n
+// steps of symplectic Euler it has gone a dt^2 n (n + 1) / 2.
+static int Incline(double degrees, double mu)
+{
+	double theta = degrees * 3.14159265358979323846 / 180.0;
+	bsVec3 n = bsV3(-sin(theta), cos(theta), 0.0), down = bsV3(-cos(theta), -sin(theta), 0.0);
+	bsRigidBody body;
+	bsTransform pose = {bsQuat_FromAxisAngle(bsV3(0, 0, 1), theta), bsScale(0.05, n)};
+	RUN_SUBTEST(MakeBox(&body, bsV3(0.3, 0.1, 0.3), 500.0, pose, bsV3(0, 0, 0), bsV3(0, 0, 0)));
+	bsRigidStepDef d = bsDefaultRigidStepDef();
+	d.friction = mu;
+	d.sleepDelay = 0.0;
+	bsPlane plane;
+	ENSURE(bsMakePlane(bsV3(0, 0, 0), n, &plane) == bs_ok);
+	bsRigidContactCache cache = {0};
+	bsRigidContact contacts[64];
+	bsVec3 start = body.position;
+	double dt = 1.0 / 240.0;
+	int steps = 240;
+	for (int i = 0; i < steps; ++i)
+	{
+		int32_t k = 0;
+		ENSURE(bsRigidBody_CollidePlane(&body, 0, &plane, 0.05, contacts, 64, &k));
+		ENSURE(bsRigid_Step(&body, 1, contacts, k, &d, dt, &cache, NULL) == bs_ok);
+	}
+	double a = fmax(0.0, 9.81 * (sin(theta) - mu * cos(theta)));
+	double expect = a * dt * dt * steps * (steps + 1) / 2.0;
+	double moved = bsDot(bsSub(body.position, start), down);
+	printf("  incline %.0f deg, mu %.1f: slid %.6f m, closed form %.6f m\n", degrees, mu, moved, expect);
+	ENSURE_SMALL(moved - expect, 1e-4 * expect + 1e-6);
+	ENSURE_SMALL(bsDot(bsSub(body.position, start), n), 1e-3);  // stays on the plane
+	bsRigidBody_Destroy(&body);
+	bsRigidContactCache_Destroy(&cache);
+	return 0;
+}
+
 // The same inputs give the same bits.
 static int Determinism(void)
 {
@@ -792,6 +829,9 @@ int RigidTest(void)
 	RUN_SUBTEST(DropOnFloor());
 	RUN_SUBTEST(Bounce());
 	RUN_SUBTEST(PushOut());
+	RUN_SUBTEST(Incline(20.0, 0.5));
+	RUN_SUBTEST(Incline(35.0, 0.5));
+	RUN_SUBTEST(Incline(30.0, 0.0));
 	RUN_SUBTEST(Stack(0.0));
 	RUN_SUBTEST(Stack(0.5));
 	RUN_SUBTEST(Determinism());
