@@ -564,6 +564,46 @@ static int DropChecks(const Floor* floor, const char* name)
 	return 0;
 }
 
+// The mesh generator against the plane generator on the same floor (y = 0 as a plane, and as the top
+// of a static box mesh through the BVH): random poses of a box touching, above and up to 3 cm into the
+// floor give the same contacts (vertex order, points, normals, separations, keys aside).
+static int MeshMatchesPlane(void)
+{
+	bsTriangle* tris;
+	uint32_t count;
+	ENSURE(bsMakeBoxMesh(bsV3(-2, -1, -2), bsV3(2, 0, 2), 3, false, &tris, &count) == bs_ok);
+	bsBvh bvh;
+	ENSURE(bsBvh_Build(&bvh, tris, count, NULL) == bs_ok);
+	bsPlane plane = {bsV3(0, 1, 0), 0.0};
+	bsRng rng = bsMakeRng(5);
+	int penetrating = 0;
+	for (int trial = 0; trial < 500; ++trial)
+	{
+		bsRigidBody body;
+		bsTransform pose = {RandomRotation(&rng), bsV3(bsRng_Range(&rng, -1, 1), 0, bsRng_Range(&rng, -1, 1))};
+		RUN_SUBTEST(MakeBox(&body, bsV3(0.2, 0.1, 0.3), 500.0, pose, bsV3(0, 0, 0), bsV3(0, 0, 0)));
+		body.position.y += bsRng_Range(&rng, -0.03, 0.04) - LowestVertex(&body);
+		bsRigidContact a[16], b[16];
+		int32_t na = 0, nb = 0;
+		ENSURE(bsRigidBody_CollidePlane(&body, 3, &plane, 0.05, a, 16, &na));
+		ENSURE(bsRigidBody_CollideMesh(&body, 3, &bvh, tris, 0.05, b, 16, &nb));
+		ENSURE(na == nb);
+		for (int32_t i = 0; i < na; ++i)
+		{
+			ENSURE_SMALL(bsDistance(a[i].point, b[i].point), 1e-12);
+			ENSURE_SMALL(bsDistance(a[i].normal, b[i].normal), 1e-12);
+			ENSURE_SMALL(a[i].separation - b[i].separation, 1e-12);
+			ENSURE(b[i].a == 3 && b[i].b == BS_RIGID_STATIC && b[i].key != 0);
+			penetrating += b[i].separation < 0.0;
+		}
+		bsRigidBody_Destroy(&body);
+	}
+	ENSURE(penetrating > 100);
+	bsBvh_Destroy(&bvh);
+	free(tris);
+	return 0;
+}
+
 static int DropOnFloor(void)
 {
 	Floor plane = {{bsV3(0, 1, 0), 0.0}, NULL, 0, {0}};
@@ -826,6 +866,7 @@ int RigidTest(void)
 	RUN_SUBTEST(OffCentre());
 	RUN_SUBTEST(StaticHit());
 	RUN_SUBTEST(FreeSpin());
+	RUN_SUBTEST(MeshMatchesPlane());
 	RUN_SUBTEST(DropOnFloor());
 	RUN_SUBTEST(Bounce());
 	RUN_SUBTEST(PushOut());
