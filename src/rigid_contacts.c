@@ -26,6 +26,13 @@ static bsVec3 WorldVertex(const bsRigidBody* body, uint32_t i)
 	return bsAdd(bsQuat_Rotate(body->orientation, body->vertices[i]), body->position);
 }
 
+double bsRigidBody_ContactMargin(const bsRigidBody* body, const bsRigidStepDef* def, double dt)
+{
+	double reach = bsLength(body->velocity) + bsLength(def->gravity) * dt +
+		bsLength(body->angularVelocity) * body->radius;
+	return reach * dt + 2.0 * def->slop;
+}
+
 bool bsRigidBody_CollidePlane(const bsRigidBody* body, int32_t index, const bsPlane* plane,
 	double margin, bsRigidContact* out, int32_t capacity, int32_t* count)
 {
@@ -33,6 +40,10 @@ bool bsRigidBody_CollidePlane(const bsRigidBody* body, int32_t index, const bsPl
 	double side = bsDot(plane->n, body->position) + plane->d >= 0.0 ? 1.0 : -1.0;
 	bsVec3 n = bsScale(side, plane->n);
 	double d = side * plane->d;
+	if (bsDot(n, body->position) + d >= body->radius + margin)
+	{
+		return true;  // every vertex is within radius of the centre: none is within margin
+	}
 	bool fit = true;
 	for (uint32_t i = 0; i < body->vertexCount; ++i)
 	{
@@ -51,6 +62,13 @@ bool bsRigidBody_CollidePlane(const bsRigidBody* body, int32_t index, const bsPl
 bool bsRigidBody_CollideMesh(const bsRigidBody* body, int32_t index, const bsBvh* bvh,
 	const bsTriangle* tris, double margin, bsRigidContact* out, int32_t capacity, int32_t* count)
 {
+	// No vertex is within margin of the mesh unless the centre is within radius + margin of it.
+	bsClosestPointInput near = {body->position, body->radius + margin};
+	bsClosestPointOutput nearest;
+	if (bsBvh_ClosestPoint(bvh, &near, &nearest, NULL) != bs_ok || !nearest.hit)
+	{
+		return true;
+	}
 	bool fit = true;
 	for (uint32_t i = 0; i < body->vertexCount; ++i)
 	{

@@ -502,7 +502,7 @@ static int Drop(const Floor* floor, double sleepDelay, DropResult* out)
 	for (int i = 0; i < steps; ++i)
 	{
 		int32_t n = 0;
-		double margin = 0.05;
+		double margin = bsRigidBody_ContactMargin(&body, &d, dt);
 		if (floor->tris == NULL)
 		{
 			ENSURE(bsRigidBody_CollidePlane(&body, 0, &floor->plane, margin, contacts, 64, &n));
@@ -721,7 +721,8 @@ static int Bounce(void)
 		for (int i = 0; i < 480; ++i)
 		{
 			int32_t n = 0;
-			ENSURE(bsRigidBody_CollidePlane(&ball, 0, &floor, 0.05, contacts, 64, &n));
+			ENSURE(bsRigidBody_CollidePlane(&ball, 0, &floor, bsRigidBody_ContactMargin(&ball, &d, dt), contacts,
+				64, &n));
 			bsRigidStepStats st;
 			ENSURE(bsRigid_Step(&ball, 1, contacts, n, &d, dt, &cache, &st) == bs_ok);
 			bounced = bounced || st.bounces > 0;

@@ -189,6 +189,12 @@ bsResult bsRigid_Step(bsRigidBody* bodies, int32_t count, const bsRigidContact* 
 	int32_t contactCount, const bsRigidStepDef* def, double dt, bsRigidContactCache* cache,
 	bsRigidStepStats* stats);
 
+// The margin the contact generators need for the next substep: no point of the body can move
+// farther than (|V| + |g| dt + |w| radius) dt in it (the chord of a turn is shorter than its arc),
+// plus 2 slop for the overlap a resting contact keeps. A contact generated within it is never
+// missed, and a smaller margin means fewer speculative contacts to solve.
+double bsRigidBody_ContactMargin(const bsRigidBody* body, const bsRigidStepDef* def, double dt);
+
 // Contact generation against the static environment. Each appends at most capacity - *count
 // contacts to out (advancing *count) and returns false when some did not fit.
 
