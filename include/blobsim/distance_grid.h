@@ -4,7 +4,7 @@
 //
 // Construction (bsDistanceGrid_Build), in phases:
 //   1. band: every cell centre within `band` cells of the surface gets its exact distance, nearest
-//      point and triangle from bsBvh_ClosestPoint (maxDistance = band h); only cells within band + 1
+//      point and triangle from bsBvh_ClosestPoint (maxDistance = band h); only cells within band
 //      cells of a surface voxel (phase 5, run first) are asked. Its side is decided here (phase 4).
 //   2. propagation: the other cells take the nearest triangle of a neighbour when it is nearer, in
 //      line sweeps along x, y and z (forwards and backwards, three rounds), each line on its own
