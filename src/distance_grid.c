@@ -295,6 +295,7 @@ struct bsGridBuild
 	bsBvh bvh;
 	uint32_t* leafOf;        // the caller's index -> leaf order
 	int* planes;             // per triangle: the first and last z plane of cells its box covers
+	double* coord[3];        // the cell centres' coordinates along each axis (bsDistanceGrid_Centre's)
 	size_t cells;
 	bsVec3* point;       // nearest surface point per cell
 	double* dist;        // its distance (HUGE_VAL: none yet)
@@ -434,11 +435,12 @@ static void bsGrid_MarkNear(bsGridBuild* b)
 }
 
 // Inside or outside, by the winding number of the closed components (open ones: outside).
+// (Evaluated even where the nearest triangle is on a sheet: the side is passed on to neighbours, which
+// may be nearer a closed component; bsGrid_SignRange makes the sheet's own cells outside at the end.)
 static void bsGrid_DecideSide(bsGridBuild* b, size_t c, bsVec3 centre)
 {
 	b->flag[c] |= bs_cellSided;
-	if (b->closed[b->component[b->tri[c]]] != 0 &&
-		bsWindingTree_Evaluate(&b->winding, centre) + b->inverted >= 0.5)
+	if (bsWindingTree_Evaluate(&b->winding, centre) + b->inverted >= 0.5)
 	{
 		b->flag[c] |= bs_cellInside;
 	}
@@ -477,22 +479,28 @@ static void bsGrid_BandRange(void* context, size_t begin, size_t end, int worker
 		b->dist[c] = out.distance;
 		b->tri[c] = seed;
 		b->flag[c] |= bs_cellBand;
-		// Farther than a cell, the side can come from a neighbour (bsGrid_SideRange).
-		if (out.distance <= b->grid->cellSize)
+		// The winding number, costly near the surface, is evaluated at a lattice of seeds (every
+		// second cell along each axis) farther than a cell from it; the other band cells take the side
+		// of a neighbour (bsGrid_OfferSide) or, where none reaches, evaluate their own.
+		int i, j, k;
+		bsGrid_Split(b->grid, c, &i, &j, &k);
+		if (out.distance > b->grid->cellSize && ((i | j | k) & 1) == 0)
 		{
 			bsGrid_DecideSide(b, c, centre);
 		}
 	}
 }
 
-// Gives a band cell farther than a cell from the surface the side of a decided neighbour along the
-// line (bsGrid_Sweep): the segment between the two centres (one cell long) crosses no triangle.
-static bool bsGrid_OfferSide(bsGridBuild* b, size_t from, size_t to, bsVec3 centre)
+// Gives a band cell the side of a decided neighbour along the line (bsGrid_Sweep) when their distances
+// add up to more than a cell: a surface point p on the segment between the centres (one cell long)
+// would have |p - from| + |p - to| = h, and |p - from| >= dist[from], |p - to| >= dist[to]. So the
+// segment crosses no triangle, and the winding number of a watertight mesh is the same at both ends.
+static inline bool bsGrid_OfferSide(bsGridBuild* b, size_t from, size_t to, bsVec3 centre)
 {
 	(void)centre;
 	uint8_t f = b->flag[to];
 	if ((f & bs_cellBand) && !(f & bs_cellSided) && (b->flag[from] & bs_cellSided) &&
-		b->dist[to] > b->grid->cellSize)
+		b->dist[to] + b->dist[from] > b->grid->cellSize * (1.0 + 1e-9))
 	{
 		b->flag[to] = (uint8_t)(f | bs_cellSided | (b->flag[from] & bs_cellInside));
 		return true;
@@ -518,7 +526,7 @@ static void bsGrid_UndecidedRange(void* context, size_t begin, size_t end, int w
 // with a lower index), and with it `from`'s side: the segment between the two centres is shorter than
 // `to`'s distance to the surface (it is beyond the band, so more than a cell away), so it crosses no
 // triangle and the winding number of a watertight mesh is the same at both ends.
-static bool bsGrid_Offer(bsGridBuild* b, size_t from, size_t to, bsVec3 centre)
+static inline bool bsGrid_Offer(bsGridBuild* b, size_t from, size_t to, bsVec3 centre)
 {
 	uint32_t t = b->tri[from];
 	if (t == BS_NO_TRIANGLE || t == b->tri[to] || (b->flag[to] & bs_cellBand))
@@ -550,7 +558,7 @@ static bool bsGrid_Offer(bsGridBuild* b, size_t from, size_t to, bsVec3 centre)
 // a last round offers whole triangles (bsGrid_Offer), which on curved surfaces are nearer than the
 // points that came with them. On the spheres of docs/dngrid.md this is nearer the exact distance
 // than three rounds of triangles alone (0.41 cells at worst against 0.71).
-static bool bsGrid_OfferPoint(bsGridBuild* b, size_t from, size_t to, bsVec3 centre)
+static inline bool bsGrid_OfferPoint(bsGridBuild* b, size_t from, size_t to, bsVec3 centre)
 {
 	uint32_t t = b->tri[from];
 	if (t == BS_NO_TRIANGLE || (b->flag[to] & bs_cellBand))
@@ -609,7 +617,8 @@ static inline void bsGrid_SweepStep(bsGridBuild* b, size_t start, size_t stride,
 		return;
 	}
 	ijk[b->axis] = (int)sTo;
-	if (offer(b, from, to, bsDistanceGrid_Centre(b->grid, ijk[0], ijk[1], ijk[2])))
+	bsVec3 centre = bsV3(b->coord[0][ijk[0]], b->coord[1][ijk[1]], b->coord[2][ijk[2]]);
+	if (offer(b, from, to, centre))
 	{
 		b->changed[to] = (uint8_t)b->pass;
 	}
@@ -702,31 +711,6 @@ static void bsGrid_FarRange(void* context, size_t begin, size_t end, int worker)
 
 // ---- connected components and which are closed ----
 
-typedef struct bsWeldVertex
-{
-	double x, y, z;
-	uint32_t triangle;
-} bsWeldVertex;
-
-static int bsWeldVertex_Compare(const void* pa, const void* pb)
-{
-	const bsWeldVertex* a = pa;
-	const bsWeldVertex* b = pb;
-	if (a->x != b->x)
-	{
-		return a->x < b->x ? -1 : 1;
-	}
-	if (a->y != b->y)
-	{
-		return a->y < b->y ? -1 : 1;
-	}
-	if (a->z != b->z)
-	{
-		return a->z < b->z ? -1 : 1;
-	}
-	return (a->triangle > b->triangle) - (a->triangle < b->triangle);
-}
-
 static uint32_t bsFind(uint32_t* parent, uint32_t x)
 {
 	while (parent[x] != x)
@@ -737,42 +721,82 @@ static uint32_t bsFind(uint32_t* parent, uint32_t x)
 	return x;
 }
 
-// Components numbered in the order of their lowest triangle.
+// A vertex's coordinates as bits, -0 made +0 (so that equal doubles have equal keys).
+static void bsWeld_Key(bsVec3 p, uint64_t key[3])
+{
+	double c[3] = {p.x + 0.0, p.y + 0.0, p.z + 0.0};
+	memcpy(key, c, sizeof c);
+}
+
+static uint64_t bsWeld_Hash(const uint64_t key[3])
+{
+	uint64_t h = key[0] * 0x9E3779B97F4A7C15u;
+	h = (h ^ (h >> 29) ^ key[1]) * 0xBF58476D1CE4E5B9u;
+	h = (h ^ (h >> 31) ^ key[2]) * 0x94D049BB133111EBu;
+	return h ^ (h >> 32);
+}
+
+// Components numbered in the order of their lowest triangle. Vertices are welded through a hash
+// table of the first triangle at each position (equal as doubles), triangle by triangle in order.
 static bsResult bsGrid_Components(bsGridBuild* b)
 {
 	uint32_t n = b->count;
-	bsWeldVertex* v = malloc((size_t)n * 3 * sizeof *v);
+	if (n > UINT32_MAX / 3)
+	{
+		return bs_errTooLarge;  // vertices are numbered 3 t + k
+	}
+	size_t slots = 16;
+	while (slots < 2 * 3 * (size_t)n)
+	{
+		slots *= 2;
+	}
+	uint32_t* table = malloc(slots * sizeof *table);  // a triangle whose vertex k is there, as 3 t + k
 	uint32_t* parent = malloc((size_t)n * sizeof *parent);
 	b->component = malloc((size_t)n * sizeof *b->component);
-	if (v == NULL || parent == NULL || b->component == NULL)
+	if (table == NULL || parent == NULL || b->component == NULL)
 	{
-		free(v);
+		free(table);
 		free(parent);
 		return bs_errOutOfMemory;
 	}
+	memset(table, 0xff, slots * sizeof *table);
 	for (uint32_t t = 0; t < n; ++t)
 	{
-		const bsVec3* p[3] = {&b->tris[t].p1, &b->tris[t].p2, &b->tris[t].p3};
-		for (int k = 0; k < 3; ++k)
-		{
-			v[3 * (size_t)t + k] = (bsWeldVertex){p[k]->x, p[k]->y, p[k]->z, t};
-		}
 		parent[t] = t;
 	}
-	qsort(v, (size_t)n * 3, sizeof *v, bsWeldVertex_Compare);
-	for (size_t k = 1; k < (size_t)n * 3; ++k)
+	for (uint32_t t = 0; t < n; ++t)
 	{
-		if (v[k].x == v[k - 1].x && v[k].y == v[k - 1].y && v[k].z == v[k - 1].z)
+		const bsVec3 v[3] = {b->tris[t].p1, b->tris[t].p2, b->tris[t].p3};
+		for (uint32_t k = 0; k < 3; ++k)
 		{
-			uint32_t ra = bsFind(parent, v[k].triangle);
-			uint32_t rb = bsFind(parent, v[k - 1].triangle);
-			if (ra != rb)
+			uint64_t key[3];
+			bsWeld_Key(v[k], key);
+			size_t slot = (size_t)bsWeld_Hash(key) & (slots - 1);
+			for (;; slot = (slot + 1) & (slots - 1))
 			{
-				parent[ra > rb ? ra : rb] = ra < rb ? ra : rb;  // the lower triangle is the root
+				uint32_t e = table[slot];
+				if (e == UINT32_MAX)
+				{
+					table[slot] = 3 * t + k;
+					break;
+				}
+				const bsTriangle* other = b->tris + e / 3;
+				const bsVec3* q = e % 3 == 0 ? &other->p1 : (e % 3 == 1 ? &other->p2 : &other->p3);
+				uint64_t okey[3];
+				bsWeld_Key(*q, okey);
+				if (memcmp(key, okey, sizeof key) == 0)
+				{
+					uint32_t ra = bsFind(parent, t), rb = bsFind(parent, e / 3);
+					if (ra != rb)
+					{
+						parent[ra > rb ? ra : rb] = ra < rb ? ra : rb;  // the lower triangle is the root
+					}
+					break;
+				}
 			}
 		}
 	}
-	free(v);
+	free(table);
 	uint32_t count = 0;
 	for (uint32_t t = 0; t < n; ++t)
 	{
@@ -1065,17 +1089,68 @@ static bsResult bsGrid_Rasterize(bsGridBuild* b)
 
 // ---- blurring: the separable linear-attenuation kernel along one axis ----
 
-static void bsGrid_BlurRange(void* context, size_t begin, size_t end, int worker)
+static void bsGrid_BlurWeights(int radius, float weight[17])
 {
-	(void)worker;
-	bsGridBuild* b = context;
-	int radius = b->def->blurRadius;
 	float norm = 1.0f / (float)((radius + 1) * (radius + 1));
-	float weight[17];
 	for (int o = -radius; o <= radius; ++o)
 	{
 		weight[o + radius] = (float)(radius + 1 - abs(o)) * norm;
 	}
+}
+
+// Along y or z: lines next to each other in memory (consecutive x) are blurred together, a row of
+// them at a time, so every read is contiguous. Each sum takes the taps in the same order as along x
+// (the taps beyond the grid, zero there, left out).
+static void bsGrid_BlurRowsRange(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	bsGridBuild* b = context;
+	const bsDistanceGrid* g = b->grid;
+	int radius = b->def->blurRadius;
+	float weight[17];
+	bsGrid_BlurWeights(radius, weight);
+	size_t comps = (size_t)b->comps;
+	size_t nx = (size_t)g->nx;
+	for (size_t l = begin; l < end;)
+	{
+		size_t start, stride, n;
+		bsGrid_Line(g, b->axis, l, &start, &stride, &n);
+		size_t run = b->axis == 1 ? nx - l % nx : end - l;  // along y, a run ends with its x row
+		run = run < end - l ? run : end - l;
+		size_t width = run * comps;
+		for (size_t s = 0; s < n; ++s)
+		{
+			float* dst = b->scratch + (start + s * stride) * comps;
+			memset(dst, 0, width * sizeof(float));
+			for (int o = -radius; o <= radius; ++o)
+			{
+				if ((long)s + o < 0 || (long)s + o >= (long)n)
+				{
+					continue;
+				}
+				const float* src = b->field + (start + (size_t)((long)s + o) * stride) * comps;
+				float w = weight[o + radius];
+				for (size_t m = 0; m < width; ++m)
+				{
+					dst[m] += w * src[m];
+				}
+			}
+		}
+		l += run;
+	}
+}
+
+static void bsGrid_BlurRange(void* context, size_t begin, size_t end, int worker)
+{
+	bsGridBuild* b = context;
+	if (b->axis != 0)
+	{
+		bsGrid_BlurRowsRange(context, begin, end, worker);
+		return;
+	}
+	int radius = b->def->blurRadius;
+	float weight[17];
+	bsGrid_BlurWeights(radius, weight);
 	size_t comps = (size_t)b->comps;
 	float* line = b->lineBuffers + (size_t)worker * b->lineBufferFloats;
 	for (size_t l = begin; l < end; ++l)
@@ -1315,6 +1390,10 @@ static void bsGridBuild_Free(bsGridBuild* b)
 	free(b->flag);
 	free(b->leafOf);
 	free(b->planes);
+	for (int a = 0; a < 3; ++a)
+	{
+		free(b->coord[a]);
+	}
 	free(b->changed);
 	free(b->component);
 	free(b->closed);
@@ -1347,6 +1426,7 @@ static void bsGrid_Sweep(bsGridBuild* b, bsRangeFn* sweep, int rounds)
 
 static bsResult bsGrid_Run(bsGridBuild* b, bsDistanceGridStats* st)
 {
+	double cpu0 = bsCpuNow();
 	double t0 = bsNow();
 	b->pool = bsPool_Create(b->def->threads);
 	bsResult r = bsBvh_Build(&b->bvh, b->tris, b->count, NULL);
@@ -1368,6 +1448,21 @@ static bsResult bsGrid_Run(bsGridBuild* b, bsDistanceGridStats* st)
 		b->leafOf[b->bvh.triIndex[k]] = k;
 	}
 	size_t n = b->cells;
+	const bsDistanceGrid* g = b->grid;
+	const int dims[3] = {g->nx, g->ny, g->nz};
+	for (int a = 0; a < 3; ++a)
+	{
+		b->coord[a] = malloc((size_t)dims[a] * sizeof *b->coord[a]);
+		if (b->coord[a] == NULL)
+		{
+			return bs_errOutOfMemory;
+		}
+		for (int i = 0; i < dims[a]; ++i)
+		{
+			bsVec3 c = bsDistanceGrid_Centre(g, a == 0 ? i : 0, a == 1 ? i : 0, a == 2 ? i : 0);
+			b->coord[a][i] = a == 0 ? c.x : (a == 1 ? c.y : c.z);
+		}
+	}
 	b->point = malloc(n * sizeof *b->point);
 	b->dist = malloc(n * sizeof *b->dist);
 	b->tri = malloc(n * sizeof *b->tri);
@@ -1449,6 +1544,7 @@ static bsResult bsGrid_Run(bsGridBuild* b, bsDistanceGridStats* st)
 		st->farSeconds = t3 - t2;
 		st->normalSeconds = t6 - t3;
 		st->totalSeconds = t6 - t0;
+		st->cpuSeconds = bsCpuNow() - cpu0;
 	}
 	return bs_ok;
 }

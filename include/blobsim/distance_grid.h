@@ -131,7 +131,8 @@ typedef struct bsDistanceGridStats
 	uint32_t invertedComponents; // closed and wound inside out
 	uint64_t insideCells;
 	double bandSeconds, propagateSeconds, farSeconds, signSeconds, rasterSeconds, normalSeconds;
-	double totalSeconds;
+	double totalSeconds;         // wall clock, the phases' sum
+	double cpuSeconds;           // CPU time of the whole process over the build, all threads
 } bsDistanceGridStats;
 
 // Builds the grid around count triangles (count >= 1). *grid owns its cells (bsDistanceGrid_Free).
