@@ -21,13 +21,6 @@ enum
 	bs_benchFieldSteps = 5,  // steps timed, the best kept
 };
 
-static double bsFieldCpuNow(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 // The grid's cell index of a position, the key of the coherent order.
 static const bsDistanceGrid* bs_sortGrid;
 
@@ -82,12 +75,12 @@ static double bsFieldTimeRule(const bsDistanceGrid* g, const bsFieldDef* def, bs
 	double best = 1e300;
 	for (int k = 0; k < bs_benchFieldSteps; ++k)
 	{
-		double c0 = bsFieldCpuNow();
+		double c0 = bsCpuNow();
 		for (size_t i = 0; i < p->count; ++i)
 		{
 			bsField_Apply(g, def, p->position[i], 1e-3, &p->velocity[i]);
 		}
-		double c = bsFieldCpuNow() - c0;
+		double c = bsCpuNow() - c0;
 		best = c < best ? c : best;
 	}
 	return best;
@@ -99,9 +92,9 @@ static double bsFieldTimeStep(bsWorld* world, const bsStepDef* def, bsParticles*
 	double best = 1e300;
 	for (int k = 0; k < bs_benchFieldSteps; ++k)
 	{
-		double c0 = bsFieldCpuNow();
+		double c0 = bsCpuNow();
 		*ok = *ok && bsWorld_Step(world, def, p, NULL) == bs_ok;
-		double c = bsFieldCpuNow() - c0;
+		double c = bsCpuNow() - c0;
 		best = c < best ? c : best;
 	}
 	return best;

@@ -70,15 +70,6 @@ static bsResult bsCopyParticles(const bsParticles* from, bsParticles* to)
 	return r;
 }
 
-// The process's CPU seconds (all threads): on a shared machine the wall clock also counts the time
-// other work held the cores, the CPU time does not.
-static double bsCpuNow(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static int bsCompareDoubles(const void* a, const void* b)
 {
 	double x = *(const double*)a, y = *(const double*)b;

@@ -53,6 +53,41 @@ static bool bsFieldGrid_Matches(const bsDistanceGrid* g, uint64_t meshHash, cons
 		(d->cellSize <= 0.0 || g->cellSize == d->cellSize);
 }
 
+// The cache's folder and the file of this mesh and these settings; false without a cache.
+static bool bsFieldGrid_CachePath(uint64_t meshHash, const bsDistanceGridDef* def, char* dir, size_t dirSize,
+	char* path, size_t pathSize)
+{
+	if (!bsFieldGrid_CacheDir(dir, dirSize))
+	{
+		path[0] = '\0';
+		return false;
+	}
+	int n = snprintf(path, pathSize, "%s/field-%016llx.dng", dir, (unsigned long long)bsFieldGrid_Key(meshHash, def));
+	if (n <= 0 || (size_t)n >= pathSize)
+	{
+		path[0] = '\0';
+		return false;
+	}
+	return true;
+}
+
+// The cached grid, when the file loads and is the grid asked for.
+static bool bsFieldGrid_LoadCached(const char* path, uint64_t meshHash, const bsDistanceGridDef* def,
+	bsDistanceGrid* grid)
+{
+	char ignored[256];
+	if (!bsDng_Load(path, grid, NULL, ignored, sizeof ignored))
+	{
+		return false;
+	}
+	if (!bsFieldGrid_Matches(grid, meshHash, def))
+	{
+		bsDistanceGrid_Free(grid);
+		return false;
+	}
+	return true;
+}
+
 static bool bsFieldGrid_Build(const bsConfig* config, const bsEnvironment* env, bsDistanceGrid* grid,
 	bsFieldGridReport* report, char* err, size_t errlen)
 {
@@ -66,25 +101,12 @@ static bool bsFieldGrid_Build(const bsConfig* config, const bsEnvironment* env, 
 	def.threads = 0;  // all cores: the grid is the same for any count
 	uint64_t meshHash = bsMeshHash(env->triangles, env->triangleCount);
 	char dir[4096];
-	bool cache = bsFieldGrid_CacheDir(dir, sizeof dir);
-	if (cache)
+	bool cache = bsFieldGrid_CachePath(meshHash, &def, dir, sizeof dir, report->cachePath,
+		sizeof report->cachePath);
+	if (cache && bsFieldGrid_LoadCached(report->cachePath, meshHash, &def, grid))
 	{
-		int n = snprintf(report->cachePath, sizeof report->cachePath, "%s/field-%016llx.dng", dir,
-			(unsigned long long)bsFieldGrid_Key(meshHash, &def));
-		cache = n > 0 && (size_t)n < sizeof report->cachePath;
-	}
-	if (cache)
-	{
-		char ignored[256];
-		if (bsDng_Load(report->cachePath, grid, NULL, ignored, sizeof ignored))
-		{
-			if (bsFieldGrid_Matches(grid, meshHash, &def))
-			{
-				report->cached = true;
-				return true;
-			}
-			bsDistanceGrid_Free(grid);
-		}
+		report->cached = true;
+		return true;
 	}
 	bsResult r = bsDistanceGrid_Build(grid, env->triangles, env->triangleCount, &def, NULL);
 	if (r != bs_ok)
@@ -102,6 +124,26 @@ static bool bsFieldGrid_Build(const bsConfig* config, const bsEnvironment* env, 
 	return true;
 }
 
+uint64_t bsFieldGrid_Hash(const bsDistanceGrid* grid)
+{
+	uint64_t h = BS_FNV1A_BASIS;
+	uint64_t n = bsDistanceGrid_CellCount(grid);
+	for (uint64_t c = 0; c < n; ++c)
+	{
+		const bsGridCell* cell = grid->cells + c;
+		const float v[4] = {cell->distance, cell->normal[0], cell->normal[1], cell->normal[2]};
+		for (int k = 0; k < 4; ++k)
+		{
+			uint32_t bits;
+			memcpy(&bits, &v[k], sizeof bits);
+			const unsigned char bytes[4] = {(unsigned char)bits, (unsigned char)(bits >> 8),
+				(unsigned char)(bits >> 16), (unsigned char)(bits >> 24)};
+			h = bsFnv1a(h, bytes, sizeof bytes);
+		}
+	}
+	return h;
+}
+
 bool bsFieldGrid_Load(const bsConfig* config, const bsEnvironment* env, bsDistanceGrid* grid,
 	bsFieldGridReport* report, char* err, size_t errlen)
 {
@@ -111,14 +153,17 @@ bool bsFieldGrid_Load(const bsConfig* config, const bsEnvironment* env, bsDistan
 	bool ok = config->field.grid != NULL ? bsDng_Load(config->field.grid, grid, NULL, err, errlen)
 		: bsFieldGrid_Build(config, env, grid, report, err, errlen);
 	report->seconds = bsNow() - start;
+	if (ok)
+	{
+		report->gridHash = bsFieldGrid_Hash(grid);
+	}
 	return ok;
 }
 
-bool bsFieldGrid_Use(bsConfig* config, const bsEnvironment* env, bsDistanceGrid* grid, char* err,
-	size_t errlen)
+bool bsFieldGrid_Use(bsConfig* config, const bsEnvironment* env, bsDistanceGrid* grid,
+	bsFieldGridReport* report, char* err, size_t errlen)
 {
-	bsFieldGridReport report;
-	if (!bsFieldGrid_Load(config, env, grid, &report, err, errlen))
+	if (!bsFieldGrid_Load(config, env, grid, report, err, errlen))
 	{
 		return false;
 	}
@@ -134,4 +179,77 @@ bsResult bsFieldGrid_AddColliders(const bsConfig* config, const bsEnvironment* e
 		return bsWorld_AddPlanes(world, env->planes, env->planeCount);
 	}
 	return bsEnvironment_AddToWorld(env, world);
+}
+
+static void bsAddHash(cJSON* o, const char* key, uint64_t h)
+{
+	char text[32];
+	snprintf(text, sizeof text, "%016llx", (unsigned long long)h);
+	cJSON_AddStringToObject(o, key, text);
+}
+
+void bsFieldGrid_AddSummary(cJSON* root, const bsConfig* config, const bsDistanceGrid* grid,
+	const bsFieldGridReport* report)
+{
+	cJSON* f = cJSON_AddObjectToObject(root, "field");
+	const char* source = report->built ? "built" : (report->cached ? "cache" : "file");
+	cJSON_AddStringToObject(f, "source", source);
+	const char* path = report->built || report->cached ? report->cachePath : config->field.grid;
+	if (path != NULL && path[0] != '\0')
+	{
+		cJSON_AddStringToObject(f, "path", path);
+	}
+	else
+	{
+		cJSON_AddNullToObject(f, "path");
+	}
+	bsAddHash(f, "grid_hash", report->gridHash);
+	bsAddHash(f, "mesh_hash", grid->meshHash);
+	cJSON* cells = cJSON_AddArrayToObject(f, "cells");
+	cJSON_AddItemToArray(cells, cJSON_CreateNumber(grid->nx));
+	cJSON_AddItemToArray(cells, cJSON_CreateNumber(grid->ny));
+	cJSON_AddItemToArray(cells, cJSON_CreateNumber(grid->nz));
+	cJSON_AddNumberToObject(f, "cell_size", grid->cellSize);
+	cJSON_AddNumberToObject(f, "seconds", report->seconds);
+}
+
+bool bsFieldGrid_Check(const bsConfig* config, const bsEnvironment* env, char* line, size_t lineSize, char* err,
+	size_t errlen)
+{
+	bsDistanceGrid grid;
+	memset(&grid, 0, sizeof grid);
+	if (config->field.grid != NULL)
+	{
+		if (!bsDng_Load(config->field.grid, &grid, NULL, err, errlen))
+		{
+			return false;
+		}
+		bool same = grid.meshHash == bsMeshHash(env->triangles, env->triangleCount);
+		snprintf(line, lineSize, "field: grid %s: %d x %d x %d cells of %g, %s (mesh hash %016llx, %s)",
+			config->field.grid, grid.nx, grid.ny, grid.nz, grid.cellSize, bsGridMethodName(grid.method),
+			(unsigned long long)grid.meshHash,
+			same ? "the config's meshes" : "built from other meshes than the config's");
+		bsDistanceGrid_Free(&grid);
+		return true;
+	}
+	if (env->triangleCount == 0)
+	{
+		snprintf(err, errlen, "%s: field.build: no mesh triangles to build a grid around (planes are not part "
+			"of it)", config->path);
+		return false;
+	}
+	uint64_t meshHash = bsMeshHash(env->triangles, env->triangleCount);
+	char dir[4096], path[4096];
+	bool cache = bsFieldGrid_CachePath(meshHash, &config->field.build, dir, sizeof dir, path, sizeof path);
+	if (cache && bsFieldGrid_LoadCached(path, meshHash, &config->field.build, &grid))
+	{
+		snprintf(line, lineSize, "field: grid from the cache %s: %d x %d x %d cells of %g", path, grid.nx, grid.ny,
+			grid.nz, grid.cellSize);
+		bsDistanceGrid_Free(&grid);
+		return true;
+	}
+	snprintf(line, lineSize, "field: the grid would be built from %u triangles (%s, band %d)%s%s", env->triangleCount,
+		bsGridMethodName(config->field.build.method), config->field.build.band,
+		cache ? " and cached as " : ", no cache", cache ? path : "");
+	return true;
 }

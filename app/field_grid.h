@@ -16,6 +16,8 @@
 
 #include "blobsim/distance_grid.h"
 
+#include <cjson/cJSON.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -25,7 +27,12 @@ typedef struct bsFieldGridReport
 	bool cached;      // read from the cache
 	char cachePath[4096];  // the cache file used or written ("" without a cache)
 	double seconds;   // to load or build
+	uint64_t gridHash;     // FNV-1a 64 of the cells (bsFieldGrid_Hash), whatever the source
 } bsFieldGridReport;
+
+// FNV-1a 64 over the cells' floats as little-endian bytes, x fastest (the .dng payload
+// uncompressed): the same grid built, cached or read from a file has the same hash.
+uint64_t bsFieldGrid_Hash(const bsDistanceGrid* grid);
 
 // Fills *grid (owned: bsDistanceGrid_Free) for config->field (enabled). Errors: the .dng file's
 // message ("path: byte N: ..."), "CONFIG: field.build: no mesh triangles ...", or the build's
@@ -38,6 +45,18 @@ bool bsFieldGrid_Load(const bsConfig* config, const bsEnvironment* env, bsDistan
 bsResult bsFieldGrid_AddColliders(const bsConfig* config, const bsEnvironment* env, bsWorld* world);
 
 // Loads the grid into *grid and points the config's step at it and at the field's rules (a run's
-// one call).
-bool bsFieldGrid_Use(bsConfig* config, const bsEnvironment* env, bsDistanceGrid* grid, char* err,
+// one call); *report says where the grid came from.
+bool bsFieldGrid_Use(bsConfig* config, const bsEnvironment* env, bsDistanceGrid* grid,
+	bsFieldGridReport* report, char* err, size_t errlen);
+
+// What `blobsim check` says of the field's grid, in *line: the file named by field.grid loaded and
+// checked (an error in it fails, as it would fail the run), the cached grid, or that the grid would
+// be built (not building it). Errors as bsFieldGrid_Load's.
+bool bsFieldGrid_Check(const bsConfig* config, const bsEnvironment* env, char* line, size_t lineSize, char* err,
 	size_t errlen);
+
+// summary.json's "field" object: where the run's grid came from ("source": "built", "cache" or
+// "file", and "path": the file read or the cache file written, null when none), its hashes, size and
+// the seconds it took.
+void bsFieldGrid_AddSummary(cJSON* root, const bsConfig* config, const bsDistanceGrid* grid,
+	const bsFieldGridReport* report);

@@ -317,9 +317,9 @@ static int bsGridBuildMain(int argc, char** argv)
 			grid.exactFar ? ", exact far field" : "");
 		printf("cells: %" PRIu64 " in the band, %" PRIu64 " surface voxels, %" PRIu64 " inside\n", st.bandCells,
 			st.surfaceVoxels, st.insideCells);
-		printf("build: %.3f s (setup and winding %.3f, voxels %.3f, band %.3f, propagation %.3f, far %.3f, "
-			"normals %.3f); write %.3f s\n", st.totalSeconds, st.signSeconds, st.rasterSeconds, st.bandSeconds,
-			st.propagateSeconds, st.farSeconds, st.normalSeconds, writeSeconds);
+		printf("build: %.3f s, cpu %.3f s (setup and winding %.3f, voxels %.3f, band %.3f, propagation %.3f, "
+			"far %.3f, normals %.3f); write %.3f s\n", st.totalSeconds, st.cpuSeconds, st.signSeconds,
+			st.rasterSeconds, st.bandSeconds, st.propagateSeconds, st.farSeconds, st.normalSeconds, writeSeconds);
 		printf("wrote %s\n", a.output);
 	}
 	bsDistanceGrid_Free(&grid);

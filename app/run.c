@@ -429,7 +429,8 @@ static void bsAddInputs(cJSON* root, const bsRunOptions* o, const bsInputList* i
 
 static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInputList* inputs,
 	const bsEnvironment* env, const bsParticles* p, const bsStepStats* stats, int threads,
-	const bsRunTimes* times, int frames, bool rendered, const bsSceneSurface* surface)
+	const bsRunTimes* times, int frames, bool rendered, const bsSceneSurface* surface,
+	const bsFieldGridReport* field)
 {
 	cJSON* root = cJSON_CreateObject();
 	char hash[32];
@@ -507,6 +508,10 @@ static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInp
 	cJSON_AddNumberToObject(q, "nodes_visited", (double)stats->nodesVisited);
 	cJSON_AddNumberToObject(q, "triangles_tested", (double)stats->trianglesTested);
 
+	if (c->field.enabled)
+	{
+		bsFieldGrid_AddSummary(root, c, c->step.fieldGrid, field);  // only with a field, as above
+	}
 	cJSON_AddNumberToObject(root, "frames", frames);
 	cJSON_AddBoolToObject(root, "rendered", rendered);
 	// What `blobsim render DIR` renders with (render_command.c).
@@ -928,6 +933,14 @@ int bsCheckMain(int argc, char** argv)
 		bsConfig_Free(&c);
 		return bsFail(err);
 	}
+	char fieldLine[9000] = "";
+	if (c.field.enabled && !bsFieldGrid_Check(&c, &env, fieldLine, sizeof fieldLine, err, sizeof(err)))
+	{
+		bsEmission_Free(&emission);
+		bsEnvironment_Free(&env);
+		bsConfig_Free(&c);
+		return bsFail(err);
+	}
 	uint64_t particles = emission.total;
 	printf("%s: ok: %" PRIu64 " particle%s, %u triangle%s in %u group%s (%" PRIu64 " degenerate dropped), "
 		"%u plane%s; %d step%s of %g s, %s, %s%s%s\n",
@@ -936,6 +949,10 @@ int bsCheckMain(int argc, char** argv)
 		bsPlural((uint64_t)c.motion.steps), c.step.dt, bsMethodName(c.step.method), bsResponseName(c.step.response),
 		c.step.interaction.type != bs_interactionNone ? ", interaction " : "",
 		c.step.interaction.type != bs_interactionNone ? bsInteractionName(c.step.interaction.type) : "");
+	if (fieldLine[0] != '\0')
+	{
+		printf("%s\n", fieldLine);
+	}
 	bsEmission_Free(&emission);
 	bsEnvironment_Free(&env);
 	bsConfig_Free(&c);
@@ -974,6 +991,8 @@ int bsRunMain(int argc, char** argv)
 	memset(&env, 0, sizeof(env));
 	bsDistanceGrid fieldGrid;
 	memset(&fieldGrid, 0, sizeof(fieldGrid));
+	bsFieldGridReport fieldReport;
+	memset(&fieldReport, 0, sizeof(fieldReport));
 	bsEmission emission;
 	memset(&emission, 0, sizeof(emission));
 	bsParticles p;
@@ -1023,7 +1042,7 @@ int bsRunMain(int argc, char** argv)
 	{
 		goto fail;
 	}
-	if (c.field.enabled && !bsFieldGrid_Use(&c, &env, &fieldGrid, err, sizeof(err)))
+	if (c.field.enabled && !bsFieldGrid_Use(&c, &env, &fieldGrid, &fieldReport, err, sizeof(err)))
 	{
 		goto fail;
 	}
@@ -1105,7 +1124,7 @@ int bsRunMain(int argc, char** argv)
 		}
 		times.total = bsNow() - start;
 		char* summary = bsSummaryJson(&c, &o, &inputs, &env, &p, &stats, bsResolveThreads(o.threads, p.count), &times,
-			frames, rendered, &buffers.surface);
+			frames, rendered, &buffers.surface, &fieldReport);
 		bsJoin(path, sizeof(path), dir, "summary.json");
 		bool ok = summary != NULL && bsWriteTextFile(path, summary, err, sizeof(err));
 		if (summary == NULL)

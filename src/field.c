@@ -14,6 +14,18 @@ bsFieldDef bsDefaultFieldDef(void)
 	return def;
 }
 
+bool bsFieldDef_IsValid(const bsFieldDef* def)
+{
+	// Every value finite (a threshold below 0 is "off"), and each rule that is on with its reach.
+	bool finite = isfinite(def->spring) && isfinite(def->springDistance) && isfinite(def->threshold) &&
+		isfinite(def->restitution) && isfinite(def->drag) && isfinite(def->contactDistance) &&
+		isfinite(def->flowIn) && isfinite(def->flowOut) && isfinite(def->flowDistance);
+	return finite && def->spring >= 0.0 && def->springDistance >= 0.0 && (def->spring == 0.0 || def->springDistance > 0.0) &&
+		def->restitution >= 0.0 && def->restitution <= 1.0 && def->drag >= 0.0 && def->contactDistance >= 0.0 &&
+		(def->drag == 0.0 || def->contactDistance > 0.0) && def->flowDistance >= 0.0 &&
+		((def->flowIn == 0.0 && def->flowOut == 0.0) || def->flowDistance > 0.0);
+}
+
 // The surface flow's acceleration (the paper's pseudocode).
 static bsVec3 bsField_Flow(const bsFieldDef* def, bsVec3 n, bsVec3 v)
 {

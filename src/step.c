@@ -78,7 +78,8 @@ static bool bsStepDef_IsValid(const bsStepDef* def)
 		(unsigned)def->method < (unsigned)bs_methodCount && (unsigned)def->response < (unsigned)bs_responseCount &&
 		(def->interaction.type == bs_interactionNone || bsInteractionDef_IsValid(&def->interaction)) &&
 		def->sleepSteps >= 0 && def->sleepSpeed >= 0.0 && isfinite(def->sleepSpeed) && def->sleepAcceleration >= 0.0 &&
-		isfinite(def->sleepAcceleration) && def->wakeSpeed >= 0.0 && !isnan(def->wakeSpeed);
+		isfinite(def->sleepAcceleration) && def->wakeSpeed >= 0.0 && !isnan(def->wakeSpeed) &&
+		bsFieldDef_IsValid(&def->field);
 }
 
 // The substeps of this step: as given, or as the interaction's rule plans them (interaction.h) from

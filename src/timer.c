@@ -12,3 +12,13 @@ double bsNow(void)
 	}
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+double bsCpuNow(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+	{
+		return (double)clock() / (double)CLOCKS_PER_SEC;
+	}
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

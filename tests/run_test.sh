@@ -134,6 +134,32 @@ PY
 	cmp -s "$work/tiny.dng" "$work"/cache/field-*.dng || fail "the cached grid is not the one grid build writes"
 	run "$work/f5" --threads 2 --set "field={\"grid\": \"$work/tiny.dng\", $field}" --set output.frame_every=0
 	cmp -s "$work/f1/particles.ply" "$work/f5/particles.ply" || fail "field.grid and field.build differ"
+	# summary.json says where each run's grid came from, with the same grid hash every time: built
+	# (f1, f4: no cache yet), from the cache (f2, f3), from the file (f5); the runs without a field
+	# have no "field" key.
+	python3 - "$work" "$work/tiny.dng" <<'PY' || fail "summary.json's field: wrong source or hash"
+import json, sys
+work, dng = sys.argv[1], sys.argv[2]
+f = {d: json.load(open(f"{work}/{d}/summary.json"))["field"] for d in ("f1", "f2", "f3", "f4", "f5")}
+want = {"f1": "built", "f2": "cache", "f3": "cache", "f4": "built", "f5": "file"}
+for d, source in want.items():
+    assert f[d]["source"] == source, (d, f[d])
+    assert f[d]["grid_hash"] == f["f1"]["grid_hash"] and f[d]["mesh_hash"] == f["f1"]["mesh_hash"], (d, f[d])
+    assert f[d]["cells"] == f["f1"]["cells"] and len(f[d]["grid_hash"]) == 16, (d, f[d])
+assert f["f1"]["path"].startswith(f"{work}/cache/field-") and f["f2"]["path"] == f["f1"]["path"], f
+assert f["f5"]["path"] == dng, f
+PY
+	# `blobsim check` says the same without simulating: the cached grid, the file it would load, the
+	# grid it would build once the cache is gone.
+	"$bin" check "$src/tiny.json" "${set_field[@]}" | grep -q "^field: grid from the cache $work/cache/field-" ||
+		fail "check does not find the cached grid"
+	"$bin" check "$src/tiny.json" --set "field={\"grid\": \"$work/tiny.dng\", $field}" |
+		grep -q "^field: grid $work/tiny.dng: .* cells of .* (mesh hash [0-9a-f]*, the config's meshes)" ||
+		fail "check does not load field.grid"
+	BLOBSIM_CACHE="$work/nocache" "$bin" check "$src/tiny.json" "${set_field[@]}" |
+		grep -q "^field: the grid would be built from [0-9]* triangles (blur, band 3) and cached as $work/nocache/field-" ||
+		fail "check does not say the grid would be built"
+	[ ! -e "$work/nocache" ] || fail "check wrote to the cache"
 	run "$work/f0" --threads 2 --set output.frame_every=0
 	cmp -s "$work/f0/particles.ply" "$work/f1/particles.ply" && fail "the field changed nothing"
 	# A corrupt cache file is rebuilt, not used (the same run, the file restored); a changed mesh

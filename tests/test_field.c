@@ -218,6 +218,63 @@ static bsStepDef FieldStep(const bsDistanceGrid* g, const bsFieldDef* field, dou
 	return st;
 }
 
+// bsWorld_Step refuses a field out of range (field.h's list), one setting wrong at a time, and takes
+// the same settings in range.
+static int StepRefusesBadField(void)
+{
+	bsDistanceGrid g;
+	RUN_SUBTEST(MakeFloor(&g));
+	bsWorld* world = FieldWorld(1);
+	ENSURE(world != NULL);
+	bsParticles p;
+	ENSURE(bsParticles_Alloc(&p, 1) == bs_ok);
+	p.position[0] = bsV3(0.013, 0.3, -0.021);
+	p.velocity[0] = bsV3(0.0, 0.0, 0.0);
+	p.radius[0] = 0.001;
+	bsFieldDef good = bsDefaultFieldDef();
+	good.spring = 10.0;
+	good.springDistance = 0.1;
+	good.threshold = 0.02;
+	good.restitution = 0.5;
+	good.drag = 2.0;
+	good.contactDistance = 0.1;
+	good.flowIn = 3.0;
+	good.flowOut = -3.0;
+	good.flowDistance = 0.2;
+	const double nan = NAN;
+	struct
+	{
+		double* field;
+		double value;
+	} bad[] = {
+		{&good.spring, -1.0}, {&good.spring, nan}, {&good.springDistance, 0.0}, {&good.springDistance, -0.1},
+		{&good.threshold, nan}, {&good.threshold, INFINITY}, {&good.restitution, -0.01},
+		{&good.restitution, 1.01}, {&good.restitution, nan}, {&good.drag, -1.0}, {&good.drag, INFINITY},
+		{&good.contactDistance, 0.0}, {&good.flowIn, nan}, {&good.flowOut, -INFINITY},
+		{&good.flowDistance, 0.0}, {&good.flowDistance, -1.0},
+	};
+	bsStepDef st = FieldStep(&g, &good, 0.01, bsV3(0.0, -9.81, 0.0));
+	ENSURE(bsWorld_Step(world, &st, &p, NULL) == bs_ok);
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k)
+	{
+		double keep = *bad[k].field;
+		*bad[k].field = bad[k].value;
+		st = FieldStep(&g, &good, 0.01, bsV3(0.0, -9.81, 0.0));
+		ENSURE(!bsFieldDef_IsValid(&good));
+		ENSURE(bsWorld_Step(world, &st, &p, NULL) == bs_errInvalidArgument);
+		*bad[k].field = keep;
+	}
+	// Each rule off with its distance 0 is fine, and so is the impact off (threshold < 0).
+	bsFieldDef off = bsDefaultFieldDef();
+	off.threshold = -1.0;
+	st = FieldStep(&g, &off, 0.01, bsV3(0.0, -9.81, 0.0));
+	ENSURE(bsFieldDef_IsValid(&off) && bsWorld_Step(world, &st, &p, NULL) == bs_ok);
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	bsDistanceGrid_Free(&g);
+	return 0;
+}
+
 // Dropped from 0.5 above the floor through the step, with impact beta: the first bounce's top is
 // beta^2 of the height (both from the threshold, where it bounces), within 2%. Trilinear lookup, and
 // the nearest cell for beta 0.7: its distance is the cell centre's, so the bounce point is off by up
@@ -421,5 +478,6 @@ int FieldTest(void)
 	RUN_SUBTEST(StepDrag());
 	RUN_SUBTEST(StepSurfaceFlow());
 	RUN_SUBTEST(StepThreads());
+	RUN_SUBTEST(StepRefusesBadField());
 	return 0;
 }

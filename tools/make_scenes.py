@@ -207,6 +207,26 @@ def sphere():
     return m
 
 
+def shaft():
+    """A vertical shaft (a 24-sided prism, radius 0.35, 3 high, capped): Ilmonen et al.'s Figure 7."""
+    m = Mesh()
+    m.object("shaft", "plaster")
+    cylinder(m, (0.0, -1.5, 0.0), 0.35, 3.0, sides=24)
+    return m
+
+
+def buildings():
+    """Five blocks of different heights around an open square (the ground is the config's plane):
+    the street corners of Ilmonen et al.'s Figure 8."""
+    m = Mesh()
+    blocks = [((-2.2, -1.6), (-0.9, -0.5), 1.6), ((0.7, -1.8), (2.0, -0.6), 1.1), ((-2.0, 0.6), (-0.8, 1.9), 1.0),
+              ((0.9, 0.5), (1.9, 1.7), 2.0), ((-0.35, 1.2), (0.35, 2.2), 0.7)]
+    for n, ((x0, z0), (x1, z1), h) in enumerate(blocks):
+        m.object(f"block{n}", "plaster")
+        box(m, (x0, 0.0, z0), (x1, h, z1))
+    return m
+
+
 def split(a, b, c, unit):
     """One triangle into four, the new corners pushed out onto the unit sphere."""
     mid = lambda p, q: unit(tuple((x + y) / 2 for x, y in zip(p, q)))
@@ -290,6 +310,8 @@ def main():
     grid().write(os.path.join(out, "grid.obj"), "A grate of thin bars above a floor: the environment of Fig. 9")
     house().write(os.path.join(out, "house.obj"), "A house with a pitched roof, chimney, windows and a fence: Fig. 10")
     sphere().write(os.path.join(out, "sphere.obj"), "A unit sphere: the distance/normal grid's Figures 3 and 6 (Ilmonen et al.)")
+    shaft().write(os.path.join(out, "shaft.obj"), "A vertical shaft: the distance/normal grid's Figure 7 (Ilmonen et al.)")
+    buildings().write(os.path.join(out, "buildings.obj"), "Five blocks around a square: the distance/normal grid's Figure 8 (Ilmonen et al.)")
 
 
 if __name__ == "__main__":

@@ -4,14 +4,15 @@
 //
 // Construction (bsDistanceGrid_Build), in phases:
 //   1. band: every cell centre within `band` cells of the surface gets its exact distance, nearest
-//      point and triangle from bsBvh_ClosestPoint (maxDistance = band h); only cells within band + 1
+//      point and triangle from bsBvh_ClosestPoint (maxDistance = band h); only cells within band
 //      cells of a surface voxel (phase 5, run first) are asked. Its side is decided here (phase 4).
-//   2. propagation: the other cells take the nearest triangle of a neighbour when it is nearer, in
-//      line sweeps along x, y and z (forwards and backwards, three rounds), each line on its own
-//      thread. The distance is to a real surface point, so never below the true distance; above it
-//      by at most half a cell or 3% of the distance, whichever is larger, over the meshes measured in
-//      docs/dngrid.md (the error grows with the depth inside a large solid: 0.71 cells, 2.3%, inside
-//      a sphere 96 cells across).
+//   2. propagation: the other cells take a neighbour's nearest point when it is nearer, in line
+//      sweeps along x, y and z (forwards and backwards, three rounds; from the second round only the
+//      cells that changed in the last one offer), then are measured to their own triangle, then one
+//      round offers whole triangles. The distance is to a real surface point, so never below the
+//      true distance; above it by at most half a cell or 3% of the distance, whichever is larger,
+//      over the meshes measured in docs/dngrid.md (the error grows with the depth inside a large
+//      solid: 0.41 cells inside a sphere 96 cells across).
 //   3. far field (exactFar, off by default): every cell beyond the band asks bsBvh_ClosestPoint with
 //      the propagated distance as its bound (never a miss), so every distance in the grid is exact
 //      (the float of the double answer). It costs much more inside large solids, where a cell has
@@ -22,10 +23,11 @@
 //      triangles, of its own winding number halfway between just behind and just in front of the
 //      triangle is at least 0.25 in magnitude (a closed surface: +-0.5; a flat sheet: 0).
 //      Components wound inside out (mean < 0, like a room seen from inside) count as their
-//      complement. A band cell within a cell of the surface is inside when its nearest triangle is on a
-//      closed component and the summed winding number of the closed components, each inside-out one
-//      plus 1, is >= 0.5 (the rest of the band takes a decided neighbour's side in line sweeps, as
-//      below, or, where no sweep reaches, evaluates its own); the sum is evaluated over a BVH of the closed triangles, a far node by its dipole term (Barill et
+//      complement. A band cell is inside when the summed winding number of the closed components,
+//      each inside-out one plus 1, is >= 0.5: evaluated at seeds (band cells farther than a cell
+//      from the surface with i, j, k all even), passed on in line sweeps between neighbours whose
+//      distances add up to more than a cell (the segment between them then crosses no triangle), and
+//      evaluated where no sweep reaches; the sum is evaluated over a BVH of the closed triangles, a far node by its dipole term (Barill et
 //      al. 2018, order 1, beta = 2), near nodes triangle by triangle. Beyond the band a cell takes the
 //      side of the neighbour its nearest triangle came from: the segment between the two centres is
 //      shorter than the cell's distance, so it crosses no surface (exact for a watertight mesh; with
@@ -46,8 +48,8 @@
 //      Where either gives no direction (beyond the blur's reach, or a flat potential inside a solid)
 //      the normal is the distance's gradient: from the nearest point towards the cell, outwards for an
 //      inside cell, the face normal for a cell on the surface.
-// Every phase cuts its work by cell, line or triangle index alone, so the grid is byte-identical for
-// any thread count.
+// Every phase cuts its work by cell, line or z plane alone (each cell's sum over triangles is made
+// in the same order whatever the thread), so the grid is byte-identical for any thread count.
 #pragma once
 
 #include "blobsim/result.h"
@@ -131,7 +133,8 @@ typedef struct bsDistanceGridStats
 	uint32_t invertedComponents; // closed and wound inside out
 	uint64_t insideCells;
 	double bandSeconds, propagateSeconds, farSeconds, signSeconds, rasterSeconds, normalSeconds;
-	double totalSeconds;
+	double totalSeconds;         // wall clock, the phases' sum
+	double cpuSeconds;           // CPU time of the whole process over the build, all threads
 } bsDistanceGridStats;
 
 // Builds the grid around count triangles (count >= 1). *grid owns its cells (bsDistanceGrid_Free).

@@ -50,6 +50,11 @@ typedef struct bsFieldDef
 // All rules off, nearest-cell lookup.
 bsFieldDef bsDefaultFieldDef(void);
 
+// False for a setting out of range: any value not finite, spring, drag or a distance below 0,
+// restitution outside 0..1, or a rule on (spring or drag above 0, rho_in or rho_out not 0) with its
+// distance 0. bsWorld_Step refuses such a bsStepDef.field (bs_errInvalidArgument).
+bool bsFieldDef_IsValid(const bsFieldDef* def);
+
 // The particle's velocity after one step of dt at position x under the grid's field: spring, surface
 // flow and drag first (accelerations and damping over dt), then impact on the result. Outside the
 // grid, v is returned as it is. Returns true when the particle was in the grid.
