@@ -62,4 +62,9 @@ int AccumulateTest(void);
 int SurfaceTest(void);
 int GridTest(void);
 int FieldTest(void);
+int GridTreeTest(void);
+
+// Shared fixtures.
+struct bsDistanceGrid;
+int FieldMakeFloor(struct bsDistanceGrid* g);  // test_field.c
 int InteractionTest(void);
