@@ -54,22 +54,31 @@ static void bsFieldLookup_Init(bsFieldLookup* l, const bsDistanceGrid* grid, con
 	l->iy = ny;
 }
 
-// The cell containing x: its distance into *d and normal into *n; false outside the grid (or NaN).
-static inline bool bsFieldLookup_Nearest(const bsFieldLookup* l, bsVec3 x, float* d, float n[3])
+// The cell containing x, its indices into i, j, k; false outside the grid (or NaN). The bounds are
+// tested on the doubles: converting an out-of-range double to int is undefined.
+static inline bool bsFieldLookup_Index(const bsFieldLookup* l, bsVec3 x, int* i, int* j, int* k)
 {
 	double fx = (x.x - l->ox) * l->inv, fy = (x.y - l->oy) * l->inv, fz = (x.z - l->oz) * l->inv;
 	if (!(fx >= 0.0 && fx < l->nx && fy >= 0.0 && fy < l->ny && fz >= 0.0 && fz < l->nz))
 	{
 		return false;
 	}
-	int i = (int)fx, j = (int)fy, k = (int)fz;
-	if (l->cells != NULL)
-	{
-		const bsGridCell* c = l->cells + (size_t)i + (size_t)l->ix * ((size_t)j + (size_t)l->iy * (size_t)k);
-		*d = c->distance;
-		memcpy(n, c->normal, 3 * sizeof(float));
-		return true;
-	}
+	*i = (int)fx;
+	*j = (int)fy;
+	*k = (int)fz;
+	return true;
+}
+
+static inline void bsFieldLookup_Dense(const bsFieldLookup* l, int i, int j, int k, float* d, float n[3])
+{
+	const bsGridCell* c = l->cells + (size_t)i + (size_t)l->ix * ((size_t)j + (size_t)l->iy * (size_t)k);
+	*d = c->distance;
+	memcpy(n, c->normal, 3 * sizeof(float));
+}
+
+// Cell (i, j, k) as the tree stores it (bsGridTree_Cell, inlined).
+static inline void bsFieldLookup_Tree(const bsFieldLookup* l, int i, int j, int k, float* d, float n[3])
+{
 	const bsGridTree* t = l->tree;
 	int s = t->blockShift, mask = (1 << s) - 1;
 	uint32_t node = t->nodes[(size_t)(i >> s) + (size_t)t->bx * ((size_t)(j >> s) + (size_t)t->by * (size_t)(k >> s))];
@@ -79,11 +88,29 @@ static inline bool bsFieldLookup_Nearest(const bsFieldLookup* l, bsVec3 x, float
 		const bsGridPlane* p = t->planes + (node & ~BS_GRID_TREE_PLANE);
 		*d = p->c + p->g[0] * (float)li + p->g[1] * (float)lj + p->g[2] * (float)lk;
 		memcpy(n, p->n, 3 * sizeof(float));
-		return true;
+		return;
 	}
 	const bsGridCell* c = t->subgrids + ((size_t)node << (3 * s)) + (size_t)li + ((size_t)lj << s) + ((size_t)lk << (2 * s));
 	*d = c->distance;
 	memcpy(n, c->normal, 3 * sizeof(float));
+}
+
+// The cell containing x: its distance into *d and normal into *n; false outside the grid (or NaN).
+static inline bool bsFieldLookup_Nearest(const bsFieldLookup* l, bsVec3 x, float* d, float n[3])
+{
+	int i, j, k;
+	if (!bsFieldLookup_Index(l, x, &i, &j, &k))
+	{
+		return false;
+	}
+	if (l->cells != NULL)
+	{
+		bsFieldLookup_Dense(l, i, j, k, d, n);
+	}
+	else
+	{
+		bsFieldLookup_Tree(l, i, j, k, d, n);
+	}
 	return true;
 }
 
@@ -116,6 +143,7 @@ typedef struct bsFieldRules
 	bool spring, flow, drag, impact;
 	double dragFactor;  // exp(-drag dt)
 	double bounce;      // -(1 + beta)
+	double threshold;   // L
 } bsFieldRules;
 
 static void bsFieldRules_Init(bsFieldRules* r, const bsFieldDef* def, double dt)
@@ -128,6 +156,7 @@ static void bsFieldRules_Init(bsFieldRules* r, const bsFieldDef* def, double dt)
 	r->impact = def->threshold >= 0.0;
 	r->dragFactor = r->drag ? exp(-def->drag * dt) : 1.0;
 	r->bounce = -(1.0 + def->restitution);
+	r->threshold = def->threshold;
 }
 
 // The surface flow's acceleration (the paper's pseudocode).
@@ -177,7 +206,7 @@ static inline bsVec3 bsField_Rules(const bsFieldRules* r, double d, bsVec3 n, bs
 		// The reflection's size is 0 unless the particle approaches and would end within L: a select,
 		// not a branch, since whether a particle bounces is as good as random.
 		double vn = bsDot(w, n);
-		bool hit = vn < 0.0 && d + vn * r->dt <= r->def->threshold;
+		bool hit = vn < 0.0 && d + vn * r->dt <= r->threshold;
 		double k = hit ? r->bounce * vn : 0.0;
 		w = hit ? bsMulAdd(w, k, n) : w;
 	}
@@ -216,6 +245,32 @@ bool bsField_ApplyTree(const bsGridTree* tree, const bsFieldDef* def, bsVec3 x, 
 	return bsField_ApplyOne(&l, &r, x, v);
 }
 
+// The nearest-cell loop; inlined into bsField_ApplyRange once for each backend (`tree` a constant
+// there), so that the lookup is inlined into the loop and the backend is not asked per particle.
+static inline void bsField_RangeNearest(bsFieldLookup lookup, bsFieldRules rules, bool tree, const bsVec3* x,
+	bsVec3* v, const uint8_t* state, size_t begin, size_t end)
+{
+	const bsFieldLookup* l = &lookup;  // copies: the writes to v cannot alias them, so they stay in registers
+	const bsFieldRules* r = &rules;
+	for (size_t p = begin; p < end; ++p)
+	{
+		int i, j, k;
+		if ((state == NULL || state[p] == 0) && bsFieldLookup_Index(l, x[p], &i, &j, &k))
+		{
+			float d, n[3];
+			if (tree)
+			{
+				bsFieldLookup_Tree(l, i, j, k, &d, n);
+			}
+			else
+			{
+				bsFieldLookup_Dense(l, i, j, k, &d, n);
+			}
+			v[p] = bsField_Rules(r, d, bsV3(n[0], n[1], n[2]), v[p]);
+		}
+	}
+}
+
 void bsField_ApplyRange(const bsDistanceGrid* grid, const bsGridTree* tree, const bsFieldDef* def, double dt,
 	const bsVec3* x, bsVec3* v, const uint8_t* state, size_t begin, size_t end)
 {
@@ -223,11 +278,22 @@ void bsField_ApplyRange(const bsDistanceGrid* grid, const bsGridTree* tree, cons
 	bsFieldRules r;
 	bsFieldLookup_Init(&l, tree != NULL ? NULL : grid, tree, def->trilinear);
 	bsFieldRules_Init(&r, def, dt);
-	for (size_t i = begin; i < end; ++i)
+	if (def->trilinear)
 	{
-		if (state == NULL || state[i] == 0)
+		for (size_t i = begin; i < end; ++i)
 		{
-			bsField_ApplyOne(&l, &r, x[i], &v[i]);
+			if (state == NULL || state[i] == 0)
+			{
+				bsField_ApplyOne(&l, &r, x[i], &v[i]);
+			}
 		}
+	}
+	else if (tree != NULL)
+	{
+		bsField_RangeNearest(l, r, true, x, v, state, begin, end);
+	}
+	else
+	{
+		bsField_RangeNearest(l, r, false, x, v, state, begin, end);
 	}
 }
