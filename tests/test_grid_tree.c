@@ -143,13 +143,16 @@ static int LookupsWithinReported(const bsDistanceGrid* g, const bsGridTree* t, c
 	return 0;
 }
 
-static int Compression(void)
+static int Compression(const bsDistanceGrid* sphere)
 {
 	static const char* const names[3] = {"sphere", "box", "heightfield"};
 	for (int which = 0; which < 3; ++which)
 	{
-		bsDistanceGrid g;
-		RUN_SUBTEST(MakeGrid(which, &g));
+		bsDistanceGrid g = *sphere;
+		if (which > 0)
+		{
+			RUN_SUBTEST(MakeGrid(which, &g));
+		}
 		for (int b = 2; b <= 4; b *= 2)
 		{
 			bsGridTreeDef def = bsDefaultGridTreeDef();
@@ -170,17 +173,19 @@ static int Compression(void)
 			RUN_SUBTEST(LookupsWithinReported(&g, &t, &st));
 			bsGridTree_Free(&t);
 		}
-		bsDistanceGrid_Free(&g);
+		if (which > 0)
+		{
+			bsDistanceGrid_Free(&g);
+		}
 	}
 	return 0;
 }
 
 // farDistance: blocks all beyond it are planes whose distance is the block's nearest, a lower bound
 // that never comes nearer than farDistance; the rest keeps its tolerances.
-static int FarPlanes(void)
+static int FarPlanes(const bsDistanceGrid* sphere)
 {
-	bsDistanceGrid g;
-	RUN_SUBTEST(MakeGrid(0, &g));
+	bsDistanceGrid g = *sphere;
 	bsGridTreeDef def = bsDefaultGridTreeDef();
 	def.farDistance = 0.2;
 	bsGridTree t;
@@ -215,7 +220,6 @@ static int FarPlanes(void)
 	def = bsDefaultGridTreeDef();
 	def.maxAngle = -1.0;
 	ENSURE(bsGridTreeDef_Check(&def) == bs_errInvalidArgument);
-	bsDistanceGrid_Free(&g);
 	return 0;
 }
 
@@ -264,10 +268,9 @@ static int TreeBounce(void)
 // bsField_ApplyRange gives each particle exactly what bsField_Apply / bsField_ApplyTree give it, and
 // leaves the particles that are not free alone; the step over the tree is the same at 1 and 2
 // threads.
-static int RangeAndThreads(void)
+static int RangeAndThreads(const bsDistanceGrid* sphere)
 {
-	bsDistanceGrid g;
-	RUN_SUBTEST(MakeGrid(0, &g));
+	bsDistanceGrid g = *sphere;
 	bsGridTreeDef tdef = bsDefaultGridTreeDef();
 	bsGridTree t;
 	ENSURE(bsGridTree_Build(&t, &g, &tdef, NULL) == bs_ok);
@@ -353,15 +356,17 @@ static int RangeAndThreads(void)
 	bsParticles_Free(&p[0]);
 	bsParticles_Free(&p[1]);
 	bsGridTree_Free(&t);
-	bsDistanceGrid_Free(&g);
 	return 0;
 }
 
 int GridTreeTest(void)
 {
-	RUN_SUBTEST(Compression());
-	RUN_SUBTEST(FarPlanes());
+	bsDistanceGrid sphere;
+	RUN_SUBTEST(MakeGrid(0, &sphere));
+	RUN_SUBTEST(Compression(&sphere));
+	RUN_SUBTEST(FarPlanes(&sphere));
 	RUN_SUBTEST(TreeBounce());
-	RUN_SUBTEST(RangeAndThreads());
+	RUN_SUBTEST(RangeAndThreads(&sphere));
+	bsDistanceGrid_Free(&sphere);
 	return 0;
 }
