@@ -974,6 +974,8 @@ int bsRunMain(int argc, char** argv)
 	memset(&env, 0, sizeof(env));
 	bsDistanceGrid fieldGrid;
 	memset(&fieldGrid, 0, sizeof(fieldGrid));
+	bsGridTree fieldTree;
+	memset(&fieldTree, 0, sizeof(fieldTree));
 	bsEmission emission;
 	memset(&emission, 0, sizeof(emission));
 	bsParticles p;
@@ -1023,7 +1025,7 @@ int bsRunMain(int argc, char** argv)
 	{
 		goto fail;
 	}
-	if (c.field.enabled && !bsFieldGrid_Use(&c, &env, &fieldGrid, err, sizeof(err)))
+	if (c.field.enabled && !bsFieldGrid_Use(&c, &env, &fieldGrid, &fieldTree, err, sizeof(err)))
 	{
 		goto fail;
 	}
@@ -1177,6 +1179,7 @@ done:
 	bsSceneBuffers_Free(&buffers);
 	bsParticles_Free(&p);
 	bsEmission_Free(&emission);
+	bsGridTree_Free(&fieldTree);
 	bsDistanceGrid_Free(&fieldGrid);
 	bsEnvironment_Free(&env);
 	bsInputList_Free(&inputs);
