@@ -76,23 +76,22 @@ static inline void bsFieldLookup_Dense(const bsFieldLookup* l, int i, int j, int
 	memcpy(n, c->normal, 3 * sizeof(float));
 }
 
-// Cell (i, j, k) as the tree stores it (bsGridTree_Cell, inlined).
+// Cell (i, j, k) as the tree stores it (bsGridTree_Cell, inlined): the node's plane plus its
+// subgrid's cell, the same arithmetic for a plane and a dense block.
 static inline void bsFieldLookup_Tree(const bsFieldLookup* l, int i, int j, int k, float* d, float n[3])
 {
 	const bsGridTree* t = l->tree;
 	int s = t->blockShift, mask = (1 << s) - 1;
-	uint32_t node = t->nodes[(size_t)(i >> s) + (size_t)t->bx * ((size_t)(j >> s) + (size_t)t->by * (size_t)(k >> s))];
+	const bsGridTreeNode* node =
+		t->nodes + (size_t)(i >> s) + (size_t)t->bx * ((size_t)(j >> s) + (size_t)t->by * (size_t)(k >> s));
 	int li = i & mask, lj = j & mask, lk = k & mask;
-	if (node & BS_GRID_TREE_PLANE)
+	const bsGridCell* c =
+		t->subgrids + ((size_t)node->subgrid << (3 * s)) + (size_t)li + ((size_t)lj << s) + ((size_t)lk << (2 * s));
+	*d = node->c + node->g[0] * (float)li + node->g[1] * (float)lj + node->g[2] * (float)lk + c->distance;
+	for (int a = 0; a < 3; ++a)
 	{
-		const bsGridPlane* p = t->planes + (node & ~BS_GRID_TREE_PLANE);
-		*d = p->c + p->g[0] * (float)li + p->g[1] * (float)lj + p->g[2] * (float)lk;
-		memcpy(n, p->n, 3 * sizeof(float));
-		return;
+		n[a] = node->n[a] + c->normal[a];
 	}
-	const bsGridCell* c = t->subgrids + ((size_t)node << (3 * s)) + (size_t)li + ((size_t)lj << s) + ((size_t)lk << (2 * s));
-	*d = c->distance;
-	memcpy(n, c->normal, 3 * sizeof(float));
 }
 
 // The cell containing x: its distance into *d and normal into *n; false outside the grid (or NaN).

@@ -35,7 +35,6 @@ void bsGridTree_Free(bsGridTree* tree)
 		return;
 	}
 	free(tree->nodes);
-	free(tree->planes);
 	free(tree->subgrids);
 	memset(tree, 0, sizeof *tree);
 }
@@ -44,28 +43,24 @@ uint64_t bsGridTree_Bytes(const bsGridTree* tree)
 {
 	uint64_t blocks = (uint64_t)tree->bx * (uint64_t)tree->by * (uint64_t)tree->bz;
 	uint64_t b3 = (uint64_t)1 << (3 * tree->blockShift);
-	return blocks * sizeof(uint32_t) + (uint64_t)tree->planeCount * sizeof(bsGridPlane) +
-		(uint64_t)tree->subgridCount * b3 * sizeof(bsGridCell);
-}
-
-// The plane's distance at local cell (li, lj, lk), in the float arithmetic every lookup uses.
-static inline float bsGridPlane_At(const bsGridPlane* p, int li, int lj, int lk)
-{
-	return p->c + p->g[0] * (float)li + p->g[1] * (float)lj + p->g[2] * (float)lk;
+	return blocks * sizeof(bsGridTreeNode) + (uint64_t)tree->subgridCount * b3 * sizeof(bsGridCell);
 }
 
 bsGridCell bsGridTree_Cell(const bsGridTree* tree, int i, int j, int k)
 {
 	int s = tree->blockShift, mask = (1 << s) - 1;
-	uint32_t node = tree->nodes[(size_t)(i >> s) + (size_t)tree->bx * ((size_t)(j >> s) + (size_t)tree->by * (size_t)(k >> s))];
+	const bsGridTreeNode* node =
+		tree->nodes + (size_t)(i >> s) + (size_t)tree->bx * ((size_t)(j >> s) + (size_t)tree->by * (size_t)(k >> s));
 	int li = i & mask, lj = j & mask, lk = k & mask;
-	if (node & BS_GRID_TREE_PLANE)
+	const bsGridCell* sub =
+		tree->subgrids + ((size_t)node->subgrid << (3 * s)) + (size_t)li + ((size_t)lj << s) + ((size_t)lk << (2 * s));
+	bsGridCell c;
+	c.distance = node->c + node->g[0] * (float)li + node->g[1] * (float)lj + node->g[2] * (float)lk + sub->distance;
+	for (int a = 0; a < 3; ++a)
 	{
-		const bsGridPlane* p = tree->planes + (node & ~BS_GRID_TREE_PLANE);
-		bsGridCell c = {bsGridPlane_At(p, li, lj, lk), {p->n[0], p->n[1], p->n[2]}};
-		return c;
+		c.normal[a] = node->n[a] + sub->normal[a];
 	}
-	return tree->subgrids[((size_t)node << (3 * s)) + (size_t)li + ((size_t)lj << s) + ((size_t)lk << (2 * s))];
+	return c;
 }
 
 // ---- building ----
@@ -185,7 +180,7 @@ static bool bsBlock_Far(const bsDistanceGrid* g, const bsBlock* b, double far, d
 }
 
 // The block's plane when the tree may stand for it by one; *far says it is only because it is far.
-static bool bsBlock_Plane(const bsDistanceGrid* g, const bsBlock* b, const bsGridTreeDef* def, bsGridPlane* p,
+static bool bsBlock_Plane(const bsDistanceGrid* g, const bsBlock* b, const bsGridTreeDef* def, bsGridTreeNode* p,
 	bool* far)
 {
 	double n[3], c, grad[3];
@@ -211,7 +206,7 @@ static bool bsBlock_Plane(const bsDistanceGrid* g, const bsBlock* b, const bsGri
 		p->g[a] = (float)grad[a];
 		p->n[a] = (float)n[a];
 	}
-	p->pad = 0.0f;
+	p->subgrid = 0;
 	return true;
 }
 
@@ -280,45 +275,48 @@ static bsResult bsGridTree_Alloc(bsGridTree* t, const bsDistanceGrid* g, int shi
 	t->bz = (g->nz + b - 1) / b;
 	size_t blocks = (size_t)t->bx * (size_t)t->by * (size_t)t->bz;
 	t->nodes = malloc(blocks * sizeof *t->nodes);
-	t->planes = malloc(blocks * sizeof *t->planes);
-	return t->nodes != NULL && t->planes != NULL ? bs_ok : bs_errOutOfMemory;
+	return t->nodes != NULL ? bs_ok : bs_errOutOfMemory;
 }
 
-// Shrinks the planes and grows the subgrids to what the blocks need: one pass to decide and count,
-// one to copy the dense blocks' cells.
+static void bsGridTree_BlockAt(const bsDistanceGrid* g, int b, int bi, int bj, int bk, bsBlock* blk)
+{
+	blk->i0 = bi * b;
+	blk->j0 = bj * b;
+	blk->k0 = bk * b;
+	blk->sx = g->nx - blk->i0 < b ? g->nx - blk->i0 : b;
+	blk->sy = g->ny - blk->j0 < b ? g->ny - blk->j0 : b;
+	blk->sz = g->nz - blk->k0 < b ? g->nz - blk->k0 : b;
+}
+
+// One pass decides each block (a plane, or a dense block given the next subgrid), one copies the
+// dense blocks' cells into their subgrids (subgrid 0 stays zero, the planes').
 static bsResult bsGridTree_Fill(bsGridTree* t, const bsDistanceGrid* g, const bsGridTreeDef* def, uint8_t* farBlock,
 	bsGridTreeStats* stats)
 {
 	int b = 1 << t->blockShift;
 	size_t b3 = (size_t)1 << (3 * t->blockShift);
-	uint32_t planes = 0, subgrids = 0, farPlanes = 0;
+	uint32_t planes = 0, subgrids = 1, farPlanes = 0;
 	size_t index = 0;
 	for (int bk = 0; bk < t->bz; ++bk)
 		for (int bj = 0; bj < t->by; ++bj)
 			for (int bi = 0; bi < t->bx; ++bi, ++index)
 			{
-				bsBlock blk = {bi * b, bj * b, bk * b, 0, 0, 0};
-				blk.sx = g->nx - blk.i0 < b ? g->nx - blk.i0 : b;
-				blk.sy = g->ny - blk.j0 < b ? g->ny - blk.j0 : b;
-				blk.sz = g->nz - blk.k0 < b ? g->nz - blk.k0 : b;
+				bsBlock blk;
+				bsGridTree_BlockAt(g, b, bi, bj, bk, &blk);
 				bool far = false;
-				if (bsBlock_Plane(g, &blk, def, t->planes + planes, &far))
+				bsGridTreeNode* node = t->nodes + index;
+				bool plane = bsBlock_Plane(g, &blk, def, node, &far);
+				if (!plane)
 				{
-					t->nodes[index] = BS_GRID_TREE_PLANE | planes++;
-					farPlanes += far ? 1u : 0u;
-					farBlock[index] = far ? 1 : 0;
+					memset(node, 0, sizeof *node);
+					node->subgrid = subgrids++;
 				}
-				else
-				{
-					t->nodes[index] = subgrids++;
-					farBlock[index] = 0;
-				}
+				planes += plane ? 1u : 0u;
+				farPlanes += far ? 1u : 0u;
+				farBlock[index] = far ? 1 : 0;
 			}
-	t->planeCount = planes;
 	t->subgridCount = subgrids;
-	bsGridPlane* shrunk = realloc(t->planes, (planes > 0 ? planes : 1) * sizeof *t->planes);
-	t->planes = shrunk != NULL ? shrunk : t->planes;
-	t->subgrids = malloc((subgrids > 0 ? subgrids : 1) * b3 * sizeof *t->subgrids);
+	t->subgrids = calloc(subgrids * b3, sizeof *t->subgrids);
 	if (t->subgrids == NULL)
 	{
 		return bs_errOutOfMemory;
@@ -328,14 +326,12 @@ static bsResult bsGridTree_Fill(bsGridTree* t, const bsDistanceGrid* g, const bs
 		for (int bj = 0; bj < t->by; ++bj)
 			for (int bi = 0; bi < t->bx; ++bi, ++index)
 			{
-				uint32_t node = t->nodes[index];
-				if (!(node & BS_GRID_TREE_PLANE))
+				uint32_t sub = t->nodes[index].subgrid;
+				if (sub != 0)
 				{
-					bsBlock blk = {bi * b, bj * b, bk * b, 0, 0, 0};
-					blk.sx = g->nx - blk.i0 < b ? g->nx - blk.i0 : b;
-					blk.sy = g->ny - blk.j0 < b ? g->ny - blk.j0 : b;
-					blk.sz = g->nz - blk.k0 < b ? g->nz - blk.k0 : b;
-					bsBlock_CopyCells(g, &blk, t->blockShift, t->subgrids + (size_t)node * b3);
+					bsBlock blk;
+					bsGridTree_BlockAt(g, b, bi, bj, bk, &blk);
+					bsBlock_CopyCells(g, &blk, t->blockShift, t->subgrids + (size_t)sub * b3);
 				}
 			}
 	stats->blocks = (uint32_t)index;
@@ -414,15 +410,15 @@ bool bsGridTree_Trilinear(const bsGridTree* tree, bsVec3 p, bsGridCell* out)
 	int j1 = j0 + 1 < tree->ny ? j0 + 1 : tree->ny - 1;
 	int k1 = k0 + 1 < tree->nz ? k0 + 1 : tree->nz - 1;
 	int s = tree->blockShift, mask = (1 << s) - 1;
-	uint32_t node = tree->nodes[(size_t)(i0 >> s) + (size_t)tree->bx * ((size_t)(j0 >> s) + (size_t)tree->by * (size_t)(k0 >> s))];
-	if ((node & BS_GRID_TREE_PLANE) && (i0 >> s) == (i1 >> s) && (j0 >> s) == (j1 >> s) && (k0 >> s) == (k1 >> s))
+	const bsGridTreeNode* node =
+		tree->nodes + (size_t)(i0 >> s) + (size_t)tree->bx * ((size_t)(j0 >> s) + (size_t)tree->by * (size_t)(k0 >> s));
+	if (node->subgrid == 0 && (i0 >> s) == (i1 >> s) && (j0 >> s) == (j1 >> s) && (k0 >> s) == (k1 >> s))
 	{
 		// All 8 cells in one plane: the blend of an affine function is the function at the point.
-		const bsGridPlane* pl = tree->planes + (node & ~BS_GRID_TREE_PLANE);
-		double d = (double)pl->c + (double)pl->g[0] * ((i0 & mask) + t[0]) + (double)pl->g[1] * ((j0 & mask) + t[1]) +
-			(double)pl->g[2] * ((k0 & mask) + t[2]);
+		double d = (double)node->c + (double)node->g[0] * ((i0 & mask) + t[0]) +
+			(double)node->g[1] * ((j0 & mask) + t[1]) + (double)node->g[2] * ((k0 & mask) + t[2]);
 		out->distance = (float)d;
-		memcpy(out->normal, pl->n, sizeof out->normal);
+		memcpy(out->normal, node->n, sizeof out->normal);
 		return true;
 	}
 	double d = 0.0, n[3] = {0.0, 0.0, 0.0};

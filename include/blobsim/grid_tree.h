@@ -44,19 +44,19 @@ bsGridTreeDef bsDefaultGridTreeDef(void);
 // bs_errInvalidArgument for a setting out of range.
 bsResult bsGridTreeDef_Check(const bsGridTreeDef* def);
 
-// A block's plane: distance c + g . (li, lj, lk) at the centre of its cell (li, lj, lk), normal n.
-typedef struct bsGridPlane
+// A block: its cell (li, lj, lk) (local indices) has the distance c + g . (li, lj, lk) + the
+// subgrid's cell's distance and the normal n + the subgrid's cell's normal. A plane's subgrid is
+// subgrid 0, all zeros; a dense block's plane is all zeros and its subgrid holds its cells. So every
+// lookup is the same arithmetic, without a branch on the block's kind, and exact for both (x + 0 = x).
+typedef struct bsGridTreeNode
 {
 	float c;
 	float g[3];
 	float n[3];
-	float pad;
-} bsGridPlane;
+	uint32_t subgrid;  // index of the block's B^3 cells in subgrids (0: a plane)
+} bsGridTreeNode;
 
-_Static_assert(sizeof(bsGridPlane) == 32, "a plane is eight floats");
-
-// A node's top bit: the block is plane node & ~BS_GRID_TREE_PLANE; else subgrid `node`.
-#define BS_GRID_TREE_PLANE 0x80000000u
+_Static_assert(sizeof(bsGridTreeNode) == 32, "a node is eight words");
 
 typedef struct bsGridTree
 {
@@ -65,11 +65,9 @@ typedef struct bsGridTree
 	bsVec3 origin;
 	int blockShift;           // B = 1 << blockShift
 	int bx, by, bz;           // blocks along each axis (the last ones may be partly outside)
-	uint32_t* nodes;          // bx by bz, x fastest
-	bsGridPlane* planes;
-	bsGridCell* subgrids;     // B^3 cells a subgrid, local x fastest
-	uint32_t planeCount;
-	uint32_t subgridCount;
+	bsGridTreeNode* nodes;    // bx by bz, x fastest
+	bsGridCell* subgrids;     // B^3 cells a subgrid, local x fastest; subgrid 0 is all zeros
+	uint32_t subgridCount;    // the zero one included
 	float farDistance;
 } bsGridTree;
 
@@ -79,7 +77,7 @@ typedef struct bsGridTreeStats
 	uint32_t planes;           // of them, planes (farPlanes included)
 	uint32_t farPlanes;        // planes only because all their cells are beyond farDistance
 	uint64_t denseBytes;       // the dense grid's cells
-	uint64_t treeBytes;        // nodes, planes and subgrids
+	uint64_t treeBytes;        // nodes and subgrids
 	// Measured at every cell centre, cells of far planes left out (their distance is a lower bound):
 	double maxDistanceError;   // |tree - dense|, scene units
 	double maxAngle;           // degrees between the normals
