@@ -3,8 +3,12 @@
 
 #include <stdint.h>
 
-// Times the field's impact rule over count particles around a sphere (a 64^3 grid), nearest and
-// trilinear lookup: the rule alone (bsField_Apply in a loop, one thread) and through bsWorld_Step on
-// one thread (no colliders, gravity and the field: the whole forces and move phases), in M
-// particle-steps/s per core. Folds the final states into *checksum. 0, or 1 on a failure.
+// Part 1 times the field's impact rule over count particles around a sphere (a 64^3 grid), dense and
+// compressed (grid_tree.h), nearest and trilinear lookup, in random and in cell order: the rule alone
+// (bsField_ApplyRange, as the forces phase runs it, one thread) and through bsWorld_Step on one thread
+// (no colliders, gravity and the field: the whole forces and move phases), in M particle-steps/s per
+// core. Part 2 is the paper's Table 1: per-step CPU time of 800 and of count particles falling onto a
+// scene of about 12,000 triangles with no collisions, the compressed grid, the dense grid and the
+// exact swept-sphere BVH, with the memory of each. Folds the final states into *checksum. 0, or 1 on
+// a failure.
 int bsBenchField(long long count, uint64_t seed, uint64_t* checksum);

@@ -39,9 +39,20 @@ static const bsSchemaKey bsFlowKeys[] = {
 	BS_REQUIRED_NUMBER("distance", bsFieldDef, flowDistance, &bsPositive)};
 static const bsSchema bsFlowSchema = BS_OBJECT(bsFlowKeys);
 
+// field.compress: the compressed tree's settings (grid_tree.h), read into a bsGridTreeDef filled with
+// its defaults first.
+static const bsRange bsFieldAngle = {0.0, 180.0, false, "a number 0 .. 180"};
+static const bsSchemaKey bsCompressKeys[] = {
+	BS_INT_IN("block", bsGridTreeDef, blockSize, 2, 16),
+	BS_NUMBER_IN("tolerance", bsGridTreeDef, distanceTolerance, &bsNonNegative),
+	BS_NUMBER_IN("max_angle", bsGridTreeDef, maxAngle, &bsFieldAngle),
+	BS_NUMBER_IN("far", bsGridTreeDef, farDistance, &bsNonNegative)};
+static const bsSchema bsCompressSchema = BS_OBJECT(bsCompressKeys);
+
 static const bsSchemaKey bsFieldKeys[] = {BS_KEY("grid", BS_VALUE), BS_KEY("build", &bsFieldBuildSchema),
-	BS_KEY("lookup", BS_VALUE), BS_KEY("spring", &bsSpringSchema), BS_KEY("impact", &bsImpactSchema),
-	BS_KEY("drag", &bsFieldDragSchema), BS_KEY("surface_flow", &bsFlowSchema), BS_KEY("sweep", BS_VALUE)};
+	BS_KEY("compress", &bsCompressSchema), BS_KEY("lookup", BS_VALUE), BS_KEY("spring", &bsSpringSchema),
+	BS_KEY("impact", &bsImpactSchema), BS_KEY("drag", &bsFieldDragSchema), BS_KEY("surface_flow", &bsFlowSchema),
+	BS_KEY("sweep", BS_VALUE)};
 const bsSchema bsFieldSchema = BS_OBJECT(bsFieldKeys);
 
 // One effect's object, when given, into *def.
@@ -89,10 +100,38 @@ static bool bsReadFieldBuild(bsCtx* c, const cJSON* field, bsDistanceGridDef* bu
 	return true;
 }
 
+static bool bsReadFieldCompress(bsCtx* c, const cJSON* field, bsFieldConfig* f)
+{
+	const cJSON* o;
+	if (!bsReadObject(c, field, "compress", &bsCompressSchema, &o))
+	{
+		return false;
+	}
+	f->compress = o != NULL;
+	if (o == NULL)
+	{
+		return true;
+	}
+	size_t mark = bsPushKey(c, "compress");
+	if (!bsReadFields(c, o, &bsCompressSchema, &f->compressDef))
+	{
+		return false;
+	}
+	int b = f->compressDef.blockSize;
+	if ((b & (b - 1)) != 0)
+	{
+		bsPushKey(c, "block");
+		return bsFail(c, "expected 2, 4, 8 or 16 cells, got %d", b);
+	}
+	bsPop(c, mark);
+	return true;
+}
+
 bool bsReadFieldConfig(bsCtx* c, const cJSON* root, bsFieldConfig* f)
 {
 	f->build = bsDefaultDistanceGridDef();
 	f->def = bsDefaultFieldDef();
+	f->compressDef = bsDefaultGridTreeDef();
 	f->sweep = true;
 	const cJSON* field;
 	if (!bsReadObject(c, root, "field", &bsFieldSchema, &field))
@@ -126,7 +165,7 @@ bool bsReadFieldConfig(bsCtx* c, const cJSON* root, bsFieldConfig* f)
 	}
 	static const char* const lookups[2] = {"nearest", "trilinear"};
 	int lookup = 0;
-	if (!bsReadChoice(c, field, "lookup", false, lookups, 2, 0, &lookup) ||
+	if (!bsReadFieldCompress(c, field, f) || !bsReadChoice(c, field, "lookup", false, lookups, 2, 0, &lookup) ||
 		!bsReadBool(c, field, "sweep", true, &f->sweep) ||
 		!bsReadEffect(c, field, "spring", &bsSpringSchema, &f->def) ||
 		!bsReadEffect(c, field, "impact", &bsImpactSchema, &f->def) ||

@@ -5,6 +5,7 @@
 
 #include "blobsim/distance_grid.h"
 #include "blobsim/field.h"
+#include "blobsim/grid_tree.h"
 
 #include <stdbool.h>
 
@@ -16,6 +17,8 @@ typedef struct bsFieldConfig
 	bsDistanceGridDef build;     // field.build: the grid's settings (bsDefaultDistanceGridDef() for
 	                             // what it leaves out; threads: all cores, the grid is the same)
 	bsFieldDef def;              // the rules (bsDefaultFieldDef(): all off, nearest cell)
+	bool compress;               // field.compress given: the rules look up the grid's compressed tree
+	bsGridTreeDef compressDef;   // its settings (bsDefaultGridTreeDef() for what it leaves out)
 	bool sweep;                  // field.sweep: the meshes stay swept-sphere colliders [true]; false:
 	                             // the field alone stands for them (the planes still collide)
 } bsFieldConfig;

@@ -160,14 +160,25 @@ bool bsFieldGrid_Load(const bsConfig* config, const bsEnvironment* env, bsDistan
 	return ok;
 }
 
-bool bsFieldGrid_Use(bsConfig* config, const bsEnvironment* env, bsDistanceGrid* grid,
+bool bsFieldGrid_Use(bsConfig* config, const bsEnvironment* env, bsDistanceGrid* grid, bsGridTree* tree,
 	bsFieldGridReport* report, char* err, size_t errlen)
 {
+	memset(tree, 0, sizeof *tree);
 	if (!bsFieldGrid_Load(config, env, grid, report, err, errlen))
 	{
 		return false;
 	}
+	if (config->field.compress)
+	{
+		bsResult r = bsGridTree_Build(tree, grid, &config->field.compressDef, NULL);
+		if (r != bs_ok)
+		{
+			snprintf(err, errlen, "%s: field.compress: %s", config->path, bsResultString(r));
+			return false;
+		}
+	}
 	config->step.fieldGrid = grid;
+	config->step.fieldTree = config->field.compress ? tree : NULL;
 	config->step.field = config->field.def;
 	return true;
 }

@@ -15,6 +15,7 @@
 #include "environment.h"
 
 #include "blobsim/distance_grid.h"
+#include "blobsim/grid_tree.h"
 
 #include <cjson/cJSON.h>
 
@@ -44,9 +45,11 @@ bool bsFieldGrid_Load(const bsConfig* config, const bsEnvironment* env, bsDistan
 // the field stands alone for them (field.sweep false).
 bsResult bsFieldGrid_AddColliders(const bsConfig* config, const bsEnvironment* env, bsWorld* world);
 
-// Loads the grid into *grid and points the config's step at it and at the field's rules (a run's
-// one call); *report says where the grid came from.
-bool bsFieldGrid_Use(bsConfig* config, const bsEnvironment* env, bsDistanceGrid* grid,
+// Loads the grid into *grid, builds its compressed tree into *tree when the config asks for one
+// (field.compress; else *tree is zeroed), and points the config's step at the one the rules look up
+// and at the rules (a run's one call); *report says where the grid came from. Free both
+// (bsDistanceGrid_Free, bsGridTree_Free).
+bool bsFieldGrid_Use(bsConfig* config, const bsEnvironment* env, bsDistanceGrid* grid, bsGridTree* tree,
 	bsFieldGridReport* report, char* err, size_t errlen);
 
 // What `blobsim check` says of the field's grid, in *line: the file named by field.grid loaded and

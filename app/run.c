@@ -993,6 +993,8 @@ int bsRunMain(int argc, char** argv)
 	memset(&fieldGrid, 0, sizeof(fieldGrid));
 	bsFieldGridReport fieldReport;
 	memset(&fieldReport, 0, sizeof(fieldReport));
+	bsGridTree fieldTree;
+	memset(&fieldTree, 0, sizeof(fieldTree));
 	bsEmission emission;
 	memset(&emission, 0, sizeof(emission));
 	bsParticles p;
@@ -1042,7 +1044,7 @@ int bsRunMain(int argc, char** argv)
 	{
 		goto fail;
 	}
-	if (c.field.enabled && !bsFieldGrid_Use(&c, &env, &fieldGrid, &fieldReport, err, sizeof(err)))
+	if (c.field.enabled && !bsFieldGrid_Use(&c, &env, &fieldGrid, &fieldTree, &fieldReport, err, sizeof(err)))
 	{
 		goto fail;
 	}
@@ -1196,6 +1198,7 @@ done:
 	bsSceneBuffers_Free(&buffers);
 	bsParticles_Free(&p);
 	bsEmission_Free(&emission);
+	bsGridTree_Free(&fieldTree);
 	bsDistanceGrid_Free(&fieldGrid);
 	bsEnvironment_Free(&env);
 	bsInputList_Free(&inputs);

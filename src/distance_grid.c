@@ -1624,27 +1624,6 @@ const bsGridCell* bsDistanceGrid_Nearest(const bsDistanceGrid* grid, bsVec3 p)
 	return grid->cells + (size_t)fx + (size_t)grid->nx * ((size_t)fy + (size_t)grid->ny * (size_t)fz);
 }
 
-// Lower cell index and weight of the upper one along an axis, clamped to the centres.
-static void bsGrid_Axis(double x, double origin, double h, int n, int* i0, double* t)
-{
-	double f = (x - origin) / h - 0.5;
-	if (f <= 0.0)
-	{
-		*i0 = 0;
-		*t = 0.0;
-	}
-	else if (f >= n - 1)
-	{
-		*i0 = n > 1 ? n - 2 : 0;
-		*t = n > 1 ? 1.0 : 0.0;
-	}
-	else
-	{
-		*i0 = (int)f;
-		*t = f - *i0;
-	}
-}
-
 bool bsDistanceGrid_Trilinear(const bsDistanceGrid* grid, bsVec3 p, bsGridCell* out)
 {
 	const bsGridCell* nearest = bsDistanceGrid_Nearest(grid, p);
@@ -1655,9 +1634,9 @@ bool bsDistanceGrid_Trilinear(const bsDistanceGrid* grid, bsVec3 p, bsGridCell* 
 	int i0, j0, k0;
 	double tx, ty, tz;
 	double h = grid->cellSize;
-	bsGrid_Axis(p.x, grid->origin.x, h, grid->nx, &i0, &tx);
-	bsGrid_Axis(p.y, grid->origin.y, h, grid->ny, &j0, &ty);
-	bsGrid_Axis(p.z, grid->origin.z, h, grid->nz, &k0, &tz);
+	bsDistanceGrid_Axis(p.x, grid->origin.x, h, grid->nx, &i0, &tx);
+	bsDistanceGrid_Axis(p.y, grid->origin.y, h, grid->ny, &j0, &ty);
+	bsDistanceGrid_Axis(p.z, grid->origin.z, h, grid->nz, &k0, &tz);
 	double d = 0.0, n[3] = {0.0, 0.0, 0.0};
 	for (int corner = 0; corner < 8; ++corner)
 	{

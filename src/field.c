@@ -1,5 +1,9 @@
-// field.c — the paper's spring, impact, drag and surface-flow rules over a distance/normal grid (see
-// field.h).
+// field.c — the paper's spring, impact, drag and surface-flow rules over a distance/normal grid or its
+// compressed tree (see field.h).
+//
+// Every entry point goes through one lookup (bsFieldLookup, the grid's scale worked out once) and one
+// set of rules (bsFieldRules, the def's constants worked out once), so a particle's result is the
+// same bit for bit whether it is asked alone (bsField_Apply) or in a range (the step's forces phase).
 #include "blobsim/field.h"
 
 #include <math.h>
@@ -8,7 +12,7 @@
 bsFieldDef bsDefaultFieldDef(void)
 {
 	bsFieldDef def;
-	memset(&def, 0, sizeof def);
+	memset(&def, 0, sizeof(def));
 	def.threshold = -1.0;
 	def.restitution = 0.0;
 	return def;
@@ -26,6 +30,146 @@ bool bsFieldDef_IsValid(const bsFieldDef* def)
 		((def->flowIn == 0.0 && def->flowOut == 0.0) || def->flowDistance > 0.0);
 }
 
+// ---- lookups ----
+
+typedef struct bsFieldLookup
+{
+	const bsGridCell* cells;  // the dense grid's (NULL with a tree)
+	const bsGridTree* tree;
+	bool trilinear;
+	const bsDistanceGrid* grid;
+	double ox, oy, oz;
+	double inv;               // 1 / cell size: the cell index is a product, not a division
+	double nx, ny, nz;        // the cell counts, for the bounds test
+	int ix, iy;               // the counts as strides
+} bsFieldLookup;
+
+static void bsFieldLookup_Init(bsFieldLookup* l, const bsDistanceGrid* grid, const bsGridTree* tree, bool trilinear)
+{
+	memset(l, 0, sizeof *l);
+	l->tree = tree;
+	l->grid = grid;
+	l->trilinear = trilinear;
+	l->cells = tree == NULL ? grid->cells : NULL;
+	int nx = tree != NULL ? tree->nx : grid->nx, ny = tree != NULL ? tree->ny : grid->ny;
+	int nz = tree != NULL ? tree->nz : grid->nz;
+	double h = tree != NULL ? tree->cellSize : grid->cellSize;
+	bsVec3 o = tree != NULL ? tree->origin : grid->origin;
+	l->ox = o.x;
+	l->oy = o.y;
+	l->oz = o.z;
+	l->inv = 1.0 / h;
+	l->nx = nx;
+	l->ny = ny;
+	l->nz = nz;
+	l->ix = nx;
+	l->iy = ny;
+}
+
+// The cell containing x, its indices into i, j, k; false outside the grid (or NaN). The bounds are
+// tested on the doubles: converting an out-of-range double to int is undefined.
+static inline bool bsFieldLookup_Index(const bsFieldLookup* l, bsVec3 x, int* i, int* j, int* k)
+{
+	double fx = (x.x - l->ox) * l->inv, fy = (x.y - l->oy) * l->inv, fz = (x.z - l->oz) * l->inv;
+	if (!(fx >= 0.0 && fx < l->nx && fy >= 0.0 && fy < l->ny && fz >= 0.0 && fz < l->nz))
+	{
+		return false;
+	}
+	*i = (int)fx;
+	*j = (int)fy;
+	*k = (int)fz;
+	return true;
+}
+
+static inline void bsFieldLookup_Dense(const bsFieldLookup* l, int i, int j, int k, float* d, float n[3])
+{
+	const bsGridCell* c = l->cells + (size_t)i + (size_t)l->ix * ((size_t)j + (size_t)l->iy * (size_t)k);
+	*d = c->distance;
+	memcpy(n, c->normal, 3 * sizeof(float));
+}
+
+// Cell (i, j, k) as the tree stores it (bsGridTree_Cell, inlined): the node's plane plus its
+// subgrid's cell, the same arithmetic for a plane and a dense block.
+static inline void bsFieldLookup_Tree(const bsFieldLookup* l, int i, int j, int k, float* d, float n[3])
+{
+	const bsGridTree* t = l->tree;
+	int s = t->blockShift, mask = (1 << s) - 1;
+	const bsGridTreeNode* node =
+		t->nodes + (size_t)(i >> s) + (size_t)t->bx * ((size_t)(j >> s) + (size_t)t->by * (size_t)(k >> s));
+	int li = i & mask, lj = j & mask, lk = k & mask;
+	const bsGridCell* c =
+		t->subgrids + ((size_t)node->subgrid << (3 * s)) + (size_t)li + ((size_t)lj << s) + ((size_t)lk << (2 * s));
+	*d = node->c + node->g[0] * (float)li + node->g[1] * (float)lj + node->g[2] * (float)lk + c->distance;
+	for (int a = 0; a < 3; ++a)
+	{
+		n[a] = node->n[a] + c->normal[a];
+	}
+}
+
+// The cell containing x: its distance into *d and normal into *n; false outside the grid (or NaN).
+static inline bool bsFieldLookup_Nearest(const bsFieldLookup* l, bsVec3 x, float* d, float n[3])
+{
+	int i, j, k;
+	if (!bsFieldLookup_Index(l, x, &i, &j, &k))
+	{
+		return false;
+	}
+	if (l->cells != NULL)
+	{
+		bsFieldLookup_Dense(l, i, j, k, d, n);
+	}
+	else
+	{
+		bsFieldLookup_Tree(l, i, j, k, d, n);
+	}
+	return true;
+}
+
+static inline bool bsFieldLookup_Find(const bsFieldLookup* l, bsVec3 x, double* d, bsVec3* n)
+{
+	bsGridCell cell;
+	if (l->trilinear)
+	{
+		bool in = l->tree != NULL ? bsGridTree_Trilinear(l->tree, x, &cell) : bsDistanceGrid_Trilinear(l->grid, x, &cell);
+		if (!in)
+		{
+			return false;
+		}
+	}
+	else if (!bsFieldLookup_Nearest(l, x, &cell.distance, cell.normal))
+	{
+		return false;
+	}
+	*d = cell.distance;
+	*n = bsV3(cell.normal[0], cell.normal[1], cell.normal[2]);
+	return true;
+}
+
+// ---- rules ----
+
+typedef struct bsFieldRules
+{
+	const bsFieldDef* def;
+	double dt;
+	bool spring, flow, drag, impact;
+	double dragFactor;  // exp(-drag dt)
+	double bounce;      // -(1 + beta)
+	double threshold;   // L
+} bsFieldRules;
+
+static void bsFieldRules_Init(bsFieldRules* r, const bsFieldDef* def, double dt)
+{
+	r->def = def;
+	r->dt = dt;
+	r->spring = def->spring != 0.0;
+	r->flow = def->flowIn != 0.0 || def->flowOut != 0.0;
+	r->drag = def->drag > 0.0;
+	r->impact = def->threshold >= 0.0;
+	r->dragFactor = r->drag ? exp(-def->drag * dt) : 1.0;
+	r->bounce = -(1.0 + def->restitution);
+	r->threshold = def->threshold;
+}
+
 // The surface flow's acceleration (the paper's pseudocode).
 static bsVec3 bsField_Flow(const bsFieldDef* def, bsVec3 n, bsVec3 v)
 {
@@ -39,57 +183,128 @@ static bsVec3 bsField_Flow(const bsFieldDef* def, bsVec3 n, bsVec3 v)
 	return bsScale((gamma < 0.0 ? def->flowIn : def->flowOut) / len, e);
 }
 
-bool bsField_Apply(const bsDistanceGrid* grid, const bsFieldDef* def, bsVec3 x, double dt, bsVec3* v)
+// Spring, flow and drag: the rules other than impact, rarely all on.
+static bsVec3 bsField_Smooth(const bsFieldRules* r, double d, bsVec3 n, bsVec3 v)
 {
-	bsGridCell cell;
-	if (def->trilinear)
+	const bsFieldDef* def = r->def;
+	bsVec3 w = v;
+	if (r->spring && d < def->springDistance)
 	{
-		if (!bsDistanceGrid_Trilinear(grid, x, &cell))
-		{
-			return false;
-		}
+		w = bsMulAdd(w, r->dt, bsScale(def->spring * (def->springDistance - d), n));
 	}
-	else
-	{
-		const bsGridCell* c = bsDistanceGrid_Nearest(grid, x);
-		if (c == NULL)
-		{
-			return false;
-		}
-		cell = *c;
-	}
-	double d = cell.distance;
-	bsVec3 n = bsV3(cell.normal[0], cell.normal[1], cell.normal[2]);
-	bsVec3 a = bsV3(0.0, 0.0, 0.0);
-	if (def->spring != 0.0 && d < def->springDistance)
-	{
-		a = bsMulAdd(a, def->spring * (def->springDistance - d), n);
-	}
-	bsVec3 flow = bsV3(0.0, 0.0, 0.0);
-	bool flowing = (def->flowIn != 0.0 || def->flowOut != 0.0) && d < def->flowDistance;
-	if (flowing)
-	{
-		flow = bsField_Flow(def, n, *v);
-	}
-	bsVec3 w = bsMulAdd(*v, dt, a);
-	if (flowing)
+	if (r->flow && d < def->flowDistance)
 	{
 		// The flow only turns the velocity: it keeps the speed the other accelerations give, so the
 		// explicit step does not add |F dt|^2 / 2|v| to it each time.
+		bsVec3 flow = bsField_Flow(def, n, v);
 		double speed = bsLength(w);
-		bsVec3 turned = bsMulAdd(w, dt, flow);
+		bsVec3 turned = bsMulAdd(w, r->dt, flow);
 		double len = bsLength(turned);
 		w = len > 0.0 ? bsScale(speed / len, turned) : w;
 	}
-	if (def->drag > 0.0 && d < def->contactDistance)
+	if (r->drag && d < def->contactDistance)
 	{
-		w = bsScale(exp(-def->drag * dt), w);
+		w = bsScale(r->dragFactor, w);
 	}
-	double vn = bsDot(w, n);
-	if (def->threshold >= 0.0 && vn < 0.0 && d + vn * dt <= def->threshold)
+	return w;
+}
+
+static inline bsVec3 bsField_Rules(const bsFieldRules* r, double d, bsVec3 n, bsVec3 v)
+{
+	bsVec3 w = r->spring || r->flow || r->drag ? bsField_Smooth(r, d, n, v) : v;
+	if (r->impact)
 	{
-		w = bsMulAdd(w, -(1.0 + def->restitution) * vn, n);
+		// The reflection's size is 0 unless the particle approaches and would end within L: a select,
+		// not a branch, since whether a particle bounces is as good as random.
+		double vn = bsDot(w, n);
+		bool hit = vn < 0.0 && d + vn * r->dt <= r->threshold;
+		double k = hit ? r->bounce * vn : 0.0;
+		w = hit ? bsMulAdd(w, k, n) : w;
 	}
-	*v = w;
+	return w;
+}
+
+// ---- entry points ----
+
+static bool bsField_ApplyOne(const bsFieldLookup* l, const bsFieldRules* r, bsVec3 x, bsVec3* v)
+{
+	double d;
+	bsVec3 n;
+	if (!bsFieldLookup_Find(l, x, &d, &n))
+	{
+		return false;
+	}
+	*v = bsField_Rules(r, d, n, *v);
 	return true;
+}
+
+bool bsField_Apply(const bsDistanceGrid* grid, const bsFieldDef* def, bsVec3 x, double dt, bsVec3* v)
+{
+	bsFieldLookup l;
+	bsFieldRules r;
+	bsFieldLookup_Init(&l, grid, NULL, def->trilinear);
+	bsFieldRules_Init(&r, def, dt);
+	return bsField_ApplyOne(&l, &r, x, v);
+}
+
+bool bsField_ApplyTree(const bsGridTree* tree, const bsFieldDef* def, bsVec3 x, double dt, bsVec3* v)
+{
+	bsFieldLookup l;
+	bsFieldRules r;
+	bsFieldLookup_Init(&l, NULL, tree, def->trilinear);
+	bsFieldRules_Init(&r, def, dt);
+	return bsField_ApplyOne(&l, &r, x, v);
+}
+
+// The nearest-cell loop; inlined into bsField_ApplyRange once for each backend (`tree` a constant
+// there), so that the lookup is inlined into the loop and the backend is not asked per particle.
+static inline void bsField_RangeNearest(bsFieldLookup lookup, bsFieldRules rules, bool tree, const bsVec3* x,
+	bsVec3* v, const uint8_t* state, size_t begin, size_t end)
+{
+	const bsFieldLookup* l = &lookup;  // copies: the writes to v cannot alias them, so they stay in registers
+	const bsFieldRules* r = &rules;
+	for (size_t p = begin; p < end; ++p)
+	{
+		int i, j, k;
+		if ((state == NULL || state[p] == 0) && bsFieldLookup_Index(l, x[p], &i, &j, &k))
+		{
+			float d, n[3];
+			if (tree)
+			{
+				bsFieldLookup_Tree(l, i, j, k, &d, n);
+			}
+			else
+			{
+				bsFieldLookup_Dense(l, i, j, k, &d, n);
+			}
+			v[p] = bsField_Rules(r, d, bsV3(n[0], n[1], n[2]), v[p]);
+		}
+	}
+}
+
+void bsField_ApplyRange(const bsDistanceGrid* grid, const bsGridTree* tree, const bsFieldDef* def, double dt,
+	const bsVec3* x, bsVec3* v, const uint8_t* state, size_t begin, size_t end)
+{
+	bsFieldLookup l;
+	bsFieldRules r;
+	bsFieldLookup_Init(&l, tree != NULL ? NULL : grid, tree, def->trilinear);
+	bsFieldRules_Init(&r, def, dt);
+	if (def->trilinear)
+	{
+		for (size_t i = begin; i < end; ++i)
+		{
+			if (state == NULL || state[i] == 0)
+			{
+				bsField_ApplyOne(&l, &r, x[i], &v[i]);
+			}
+		}
+	}
+	else if (tree != NULL)
+	{
+		bsField_RangeNearest(l, r, true, x, v, state, begin, end);
+	}
+	else
+	{
+		bsField_RangeNearest(l, r, false, x, v, state, begin, end);
+	}
 }

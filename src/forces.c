@@ -37,13 +37,14 @@ static const bsForceClass bs_drag = {"drag", bsDrag_Active, true, NULL, bsDrag_D
 
 static bool bsFieldForce_Active(const bsStepDef* def)
 {
-	return def->fieldGrid != NULL;
+	return def->fieldGrid != NULL || def->fieldTree != NULL;
 }
 
-// Reads only particle i's position and velocity and the grid: the same for any thread count.
-static void bsFieldForce_Adjust(const bsForceContext* c, size_t i, double h, bsVec3* v)
+// Reads only each particle's own position and velocity and the grid: the same for any thread count.
+static void bsFieldForce_Adjust(const bsForceContext* c, double h, bsParticles* p, size_t begin, size_t end)
 {
-	bsField_Apply(c->def->fieldGrid, &c->def->field, c->particles->position[i], h, v);
+	bsField_ApplyRange(c->def->fieldGrid, c->def->fieldTree, &c->def->field, h, p->position, p->velocity, p->state,
+		begin, end);
 }
 
 static const bsForceClass bs_field = {"field", bsFieldForce_Active, false, NULL, NULL, bsFieldForce_Adjust};
@@ -115,13 +116,13 @@ void bsForces_Apply(const bsForces* forces, const bsForceContext* context, doubl
 		{
 			v = bsScale(rate == forces->uniformRate ? damping : exp(-rate * h), v);
 		}
-		for (int k = 0; k < forces->count; ++k)
-		{
-			if (forces->active[k]->adjust != NULL)
-			{
-				forces->active[k]->adjust(context, i, h, &v);
-			}
-		}
 		p->velocity[i] = v;
+	}
+	for (int k = 0; k < forces->count; ++k)
+	{
+		if (forces->active[k]->adjust != NULL)
+		{
+			forces->active[k]->adjust(context, h, p, begin, end);
+		}
 	}
 }

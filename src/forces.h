@@ -26,10 +26,12 @@ typedef struct bsForceClass
 	void (*accelerate)(const bsForceContext* context, size_t i, bsVec3* a);
 	// Adds particle i's damping rate per second to *rate (NULL: none).
 	void (*damp)(const bsForceContext* context, size_t i, double* rate);
-	// Changes particle i's velocity *v for a move of h seconds after the accelerations and damping of
-	// every force are applied (NULL: none): for rules that are not a sum of accelerations, such as
-	// the field's impact (a reflection) and surface flow (a turn). Called in table order.
-	void (*adjust)(const bsForceContext* context, size_t i, double h, bsVec3* v);
+	// Changes the velocity of the free particles in [begin, end) for a move of h seconds after the
+	// accelerations and damping of every force are applied to them (NULL: none): for rules that are
+	// not a sum of accelerations, such as the field's impact (a reflection) and surface flow (a turn).
+	// Called in table order, once per range, so that what a range shares (a grid's scale) is worked
+	// out once; each particle's result must still depend on that particle alone.
+	void (*adjust)(const bsForceContext* context, double h, bsParticles* particles, size_t begin, size_t end);
 } bsForceClass;
 
 #define BS_MAX_FORCES 16

@@ -62,5 +62,10 @@ int AccumulateTest(void);
 int SurfaceTest(void);
 int GridTest(void);
 int FieldTest(void);
+int GridTreeTest(void);
+
+// Shared fixtures.
+struct bsDistanceGrid;
+int FieldMakeFloor(struct bsDistanceGrid* g);  // test_field.c
 int InteractionTest(void);
 int RigidTest(void);

@@ -15,8 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-// A floor: the slab [-0.5, 0.5] x [-0.1, 0] x [-0.5, 0.5], cells of 0.01, 8 cells of margin.
-static int MakeFloor(bsDistanceGrid* g)
+// A floor: the slab [-0.5, 0.5] x [-0.1, 0] x [-0.5, 0.5], cells of 0.01, 8 cells of margin (also
+// the grid tree test's).
+int FieldMakeFloor(bsDistanceGrid* g)
 {
 	bsTriangle* tris = NULL;
 	uint32_t count = 0;
@@ -59,7 +60,7 @@ static double BounceHeight(const bsDistanceGrid* g, const bsFieldDef* def, doubl
 static int ImpactBounce(void)
 {
 	bsDistanceGrid g;
-	RUN_SUBTEST(MakeFloor(&g));
+	RUN_SUBTEST(FieldMakeFloor(&g));
 	const double betas[3] = {0.7, 0.5, 0.3};
 	for (int b = 0; b < 3; ++b)
 	{
@@ -83,7 +84,7 @@ static int ImpactBounce(void)
 static int ImpactRest(void)
 {
 	bsDistanceGrid g;
-	RUN_SUBTEST(MakeFloor(&g));
+	RUN_SUBTEST(FieldMakeFloor(&g));
 	bsFieldDef def = bsDefaultFieldDef();
 	def.threshold = 0.01;
 	def.trilinear = true;
@@ -105,7 +106,7 @@ static int ImpactRest(void)
 static int Drag(void)
 {
 	bsDistanceGrid g;
-	RUN_SUBTEST(MakeFloor(&g));
+	RUN_SUBTEST(FieldMakeFloor(&g));
 	bsFieldDef def = bsDefaultFieldDef();
 	def.drag = 2.0;
 	def.contactDistance = 0.05;
@@ -132,7 +133,7 @@ static int Drag(void)
 static int Spring(void)
 {
 	bsDistanceGrid g;
-	RUN_SUBTEST(MakeFloor(&g));
+	RUN_SUBTEST(FieldMakeFloor(&g));
 	bsFieldDef def = bsDefaultFieldDef();
 	def.spring = 20000.0;
 	def.springDistance = 0.05;
@@ -223,7 +224,7 @@ static bsStepDef FieldStep(const bsDistanceGrid* g, const bsFieldDef* field, dou
 static int StepRefusesBadField(void)
 {
 	bsDistanceGrid g;
-	RUN_SUBTEST(MakeFloor(&g));
+	RUN_SUBTEST(FieldMakeFloor(&g));
 	bsWorld* world = FieldWorld(1);
 	ENSURE(world != NULL);
 	bsParticles p;
@@ -282,7 +283,7 @@ static int StepRefusesBadField(void)
 static int StepBounce(void)
 {
 	bsDistanceGrid g;
-	RUN_SUBTEST(MakeFloor(&g));
+	RUN_SUBTEST(FieldMakeFloor(&g));
 	bsWorld* world = FieldWorld(1);
 	ENSURE(world != NULL);
 	const double betas[3] = {0.7, 0.4, 0.7};
@@ -328,7 +329,7 @@ static int StepBounce(void)
 static int StepDrag(void)
 {
 	bsDistanceGrid g;
-	RUN_SUBTEST(MakeFloor(&g));
+	RUN_SUBTEST(FieldMakeFloor(&g));
 	bsWorld* world = FieldWorld(1);
 	ENSURE(world != NULL);
 	bsFieldDef def = bsDefaultFieldDef();

@@ -163,6 +163,28 @@ static inline bsVec3 bsDistanceGrid_Centre(const bsDistanceGrid* grid, int i, in
 // NaN point).
 const bsGridCell* bsDistanceGrid_Nearest(const bsDistanceGrid* grid, bsVec3 p);
 
+// Along one axis of n cells from origin, the lower of the two cell centres around x and the weight
+// of the upper one, clamped to the centres at the border (the trilinear lookups' axis).
+static inline void bsDistanceGrid_Axis(double x, double origin, double h, int n, int* i0, double* t)
+{
+	double f = (x - origin) / h - 0.5;
+	if (f <= 0.0)
+	{
+		*i0 = 0;
+		*t = 0.0;
+	}
+	else if (f >= n - 1)
+	{
+		*i0 = n > 1 ? n - 2 : 0;
+		*t = n > 1 ? 1.0 : 0.0;
+	}
+	else
+	{
+		*i0 = (int)f;
+		*t = f - *i0;
+	}
+}
+
 // Trilinear interpolation of distance and normal between the 8 nearest cell centres (clamped to the
 // grid's centres at the border); the normal is normalized (or the nearest cell's when the blend
 // cancels). Returns false outside the grid.

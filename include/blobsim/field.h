@@ -3,7 +3,7 @@
 // and surface flow. Each reads only the grid's cell at the particle (or the trilinear blend of the 8
 // around it) and the particle's own velocity, so a step can apply them to every particle in parallel.
 //
-// Not yet a force of the step (src/forces.c): bsField_Apply is what such a force calls per particle.
+// The step applies them in its forces phase (src/forces.c, bs_field) through bsField_ApplyRange.
 // What the field does not guarantee: it is a lookup at the particle's position, not a sweep, so a
 // particle fast enough to cross the field's thickness (the impact's reach below) in one step passes
 // through; and a particle is a point to it (its radius is not taken into account beyond what the
@@ -12,9 +12,12 @@
 #pragma once
 
 #include "blobsim/distance_grid.h"
+#include "blobsim/grid_tree.h"
 #include "blobsim/vec3.h"
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 typedef struct bsFieldDef
 {
@@ -59,3 +62,14 @@ bool bsFieldDef_IsValid(const bsFieldDef* def);
 // flow and drag first (accelerations and damping over dt), then impact on the result. Outside the
 // grid, v is returned as it is. Returns true when the particle was in the grid.
 bool bsField_Apply(const bsDistanceGrid* grid, const bsFieldDef* def, bsVec3 x, double dt, bsVec3* v);
+
+// The same over the compressed grid (grid_tree.h): the tree's cell (or trilinear blend) instead of the
+// dense grid's, the rules the same.
+bool bsField_ApplyTree(const bsGridTree* tree, const bsFieldDef* def, bsVec3 x, double dt, bsVec3* v);
+
+// bsField_Apply (tree NULL) or bsField_ApplyTree (tree not NULL; grid is then not read) for
+// particles begin..end-1, v[i] at x[i], those whose state[i] is 0 (bs_particleFree) only when state
+// is not NULL. Each particle's result is bit for bit the single call's; the grid's scale and the
+// rules' constants are worked out once for the range.
+void bsField_ApplyRange(const bsDistanceGrid* grid, const bsGridTree* tree, const bsFieldDef* def, double dt,
+	const bsVec3* x, bsVec3* v, const uint8_t* state, size_t begin, size_t end);
