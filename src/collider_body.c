@@ -115,6 +115,12 @@ static bsVec3 bsBodyState_Carry(const bsBodyState* b, bsVec3 y, double ua, doubl
 	return bsV3(sb.x * d.x, sb.y * d.y, sb.z * d.z);
 }
 
+// The shape-frame point at t1 that the surface carries world point x (at fraction u) to.
+static bsVec3 bsBodyState_LocalAtEnd(const bsBodyState* b, bsVec3 x, double u)
+{
+	return bsBodyState_Carry(b, bsTransform_ApplyInverse(bsBodyState_PoseAt(b, u), x), u, 1.0);
+}
+
 // --- creation ---
 
 static void bsBodyState_Destroy(bsBodyState* b)
@@ -428,6 +434,12 @@ bsVec3 bsWorldBodies_SurfaceVelocity(const bsWorld* world, uint16_t collider, bs
 	return v;
 }
 
+bsVec3 bsWorldBodies_Ride(const bsWorld* world, uint16_t collider, bsVec3 x, double u)
+{
+	const bsBodyState* b = world->colliders[collider].shape;
+	return bsTransform_Apply(b->pose1, bsBodyState_LocalAtEnd(b, x, u));
+}
+
 bool bsWorldBodies_Near(const bsWorld* world, bsVec3 x, double radius)
 {
 	const bsWorldBodies* w = world->bodies;
@@ -469,8 +481,7 @@ static bool bsCarryList_Push(bsCarryList* list, bsCarried c)
 bool bsWorldBodies_Stick(const bsWorld* world, int worker, uint16_t collider, uint32_t particle, bsVec3 x, double u)
 {
 	const bsBodyState* b = world->colliders[collider].shape;
-	bsVec3 local = bsBodyState_Carry(b, bsTransform_ApplyInverse(bsBodyState_PoseAt(b, u), x), u, 1.0);
-	bsCarried c = {particle, collider, local};
+	bsCarried c = {particle, collider, bsBodyState_LocalAtEnd(b, x, u)};
 	return bsCarryList_Push(world->bodies->pending + worker, c);
 }
 

@@ -26,6 +26,9 @@ bsResult bsWorldBodies_Begin(bsWorld* world, double t0, double t1, bsParticles* 
 // that collider `collider` holds.
 bsVec3 bsWorldBodies_SurfaceVelocity(const bsWorld* world, uint16_t collider, bsVec3 point, double u);
 
+// Where the body's surface takes the point x (world, at fraction u of the substep) by the substep's end.
+bsVec3 bsWorldBodies_Ride(const bsWorld* world, uint16_t collider, bsVec3 x, double u);
+
 // True when a particle at rest at x, of radius r, could meet a body during this substep (a cheap
 // bounds test: the step checks resting particles against bodies only then).
 bool bsWorldBodies_Near(const bsWorld* world, bsVec3 x, double radius);

@@ -415,14 +415,17 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 	bsQueryStats qs = {0, 0, 0, 0};
 	bsContactPlanes planes;
 	planes.count = 0;
+	int pushedBy = -1;  // the moving body of the last contact
 
 	for (int contact = 0;; ++contact)
 	{
 		if (contact == def->maxContacts)
 		{
 			// Every contact of this substep used (a particle wedged in a corner): it waits here for
-			// the next one rather than tunnelling.
+			// the next one rather than tunnelling; pressed on by a moving body, it moves with the
+			// body's surface for the rest of the substep instead, so the body does not run it over.
 			stats->contactLimit += 1;
+			x = pushedBy >= 0 ? bsWorldBodies_Ride(job->world, (uint16_t)pushedBy, x, 1.0 - remaining / job->h) : x;
 			break;
 		}
 		bsSweepInput in = {x, bsMulAdd(x, remaining, v), radius};
@@ -472,6 +475,7 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 		out = bsPlace(job, &s, &out, u0, &x, &qs);
 		bsVec3 n = out.normal;
 		remaining *= 1.0 - out.t;
+		pushedBy = out.kind == bs_colliderBody ? out.collider : -1;
 		if (out.kind == bs_colliderBody)
 		{
 			// A moving surface: the response to the velocity relative to it (it pushes and carries).
