@@ -114,9 +114,14 @@ static bool bsCheckRotations(bsCtx* c, const bsBodyConfig* body)
 		}
 		if (last != NULL)
 		{
+			// About one axis the keys say how far they mean to turn; otherwise the orientations' arc.
+			bsVec3 u = bsNormalize(last->axis), w = bsNormalize(key->axis);
 			bsQuat a = bsQuat_FromAxisAngle(last->axis, last->angle);
 			bsQuat b = bsQuat_FromAxisAngle(key->axis, key->angle);
-			double turn = 2.0 * acos(fmin(fabs(bsQuat_Dot(a, b)), 1.0)) / bsDegrees;
+			double turn = bsDot(u, w) > 1.0 - 1e-12 ? fabs(key->angle - last->angle)
+				: bsDot(u, w) < -1.0 + 1e-12 ? fabs(key->angle + last->angle)
+				: 2.0 * acos(fmin(fabs(bsQuat_Dot(a, b)), 1.0));
+			turn /= bsDegrees;
 			if (turn > 179.0)
 			{
 				bsPushKey(c, "keys");
@@ -243,13 +248,14 @@ static bool bsReadDeform(bsCtx* c, const cJSON* v, bsBodyConfig* body)
 	}
 	// The weights exist only for distinct enough control points (csrbf.h).
 	bsCsrbf rbf;
-	bsResult r = bsCsrbf_Init(&rbf, body->controls, count, body->support);
+	bsResult r = count > 4096 ? bs_errTooLarge : bsCsrbf_Init(&rbf, body->controls, count, body->support);
 	bsCsrbf_Free(&rbf);
 	if (r != bs_ok)
 	{
 		bsPushKey(c, "controls");
 		return r == bs_errOutOfMemory ? bsOutOfMemory(c)
-			: bsFail(c, "two control points are too close to tell apart at this support (or too many: at most 4096)");
+			: r == bs_errTooLarge ? bsFail(c, "%d control points, more than 4096", count)
+			: bsFail(c, "two control points are too close to tell apart at this support");
 	}
 	bsPop(c, mark);
 	return true;
