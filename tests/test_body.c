@@ -612,6 +612,65 @@ static int Growing(void)
 	return 0;
 }
 
+// A plate whose middle a CSRBF bump raises by 0.3 lifts the particles resting over it (slide): the
+// particle over the control point ends at least the keyed 0.3 higher (the deformation is exact there),
+// and none ends inside the plate's shape.
+static int Deforming(void)
+{
+	bsTriangle* tris;
+	uint32_t count;
+	ENSURE(bsMakeBoxMesh(bsV3(-1, -0.1, -1), bsV3(1, 0, 1), 8, false, &tris, &count) == bs_ok);
+	bsVec3 control[1] = {{0, 0, 0}};
+	double times[2] = {0.0, 1.0};
+	bsVec3 disp[2] = {{0, 0, 0}, {0, 0.3, 0}};
+	bsBodyDef def = bsDefaultBodyDef();
+	def.triangles = tris;
+	def.triangleCount = count;
+	def.kind = bs_motionDeforming;
+	bsDeformDef deform = {control, 1, 0.8, times, disp, 2};
+	def.deform = deform;
+	bsBody* body;
+	ENSURE(bsBody_Create(&def, &body) == bs_ok);
+	bsWorldDef wd = bsDefaultWorldDef();
+	bsWorld* w = bsWorld_Create(&wd);
+	ENSURE(w != NULL && bsWorld_AddBody(w, body) == bs_ok);
+	bsParticles p;
+	memset(&p, 0, sizeof p);
+	const double radius = 0.02;
+	for (int i = -5; i <= 5; ++i)
+	{
+		for (int k = -5; k <= 5; ++k)
+		{
+			bsParticleDef d = {bsV3(0.1 * i, radius + 0.01, 0.1 * k), bsV3(0, 0, 0), radius, bs_particleFree};
+			ENSURE(bsParticles_Append(&p, &d) == bs_ok);
+		}
+	}
+	bsStepDef st = bsDefaultStepDef();
+	st.dt = 0.05;
+	st.substeps = 2;
+	st.method = bs_methodExact;
+	st.response = bs_responseSlide;
+	for (int step = 0; step < 20; ++step)
+	{
+		ENSURE(bsWorld_Step(w, &st, &p, NULL) == bs_ok);
+	}
+	size_t middle = p.count / 2;
+	ENSURE(p.position[middle].y >= 0.3 + radius - 1e-3);
+	bsVec3 weights[1];
+	bsBody_DeformWeights(body, 1.0, weights);
+	for (size_t i = 0; i < p.count; ++i)
+	{
+		// The top of the plate under the particle, to first order: its rest top point deformed.
+		bsVec3 top = bsBody_ShapePoint(body, weights, bsV3(1, 1, 1), bsV3(p.position[i].x, 0, p.position[i].z));
+		ENSURE(p.state[i] == bs_particleFree && p.position[i].y >= top.y + radius - 0.01);
+	}
+	bsParticles_Free(&p);
+	bsWorld_Destroy(w);
+	bsBody_Destroy(body);
+	free(tris);
+	return 0;
+}
+
 // The paddle through resting particles on a floor (slide, gravity, sleep): the same bytes at 1 and 2
 // threads.
 static int RunPaddleScene(int threads, bsParticles* p)
@@ -667,6 +726,7 @@ int BodyTest(void)
 	RUN_SUBTEST(RotatingPaddle());
 	RUN_SUBTEST(Carried());
 	RUN_SUBTEST(Growing());
+	RUN_SUBTEST(Deforming());
 	RUN_SUBTEST(Determinism());
 	return 0;
 }
