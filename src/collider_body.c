@@ -123,6 +123,8 @@ static bsVec3 bsBodyState_LocalAtEnd(const bsBodyState* b, bsVec3 x, double u)
 
 // --- creation ---
 
+static bsResult bsBodyState_Begin(bsBodyState* b, double t0, double t1);
+
 static void bsBodyState_Destroy(bsBodyState* b)
 {
 	if (b == NULL)
@@ -176,6 +178,8 @@ bsResult bsWorldBodies_Add(bsWorldBodies** bodies, const bsBody* body, const voi
 		}
 	}
 	r = r == bs_ok ? bsBvh_Build(&b->bvh, b->shape, count, NULL) : r;
+	// At rest at time 0 until the first substep (bsWorld_Sweep before any step sees it there).
+	r = r == bs_ok ? bsBodyState_Begin(b, 0.0, 0.0) : r;
 	if (r != bs_ok)
 	{
 		bsBodyState_Destroy(b);
@@ -421,7 +425,7 @@ bsVec3 bsWorldBodies_SurfaceVelocity(const bsWorld* world, uint16_t collider, bs
 {
 	const bsBodyState* b = world->colliders[collider].shape;
 	bsTransform pose = bsBodyState_PoseAt(b, u);
-	double inv = 1.0 / b->h;
+	double inv = b->h > 0.0 ? 1.0 / b->h : 0.0;
 	bsVec3 omega = bsScale(b->angle * inv, b->axis);
 	bsVec3 v = bsScale(inv, bsSub(b->pose1.translation, b->pose0.translation));
 	v = bsAdd(v, bsCross(omega, bsSub(point, pose.translation)));
