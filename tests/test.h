@@ -69,3 +69,4 @@ struct bsDistanceGrid;
 int FieldMakeFloor(struct bsDistanceGrid* g);  // test_field.c
 int InteractionTest(void);
 int RigidTest(void);
+int BodyTest(void);

@@ -38,6 +38,7 @@ static const Suite suites[] = {
 	{"gridtree", GridTreeTest},
 	{"interaction", InteractionTest},
 	{"rigid", RigidTest},
+	{"body", BodyTest},
 };
 
 enum
