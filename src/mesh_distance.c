@@ -3,6 +3,11 @@
 
 #include <string.h>
 
+static double bsClamp01(double x)
+{
+	return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
+}
+
 // Closest points of segments p1q1 and p2q2 (Ericson, Real-Time Collision Detection §5.1.9); returns
 // the squared distance. Degenerate segments are points.
 static double bsSegmentSegment(bsVec3 p1, bsVec3 q1, bsVec3 p2, bsVec3 q2, bsVec3* c1, bsVec3* c2)
@@ -17,29 +22,29 @@ static double bsSegmentSegment(bsVec3 p1, bsVec3 q1, bsVec3 p2, bsVec3 q2, bsVec
 	}
 	else if (a <= tiny)
 	{
-		t = fmin(fmax(f / e, 0.0), 1.0);
+		t = bsClamp01(f / e);
 	}
 	else
 	{
 		double c = bsDot(d1, r);
 		if (e <= tiny)
 		{
-			s = fmin(fmax(-c / a, 0.0), 1.0);
+			s = bsClamp01(-c / a);
 		}
 		else
 		{
 			double b = bsDot(d1, d2), denom = a * e - b * b;
-			s = denom > 0.0 ? fmin(fmax((b * f - c * e) / denom, 0.0), 1.0) : 0.0;
+			s = denom > 0.0 ? bsClamp01((b * f - c * e) / denom) : 0.0;
 			t = (b * s + f) / e;
 			if (t < 0.0)
 			{
 				t = 0.0;
-				s = fmin(fmax(-c / a, 0.0), 1.0);
+				s = bsClamp01(-c / a);
 			}
 			else if (t > 1.0)
 			{
 				t = 1.0;
-				s = fmin(fmax((b - c) / a, 0.0), 1.0);
+				s = bsClamp01((b - c) / a);
 			}
 		}
 	}
@@ -250,18 +255,12 @@ static bsTriangle bsTransformTriangle(bsTransform t, const bsTriangle* in)
 	return out;
 }
 
-// Squared distance between two triangles' boxes: a lower bound that skips most exact tests.
-static double bsTriangleBoxes2(const bsTriangle* a, const bsTriangle* b)
-{
-	bsVec3 gap = bsMax(bsSub(bsTriangle_Min(a), bsTriangle_Max(b)), bsSub(bsTriangle_Min(b), bsTriangle_Max(a)));
-	gap = bsMax(gap, bsV3(0.0, 0.0, 0.0));
-	return bsLengthSquared(gap) * (1.0 - 1e-12);
-}
-
-static void bsTrianglePair(bsPairWalk* w, uint32_t i, uint32_t j, const bsTriangle* tb)
+static void bsTrianglePair(bsPairWalk* w, uint32_t i, uint32_t j, const bsTriangle* tb,
+	const bsTriangleBox* boxB)
 {
 	const bsTriangle* ta = w->a->tris + i;
-	if (w->found && bsTriangleBoxes2(ta, tb) >= w->best2)
+	bsTriangleBox boxA = bsTriangle_Box(ta);
+	if (w->found && bsTriangleBox_Distance2(&boxA, boxB) >= w->best2)
 	{
 		return;
 	}
@@ -281,9 +280,10 @@ static void bsLeafPair(bsPairWalk* w, const bsBvhNode* na, const bsBvhNode* nb)
 	for (uint32_t j = nb->leftFirst; j < nb->leftFirst + nb->count; ++j)
 	{
 		bsTriangle tb = bsTransformTriangle(w->rel, w->b->tris + j);
+		bsTriangleBox boxB = bsTriangle_Box(&tb);
 		for (uint32_t i = na->leftFirst; i < na->leftFirst + na->count; ++i)
 		{
-			bsTrianglePair(w, i, j, &tb);
+			bsTrianglePair(w, i, j, &tb, &boxB);
 		}
 	}
 }
@@ -394,7 +394,8 @@ bsResult bsMeshDistance(const bsMeshDistanceInput* input, bsMeshDistanceOutput* 
 	if (input->hintA < w.a->triCount && input->hintB < w.b->triCount)
 	{
 		bsTriangle tb = bsTransformTriangle(w.rel, w.b->tris + input->hintB);
-		bsTrianglePair(&w, input->hintA, input->hintB, &tb);
+		bsTriangleBox boxB = bsTriangle_Box(&tb);
+		bsTrianglePair(&w, input->hintA, input->hintB, &tb, &boxB);
 	}
 	bsWalk(&w);
 	out->nodePairs = w.nodePairs;

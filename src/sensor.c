@@ -14,6 +14,7 @@ enum
 	bs_siteFace,
 	bs_sensorMaxParticles = 32,
 	bs_sensorMaxExactFaces = 4096,
+	bs_sensorCachedMoves = 2,
 };
 
 // Where a particle sits: vertex a; the midpoint of edge (a, b), a < b; or the centroid of face f.
@@ -35,6 +36,7 @@ typedef struct bsSensorBody
 	uint32_t stamp;
 	uint32_t* faceList;     // bs_sensorMaxExactFaces
 	bsTriangle* faceTris;   // the listed faces in world space
+	bsTriangleBox* faceBoxes;  // and their boxes
 } bsSensorBody;
 
 // A particle's frozen far field: potential and gradient at its start position.
@@ -44,6 +46,7 @@ typedef struct bsFarField
 	double potential;
 	bsVec3 gradient;
 	uint64_t far;  // bit j: particle j is in the cache (global index, A's first)
+	int moves;     // moves this query
 } bsFarField;
 
 struct bsSensorPair
@@ -61,7 +64,7 @@ bsSensorDef bsDefaultSensorDef(void)
 {
 	bsSensorDef def;
 	memset(&def, 0, sizeof(def));
-	def.exactRings = 2;
+	def.exactRings = 1;
 	def.seed = 1;
 	return def;
 }
@@ -73,29 +76,35 @@ static bsVec3 bsVertexWorld(const bsSensorBody* body, uint32_t v)
 	return bsTransform_Apply(body->pose, body->local[v]);
 }
 
-static bsVec3 bsSitePosition(const bsSensorBody* body, bsSite s)
+// A site's position in its body's frame (the potential is evaluated there: no rotation per candidate).
+static bsVec3 bsSiteLocal(const bsSensorBody* body, bsSite s)
 {
+	const bsVec3* x = body->local;
 	if (s.kind == bs_siteVertex)
 	{
-		return bsVertexWorld(body, s.a);
+		return x[s.a];
 	}
 	if (s.kind == bs_siteEdge)
 	{
-		return bsScale(0.5, bsAdd(bsVertexWorld(body, s.a), bsVertexWorld(body, s.b)));
+		return bsScale(0.5, bsAdd(x[s.a], x[s.b]));
 	}
 	const uint32_t* t = body->topo->triangles + 3 * s.face;
-	bsVec3 sum = bsAdd(bsVertexWorld(body, t[0]), bsAdd(bsVertexWorld(body, t[1]), bsVertexWorld(body, t[2])));
-	return bsScale(1.0 / 3.0, sum);
+	return bsScale(1.0 / 3.0, bsAdd(x[t[0]], bsAdd(x[t[1]], x[t[2]])));
 }
 
-static bsSite bsVertexSite(uint32_t v, uint32_t face)
+static bsVec3 bsSitePosition(const bsSensorBody* body, bsSite s)
 {
-	return (bsSite){bs_siteVertex, v, v, face};
+	return bsTransform_Apply(body->pose, bsSiteLocal(body, s));
 }
 
-static bsSite bsEdgeSite(uint32_t a, uint32_t b, uint32_t face)
+static bsSite bsVertexSite(uint32_t v)
 {
-	return (bsSite){bs_siteEdge, a < b ? a : b, a < b ? b : a, face};
+	return (bsSite){bs_siteVertex, v, v, BS_NO_FACE};
+}
+
+static bsSite bsEdgeSite(uint32_t a, uint32_t b)
+{
+	return (bsSite){bs_siteEdge, a < b ? a : b, a < b ? b : a, BS_NO_FACE};
 }
 
 static bsSite bsFaceSite(uint32_t face)
@@ -109,31 +118,26 @@ static bool bsFaceHas(const bsMeshTopology* m, uint32_t face, uint32_t v)
 	return t[0] == v || t[1] == v || t[2] == v;
 }
 
-// The neighbouring sites of s (sensor.h); returns how many were written (duplicates possible).
+// The neighbouring sites of s (sensor.h), each once; returns how many were written.
 static uint32_t bsNeighbourSites(const bsMeshTopology* m, bsSite s, bsSite* out)
 {
 	uint32_t n = 0;
 	if (s.kind == bs_siteVertex)
 	{
+		for (uint32_t r = m->ringStart[s.a]; r < m->ringStart[s.a + 1]; ++r)
+		{
+			out[n++] = bsVertexSite(m->ring[r]);
+			out[n++] = bsEdgeSite(s.a, m->ring[r]);
+		}
 		for (uint32_t i = m->faceStart[s.a]; i < m->faceStart[s.a + 1]; ++i)
 		{
-			uint32_t f = m->faces[i];
-			const uint32_t* t = m->triangles + 3 * f;
-			out[n++] = bsFaceSite(f);
-			for (int k = 0; k < 3; ++k)
-			{
-				if (t[k] != s.a)
-				{
-					out[n++] = bsVertexSite(t[k], f);
-					out[n++] = bsEdgeSite(s.a, t[k], f);
-				}
-			}
+			out[n++] = bsFaceSite(m->faces[i]);
 		}
 	}
 	else if (s.kind == bs_siteEdge)
 	{
-		out[n++] = bsVertexSite(s.a, s.face);
-		out[n++] = bsVertexSite(s.b, s.face);
+		out[n++] = bsVertexSite(s.a);
+		out[n++] = bsVertexSite(s.b);
 		for (uint32_t i = m->faceStart[s.a]; i < m->faceStart[s.a + 1]; ++i)
 		{
 			if (bsFaceHas(m, m->faces[i], s.b))
@@ -147,8 +151,8 @@ static uint32_t bsNeighbourSites(const bsMeshTopology* m, bsSite s, bsSite* out)
 		const uint32_t* t = m->triangles + 3 * s.face;
 		for (int k = 0; k < 3; ++k)
 		{
-			out[n++] = bsVertexSite(t[k], s.face);
-			out[n++] = bsEdgeSite(t[k], t[(k + 1) % 3], s.face);
+			out[n++] = bsVertexSite(t[k]);
+			out[n++] = bsEdgeSite(t[k], t[(k + 1) % 3]);
 			uint32_t across = m->neighbours[3 * s.face + (uint32_t)k];
 			if (across != BS_NO_FACE)
 			{
@@ -161,7 +165,8 @@ static uint32_t bsNeighbourSites(const bsMeshTopology* m, bsSite s, bsSite* out)
 
 // --- Potential ---
 
-// Potential at x from particle j (at y) for a particle of type `type`.
+// Potential at x from a particle at y: +1/r from its own type, -(1/r - 1/R_eff) within R_eff from
+// the other.
 static double bsPairPotential(bsVec3 x, bsVec3 y, bool sameType, double rEff)
 {
 	double r = fmax(bsDistance(x, y), 1e-9 * rEff);
@@ -185,39 +190,60 @@ static bsVec3 bsPairGradient(bsVec3 x, bsVec3 y, bool sameType, double rEff)
 	return r < rEff ? bsScale(s, d) : bsV3(0.0, 0.0, 0.0);
 }
 
-static bool bsSameType(const bsSensorPair* p, uint32_t i, uint32_t j)
+static uint32_t bsBodyOf(const bsSensorPair* p, uint32_t i)
 {
-	return (i < p->body[0].count) == (j < p->body[0].count);
+	return i < p->body[0].count ? 0u : 1u;
 }
 
-// Freezes the far field of every particle (section 3.5's cache), from the query's start positions.
-static void bsBuildCache(bsSensorPair* p)
+static bsSensorBody* bsParticleBody(bsSensorPair* p, uint32_t i, uint32_t* k)
+{
+	uint32_t b = bsBodyOf(p, i);
+	*k = b == 0 ? i : i - p->body[0].count;
+	return p->body + b;
+}
+
+// Freezes particle i's far field (section 3.5's cache) at its current position, in its own body's
+// frame: the potential and gradient of the particles farther than cacheDistance.
+static void bsCacheFarField(bsSensorPair* p, uint32_t i)
 {
 	double rEff = p->def.effectiveRadius;
-	double cut = p->def.cacheDistance;
+	bsFarField* c = p->cache + i;
+	memset(c, 0, sizeof(*c));
+	bsTransform pose = p->body[bsBodyOf(p, i)].pose;
+	c->origin = bsTransform_ApplyInverse(pose, p->pos[i]);
+	if (p->def.cacheDistance < 0.0)
+	{
+		return;
+	}
+	bsVec3 g = bsV3(0.0, 0.0, 0.0);
+	for (uint32_t j = 0; j < p->total; ++j)
+	{
+		if (j != i && bsDistance(p->pos[i], p->pos[j]) > p->def.cacheDistance)
+		{
+			bool same = bsBodyOf(p, i) == bsBodyOf(p, j);
+			c->far |= (uint64_t)1 << j;
+			c->potential += bsPairPotential(p->pos[i], p->pos[j], same, rEff);
+			g = bsAdd(g, bsPairGradient(p->pos[i], p->pos[j], same, rEff));
+		}
+	}
+	c->gradient = bsQuat_InvRotate(pose.rotation, g);
+}
+
+// At the start of a query every particle's cache is frozen for the whole query. Each particle then
+// minimizes its near pairs exactly plus its own frozen linear far term, so the sum of the near pairs'
+// potentials and every particle's far term falls with every move: the relaxation cannot cycle. A
+// linear term has no minimum, so a particle with cached neighbours moves at most
+// bs_sensorCachedMoves sites per query (a trust region counted in sites); the next query refreezes.
+static void bsBuildCache(bsSensorPair* p)
+{
 	for (uint32_t i = 0; i < p->total; ++i)
 	{
-		bsFarField* c = p->cache + i;
-		memset(c, 0, sizeof(*c));
-		c->origin = p->pos[i];
-		if (cut < 0.0)
-		{
-			continue;
-		}
-		for (uint32_t j = 0; j < p->total; ++j)
-		{
-			if (j != i && bsDistance(p->pos[i], p->pos[j]) > cut)
-			{
-				bool same = bsSameType(p, i, j);
-				c->far |= (uint64_t)1 << j;
-				c->potential += bsPairPotential(p->pos[i], p->pos[j], same, rEff);
-				c->gradient = bsAdd(c->gradient, bsPairGradient(p->pos[i], p->pos[j], same, rEff));
-			}
-		}
+		bsCacheFarField(p, i);
 	}
 }
 
-static double bsPotential(const bsSensorPair* p, uint32_t i, bsVec3 x)
+// Particle i's potential at x (its body's frame); others[j]: particle j in that frame.
+static double bsPotential(const bsSensorPair* p, uint32_t i, bsVec3 x, const bsVec3* others)
 {
 	const bsFarField* c = p->cache + i;
 	double u = c->potential + bsDot(c->gradient, bsSub(x, c->origin));
@@ -225,40 +251,48 @@ static double bsPotential(const bsSensorPair* p, uint32_t i, bsVec3 x)
 	{
 		if (j != i && (c->far & ((uint64_t)1 << j)) == 0)
 		{
-			u += bsPairPotential(x, p->pos[j], bsSameType(p, i, j), p->def.effectiveRadius);
+			u += bsPairPotential(x, others[j], bsBodyOf(p, i) == bsBodyOf(p, j), p->def.effectiveRadius);
 		}
 	}
 	return u;
 }
 
-// One interaction step: every particle to its neighbouring site of least potential. Returns how
-// many moved.
+// One interaction step: every particle in turn to its neighbouring site of least potential, if that
+// is lower than where it is. Returns how many moved.
 static int bsInteractionStep(bsSensorPair* p)
 {
 	int moved = 0;
+	bsVec3 others[2 * bs_sensorMaxParticles];
 	for (uint32_t i = 0; i < p->total; ++i)
 	{
-		bsSensorBody* body = p->body + (i < p->body[0].count ? 0 : 1);
-		uint32_t k = i < p->body[0].count ? i : i - p->body[0].count;
-		double best = bsPotential(p, i, p->pos[i]);
+		uint32_t k;
+		bsSensorBody* body = bsParticleBody(p, i, &k);
+		for (uint32_t j = 0; j < p->total; ++j)
+		{
+			others[j] = bsTransform_ApplyInverse(body->pose, p->pos[j]);
+		}
+		if (p->cache[i].far != 0 && p->cache[i].moves >= bs_sensorCachedMoves)
+		{
+			continue;
+		}
+		double best = bsPotential(p, i, others[i], others);
 		uint32_t n = bsNeighbourSites(body->topo, body->site[k], p->candidates);
 		int chosen = -1;
-		bsVec3 chosenPos = p->pos[i];
 		for (uint32_t c = 0; c < n; ++c)
 		{
-			bsVec3 x = bsSitePosition(body, p->candidates[c]);
-			double u = bsPotential(p, i, x);
+			bsVec3 x = bsSiteLocal(body, p->candidates[c]);
+			double u = bsPotential(p, i, x, others);
 			if (u < best)
 			{
 				best = u;
 				chosen = (int)c;
-				chosenPos = x;
 			}
 		}
 		if (chosen >= 0)
 		{
 			body->site[k] = p->candidates[chosen];
-			p->pos[i] = chosenPos;
+			p->pos[i] = bsSitePosition(body, body->site[k]);
+			++p->cache[i].moves;
 			++moved;
 		}
 	}
@@ -325,6 +359,7 @@ static uint32_t bsExactFaces(bsSensorBody* body, bsSite s, int rings)
 		if (bsMakeTriangle(bsVertexWorld(body, t[0]), bsVertexWorld(body, t[1]), bsVertexWorld(body, t[2]),
 			body->faceTris + kept) == bs_ok)
 		{
+			body->faceBoxes[kept] = bsTriangle_Box(body->faceTris + kept);
 			body->faceList[kept++] = body->faceList[i];  // degenerate (deformed flat) faces are skipped
 		}
 	}
@@ -339,11 +374,16 @@ static void bsExactCheck(bsSensorPair* p, bsSensorQueryOutput* out)
 	uint32_t nb = bsExactFaces(b, b->site[out->particleB], p->def.exactRings);
 	double best = HUGE_VAL;
 	uint32_t bi = 0, bj = 0;
-	for (uint32_t i = 0; i < na; ++i)
+	for (uint32_t i = 0; i < na && best > 0.0; ++i)  // intersecting faces: nothing can be nearer
 	{
-		for (uint32_t j = 0; j < nb; ++j)
+		for (uint32_t j = 0; j < nb && best > 0.0; ++j)
 		{
+			if (bsTriangleBox_Distance2(a->faceBoxes + i, b->faceBoxes + j) >= best)
+			{
+				continue;  // the faces' boxes are already farther apart than the best pair
+			}
 			bsVec3 pa, pb;
+			++out->facePairs;
 			double d2 = bsTriangle_TriangleDistance2(a->faceTris + i, b->faceTris + j, &pa, &pb);
 			if (d2 < best)
 			{
@@ -353,7 +393,6 @@ static void bsExactCheck(bsSensorPair* p, bsSensorQueryOutput* out)
 			}
 		}
 	}
-	out->facePairs = na * nb;
 	if (best == HUGE_VAL)
 	{
 		return;
@@ -411,8 +450,8 @@ static void bsUpdatePositions(bsSensorPair* p)
 {
 	for (uint32_t i = 0; i < p->total; ++i)
 	{
-		const bsSensorBody* body = p->body + (i < p->body[0].count ? 0 : 1);
-		uint32_t k = i < p->body[0].count ? i : i - p->body[0].count;
+		uint32_t k;
+		const bsSensorBody* body = bsParticleBody(p, i, &k);
 		p->pos[i] = bsSitePosition(body, body->site[k]);
 	}
 }
@@ -636,7 +675,7 @@ static void bsPlaceParticles(bsSensorBody* body, bsRng* rng)
 				taken = taken || body->site[j].a == v;
 			}
 		} while (taken);
-		body->site[k] = bsVertexSite(v, body->topo->faces[body->topo->faceStart[v]]);
+		body->site[k] = bsVertexSite(v);
 	}
 }
 
@@ -669,7 +708,7 @@ bsResult bsSensorPair_Create(bsSensorPair** pair, const bsMeshTopology* a, const
 	p->total = p->body[0].count + p->body[1].count;
 	uint32_t most = bsMaxFacesPerVertex(a);
 	uint32_t mostB = bsMaxFacesPerVertex(b);
-	p->candidateCapacity = 5 * (most > mostB ? most : mostB) + 16;
+	p->candidateCapacity = 5 * (most > mostB ? most : mostB) + 16;  // a ring has at most 2 vertices a face
 	p->candidates = malloc(sizeof(bsSite) * p->candidateCapacity);
 	bool ok = p->candidates != NULL;
 	bsRng rng = bsMakeRng(p->def.seed);
@@ -679,7 +718,9 @@ bsResult bsSensorPair_Create(bsSensorPair** pair, const bsMeshTopology* a, const
 		body->faceStamp = calloc(body->topo->triangleCount, sizeof(uint32_t));
 		body->faceList = malloc(sizeof(uint32_t) * bs_sensorMaxExactFaces);
 		body->faceTris = malloc(sizeof(bsTriangle) * bs_sensorMaxExactFaces);
-		ok = body->faceStamp != NULL && body->faceList != NULL && body->faceTris != NULL;
+		body->faceBoxes = malloc(sizeof(bsTriangleBox) * bs_sensorMaxExactFaces);
+		ok = body->faceStamp != NULL && body->faceList != NULL && body->faceTris != NULL &&
+			body->faceBoxes != NULL;
 		body->local = body->topo->positions;
 		body->pose = bsTransform_Identity();
 		bsPlaceParticles(body, &rng);
@@ -705,6 +746,7 @@ void bsSensorPair_Destroy(bsSensorPair* pair)
 		free(pair->body[k].faceStamp);
 		free(pair->body[k].faceList);
 		free(pair->body[k].faceTris);
+		free(pair->body[k].faceBoxes);
 	}
 	free(pair->candidates);
 	free(pair);

@@ -63,3 +63,4 @@ int SurfaceTest(void);
 int GridTest(void);
 int FieldTest(void);
 int InteractionTest(void);
+int SensorTest(void);

@@ -36,6 +36,7 @@ static const Suite suites[] = {
 	{"grid", GridTest},
 	{"field", FieldTest},
 	{"interaction", InteractionTest},
+	{"sensor", SensorTest},
 };
 
 enum

@@ -29,6 +29,44 @@
 double bsTriangle_TriangleDistance2(const bsTriangle* a, const bsTriangle* b, bsVec3* pointA,
 	bsVec3* pointB);
 
+// A triangle's axis-aligned box, for the cheap rejection of triangle pairs (plain comparisons: fmin
+// and fmax are library calls at -O2).
+typedef struct bsTriangleBox
+{
+	bsVec3 lo, hi;
+} bsTriangleBox;
+
+static inline double bsMin3(double a, double b, double c)
+{
+	double m = a < b ? a : b;
+	return m < c ? m : c;
+}
+
+static inline double bsMax3(double a, double b, double c)
+{
+	double m = a > b ? a : b;
+	return m > c ? m : c;
+}
+
+static inline bsTriangleBox bsTriangle_Box(const bsTriangle* t)
+{
+	bsTriangleBox b = {
+		{bsMin3(t->p1.x, t->p2.x, t->p3.x), bsMin3(t->p1.y, t->p2.y, t->p3.y), bsMin3(t->p1.z, t->p2.z, t->p3.z)},
+		{bsMax3(t->p1.x, t->p2.x, t->p3.x), bsMax3(t->p1.y, t->p2.y, t->p3.y), bsMax3(t->p1.z, t->p2.z, t->p3.z)},
+	};
+	return b;
+}
+
+// Squared distance between two boxes, shrunk by a relative 1e-12 for rounding: for two triangles'
+// boxes, a lower bound of bsTriangle_TriangleDistance2.
+static inline double bsTriangleBox_Distance2(const bsTriangleBox* a, const bsTriangleBox* b)
+{
+	double gx = bsMax3(a->lo.x - b->hi.x, b->lo.x - a->hi.x, 0.0);
+	double gy = bsMax3(a->lo.y - b->hi.y, b->lo.y - a->hi.y, 0.0);
+	double gz = bsMax3(a->lo.z - b->hi.z, b->lo.z - a->hi.z, 0.0);
+	return (gx * gx + gy * gy + gz * gz) * (1.0 - 1e-12);
+}
+
 typedef struct bsMeshDistanceInput
 {
 	const bsBvh* bvhA;    // A's triangles in A's local frame

@@ -17,7 +17,8 @@
 // Relaxation (3.5). Steps run until fewer than N_min particles moved in a step or N_max steps ran.
 // Then the closest pair of particles of different types gives the separation. When it is under the
 // tolerance, the exact check: every triangle within `exactRings` face rings of each of the two
-// particles' sites, all pairs (bsTriangle_TriangleDistance2), gives the distance, the two closest
+// particles' sites, all pairs (bsTriangle_TriangleDistance2, the central faces first, pairs whose
+// boxes are farther apart than the best so far skipped), gives the distance, the two closest
 // points and the normal. Coherence: a query starts from the previous query's relaxed sites. Caching
 // (3.5): at the start of a query the influence of the particles farther than `cacheDistance` from a
 // particle is frozen as a first-order expansion (potential and gradient at the particle's start
@@ -34,7 +35,8 @@
 //   because edge midpoints put a site half-way between two vertices.
 // - N_min: the total particle count / 10, at least 1 (so with under 20 particles the relaxation runs
 //   until no particle moves).
-// - tolerance: 0.05 R_eff. exactRings: 2. cacheDistance: 0.25 R_eff.
+// - tolerance: 0.05 R_eff. exactRings: 1 (2 and 3 were no more accurate on the letters, and slower:
+//   docs/sensors.md). cacheDistance: 0.25 R_eff.
 //
 // Poses are rigid (bsTransform); a deforming body passes its current vertex positions (welded order,
 // local frame) per query; its adjacency must not change. Everything is deterministic: the same
@@ -54,7 +56,7 @@ typedef struct bsSensorDef
 	int maxSteps;            // N_max; 0: auto
 	int minMoved;            // N_min; 0: auto
 	double tolerance;        // exact check below this particle separation; 0: auto; < 0: never
-	int exactRings;          // face rings around each particle in the exact check; 0..8 (default 2)
+	int exactRings;          // face rings around each particle in the exact check; 0..8 (default 1)
 	double cacheDistance;    // distant particles' influence cached beyond this; 0: auto; < 0: off
 	uint64_t seed;           // the initial random sites (default 1)
 } bsSensorDef;
@@ -96,7 +98,7 @@ typedef struct bsSensorQueryOutput
 	uint32_t particleB;
 	uint32_t triangleA;       // the exact check's closest triangles (BS_NO_TRIANGLE without it)
 	uint32_t triangleB;
-	uint32_t facePairs;       // triangle pairs the exact check tested
+	uint32_t facePairs;       // triangle pairs the exact check tested (after the boxes' test)
 	int steps;                // interaction steps run by this query
 	int moves;                // particle moves, summed over the steps
 	uint8_t exactChecked;     // 1 when the exact check ran
