@@ -70,6 +70,7 @@ typedef struct bsBenchOptions
 	bool runParticles;    // the particle-system part (not with --only field)
 	bool field;           // the field part (bench_field.c)
 	bool sensors;         // the sensor-particle part (bench_sensors.c), only with --only sensors
+	int sensorFrames;     // its queries per letter pair
 	bool vsEmbree;     // --vs embree: the side-by-side comparison (bench_embree.c)
 	bsVsEmbreeDef vs;  // its sizes; seed and threads come from --seed and --threads
 } bsBenchOptions;
@@ -96,8 +97,8 @@ static void bsBenchUsage(FILE* f)
 		"          sphere (64^3 grid), nearest and trilinear lookup: M particle-steps/s per core,\n"
 		"          the rule alone and through the step (one thread, CPU time).\n"
 		"  sensors only with --only sensors: Senin et al.'s sensor particles on two \"T\" (3 each) and\n"
-		"          two \"W\" (5 each) over a scripted approach, 2000 queries each: ms per query against\n"
-		"          the paper and against the exact BVH-BVH distance, and the sensors' error.\n"
+		"          two \"W\" (5 each) over a scripted approach, --sensor-frames queries each: ms per\n"
+		"          query against the paper and the exact BVH-BVH distance, and the sensors' error.\n"
 		"  embree  with --vs embree, after the parts above: the same scenes and identical queries\n"
 		"          through Embree 3 and blobsim, rounds alternated, medians: rays (rtcIntersect1 vs\n"
 		"          blobsim's ray), sweeps (Embree user geometry calling blobsim's exact test vs blobsim's\n"
@@ -115,6 +116,7 @@ static void bsBenchUsage(FILE* f)
 		"  --threads N      threads of the parallel BVH runs; 0: all cores (default 0, here %d)\n"
 		"  --seed S         random seed, an unsigned 64-bit integer (default 1)\n"
 		"  --runs K         time K runs and report the best (default %d)\n"
+		"  --sensor-frames N  queries per letter pair of the sensors part (default 2000)\n"
 		"  --csv FILE       also write the results to FILE as CSV\n"
 		"  --only PART      run one part only: table1, bvh, particles, field, sensors or embree (embree implies --vs\n"
 		"                   embree)\n"
@@ -153,6 +155,7 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 	o->vsEmbree = false;
 	o->field = true;
 	o->sensors = false;
+	o->sensorFrames = 2000;
 	o->vs = bsDefaultVsEmbreeDef();
 	const char* only = NULL;
 
@@ -229,6 +232,14 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 				return bs_exitUsage;
 			}
 			o->runs = (int)v;
+		}
+		else if ((m = bsMatchOption(cmd, "--sensor-frames", argc, argv, &i, &value)) != 0)
+		{
+			if (m < 0 || !bsParseIntOption(cmd, "--sensor-frames", value, 2, 1000000, &v))
+			{
+				return bs_exitUsage;
+			}
+			o->sensorFrames = (int)v;
 		}
 		else if ((m = bsMatchOption(cmd, "--csv", argc, argv, &i, &value)) != 0)
 		{
@@ -1161,7 +1172,7 @@ int bsBenchMain(int argc, char** argv)
 	}
 	if (o.sensors && status == bs_exitOk)
 	{
-		status = bsBenchSensors(2000, o.seed, &checksum) != 0 ? bs_exitFailure : status;
+		status = bsBenchSensors(o.sensorFrames, o.seed, &checksum) != 0 ? bs_exitFailure : status;
 	}
 	if (o.vsEmbree && status == bs_exitOk)
 	{

@@ -306,7 +306,11 @@ static uint32_t bsSiteFaces(bsSensorBody* body, bsSite s)
 {
 	const bsMeshTopology* m = body->topo;
 	uint32_t n = 0;
-	++body->stamp;
+	if (++body->stamp == 0)  // wrapped after 2^32 checks: clear the marks
+	{
+		memset(body->faceStamp, 0, sizeof(uint32_t) * body->topo->triangleCount);
+		body->stamp = 1;
+	}
 	if (s.kind == bs_siteFace)
 	{
 		body->faceList[n++] = s.face;
@@ -464,7 +468,7 @@ bsResult bsSensorPair_Query(bsSensorPair* pair, const bsSensorQueryInput* input,
 	}
 	memset(out, 0, sizeof(*out));
 	out->separation = out->particleDistance = HUGE_VAL;
-	out->triangleA = out->triangleB = BS_NO_FACE;
+	out->triangleA = out->triangleB = BS_NO_TRIANGLE;
 	if (pair == NULL || input == NULL)
 	{
 		return bs_errInvalidArgument;

@@ -22,7 +22,8 @@
 // points and the normal. Coherence: a query starts from the previous query's relaxed sites. Caching
 // (3.5): at the start of a query the influence of the particles farther than `cacheDistance` from a
 // particle is frozen as a first-order expansion (potential and gradient at the particle's start
-// position), so each step sums only the near particles.
+// position), so each step sums only the near particles; a particle with cached neighbours moves at
+// most 2 sites a query (a linear potential has no minimum), and the next query freezes it anew.
 //
 // Defaults (the paper's rules; bsSensorPair_Settings reports what they resolved to):
 // - particles per body: 2 x the body's convex parts (3.5), estimated from the mesh: vertices whose
