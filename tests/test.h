@@ -70,3 +70,4 @@ int FieldMakeFloor(struct bsDistanceGrid* g);  // test_field.c
 int InteractionTest(void);
 int RigidTest(void);
 int BodyTest(void);
+int SensorTest(void);
