@@ -229,7 +229,7 @@ static bool bsCylinderIntersecting(const bsTriangle* tri, const bsSweep* s, cons
 // and, generously (relative 1e-8), the rounding of h and of the branches' t. Called only when
 // every h[i] > hmax already: rare in Table 1's random pairs, but most triangles a BVH query tests
 // after its first contact.
-static bool bsCylinder_AllBeyond(const bsTriangle* tri, const bsSweep* s, const bsVec3 v[3],
+static BS_COLD_PATH bool bsCylinder_AllBeyond(const bsTriangle* tri, const bsSweep* s, const bsVec3 v[3],
 	const double h[3], double hmax)
 {
 	double deviation = 0.0;
@@ -245,6 +245,21 @@ static bool bsCylinder_AllBeyond(const bsTriangle* tri, const bsSweep* s, const 
 	}
 	double bound = hmax + deviation + 1e-8 * (1.0 + size);
 	return h[0] > bound && h[1] > bound && h[2] > bound;
+}
+
+// Step 3 on, for a triangle that Step 2 keeps (most triangles a BVH query tests end at Step 2).
+static BS_COLD_PATH bool bsCylinder_Branches(const bsTriangle* tri, const bsSweep* s, const double h[3],
+	bsTriangleHit* hit)
+{
+	bsVec3 v[3];
+	bsVertices(tri, v);
+	// Step 3: parallel or not? Decided on T.N . (C2 - C1), the quantity Int4 divides by.
+	double nd = bsDot(tri->n, s->d);
+	if (nd == 0.0)
+	{
+		return bsCylinderParallel(tri, s, v, h, hit);
+	}
+	return bsCylinderIntersecting(tri, s, v, h, nd, hit);
 }
 
 // The cylinder test, told that only t < tmax matters: when the whole triangle lies beyond
@@ -280,13 +295,7 @@ static bool bsCylinderTriangleBefore(const bsTriangle* tri, const bsSweep* s, do
 		return false;
 	}
 
-	// Step 3: parallel or not? Decided on T.N . (C2 - C1), the quantity Int4 divides by.
-	double nd = bsDot(tri->n, s->d);
-	if (nd == 0.0)
-	{
-		return bsCylinderParallel(tri, s, v, h, hit);
-	}
-	return bsCylinderIntersecting(tri, s, v, h, nd, hit);
+	return bsCylinder_Branches(tri, s, h, hit);
 }
 
 bool bsCylinderTriangle(const bsTriangle* tri, const bsSweep* s, bsTriangleHit* hit)
