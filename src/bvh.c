@@ -751,6 +751,22 @@ typedef struct bsBvhBest
 	bool found;
 } bsBvhBest;
 
+// nextafter(t, INFINITY) for a contact's t in [0, 1], without the call into libm: the next bit
+// pattern above a positive finite double (karabassi's end sphere gives t = 1), zero through
+// nextafter.
+static inline double bsNextUp(double t)
+{
+	if (!(t > 0.0) || !(t <= 1.0))
+	{
+		return nextafter(t, INFINITY);
+	}
+	uint64_t bits;
+	memcpy(&bits, &t, sizeof bits);
+	bits += 1u;
+	memcpy(&t, &bits, sizeof t);
+	return t;
+}
+
 // Tests triangles [first, first + count) (leaf order). Returns true when the best contact changed.
 static inline bool bsBvh_TestRange(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
 	uint32_t first, uint32_t count, bsBvhBest* best)
@@ -766,7 +782,7 @@ static inline bool bsBvh_TestRange(const bsBvh* bvh, bsMethod method, const bsSw
 		{
 			// Only contacts nearer than the best count, or as near for a lower index: the kernels
 			// report t < tmax and their t does not depend on tmax.
-			tmax = index < best->index ? nextafter(best->hit.t, INFINITY) : best->hit.t;
+			tmax = index < best->index ? bsNextUp(best->hit.t) : best->hit.t;
 		}
 		if (bsSweepTriangle(method, tri, sweep, tmax, &h) &&
 			(!best->found || h.t < best->hit.t || (h.t == best->hit.t && index < best->index)))

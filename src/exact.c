@@ -11,13 +11,23 @@
 // in the cancellation-free form t = c / (-b + sqrt(b^2 - a c)).
 #include "blobsim/collide.h"
 
-bool bsExactTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTriangleHit* hit)
+// Is the closest point of the triangle to C1 within R? The bounds first (bsTriangle_BoxNear): the
+// start sphere cuts the plane of most neighbours of a contact, rarely the triangles themselves.
+static bool bsExact_StartsInContact(const bsTriangle* tri, const bsSweep* s, int* index)
 {
-	// The capsule's bounds and the triangle's are disjoint: no contact. Cheapest test first.
-	if (!bsSweep_BoxOverlaps(s, tri))
+	if (!bsTriangle_BoxNear(tri, s->c1, s->radius))
 	{
 		return false;
 	}
+	bsFeature feature;
+	bsVec3 q = bsTriangle_ClosestPoint(tri, s->c1, &feature, index);
+	return bsDistanceSquared(q, s->c1) <= s->radius2;
+}
+
+// The exact test for a triangle whose bounds overlap the capsule's.
+static BS_COLD_PATH bool bsExact_Overlapping(const bsTriangle* tri, const bsSweep* s, double tmax,
+	bsTriangleHit* hit)
+{
 	double radius = s->radius;
 	double radius2 = s->radius2;
 	double s1 = bsTriangle_PlaneDistance(tri, s->c1);
@@ -33,10 +43,8 @@ bool bsExactTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTri
 	if (fabs(s1) <= radius)
 	{
 		// The start sphere cuts the plane: already in contact?
-		bsFeature feature;
 		int index;
-		bsVec3 q = bsTriangle_ClosestPoint(tri, s->c1, &feature, &index);
-		if (bsDistanceSquared(q, s->c1) <= radius2)
+		if (bsExact_StartsInContact(tri, s, &index))
 		{
 			if (!(0.0 < tmax))
 			{
@@ -64,7 +72,8 @@ bool bsExactTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTri
 		double side = s1 > 0.0 ? 1.0 : -1.0;
 		double gap = fabs(s1) - radius;
 		double approach = side * (s1 - s2);
-		double tf = fmin(gap / approach, 1.0);
+		double tf = gap / approach;
+		tf = tf < 1.0 ? tf : 1.0;  // fmin, NaN included, without the call into libm
 		bsVec3 touch = bsMulSub(bsMulAdd(s->c1, tf, s->d), side * radius, tri->n);
 		if (bsTriangle_Contains(tri, touch))
 		{
@@ -89,7 +98,7 @@ bool bsExactTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTri
 		return false;  // no motion and not in contact
 	}
 
-	double best = fmin(tmax, 2.0);
+	double best = tmax < 2.0 ? tmax : 2.0;
 	bsBranch branch = bs_branchNone;
 	int feature = 0;
 	if (faceTime < best)
@@ -154,7 +163,8 @@ bool bsExactTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTri
 		{
 			continue;
 		}
-		double t = fmax(c / (-b + sqrt(disc)), 0.0);
+		double t = c / (-b + sqrt(disc));
+		t = t > 0.0 ? t : 0.0;  // fmax(t, 0), NaN and -0 included
 		if (t > 1.0 || t >= best)
 		{
 			continue;
@@ -173,4 +183,11 @@ bool bsExactTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTri
 	hit->branch = (uint8_t)branch;
 	hit->feature = (uint8_t)feature;
 	return true;
+}
+
+bool bsExactTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTriangleHit* hit)
+{
+	// The capsule's bounds and the triangle's are disjoint: no contact. Cheapest test first, before
+	// the rest's register saves (BS_COLD_PATH).
+	return bsSweep_BoxOverlaps(s, tri) && bsExact_Overlapping(tri, s, tmax, hit);
 }

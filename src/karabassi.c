@@ -227,19 +227,39 @@ static bool bsCylinderIntersecting(const bsTriangle* tri, const bsSweep* s, cons
 // of its projection along N onto the stored plane (Int4), which moves a vertex by its distance
 // from that plane. So then the cylinder's t is at least hmax / len. The margin covers that distance
 // and, generously (relative 1e-8), the rounding of h and of the branches' t. Called only when
-// every h[i] > hmax already, which is rare: its cost does not matter.
-static bool bsCylinder_AllBeyond(const bsTriangle* tri, const bsSweep* s, const bsVec3 v[3],
+// every h[i] > hmax already: rare in Table 1's random pairs, but most triangles a BVH query tests
+// after its first contact.
+static BS_COLD_PATH bool bsCylinder_AllBeyond(const bsTriangle* tri, const bsSweep* s, const bsVec3 v[3],
 	const double h[3], double hmax)
 {
 	double deviation = 0.0;
 	double size = s->len + bsMaxAbs(s->c1);
 	for (int i = 0; i < 3; ++i)
 	{
-		deviation = fmax(deviation, fabs(bsTriangle_PlaneDistance(tri, v[i])));
-		size = fmax(size, bsMaxAbs(v[i]));
+		// Comparisons rather than fmax, a call into libm: the operands are finite.
+		double d = fabs(bsTriangle_PlaneDistance(tri, v[i]));
+		double m = fabs(v[i].x) > fabs(v[i].y) ? fabs(v[i].x) : fabs(v[i].y);
+		m = m > fabs(v[i].z) ? m : fabs(v[i].z);
+		deviation = d > deviation ? d : deviation;
+		size = m > size ? m : size;
 	}
 	double bound = hmax + deviation + 1e-8 * (1.0 + size);
 	return h[0] > bound && h[1] > bound && h[2] > bound;
+}
+
+// Step 3 on, for a triangle that Step 2 keeps (most triangles a BVH query tests end at Step 2).
+static BS_COLD_PATH bool bsCylinder_Branches(const bsTriangle* tri, const bsSweep* s, const double h[3],
+	bsTriangleHit* hit)
+{
+	bsVec3 v[3];
+	bsVertices(tri, v);
+	// Step 3: parallel or not? Decided on T.N . (C2 - C1), the quantity Int4 divides by.
+	double nd = bsDot(tri->n, s->d);
+	if (nd == 0.0)
+	{
+		return bsCylinderParallel(tri, s, v, h, hit);
+	}
+	return bsCylinderIntersecting(tri, s, v, h, nd, hit);
 }
 
 // The cylinder test, told that only t < tmax matters: when the whole triangle lies beyond
@@ -275,13 +295,7 @@ static bool bsCylinderTriangleBefore(const bsTriangle* tri, const bsSweep* s, do
 		return false;
 	}
 
-	// Step 3: parallel or not? Decided on T.N . (C2 - C1), the quantity Int4 divides by.
-	double nd = bsDot(tri->n, s->d);
-	if (nd == 0.0)
-	{
-		return bsCylinderParallel(tri, s, v, h, hit);
-	}
-	return bsCylinderIntersecting(tri, s, v, h, nd, hit);
+	return bsCylinder_Branches(tri, s, h, hit);
 }
 
 bool bsCylinderTriangle(const bsTriangle* tri, const bsSweep* s, bsTriangleHit* hit)
@@ -301,7 +315,8 @@ static bool bsKarabassiCapsule(const bsTriangle* tri, const bsSweep* s, double s
 
 	// The sphere at C1. The paper skips it: the start is the previous step's final position, assumed
 	// free. blobsim checks it, so that a sweep starting in contact stops at t = 0 instead of sinking.
-	if (fabs(s1) <= radius && bsSphereTriangle(tri, s->c1, radius, s->radius2, hit))
+	if (fabs(s1) <= radius && bsTriangle_BoxNear(tri, s->c1, radius) &&
+		bsSphereTriangle(tri, s->c1, radius, s->radius2, hit))
 	{
 		hit->t = 0.0;
 		hit->test = bs_testStartSphere;
@@ -316,7 +331,8 @@ static bool bsKarabassiCapsule(const bsTriangle* tri, const bsSweep* s, double s
 
 	// The spherical cap at the final position: the sphere stays at C2, where it touches. Its t = 1
 	// would be filtered when tmax <= 1: not worth testing.
-	if (tmax > 1.0 && fabs(s2) <= radius && bsSphereTriangle(tri, s->c2, radius, s->radius2, hit))
+	if (tmax > 1.0 && fabs(s2) <= radius && bsTriangle_BoxNear(tri, s->c2, radius) &&
+		bsSphereTriangle(tri, s->c2, radius, s->radius2, hit))
 	{
 		hit->t = 1.0;
 		hit->test = bs_testEndSphere;
@@ -325,13 +341,10 @@ static bool bsKarabassiCapsule(const bsTriangle* tri, const bsSweep* s, double s
 	return false;
 }
 
-bool bsKarabassiTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTriangleHit* hit)
+// The combined test for a triangle whose bounds overlap the capsule's.
+static BS_COLD_PATH bool bsKarabassi_Overlapping(const bsTriangle* tri, const bsSweep* s, double tmax,
+	bsTriangleHit* hit)
 {
-	// The capsule's bounds and the triangle's are disjoint: nothing to find. Cheapest test first.
-	if (!bsSweep_BoxOverlaps(s, tri))
-	{
-		return false;
-	}
 	double radius = s->radius;
 	double s1 = bsTriangle_PlaneDistance(tri, s->c1);
 	double s2 = bsTriangle_PlaneDistance(tri, s->c2);
@@ -349,4 +362,11 @@ bool bsKarabassiTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, b
 		return false;
 	}
 	return bsKarabassiCapsule(tri, s, s1, s2, tmax, hit) && hit->t < tmax;
+}
+
+bool bsKarabassiTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTriangleHit* hit)
+{
+	// The capsule's bounds and the triangle's are disjoint: nothing to find. Cheapest test first,
+	// before the rest's register saves (BS_COLD_PATH).
+	return bsSweep_BoxOverlaps(s, tri) && bsKarabassi_Overlapping(tri, s, tmax, hit);
 }

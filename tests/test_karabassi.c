@@ -3,6 +3,7 @@
 // on each: the stop point is never before the exact first contact, and the sphere touches or
 // overlaps the triangle where it stops.
 #include "blobsim/collide.h"
+#include "blobsim/rng.h"
 #include "test.h"
 
 // The triangle of most cases: the unit right triangle in the plane z = 0, normal +z.
@@ -270,6 +271,130 @@ static int MainLoop(void)
 	return 0;
 }
 
+// The 18 comparisons bsSweep_BoxOverlaps stood for before it took the triangle's bounds with SIMD
+// min/max: written out again here as the reference.
+static bool BoxOverlapsReference(const bsSweep* s, const bsTriangle* t)
+{
+	const bsVec3 v[3] = {t->p1, t->p2, t->p3};
+	const double lo[3] = {s->boxMin.x, s->boxMin.y, s->boxMin.z};
+	const double hi[3] = {s->boxMax.x, s->boxMax.y, s->boxMax.z};
+	for (int a = 0; a < 3; ++a)
+	{
+		bool below = true, above = true;
+		for (int i = 0; i < 3; ++i)
+		{
+			double c = a == 0 ? v[i].x : (a == 1 ? v[i].y : v[i].z);
+			below = below && c < lo[a];
+			above = above && c > hi[a];
+		}
+		if (below || above)
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+// A coordinate on a coarse grid (so vertices and box bounds are often equal, signed zeros
+// included), offset and scaled.
+static double GridCoordinate(bsRng* rng, double offset, double scale)
+{
+	double g = (double)((int)bsRng_Below(rng, 9) - 4) * 0.25;
+	return offset + scale * (g == 0.0 && bsRng_Below(rng, 2) == 0 ? -0.0 : g);
+}
+
+// The prefilters in front of the per-triangle tests (collide.h) change no answer:
+// bsSweep_BoxOverlaps is the plain comparisons exactly, ties and signed zeros included; and when
+// bsTriangle_BoxNear says no, the start/end sphere test (bsSphereTriangle) and the exact start test
+// (closest point within R) say no too, on near misses and touches within 1e-15..1e-3 relative of
+// the contact distance, at scales 1e-3 and 1, 1e6 from the origin, with thin triangles.
+static int Prefilters(void)
+{
+	bsRng rng = bsMakeRng(15);
+	int rejected = 0, touching = 0;
+	for (int i = 0; i < 40000; ++i)
+	{
+		double offset = bsRng_Below(&rng, 2) == 0 ? 0.0 : 1e6;
+		double scale = i % 3 == 0 ? 1e-3 : 1.0;
+		bsVec3 p[3];
+		for (int k = 0; k < 3; ++k)
+		{
+			p[k] = bsV3(GridCoordinate(&rng, offset, scale), GridCoordinate(&rng, offset, scale),
+				GridCoordinate(&rng, 0.0, scale));
+		}
+		bsTriangle tri;
+		if (bsMakeTriangle(p[0], p[1], p[2], &tri) != bs_ok)
+		{
+			continue;
+		}
+		bsVec3 c1 = bsV3(GridCoordinate(&rng, offset, scale), GridCoordinate(&rng, offset, scale),
+			GridCoordinate(&rng, 0.0, scale));
+		bsVec3 c2 = bsV3(GridCoordinate(&rng, offset, scale), c1.y, GridCoordinate(&rng, 0.0, scale));
+		double grid = (double)bsRng_Below(&rng, 4) * 0.25 * scale;
+		bsSweep s = MakeSweep(c1, c2, grid);
+		ENSURE(bsSweep_BoxOverlaps(&s, &tri) == BoxOverlapsReference(&s, &tri));
+	}
+	for (int i = 0; i < 60000; ++i)
+	{
+		double scale = i % 4 == 0 ? 1e-3 : 1.0;
+		double offset = i % 5 == 0 ? 1e6 : 0.0;
+		bsVec3 base = bsV3(offset, offset * 0.5, -offset);
+		bsVec3 p1 = bsMulAdd(base, scale, bsRng_UnitVector(&rng));
+		bsVec3 p2 = bsMulAdd(p1, scale * bsRng_Range(&rng, 0.1, 1.0), bsRng_UnitVector(&rng));
+		// Every third triangle is thin: its third vertex near the first edge.
+		bsVec3 p3 = i % 3 == 0 ? bsMulAdd(bsLerp(p1, p2, bsRng_Uniform(&rng)), scale * 1e-5,
+			bsRng_UnitVector(&rng)) : bsMulAdd(p1, scale * bsRng_Range(&rng, 0.1, 1.0),
+			bsRng_UnitVector(&rng));
+		bsTriangle tri;
+		if (bsMakeTriangle(p1, p2, p3, &tri) != bs_ok)
+		{
+			continue;
+		}
+		// A centre straight out from the vertex with the largest (or smallest) coordinate on an axis:
+		// its distance from the triangle is that gap exactly, as is the gap between the bounds, so R
+		// just below it is a near miss the bounds reject by a hair, and R at or above it a touch.
+		bsVec3 v[3] = {p1, p2, p3};
+		int axis = (int)bsRng_Below(&rng, 3);
+		double sign = bsRng_Below(&rng, 2) == 0 ? 1.0 : -1.0;
+		int extreme = 0;
+		for (int k = 1; k < 3; ++k)
+		{
+			double ck = axis == 0 ? v[k].x : (axis == 1 ? v[k].y : v[k].z);
+			double ce = axis == 0 ? v[extreme].x : (axis == 1 ? v[extreme].y : v[extreme].z);
+			extreme = sign * ck > sign * ce ? k : extreme;
+		}
+		double gap = scale * bsRng_Range(&rng, 0.01, 1.0);
+		bsVec3 c = v[extreme];
+		if (axis == 0)
+		{
+			c.x += sign * gap;
+		}
+		else if (axis == 1)
+		{
+			c.y += sign * gap;
+		}
+		else
+		{
+			c.z += sign * gap;
+		}
+		static const double rel[] = {-1e-3, -1e-6, -2e-8, -1e-12, -1e-15, 0.0, 1e-15, 1e-12, 1e-6};
+		double r = gap * (1.0 + rel[bsRng_Below(&rng, 9)]);
+		bsTriangleHit hit;
+		bool sphere = bsSphereTriangle(&tri, c, r, r * r, &hit);
+		bsVec3 q = bsTriangle_ClosestPoint(&tri, c, NULL, NULL);
+		bool start = bsDistanceSquared(q, c) <= r * r;
+		bool near = bsTriangle_BoxNear(&tri, c, r);
+		rejected += !near;
+		touching += sphere;
+		// Conservative: a contact either test finds is never rejected.
+		ENSURE(near || (!sphere && !start));
+	}
+	// The cases exercise both sides: near misses rejected, touches found (and kept).
+	ENSURE(rejected > 5000);
+	ENSURE(touching > 10000);
+	return 0;
+}
+
 int KarabassiTest(void)
 {
 	RUN_SUBTEST(SphereSteps());
@@ -278,5 +403,6 @@ int KarabassiTest(void)
 	RUN_SUBTEST(StartAndZeroMotion());
 	RUN_SUBTEST(Grazing());
 	RUN_SUBTEST(MainLoop());
+	RUN_SUBTEST(Prefilters());
 	return 0;
 }
