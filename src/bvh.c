@@ -693,6 +693,28 @@ typedef struct bsBvhRay
 	float grow;
 } bsBvhRay;
 
+// The float segment of the slab tests for a sweep of the given radius whose coordinates are at most
+// `reach` in magnitude (both at most BS_BVH_FLOAT_LIMIT).
+static bsBvhRay bsMakeBvhRay(const bsBvh* bvh, const bsSweep* sweep, double radius, double reach)
+{
+	bsBvhRay ray;
+	double o[3] = {sweep->c1.x, sweep->c1.y, sweep->c1.z};
+	double d[3] = {sweep->d.x, sweep->d.y, sweep->d.z};
+	for (int a = 0; a < 3; ++a)
+	{
+		ray.o[a] = (float)o[a];
+		float df = (float)d[a];
+		// A (nearly) zero component would give inf and then 0 * inf = NaN: use a large
+		// finite inverse instead. The motion ignored (< 1e-30) is covered by the pad.
+		ray.inv[a] = fabsf(df) < 1e-30f ? copysignf(1e30f, df) : 1.0f / df;
+	}
+	// The pad covers the rounding of the box arithmetic (bvh->pad), of the query converted
+	// to float (relative 1e-6 of its magnitude) and the ignored tiny motion (1e-29).
+	float pad = bvh->pad + (float)(1e-6 * (radius + reach)) + 1e-29f;
+	ray.grow = (float)radius + pad;
+	return ray;
+}
+
 // Slab test of the segment against the four boxes of a wide node, each grown by ray->grow: returns
 // a bit per slot whose box the segment enters at or before `limit` (clipped to [0, limit]) and the
 // entry times. Unused slots (inf boxes) always miss. The SSE and scalar versions do the same float
@@ -751,6 +773,32 @@ typedef struct bsBvhBest
 	bool found;
 } bsBvhBest;
 
+// The bound a triangle's test is run with: only contacts nearer than the best count, or as near for
+// a lower caller's index (the kernels report t < tmax and their t does not depend on tmax).
+static inline double bsBvhBest_Bound(const bsBvhBest* best, uint32_t index)
+{
+	if (!best->found)
+	{
+		return 2.0;
+	}
+	return index < best->index ? nextafter(best->hit.t, INFINITY) : best->hit.t;
+}
+
+// Keeps contact h of triangle k (leaf order; index the caller's) when it beats the best. Returns
+// whether it did.
+static inline bool bsBvhBest_Offer(bsBvhBest* best, const bsTriangleHit* h, uint32_t k, uint32_t index)
+{
+	if (best->found && !(h->t < best->hit.t || (h->t == best->hit.t && index < best->index)))
+	{
+		return false;
+	}
+	best->hit = *h;
+	best->k = k;
+	best->index = index;
+	best->found = true;
+	return true;
+}
+
 // Tests triangles [first, first + count) (leaf order). Returns true when the best contact changed.
 static inline bool bsBvh_TestRange(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
 	uint32_t first, uint32_t count, bsBvhBest* best)
@@ -761,21 +809,10 @@ static inline bool bsBvh_TestRange(const bsBvh* bvh, bsMethod method, const bsSw
 		const bsTriangle* tri = bvh->tris + k;
 		bsTriangleHit h;
 		uint32_t index = bvh->triIndex[k];
-		double tmax = 2.0;
-		if (best->found)
+		double tmax = bsBvhBest_Bound(best, index);
+		if (bsSweepTriangle(method, tri, sweep, tmax, &h))
 		{
-			// Only contacts nearer than the best count, or as near for a lower index: the kernels
-			// report t < tmax and their t does not depend on tmax.
-			tmax = index < best->index ? nextafter(best->hit.t, INFINITY) : best->hit.t;
-		}
-		if (bsSweepTriangle(method, tri, sweep, tmax, &h) &&
-			(!best->found || h.t < best->hit.t || (h.t == best->hit.t && index < best->index)))
-		{
-			best->hit = h;
-			best->k = k;
-			best->index = index;
-			best->found = true;
-			changed = true;
+			changed |= bsBvhBest_Offer(best, &h, k, index);
 		}
 	}
 	return changed;
@@ -897,6 +934,167 @@ static bool bsBvh_Traverse(const bsBvh* bvh, bsMethod method, const bsSweep* swe
 	}
 }
 
+// --- The ray's own walk ---
+
+// Triangles [first, first + count) (leaf order) against the segment, with the segment's frame made
+// once per query: bsBvh_TestRange for bs_methodRay, the same answers. Returns true when the best
+// contact changed.
+static inline bool bsBvh_RayRange(const bsBvh* bvh, const bsSweep* sweep, const bsRayFrame* frame,
+	uint32_t first, uint32_t count, bsBvhBest* best)
+{
+	bool changed = false;
+	for (uint32_t k = first; k < first + count; ++k)
+	{
+		uint32_t index = bvh->triIndex[k];
+		bsTriangleHit h;
+		if (bsRayTriangleFramed(bvh->tris + k, sweep, frame, bsBvhBest_Bound(best, index), &h))
+		{
+			changed |= bsBvhBest_Offer(best, &h, k, index);
+		}
+	}
+	return changed;
+}
+
+// The segment's slab-test operands as the walk uses them: with SSE2 broadcast once per query
+// (bsBvhRay_Boxes broadcasts them at every node), the same float operations in the same order, so
+// the same mask and entry times.
+#if defined(__SSE2__)
+typedef struct bsBvhRayLanes
+{
+	__m128 o[3];
+	__m128 inv[3];
+	__m128 grow;
+} bsBvhRayLanes;
+
+static inline bsBvhRayLanes bsMakeBvhRayLanes(const bsBvhRay* r)
+{
+	bsBvhRayLanes l;
+	for (int a = 0; a < 3; ++a)
+	{
+		l.o[a] = _mm_set1_ps(r->o[a]);
+		l.inv[a] = _mm_set1_ps(r->inv[a]);
+	}
+	l.grow = _mm_set1_ps(r->grow);
+	return l;
+}
+
+static inline unsigned bsBvhRayLanes_Boxes(const bsBvhRayLanes* l, const bsBvhWideNode* n, float limit,
+	float entry[4])
+{
+	__m128 tmin = _mm_setzero_ps();
+	__m128 tmax = _mm_set1_ps(limit);
+	for (int a = 0; a < 3; ++a)
+	{
+		__m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_sub_ps(_mm_load_ps(n->min[a]), l->grow), l->o[a]), l->inv[a]);
+		__m128 t2 = _mm_mul_ps(_mm_sub_ps(_mm_add_ps(_mm_load_ps(n->max[a]), l->grow), l->o[a]), l->inv[a]);
+		tmin = _mm_max_ps(tmin, _mm_min_ps(t1, t2));
+		tmax = _mm_min_ps(tmax, _mm_max_ps(t1, t2));
+	}
+	_mm_storeu_ps(entry, tmin);
+	return (unsigned)_mm_movemask_ps(_mm_cmple_ps(tmin, tmax));
+}
+#else
+typedef bsBvhRay bsBvhRayLanes;
+
+static inline bsBvhRayLanes bsMakeBvhRayLanes(const bsBvhRay* r)
+{
+	return *r;
+}
+
+static inline unsigned bsBvhRayLanes_Boxes(const bsBvhRayLanes* l, const bsBvhWideNode* n, float limit,
+	float entry[4])
+{
+	return bsBvhRay_Boxes(l, n, limit, entry);
+}
+#endif
+
+// A deferred child of the ray walk: a wide node (count 0) or a leaf's range, with its float entry time.
+typedef struct bsBvhRayEntry
+{
+	uint32_t child;
+	uint32_t count;
+	float key;
+} bsBvhRayEntry;
+
+// The walk of bs_methodRay: a segment crosses few boxes (short segments enter one child of most
+// nodes), so it spends its time on the per-node overhead rather than on the triangle tests. Unlike
+// bsBvh_Traverse it keeps float keys and makes no distance sort: the nearest entered child is taken
+// next and the others are pushed in slot order; the search interval is the float `limit`, at or
+// above the best t, so a box or deferred entry is dropped only when it cannot hold a contact at or
+// before the best t (the answer does not depend on the order, only the work). Returns false if the
+// stack would overflow (impossible for a tree from bsBvh_Build).
+static bool bsBvh_RayWalk(const bsBvh* bvh, const bsSweep* sweep, const bsBvhRay* ray,
+	bsBvhBest* best, uint64_t* visited, uint64_t* tested)
+{
+	bsRayFrame frame = bsMakeRayFrame(sweep);
+	const bsBvhRayLanes lanes = bsMakeBvhRayLanes(ray);
+	bsBvhRayEntry stack[BS_BVH_STACK];
+	int top = 0;
+	float limit = 1.0f;
+	uint32_t child = 0, count = 0;
+	for (;;)
+	{
+		if (count > 0)
+		{
+			*tested += count;
+			if (bsBvh_RayRange(bvh, sweep, &frame, child, count, best))
+			{
+				limit = bsFloatUp(best->hit.t);
+			}
+		}
+		else
+		{
+			const bsBvhWideNode* node = bvh->wide + child;
+			*visited += 1;
+			float entry[4];
+			unsigned mask = bsBvhRayLanes_Boxes(&lanes, node, limit, entry);
+			if (mask != 0)
+			{
+				if (top + 3 > BS_BVH_STACK)
+				{
+					return false;
+				}
+				int nearest = __builtin_ctz(mask);
+				// Most nodes of a short segment have one entered child: nothing to order or push.
+				if ((mask & (mask - 1)) != 0)
+				{
+					for (unsigned m = mask & (mask - 1); m != 0; m &= m - 1)
+					{
+						int i = __builtin_ctz(m);
+						nearest = entry[i] < entry[nearest] ? i : nearest;
+					}
+					// The others from the last slot down, so the lowest is popped first.
+					for (unsigned m = mask & ~(1u << nearest); m != 0;)
+					{
+						int i = 31 - __builtin_clz(m);
+						m &= ~(1u << i);
+						bsBvhRayEntry c = {node->child[i], node->count[i], entry[i]};
+						stack[top++] = c;
+					}
+				}
+				child = node->child[nearest];
+				count = node->count[nearest];
+				continue;
+			}
+		}
+		// The next deferred entry the segment enters at or before the limit.
+		for (;;)
+		{
+			if (top == 0)
+			{
+				return true;
+			}
+			bsBvhRayEntry e = stack[--top];
+			if (e.key <= limit)
+			{
+				child = e.child;
+				count = e.count;
+				break;
+			}
+		}
+	}
+}
+
 // The answer to an invalid query: a miss that stays put where possible (t = 1, centre C2, or C1
 // when C2 is not finite, or the origin when neither is), no NaN anywhere.
 static void bsBvh_InvalidMiss(const bsSweepInput* input, bsSweepOutput* out)
@@ -922,6 +1120,52 @@ static void bsBvh_InvalidMiss(const bsSweepInput* input, bsSweepOutput* out)
 
 // Beyond this magnitude the float slab test cannot be trusted: such queries scan every triangle.
 #define BS_BVH_FLOAT_LIMIT 1e30
+
+// bsBvh_SweepPrepared for bs_methodRay: its own walk, no contact refinement (bsSweep_RefinesContact
+// is false for rays).
+static void bsBvh_RayQuery(const bsBvh* bvh, const bsSweep* sweep, bsSweepOutput* out,
+	bsQueryStats* stats)
+{
+	bsBvhBest best;
+	memset(&best, 0, sizeof best);
+	uint64_t visited = 0, tested = 0;
+	if (bvh->triCount > 0)
+	{
+		double reach = bsMaxAbsFinite(sweep->c1);
+		double reach2 = bsMaxAbsFinite(sweep->c2);
+		reach = reach > reach2 ? reach : reach2;
+		bool scan = !(reach <= BS_BVH_FLOAT_LIMIT);
+		if (!scan)
+		{
+			bsBvhRay ray = bsMakeBvhRay(bvh, sweep, 0.0, reach);
+			scan = !bsBvh_RayWalk(bvh, sweep, &ray, &best, &visited, &tested);
+			if (scan)
+			{
+				memset(&best, 0, sizeof best);
+			}
+		}
+		if (scan)
+		{
+			tested += bvh->triCount;
+			bsBvh_TestRange(bvh, bs_methodRay, sweep, 0, bvh->triCount, &best);
+		}
+	}
+	if (best.found)
+	{
+		bsSweep_Finish(sweep, bvh->tris + best.k, bvh->triIndex[best.k], &best.hit, out);
+	}
+	else
+	{
+		bsSweep_Miss(sweep, out);
+	}
+	if (stats != NULL)
+	{
+		stats->queries += 1;
+		stats->nodesVisited += visited;
+		stats->trianglesTested += tested;
+		stats->hits += best.found ? 1u : 0u;
+	}
+}
 
 bsResult bsBvh_Sweep(const bsBvh* bvh, bsMethod method, const bsSweepInput* input,
 	bsSweepOutput* out, bsQueryStats* stats)
@@ -949,6 +1193,11 @@ bsResult bsBvh_Sweep(const bsBvh* bvh, bsMethod method, const bsSweepInput* inpu
 void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepared, bsSweepOutput* out,
 	bsQueryStats* stats)
 {
+	if (method == bs_methodRay)
+	{
+		bsBvh_RayQuery(bvh, prepared, out, stats);
+		return;
+	}
 	const bsSweep sweep = *prepared;
 	if (stats != NULL)
 	{
@@ -965,21 +1214,7 @@ void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepa
 		bool scan = !(reach <= BS_BVH_FLOAT_LIMIT && radius <= BS_BVH_FLOAT_LIMIT);
 		if (!scan)
 		{
-			bsBvhRay ray;
-			double o[3] = {sweep.c1.x, sweep.c1.y, sweep.c1.z};
-			double d[3] = {sweep.d.x, sweep.d.y, sweep.d.z};
-			for (int a = 0; a < 3; ++a)
-			{
-				ray.o[a] = (float)o[a];
-				float df = (float)d[a];
-				// A (nearly) zero component would give inf and then 0 * inf = NaN: use a large
-				// finite inverse instead. The motion ignored (< 1e-30) is covered by the pad.
-				ray.inv[a] = fabsf(df) < 1e-30f ? copysignf(1e30f, df) : 1.0f / df;
-			}
-			// The pad covers the rounding of the box arithmetic (bvh->pad), of the query converted
-			// to float (relative 1e-6 of its magnitude) and the ignored tiny motion (1e-29).
-			float pad = bvh->pad + (float)(1e-6 * (radius + reach)) + 1e-29f;
-			ray.grow = (float)radius + pad;
+			bsBvhRay ray = bsMakeBvhRay(bvh, &sweep, radius, reach);
 			scan = !bsBvh_Traverse(bvh, method, &sweep, &ray, &best, &visited, &tested);
 			if (scan)
 			{
