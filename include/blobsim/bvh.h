@@ -49,6 +49,7 @@ typedef struct bsBvhOptions
 	int bins;         // SAH bins per axis (default 16; 2..64)
 	int maxLeafSize;  // a node with at most this many triangles may become a leaf (default 4; 1..64)
 	double traversalCost;  // SAH cost of visiting a node relative to one triangle test (default 1.0)
+	int threads;      // build threads, <= 0 for all cores (default 1); the tree is the same for any
 } bsBvhOptions;
 
 bsBvhOptions bsDefaultBvhOptions(void);
