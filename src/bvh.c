@@ -643,11 +643,11 @@ static void bsBuildJob_Run(void* context, size_t begin, size_t end, int worker)
 	}
 }
 
-// Builds the binary tree over b->prims[0, count) into b->nodes (the root's range and box set): the
+// Builds the binary tree into b->nodes (the root, node 0, with its range and box set): the
 // top levels here, the subtrees below on `threads` threads, each in its own region of the node
 // array, then the regions moved down to follow each other in task order. Every statistic is summed
 // in task order, so nothing depends on the thread count.
-static void bsBvhBuilder_Build(bsBvhBuilder* b, uint32_t count, const bsBox* cbox, int threads)
+static void bsBvhBuilder_Build(bsBvhBuilder* b, const bsBox* cbox, int threads)
 {
 	bsBuildTask tasks[BS_BVH_MAX_TASKS];
 	b->tasks = tasks;
@@ -967,7 +967,7 @@ bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const b
 	nodes[0].count = count;
 	bsBvhBuilder_Bounds(&b, 0, count, &box, &cbox);
 	bsBvhNode_SetBox(nodes, &box);
-	bsBvhBuilder_Build(&b, count, &cbox, threads);
+	bsBvhBuilder_Build(&b, &cbox, threads);
 	free(prims);
 	bsParallelFor(threads, n, BS_BVH_BUILD_GRAIN, bsBuildInput_Order, &input);
 
