@@ -507,6 +507,12 @@ static int BuildAndCheck(const char* name, const bsTriangle* tris, uint32_t coun
 	return rc;
 }
 
+// memcmp that accepts the NULL arrays of an empty BVH.
+static bool SameBytes(const void* a, const void* b, size_t size)
+{
+	return size == 0 || memcmp(a, b, size) == 0;
+}
+
 // The same tree, byte for byte, for every thread count of the build (its subtrees are built apart
 // and put in a fixed order): both trees, the triangle order and every statistic but the time.
 static int SameTreeForThreads(const char* name, const bsTriangle* tris, uint32_t count,
@@ -527,10 +533,10 @@ static int SameTreeForThreads(const char* name, const bsTriangle* tris, uint32_t
 		bool same = other.nodeCount == one.nodeCount && other.wideCount == one.wideCount &&
 			other.triCount == one.triCount && other.pad == one.pad &&
 			memcmp(&other.stats, &one.stats, sizeof one.stats) == 0 &&
-			memcmp(other.nodes, one.nodes, one.nodeCount * sizeof(bsBvhNode)) == 0 &&
-			memcmp(other.wide, one.wide, one.wideCount * sizeof(bsBvhWideNode)) == 0 &&
-			memcmp(other.tris, one.tris, one.triCount * sizeof(bsTriangle)) == 0 &&
-			memcmp(other.triIndex, one.triIndex, one.triCount * sizeof(uint32_t)) == 0;
+			SameBytes(other.nodes, one.nodes, one.nodeCount * sizeof(bsBvhNode)) &&
+			SameBytes(other.wide, one.wide, one.wideCount * sizeof(bsBvhWideNode)) &&
+			SameBytes(other.tris, one.tris, one.triCount * sizeof(bsTriangle)) &&
+			SameBytes(other.triIndex, one.triIndex, one.triCount * sizeof(uint32_t));
 		if (!same)
 		{
 			fprintf(stderr, "%s: the tree built on %d threads differs from the one on 1\n", name,
