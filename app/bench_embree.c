@@ -11,8 +11,8 @@
 //           query) and shrinks tfar to a nearer contact, and the winner is finished with
 //           bsSweep_Finish as blobsim finishes its own. Only the traversal differs, so the answers
 //           must agree with bsBvh_Sweep's bs_methodExact; bs_methodKarabassi is timed beside it.
-//   builds  rtcCommitScene of each geometry (1 thread and all threads) against bsBvh_Build (which is
-//           single-threaded) over the same triangles.
+//   builds  rtcCommitScene of each geometry against bsBvh_Build over the same triangles, on 1 thread
+//           and on all threads each.
 // Both libraries answer the queries in the same order from the same parallel loop (bsParallelFor),
 // one call per query, so the harness is the same for both.
 #include "bench_embree.h"
@@ -853,17 +853,19 @@ static int bsVsFigure(const bsVsEmbreeDef* def, RTCDevice device, const char* na
 
 // --- Builds ---
 
-// Alternated rounds of: bsBvh_Build, then Embree's triangle and user geometry on 1 thread, then on
-// all threads. Each Embree device lives only for its own builds (see bsVsNewDevice).
+// Alternated rounds of: bsBvh_Build on 1 thread, Embree's triangle and user geometry on 1 thread,
+// then the same on all threads. Each Embree device lives only for its own builds (see
+// bsVsNewDevice). Each build is compared with Embree's on as many threads.
 static int bsVsBuilds(const bsVsEmbreeDef* def, const bsTriangle* tris, uint32_t count,
 	const bsBvh* bvh, bsVsSummary* summary)
 {
 	int allThreads = def->threads > 0 ? def->threads : bsCoreCount();
 	int threadRuns = allThreads > 1 ? 2 : 1;
 	int threadCounts[2] = {1, allThreads};
-	enum { bs_buildBlobsim, bs_buildTriangles1, bs_buildUser1, bs_buildTrianglesN, bs_buildUserN,
-		bs_buildCount };
-	double* seconds = calloc((size_t)def->rounds * bs_buildCount, sizeof *seconds);
+	// Per thread run: blobsim, Embree triangles, Embree user geometry.
+	enum { bs_buildBlobsim, bs_buildTriangles, bs_buildUser, bs_buildKinds };
+	int slots = 2 * bs_buildKinds;
+	double* seconds = calloc((size_t)def->rounds * (size_t)slots, sizeof *seconds);
 	if (seconds == NULL)
 	{
 		return bs_exitFailure;
@@ -872,19 +874,22 @@ static int bsVsBuilds(const bsVsEmbreeDef* def, const bsTriangle* tris, uint32_t
 	int status = bs_exitOk;
 	for (int round = 0; round < def->rounds && status == bs_exitOk; ++round)
 	{
-		bsBvh b;
-		bsBvhOptions options = bsDefaultBvhOptions();
-		double t0 = bsNow();
-		bsResult r = bsBvh_Build(&b, tris, count, &options);
-		seconds[bs_buildBlobsim * def->rounds + round] = bsNow() - t0;
-		bsBvh_Destroy(&b);
-		if (r != bs_ok)
-		{
-			fprintf(stderr, "blobsim bench: cannot build the BVH: %s\n", bsResultString(r));
-			status = bs_exitFailure;
-		}
 		for (int tc = 0; tc < threadRuns && status == bs_exitOk; ++tc)
 		{
+			int base = tc * bs_buildKinds;
+			bsBvh b;
+			bsBvhOptions options = bsDefaultBvhOptions();
+			options.threads = threadCounts[tc];
+			double t0 = bsNow();
+			bsResult r = bsBvh_Build(&b, tris, count, &options);
+			seconds[(base + bs_buildBlobsim) * def->rounds + round] = bsNow() - t0;
+			bsBvh_Destroy(&b);
+			if (r != bs_ok)
+			{
+				fprintf(stderr, "blobsim bench: cannot build the BVH: %s\n", bsResultString(r));
+				status = bs_exitFailure;
+				break;
+			}
 			RTCDevice device = bsVsNewDevice(threadCounts[tc]);
 			if (device == NULL)
 			{
@@ -893,9 +898,8 @@ static int bsVsBuilds(const bsVsEmbreeDef* def, const bsTriangle* tris, uint32_t
 			}
 			RTCScene triangles = bsVsNewTriangleScene(device, tris, count);
 			RTCScene users = bsVsNewUserScene(device, &user, count);
-			int slot = tc == 0 ? bs_buildTriangles1 : bs_buildTrianglesN;
-			seconds[slot * def->rounds + round] = bsVsCommit(triangles);
-			seconds[(slot + 1) * def->rounds + round] = bsVsCommit(users);
+			seconds[(base + bs_buildTriangles) * def->rounds + round] = bsVsCommit(triangles);
+			seconds[(base + bs_buildUser) * def->rounds + round] = bsVsCommit(users);
 			if (rtcGetDeviceError(device) != RTC_ERROR_NONE)
 			{
 				status = bs_exitFailure;
@@ -908,36 +912,48 @@ static int bsVsBuilds(const bsVsEmbreeDef* def, const bsTriangle* tris, uint32_t
 	if (status == bs_exitOk)
 	{
 		// Ratios per round first (the medians below sort the columns in place).
-		double ratio[bs_buildCount];
+		double ratio[2 * bs_buildKinds];
 		double ratios[BS_VS_MAX_BUILD_ROUNDS];
 		int n = def->rounds < BS_VS_MAX_BUILD_ROUNDS ? def->rounds : BS_VS_MAX_BUILD_ROUNDS;
-		for (int slot = bs_buildTriangles1; slot < bs_buildCount; ++slot)
-		{
-			for (int round = 0; round < n; ++round)
-			{
-				ratios[round] = seconds[bs_buildBlobsim * def->rounds + round] /
-					seconds[slot * def->rounds + round];
-			}
-			ratio[slot] = bsVsMedian(ratios, n);
-		}
-		double blobsim = bsVsMedian(seconds + bs_buildBlobsim * def->rounds, def->rounds);
-		printf("build, %u triangles, %d alternated rounds (bsBvh_Build is single-threaded):\n",
-			count, def->rounds);
-		printf("  %-36s %8s %8s %s\n", "", "seconds", "ratio", "(median time; median of the rounds' "
-			"blobsim time / Embree time)");
-		printf("  %-36s %8.4f\n", "blobsim bsBvh_Build", blobsim);
 		for (int tc = 0; tc < threadRuns; ++tc)
 		{
-			int slot = tc == 0 ? bs_buildTriangles1 : bs_buildTrianglesN;
-			for (int k = 0; k < 2; ++k)
+			int base = tc * bs_buildKinds;
+			for (int slot = base + bs_buildTriangles; slot <= base + bs_buildUser; ++slot)
 			{
-				double s = bsVsMedian(seconds + (slot + k) * def->rounds, def->rounds);
-				char label[64];
-				snprintf(label, sizeof label, "Embree %s, %d thread%s", k == 0 ? "triangles" : "user geometry",
-					threadCounts[tc], threadCounts[tc] == 1 ? "" : "s");
-				printf("  %-36s %8.4f %7.2fx\n", label, s, ratio[slot + k]);
+				for (int round = 0; round < n; ++round)
+				{
+					ratios[round] = seconds[(base + bs_buildBlobsim) * def->rounds + round] /
+						seconds[slot * def->rounds + round];
+				}
+				ratio[slot] = bsVsMedian(ratios, n);
 			}
-			summary->buildRatio[tc] = ratio[slot];
+		}
+		printf("build, %u triangles, %d alternated rounds; blobsim's tree: SAH cost %.2f, %u nodes "
+			"(the same tree on any thread count):\n", count, def->rounds, bvh->stats.sahCost,
+			bvh->stats.nodes);
+		printf("  %-36s %8s %8s %s\n", "", "seconds", "ratio", "(median time; median of the rounds' "
+			"blobsim time / Embree time, same threads)");
+		for (int tc = 0; tc < threadRuns; ++tc)
+		{
+			int base = tc * bs_buildKinds;
+			static const char* const kinds[bs_buildKinds] = {"blobsim bsBvh_Build", "Embree triangles",
+				"Embree user geometry"};
+			for (int k = 0; k < bs_buildKinds; ++k)
+			{
+				double s = bsVsMedian(seconds + (base + k) * def->rounds, def->rounds);
+				char label[64];
+				snprintf(label, sizeof label, "%s, %d thread%s", kinds[k], threadCounts[tc],
+					threadCounts[tc] == 1 ? "" : "s");
+				if (k == bs_buildBlobsim)
+				{
+					printf("  %-36s %8.4f\n", label, s);
+				}
+				else
+				{
+					printf("  %-36s %8.4f %7.2fx\n", label, s, ratio[base + k]);
+				}
+			}
+			summary->buildRatio[tc] = ratio[base + bs_buildTriangles];
 		}
 		summary->built = true;
 		fflush(stdout);

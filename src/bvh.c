@@ -1,5 +1,7 @@
 #include "blobsim/bvh.h"
 
+#include "blobsim/parallel.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdbool.h>
@@ -20,10 +22,27 @@ bsBvhOptions bsDefaultBvhOptions(void)
 	options.bins = 16;
 	options.maxLeafSize = 4;
 	options.traversalCost = 1.0;
+	options.threads = 1;
 	return options;
 }
 
 // --- Float bounds that contain double geometry ---
+
+// The next float above (up) or below finite f: nextafterf's answer without its call (every triangle
+// of a build takes up to six).
+static float bsFloatStep(float f, bool up)
+{
+	if (f == 0.0f)
+	{
+		return up ? FLT_TRUE_MIN : -FLT_TRUE_MIN;
+	}
+	uint32_t bits;
+	memcpy(&bits, &f, sizeof bits);
+	// Up from a positive float, or down from a negative one, is one step away from zero.
+	bits = (f > 0.0f) == up ? bits + 1u : bits - 1u;
+	memcpy(&f, &bits, sizeof f);
+	return f;
+}
 
 // The largest float <= x (-inf below the float range).
 static float bsFloatDown(double x)
@@ -39,7 +58,7 @@ static float bsFloatDown(double x)
 	float f = (float)x;
 	if ((double)f > x)
 	{
-		f = nextafterf(f, -INFINITY);
+		f = bsFloatStep(f, false);
 	}
 	return f;
 }
@@ -58,72 +77,203 @@ static float bsFloatUp(double x)
 	float f = (float)x;
 	if ((double)f < x)
 	{
-		f = nextafterf(f, INFINITY);
+		f = bsFloatStep(f, true);
 	}
 	return f;
 }
 
-// x rounded to float and clamped to the finite range (centroids: only ordering matters).
-static float bsFloatClamp(double x)
-{
-	if (x > (double)FLT_MAX)
-	{
-		return FLT_MAX;
-	}
-	if (x < -(double)FLT_MAX)
-	{
-		return -FLT_MAX;
-	}
-	return (float)x;
-}
-
 // --- Build ---
 
+// Four float lanes (x, y, z and an unused fourth) for the build's boxes: SSE where there is SSE2,
+// plain floats otherwise (the same operations lane by lane, so the same trees).
+#if defined(__SSE2__)
+typedef __m128 bsF4;
+
+static inline bsF4 bsF4_Load(const float* p)
+{
+	return _mm_load_ps(p);
+}
+
+static inline void bsF4_Store(float* p, bsF4 a)
+{
+	_mm_store_ps(p, a);
+}
+
+static inline bsF4 bsF4_Set1(float x)
+{
+	return _mm_set1_ps(x);
+}
+
+static inline bsF4 bsF4_Min(bsF4 a, bsF4 b)
+{
+	return _mm_min_ps(a, b);
+}
+
+static inline bsF4 bsF4_Max(bsF4 a, bsF4 b)
+{
+	return _mm_max_ps(a, b);
+}
+
+// a + b and (a - b) c, lane by lane.
+static inline bsF4 bsF4_Add(bsF4 a, bsF4 b)
+{
+	return _mm_add_ps(a, b);
+}
+
+static inline bsF4 bsF4_SubMul(bsF4 a, bsF4 b, bsF4 c)
+{
+	return _mm_mul_ps(_mm_sub_ps(a, b), c);
+}
+
+static inline bsF4 bsF4_Half(bsF4 a)
+{
+	return _mm_mul_ps(a, _mm_set1_ps(0.5f));
+}
+
+// The bin of every lane: f truncated, f at or above `last` (or NaN) to `last`, as bsBinning_Index.
+static inline void bsF4_Bins(bsF4 f, bsF4 last, int32_t out[4])
+{
+	_mm_storeu_si128((__m128i*)out, _mm_cvttps_epi32(_mm_min_ps(f, last)));
+}
+#else
+typedef struct bsF4
+{
+	float v[4];
+} bsF4;
+
+static inline bsF4 bsF4_Load(const float* p)
+{
+	bsF4 a = {{p[0], p[1], p[2], p[3]}};
+	return a;
+}
+
+static inline void bsF4_Store(float* p, bsF4 a)
+{
+	memcpy(p, a.v, sizeof a.v);
+}
+
+static inline bsF4 bsF4_Set1(float x)
+{
+	bsF4 a = {{x, x, x, x}};
+	return a;
+}
+
+// The operand order of SSE's minps/maxps: the second operand when the comparison is false.
+static inline bsF4 bsF4_Min(bsF4 a, bsF4 b)
+{
+	for (int i = 0; i < 4; ++i)
+	{
+		a.v[i] = a.v[i] < b.v[i] ? a.v[i] : b.v[i];
+	}
+	return a;
+}
+
+static inline bsF4 bsF4_Max(bsF4 a, bsF4 b)
+{
+	for (int i = 0; i < 4; ++i)
+	{
+		a.v[i] = a.v[i] > b.v[i] ? a.v[i] : b.v[i];
+	}
+	return a;
+}
+
+static inline bsF4 bsF4_Add(bsF4 a, bsF4 b)
+{
+	for (int i = 0; i < 4; ++i)
+	{
+		a.v[i] = a.v[i] + b.v[i];
+	}
+	return a;
+}
+
+static inline bsF4 bsF4_SubMul(bsF4 a, bsF4 b, bsF4 c)
+{
+	for (int i = 0; i < 4; ++i)
+	{
+		a.v[i] = (a.v[i] - b.v[i]) * c.v[i];
+	}
+	return a;
+}
+
+static inline bsF4 bsF4_Half(bsF4 a)
+{
+	for (int i = 0; i < 4; ++i)
+	{
+		a.v[i] = a.v[i] * 0.5f;
+	}
+	return a;
+}
+
+static inline void bsF4_Bins(bsF4 f, bsF4 last, int32_t out[4])
+{
+	for (int i = 0; i < 4; ++i)
+	{
+		out[i] = (int32_t)(f.v[i] < last.v[i] ? f.v[i] : last.v[i]);
+	}
+}
+#endif
+
+// A box as two lanes of four (the fourth lane unused).
 typedef struct bsBox
 {
-	float min[3];
-	float max[3];
+	bsF4 min;
+	bsF4 max;
 } bsBox;
 
-// Per-triangle build data: float bounds (containing the double triangle) and centroid.
+// Per-triangle build data: float bounds containing the double triangle, fourth lanes 0. Its centroid
+// is the bounds' midpoint, halves summed (no overflow).
 typedef struct bsBuildPrim
 {
-	float min[3];
-	float max[3];
-	float c[3];
+	_Alignas(16) float min[4];
+	float max[4];
 } bsBuildPrim;
 
+// Builds one subtree: the top levels (serially) or one of the subtrees below them (each on its own
+// builder, possibly on another thread, writing its own range of nodes, prims and indices).
 typedef struct bsBvhBuilder
 {
 	bsBvhNode* nodes;
-	uint32_t nodeCount;
+	uint32_t nodeCount;  // the next free node (a task: within its own region)
 	bsBuildPrim* prims;  // slot order: prims[i] belongs to index[i], partitioned together
 	uint32_t* index;     // leaf order -> caller's index, partitioned in place
 	int bins;
 	uint32_t maxLeafSize;
 	double traversalCost;
+	const bsBox* emptyBins;  // BS_BVH_MAX_BINS empty boxes
+	uint32_t taskDepth;  // the top builder stops here and leaves the node to a task (0: never)
+	struct bsBuildTask* tasks;
+	uint32_t taskCount;
 	uint32_t leaves;
 	uint32_t depth;
 	uint32_t maxLeafTriangles;
 	double sah;  // not yet divided by the root's area
 } bsBvhBuilder;
 
+// A subtree left by the top builder: its root node (already placed), range, centroid box and depth.
+typedef struct bsBuildTask
+{
+	uint32_t node;
+	uint32_t depth;
+	bsBox cbox;
+	uint32_t regionStart;  // where its nodes go while it runs (2 count - 2 of them at most)
+	bsBvhBuilder result;   // its builder, with its statistics
+} bsBuildTask;
+
 static inline void bsBox_SetEmpty(bsBox* b)
 {
-	for (int a = 0; a < 3; ++a)
-	{
-		b->min[a] = INFINITY;
-		b->max[a] = -INFINITY;
-	}
+	b->min = bsF4_Set1(INFINITY);
+	b->max = bsF4_Set1(-INFINITY);
 }
 
-static inline void bsBox_Grow(bsBox* b, const float* min, const float* max)
+static inline void bsBox_Grow(bsBox* b, bsF4 min, bsF4 max)
 {
-	for (int a = 0; a < 3; ++a)
-	{
-		b->min[a] = min[a] < b->min[a] ? min[a] : b->min[a];
-		b->max[a] = max[a] > b->max[a] ? max[a] : b->max[a];
-	}
+	b->min = bsF4_Min(b->min, min);
+	b->max = bsF4_Max(b->max, max);
+}
+
+static inline void bsBox_Merge(bsBox* b, const bsBox* other)
+{
+	bsBox_Grow(b, other->min, other->max);
 }
 
 // Half the surface area, in double (no overflow for large float boxes).
@@ -135,7 +285,20 @@ static double bsHalfArea(const float* min, const float* max)
 	return dx * dy + dy * dz + dz * dx;
 }
 
-// Bounds and centroid bounds of index[first, first + count).
+static double bsBox_HalfArea(const bsBox* b)
+{
+	_Alignas(16) float min[4], max[4];
+	bsF4_Store(min, b->min);
+	bsF4_Store(max, b->max);
+	return bsHalfArea(min, max);
+}
+
+static inline bsF4 bsBuildPrim_Centroid(bsF4 min, bsF4 max)
+{
+	return bsF4_Add(bsF4_Half(min), bsF4_Half(max));
+}
+
+// Bounds and centroid bounds of prims[first, first + count).
 static void bsBvhBuilder_Bounds(const bsBvhBuilder* b, uint32_t first, uint32_t count, bsBox* box,
 	bsBox* cbox)
 {
@@ -143,159 +306,245 @@ static void bsBvhBuilder_Bounds(const bsBvhBuilder* b, uint32_t first, uint32_t 
 	bsBox_SetEmpty(cbox);
 	for (uint32_t i = first; i < first + count; ++i)
 	{
-		const bsBuildPrim* p = b->prims + i;
-		bsBox_Grow(box, p->min, p->max);
-		bsBox_Grow(cbox, p->c, p->c);
+		bsF4 min = bsF4_Load(b->prims[i].min);
+		bsF4 max = bsF4_Load(b->prims[i].max);
+		bsBox_Grow(box, min, max);
+		bsF4 c = bsBuildPrim_Centroid(min, max);
+		bsBox_Grow(cbox, c, c);
 	}
 }
 
 static void bsBvhNode_SetBox(bsBvhNode* node, const bsBox* box)
 {
+	_Alignas(16) float min[4], max[4];
+	bsF4_Store(min, box->min);
+	bsF4_Store(max, box->max);
 	for (int a = 0; a < 3; ++a)
 	{
-		node->min[a] = box->min[a];
-		node->max[a] = box->max[a];
+		node->min[a] = min[a];
+		node->max[a] = max[a];
 	}
 }
 
-// The split plan of one axis: where centroid c falls among the bins.
+// The split plan: where a centroid falls among the bins, on all three axes at once.
 typedef struct bsBinning
 {
-	float origin[3];
-	float scale[3];  // bins / extent; 0 on an axis where all centroids are equal
+	bsF4 origin;
+	bsF4 scale;  // bins / extent; 0 on an axis where all centroids are equal (and in the fourth lane)
+	bsF4 last;   // bins - 1
 	int bins;
 } bsBinning;
 
-static inline int bsBinning_Index(const bsBinning* g, int axis, const float* c)
+// The bins of centroid c on the three axes. (c - origin) scale >= 0; a NaN (inf * 0 on a flat axis)
+// goes to the last bin, never to an undefined conversion.
+static inline void bsBinning_Index(const bsBinning* g, bsF4 c, int32_t bin[4])
 {
-	float f = (c[axis] - g->origin[axis]) * g->scale[axis];
-	// f >= 0; the comparison also sends a NaN (inf * 0 on a flat axis) to the last bin, never to
-	// an undefined float-to-int conversion.
-	return f < (float)(g->bins - 1) ? (int)f : g->bins - 1;
+	bsF4_Bins(bsF4_SubMul(c, g->origin, g->scale), g->last, bin);
 }
 
-// Finds the binned-SAH split of index[first, first + count) with the lowest cost. Cost is
+// The bins of one node on the three axes.
+typedef struct bsBins
+{
+	bsBox box[3][BS_BVH_MAX_BINS];
+	uint32_t count[3][BS_BVH_MAX_BINS];
+} bsBins;
+
+// Sets up the binning of a node whose centroids span cbox. Returns false when every axis is flat.
+static bool bsBinning_Set(bsBinning* g, const bsBox* cbox, int bins)
+{
+	_Alignas(16) float cmin[4], cmax[4], scale[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+	bsF4_Store(cmin, cbox->min);
+	bsF4_Store(cmax, cbox->max);
+	cmin[3] = 0.0f;
+	bool any = false;
+	for (int a = 0; a < 3; ++a)
+	{
+		double extent = (double)cmax[a] - (double)cmin[a];
+		float s = (float)((double)bins / extent);
+		// A tiny or huge extent could give an infinite scale or a zero one: treat the axis as flat.
+		if (extent > 0.0 && extent <= (double)FLT_MAX && isfinite(s) && s > 0.0f)
+		{
+			scale[a] = s;
+			any = true;
+		}
+	}
+	g->origin = bsF4_Load(cmin);
+	g->scale = bsF4_Load(scale);
+	g->last = bsF4_Set1((float)(bins - 1));
+	g->bins = bins;
+	return any;
+}
+
+// The cost of the best split of one axis's bins (and the split: bins [0, s] on the left), if any
+// leaves both sides non-empty. Only splits right after a non-empty bin are evaluated: a split after
+// an empty bin makes the same two sides as the one after the last non-empty bin before it, at the
+// same cost, and the first of equal costs is kept.
+static bool bsBins_BestSplit(const bsBins* bins, int axis, int nb, double invArea,
+	double traversalCost, double* outCost, int* outBin)
+{
+	int used[BS_BVH_MAX_BINS];
+	int n = 0;
+	for (int i = 0; i < nb; ++i)
+	{
+		if (bins->count[axis][i] > 0)
+		{
+			used[n++] = i;
+		}
+	}
+	if (n < 2)
+	{
+		return false;
+	}
+	// rightArea[j], rightCount[j]: the bins used[j + 1 ..] together.
+	double rightArea[BS_BVH_MAX_BINS];
+	uint32_t rightCount[BS_BVH_MAX_BINS];
+	bsBox acc;
+	bsBox_SetEmpty(&acc);
+	uint32_t total = 0;
+	for (int j = n - 1; j >= 1; --j)
+	{
+		bsBox_Merge(&acc, &bins->box[axis][used[j]]);
+		total += bins->count[axis][used[j]];
+		rightArea[j - 1] = bsBox_HalfArea(&acc);
+		rightCount[j - 1] = total;
+	}
+	bool found = false;
+	double best = (double)INFINITY;
+	bsBox_SetEmpty(&acc);
+	total = 0;
+	for (int j = 0; j + 1 < n; ++j)
+	{
+		bsBox_Merge(&acc, &bins->box[axis][used[j]]);
+		total += bins->count[axis][used[j]];
+		double cost = traversalCost + invArea * (bsBox_HalfArea(&acc) * (double)total +
+			rightArea[j] * (double)rightCount[j]);
+		if (cost < best || !found)
+		{
+			found = true;
+			best = cost;
+			*outBin = used[j];
+		}
+	}
+	*outCost = best;
+	return found;
+}
+
+// Finds the binned-SAH split of prims[first, first + count) with the lowest cost. Cost is
 // traversalCost + (area(L) n(L) + area(R) n(R)) / area(node), comparable with the leaf's cost n.
-// Returns false when no split leaves both sides non-empty (all centroids equal).
+// One pass bins every centroid on all three axes. Returns false when no split leaves both sides
+// non-empty (all centroids equal).
 static bool bsBvhBuilder_FindSplit(const bsBvhBuilder* b, uint32_t first, uint32_t count,
 	double nodeArea, const bsBox* cbox, bsBinning* binning, int* outAxis, int* outBin,
 	double* outCost)
 {
 	int nb = b->bins;
-	binning->bins = nb;
-	bool any = false;
-	for (int a = 0; a < 3; ++a)
-	{
-		binning->origin[a] = cbox->min[a];
-		double extent = (double)cbox->max[a] - (double)cbox->min[a];
-		float scale = (float)((double)nb / extent);
-		// A tiny or huge extent could give an infinite scale or a zero one: treat the axis as flat.
-		if (extent > 0.0 && extent <= (double)FLT_MAX && isfinite(scale) && scale > 0.0f)
-		{
-			binning->scale[a] = scale;
-			any = true;
-		}
-		else
-		{
-			binning->scale[a] = 0.0f;
-		}
-	}
-	if (!any)
+	if (!bsBinning_Set(binning, cbox, nb))
 	{
 		return false;
 	}
-
-	// A flat axis (scale 0) is binned too, without a branch, and never evaluated.
-	bsBox binBox[3][BS_BVH_MAX_BINS];
-	uint32_t binCount[3][BS_BVH_MAX_BINS];
+	// A flat axis (scale 0) is binned too, without a branch, and never split. The empty bins are
+	// copied from the builder's template: most nodes are small, and setting up the bins one by one
+	// cost as much as binning their triangles.
+	bsBins bins;
 	for (int a = 0; a < 3; ++a)
 	{
-		for (int i = 0; i < nb; ++i)
-		{
-			bsBox_SetEmpty(&binBox[a][i]);
-			binCount[a][i] = 0;
-		}
+		memcpy(bins.box[a], b->emptyBins, (size_t)nb * sizeof(bsBox));
+		memset(bins.count[a], 0, (size_t)nb * sizeof(uint32_t));
 	}
 	for (uint32_t k = first; k < first + count; ++k)
 	{
-		const bsBuildPrim* p = b->prims + k;
-		int i0 = bsBinning_Index(binning, 0, p->c);
-		int i1 = bsBinning_Index(binning, 1, p->c);
-		int i2 = bsBinning_Index(binning, 2, p->c);
-		bsBox_Grow(&binBox[0][i0], p->min, p->max);
-		bsBox_Grow(&binBox[1][i1], p->min, p->max);
-		bsBox_Grow(&binBox[2][i2], p->min, p->max);
-		binCount[0][i0] += 1;
-		binCount[1][i1] += 1;
-		binCount[2][i2] += 1;
+		bsF4 min = bsF4_Load(b->prims[k].min);
+		bsF4 max = bsF4_Load(b->prims[k].max);
+		int32_t bin[4];
+		bsBinning_Index(binning, bsBuildPrim_Centroid(min, max), bin);
+		for (int a = 0; a < 3; ++a)
+		{
+			bsBox_Grow(&bins.box[a][bin[a]], min, max);
+			bins.count[a][bin[a]] += 1;
+		}
 	}
 
+	_Alignas(16) float scale[4];
+	bsF4_Store(scale, binning->scale);
 	bool found = false;
 	double bestCost = (double)INFINITY;
 	double invArea = nodeArea > 0.0 && isfinite(nodeArea) ? 1.0 / nodeArea : 1.0;
 	for (int a = 0; a < 3; ++a)
 	{
-		if (binning->scale[a] == 0.0f)
+		double cost;
+		int bin;
+		if (scale[a] != 0.0f &&
+			bsBins_BestSplit(&bins, a, nb, invArea, b->traversalCost, &cost, &bin) &&
+			(cost < bestCost || !found))
 		{
-			continue;
-		}
-		// Split s puts bins [0, s] on the left and [s + 1, nb) on the right.
-		double leftArea[BS_BVH_MAX_BINS], rightArea[BS_BVH_MAX_BINS];
-		uint32_t leftCount[BS_BVH_MAX_BINS], rightCount[BS_BVH_MAX_BINS];
-		bsBox acc;
-		bsBox_SetEmpty(&acc);
-		uint32_t n = 0;
-		for (int s = 0; s < nb - 1; ++s)
-		{
-			if (binCount[a][s] > 0)
-			{
-				bsBox_Grow(&acc, binBox[a][s].min, binBox[a][s].max);
-				n += binCount[a][s];
-			}
-			leftCount[s] = n;
-			leftArea[s] = n > 0 ? bsHalfArea(acc.min, acc.max) : 0.0;
-		}
-		bsBox_SetEmpty(&acc);
-		n = 0;
-		for (int s = nb - 2; s >= 0; --s)
-		{
-			if (binCount[a][s + 1] > 0)
-			{
-				bsBox_Grow(&acc, binBox[a][s + 1].min, binBox[a][s + 1].max);
-				n += binCount[a][s + 1];
-			}
-			rightCount[s] = n;
-			rightArea[s] = n > 0 ? bsHalfArea(acc.min, acc.max) : 0.0;
-		}
-		for (int s = 0; s < nb - 1; ++s)
-		{
-			if (leftCount[s] == 0 || rightCount[s] == 0)
-			{
-				continue;
-			}
-			double cost = b->traversalCost + invArea * (leftArea[s] * (double)leftCount[s] +
-				rightArea[s] * (double)rightCount[s]);
-			if (cost < bestCost || !found)
-			{
-				found = true;
-				bestCost = cost;
-				*outAxis = a;
-				*outBin = s;
-			}
+			found = true;
+			bestCost = cost;
+			*outAxis = a;
+			*outBin = bin;
 		}
 	}
 	*outCost = bestCost;
 	return found;
 }
 
+// Partitions prims[first, first + count) in place: bin <= `bin` on `axis` to the left (the bin
+// function of the binning, so both sides are non-empty). The children's boxes are grown on the way
+// (each prim read once). Returns the first index of the right side.
+static uint32_t bsBvhBuilder_Partition(bsBvhBuilder* b, uint32_t first, uint32_t count,
+	const bsBinning* binning, int axis, int bin, bsBox box[2], bsBox cbox[2])
+{
+	for (int s = 0; s < 2; ++s)
+	{
+		bsBox_SetEmpty(&box[s]);
+		bsBox_SetEmpty(&cbox[s]);
+	}
+	uint32_t i = first, j = first + count;
+	while (i < j)
+	{
+		bsBuildPrim* p = b->prims + i;
+		bsF4 min = bsF4_Load(p->min);
+		bsF4 max = bsF4_Load(p->max);
+		bsF4 c = bsBuildPrim_Centroid(min, max);
+		int32_t bins[4];
+		bsBinning_Index(binning, c, bins);
+		int side = bins[axis] <= bin ? 0 : 1;
+		bsBox_Grow(&box[side], min, max);
+		bsBox_Grow(&cbox[side], c, c);
+		if (side == 0)
+		{
+			++i;
+		}
+		else
+		{
+			--j;
+			bsBuildPrim tp = *p;
+			*p = b->prims[j];
+			b->prims[j] = tp;
+			uint32_t ti = b->index[i];
+			b->index[i] = b->index[j];
+			b->index[j] = ti;
+		}
+	}
+	return i;
+}
+
 // Turns node `nodeIndex` (its range and box set, at `depth`, the root at 1) into a leaf or splits it
-// and recurses. The recursion is at most BS_BVH_MAX_DEPTH deep.
+// and recurses; the top builder leaves a node at its task depth to a task instead. The recursion is
+// at most BS_BVH_MAX_DEPTH deep.
 static void bsBvhBuilder_Subdivide(bsBvhBuilder* b, uint32_t nodeIndex, uint32_t depth,
 	const bsBox* cbox)
 {
 	bsBvhNode* node = b->nodes + nodeIndex;
 	uint32_t first = node->leftFirst;
 	uint32_t count = node->count;
+	if (depth == b->taskDepth && count > 1)
+	{
+		bsBuildTask* task = b->tasks + b->taskCount++;
+		task->node = nodeIndex;
+		task->depth = depth;
+		task->cbox = *cbox;
+		return;
+	}
 	double area = bsHalfArea(node->min, node->max);
 	if (depth > b->depth)
 	{
@@ -305,7 +554,7 @@ static void bsBvhBuilder_Subdivide(bsBvhBuilder* b, uint32_t nodeIndex, uint32_t
 	uint32_t mid = first;
 	bool split = false;
 	bool haveBounds = false;  // the partition computed the children's boxes
-	bsBox leftBox, leftCbox, rightBox, rightCbox;
+	bsBox box[2], childCbox[2];
 	// A node at the maximum depth is a leaf whatever its size: the query's stack depends on it.
 	if (count > 1 && depth < BS_BVH_MAX_DEPTH)
 	{
@@ -316,39 +565,7 @@ static void bsBvhBuilder_Subdivide(bsBvhBuilder* b, uint32_t nodeIndex, uint32_t
 			&cost);
 		if (found && (count > b->maxLeafSize || cost < (double)count))
 		{
-			// In-place partition of the index range by the same bin function as the binning, so
-			// both sides are non-empty; the children's boxes are grown on the way (each triangle
-			// is classified once).
-			bsBox_SetEmpty(&leftBox);
-			bsBox_SetEmpty(&leftCbox);
-			bsBox_SetEmpty(&rightBox);
-			bsBox_SetEmpty(&rightCbox);
-			// The build data moves with the indices, so every pass over a node reads memory in
-			// order.
-			uint32_t i = first, j = first + count;
-			while (i < j)
-			{
-				bsBuildPrim* p = b->prims + i;
-				if (bsBinning_Index(&binning, axis, p->c) <= bin)
-				{
-					bsBox_Grow(&leftBox, p->min, p->max);
-					bsBox_Grow(&leftCbox, p->c, p->c);
-					++i;
-				}
-				else
-				{
-					bsBox_Grow(&rightBox, p->min, p->max);
-					bsBox_Grow(&rightCbox, p->c, p->c);
-					--j;
-					bsBuildPrim tp = *p;
-					*p = b->prims[j];
-					b->prims[j] = tp;
-					uint32_t ti = b->index[i];
-					b->index[i] = b->index[j];
-					b->index[j] = ti;
-				}
-			}
-			mid = i;
+			mid = bsBvhBuilder_Partition(b, first, count, &binning, axis, bin, box, childCbox);
 			split = mid > first && mid < first + count;
 			haveBounds = split;
 		}
@@ -382,14 +599,105 @@ static void bsBvhBuilder_Subdivide(bsBvhBuilder* b, uint32_t nodeIndex, uint32_t
 	r->count = first + count - mid;
 	if (!haveBounds)
 	{
-		bsBvhBuilder_Bounds(b, l->leftFirst, l->count, &leftBox, &leftCbox);
-		bsBvhBuilder_Bounds(b, r->leftFirst, r->count, &rightBox, &rightCbox);
+		bsBvhBuilder_Bounds(b, l->leftFirst, l->count, &box[0], &childCbox[0]);
+		bsBvhBuilder_Bounds(b, r->leftFirst, r->count, &box[1], &childCbox[1]);
 	}
-	bsBvhNode_SetBox(l, &leftBox);
-	bsBvhNode_SetBox(r, &rightBox);
+	bsBvhNode_SetBox(l, &box[0]);
+	bsBvhNode_SetBox(r, &box[1]);
 
-	bsBvhBuilder_Subdivide(b, left, depth + 1, &leftCbox);
-	bsBvhBuilder_Subdivide(b, left + 1, depth + 1, &rightCbox);
+	bsBvhBuilder_Subdivide(b, left, depth + 1, &childCbox[0]);
+	bsBvhBuilder_Subdivide(b, left + 1, depth + 1, &childCbox[1]);
+}
+
+// The top builder stops at this depth (the root at 1), leaving up to 2^(depth - 1) subtrees to tasks
+// that any number of threads share: 8, so 2 threads balance uneven halves. Fixed, so the tree (and
+// every statistic) is the same for every thread count.
+#define BS_BVH_TASK_DEPTH 4
+#define BS_BVH_MAX_TASKS (1u << (BS_BVH_TASK_DEPTH - 1))
+
+typedef struct bsBuildJob
+{
+	const bsBvhBuilder* top;
+	bsBuildTask* tasks;
+	const uint32_t* order;  // tasks by size, largest first (handed out in this order)
+} bsBuildJob;
+
+static void bsBuildJob_Run(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	const bsBuildJob* job = context;
+	for (size_t i = begin; i < end; ++i)
+	{
+		bsBuildTask* task = job->tasks + job->order[i];
+		bsBvhBuilder* b = &task->result;
+		*b = *job->top;
+		b->nodeCount = task->regionStart;
+		b->taskDepth = 0;
+		b->tasks = NULL;
+		b->taskCount = 0;
+		b->leaves = 0;
+		b->depth = 0;
+		b->maxLeafTriangles = 0;
+		b->sah = 0.0;
+		bsBvhBuilder_Subdivide(b, task->node, task->depth, &task->cbox);
+	}
+}
+
+// Builds the binary tree into b->nodes (the root, node 0, with its range and box set): the
+// top levels here, the subtrees below on `threads` threads, each in its own region of the node
+// array, then the regions moved down to follow each other in task order. Every statistic is summed
+// in task order, so nothing depends on the thread count.
+static void bsBvhBuilder_Build(bsBvhBuilder* b, const bsBox* cbox, int threads)
+{
+	bsBuildTask tasks[BS_BVH_MAX_TASKS];
+	b->tasks = tasks;
+	b->taskCount = 0;
+	b->taskDepth = BS_BVH_TASK_DEPTH;
+	bsBvhBuilder_Subdivide(b, 0, 1, cbox);
+
+	// Regions: a subtree of n triangles has at most 2 n - 2 nodes below its root.
+	uint32_t order[BS_BVH_MAX_TASKS];
+	uint32_t next = b->nodeCount;
+	for (uint32_t t = 0; t < b->taskCount; ++t)
+	{
+		tasks[t].regionStart = next;
+		next += 2 * b->nodes[tasks[t].node].count - 2;
+		uint32_t j = t;
+		while (j > 0 && b->nodes[tasks[order[j - 1]].node].count < b->nodes[tasks[t].node].count)
+		{
+			order[j] = order[j - 1];
+			--j;
+		}
+		order[j] = t;
+	}
+	bsBuildJob job = {b, tasks, order};
+	bsParallelFor(threads, b->taskCount, 1, bsBuildJob_Run, &job);
+
+	// Moves each region down to the end of the last and shifts its child indices (and its root's).
+	for (uint32_t t = 0; t < b->taskCount; ++t)
+	{
+		const bsBvhBuilder* r = &tasks[t].result;
+		uint32_t used = r->nodeCount - tasks[t].regionStart;
+		uint32_t shift = tasks[t].regionStart - b->nodeCount;
+		if (shift > 0)
+		{
+			memmove(b->nodes + b->nodeCount, b->nodes + tasks[t].regionStart, used * sizeof(bsBvhNode));
+			for (uint32_t i = b->nodeCount; i < b->nodeCount + used; ++i)
+			{
+				b->nodes[i].leftFirst -= b->nodes[i].count == 0 ? shift : 0;
+			}
+			bsBvhNode* root = b->nodes + tasks[t].node;
+			root->leftFirst -= root->count == 0 ? shift : 0;
+		}
+		b->nodeCount += used;
+		b->leaves += r->leaves;
+		b->depth = r->depth > b->depth ? r->depth : b->depth;
+		b->maxLeafTriangles = r->maxLeafTriangles > b->maxLeafTriangles ? r->maxLeafTriangles
+			: b->maxLeafTriangles;
+		b->sah += r->sah;
+	}
+	b->tasks = NULL;
+	b->taskCount = 0;
 }
 
 
@@ -445,10 +753,11 @@ static void bsWideBuilder_Collapse(bsWideBuilder* w, uint32_t root, uint32_t ind
 		for (uint32_t i = 0; i < n; ++i)
 		{
 			const bsBvhNode* c = w->nodes + slot[i];
-			if (c->count == 0 && bsBvhNode_HalfArea(c) > openArea)
+			double area = c->count == 0 ? bsBvhNode_HalfArea(c) : -1.0;
+			if (area > openArea)
 			{
 				open = (int)i;
-				openArea = bsBvhNode_HalfArea(c);
+				openArea = area;
 			}
 		}
 		if (open < 0)
@@ -534,6 +843,52 @@ static bool bsValidOptions(const bsBvhOptions* o)
 		o->maxLeafSize <= BS_BVH_MAX_LEAF && isfinite(o->traversalCost) && o->traversalCost >= 0.0;
 }
 
+// The build's per-triangle passes, cut into fixed chunks over the build's threads.
+#define BS_BVH_BUILD_GRAIN 8192
+
+typedef struct bsBuildInput
+{
+	const bsTriangle* tris;
+	bsBuildPrim* prims;
+	uint32_t* index;
+	bsTriangle* ordered;
+} bsBuildInput;
+
+// The float bounds of triangles [begin, end).
+static void bsBuildInput_Prims(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	const bsBuildInput* in = context;
+	for (size_t i = begin; i < end; ++i)
+	{
+		// Finite (checked before), so compares rather than libm's fmin/fmax calls.
+		const bsTriangle* t = in->tris + i;
+		bsVec3 lo = bsMinFinite(t->p1, bsMinFinite(t->p2, t->p3));
+		bsVec3 hi = bsMaxFinite(t->p1, bsMaxFinite(t->p2, t->p3));
+		bsBuildPrim* p = in->prims + i;
+		p->min[0] = bsFloatDown(lo.x);
+		p->min[1] = bsFloatDown(lo.y);
+		p->min[2] = bsFloatDown(lo.z);
+		p->min[3] = 0.0f;
+		p->max[0] = bsFloatUp(hi.x);
+		p->max[1] = bsFloatUp(hi.y);
+		p->max[2] = bsFloatUp(hi.z);
+		p->max[3] = 0.0f;
+		in->index[i] = (uint32_t)i;
+	}
+}
+
+// The triangles in leaf order, [begin, end) of them.
+static void bsBuildInput_Order(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	const bsBuildInput* in = context;
+	for (size_t i = begin; i < end; ++i)
+	{
+		in->ordered[i] = in->tris[in->index[i]];
+	}
+}
+
 bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const bsBvhOptions* options)
 {
 	if (bvh == NULL)
@@ -587,25 +942,18 @@ bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const b
 		return bs_errOutOfMemory;
 	}
 
-	for (uint32_t i = 0; i < count; ++i)
-	{
-		bsVec3 lo = bsTriangle_Min(tris + i);
-		bsVec3 hi = bsTriangle_Max(tris + i);
-		bsBuildPrim* p = prims + i;
-		p->min[0] = bsFloatDown(lo.x);
-		p->min[1] = bsFloatDown(lo.y);
-		p->min[2] = bsFloatDown(lo.z);
-		p->max[0] = bsFloatUp(hi.x);
-		p->max[1] = bsFloatUp(hi.y);
-		p->max[2] = bsFloatUp(hi.z);
-		// Half-sums, so huge coordinates do not overflow.
-		p->c[0] = bsFloatClamp(0.5 * lo.x + 0.5 * hi.x);
-		p->c[1] = bsFloatClamp(0.5 * lo.y + 0.5 * hi.y);
-		p->c[2] = bsFloatClamp(0.5 * lo.z + 0.5 * hi.z);
-		index[i] = i;
-	}
+	int threads = bsResolveThreads(o.threads, n);
+	bsBuildInput input = {tris, prims, index, ordered};
+	bsParallelFor(threads, n, BS_BVH_BUILD_GRAIN, bsBuildInput_Prims, &input);
 
+	bsBox emptyBins[BS_BVH_MAX_BINS];
+	for (int i = 0; i < BS_BVH_MAX_BINS; ++i)
+	{
+		bsBox_SetEmpty(&emptyBins[i]);
+	}
 	bsBvhBuilder b;
+	memset(&b, 0, sizeof b);
+	b.emptyBins = emptyBins;
 	b.nodes = nodes;
 	b.nodeCount = 1;
 	b.prims = prims;
@@ -613,23 +961,15 @@ bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const b
 	b.bins = o.bins;
 	b.maxLeafSize = (uint32_t)o.maxLeafSize;
 	b.traversalCost = o.traversalCost;
-	b.leaves = 0;
-	b.depth = 0;
-	b.maxLeafTriangles = 0;
-	b.sah = 0.0;
 
 	bsBox box, cbox;
 	nodes[0].leftFirst = 0;
 	nodes[0].count = count;
 	bsBvhBuilder_Bounds(&b, 0, count, &box, &cbox);
 	bsBvhNode_SetBox(nodes, &box);
-	bsBvhBuilder_Subdivide(&b, 0, 1, &cbox);
+	bsBvhBuilder_Build(&b, &cbox, threads);
 	free(prims);
-
-	for (uint32_t i = 0; i < count; ++i)
-	{
-		ordered[i] = tris[index[i]];
-	}
+	bsParallelFor(threads, n, BS_BVH_BUILD_GRAIN, bsBuildInput_Order, &input);
 
 	float extent = 0.0f;
 	for (int a = 0; a < 3; ++a)
@@ -692,6 +1032,28 @@ typedef struct bsBvhRay
 	float inv[3];
 	float grow;
 } bsBvhRay;
+
+// The float segment of the slab tests for a sweep of the given radius whose coordinates are at most
+// `reach` in magnitude (both at most BS_BVH_FLOAT_LIMIT).
+static bsBvhRay bsMakeBvhRay(const bsBvh* bvh, const bsSweep* sweep, double radius, double reach)
+{
+	bsBvhRay ray;
+	double o[3] = {sweep->c1.x, sweep->c1.y, sweep->c1.z};
+	double d[3] = {sweep->d.x, sweep->d.y, sweep->d.z};
+	for (int a = 0; a < 3; ++a)
+	{
+		ray.o[a] = (float)o[a];
+		float df = (float)d[a];
+		// A (nearly) zero component would give inf and then 0 * inf = NaN: use a large
+		// finite inverse instead. The motion ignored (< 1e-30) is covered by the pad.
+		ray.inv[a] = fabsf(df) < 1e-30f ? copysignf(1e30f, df) : 1.0f / df;
+	}
+	// The pad covers the rounding of the box arithmetic (bvh->pad), of the query converted
+	// to float (relative 1e-6 of its magnitude) and the ignored tiny motion (1e-29).
+	float pad = bvh->pad + (float)(1e-6 * (radius + reach)) + 1e-29f;
+	ray.grow = (float)radius + pad;
+	return ray;
+}
 
 // Slab test of the segment against the four boxes of a wide node, each grown by ray->grow: returns
 // a bit per slot whose box the segment enters at or before `limit` (clipped to [0, limit]) and the
@@ -767,6 +1129,32 @@ static inline double bsNextUp(double t)
 	return t;
 }
 
+// The bound a triangle's test is run with: only contacts nearer than the best count, or as near for
+// a lower caller's index (the kernels report t < tmax and their t does not depend on tmax).
+static inline double bsBvhBest_Bound(const bsBvhBest* best, uint32_t index)
+{
+	if (!best->found)
+	{
+		return 2.0;
+	}
+	return index < best->index ? bsNextUp(best->hit.t) : best->hit.t;
+}
+
+// Keeps contact h of triangle k (leaf order; index the caller's) when it beats the best. Returns
+// whether it did.
+static inline bool bsBvhBest_Offer(bsBvhBest* best, const bsTriangleHit* h, uint32_t k, uint32_t index)
+{
+	if (best->found && !(h->t < best->hit.t || (h->t == best->hit.t && index < best->index)))
+	{
+		return false;
+	}
+	best->hit = *h;
+	best->k = k;
+	best->index = index;
+	best->found = true;
+	return true;
+}
+
 // Tests triangles [first, first + count) (leaf order). Returns true when the best contact changed.
 static inline bool bsBvh_TestRange(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
 	uint32_t first, uint32_t count, bsBvhBest* best)
@@ -777,21 +1165,10 @@ static inline bool bsBvh_TestRange(const bsBvh* bvh, bsMethod method, const bsSw
 		const bsTriangle* tri = bvh->tris + k;
 		bsTriangleHit h;
 		uint32_t index = bvh->triIndex[k];
-		double tmax = 2.0;
-		if (best->found)
+		double tmax = bsBvhBest_Bound(best, index);
+		if (bsSweepTriangle(method, tri, sweep, tmax, &h))
 		{
-			// Only contacts nearer than the best count, or as near for a lower index: the kernels
-			// report t < tmax and their t does not depend on tmax.
-			tmax = index < best->index ? bsNextUp(best->hit.t) : best->hit.t;
-		}
-		if (bsSweepTriangle(method, tri, sweep, tmax, &h) &&
-			(!best->found || h.t < best->hit.t || (h.t == best->hit.t && index < best->index)))
-		{
-			best->hit = h;
-			best->k = k;
-			best->index = index;
-			best->found = true;
-			changed = true;
+			changed |= bsBvhBest_Offer(best, &h, k, index);
 		}
 	}
 	return changed;
@@ -913,6 +1290,167 @@ static bool bsBvh_Traverse(const bsBvh* bvh, bsMethod method, const bsSweep* swe
 	}
 }
 
+// --- The ray's own walk ---
+
+// Triangles [first, first + count) (leaf order) against the segment, with the segment's frame made
+// once per query: bsBvh_TestRange for bs_methodRay, the same answers. Returns true when the best
+// contact changed.
+static inline bool bsBvh_RayRange(const bsBvh* bvh, const bsSweep* sweep, const bsRayFrame* frame,
+	uint32_t first, uint32_t count, bsBvhBest* best)
+{
+	bool changed = false;
+	for (uint32_t k = first; k < first + count; ++k)
+	{
+		uint32_t index = bvh->triIndex[k];
+		bsTriangleHit h;
+		if (bsRayTriangleFramed(bvh->tris + k, sweep, frame, bsBvhBest_Bound(best, index), &h))
+		{
+			changed |= bsBvhBest_Offer(best, &h, k, index);
+		}
+	}
+	return changed;
+}
+
+// The segment's slab-test operands as the walk uses them: with SSE2 broadcast once per query
+// (bsBvhRay_Boxes broadcasts them at every node), the same float operations in the same order, so
+// the same mask and entry times.
+#if defined(__SSE2__)
+typedef struct bsBvhRayLanes
+{
+	__m128 o[3];
+	__m128 inv[3];
+	__m128 grow;
+} bsBvhRayLanes;
+
+static inline bsBvhRayLanes bsMakeBvhRayLanes(const bsBvhRay* r)
+{
+	bsBvhRayLanes l;
+	for (int a = 0; a < 3; ++a)
+	{
+		l.o[a] = _mm_set1_ps(r->o[a]);
+		l.inv[a] = _mm_set1_ps(r->inv[a]);
+	}
+	l.grow = _mm_set1_ps(r->grow);
+	return l;
+}
+
+static inline unsigned bsBvhRayLanes_Boxes(const bsBvhRayLanes* l, const bsBvhWideNode* n, float limit,
+	float entry[4])
+{
+	__m128 tmin = _mm_setzero_ps();
+	__m128 tmax = _mm_set1_ps(limit);
+	for (int a = 0; a < 3; ++a)
+	{
+		__m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_sub_ps(_mm_load_ps(n->min[a]), l->grow), l->o[a]), l->inv[a]);
+		__m128 t2 = _mm_mul_ps(_mm_sub_ps(_mm_add_ps(_mm_load_ps(n->max[a]), l->grow), l->o[a]), l->inv[a]);
+		tmin = _mm_max_ps(tmin, _mm_min_ps(t1, t2));
+		tmax = _mm_min_ps(tmax, _mm_max_ps(t1, t2));
+	}
+	_mm_storeu_ps(entry, tmin);
+	return (unsigned)_mm_movemask_ps(_mm_cmple_ps(tmin, tmax));
+}
+#else
+typedef bsBvhRay bsBvhRayLanes;
+
+static inline bsBvhRayLanes bsMakeBvhRayLanes(const bsBvhRay* r)
+{
+	return *r;
+}
+
+static inline unsigned bsBvhRayLanes_Boxes(const bsBvhRayLanes* l, const bsBvhWideNode* n, float limit,
+	float entry[4])
+{
+	return bsBvhRay_Boxes(l, n, limit, entry);
+}
+#endif
+
+// A deferred child of the ray walk: a wide node (count 0) or a leaf's range, with its float entry time.
+typedef struct bsBvhRayEntry
+{
+	uint32_t child;
+	uint32_t count;
+	float key;
+} bsBvhRayEntry;
+
+// The walk of bs_methodRay: a segment crosses few boxes (short segments enter one child of most
+// nodes), so it spends its time on the per-node overhead rather than on the triangle tests. Unlike
+// bsBvh_Traverse it keeps float keys and makes no distance sort: the nearest entered child is taken
+// next and the others are pushed in slot order; the search interval is the float `limit`, at or
+// above the best t, so a box or deferred entry is dropped only when it cannot hold a contact at or
+// before the best t (the answer does not depend on the order, only the work). Returns false if the
+// stack would overflow (impossible for a tree from bsBvh_Build).
+static bool bsBvh_RayWalk(const bsBvh* bvh, const bsSweep* sweep, const bsBvhRay* ray,
+	bsBvhBest* best, uint64_t* visited, uint64_t* tested)
+{
+	bsRayFrame frame = bsMakeRayFrame(sweep);
+	const bsBvhRayLanes lanes = bsMakeBvhRayLanes(ray);
+	bsBvhRayEntry stack[BS_BVH_STACK];
+	int top = 0;
+	float limit = 1.0f;
+	uint32_t child = 0, count = 0;
+	for (;;)
+	{
+		if (count > 0)
+		{
+			*tested += count;
+			if (bsBvh_RayRange(bvh, sweep, &frame, child, count, best))
+			{
+				limit = bsFloatUp(best->hit.t);
+			}
+		}
+		else
+		{
+			const bsBvhWideNode* node = bvh->wide + child;
+			*visited += 1;
+			float entry[4];
+			unsigned mask = bsBvhRayLanes_Boxes(&lanes, node, limit, entry);
+			if (mask != 0)
+			{
+				if (top + 3 > BS_BVH_STACK)
+				{
+					return false;
+				}
+				int nearest = __builtin_ctz(mask);
+				// Most nodes of a short segment have one entered child: nothing to order or push.
+				if ((mask & (mask - 1)) != 0)
+				{
+					for (unsigned m = mask & (mask - 1); m != 0; m &= m - 1)
+					{
+						int i = __builtin_ctz(m);
+						nearest = entry[i] < entry[nearest] ? i : nearest;
+					}
+					// The others from the last slot down, so the lowest is popped first.
+					for (unsigned m = mask & ~(1u << nearest); m != 0;)
+					{
+						int i = 31 - __builtin_clz(m);
+						m &= ~(1u << i);
+						bsBvhRayEntry c = {node->child[i], node->count[i], entry[i]};
+						stack[top++] = c;
+					}
+				}
+				child = node->child[nearest];
+				count = node->count[nearest];
+				continue;
+			}
+		}
+		// The next deferred entry the segment enters at or before the limit.
+		for (;;)
+		{
+			if (top == 0)
+			{
+				return true;
+			}
+			bsBvhRayEntry e = stack[--top];
+			if (e.key <= limit)
+			{
+				child = e.child;
+				count = e.count;
+				break;
+			}
+		}
+	}
+}
+
 // The answer to an invalid query: a miss that stays put where possible (t = 1, centre C2, or C1
 // when C2 is not finite, or the origin when neither is), no NaN anywhere.
 static void bsBvh_InvalidMiss(const bsSweepInput* input, bsSweepOutput* out)
@@ -938,6 +1476,52 @@ static void bsBvh_InvalidMiss(const bsSweepInput* input, bsSweepOutput* out)
 
 // Beyond this magnitude the float slab test cannot be trusted: such queries scan every triangle.
 #define BS_BVH_FLOAT_LIMIT 1e30
+
+// bsBvh_SweepPrepared for bs_methodRay: its own walk, no contact refinement (bsSweep_RefinesContact
+// is false for rays).
+static void bsBvh_RayQuery(const bsBvh* bvh, const bsSweep* sweep, bsSweepOutput* out,
+	bsQueryStats* stats)
+{
+	bsBvhBest best;
+	memset(&best, 0, sizeof best);
+	uint64_t visited = 0, tested = 0;
+	if (bvh->triCount > 0)
+	{
+		double reach = bsMaxAbsFinite(sweep->c1);
+		double reach2 = bsMaxAbsFinite(sweep->c2);
+		reach = reach > reach2 ? reach : reach2;
+		bool scan = !(reach <= BS_BVH_FLOAT_LIMIT);
+		if (!scan)
+		{
+			bsBvhRay ray = bsMakeBvhRay(bvh, sweep, 0.0, reach);
+			scan = !bsBvh_RayWalk(bvh, sweep, &ray, &best, &visited, &tested);
+			if (scan)
+			{
+				memset(&best, 0, sizeof best);
+			}
+		}
+		if (scan)
+		{
+			tested += bvh->triCount;
+			bsBvh_TestRange(bvh, bs_methodRay, sweep, 0, bvh->triCount, &best);
+		}
+	}
+	if (best.found)
+	{
+		bsSweep_Finish(sweep, bvh->tris + best.k, bvh->triIndex[best.k], &best.hit, out);
+	}
+	else
+	{
+		bsSweep_Miss(sweep, out);
+	}
+	if (stats != NULL)
+	{
+		stats->queries += 1;
+		stats->nodesVisited += visited;
+		stats->trianglesTested += tested;
+		stats->hits += best.found ? 1u : 0u;
+	}
+}
 
 bsResult bsBvh_Sweep(const bsBvh* bvh, bsMethod method, const bsSweepInput* input,
 	bsSweepOutput* out, bsQueryStats* stats)
@@ -965,6 +1549,11 @@ bsResult bsBvh_Sweep(const bsBvh* bvh, bsMethod method, const bsSweepInput* inpu
 void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepared, bsSweepOutput* out,
 	bsQueryStats* stats)
 {
+	if (method == bs_methodRay)
+	{
+		bsBvh_RayQuery(bvh, prepared, out, stats);
+		return;
+	}
 	const bsSweep sweep = *prepared;
 	if (stats != NULL)
 	{
@@ -981,21 +1570,7 @@ void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepa
 		bool scan = !(reach <= BS_BVH_FLOAT_LIMIT && radius <= BS_BVH_FLOAT_LIMIT);
 		if (!scan)
 		{
-			bsBvhRay ray;
-			double o[3] = {sweep.c1.x, sweep.c1.y, sweep.c1.z};
-			double d[3] = {sweep.d.x, sweep.d.y, sweep.d.z};
-			for (int a = 0; a < 3; ++a)
-			{
-				ray.o[a] = (float)o[a];
-				float df = (float)d[a];
-				// A (nearly) zero component would give inf and then 0 * inf = NaN: use a large
-				// finite inverse instead. The motion ignored (< 1e-30) is covered by the pad.
-				ray.inv[a] = fabsf(df) < 1e-30f ? copysignf(1e30f, df) : 1.0f / df;
-			}
-			// The pad covers the rounding of the box arithmetic (bvh->pad), of the query converted
-			// to float (relative 1e-6 of its magnitude) and the ignored tiny motion (1e-29).
-			float pad = bvh->pad + (float)(1e-6 * (radius + reach)) + 1e-29f;
-			ray.grow = (float)radius + pad;
+			bsBvhRay ray = bsMakeBvhRay(bvh, &sweep, radius, reach);
 			scan = !bsBvh_Traverse(bvh, method, &sweep, &ray, &best, &visited, &tested);
 			if (scan)
 			{

@@ -59,10 +59,10 @@ typedef struct bsRayPoint
 // in cyclic order, and a point P maps to (P - C1) minus the multiple of the direction that brings its
 // z to 0. The map depends only on the segment and the vertex, so a vertex shared by several
 // triangles lands on the same 2D point, bit for bit, in each of them: that is what makes the test
-// watertight.
-static bsRayPoint bsRay_Project(const bsSweep* s, bsVec3 p)
+// watertight. The frame is made once per segment (bsMakeRayFrame), so a walk over many triangles
+// divides once, not six times per triangle; the points are the same doubles either way.
+bsRayFrame bsMakeRayFrame(const bsSweep* s)
 {
-	double a[3] = {p.x - s->c1.x, p.y - s->c1.y, p.z - s->c1.z};
 	double d[3] = {s->d.x, s->d.y, s->d.z};
 	int kz = 0;
 	if (fabs(d[1]) > fabs(d[kz]))
@@ -73,11 +73,22 @@ static bsRayPoint bsRay_Project(const bsSweep* s, bsVec3 p)
 	{
 		kz = 2;
 	}
-	int kx = kz == 2 ? 0 : kz + 1;
-	int ky = kx == 2 ? 0 : kx + 1;
+	bsRayFrame f;
+	f.kx = kz == 2 ? 0 : kz + 1;
+	f.ky = f.kx == 2 ? 0 : f.kx + 1;
+	f.kz = kz;
+	// A zero-length segment never reaches the projection (it crosses no plane): no 0 / 0.
+	f.sx = d[kz] != 0.0 ? d[f.kx] / d[kz] : 0.0;
+	f.sy = d[kz] != 0.0 ? d[f.ky] / d[kz] : 0.0;
+	return f;
+}
+
+static bsRayPoint bsRay_Project(const bsSweep* s, const bsRayFrame* f, bsVec3 p)
+{
+	double a[3] = {p.x - s->c1.x, p.y - s->c1.y, p.z - s->c1.z};
 	bsRayPoint q;
-	q.x = a[kx] - (d[kx] / d[kz]) * a[kz];
-	q.y = a[ky] - (d[ky] / d[kz]) * a[kz];
+	q.x = a[f->kx] - f->sx * a[f->kz];
+	q.y = a[f->ky] - f->sy * a[f->kz];
 	return q;
 }
 
@@ -123,18 +134,19 @@ static int bsRay_EdgeSide(bsRayPoint a, bsRayPoint b)
 
 // Does the segment's line pass through the closed triangle (ties by the rule above)? Either
 // orientation counts: the three sides must agree.
-static bool bsRay_Crosses(const bsTriangle* tri, const bsSweep* s)
+static bool bsRay_Crosses(const bsTriangle* tri, const bsSweep* s, const bsRayFrame* f)
 {
-	bsRayPoint a = bsRay_Project(s, tri->p1);
-	bsRayPoint b = bsRay_Project(s, tri->p2);
-	bsRayPoint c = bsRay_Project(s, tri->p3);
+	bsRayPoint a = bsRay_Project(s, f, tri->p1);
+	bsRayPoint b = bsRay_Project(s, f, tri->p2);
+	bsRayPoint c = bsRay_Project(s, f, tri->p3);
 	int ab = bsRay_EdgeSide(a, b);
 	int bc = bsRay_EdgeSide(b, c);
 	int ca = bsRay_EdgeSide(c, a);
 	return ab != 0 && ab == bc && bc == ca;
 }
 
-bool bsRayTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTriangleHit* hit)
+bool bsRayTriangleFramed(const bsTriangle* tri, const bsSweep* s, const bsRayFrame* frame, double tmax,
+	bsTriangleHit* hit)
 {
 	double d1 = bsTriangle_PlaneDistance(tri, s->c1);
 	double d2 = bsTriangle_PlaneDistance(tri, s->c2);
@@ -151,7 +163,7 @@ bool bsRayTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTrian
 	{
 		return false;
 	}
-	if (!bsRay_Crosses(tri, s))
+	if (!bsRay_Crosses(tri, s, frame))
 	{
 		return false;
 	}
@@ -160,4 +172,10 @@ bool bsRayTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTrian
 	hit->branch = t == 0.0 ? bs_branchStart : bs_branchFace;
 	hit->feature = 0;
 	return true;
+}
+
+bool bsRayTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTriangleHit* hit)
+{
+	bsRayFrame frame = bsMakeRayFrame(s);
+	return bsRayTriangleFramed(tri, s, &frame, tmax, hit);
 }

@@ -27,9 +27,9 @@ bsResult bsMakeSweep(const bsSweepInput* input, bsSweep* s)
 	}
 	s->len = sqrt(s->len2);
 	bsVec3 grow = bsV3(s->radius, s->radius, s->radius);
-	s->boxMin = bsSub(bsMin(s->c1, s->c2), grow);
-	s->boxMax = bsAdd(bsMax(s->c1, s->c2), grow);
-	s->roundoff = 1e-14 * (1.0 + bsMaxAbs(s->c1) + bsMaxAbs(s->c2) + s->radius);
+	s->boxMin = bsSub(bsMinFinite(s->c1, s->c2), grow);
+	s->boxMax = bsAdd(bsMaxFinite(s->c1, s->c2), grow);
+	s->roundoff = 1e-14 * (1.0 + bsMaxAbsFinite(s->c1) + bsMaxAbsFinite(s->c2) + s->radius);
 	s->axis = s->len > 0.0 ? bsScale(1.0 / s->len, s->d) : bsV3(0.0, 0.0, 0.0);
 	return bs_ok;
 }

@@ -90,7 +90,7 @@ static bsTriangle* MakeDeepScene(uint32_t count, uint32_t* outCount)
 	return tris;
 }
 
-static const bsBvhOptions deepOptions = {2, 1, 1.0};
+static const bsBvhOptions deepOptions = {2, 1, 1.0, 1};
 
 // --- The shared procedural scenes ---
 
@@ -507,6 +507,48 @@ static int BuildAndCheck(const char* name, const bsTriangle* tris, uint32_t coun
 	return rc;
 }
 
+// memcmp that accepts the NULL arrays of an empty BVH.
+static bool SameBytes(const void* a, const void* b, size_t size)
+{
+	return size == 0 || memcmp(a, b, size) == 0;
+}
+
+// The same tree, byte for byte, for every thread count of the build (its subtrees are built apart
+// and put in a fixed order): both trees, the triangle order and every statistic but the time.
+static int SameTreeForThreads(const char* name, const bsTriangle* tris, uint32_t count,
+	const bsBvhOptions* options)
+{
+	bsBvhOptions o = options != NULL ? *options : bsDefaultBvhOptions();
+	o.threads = 1;
+	bsBvh one;
+	ENSURE(bsBvh_Build(&one, tris, count, &o) == bs_ok);
+	int threads[] = {2, 3, 0};
+	int rc = 0;
+	for (size_t i = 0; i < sizeof(threads) / sizeof(threads[0]) && rc == 0; ++i)
+	{
+		o.threads = threads[i];
+		bsBvh other;
+		ENSURE(bsBvh_Build(&other, tris, count, &o) == bs_ok);
+		other.stats.buildSeconds = one.stats.buildSeconds;
+		bool same = other.nodeCount == one.nodeCount && other.wideCount == one.wideCount &&
+			other.triCount == one.triCount && other.pad == one.pad &&
+			memcmp(&other.stats, &one.stats, sizeof one.stats) == 0 &&
+			SameBytes(other.nodes, one.nodes, one.nodeCount * sizeof(bsBvhNode)) &&
+			SameBytes(other.wide, one.wide, one.wideCount * sizeof(bsBvhWideNode)) &&
+			SameBytes(other.tris, one.tris, one.triCount * sizeof(bsTriangle)) &&
+			SameBytes(other.triIndex, one.triIndex, one.triCount * sizeof(uint32_t));
+		if (!same)
+		{
+			fprintf(stderr, "%s: the tree built on %d threads differs from the one on 1\n", name,
+				threads[i]);
+			rc = 1;
+		}
+		bsBvh_Destroy(&other);
+	}
+	bsBvh_Destroy(&one);
+	return rc;
+}
+
 static int TreeValidityTest(void)
 {
 	bsTriangle* tris = NULL;
@@ -516,11 +558,11 @@ static int TreeValidityTest(void)
 	ENSURE(count == 2 * 40 * 40 + 12 * 30);
 	RUN_SUBTEST(BuildAndCheck("heightfield+boxes", tris, count, NULL, true));
 	bsBvhOptions variants[] = {
-		{2, 1, 1.0},
-		{64, 64, 1.0},
-		{16, 4, 0.0},
-		{8, 8, 10.0},
-		{3, 2, 0.5},
+		{2, 1, 1.0, 1},
+		{64, 64, 1.0, 2},
+		{16, 4, 0.0, 0},
+		{8, 8, 10.0, 3},
+		{3, 2, 0.5, 2},
 	};
 	for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); ++i)
 	{
@@ -533,6 +575,12 @@ static int TreeValidityTest(void)
 	for (uint32_t n = 0; n <= 3; ++n)
 	{
 		RUN_SUBTEST(BuildAndCheck("prefix", tris, n, NULL, false));
+	}
+	RUN_SUBTEST(SameTreeForThreads("heightfield+boxes", tris, count, NULL));
+	RUN_SUBTEST(SameTreeForThreads("bins 2 leaf 1", tris, count, variants));
+	for (uint32_t n = 0; n <= 40; n += 5)
+	{
+		RUN_SUBTEST(SameTreeForThreads("prefix", tris, n, NULL));
 	}
 	free(tris);
 
@@ -565,6 +613,7 @@ static int TreeValidityTest(void)
 		bsBvh_Destroy(&bvh);
 		ENSURE(rc == 0);
 		ENSURE(capped);
+		RUN_SUBTEST(SameTreeForThreads("deep chain", tris, count, &deepOptions));
 	}
 	free(tris);
 
@@ -579,8 +628,8 @@ static int TreeValidityTest(void)
 	ENSURE(bsBvh_Build(&bvh, one, UINT32_MAX, NULL) == bs_errTooLarge);
 	ENSURE(bsBvh_Build(&bvh, NULL, 5, NULL) == bs_errInvalidArgument);
 	ENSURE(bsBvh_Build(NULL, one, 1, NULL) == bs_errInvalidArgument);
-	bsBvhOptions bad[] = {{1, 4, 1.0}, {65, 4, 1.0}, {16, 0, 1.0}, {16, 65, 1.0}, {16, 4, -1.0},
-		{16, 4, (double)NAN}, {16, 4, (double)INFINITY}};
+	bsBvhOptions bad[] = {{1, 4, 1.0, 1}, {65, 4, 1.0, 1}, {16, 0, 1.0, 1}, {16, 65, 1.0, 1},
+		{16, 4, -1.0, 1}, {16, 4, (double)NAN, 1}, {16, 4, (double)INFINITY, 1}};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); ++i)
 	{
 		ENSURE(bsBvh_Build(&bvh, one, 1, bad + i) == bs_errInvalidArgument);
@@ -1032,7 +1081,7 @@ static int WideQueryTest(void)
 	ENSURE(bsMakeHeightfieldScene(21, 24, 8, &tris, &count) == bs_ok);
 	for (int leaf = 1; leaf <= 4; ++leaf)
 	{
-		bsBvhOptions o = {16, leaf, leaf == 1 ? 0.0 : 1.0};
+		bsBvhOptions o = {16, leaf, leaf == 1 ? 0.0 : 1.0, 1};
 		char name[32];
 		snprintf(name, sizeof name, "leaves of <= %d", leaf);
 		RUN_SUBTEST(BuildAndCheck(name, tris, count, &o, false));

@@ -10,7 +10,7 @@
 // interior child with the largest surface area, so its leaves are exactly the binary tree's leaves.
 // A wide child is either another wide node (count 0) or a binary leaf (count > 0 triangles from
 // first). Queries walk a fixed-size stack, nearest child first, and shrink the search interval as
-// nearer contacts are found.
+// nearer contacts are found; rays (bs_methodRay) have their own leaner walk of the same tree.
 #pragma once
 
 #include "blobsim/closest.h"
@@ -49,6 +49,7 @@ typedef struct bsBvhOptions
 	int bins;         // SAH bins per axis (default 16; 2..64)
 	int maxLeafSize;  // a node with at most this many triangles may become a leaf (default 4; 1..64)
 	double traversalCost;  // SAH cost of visiting a node relative to one triangle test (default 1.0)
+	int threads;      // build threads, <= 0 for all cores (default 1); the tree is the same for any
 } bsBvhOptions;
 
 bsBvhOptions bsDefaultBvhOptions(void);
@@ -87,8 +88,9 @@ typedef struct bsQueryStats
 	uint64_t hits;
 } bsQueryStats;
 
-// Builds the tree over count triangles (count may be 0: every query misses). The BVH owns copies;
-// the caller keeps its array. Fails with bs_errOutOfMemory or bs_errTooLarge (count >= 2^31).
+// Builds the tree over count triangles (count may be 0: every query misses) on options->threads
+// threads; the tree (both trees, the triangle order, every statistic but the time) is the same for
+// any thread count. The BVH owns copies; the caller keeps its array. Fails with bs_errOutOfMemory or bs_errTooLarge (count >= 2^31).
 // options NULL means bsDefaultBvhOptions(). Also fails with bs_errInvalidArgument (bvh NULL, tris
 // NULL with count > 0, an option out of range) and bs_errNonFinite (a NaN/inf vertex). On failure
 // *bvh is zeroed, nothing is leaked, and bsBvh_Destroy accepts it.

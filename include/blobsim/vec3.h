@@ -111,6 +111,26 @@ static inline double bsMaxAbs(bsVec3 a)
 	return fmax(fabs(a.x), fmax(fabs(a.y), fabs(a.z)));
 }
 
+// Component-wise min and max and the largest magnitude of finite vectors, as compares rather than
+// libm's fmin/fmax calls (which handle NaN operands, and which gcc does not inline): the same values
+// for finite operands, but for the sign of a zero that compares equal to the other operand.
+static inline bsVec3 bsMinFinite(bsVec3 a, bsVec3 b)
+{
+	return bsV3(a.x < b.x ? a.x : b.x, a.y < b.y ? a.y : b.y, a.z < b.z ? a.z : b.z);
+}
+
+static inline bsVec3 bsMaxFinite(bsVec3 a, bsVec3 b)
+{
+	return bsV3(a.x > b.x ? a.x : b.x, a.y > b.y ? a.y : b.y, a.z > b.z ? a.z : b.z);
+}
+
+static inline double bsMaxAbsFinite(bsVec3 a)
+{
+	double x = fabs(a.x), y = fabs(a.y), z = fabs(a.z);
+	double m = x > y ? x : y;
+	return m > z ? m : z;
+}
+
 // Validity checks, shared by the input checks of every query and by the tests.
 static inline bool bsIsValidDouble(double a)
 {
