@@ -444,6 +444,13 @@ static void bsInteract_Slot(const bsInteractJob* job, uint32_t s, bsGather* g, b
 	bsVec3 vi = grid->velocity[s];
 	double ri = grid->radius[s];
 	double ri3 = ri * ri * ri;
+	// The granular spring reaches a substep's approach beyond contact (bsSpringOverlap).
+	double approach = m->granular ? grid->approach : 0.0;
+	// No neighbour of i is farther than this (with the largest radius in the grid): most of the
+	// candidates in the 27 cells (about 40 in a packing, 5 of them within reach) fail this test on
+	// the position alone, before their radius is read.
+	double bound = fmax(m->reach * (ri + grid->slotRadius), ri + grid->slotRadius + approach);
+	double bound2 = bound * bound;
 	bsNeighbourRanges ranges;
 	bsNeighbourGrid_Ranges(grid, s, &ranges);
 	for (int r = 0; r < ranges.count; ++r)
@@ -451,12 +458,15 @@ static void bsInteract_Slot(const bsInteractJob* job, uint32_t s, bsGather* g, b
 		for (uint32_t t = ranges.begin[r]; t < ranges.end[r]; ++t)
 		{
 			bsVec3 x = bsSub(grid->position[t], xi);
+			double d2 = bsDot(x, x);
+			if (!(d2 < bound2) || t == s)
+			{
+				continue;
+			}
 			double rj = grid->radius[t];
 			double reach = m->reach * (ri + rj);
-			// The granular spring reaches a substep's approach beyond contact (bsSpringOverlap).
-			double far = m->granular && ri + rj + grid->approach > reach ? ri + rj + grid->approach : reach;
-			double d2 = bsDot(x, x);
-			if (!(d2 < far * far) || t == s)
+			double far = ri + rj + approach > reach ? ri + rj + approach : reach;
+			if (!(d2 < far * far))
 			{
 				continue;
 			}

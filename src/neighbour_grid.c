@@ -341,6 +341,7 @@ bsResult bsNeighbourGrid_BuildWith(bsNeighbourGrid* grid, const bsParticles* par
 	grid->approach = 2.0 * travel * grid->largestSpeed;
 	double largest = grid->fixedStates != 0 ? fmax(bounds.radius, bounds.fixedRadius) : bounds.radius;
 	grid->cell = fmax(reach * 2.0 * largest, 2.0 * largest + grid->approach);
+	grid->slotRadius = largest;
 	grid->inverseCell = 1.0 / grid->cell;
 	bsGridJob job = {grid, particles, bounds.lo, bounds.hi};
 	if (grid->fixedStates != 0)

@@ -32,6 +32,7 @@ typedef struct bsNeighbourGrid
 	uint32_t count;      // particles in the grid (slots): the free ones, and any fixed ones (BuildWith)
 	double largestRadius;   // of the free particles
 	double smallestRadius;
+	double slotRadius;      // the largest radius of any slot (free or fixed)
 	double largestSpeed;    // of the free particles
 	double approach;        // 2 x travel x largestSpeed (BuildWith): the most two particles close in `travel`
 	uint32_t* start;     // bucket b holds slots [start[b], start[b + 1]); dims product + 1 entries
