@@ -571,9 +571,11 @@ bsResult bsInteraction_Run(bsWorld* world, const bsStepDef* def, double h, doubl
 	// neighbours. Without accumulation stuck particles stay out, as before: snow passes through snow.
 	unsigned fixedStates = (def->sleepSteps > 0 ? 1u << bs_particleSleeping : 0u) |
 		(world->stuck != NULL ? 1u << bs_particleStuck : 0u);
-	double travel = d->type == bs_interactionGranular ? h : 0.0;
-	bsResult r = bsNeighbourGrid_BuildWith(grid, particles, bsInteractionDef_Reach(d), travel, fixedStates, world->pool);
-	if (r == bs_ok && d->type == bs_interactionGranular && d->tangentialStiffness > 0.0)
+	bool granular = d->type == bs_interactionGranular;
+	bool springs = granular && d->tangentialStiffness > 0.0;
+	bsResult r = bsNeighbourGrid_BuildWith(grid, particles, bsInteractionDef_Reach(d), granular ? h : 0.0, fixedStates,
+		world->pool);
+	if (r == bs_ok && springs)
 	{
 		r = bsInteraction_ReserveSprings(world, particles->count);
 	}
@@ -588,7 +590,7 @@ bsResult bsInteraction_Run(bsWorld* world, const bsStepDef* def, double h, doubl
 	// spring's response to its weight), far above the move phase's resting speed (2 g h): a touch
 	// wakes a sleeper only faster than g x the shortest period, so settling never does.
 	double resting = bsLength(def->gravity) * bsShortestPeriod(d, grid->smallestRadius);
-	bsInteractJob job = {grid, &model, particles, world->workers, d->tangentialStiffness > 0.0 ? world->springs : NULL,
+	bsInteractJob job = {grid, &model, particles, world->workers, springs ? world->springs : NULL,
 		isfinite(resting) ? fmax(wakeSpeed, resting) : wakeSpeed};
 	bsPool_For(world->pool, grid->count, bs_interactGrain, bsInteract_Range, &job);
 	return bs_ok;

@@ -1,9 +1,10 @@
 // test_interaction.c — particle-particle interaction (interaction.h) and its neighbour grid
 // (neighbour_grid.h), against independent references: the grid's neighbours against all pairs by
 // brute force; a head-on collision against the closed form of the spring-dashpot (restitution e, the
-// pair's momentum); an elastic pair's energy over 1,000 bounces; a column of four and a settled pile
-// at rest; the same bytes at 1, 2 and 3 threads for every mode; the substep rule against its
-// formula.
+// pair's momentum); an elastic pair's energy over 1,000 bounces (never above its start); static
+// friction against Coulomb's closed form (tan theta below or above mu); a column of four, a particle
+// in the pocket of three and a settled pile at rest; the same bytes at 1, 2 and 3 threads for every
+// mode; the substep rule against its formula.
 #include "blobsim/interaction.h"
 #include "blobsim/neighbour_grid.h"
 #include "blobsim/plane.h"
@@ -582,8 +583,8 @@ static int RunMode(const bsInteractionDef* inter, int threads, bsParticles* out)
 
 static int SameBytesAnyThreads(void)
 {
-	bsInteractionDef modes[6];
-	for (int m = 0; m < 6; ++m)
+	bsInteractionDef modes[7];
+	for (int m = 0; m < 7; ++m)
 	{
 		modes[m] = bsDefaultInteractionDef();
 	}
@@ -601,7 +602,9 @@ static int SameBytesAnyThreads(void)
 	modes[5].type = bs_interactionGranular;
 	modes[5].contactTime = 0.0;
 	modes[5].stiffness = 50.0;
-	for (int m = 0; m < 6; ++m)
+	modes[6].type = bs_interactionGranular;
+	modes[6].tangentialStiffness = 2.0 / 7.0;
+	for (int m = 0; m < 7; ++m)
 	{
 		bsParticles one;
 		RUN_SUBTEST(RunMode(modes + m, 1, &one));

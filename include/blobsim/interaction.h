@@ -33,7 +33,9 @@
 //              each substep, turned into the tangent plane): friction k_t xi + gamma v_t, k_t = s K,
 //              at most mu max(a, 0) (sliding: xi is cut back to the bound). It holds a particle at
 //              rest on a slope below atan mu: static friction, a true angle of repose. 128 bytes a
-//              particle (world_internal.h). Particles have no spin (they cannot roll).
+//              particle (world_internal.h). A contact beyond a particle's 8 gets the viscous
+//              friction (on that side only: such a pair keeps its momentum only to the difference).
+//              Particles have no spin (they cannot roll).
 //   cohesion   (with either) a = cohesion pulling together for d <= r_i + r_j, falling linearly to
 //              0 at d = cohesion_range (r_i + r_j);
 //   viscosity  (with either) the velocity relaxes towards the mass-weighted mean of the neighbours'
