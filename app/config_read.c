@@ -82,7 +82,8 @@ static const bsRange bsTangentialDamping = {0.0, 10.0, false, "a number from 0 t
 	BS_INTERACTION_KEY("contact_time", contactTime, &bsPositive), \
 	BS_INTERACTION_KEY("stiffness", stiffness, &bsPositive), \
 	BS_INTERACTION_KEY("friction", friction, &bsNonNegative), \
-	BS_INTERACTION_KEY("tangential_damping", tangentialDamping, &bsTangentialDamping)
+	BS_INTERACTION_KEY("tangential_damping", tangentialDamping, &bsTangentialDamping), \
+	BS_INTERACTION_KEY("tangential_stiffness", tangentialStiffness, &bsUnit)
 static const bsSchemaKey bsInteractionKeys[] = {BS_INTERACTION_COMMON_KEYS, BS_REPULSION_KEYS, BS_GRANULAR_KEYS};
 static const bsSchema bsInteractionSchema = BS_OBJECT(bsInteractionKeys);
 static const bsSchemaKey bsNoInteractionKeys[] = {BS_KEY("type", BS_VALUE)};

@@ -50,6 +50,7 @@ typedef struct bsGridBounds
 {
 	bsVec3 lo, hi;
 	double radius, smallest;
+	double speed2;       // the largest squared speed of a free particle
 	size_t count;
 	double fixedRadius;  // the largest radius of a particle in a fixed state (BuildWith)
 	size_t fixedCount;   // particles in a fixed state, anywhere
@@ -61,6 +62,7 @@ typedef struct bsBoundsJob
 	const bsParticles* particles;
 	bsGridBounds* workers;
 	unsigned fixedStates;
+	bool speeds;  // find the largest speed too (only a build with a travel time needs it)
 } bsBoundsJob;
 
 // Plain comparisons, which the compiler inlines (fmin and fmax are calls into libm, a tenth of the
@@ -90,6 +92,10 @@ static void bsBounds_Range(void* context, size_t begin, size_t end, int worker)
 			local.hi = bsV3(bsHigher(local.hi.x, x.x), bsHigher(local.hi.y, x.y), bsHigher(local.hi.z, x.z));
 			local.radius = bsHigher(local.radius, p->radius[i]);
 			local.smallest = bsLower(local.smallest, p->radius[i]);
+			if (job->speeds)
+			{
+				local.speed2 = bsHigher(local.speed2, bsDot(p->velocity[i], p->velocity[i]));
+			}
 			local.count += 1;
 		}
 		else if ((job->fixedStates >> p->state[i]) & 1u)
@@ -102,7 +108,7 @@ static void bsBounds_Range(void* context, size_t begin, size_t end, int worker)
 }
 
 // Min, max and a count give the same answer in any order, so the workers' shares combine exactly.
-static bool bsGrid_Bounds(const bsParticles* p, unsigned fixedStates, bsPool* pool, bsGridBounds* out)
+static bool bsGrid_Bounds(const bsParticles* p, unsigned fixedStates, bool speeds, bsPool* pool, bsGridBounds* out)
 {
 	int threads = pool != NULL ? bsPool_ThreadCount(pool) : 1;
 	bsGridBounds* workers = malloc((size_t)threads * sizeof(bsGridBounds));
@@ -116,11 +122,12 @@ static bool bsGrid_Bounds(const bsParticles* p, unsigned fixedStates, bsPool* po
 		workers[w].hi = bsNeg(workers[w].lo);
 		workers[w].radius = 0.0;
 		workers[w].smallest = INFINITY;
+		workers[w].speed2 = 0.0;
 		workers[w].count = 0;
 		workers[w].fixedRadius = 0.0;
 		workers[w].fixedCount = 0;
 	}
-	bsBoundsJob job = {p, workers, fixedStates};
+	bsBoundsJob job = {p, workers, fixedStates, speeds};
 	bsGrid_For(pool, p->count, bsBounds_Range, &job);
 	*out = workers[0];
 	for (int w = 1; w < threads; ++w)
@@ -129,6 +136,7 @@ static bool bsGrid_Bounds(const bsParticles* p, unsigned fixedStates, bsPool* po
 		out->hi = bsMax(out->hi, workers[w].hi);
 		out->radius = fmax(out->radius, workers[w].radius);
 		out->smallest = fmin(out->smallest, workers[w].smallest);
+		out->speed2 = fmax(out->speed2, workers[w].speed2);
 		out->count += workers[w].count;
 		out->fixedRadius = fmax(out->fixedRadius, workers[w].fixedRadius);
 		out->fixedCount += workers[w].fixedCount;
@@ -302,11 +310,11 @@ static bool bsGrid_Reserve(bsNeighbourGrid* g, size_t particles, size_t slots, s
 
 bsResult bsNeighbourGrid_Build(bsNeighbourGrid* grid, const bsParticles* particles, double reach, bsPool* pool)
 {
-	return bsNeighbourGrid_BuildWith(grid, particles, reach, 0u, pool);
+	return bsNeighbourGrid_BuildWith(grid, particles, reach, 0.0, 0u, pool);
 }
 
 bsResult bsNeighbourGrid_BuildWith(bsNeighbourGrid* grid, const bsParticles* particles, double reach,
-	unsigned fixedStates, bsPool* pool)
+	double travel, unsigned fixedStates, bsPool* pool)
 {
 	grid->count = 0;
 	grid->fixedCount = 0;
@@ -315,12 +323,12 @@ bsResult bsNeighbourGrid_BuildWith(bsNeighbourGrid* grid, const bsParticles* par
 	{
 		return bs_errTooLarge;
 	}
-	if (!(reach >= 1.0) || !isfinite(reach))
+	if (!(reach >= 1.0) || !isfinite(reach) || !(travel >= 0.0) || !isfinite(travel))
 	{
 		return bs_errInvalidArgument;
 	}
 	bsGridBounds bounds;
-	if (!bsGrid_Bounds(particles, fixedStates & ~(1u << bs_particleFree), pool, &bounds))
+	if (!bsGrid_Bounds(particles, fixedStates & ~(1u << bs_particleFree), travel > 0.0, pool, &bounds))
 	{
 		return bs_errOutOfMemory;
 	}
@@ -329,7 +337,11 @@ bsResult bsNeighbourGrid_BuildWith(bsNeighbourGrid* grid, const bsParticles* par
 	grid->fixedStates = bounds.fixedCount > 0 ? fixedStates & ~(1u << bs_particleFree) : 0u;
 	grid->largestRadius = bounds.radius;
 	grid->smallestRadius = bounds.smallest;
-	grid->cell = reach * 2.0 * (grid->fixedStates != 0 ? fmax(bounds.radius, bounds.fixedRadius) : bounds.radius);
+	grid->largestSpeed = sqrt(bounds.speed2);
+	grid->approach = 2.0 * travel * grid->largestSpeed;
+	double largest = grid->fixedStates != 0 ? fmax(bounds.radius, bounds.fixedRadius) : bounds.radius;
+	grid->cell = fmax(reach * 2.0 * largest, 2.0 * largest + grid->approach);
+	grid->slotRadius = largest;
 	grid->inverseCell = 1.0 / grid->cell;
 	bsGridJob job = {grid, particles, bounds.lo, bounds.hi};
 	if (grid->fixedStates != 0)

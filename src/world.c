@@ -56,6 +56,7 @@ void bsWorld_Destroy(bsWorld* world)
 	bsStuckGrid_Destroy(world->stuck);
 	free(world->restVelocity);
 	free(world->calm);
+	free(world->springs);
 	free(world->emitters);
 	free(world->births);
 	free(world->order);

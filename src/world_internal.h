@@ -69,6 +69,17 @@ typedef struct bsBirth
 	double expires;
 } bsBirth;
 
+// One contact's tangential spring (interaction.h: tangentialStiffness), kept by each particle of the
+// pair for the other: the partner's index and the tangential displacement (floats: 16 bytes).
+typedef struct bsContactSpring
+{
+	uint32_t partner;  // UINT32_MAX: the end of a particle's list
+	float xi[3];
+} bsContactSpring;
+
+// Springs a particle keeps (its first contacts in the neighbour order; more have viscous friction).
+#define BS_CONTACT_SPRINGS 8
+
 struct bsWorld
 {
 	bsPool* pool;
@@ -92,6 +103,8 @@ struct bsWorld
 	size_t restCapacity;
 	bsNeighbourGrid grid;   // the interaction phase's, rebuilt every substep, kept for its memory
 	struct bsWorldBodies* bodies;  // the moving bodies (collider_body.h), NULL when none
+	bsContactSpring* springs;  // BS_CONTACT_SPRINGS a particle, with a tangential stiffness, else NULL
+	size_t springCapacity;     // particles they have room for
 };
 
 // bsWorld_Sweep for a sweep already prepared (the step builds it once per contact).

@@ -1,9 +1,10 @@
 // test_interaction.c — particle-particle interaction (interaction.h) and its neighbour grid
 // (neighbour_grid.h), against independent references: the grid's neighbours against all pairs by
 // brute force; a head-on collision against the closed form of the spring-dashpot (restitution e, the
-// pair's momentum); an elastic pair's energy over 1,000 bounces; a column of four and a settled pile
-// at rest; the same bytes at 1, 2 and 3 threads for every mode; the substep rule against its
-// formula.
+// pair's momentum); an elastic pair's energy over 1,000 bounces (never above its start); static
+// friction against Coulomb's closed form (tan theta below or above mu); a column of four, a particle
+// in the pocket of three and a settled pile at rest; the same bytes at 1, 2 and 3 threads for every
+// mode; the substep rule against its formula.
 #include "blobsim/interaction.h"
 #include "blobsim/neighbour_grid.h"
 #include "blobsim/plane.h"
@@ -143,7 +144,7 @@ static int CompareGrid(bsParticles* p, double reach, int threads, unsigned fixed
 		freeCount += p->state[i] == bs_particleFree;
 		p->velocity[i] = p->state[i] == bs_particleStuck ? bsV3(1.0, 2.0, 3.0) : bsV3(0.5, 0.0, 0.0);
 	}
-	ENSURE(bsNeighbourGrid_BuildWith(&g, p, reach, fixed, pool) == bs_ok);
+	ENSURE(bsNeighbourGrid_BuildWith(&g, p, reach, 0.0, fixed, pool) == bs_ok);
 	ENSURE(g.fixedStates == fixed && g.count == freeCount + g.fixedCount && (fixed != 0) == (g.fixedCount > 0));
 	for (uint32_t s = 0; s < g.count && fixed != 0; ++s)
 	{
@@ -170,7 +171,7 @@ static int CompareGrid(bsParticles* p, double reach, int threads, unsigned fixed
 		}
 	}
 	ENSURE(pairs > freeCount);  // the sets are dense enough to have neighbours to find
-	ENSURE(bsNeighbourGrid_BuildWith(&g, p, reach, 1u << bs_particleSleeping, pool) == bs_ok);
+	ENSURE(bsNeighbourGrid_BuildWith(&g, p, reach, 0.0, 1u << bs_particleSleeping, pool) == bs_ok);
 	ENSURE(g.fixedStates == 0 && g.fixedCount == 0 && g.count == freeCount);
 	bsNeighbourGrid_Free(&g);
 	bsPool_Destroy(pool);
@@ -325,8 +326,10 @@ static double KineticEnergy(const bsParticles* p)
 
 // Two equal particles between two walls (elastic bounces: a reflection), e = 1, no friction or
 // damping, the planned substeps (50 a contact): the kinetic energy between contacts stays within 1% of
-// its start over 1,000 bounces and never exceeds it by more than 0.1% (the integrator's error of
-// either sign, 3e-5 a bounce at 50 substeps a contact: no drift). The pair is symmetric so that it
+// its start over 1,000 bounces and never exceeds it, not even by a rounding error (the spring averaged
+// over a substep's travel loses 2e-6 to 4e-6 a contact, interaction.c; the plain spring gained up to
+// 3.2e-5 in some). Between contacts: the pair more than 0.1 R apart, beyond the spring's reach (a
+// substep's approach, at most 0.2 R with the planned substeps). The pair is symmetric so that it
 // never touches a wall while in contact (the move phase places a particle touching the wall, which
 // would change the spring's energy).
 static int ElasticPairKeepsEnergy(void)
@@ -360,7 +363,7 @@ static int ElasticPairKeepsEnergy(void)
 		double gap = s.p.position[1].x - s.p.position[0].x - 0.2;
 		bounces += gap < 0.0 && !contact;
 		contact = gap < 0.0;
-		if (!contact)
+		if (gap > 0.01)
 		{
 			double e = KineticEnergy(&s.p);
 			lowest = fmin(lowest, e);
@@ -368,7 +371,7 @@ static int ElasticPairKeepsEnergy(void)
 		}
 	}
 	ENSURE(lowest > 0.99 * e0);
-	ENSURE(highest < 1.001 * e0);
+	ENSURE(highest <= e0);
 	Scene_Free(&s);
 	return 0;
 }
@@ -409,6 +412,60 @@ static int ColumnStaysUp(void)
 	return 0;
 }
 
+// A particle resting in the pocket of a stack of three (radius R, the three touching on the floor,
+// the fourth on them: a regular tetrahedron, its top at R + 2 R sqrt(2/3)), gravity, 10,000 steps:
+// the top never sinks by more than 1% of R below where it started. Its weight presses it into the
+// three by about g / (3 cos a K) (2e-4 R) and pushes them apart along the floor with 0.24 of it
+// each; the floor's friction (0.5) and the particles' (0.5, with the tangential spring) hold them.
+// Measured: 0.31% of R. What sinking there is comes from the floor: the move phase leaves a resting
+// particle 1e-6 R clear of a surface, so each substep it drifts sideways until it touches again and
+// friction stops it, 4e-4 R every 1,000 steps here. Without the spring the top's contacts slip as
+// well and it sinks 1.3% of R.
+static int Pocket(double tangential, double* sink)
+{
+	Scene s;
+	Scene_Init(&s, 1, 4);
+	double R = 0.1;
+	s.def = GranularDef(0.5, 0.005);
+	s.def.interaction.friction = 0.5;
+	s.def.interaction.tangentialStiffness = tangential;
+	s.def.gravity = bsV3(0, -9.81, 0);
+	s.def.friction = 0.5;
+	s.def.dt = 0.001;
+	s.def.substeps = 0;
+	bsMakePlane(bsV3(0, 0, 0), bsV3(0, 1, 0), s.planes);
+	bsWorld_AddPlanes(s.world, s.planes, 1);
+	double ring = 2.0 * R / sqrt(3.0);
+	for (int k = 0; k < 3; ++k)
+	{
+		double a = 2.0 * PI * k / 3.0;
+		s.p.position[k] = bsV3(ring * cos(a), R, ring * sin(a));
+	}
+	double top = R + 2.0 * R * sqrt(2.0 / 3.0);
+	s.p.position[3] = bsV3(0, top, 0);
+	for (int k = 0; k < 4; ++k)
+	{
+		s.p.radius[k] = R;
+	}
+	double lowest = INFINITY;
+	for (int step = 0; step < 10000; ++step)
+	{
+		ENSURE(bsWorld_Step(s.world, &s.def, &s.p, NULL) == bs_ok);
+		lowest = fmin(lowest, s.p.position[3].y);
+	}
+	*sink = (top - lowest) / R;
+	Scene_Free(&s);
+	return 0;
+}
+
+static int PocketHoldsUp(void)
+{
+	double sink;
+	RUN_SUBTEST(Pocket(2.0 / 7.0, &sink));
+	ENSURE(sink >= 0.0 && sink < 0.01);
+	return 0;
+}
+
 // The closed box [-w, w] x [0, inf) x [-w, w].
 static void AddBox(Scene* s, double w)
 {
@@ -435,12 +492,10 @@ static void FillLattice(Scene* s, size_t n, double r, double w, uint64_t seed)
 	}
 }
 
-// 300 frictionless particles (normal damping only, e = 0.3) dropped into a box with floor friction
-// come to rest: after 3 s the mean square speed is below 1e-6 (m/s)^2, a ten-thousandth of what it
-// was at 0.5 s, and over the last 500 steps (0.5 s) no particle moves by more than 0.1 R. This is
-// what the damping alone achieves (measured: 1e-8 and 0.005 to 0.07 R): the 1e-4 R of a pile at
-// rest needs the sleep rule (move phase). With particle friction (a viscous tangential force capped
-// by Coulomb, no tangential spring) a pile creeps at about g / gamma and is left out here.
+// 300 particles with friction (0.5, the tangential spring) dropped into a box with floor friction
+// come to rest with the mechanism configs/sand-pile.json uses (the spring, and the sleep rule with
+// its settings): after 3 s the mean square speed is below 1e-6 (m/s)^2 and a ten-thousandth of what
+// it was at 0.5 s, and over the last 500 steps (0.5 s) no particle moves by more than 1e-4 R.
 static double MeanSquareSpeed(const bsParticles* p)
 {
 	double sum = 0.0;
@@ -458,9 +513,14 @@ static int PileSettles(void)
 	double r = 0.02, w = 0.12;
 	Scene_Init(&s, 1, n);
 	s.def = GranularDef(0.3, 0.005);
-	s.def.interaction.friction = 0.0;
+	s.def.interaction.friction = 0.5;
+	s.def.interaction.tangentialStiffness = 2.0 / 7.0;
 	s.def.gravity = bsV3(0, -9.81, 0);
 	s.def.friction = 0.5;
+	s.def.sleepSteps = 10;
+	s.def.sleepSpeed = 0.02;
+	s.def.sleepAcceleration = 1.0;
+	s.def.wakeSpeed = 0.3;
 	s.def.dt = 0.001;
 	s.def.substeps = 0;
 	AddBox(&s, w);
@@ -483,13 +543,14 @@ static int PileSettles(void)
 			moved = fmax(moved, bsLength(bsSub(s.p.position[i], start[i])));
 		}
 	}
-	// Every particle in the box, none lifted above a loose stack of the 300.
+	// Every particle in the box, none above where the lattice started (the top layer 1 m up; with
+	// friction the 300 jam between the walls up to about 0.4 m).
 	for (size_t i = 0; i < n; ++i)
 	{
 		bsVec3 x = s.p.position[i];
-		ENSURE(s.p.state[i] == bs_particleFree && x.y > 0.0 && x.y < 0.4 && fabs(x.x) < w && fabs(x.z) < w);
+		ENSURE(s.p.state[i] != bs_particleEscaped && s.p.state[i] != bs_particleStuck && x.y > 0.0 && x.y < 1.0 && fabs(x.x) < w && fabs(x.z) < w);
 	}
-	ENSURE(moved < 0.1 * 0.8 * r);
+	ENSURE(moved < 1e-4 * 0.8 * r);
 	free(start);
 	Scene_Free(&s);
 	return 0;
@@ -522,8 +583,8 @@ static int RunMode(const bsInteractionDef* inter, int threads, bsParticles* out)
 
 static int SameBytesAnyThreads(void)
 {
-	bsInteractionDef modes[6];
-	for (int m = 0; m < 6; ++m)
+	bsInteractionDef modes[7];
+	for (int m = 0; m < 7; ++m)
 	{
 		modes[m] = bsDefaultInteractionDef();
 	}
@@ -541,7 +602,9 @@ static int SameBytesAnyThreads(void)
 	modes[5].type = bs_interactionGranular;
 	modes[5].contactTime = 0.0;
 	modes[5].stiffness = 50.0;
-	for (int m = 0; m < 6; ++m)
+	modes[6].type = bs_interactionGranular;
+	modes[6].tangentialStiffness = 2.0 / 7.0;
+	for (int m = 0; m < 7; ++m)
 	{
 		bsParticles one;
 		RUN_SUBTEST(RunMode(modes + m, 1, &one));
@@ -698,6 +761,62 @@ static int RestsOnSleeper(void)
 	return 0;
 }
 
+// --- static friction: the tangential spring ---
+
+// A particle on a sleeper (a fixed sphere of the same radius r) at polar angle theta from the top,
+// friction mu, gravity: Coulomb's closed form holds it for tan theta < mu and lets it slide off for
+// tan theta > mu. With the tangential spring (k_t = 2/7 K) a held particle stands: over 2,000 steps
+// (2 s) its direction from the sleeper turns by under 0.003 rad (measured 2.5e-4 at 0.8 mu, 9.6e-4
+// at 0.95 mu: the slip while the contact loads, then the spring's elastic give) and over the last 500
+// steps it moves less than 1e-4 r (1.5e-8, 6.5e-8); at 1.1 mu it slides off (turns by 2.6 rad).
+// Without the spring (viscous friction) the particle at 0.8 mu creeps off as well (2.6 rad): it
+// slides at about g sin theta / gamma and faster as theta grows.
+static int OnSleeper(double theta, double mu, double tangential, double* turned, double* lastMoved)
+{
+	const double r = 0.1, tc = 0.005;
+	Scene s;
+	Scene_Init(&s, 1, 2);
+	s.def = GranularDef(0.5, tc);
+	s.def.interaction.friction = mu;
+	s.def.interaction.tangentialStiffness = tangential;
+	s.def.gravity = bsV3(0, -9.81, 0);
+	s.def.dt = 0.001;
+	s.def.substeps = 0;
+	s.def.sleepSteps = 1000000;
+	s.def.wakeSpeed = 1e9;
+	s.p.state[0] = bs_particleSleeping;
+	s.p.radius[0] = s.p.radius[1] = r;
+	bsVec3 u = bsV3(sin(theta), cos(theta), 0.0);
+	s.p.position[1] = bsScale(2.0 * r, u);
+	bsVec3 before = s.p.position[1];
+	for (int step = 0; step < 2000; ++step)
+	{
+		before = step == 1500 ? s.p.position[1] : before;
+		ENSURE(bsWorld_Step(s.world, &s.def, &s.p, NULL) == bs_ok);
+	}
+	ENSURE(s.p.state[0] == bs_particleSleeping && s.p.state[1] == bs_particleFree);
+	bsVec3 x = s.p.position[1];
+	*turned = atan2(x.x, x.y) - theta;
+	*lastMoved = bsLength(bsSub(x, before)) / r;
+	Scene_Free(&s);
+	return 0;
+}
+
+static int SpringHoldsAtRest(void)
+{
+	double turned, moved;
+	const double mu = 0.5;
+	RUN_SUBTEST(OnSleeper(atan(0.8 * mu), mu, 2.0 / 7.0, &turned, &moved));
+	ENSURE(fabs(turned) < 0.003 && moved < 1e-4);
+	RUN_SUBTEST(OnSleeper(atan(0.95 * mu), mu, 2.0 / 7.0, &turned, &moved));
+	ENSURE(fabs(turned) < 0.003 && moved < 1e-4);
+	RUN_SUBTEST(OnSleeper(atan(1.1 * mu), mu, 2.0 / 7.0, &turned, &moved));
+	ENSURE(turned > 0.2);
+	RUN_SUBTEST(OnSleeper(atan(0.8 * mu), mu, 0.0, &turned, &moved));
+	ENSURE(turned > 0.2);
+	return 0;
+}
+
 static int SleepersAreFixedNeighbours(void)
 {
 	RUN_SUBTEST(SleeperHit(5.0, true, 1));
@@ -711,9 +830,11 @@ static int SleepersAreFixedNeighbours(void)
 int InteractionTest(void)
 {
 	RUN_SUBTEST(SubstepRule());
+	RUN_SUBTEST(SpringHoldsAtRest());
 	RUN_SUBTEST(HeadOnCollisions());
 	RUN_SUBTEST(ElasticPairKeepsEnergy());
 	RUN_SUBTEST(ColumnStaysUp());
+	RUN_SUBTEST(PocketHoldsUp());
 	RUN_SUBTEST(PileSettles());
 	RUN_SUBTEST(SameBytesAnyThreads());
 	RUN_SUBTEST(GridMatchesAllPairs());

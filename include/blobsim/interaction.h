@@ -20,10 +20,22 @@
 //              K = (pi^2 + ln^2 e) / t_c^2 and C = -2 ln e / t_c for a contact time t_c: a head-on
 //              contact lasts t_c and keeps the fraction e (restitution) of the approach speed,
 //              whatever the masses. Given a stiffness k instead, K = k / m_eff (m_eff = m_i m_j /
-//              (m_i + m_j)) and C = 2 beta sqrt(K), beta = -ln e / sqrt(pi^2 + ln^2 e). Tangentially,
-//              friction along the relative tangential velocity v_t: min(gamma |v_t|, mu max(a, 0)),
-//              gamma = tangential_damping / t_c (Coulomb's bound on a viscous damping, so the
-//              friction never reverses the sliding in one substep). Particles have no spin.
+//              (m_i + m_j)) and C = 2 beta sqrt(K), beta = -ln e / sqrt(pi^2 + ln^2 e). The spring
+//              takes the overlap averaged over the pair's normal travel one substep either way
+//              (delta +- h |v_n|): delta itself once a substep's travel into contact, it starts a
+//              substep's travel before touching, so that no elastic contact gains energy (the kink
+//              of max(delta, 0) under symplectic Euler gave +-3.2e-5 a contact; now -2e-6 to -4e-6).
+//              Tangentially, without a tangential stiffness, friction along the relative tangential
+//              velocity v_t: min(gamma |v_t|, mu max(a, 0)), gamma = tangential_damping / t_c
+//              (Coulomb's bound on a viscous damping); a pile with it creeps at about g / gamma.
+//              With a tangential stiffness s (Cundall-Strack), each particle keeps for each of its
+//              first BS_CONTACT_SPRINGS (8) contacts the tangential displacement xi (grown by h v_t
+//              each substep, turned into the tangent plane): friction k_t xi + gamma v_t, k_t = s K,
+//              at most mu max(a, 0) (sliding: xi is cut back to the bound). It holds a particle at
+//              rest on a slope below atan mu: static friction, a true angle of repose. 128 bytes a
+//              particle (world_internal.h). A contact beyond a particle's 8 gets the viscous
+//              friction (on that side only: such a pair keeps its momentum only to the difference).
+//              Particles have no spin (they cannot roll).
 //   cohesion   (with either) a = cohesion pulling together for d <= r_i + r_j, falling linearly to
 //              0 at d = cohesion_range (r_i + r_j);
 //   viscosity  (with either) the velocity relaxes towards the mass-weighted mean of the neighbours'
@@ -56,6 +68,7 @@ typedef struct bsInteractionDef
 	double stiffness;          // granular: k, N/m, > 0, used when contactTime is 0 [0]
 	double friction;           // granular: Coulomb mu, >= 0 [0.5]
 	double tangentialDamping;  // granular: gamma t_c, 0..10 [1]
+	double tangentialStiffness; // granular: k_t / K, 0..1; 0: no tangential spring [0]
 	double cohesion;           // relative acceleration, m/s^2, >= 0 [0]
 	double cohesionRange;      // cohesion_range, >= 1 [1.25]
 	double viscosity;          // per second, >= 0 [0]

@@ -32,6 +32,9 @@ typedef struct bsNeighbourGrid
 	uint32_t count;      // particles in the grid (slots): the free ones, and any fixed ones (BuildWith)
 	double largestRadius;   // of the free particles
 	double smallestRadius;
+	double slotRadius;      // the largest radius of any slot (free or fixed)
+	double largestSpeed;    // of the free particles
+	double approach;        // 2 x travel x largestSpeed (BuildWith): the most two particles close in `travel`
 	uint32_t* start;     // bucket b holds slots [start[b], start[b + 1]); dims product + 1 entries
 	uint32_t* index;     // slot -> particle index
 	uint32_t* bucketOf;  // particle -> bucket (UINT32_MAX when not free); build scratch
@@ -64,8 +67,11 @@ bsResult bsNeighbourGrid_Build(bsNeighbourGrid* grid, const bsParticles* particl
 // its neighbours. The cell edge then covers the largest fixed radius as well, and the box is grown by
 // a cell. When no particle is in a fixed state the grid is exactly bsNeighbourGrid_Build's (count is
 // then the free particles only; with fixed ones it is free + fixedCount). 1 byte a slot more.
+// travel (seconds, >= 0) widens the cells so that pairs that may touch within that time are neighbours
+// too: the cell edge is at least 2 x the largest radius + approach (the granular spring starts a
+// substep's approach before contact, interaction.h).
 bsResult bsNeighbourGrid_BuildWith(bsNeighbourGrid* grid, const bsParticles* particles, double reach,
-	unsigned fixedStates, bsPool* pool);
+	double travel, unsigned fixedStates, bsPool* pool);
 
 void bsNeighbourGrid_Ranges(const bsNeighbourGrid* grid, uint32_t slot, bsNeighbourRanges* ranges);
 
