@@ -1,5 +1,6 @@
-#include "blobsim/bvh.h"
+#include "float_bounds.h"
 
+#include "blobsim/bvh.h"
 #include "blobsim/parallel.h"
 
 #include <float.h>
@@ -26,61 +27,6 @@ bsBvhOptions bsDefaultBvhOptions(void)
 	return options;
 }
 
-// --- Float bounds that contain double geometry ---
-
-// The next float above (up) or below finite f: nextafterf's answer without its call (every triangle
-// of a build takes up to six).
-static float bsFloatStep(float f, bool up)
-{
-	if (f == 0.0f)
-	{
-		return up ? FLT_TRUE_MIN : -FLT_TRUE_MIN;
-	}
-	uint32_t bits;
-	memcpy(&bits, &f, sizeof bits);
-	// Up from a positive float, or down from a negative one, is one step away from zero.
-	bits = (f > 0.0f) == up ? bits + 1u : bits - 1u;
-	memcpy(&f, &bits, sizeof f);
-	return f;
-}
-
-// The largest float <= x (-inf below the float range).
-static float bsFloatDown(double x)
-{
-	if (x >= (double)FLT_MAX)
-	{
-		return FLT_MAX;
-	}
-	if (x < -(double)FLT_MAX)
-	{
-		return -INFINITY;
-	}
-	float f = (float)x;
-	if ((double)f > x)
-	{
-		f = bsFloatStep(f, false);
-	}
-	return f;
-}
-
-// The smallest float >= x (+inf above the float range).
-static float bsFloatUp(double x)
-{
-	if (x <= -(double)FLT_MAX)
-	{
-		return -FLT_MAX;
-	}
-	if (x > (double)FLT_MAX)
-	{
-		return INFINITY;
-	}
-	float f = (float)x;
-	if ((double)f < x)
-	{
-		f = bsFloatStep(f, true);
-	}
-	return f;
-}
 
 // --- Build ---
 

@@ -2,23 +2,12 @@
 // deforming bodies' BVHs, refit every substep). A refit is one pass over the nodes, no sorting or
 // SAH; the tree's quality degrades as the mesh deforms away from the shape it was built for, but
 // answers stay exact (every box still bounds its triangles). docs/bodies.md compares it to a rebuild.
+#include "float_bounds.h"
+
 #include "blobsim/bvh.h"
 
 #include <float.h>
 #include <math.h>
-
-// The largest float <= x and the smallest >= x, as the build rounds its boxes (bvh.c).
-static float bsRefitDown(double x)
-{
-	float f = (float)x;
-	return (double)f > x ? nextafterf(f, -INFINITY) : f;
-}
-
-static float bsRefitUp(double x)
-{
-	float f = (float)x;
-	return (double)f < x ? nextafterf(f, INFINITY) : f;
-}
 
 // The float box of triangles [first, first + count) of the leaf order.
 static void bsRefit_LeafBox(const bsBvh* bvh, uint32_t first, uint32_t count, float* min, float* max)
@@ -30,8 +19,8 @@ static void bsRefit_LeafBox(const bsBvh* bvh, uint32_t first, uint32_t count, fl
 		lo = bsMin(lo, bsTriangle_Min(bvh->tris + i));
 		hi = bsMax(hi, bsTriangle_Max(bvh->tris + i));
 	}
-	min[0] = bsRefitDown(lo.x), min[1] = bsRefitDown(lo.y), min[2] = bsRefitDown(lo.z);
-	max[0] = bsRefitUp(hi.x), max[1] = bsRefitUp(hi.y), max[2] = bsRefitUp(hi.z);
+	min[0] = bsFloatDown(lo.x), min[1] = bsFloatDown(lo.y), min[2] = bsFloatDown(lo.z);
+	max[0] = bsFloatUp(hi.x), max[1] = bsFloatUp(hi.y), max[2] = bsFloatUp(hi.z);
 }
 
 // The binary tree: children come after their parent (the build numbers them as it splits), so one
