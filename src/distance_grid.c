@@ -1429,7 +1429,9 @@ static bsResult bsGrid_Run(bsGridBuild* b, bsDistanceGridStats* st)
 	double cpu0 = bsCpuNow();
 	double t0 = bsNow();
 	b->pool = bsPool_Create(b->def->threads);
-	bsResult r = bsBvh_Build(&b->bvh, b->tris, b->count, NULL);
+	bsBvhOptions options = bsDefaultBvhOptions();
+	options.threads = b->def->threads;  // the same tree on any thread count
+	bsResult r = bsBvh_Build(&b->bvh, b->tris, b->count, &options);
 	if (r != bs_ok)
 	{
 		return r;
