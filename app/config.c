@@ -8,6 +8,7 @@
 // and the tree is hashed for bsConfig.hash.
 #include "config.h"
 
+#include "config_bodies.h"
 #include "config_material.h"
 #include "config_override.h"
 #include "config_read.h"
@@ -174,6 +175,7 @@ void bsConfig_Free(bsConfig* config)
 		bsMaterial_Free(&config->environment.planes[i].material);
 	}
 	free(config->environment.planes);
+	bsBodiesConfig_Free(&config->environment);
 	for (int i = 0; i < config->particles.emitterCount; ++i)
 	{
 		free(config->particles.emitters[i].file);

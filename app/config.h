@@ -78,7 +78,10 @@ typedef struct bsEnvironmentConfig
 	int meshCount;
 	bsPlaneConfig* planes;
 	int planeCount;  // meshCount + planeCount >= 1
+	struct bsBodyConfig* bodies;  // moving meshes (config_bodies.h) [none]
+	int bodyCount;
 } bsEnvironmentConfig;
+typedef struct bsBodyConfig bsBodyConfig;
 
 // One emitter of the config: a `file` emitter (file set) or a grid, random, nozzle or surface one
 // (file NULL, emitter ready for bsEmitter_Count; a surface's triangles are the environment's, found

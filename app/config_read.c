@@ -4,6 +4,7 @@
 // what a row cannot say: choices, checks across keys, arrays of objects.
 #include "config_read.h"
 
+#include "config_bodies.h"
 #include "config_material.h"
 #include "config_path.h"
 #include "pov_writer.h"
@@ -37,7 +38,7 @@ static const bsSchema bsPlaneSchema = BS_ELEMENT(bsPlaneKeys, "an object (a plan
 static const bsSchema bsPlaneArraySchema = BS_ARRAY(&bsPlaneSchema);
 
 static const bsSchemaKey bsEnvironmentKeys[] = {
-	BS_KEY("meshes", &bsMeshArraySchema), BS_KEY("planes", &bsPlaneArraySchema)};
+	BS_KEY("meshes", &bsMeshArraySchema), BS_KEY("planes", &bsPlaneArraySchema), BS_KEY("bodies", &bsBodyArraySchema)};
 static const bsSchema bsEnvironmentSchema = BS_OBJECT(bsEnvironmentKeys);
 
 // Every emitter key; each type allows a subset (bsGridKeys, bsRandomKeys, bsFileKeys, bsNozzleKeys,
@@ -272,7 +273,8 @@ static bool bsReadEnvironment(bsCtx* c, const cJSON* root, bsEnvironmentConfig* 
 	if (!bsReadElements(c, "meshes", meshes, bsReadMesh, env->meshes, sizeof *env->meshes,
 			&env->meshCount, NULL) ||
 		!bsReadElements(c, "planes", planes, bsReadPlane, env->planes, sizeof *env->planes,
-			&env->planeCount, NULL))
+			&env->planeCount, NULL) ||
+		!bsReadBodiesConfig(c, e, env))
 	{
 		return false;
 	}

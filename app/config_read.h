@@ -15,3 +15,6 @@ bool bsReadConfig(bsCtx* c, const cJSON* root, bsConfig* config);
 // enabled false when the config has none).
 extern const bsSchema bsFieldSchema;
 bool bsReadFieldConfig(bsCtx* c, const cJSON* root, bsFieldConfig* field);
+
+// `environment.bodies` (config_bodies.c): the array's schema (for --set paths).
+extern const bsSchema bsBodyArraySchema;

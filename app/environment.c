@@ -1,5 +1,7 @@
 #include "environment.h"
 
+#include "bodies.h"
+
 #include "obj.h"
 #include "blobsim/timer.h"
 
@@ -107,6 +109,7 @@ void bsEnvironment_Free(bsEnvironment* env)
 	free(env->planes);
 	free((void*)env->planeMaterials);
 	bsBvh_Destroy(&env->bvh);
+	bsEnvBodies_Free(env->bodies);
 	memset(env, 0, sizeof(*env));
 }
 
@@ -302,6 +305,11 @@ bsResult bsEnvironment_Load(bsEnvironment* env, const bsConfig* config, char* er
 		bsEnvironment_Free(env);
 		return r;
 	}
+	if (!bsEnvBodies_Load(&env->bodies, config, err, errlen))
+	{
+		bsEnvironment_Free(env);
+		return bs_errInvalidArgument;
+	}
 	env->loadSeconds = t1 - t0;
 	env->buildSeconds = bsNow() - t1;
 	return bs_ok;
@@ -310,5 +318,6 @@ bsResult bsEnvironment_Load(bsEnvironment* env, const bsConfig* config, char* er
 bsResult bsEnvironment_AddToWorld(const bsEnvironment* env, bsWorld* world)
 {
 	bsResult r = env->triangleCount > 0 ? bsWorld_AddMesh(world, &env->bvh) : bs_ok;
-	return r == bs_ok ? bsWorld_AddPlanes(world, env->planes, env->planeCount) : r;
+	r = r == bs_ok ? bsWorld_AddPlanes(world, env->planes, env->planeCount) : r;
+	return r == bs_ok ? bsEnvBodies_AddToWorld(env->bodies, world) : r;
 }

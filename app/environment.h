@@ -38,6 +38,7 @@ typedef struct bsEnvironment
 	uint32_t planeCount;
 	uint64_t droppedDegenerate;  // zero-area triangles dropped (by the loader or after transforming)
 	bsBvh bvh;
+	struct bsEnvBodies* bodies;  // the moving bodies (bodies.h), NULL when none
 	double loadSeconds;
 	double buildSeconds;
 } bsEnvironment;
@@ -52,6 +53,7 @@ void bsEnvironment_Free(bsEnvironment* env);
 // key, 2: the base, 1: the material, 0: no. A name selects the groups of its best match.
 int bsEnvGroup_Match(const char* configName, const char* key);
 
-// Adds the environment's colliders to the world: the mesh (when it has triangles), then the planes.
+// Adds the environment's colliders to the world: the mesh (when it has triangles), the planes, then
+// the moving bodies.
 // The world borrows them: env must outlive it.
 bsResult bsEnvironment_AddToWorld(const bsEnvironment* env, bsWorld* world);

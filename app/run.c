@@ -12,6 +12,7 @@
 #include "output_set.h"
 #include "ply.h"
 #include "pov_writer.h"
+#include "bodies.h"
 #include "process.h"
 #include "render.h"
 #include "render_frames.h"
@@ -340,6 +341,7 @@ static bool bsMakeScene(const bsConfig* c, const bsEnvironment* env, bsSceneBuff
 	scene->meshCount = env->groupCount;
 	scene->planes = b->planes;
 	scene->planeCount = env->planeCount;
+	scene->bodies = bsEnvBodies_Pose(env->bodies, 0.0, &scene->bodyCount);  // moved with each step
 	scene->particles.threshold = rc->blob.threshold;
 	scene->particles.strength = rc->blob.strength;
 	scene->particles.radiusScale = rc->blob.radiusScale;
@@ -776,6 +778,7 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 		double t0 = bsNow();
 		bsResult r = bsWorld_Step(world, &c->step, p, stats);
 		run->times->simulate += bsNow() - t0;
+		bsEnvBodies_Pose(env->bodies, bsWorld_Time(world), &run->scene->bodyCount);
 		if (r != bs_ok)
 		{
 			bsStepError(c, world, p, step, r, err, errlen);
@@ -1062,6 +1065,10 @@ int bsRunMain(int argc, char** argv)
 		goto fail;
 	}
 	buffers.surface = bsSceneSurface_FromConfig(&c.render, o.threads);
+	if (!bsEnvBodies_WriteIncludes(env.bodies, dir, err, sizeof(err)))
+	{
+		goto fail;
+	}
 	bsRunFrames run = {&c, dir, !o.quiet && isatty(2), &scene, &buffers, 0, &times};
 	if (!bsSimulate(&run, &o, &env, &emission, &p, &stats, err, sizeof(err)))
 	{

@@ -484,7 +484,26 @@ static bool bsSameVertex(bsVec3 a, bsVec3 b)
 	return a.x == b.x && a.y == b.y && a.z == b.z;  // finite, so == is bitwise up to the sign of 0
 }
 
-static bool bsPov_WriteMesh(bsPovWriter* w, const bsPovMesh* m, size_t meshIndex)
+// What a body's mesh adds to a plain one: a #declare before it, a matrix inside, no texture.
+typedef struct bsPovMeshExtra
+{
+	const char* declare;    // "#declare ID =" written before mesh2, or NULL
+	const double* matrix;   // 12 numbers, or NULL
+	bool noTexture;
+} bsPovMeshExtra;
+
+static void bsPutMatrix(bsPovWriter* w, const char* indent, const double* m)
+{
+	char num[bs_povNumberMax];
+	bsAtomicFile_Printf(&w->file, "%smatrix <", indent);
+	for (int k = 0; k < 12; ++k)
+	{
+		bsPov_FormatDouble(num, m[k] + 0.0);
+		bsAtomicFile_Printf(&w->file, "%s%s", num, k < 11 ? (k % 3 == 2 ? ",  " : ", ") : ">\n");
+	}
+}
+
+static bool bsPov_WriteMesh(bsPovWriter* w, const bsPovMesh* m, size_t meshIndex, const bsPovMeshExtra* extra)
 {
 	size_t corners = 3 * m->triangleCount;
 	size_t capacity = 16;
@@ -531,8 +550,9 @@ static bool bsPov_WriteMesh(bsPovWriter* w, const bsPovMesh* m, size_t meshIndex
 	{
 		bsAtomicFile_Printf(&w->file, "%zu", meshIndex);
 	}
-	bsAtomicFile_Printf(&w->file, ": %zu triangles, %u vertices\nmesh2\n{\n\tvertex_vectors\n\t{\n\t\t%u",
-		m->triangleCount, vertexCount, vertexCount);
+	bsAtomicFile_Printf(&w->file, ": %zu triangles, %u vertices\n%s%smesh2\n{\n\tvertex_vectors\n\t{\n\t\t%u",
+		m->triangleCount, vertexCount, extra != NULL && extra->declare != NULL ? extra->declare : "",
+		extra != NULL && extra->declare != NULL ? "\n" : "", vertexCount);
 	for (uint32_t i = 0; i < vertexCount; ++i)
 	{
 		char* p = bsAtomicFile_Reserve(&w->file, bsVectorMax + 8);
@@ -562,7 +582,14 @@ static bool bsPov_WriteMesh(bsPovWriter* w, const bsPovMesh* m, size_t meshIndex
 		bsAtomicFile_Advance(&w->file, (size_t)(q - p));
 	}
 	bsPutString(w, "\n\t}\n");
-	bsPutMaterial(w, "\t", m->material);
+	if (extra != NULL && extra->matrix != NULL)
+	{
+		bsPutMatrix(w, "\t", extra->matrix);
+	}
+	if (extra == NULL || !extra->noTexture)
+	{
+		bsPutMaterial(w, "\t", m->material);
+	}
 	bsPutString(w, "}\n");
 	free(vertices);
 	free(indices);
@@ -929,6 +956,27 @@ static bool bsPov_WriteParticles(bsPovWriter* w, const bsPovParticles* ps, const
 
 // ---- The scene ------------------------------------------------------------------------------------
 
+// A moving body: its include and an object with its matrix, or its shape inline.
+static void bsPov_WriteMovingBody(bsPovWriter* w, const bsPovBody* b, size_t index)
+{
+	if (b->include == NULL)
+	{
+		bsPovMesh mesh = {b->name, b->triangles, b->triangleCount, b->material};
+		bsPovMeshExtra extra = {NULL, b->matrix, false};
+		bsPov_WriteMesh(w, &mesh, index, &extra);
+		return;
+	}
+	bsAtomicFile_Write(&w->file, "\n// body ", 9);
+	if (b->name != NULL)
+	{
+		bsPutCommentText(w, b->name);
+	}
+	bsAtomicFile_Printf(&w->file, "\n#include \"%s\"\nobject\n{\n\t%s\n", b->include, b->declared);
+	bsPutMatrix(w, "\t", b->matrix);
+	bsPutMaterial(w, "\t", b->material);
+	bsPutString(w, "}\n");
+}
+
 static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 {
 	const bsPovParticles* ps = &s->particles;
@@ -992,7 +1040,7 @@ static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 			bsAtomicFile_Printf(&w->file, "\n// mesh %zu has no triangles\n", i);
 			continue;
 		}
-		if (!bsPov_WriteMesh(w, s->meshes + i, i))
+		if (!bsPov_WriteMesh(w, s->meshes + i, i, NULL))
 		{
 			if (blobs)
 			{
@@ -1010,6 +1058,10 @@ static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 		bsAtomicFile_Printf(&w->file, "%s\n", num);
 		bsPutMaterial(w, "\t", pl->material);
 		bsPutString(w, "}\n");
+	}
+	for (size_t i = 0; i < s->bodyCount && !w->failed; ++i)
+	{
+		bsPov_WriteMovingBody(w, s->bodies + i, i);
 	}
 	if (blobs)
 	{
@@ -1077,6 +1129,33 @@ bool bsPov_WriteScene(const char* path, const bsPovScene* scene, char* errbuf, s
 	}
 	bsCLocale locale = bsEnterCLocale();
 	bsPov_WriteBody(&w, scene);
+	bsLeaveCLocale(locale);
+	if (w.failed)
+	{
+		bsAtomicFile_Abort(&w.file);
+		return false;
+	}
+	return bsAtomicFile_Commit(&w.file, 0);
+}
+
+bool bsPov_WriteMeshInclude(const char* path, const char* declared, const bsPovMesh* mesh, char* errbuf,
+	size_t errlen)
+{
+	bsPovWriter w;
+	memset(&w, 0, sizeof(w));
+	w.path = path;
+	w.errbuf = errbuf;
+	w.errlen = errlen;
+	if (!bsAtomicFile_Open(&w.file, path, errbuf, errlen))
+	{
+		return false;
+	}
+	char declare[256];
+	snprintf(declare, sizeof declare, "#declare %s =", declared);
+	bsPovMeshExtra extra = {declare, NULL, true};
+	bsCLocale locale = bsEnterCLocale();
+	bsAtomicFile_Printf(&w.file, "// blobsim %s body mesh\n", BLOBSIM_VERSION);
+	bsPov_WriteMesh(&w, mesh, 0, &extra);
 	bsLeaveCLocale(locale);
 	if (w.failed)
 	{

@@ -79,6 +79,21 @@ typedef struct bsPovPlane
 	const char* material;  // as bsPovMesh.material
 } bsPovPlane;
 
+// A moving body at the scene's time (docs/bodies.md). A rigid one names an include file beside the
+// scene that declares its mesh (bsPov_WriteMeshInclude) and is drawn as that object transformed by
+// `matrix`; a deforming one (include NULL) is its shape's triangles at that time, inline, transformed
+// by `matrix`.
+typedef struct bsPovBody
+{
+	const char* name;          // a comment above it; may be NULL
+	const char* include;       // rigid: the include file's name; NULL: the triangles inline
+	const char* declared;      // rigid: the identifier the include declares
+	const bsTriangle* triangles;  // deforming: the shape (as bsPovMesh.triangles)
+	size_t triangleCount;
+	double matrix[12];         // POV-Ray's matrix: the images of x, y, z (rows), then the translation
+	const char* material;      // as bsPovMesh.material
+} bsPovBody;
+
 typedef struct bsPovParticles
 {
 	const bsVec3* centers;
@@ -108,6 +123,8 @@ typedef struct bsPovScene
 	size_t meshCount;
 	const bsPovPlane* planes;
 	size_t planeCount;
+	const bsPovBody* bodies;  // [none]
+	size_t bodyCount;
 	bsPovParticles particles;
 } bsPovScene;
 
@@ -115,6 +132,11 @@ typedef struct bsPovScene
 // 640x480, black background, gamma 1.0, threshold 0.5, strength 1, the radius scale for which a lone
 // particle shows at its collision radius, maxComponents bs_povMaxBlobComponents, grey materials.
 bsPovScene bsPovScene_Default(void);
+
+// Writes an include file that declares `declared` as the mesh2 of `mesh` (no texture: the scene's
+// object gives it). False with a message naming the file.
+bool bsPov_WriteMeshInclude(const char* path, const char* declared, const bsPovMesh* mesh, char* errbuf,
+	size_t errlen);
 
 // The component radius scale that makes a lone particle render at exactly its collision radius:
 // 1 / sqrt(1 - sqrt(threshold / strength)). Needs 0 < threshold < strength; returns 0 otherwise.

@@ -44,4 +44,4 @@ static bool bsStuck_Sweep(const bsCollider* c, bsMethod method, const bsSweep* s
 	return true;
 }
 
-const bsColliderClass bs_stuckCollider = {"stuck", bsStuck_Sweep};
+const bsColliderClass bs_stuckCollider = {"stuck", bsStuck_Sweep, NULL};

@@ -1,4 +1,5 @@
 // step.c — bsWorld_Step: the phases of a step (step.h) on the world's pool.
+#include "collider_body.h"
 #include "forces.h"
 #include "interaction_phase.h"
 #include "morton.h"
@@ -82,21 +83,33 @@ static bool bsStepDef_IsValid(const bsStepDef* def)
 }
 
 // The substeps of this step: as given, or as the interaction's rule plans them (interaction.h) from
-// the particles as they are after the emit phase; more than maxSubsteps is bs_errUnstable.
-static bsResult bsStepSubsteps(const bsStepDef* def, const bsParticles* particles, int* substeps)
+// the particles as they are after the emit phase; more than maxSubsteps is bs_errUnstable. Moving
+// bodies raise either to as many as keep every body's turn per substep within its maxAngle
+// (collider_body.c: the bound of the relative sweep).
+static bsResult bsStepSubsteps(const bsWorld* world, const bsStepDef* def, const bsParticles* particles,
+	int* substeps)
 {
 	*substeps = def->substeps;
-	if (def->substeps >= 1)
+	double planned = (double)def->substeps;
+	if (def->substeps < 1)
+	{
+		bsSubstepPlan plan;
+		bsInteraction_PlanSubsteps(&def->interaction, def->dt, def->gravity, particles, &plan);
+		planned = plan.substeps;
+	}
+	if (world->bodies != NULL)
+	{
+		planned = fmax(planned, bsWorldBodies_Substeps(world->bodies, def->dt));
+	}
+	if (def->substeps >= 1 && planned <= (double)def->substeps)
 	{
 		return bs_ok;
 	}
-	bsSubstepPlan plan;
-	bsInteraction_PlanSubsteps(&def->interaction, def->dt, def->gravity, particles, &plan);
-	if (!(plan.substeps <= (double)def->maxSubsteps))
+	if (!(planned <= (double)def->maxSubsteps))
 	{
 		return bs_errUnstable;
 	}
-	*substeps = (int)plan.substeps;
+	*substeps = (int)planned;
 	return bs_ok;
 }
 
@@ -332,7 +345,7 @@ static bsVec3 bsClearOf(const bsSweepOutput* out, double placed, double radius)
 // checked with the segment test: a surface on the way stops it there instead, and after three such
 // surfaces it stays at `from`.
 static bsVec3 bsSettlePoint(const bsMoveJob* job, bsVec3 from, const bsSweepOutput* contact, double radius,
-	bsQueryStats* qs)
+	double u, bsQueryStats* qs)
 {
 	bsVec3 target = bsClearOf(contact, 0.0, radius);
 	for (int k = 0; k < 3; ++k)
@@ -344,7 +357,7 @@ static bsVec3 bsSettlePoint(const bsMoveJob* job, bsVec3 from, const bsSweepOutp
 		{
 			return from;
 		}
-		bsWorld_SweepPrepared(job->world, bs_methodRay, &s, &out, qs);
+		bsWorld_SweepWindow(job->world, bs_methodRay, &s, u, u, &out, qs);
 		if (!out.hit)
 		{
 			return target;
@@ -358,8 +371,8 @@ static bsVec3 bsSettlePoint(const bsMoveJob* job, bsVec3 from, const bsSweepOutp
 // surface (the paper's section 3.2: "a displacement depending on the triangle's normal and the
 // sphere's radius, so that the two objects would merely be in touch"), plus a skin so the next sweep
 // does not start in contact with the same surface. Returns the contact the response is to use.
-static bsSweepOutput bsPlace(const bsMoveJob* job, const bsSweep* s, const bsSweepOutput* contact, bsVec3* x,
-	bsQueryStats* qs)
+static bsSweepOutput bsPlace(const bsMoveJob* job, const bsSweep* s, const bsSweepOutput* contact, double u0,
+	bsVec3* x, bsQueryStats* qs)
 {
 	bsSweepOutput out = *contact;
 	double radius = s->radius;
@@ -372,7 +385,7 @@ static bsSweepOutput bsPlace(const bsMoveJob* job, const bsSweep* s, const bsSwe
 			// bouncing on from there would start behind a neighbouring wall near a corner, so the
 			// particle is placed where exact stops it: touching every surface.
 			bsSweepOutput touch;
-			bsWorld_SweepPrepared(job->world, bs_methodExact, s, &touch, qs);
+			bsWorld_SweepWindow(job->world, bs_methodExact, s, u0, 1.0, &touch, qs);
 			if (touch.hit)
 			{
 				out = touch;
@@ -381,7 +394,7 @@ static bsSweepOutput bsPlace(const bsMoveJob* job, const bsSweep* s, const bsSwe
 			return out;
 		}
 		case bs_methodRay:
-			*x = bsSettlePoint(job, *x, &out, radius, qs);
+			*x = bsSettlePoint(job, *x, &out, radius, u0 + out.t * (1.0 - u0), qs);
 			return out;
 		default:
 			*x = bsClearOf(&out, radius, radius);
@@ -402,14 +415,17 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 	bsQueryStats qs = {0, 0, 0, 0};
 	bsContactPlanes planes;
 	planes.count = 0;
+	int pushedBy = -1;  // the moving body of the last contact
 
 	for (int contact = 0;; ++contact)
 	{
 		if (contact == def->maxContacts)
 		{
 			// Every contact of this substep used (a particle wedged in a corner): it waits here for
-			// the next one rather than tunnelling.
+			// the next one rather than tunnelling; pressed on by a moving body, it moves with the
+			// body's surface for the rest of the substep instead, so the body does not run it over.
 			stats->contactLimit += 1;
+			x = pushedBy >= 0 ? bsWorldBodies_Ride(job->world, (uint16_t)pushedBy, x, 1.0 - remaining / job->h) : x;
 			break;
 		}
 		bsSweepInput in = {x, bsMulAdd(x, remaining, v), radius};
@@ -420,7 +436,8 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 			return r;
 		}
 		bsSweepOutput out;
-		bsWorld_SweepPrepared(job->world, def->method, &s, &out, &qs);
+		double u0 = 1.0 - remaining / job->h;  // the part of the substep done (moving bodies)
+		bsWorld_SweepWindow(job->world, def->method, &s, u0, 1.0, &out, &qs);
 		if (!out.hit)
 		{
 			x = in.c2;
@@ -445,14 +462,30 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 			v = bsV3(0.0, 0.0, 0.0);
 			p->state[i] = bs_particleStuck;
 			stats->stuck += 1;
+			// Stuck to a moving body: it rides with it from the next substep.
+			if (out.kind == bs_colliderBody &&
+				!bsWorldBodies_Stick(job->world, (int)(worker - job->world->workers), out.collider, (uint32_t)i, x, u0 + out.t * (1.0 - u0)))
+			{
+				return bs_errOutOfMemory;
+			}
 			break;
 		}
 
 		// Slide or bounce: just clear of the surface, then on with the rest of the substep.
-		out = bsPlace(job, &s, &out, &x, &qs);
+		out = bsPlace(job, &s, &out, u0, &x, &qs);
 		bsVec3 n = out.normal;
 		remaining *= 1.0 - out.t;
-		v = bsContactPlanes_Clip(&planes, n, bsRespond(def, job->restSpeed, v, n));
+		pushedBy = out.kind == bs_colliderBody ? out.collider : -1;
+		if (out.kind == bs_colliderBody)
+		{
+			// A moving surface: the response to the velocity relative to it (it pushes and carries).
+			bsVec3 surface = bsWorldBodies_SurfaceVelocity(job->world, out.collider, out.point, u0 + out.t * (1.0 - u0));
+			v = bsAdd(surface, bsContactPlanes_Clip(&planes, n, bsRespond(def, job->restSpeed, bsSub(v, surface), n)));
+		}
+		else
+		{
+			v = bsContactPlanes_Clip(&planes, n, bsRespond(def, job->restSpeed, v, n));
+		}
 		bsContactPlanes_Add(&planes, n);
 		if (!(remaining > 0.0))
 		{
@@ -470,6 +503,49 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 	}
 	p->position[i] = x;
 	p->velocity[i] = v;
+	return bs_ok;
+}
+
+// A stuck (not riding) or sleeping particle that a moving body reaches this substep: the body's
+// surface pushes it free (slide, bounce: the response to the surface's velocity, placed just clear of
+// it) or it sticks to the body (stick) and rides with it.
+static bsResult bsPushResting(const bsMoveJob* job, size_t i, bsStepWorker* worker)
+{
+	bsParticles* p = job->particles;
+	bsVec3 x = p->position[i];
+	double radius = p->radius[i];
+	if ((p->state[i] != bs_particleStuck && p->state[i] != bs_particleSleeping) ||
+		bsWorldBodies_IsCarried(job->world, (uint32_t)i) || !bsWorldBodies_Near(job->world, x, radius))
+	{
+		return bs_ok;
+	}
+	bsSweepInput in = {x, x, radius};
+	bsSweep s;
+	bsSweepOutput out;
+	bsQueryStats qs = {1, 0, 0, 0};
+	bsResult r = bsMakeSweep(&in, &s);
+	if (r != bs_ok || !bsWorldBodies_SweepResting(job->world, job->def->method, &s, &out, &qs))
+	{
+		worker->stats.queries += qs.queries;
+		return r;
+	}
+	bsStepStats* stats = &worker->stats;
+	stats->queries += qs.queries;
+	stats->nodesVisited += qs.nodesVisited;
+	stats->trianglesTested += qs.trianglesTested;
+	stats->contacts[out.test][out.branch] += 1;
+	if (job->def->response == bs_responseStick)
+	{
+		p->state[i] = bs_particleStuck;
+		p->position[i] = out.center;
+		p->velocity[i] = bsV3(0.0, 0.0, 0.0);
+		return bsWorldBodies_Stick(job->world, (int)(worker - job->world->workers), out.collider, (uint32_t)i, out.center, out.t)
+			? bs_ok : bs_errOutOfMemory;
+	}
+	bsVec3 surface = bsWorldBodies_SurfaceVelocity(job->world, out.collider, out.point, out.t);
+	p->state[i] = bs_particleFree;
+	p->position[i] = bsClearOf(&out, job->def->method == bs_methodRay ? 0.0 : radius, radius);
+	p->velocity[i] = bsAdd(surface, bsRespond(job->def, job->restSpeed, bsNeg(surface), out.normal));
 	return bs_ok;
 }
 
@@ -494,6 +570,11 @@ static void bsMove_Range(void* context, size_t begin, size_t end, int worker)
 #endif
 		if (job->particles->state[i] != bs_particleFree)
 		{
+			bsResult r = job->world->bodies != NULL ? bsPushResting(job, i, w) : bs_ok;
+			if (r != bs_ok && w->error == bs_ok)
+			{
+				w->error = r;
+			}
 			continue;
 		}
 		bsResult r = bsMoveParticle(job, i, w);
@@ -594,7 +675,7 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	int substeps = 1;
 	if (result == bs_ok)
 	{
-		result = bsStepSubsteps(def, particles, &substeps);
+		result = bsStepSubsteps(world, def, particles, &substeps);
 	}
 	double h = def->dt / substeps;
 	bsForcesJob forces = {.context = {def, particles}, .h = h, .particles = particles};
@@ -617,7 +698,9 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsForces_Range, &forces);
 		// The colliders of stuck and sleeping particles: the grid gathers, in index order, those that
 		// stuck or fell asleep since the last move phase (and lets go of woken and expired ones).
-		result = world->stuck != NULL ? bsStuckGrid_Sync(world->stuck, particles) : bs_ok;
+		result = world->bodies != NULL ? bsWorldBodies_Begin(world, world->time + k * h, world->time + (k + 1) * h, particles)
+									   : bs_ok;
+		result = result == bs_ok && world->stuck != NULL ? bsStuckGrid_Sync(world->stuck, particles) : result;
 		if (result != bs_ok)
 		{
 			bsGatherWorkers(world, &local);  // clears the workers' slots for the next step
@@ -626,6 +709,7 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 		move.order = bsMoveOrder(world, particles);
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsMove_Range, &move);
 		result = bsGatherWorkers(world, &local);
+		result = result == bs_ok && world->bodies != NULL ? bsWorldBodies_Gather(world) : result;
 		local.substeps += 1;
 		bsSleep_Wake(world, particles, &local);
 	}

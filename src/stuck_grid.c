@@ -233,6 +233,14 @@ static bool bsIsResident(uint8_t state)
 	return state == bs_particleStuck || state == bs_particleSleeping;
 }
 
+void bsStuckGrid_Release(bsStuckGrid* g, uint32_t particle)
+{
+	if (particle < g->slotOfCount && g->slotOf[particle] != BS_NONE)
+	{
+		bsRemove(g, g->slotOf[particle]);
+	}
+}
+
 bsResult bsStuckGrid_Sync(bsStuckGrid* g, const bsParticles* p)
 {
 	if (p->count >= BS_NONE)

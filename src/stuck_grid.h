@@ -29,6 +29,10 @@ bool bsStuckGrid_Holds(const bsStuckGrid* grid, uint32_t particle);
 // holding a subset; bs_errTooLarge for a set of more than 2^32 - 2 particles.
 bsResult bsStuckGrid_Sync(bsStuckGrid* grid, const bsParticles* particles);
 
+// Lets go of particle i if kept (one that moved: a particle riding a body); the next sync adds it back
+// where it is then.
+void bsStuckGrid_Release(bsStuckGrid* grid, uint32_t particle);
+
 // The contact of least (t, particle) of the sweep (sphere of radius movingRadius) with the spheres
 // kept, for t < tmax (bsSphereSweep). *particle names the sphere's particle.
 bool bsStuckGrid_Sweep(const bsStuckGrid* grid, const bsSweep* sweep, double movingRadius, double tmax,

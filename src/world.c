@@ -1,4 +1,5 @@
 // world.c — the world's colliders, emitters and pool, and the sweep against every collider.
+#include "collider_body.h"
 #include "stuck_grid.h"
 #include "world_internal.h"
 
@@ -11,6 +12,7 @@ static const bsColliderClass* const bs_colliderClasses[bs_colliderKindCount] = {
 	[bs_colliderMesh] = &bs_meshCollider,
 	[bs_colliderPlane] = &bs_planeCollider,
 	[bs_colliderStuck] = &bs_stuckCollider,
+	[bs_colliderBody] = &bs_bodyCollider,
 };
 
 bsWorldDef bsDefaultWorldDef(void)
@@ -58,6 +60,7 @@ void bsWorld_Destroy(bsWorld* world)
 	free(world->births);
 	free(world->order);
 	bsNeighbourGrid_Free(&world->grid);
+	bsWorldBodies_Destroy(world->bodies);
 	free(world);
 }
 
@@ -93,6 +96,21 @@ bsResult bsWorld_AddPlanes(bsWorld* world, const bsPlane* planes, uint32_t count
 		return bs_ok;
 	}
 	return planes == NULL ? bs_errInvalidArgument : bsWorld_AddCollider(world, bs_colliderPlane, planes, count);
+}
+
+bsResult bsWorld_AddBody(bsWorld* world, const bsBody* body)
+{
+	if (body == NULL)
+	{
+		return bs_errInvalidArgument;
+	}
+	if (world->colliderCount == BS_WORLD_MAX_COLLIDERS)
+	{
+		return bs_errTooLarge;
+	}
+	const void* state = NULL;
+	bsResult r = bsWorldBodies_Add(&world->bodies, body, &state);
+	return r == bs_ok ? bsWorld_AddCollider(world, bs_colliderBody, state, 0) : r;
 }
 
 bsResult bsWorld_AddStuckParticles(bsWorld* world, double cell)
@@ -188,6 +206,12 @@ bool bsWorld_EmitFailure(const bsWorld* world, int* emitter, size_t* index)
 void bsWorld_SweepPrepared(const bsWorld* world, bsMethod method, const bsSweep* sweep,
 	bsSweepOutput* out, bsQueryStats* stats)
 {
+	bsWorld_SweepWindow(world, method, sweep, 0.0, 1.0, out, stats);
+}
+
+void bsWorld_SweepWindow(const bsWorld* world, bsMethod method, const bsSweep* sweep, double u0, double u1,
+	bsSweepOutput* out, bsQueryStats* stats)
+{
 	int k = 0;
 	if (world->colliderCount > 0 && world->colliders[0].kind == bs_colliderMesh)
 	{
@@ -204,7 +228,9 @@ void bsWorld_SweepPrepared(const bsWorld* world, bsMethod method, const bsSweep*
 	for (; k < world->colliderCount; ++k)
 	{
 		const bsCollider* c = world->colliders + k;
-		if (bs_colliderClasses[c->kind]->sweep(c, method, sweep, out, stats))
+		const bsColliderClass* class = bs_colliderClasses[c->kind];
+		if (class->sweepMoving != NULL ? class->sweepMoving(c, method, sweep, u0, u1, out, stats)
+									   : class->sweep(c, method, sweep, out, stats))
 		{
 			out->collider = (uint16_t)k;
 			out->kind = c->kind;

@@ -25,11 +25,16 @@ typedef struct bsColliderClass
 	// triangles visited to stats (never queries: the world counts those).
 	bool (*sweep)(const bsCollider* collider, bsMethod method, const bsSweep* sweep, bsSweepOutput* out,
 		bsQueryStats* stats);
+	// A moving kind (collider_body.c) also takes the part [u0, u1] of the substep the sweep spans;
+	// NULL for the static kinds.
+	bool (*sweepMoving)(const bsCollider* collider, bsMethod method, const bsSweep* sweep, double u0,
+		double u1, bsSweepOutput* out, bsQueryStats* stats);
 } bsColliderClass;
 
 extern const bsColliderClass bs_meshCollider;
 extern const bsColliderClass bs_planeCollider;
 extern const bsColliderClass bs_stuckCollider;
+extern const bsColliderClass bs_bodyCollider;
 
 // Sleeping particles that moving ones touched in a move phase, one list per worker: a worker never
 // writes another particle's state; the step wakes them all after the phase (sleep.h).
@@ -86,8 +91,14 @@ struct bsWorld
 	uint32_t* calm;         // sleep: steps in a row each particle has been calm
 	size_t restCapacity;
 	bsNeighbourGrid grid;   // the interaction phase's, rebuilt every substep, kept for its memory
+	struct bsWorldBodies* bodies;  // the moving bodies (collider_body.h), NULL when none
 };
 
 // bsWorld_Sweep for a sweep already prepared (the step builds it once per contact).
 void bsWorld_SweepPrepared(const bsWorld* world, bsMethod method, const bsSweep* sweep,
+	bsSweepOutput* out, bsQueryStats* stats);
+
+// The same for a sweep over the part [u0, u1] of the current substep (moving bodies are where they are
+// then; bsWorld_SweepPrepared is [0, 1]).
+void bsWorld_SweepWindow(const bsWorld* world, bsMethod method, const bsSweep* sweep, double u0, double u1,
 	bsSweepOutput* out, bsQueryStats* stats);

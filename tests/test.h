@@ -64,3 +64,4 @@ int GridTest(void);
 int FieldTest(void);
 int InteractionTest(void);
 int RigidTest(void);
+int BodyTest(void);

@@ -37,6 +37,7 @@ static const Suite suites[] = {
 	{"field", FieldTest},
 	{"interaction", InteractionTest},
 	{"rigid", RigidTest},
+	{"body", BodyTest},
 };
 
 enum

@@ -96,6 +96,11 @@ bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const b
 
 void bsBvh_Destroy(bsBvh* bvh);
 
+// New positions for the triangles of a built BVH (tris in the caller's order of the build, same
+// count), keeping the tree and recomputing its boxes bottom-up (bvh_refit.c): answers stay exact, the
+// tree's quality is the old shape's. bs_errInvalidArgument, bs_errNonFinite (the BVH unchanged).
+bsResult bsBvh_Refit(bsBvh* bvh, const bsTriangle* tris);
+
 // Bytes the BVH holds: both trees, the triangle copies and the index map.
 size_t bsBvh_Bytes(const bsBvh* bvh);
 

@@ -78,6 +78,7 @@ typedef enum bsColliderKind
 	bs_colliderMesh = 0,  // a static triangle mesh with its BVH
 	bs_colliderPlane,     // analytic planes
 	bs_colliderStuck,     // stuck and sleeping particles (world.h: bsWorld_AddStuckParticles)
+	bs_colliderBody,      // a moving body (world.h: bsWorld_AddBody)
 	bs_colliderKindCount
 } bsColliderKind;
 

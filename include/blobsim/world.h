@@ -34,6 +34,7 @@ typedef struct bsWorldDef
 bsWorldDef bsDefaultWorldDef(void);
 
 typedef struct bsWorld bsWorld;
+typedef struct bsBody bsBody;  // body.h
 
 // NULL when out of memory.
 bsWorld* bsWorld_Create(const bsWorldDef* def);
@@ -49,6 +50,11 @@ bsResult bsWorld_AddMesh(bsWorld* world, const bsBvh* bvh);
 
 // Adds count analytic planes as one collider (a contact's index is the plane's).
 bsResult bsWorld_AddPlanes(bsWorld* world, const bsPlane* planes, uint32_t count);
+
+// Adds a moving body (body.h, borrowed) as a collider: particles sweep against it where its motion
+// puts it during each substep, and it pushes and carries them (docs/bodies.md). The world keeps a BVH
+// of its shape (refit every substep when the shape changes). bs_errOutOfMemory, bs_errTooLarge.
+bsResult bsWorld_AddBody(bsWorld* world, const bsBody* body);
 
 // Makes the particles that are stuck or sleeping colliders, for every particle the world steps
 // (accumulation: snow on snow). They are kept in a hash grid of cells of edge `cell` (<= 0: 4 x the

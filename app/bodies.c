@@ -1,0 +1,242 @@
+// bodies.c — a run's moving bodies (bodies.h).
+#include "bodies.h"
+
+#include "obj.h"
+#include "blobsim/body.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct bsEnvBody
+{
+	bsBody* body;
+	char include[32];   // body_N.inc
+	char declared[32];  // BlobsimBodyN
+	char* name;         // the OBJ's path, for the comment
+	bsTriangle* shape;  // deforming: the shape at the scene's time
+	bsVec3* weights;
+} bsEnvBody;
+
+struct bsEnvBodies
+{
+	bsEnvBody* items;
+	bsPovBody* pov;
+	int count;
+};
+
+void bsEnvBodies_Free(bsEnvBodies* bodies)
+{
+	if (bodies == NULL)
+	{
+		return;
+	}
+	for (int i = 0; i < bodies->count; ++i)
+	{
+		bsBody_Destroy(bodies->items[i].body);
+		free(bodies->items[i].shape);
+		free(bodies->items[i].weights);
+	}
+	free(bodies->items);
+	free(bodies->pov);
+	free(bodies);
+}
+
+// The OBJ's triangles, in the body's own frame.
+static bool bsLoadTriangles(const char* file, bsTriangle** tris, uint32_t* count, char* err, size_t errlen)
+{
+	bsObjMesh mesh;
+	bsObjError oerr;
+	if (bsObj_Load(file, &mesh, &oerr) != bs_ok)
+	{
+		snprintf(err, errlen, "%s", oerr.message);
+		return false;
+	}
+	*tris = malloc(mesh.triangleCount * sizeof(bsTriangle));
+	*count = 0;
+	for (uint32_t t = 0; *tris != NULL && t < mesh.triangleCount; ++t)
+	{
+		const uint32_t* v = mesh.triangles[t];
+		*count += bsMakeTriangle(mesh.vertices[v[0]], mesh.vertices[v[1]], mesh.vertices[v[2]], *tris + *count) == bs_ok;
+	}
+	bsObj_Free(&mesh);
+	if (*tris == NULL)
+	{
+		snprintf(err, errlen, "%s: out of memory", file);
+		return false;
+	}
+	return true;
+}
+
+// The body's keys as the engine's tracks.
+static bsResult bsMakeBody(const bsBodyConfig* bc, const bsTriangle* tris, uint32_t count, bsBody** body)
+{
+	bsVec3Key* translate = calloc((size_t)bc->keyCount + 1, sizeof(bsVec3Key));
+	bsQuatKey* rotate = calloc((size_t)bc->keyCount + 1, sizeof(bsQuatKey));
+	bsVec3Key* scale = calloc((size_t)bc->keyCount + 1, sizeof(bsVec3Key));
+	bsBodyDef def = bsDefaultBodyDef();
+	bsResult r = translate == NULL || rotate == NULL || scale == NULL ? bs_errOutOfMemory : bs_ok;
+	for (int k = 0; r == bs_ok && k < bc->keyCount; ++k)
+	{
+		const bsBodyKeyConfig* key = bc->keys + k;
+		if (key->hasTranslate)
+		{
+			translate[def.keys.translateCount++] = (bsVec3Key){key->time, key->translate};
+		}
+		if (key->hasRotate)
+		{
+			rotate[def.keys.rotateCount++] = (bsQuatKey){key->time, bsQuat_FromAxisAngle(key->axis, key->angle)};
+		}
+		if (key->hasScale)
+		{
+			scale[def.keys.scaleCount++] = (bsVec3Key){key->time, key->scale};
+		}
+	}
+	def.triangles = tris;
+	def.triangleCount = count;
+	def.kind = bc->deforming ? bs_motionDeforming : bs_motionKeyframed;
+	def.keys.translate = translate;
+	def.keys.rotate = rotate;
+	def.keys.scale = scale;
+	def.keys.loop = bc->loop;
+	def.maxAngle = bc->maxAngle;
+	bsDeformDef deform = {bc->controls, bc->controlCount, bc->support, bc->times, bc->displacements, bc->timeCount};
+	def.deform = deform;
+	r = r == bs_ok ? bsBody_Create(&def, body) : r;
+	free(translate);
+	free(rotate);
+	free(scale);
+	return r;
+}
+
+bool bsEnvBodies_Load(bsEnvBodies** out, const bsConfig* config, char* err, size_t errlen)
+{
+	*out = NULL;
+	const bsEnvironmentConfig* env = &config->environment;
+	if (env->bodyCount == 0)
+	{
+		return true;
+	}
+	bsEnvBodies* bodies = calloc(1, sizeof *bodies);
+	if (bodies == NULL || (bodies->items = calloc((size_t)env->bodyCount, sizeof(bsEnvBody))) == NULL ||
+		(bodies->pov = calloc((size_t)env->bodyCount, sizeof(bsPovBody))) == NULL)
+	{
+		bsEnvBodies_Free(bodies);
+		snprintf(err, errlen, "%s: out of memory", config->path);
+		return false;
+	}
+	for (int i = 0; i < env->bodyCount; ++i)
+	{
+		const bsBodyConfig* bc = env->bodies + i;
+		bsEnvBody* b = bodies->items + i;
+		bsTriangle* tris = NULL;
+		uint32_t count = 0;
+		if (!bsLoadTriangles(bc->file, &tris, &count, err, errlen))
+		{
+			bsEnvBodies_Free(bodies);
+			return false;
+		}
+		bsResult r = bsMakeBody(bc, tris, count, &b->body);
+		free(tris);
+		bodies->count = i + 1;
+		if (r != bs_ok)
+		{
+			snprintf(err, errlen, "%s: environment.bodies[%d]: %s (%s)", config->path, i,
+				count == 0 ? "the mesh has no triangles" : "cannot make the body", bsResultString(r));
+			bsEnvBodies_Free(bodies);
+			return false;
+		}
+		snprintf(b->include, sizeof b->include, "body_%d.inc", i);
+		snprintf(b->declared, sizeof b->declared, "BlobsimBody%d", i);
+		b->name = bc->file;
+		bodies->pov[i].name = bc->file;
+		bodies->pov[i].material = bc->material.texture;
+		if (bc->deforming)
+		{
+			b->shape = malloc(count * sizeof(bsTriangle));
+			b->weights = calloc((size_t)bsBody_DeformWeightCount(b->body), sizeof(bsVec3));
+			if (b->shape == NULL || b->weights == NULL)
+			{
+				snprintf(err, errlen, "%s: out of memory", config->path);
+				bsEnvBodies_Free(bodies);
+				return false;
+			}
+		}
+	}
+	*out = bodies;
+	return true;
+}
+
+bsResult bsEnvBodies_AddToWorld(const bsEnvBodies* bodies, bsWorld* world)
+{
+	bsResult r = bs_ok;
+	for (int i = 0; bodies != NULL && r == bs_ok && i < bodies->count; ++i)
+	{
+		r = bsWorld_AddBody(world, bodies->items[i].body);
+	}
+	return r;
+}
+
+bool bsEnvBodies_WriteIncludes(const bsEnvBodies* bodies, const char* dir, char* err, size_t errlen)
+{
+	for (int i = 0; bodies != NULL && i < bodies->count; ++i)
+	{
+		const bsEnvBody* b = bodies->items + i;
+		if (b->shape != NULL)
+		{
+			continue;  // deforming: inline in each scene
+		}
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s", dir, b->include);
+		uint32_t count;
+		bsPovMesh mesh = {b->name, bsBody_Triangles(b->body, &count), 0, NULL};
+		mesh.triangleCount = count;
+		if (!bsPov_WriteMeshInclude(path, b->declared, &mesh, err, errlen))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+const bsPovBody* bsEnvBodies_Pose(bsEnvBodies* bodies, double t, size_t* count)
+{
+	*count = bodies != NULL ? (size_t)bodies->count : 0;
+	for (int i = 0; bodies != NULL && i < bodies->count; ++i)
+	{
+		bsEnvBody* b = bodies->items + i;
+		bsPovBody* pov = bodies->pov + i;
+		bsTransform pose;
+		bsVec3 scale;
+		bsBody_Pose(b->body, t, &pose, &scale);
+		uint32_t n;
+		const bsTriangle* rest = bsBody_Triangles(b->body, &n);
+		if (b->shape != NULL)
+		{
+			// The shape carries the scale and the deformation; the matrix is the pose alone.
+			bsBody_DeformWeights(b->body, t, b->weights);
+			for (uint32_t k = 0; k < n; ++k)
+			{
+				b->shape[k].p1 = bsBody_ShapePoint(b->body, b->weights, scale, rest[k].p1);
+				b->shape[k].p2 = bsBody_ShapePoint(b->body, b->weights, scale, rest[k].p2);
+				b->shape[k].p3 = bsBody_ShapePoint(b->body, b->weights, scale, rest[k].p3);
+			}
+			scale = bsV3(1.0, 1.0, 1.0);
+		}
+		pov->include = b->shape == NULL ? b->include : NULL;
+		pov->declared = b->declared;
+		pov->triangles = b->shape;
+		pov->triangleCount = b->shape != NULL ? n : 0;
+		// POV-Ray's matrix maps a row vector: the rows are the images of the scaled axes.
+		bsVec3 rows[4] = {bsQuat_Rotate(pose.rotation, bsV3(scale.x, 0, 0)),
+			bsQuat_Rotate(pose.rotation, bsV3(0, scale.y, 0)), bsQuat_Rotate(pose.rotation, bsV3(0, 0, scale.z)),
+			pose.translation};
+		for (int r = 0; r < 4; ++r)
+		{
+			pov->matrix[3 * r] = rows[r].x;
+			pov->matrix[3 * r + 1] = rows[r].y;
+			pov->matrix[3 * r + 2] = rows[r].z;
+		}
+	}
+	return bodies != NULL ? bodies->pov : NULL;
+}

@@ -1,0 +1,25 @@
+// bodies.h — a run's moving bodies (config_bodies.h -> include/blobsim/body.h): loaded with the
+// environment, added to the world after its meshes and planes, and drawn in every scene at the
+// scene's time (a rigid body: body_N.inc declared once + a matrix per scene; a deforming one: its
+// shape inline per scene).
+#pragma once
+
+#include "config_bodies.h"
+#include "pov_writer.h"
+
+#include "blobsim/world.h"
+
+typedef struct bsEnvBodies bsEnvBodies;
+
+// Loads every body's OBJ and builds it. NULL in *bodies when the config has none. False with a message
+// naming the file or the JSON path.
+bool bsEnvBodies_Load(bsEnvBodies** bodies, const bsConfig* config, char* err, size_t errlen);
+void bsEnvBodies_Free(bsEnvBodies* bodies);
+
+bsResult bsEnvBodies_AddToWorld(const bsEnvBodies* bodies, bsWorld* world);
+
+// Writes DIR/body_N.inc for the rigid bodies. False with a message.
+bool bsEnvBodies_WriteIncludes(const bsEnvBodies* bodies, const char* dir, char* err, size_t errlen);
+
+// The bodies as the scene draws them at time t (count in *count; valid until the next call).
+const bsPovBody* bsEnvBodies_Pose(bsEnvBodies* bodies, double t, size_t* count);

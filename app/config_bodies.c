@@ -1,0 +1,323 @@
+// config_bodies.c — reads `environment.bodies` (config_bodies.h, docs/config.md): each body's file,
+// material, keys and deformation, checked so that bsBody_Create accepts them, every error at its JSON
+// path.
+#include "config_bodies.h"
+
+#include "config_material.h"
+#include "config_read.h"
+#include "blobsim/csrbf.h"
+#include "blobsim/quat.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const double bsDegrees = 3.14159265358979323846 / 180.0;
+static const bsRange bsMaxAngleRange = {0.0, 180.0, true, "a number > 0 and <= 180 (degrees)"};
+
+static const bsSchemaKey bsRotateKeys[] = {
+	BS_REQUIRED_VEC3("axis", bsBodyKeyConfig, axis, &bsAnyNumber, "3 numbers, not all zero"),
+	BS_REQUIRED_NUMBER("angle", bsBodyKeyConfig, angle, &bsAnyNumber)};
+static const bsSchema bsRotateSchema = BS_OBJECT(bsRotateKeys);
+static const bsSchemaKey bsKeyKeys[] = {
+	BS_REQUIRED_NUMBER("time", bsBodyKeyConfig, time, &bsAnyNumber),
+	BS_KEY("translate", BS_VALUE), BS_KEY("rotate", &bsRotateSchema), BS_KEY("scale", BS_VALUE)};
+static const bsSchema bsKeySchema = BS_ELEMENT(bsKeyKeys, "an object (a key)");
+static const bsSchema bsKeyArraySchema = BS_ARRAY(&bsKeySchema);
+
+static const bsSchemaKey bsControlKeys[] = {BS_KEY("point", BS_VALUE), BS_KEY("displacements", BS_VALUE)};
+static const bsSchema bsControlSchema = BS_ELEMENT(bsControlKeys, "an object (a control point)");
+static const bsSchema bsControlArraySchema = BS_ARRAY(&bsControlSchema);
+static const bsSchemaKey bsDeformKeys[] = {
+	BS_REQUIRED_NUMBER("support", bsBodyConfig, support, &bsPositive),
+	BS_KEY("times", BS_VALUE), BS_KEY("controls", &bsControlArraySchema)};
+static const bsSchema bsDeformSchema = BS_OBJECT(bsDeformKeys);
+
+static const bsSchemaKey bsBodyKeys[] = {
+	BS_REQUIRED_FILE("file", bsBodyConfig, file),
+	BS_KEY("material", &bsMaterialSchema),
+	BS_KEY("loop", BS_VALUE),
+	BS_NUMBER("max_angle", bsBodyConfig, maxAngle, &bsMaxAngleRange, 5.729577951308232),
+	BS_KEY("keys", &bsKeyArraySchema),
+	BS_KEY("deform", &bsDeformSchema)};
+static const bsSchema bsBodySchema = BS_ELEMENT(bsBodyKeys, "an object (a body)");
+const bsSchema bsBodyArraySchema = BS_ARRAY(&bsBodySchema);
+
+// --- keys ---
+
+static bool bsReadKeyScale(bsCtx* c, const cJSON* v, bsBodyKeyConfig* key)
+{
+	const cJSON* scale = bsMember(v, "scale");
+	key->hasScale = scale != NULL;
+	if (scale == NULL)
+	{
+		return true;
+	}
+	size_t mark = bsPushKey(c, "scale");
+	const char* what = "a number > 0 or 3 numbers > 0";
+	if (cJSON_IsNumber(scale))
+	{
+		key->scale = bsV3(scale->valuedouble, scale->valuedouble, scale->valuedouble);
+		if (!bsInRange(scale->valuedouble, &bsPositive))
+		{
+			return bsFailExpected(c, what, scale);
+		}
+	}
+	else if (!bsVec3FromValue(c, scale, &bsPositive, what, &key->scale))
+	{
+		return false;
+	}
+	bsPop(c, mark);
+	return true;
+}
+
+static bool bsReadKey(bsCtx* c, const cJSON* v, void* element, void* user)
+{
+	bsBodyKeyConfig* key = element;
+	const bsBodyKeyConfig* previous = user != NULL && *(int*)user > 0 ? key - 1 : NULL;
+	key->hasTranslate = bsMember(v, "translate") != NULL;
+	key->hasRotate = bsMember(v, "rotate") != NULL;
+	if (!bsReadElementFields(c, v, &bsKeySchema, key) ||
+		!bsReadVec3(c, v, "translate", false, &bsAnyNumber, "3 numbers", bsV3(0, 0, 0), &key->translate) ||
+		(key->hasRotate && !bsReadSection(c, v, "rotate", &bsRotateSchema, key)) || !bsReadKeyScale(c, v, key))
+	{
+		return false;
+	}
+	*(int*)user += 1;
+	if (previous != NULL && !(key->time > previous->time))
+	{
+		bsPushKey(c, "time");
+		return bsFail(c, "%g is not after the previous key's time %g", key->time, previous->time);
+	}
+	if (key->hasRotate && bsMaxAbs(key->axis) == 0.0)
+	{
+		bsPushKey(c, "rotate");
+		bsPushKey(c, "axis");
+		return bsFail(c, "expected 3 numbers, not all zero");
+	}
+	key->angle *= bsDegrees;
+	return true;
+}
+
+// Slerp takes the shorter way between two orientations: consecutive rotation keys must be less than
+// half a turn apart (a roll of many turns is keyed every quarter turn or so).
+static bool bsCheckRotations(bsCtx* c, const bsBodyConfig* body)
+{
+	const bsBodyKeyConfig* last = NULL;
+	for (int k = 0; k < body->keyCount; ++k)
+	{
+		const bsBodyKeyConfig* key = body->keys + k;
+		if (!key->hasRotate)
+		{
+			continue;
+		}
+		if (last != NULL)
+		{
+			// About one axis the keys say how far they mean to turn; otherwise the orientations' arc.
+			bsVec3 u = bsNormalize(last->axis), w = bsNormalize(key->axis);
+			bsQuat a = bsQuat_FromAxisAngle(last->axis, last->angle);
+			bsQuat b = bsQuat_FromAxisAngle(key->axis, key->angle);
+			double turn = bsDot(u, w) > 1.0 - 1e-12 ? fabs(key->angle - last->angle)
+				: bsDot(u, w) < -1.0 + 1e-12 ? fabs(key->angle + last->angle)
+				: 2.0 * acos(fmin(fabs(bsQuat_Dot(a, b)), 1.0));
+			turn /= bsDegrees;
+			if (turn > 179.0)
+			{
+				bsPushKey(c, "keys");
+				bsPushIndex(c, k);
+				bsPushKey(c, "rotate");
+				return bsFail(c, "turns %.6g degrees from the previous rotation key: keep consecutive keys "
+					"under 179 degrees apart (rotation is interpolated the shorter way)", turn);
+			}
+		}
+		last = key;
+	}
+	return true;
+}
+
+// --- deformation ---
+
+static bool bsReadTimes(bsCtx* c, const cJSON* deform, bsBodyConfig* body)
+{
+	const cJSON* times = bsMember(deform, "times");
+	size_t mark = bsPushKey(c, "times");
+	if (times == NULL)
+	{
+		bsPop(c, mark);
+		return bsMissing(c, "times");
+	}
+	int n = cJSON_IsArray(times) ? cJSON_GetArraySize(times) : 0;
+	if (n < 1)
+	{
+		return bsFailExpected(c, "an array of at least one time, increasing", times);
+	}
+	body->times = calloc((size_t)n, sizeof(double));
+	if (body->times == NULL)
+	{
+		return bsOutOfMemory(c);
+	}
+	int k = 0;
+	for (const cJSON* t = times->child; t != NULL; t = t->next, ++k)
+	{
+		size_t imark = bsPushIndex(c, k);
+		if (!cJSON_IsNumber(t) || !isfinite(t->valuedouble) || (k > 0 && !(t->valuedouble > body->times[k - 1])))
+		{
+			return bsFailExpected(c, k > 0 ? "a number after the previous time" : "a number", t);
+		}
+		body->times[k] = t->valuedouble;
+		bsPop(c, imark);
+	}
+	body->timeCount = n;
+	bsPop(c, mark);
+	return true;
+}
+
+static bool bsReadControl(bsCtx* c, const cJSON* v, void* element, void* user)
+{
+	bsBodyConfig* body = user;
+	int j = (int)((bsVec3*)element - body->controls);
+	if (!bsCheckKeys(c, v, bsControlKeys, BS_COUNT(bsControlKeys)) ||
+		!bsReadVec3(c, v, "point", true, &bsAnyNumber, "3 numbers", bsV3(0, 0, 0), body->controls + j))
+	{
+		return false;
+	}
+	const cJSON* d = bsMember(v, "displacements");
+	size_t mark = bsPushKey(c, "displacements");
+	if (d == NULL)
+	{
+		bsPop(c, mark);
+		return bsMissing(c, "displacements");
+	}
+	if (!cJSON_IsArray(d) || cJSON_GetArraySize(d) != body->timeCount)
+	{
+		char what[96];
+		snprintf(what, sizeof what, "an array of %d displacements (one per deform.times)", body->timeCount);
+		return bsFailExpected(c, what, d);
+	}
+	int k = 0;
+	for (const cJSON* e = d->child; e != NULL; e = e->next, ++k)
+	{
+		size_t imark = bsPushIndex(c, k);
+		if (!bsVec3FromValue(c, e, &bsAnyNumber, "3 numbers", body->displacements + (size_t)k * (size_t)body->controlCount + j))
+		{
+			return false;
+		}
+		bsPop(c, imark);
+	}
+	bsPop(c, mark);
+	return true;
+}
+
+static bool bsReadDeform(bsCtx* c, const cJSON* v, bsBodyConfig* body)
+{
+	const cJSON* deform;
+	if (!bsReadObject(c, v, "deform", &bsDeformSchema, &deform))
+	{
+		return false;
+	}
+	if (deform == NULL)
+	{
+		return true;
+	}
+	body->deforming = true;
+	size_t mark = bsPushKey(c, "deform");
+	const cJSON* controls;
+	int count;
+	if (!bsReadFields(c, deform, &bsDeformSchema, body) || !bsReadTimes(c, deform, body) ||
+		!bsReadArray(c, deform, "controls", "an array of control points", &controls, &count))
+	{
+		return false;
+	}
+	if (count < 1)
+	{
+		bsPushKey(c, "controls");
+		return bsFail(c, "expected at least one control point");
+	}
+	body->controls = calloc((size_t)count, sizeof(bsVec3));
+	body->displacements = calloc((size_t)count * (size_t)body->timeCount, sizeof(bsVec3));
+	if (body->controls == NULL || body->displacements == NULL)
+	{
+		return bsOutOfMemory(c);
+	}
+	body->controlCount = count;
+	int read = 0;
+	if (!bsReadElements(c, "controls", controls, bsReadControl, body->controls, sizeof(bsVec3), &read, body))
+	{
+		return false;
+	}
+	// The weights exist only for distinct enough control points (csrbf.h).
+	bsCsrbf rbf;
+	bsResult r = count > 4096 ? bs_errTooLarge : bsCsrbf_Init(&rbf, body->controls, count, body->support);
+	bsCsrbf_Free(&rbf);
+	if (r != bs_ok)
+	{
+		bsPushKey(c, "controls");
+		return r == bs_errOutOfMemory ? bsOutOfMemory(c)
+			: r == bs_errTooLarge ? bsFail(c, "%d control points, more than 4096", count)
+			: bsFail(c, "two control points are too close to tell apart at this support");
+	}
+	bsPop(c, mark);
+	return true;
+}
+
+// --- bodies ---
+
+static bool bsReadBody(bsCtx* c, const cJSON* v, void* element, void* user)
+{
+	bsBodyConfig* body = element;
+	const cJSON* keys;
+	int keyCount;
+	if (!bsReadElementFields(c, v, &bsBodySchema, body) || !bsReadMaterial(c, v, "material", "white", &body->material) ||
+		!bsReadBool(c, v, "loop", false, &body->loop) ||
+		!bsReadArray(c, v, "keys", "an array of keys", &keys, &keyCount))
+	{
+		return false;
+	}
+	body->maxAngle *= bsDegrees;
+	body->keys = keyCount > 0 ? calloc((size_t)keyCount, sizeof(bsBodyKeyConfig)) : NULL;
+	if (keyCount > 0 && body->keys == NULL)
+	{
+		return bsOutOfMemory(c);
+	}
+	int read = 0, done = 0;
+	if (!bsReadElements(c, "keys", keys, bsReadKey, body->keys, sizeof(bsBodyKeyConfig), &read, &done))
+	{
+		return false;
+	}
+	body->keyCount = keyCount;
+	return bsCheckRotations(c, body) && bsReadDeform(c, v, body);
+}
+
+bool bsReadBodiesConfig(bsCtx* c, const cJSON* environment, bsEnvironmentConfig* env)
+{
+	const cJSON* bodies;
+	int count;
+	if (!bsReadArray(c, environment, "bodies", "an array of bodies", &bodies, &count))
+	{
+		return false;
+	}
+	env->bodies = count > 0 ? calloc((size_t)count, sizeof(bsBodyConfig)) : NULL;
+	if (count > 0 && env->bodies == NULL)
+	{
+		return bsOutOfMemory(c);
+	}
+	return bsReadElements(c, "bodies", bodies, bsReadBody, env->bodies, sizeof(bsBodyConfig), &env->bodyCount, NULL);
+}
+
+void bsBodiesConfig_Free(bsEnvironmentConfig* env)
+{
+	for (int i = 0; i < env->bodyCount; ++i)
+	{
+		bsBodyConfig* b = env->bodies + i;
+		free(b->file);
+		bsMaterial_Free(&b->material);
+		free(b->keys);
+		free(b->times);
+		free(b->controls);
+		free(b->displacements);
+	}
+	free(env->bodies);
+	env->bodies = NULL;
+	env->bodyCount = 0;
+}

@@ -1,0 +1,44 @@
+// config_bodies.h — the config's `environment.bodies`: meshes that move through the particles
+// (include/blobsim/body.h, docs/bodies.md), read and checked here, built into bsBody objects by
+// bodies.h.
+#pragma once
+
+#include "config.h"
+
+#include <cjson/cJSON.h>
+
+#include <stdbool.h>
+
+// One key: a time and any of the three tracks (absent ones are not keyed at this time).
+typedef struct bsBodyKeyConfig
+{
+	double time;
+	bool hasTranslate, hasRotate, hasScale;
+	bsVec3 translate;
+	bsVec3 axis;      // rotate.axis, non-zero
+	double angle;     // rotate.angle, radians (degrees in the config)
+	bsVec3 scale;     // each > 0; a single number s is <s, s, s>
+} bsBodyKeyConfig;
+
+struct bsBodyConfig
+{
+	char* file;              // the OBJ, resolved against the config's directory (required)
+	bsMaterial material;     // ["white"]
+	bool loop;               // [false]
+	double maxAngle;         // max_angle, radians (degrees in the config), in (0, 180] [0.1 rad]
+	bsBodyKeyConfig* keys;   // strictly increasing times
+	int keyCount;
+	bool deforming;          // a `deform` block is given
+	double support;          // deform.support, > 0
+	double* times;           // deform.times, strictly increasing (>= 1)
+	int timeCount;
+	bsVec3* controls;        // deform.controls[j].point
+	bsVec3* displacements;   // deform.controls[j].displacements[k] at [k * controlCount + j]
+	int controlCount;        // >= 1
+};
+
+// environment.bodies (absent: none) into env->bodies and env->bodyCount; the message in c on failure
+// (what was read is left for bsBodiesConfig_Free).
+typedef struct bsCtx bsCtx;
+bool bsReadBodiesConfig(bsCtx* c, const cJSON* environment, bsEnvironmentConfig* env);
+void bsBodiesConfig_Free(bsEnvironmentConfig* env);

@@ -1,0 +1,357 @@
+// body.c — bodies and their motion (body.h): keyframe tracks, the CSRBF deformation, and the one
+// switch on the motion kind.
+#include "blobsim/body.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct bsBody
+{
+	bsMotionKind kind;
+	bsTriangle* triangles;
+	uint32_t triangleCount;
+	bsVec3Key* translate;
+	int translateCount;
+	bsQuatKey* rotate;
+	int rotateCount;
+	bsVec3Key* scale;
+	int scaleCount;
+	bool loop;
+	double maxAngle;
+	bsCsrbf rbf;           // deforming only
+	double* times;         // deforming: the displacement keys' times
+	bsVec3* displacement;  // [k * controls + j]
+	int keyCount;
+};
+
+bsBodyDef bsDefaultBodyDef(void)
+{
+	bsBodyDef def;
+	memset(&def, 0, sizeof def);
+	def.kind = bs_motionKeyframed;
+	def.maxAngle = 0.1;
+	return def;
+}
+
+// --- keys ---
+
+// Where time t falls in a track of `count` keys (count >= 1) read through time(k): the key k and the
+// fraction u in [0, 1] towards key k + 1 (u = 0 and k the end key outside the span, unless looping).
+typedef double (*bsKeyTime)(const void* keys, int k);
+
+static double bsVec3KeyTime(const void* keys, int k)
+{
+	return ((const bsVec3Key*)keys)[k].time;
+}
+
+static double bsQuatKeyTime(const void* keys, int k)
+{
+	return ((const bsQuatKey*)keys)[k].time;
+}
+
+static int bsKeySpan(const void* keys, int count, bsKeyTime time, bool loop, double t, double* u)
+{
+	*u = 0.0;
+	double first = time(keys, 0);
+	double last = time(keys, count - 1);
+	if (count == 1 || !(t > first))
+	{
+		return 0;
+	}
+	if (t >= last)
+	{
+		if (!loop)
+		{
+			return count - 1;
+		}
+		t = first + fmod(t - first, last - first);
+	}
+	int lo = 0, hi = count - 1;  // time(lo) <= t < time(hi)
+	while (hi - lo > 1)
+	{
+		int mid = lo + (hi - lo) / 2;
+		if (time(keys, mid) <= t)
+		{
+			lo = mid;
+		}
+		else
+		{
+			hi = mid;
+		}
+	}
+	*u = (t - time(keys, lo)) / (time(keys, hi) - time(keys, lo));
+	return lo;
+}
+
+static bsVec3 bsVec3Track(const bsVec3Key* keys, int count, bool loop, double t, bsVec3 none)
+{
+	if (count == 0)
+	{
+		return none;
+	}
+	double u;
+	int k = bsKeySpan(keys, count, bsVec3KeyTime, loop, t, &u);
+	return u > 0.0 ? bsLerp(keys[k].value, keys[k + 1].value, u) : keys[k].value;
+}
+
+static bsQuat bsQuatTrack(const bsQuatKey* keys, int count, bool loop, double t)
+{
+	if (count == 0)
+	{
+		return bsQuat_Identity();
+	}
+	double u;
+	int k = bsKeySpan(keys, count, bsQuatKeyTime, loop, t, &u);
+	return u > 0.0 ? bsQuat_Slerp(keys[k].value, keys[k + 1].value, u) : keys[k].value;
+}
+
+static bool bsIncreasing(const void* keys, int count, bsKeyTime time)
+{
+	for (int k = 0; k < count; ++k)
+	{
+		if (!isfinite(time(keys, k)) || (k > 0 && !(time(keys, k) > time(keys, k - 1))))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+static double bsDoubleTime(const void* keys, int k)
+{
+	return ((const double*)keys)[k];
+}
+
+// --- creation ---
+
+static bsResult bsKeyframes_Check(const bsKeyframes* k)
+{
+	if (k->translateCount < 0 || k->rotateCount < 0 || k->scaleCount < 0 ||
+		(k->translateCount > 0 && k->translate == NULL) || (k->rotateCount > 0 && k->rotate == NULL) ||
+		(k->scaleCount > 0 && k->scale == NULL) || !bsIncreasing(k->translate, k->translateCount, bsVec3KeyTime) ||
+		!bsIncreasing(k->rotate, k->rotateCount, bsQuatKeyTime) || !bsIncreasing(k->scale, k->scaleCount, bsVec3KeyTime))
+	{
+		return bs_errInvalidArgument;
+	}
+	for (int i = 0; i < k->translateCount; ++i)
+	{
+		if (!bsIsValidVec3(k->translate[i].value))
+		{
+			return bs_errNonFinite;
+		}
+	}
+	for (int i = 0; i < k->rotateCount; ++i)
+	{
+		bsQuat q = k->rotate[i].value;
+		if (!(fabs(bsQuat_Dot(q, q) - 1.0) < 1e-9))
+		{
+			return bs_errInvalidArgument;
+		}
+	}
+	for (int i = 0; i < k->scaleCount; ++i)
+	{
+		bsVec3 s = k->scale[i].value;
+		if (!bsIsValidVec3(s) || !(s.x > 0.0 && s.y > 0.0 && s.z > 0.0))
+		{
+			return bs_errInvalidArgument;
+		}
+	}
+	return bs_ok;
+}
+
+static void* bsCopy(const void* from, size_t count, size_t size, bool* failed)
+{
+	if (count == 0)
+	{
+		return NULL;
+	}
+	void* to = malloc(count * size);
+	if (to == NULL)
+	{
+		*failed = true;
+		return NULL;
+	}
+	memcpy(to, from, count * size);
+	return to;
+}
+
+static bsResult bsBody_CreateDeform(bsBody* b, const bsDeformDef* d)
+{
+	if (d->keyCount < 1 || d->times == NULL || d->displacement == NULL ||
+		!bsIncreasing(d->times, d->keyCount, bsDoubleTime))
+	{
+		return bs_errInvalidArgument;
+	}
+	size_t values = (size_t)d->keyCount * (size_t)d->controlCount;
+	for (size_t i = 0; i < values; ++i)
+	{
+		if (!bsIsValidVec3(d->displacement[i]))
+		{
+			return bs_errNonFinite;
+		}
+	}
+	bsResult r = bsCsrbf_Init(&b->rbf, d->controls, d->controlCount, d->support);
+	if (r != bs_ok)
+	{
+		return r;
+	}
+	bool failed = false;
+	b->times = bsCopy(d->times, (size_t)d->keyCount, sizeof(double), &failed);
+	b->displacement = bsCopy(d->displacement, values, sizeof(bsVec3), &failed);
+	b->keyCount = d->keyCount;
+	return failed ? bs_errOutOfMemory : bs_ok;
+}
+
+bsResult bsBody_Create(const bsBodyDef* def, bsBody** body)
+{
+	*body = NULL;
+	if (def->triangleCount == 0 || def->triangles == NULL || (unsigned)def->kind >= (unsigned)bs_motionKindCount ||
+		!(def->maxAngle > 0.0) || !(def->maxAngle <= 3.14159))
+	{
+		return bs_errInvalidArgument;
+	}
+	bsResult r = bsKeyframes_Check(&def->keys);
+	if (r != bs_ok)
+	{
+		return r;
+	}
+	bsBody* b = calloc(1, sizeof *b);
+	if (b == NULL)
+	{
+		return bs_errOutOfMemory;
+	}
+	bool failed = false;
+	const bsKeyframes* k = &def->keys;
+	b->kind = def->kind;
+	b->triangles = bsCopy(def->triangles, def->triangleCount, sizeof(bsTriangle), &failed);
+	b->triangleCount = def->triangleCount;
+	b->translate = bsCopy(k->translate, (size_t)k->translateCount, sizeof(bsVec3Key), &failed);
+	b->translateCount = k->translateCount;
+	b->rotate = bsCopy(k->rotate, (size_t)k->rotateCount, sizeof(bsQuatKey), &failed);
+	b->rotateCount = k->rotateCount;
+	b->scale = bsCopy(k->scale, (size_t)k->scaleCount, sizeof(bsVec3Key), &failed);
+	b->scaleCount = k->scaleCount;
+	b->loop = k->loop;
+	b->maxAngle = def->maxAngle;
+	r = failed ? bs_errOutOfMemory : bs_ok;
+	if (r == bs_ok && def->kind == bs_motionDeforming)
+	{
+		r = bsBody_CreateDeform(b, &def->deform);
+	}
+	if (r != bs_ok)
+	{
+		bsBody_Destroy(b);
+		return r;
+	}
+	*body = b;
+	return bs_ok;
+}
+
+void bsBody_Destroy(bsBody* body)
+{
+	if (body == NULL)
+	{
+		return;
+	}
+	free(body->triangles);
+	free(body->translate);
+	free(body->rotate);
+	free(body->scale);
+	bsCsrbf_Free(&body->rbf);
+	free(body->times);
+	free(body->displacement);
+	free(body);
+}
+
+// --- queries ---
+
+bsMotionKind bsBody_Kind(const bsBody* body)
+{
+	return body->kind;
+}
+
+const bsTriangle* bsBody_Triangles(const bsBody* body, uint32_t* count)
+{
+	*count = body->triangleCount;
+	return body->triangles;
+}
+
+double bsBody_MaxAngle(const bsBody* body)
+{
+	return body->maxAngle;
+}
+
+bool bsBody_RigidShape(const bsBody* body)
+{
+	return body->kind != bs_motionDeforming && body->scaleCount <= 1;
+}
+
+void bsBody_Pose(const bsBody* body, double t, bsTransform* pose, bsVec3* scale)
+{
+	switch (body->kind)
+	{
+		// A `dynamic` kind reads its integrated state here instead.
+		case bs_motionKeyframed:
+		case bs_motionDeforming:
+		default:
+			pose->rotation = bsQuatTrack(body->rotate, body->rotateCount, body->loop, t);
+			pose->translation = bsVec3Track(body->translate, body->translateCount, body->loop, t, bsV3(0.0, 0.0, 0.0));
+			*scale = bsVec3Track(body->scale, body->scaleCount, body->loop, t, bsV3(1.0, 1.0, 1.0));
+			break;
+	}
+}
+
+int bsBody_DeformWeightCount(const bsBody* body)
+{
+	return body->kind == bs_motionDeforming ? body->rbf.count : 0;
+}
+
+void bsBody_DeformWeights(const bsBody* body, double t, bsVec3* weights)
+{
+	int n = bsBody_DeformWeightCount(body);
+	if (n == 0)
+	{
+		return;
+	}
+	double u;
+	int k = bsKeySpan(body->times, body->keyCount, bsDoubleTime, body->loop, t, &u);
+	const bsVec3* a = body->displacement + (size_t)k * (size_t)n;
+	// The field is linear in its values, so the weights of blended values are the blended weights;
+	// blending the values first costs one solve instead of two.
+	bsVec3 values[64];
+	bsVec3* v = n <= 64 ? values : malloc((size_t)n * sizeof(bsVec3));
+	if (v == NULL)
+	{
+		memset(weights, 0, (size_t)n * sizeof(bsVec3));
+		return;
+	}
+	for (int j = 0; j < n; ++j)
+	{
+		v[j] = u > 0.0 ? bsLerp(a[j], a[j + n], u) : a[j];
+	}
+	bsCsrbf_Solve(&body->rbf, v, weights);
+	if (v != values)
+	{
+		free(v);
+	}
+}
+
+bsVec3 bsBody_ShapePoint(const bsBody* body, const bsVec3* weights, bsVec3 scale, bsVec3 rest)
+{
+	bsVec3 x = weights != NULL && body->kind == bs_motionDeforming
+		? bsAdd(rest, bsCsrbf_Eval(&body->rbf, weights, rest)) : rest;
+	return bsV3(scale.x * x.x, scale.y * x.y, scale.z * x.z);
+}
+
+double bsBody_MaxAngularSpeed(const bsBody* body)
+{
+	double fastest = 0.0;
+	for (int k = 0; k + 1 < body->rotateCount; ++k)
+	{
+		double c = fabs(bsQuat_Dot(body->rotate[k].value, body->rotate[k + 1].value));
+		double angle = 2.0 * acos(fmin(c, 1.0));
+		fastest = fmax(fastest, angle / (body->rotate[k + 1].time - body->rotate[k].time));
+	}
+	return fastest;
+}
