@@ -13,6 +13,7 @@
 #include "bench_embree.h"
 #include "bench_field.h"
 #include "bench_particles.h"
+#include "bench_sensors.h"
 
 #include "blobsim/bvh.h"
 #include "blobsim/collide.h"
@@ -68,6 +69,8 @@ typedef struct bsBenchOptions
 	long long particles;  // the particle-system and field parts' count; 0: both skipped
 	bool runParticles;    // the particle-system part (not with --only field)
 	bool field;           // the field part (bench_field.c)
+	bool sensors;         // the sensor-particle part (bench_sensors.c), only with --only sensors
+	int sensorFrames;     // its queries per letter pair
 	bool vsEmbree;     // --vs embree: the side-by-side comparison (bench_embree.c)
 	bsVsEmbreeDef vs;  // its sizes; seed and threads come from --seed and --threads
 } bsBenchOptions;
@@ -93,6 +96,9 @@ static void bsBenchUsage(FILE* f)
 		"  field   the distance/normal field's impact rule over --particles N particles around a\n"
 		"          sphere (64^3 grid), nearest and trilinear lookup: M particle-steps/s per core,\n"
 		"          the rule alone and through the step (one thread, CPU time).\n"
+		"  sensors only with --only sensors: Senin et al.'s sensor particles on two \"T\" (3 each) and\n"
+		"          two \"W\" (5 each) over a scripted approach, --sensor-frames queries each: ms per\n"
+		"          query against the paper and the exact BVH-BVH distance, and the sensors' error.\n"
 		"  embree  with --vs embree, after the parts above: the same scenes and identical queries\n"
 		"          through Embree 3 and blobsim, rounds alternated, medians: rays (rtcIntersect1 vs\n"
 		"          blobsim's ray), sweeps (Embree user geometry calling blobsim's exact test vs blobsim's\n"
@@ -110,8 +116,9 @@ static void bsBenchUsage(FILE* f)
 		"  --threads N      threads of the parallel BVH runs; 0: all cores (default 0, here %d)\n"
 		"  --seed S         random seed, an unsigned 64-bit integer (default 1)\n"
 		"  --runs K         time K runs and report the best (default %d)\n"
+		"  --sensor-frames N  queries per letter pair of the sensors part (default 2000)\n"
 		"  --csv FILE       also write the results to FILE as CSV\n"
-		"  --only PART      run one part only: table1, bvh, particles, field or embree (embree implies --vs\n"
+		"  --only PART      run one part only: table1, bvh, particles, field, sensors or embree (embree implies --vs\n"
 		"                   embree)\n"
 		"  --vs embree      also compare with Embree (the embree part)\n"
 		"  --vs-queries N   queries per heightfield set of the embree part (default %lld); also\n"
@@ -147,6 +154,8 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 	o->particles = BS_BENCH_DEFAULT_PARTICLES;
 	o->vsEmbree = false;
 	o->field = true;
+	o->sensors = false;
+	o->sensorFrames = 2000;
 	o->vs = bsDefaultVsEmbreeDef();
 	const char* only = NULL;
 
@@ -224,6 +233,14 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 			}
 			o->runs = (int)v;
 		}
+		else if ((m = bsMatchOption(cmd, "--sensor-frames", argc, argv, &i, &value)) != 0)
+		{
+			if (m < 0 || !bsParseIntOption(cmd, "--sensor-frames", value, 2, 1000000, &v))
+			{
+				return bs_exitUsage;
+			}
+			o->sensorFrames = (int)v;
+		}
 		else if ((m = bsMatchOption(cmd, "--csv", argc, argv, &i, &value)) != 0)
 		{
 			if (m < 0)
@@ -244,15 +261,16 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 				return bs_exitUsage;
 			}
 			if (strcmp(value, "table1") != 0 && strcmp(value, "bvh") != 0 && strcmp(value, "particles") != 0 &&
-				strcmp(value, "embree") != 0 && strcmp(value, "field") != 0)
+				strcmp(value, "embree") != 0 && strcmp(value, "field") != 0 && strcmp(value, "sensors") != 0)
 			{
-				bsUsageError(cmd, "--only: expected table1, bvh, particles, field or embree, got", value);
+				bsUsageError(cmd, "--only: expected table1, bvh, particles, field, sensors or embree, got", value);
 				return bs_exitUsage;
 			}
 			o->table1 = strcmp(value, "table1") == 0;
 			o->bvh = strcmp(value, "bvh") == 0;
 			o->vsEmbree = strcmp(value, "embree") == 0;
 			o->field = strcmp(value, "field") == 0;
+			o->sensors = strcmp(value, "sensors") == 0;
 			only = value;
 		}
 		else if ((m = bsMatchOption(cmd, "--vs", argc, argv, &i, &value)) != 0)
@@ -1151,6 +1169,10 @@ int bsBenchMain(int argc, char** argv)
 	if (o.field && o.particles > 0 && status == bs_exitOk)
 	{
 		status = bsBenchField(o.particles, o.seed, &checksum) != 0 ? bs_exitFailure : status;
+	}
+	if (o.sensors && status == bs_exitOk)
+	{
+		status = bsBenchSensors(o.sensorFrames, o.seed, &checksum) != 0 ? bs_exitFailure : status;
 	}
 	if (o.vsEmbree && status == bs_exitOk)
 	{

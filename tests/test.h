@@ -65,3 +65,4 @@ int FieldTest(void);
 int InteractionTest(void);
 int RigidTest(void);
 int BodyTest(void);
+int SensorTest(void);
