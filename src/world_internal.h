@@ -92,6 +92,7 @@ struct bsWorld
 	size_t restCapacity;
 	bsNeighbourGrid grid;   // the interaction phase's, rebuilt every substep, kept for its memory
 	struct bsWorldBodies* bodies;  // the moving bodies (collider_body.h), NULL when none
+	struct bsWorldDynamics* dynamics;  // the dynamic bodies' rigid states (body_dynamics.h), NULL until needed
 };
 
 // bsWorld_Sweep for a sweep already prepared (the step builds it once per contact).

@@ -65,4 +65,5 @@ int FieldTest(void);
 int InteractionTest(void);
 int RigidTest(void);
 int BodyTest(void);
+int BodyDynTest(void);
 int SensorTest(void);
