@@ -41,8 +41,8 @@ struct bsWorldDynamics
 	int32_t contactCount, contactCapacity;
 	bsBodyPair* pairs;
 	int pairCount;
-	bsMeshTopology* topology;     // per world body, built on its first sensor query
-	bool* hasTopology;
+	bsMeshTopology** topology;    // per world body, built on its first sensor query (NULL before; a
+	                              // pointer each: the sensor pairs hold them while bodies are added)
 	bsVec3* positions;            // a deforming body's welded vertices for a sensor query
 	size_t positionCapacity;
 	bsTriangle* meshTris[BS_WORLD_MAX_COLLIDERS];  // a static mesh's triangles in its caller's order
@@ -64,9 +64,10 @@ void bsWorldDynamics_Destroy(bsWorldDynamics* d)
 	}
 	for (int k = 0; k < d->bodyCount; ++k)
 	{
-		if (d->hasTopology[k])
+		if (d->topology[k] != NULL)
 		{
-			bsMeshTopology_Destroy(d->topology + k);
+			bsMeshTopology_Destroy(d->topology[k]);
+			free(d->topology[k]);
 		}
 	}
 	for (int k = 0; k < BS_WORLD_MAX_COLLIDERS; ++k)
@@ -80,7 +81,6 @@ void bsWorldDynamics_Destroy(bsWorldDynamics* d)
 	free(d->contacts);
 	free(d->pairs);
 	free(d->topology);
-	free(d->hasTopology);
 	free(d->positions);
 	free(d);
 }
@@ -124,16 +124,14 @@ static bsResult bsWorldDynamics_Sync(bsWorldDynamics* d, const bsWorldBodies* bo
 		return bs_ok;
 	}
 	int* rigidOf = realloc(d->rigidOf, (size_t)n * sizeof(int));
-	bsMeshTopology* topology = realloc(d->topology, (size_t)n * sizeof(bsMeshTopology));
-	bool* has = realloc(d->hasTopology, (size_t)n * sizeof(bool));
+	bsMeshTopology** topology = realloc(d->topology, (size_t)n * sizeof(bsMeshTopology*));
 	bsRigidBody* rigid = realloc(d->rigid, (size_t)n * sizeof(bsRigidBody));
 	bsTransform* start = realloc(d->start, (size_t)n * sizeof(bsTransform));
 	d->rigidOf = rigidOf != NULL ? rigidOf : d->rigidOf;
 	d->topology = topology != NULL ? topology : d->topology;
-	d->hasTopology = has != NULL ? has : d->hasTopology;
 	d->rigid = rigid != NULL ? rigid : d->rigid;
 	d->start = start != NULL ? start : d->start;
-	if (rigidOf == NULL || topology == NULL || has == NULL || rigid == NULL || start == NULL)
+	if (rigidOf == NULL || topology == NULL || rigid == NULL || start == NULL)
 	{
 		return bs_errOutOfMemory;
 	}
@@ -141,7 +139,7 @@ static bsResult bsWorldDynamics_Sync(bsWorldDynamics* d, const bsWorldBodies* bo
 	{
 		const bsBody* body = bsWorldBodies_Body(bodies, k);
 		d->rigidOf[k] = -1;
-		d->hasTopology[k] = false;
+		d->topology[k] = NULL;
 		if (bsBody_Kind(body) != bs_motionDynamic)
 		{
 			continue;
@@ -293,7 +291,7 @@ static bsBodyPair* bsWorldDynamics_Pair(bsWorldDynamics* d, int i, int j)
 }
 
 // A body's welded vertices where its shape is at t0 (NULL: its rest ones), for the sensors.
-static bsResult bsWorldDynamics_Positions(bsWorldDynamics* d, const bsBodyAt* a, const bsMeshTopology* topo, double t0,
+static bsResult bsWorldDynamics_Positions(const bsBodyAt* a, const bsMeshTopology* topo, double t0,
 	bsVec3* buffer, const bsVec3** out)
 {
 	*out = NULL;
@@ -313,22 +311,31 @@ static bsResult bsWorldDynamics_Positions(bsWorldDynamics* d, const bsBodyAt* a,
 		buffer[v] = bsBody_ShapePoint(a->body, weights, a->scale, topo->positions[v]);
 	}
 	free(weights);
-	(void)d;
 	*out = buffer;
 	return bs_ok;
 }
 
 static bsResult bsWorldDynamics_Topology(bsWorldDynamics* d, const bsWorldBodies* bodies, int k)
 {
-	if (d->hasTopology[k])
+	if (d->topology[k] != NULL)
 	{
 		return bs_ok;
 	}
+	bsMeshTopology* topology = calloc(1, sizeof *topology);
+	if (topology == NULL)
+	{
+		return bs_errOutOfMemory;
+	}
 	uint32_t count;
 	const bsTriangle* tris = bsBody_Triangles(bsWorldBodies_Body(bodies, k), &count);
-	bsResult r = bsMeshTopology_Build(d->topology + k, tris, count);
-	d->hasTopology[k] = r == bs_ok;
-	return r;
+	bsResult r = bsMeshTopology_Build(topology, tris, count);
+	if (r != bs_ok)
+	{
+		free(topology);
+		return r;
+	}
+	d->topology[k] = topology;
+	return bs_ok;
 }
 
 // One sensor query between bodies i and j: the closest points and the normal from B to A.
@@ -341,8 +348,8 @@ static bsResult bsWorldDynamics_SensorQuery(bsWorldDynamics* d, const bsWorldBod
 	{
 		return r;
 	}
-	const bsMeshTopology* ta = d->topology + pair->i;
-	const bsMeshTopology* tb = d->topology + pair->j;
+	const bsMeshTopology* ta = d->topology[pair->i];
+	const bsMeshTopology* tb = d->topology[pair->j];
 	if (pair->sensors == NULL)
 	{
 		bsSensorDef def = d->def.sensors;
@@ -366,8 +373,8 @@ static bsResult bsWorldDynamics_SensorQuery(bsWorldDynamics* d, const bsWorldBod
 		d->positionCapacity = need;
 	}
 	bsSensorQueryInput in = {a->pose, b->pose, NULL, NULL};
-	r = bsWorldDynamics_Positions(d, a, ta, t0, d->positions, &in.positionsA);
-	r = r == bs_ok ? bsWorldDynamics_Positions(d, b, tb, t0, d->positions + ta->vertexCount, &in.positionsB) : r;
+	r = bsWorldDynamics_Positions(a, ta, t0, d->positions, &in.positionsA);
+	r = r == bs_ok ? bsWorldDynamics_Positions(b, tb, t0, d->positions + ta->vertexCount, &in.positionsB) : r;
 	bsSensorQueryOutput out;
 	r = r == bs_ok ? bsSensorPair_Query(pair->sensors, &in, &out) : r;
 	if (r != bs_ok)
