@@ -23,6 +23,10 @@ struct bsEnvBodies
 	bsEnvBody* items;
 	bsPovBody* pov;
 	int count;
+	bsBodyDynamicsDef dynamics;  // environment.dynamics, gravity from motion.gravity
+	bsVec3* sensors;             // the scene's sensor particles
+	uint8_t* sensorSide;
+	size_t sensorCapacity;
 };
 
 void bsEnvBodies_Free(bsEnvBodies* bodies)
@@ -39,6 +43,8 @@ void bsEnvBodies_Free(bsEnvBodies* bodies)
 	}
 	free(bodies->items);
 	free(bodies->pov);
+	free(bodies->sensors);
+	free(bodies->sensorSide);
 	free(bodies);
 }
 
@@ -94,7 +100,11 @@ static bsResult bsMakeBody(const bsBodyConfig* bc, const bsTriangle* tris, uint3
 	}
 	def.triangles = tris;
 	def.triangleCount = count;
-	def.kind = bc->deforming ? bs_motionDeforming : bs_motionKeyframed;
+	def.kind = bc->dynamic ? bs_motionDynamic : bc->deforming ? bs_motionDeforming : bs_motionKeyframed;
+	def.density = bc->density;
+	def.velocity = bc->velocity;
+	def.angularVelocity = bc->angularVelocity;
+	def.sensorParticles = bc->sensorParticles;
 	def.keys.translate = translate;
 	def.keys.rotate = rotate;
 	def.keys.scale = scale;
@@ -125,6 +135,8 @@ bool bsEnvBodies_Load(bsEnvBodies** out, const bsConfig* config, char* err, size
 		snprintf(err, errlen, "%s: out of memory", config->path);
 		return false;
 	}
+	bodies->dynamics = env->bodyDynamics != NULL ? *env->bodyDynamics : bsDefaultBodyDynamicsDef();
+	bodies->dynamics.step.gravity = config->step.gravity;
 	for (int i = 0; i < env->bodyCount; ++i)
 	{
 		const bsBodyConfig* bc = env->bodies + i;
@@ -137,7 +149,18 @@ bool bsEnvBodies_Load(bsEnvBodies** out, const bsConfig* config, char* err, size
 			return false;
 		}
 		bsResult r = bsMakeBody(bc, tris, count, &b->body);
+		// A dynamic body's mass comes from its volume: say so here rather than at the first step.
+		bsMassProperties mass;
+		bool open = r == bs_ok && bc->dynamic && bsComputeMassProperties(tris, count, bc->density, &mass) != bs_ok;
 		free(tris);
+		if (open)
+		{
+			snprintf(err, errlen, "%s: environment.bodies[%d]: a dynamic body needs a closed mesh with outward "
+				"normals (%s has no positive volume)", config->path, i, bc->file);
+			bodies->count = i + 1;
+			bsEnvBodies_Free(bodies);
+			return false;
+		}
 		bodies->count = i + 1;
 		if (r != bs_ok)
 		{
@@ -169,7 +192,7 @@ bool bsEnvBodies_Load(bsEnvBodies** out, const bsConfig* config, char* err, size
 
 bsResult bsEnvBodies_AddToWorld(const bsEnvBodies* bodies, bsWorld* world)
 {
-	bsResult r = bs_ok;
+	bsResult r = bodies != NULL ? bsWorld_SetBodyDynamics(world, &bodies->dynamics) : bs_ok;
 	for (int i = 0; bodies != NULL && r == bs_ok && i < bodies->count; ++i)
 	{
 		r = bsWorld_AddBody(world, bodies->items[i].body);
@@ -239,4 +262,30 @@ const bsPovBody* bsEnvBodies_Pose(bsEnvBodies* bodies, double t, size_t* count)
 		}
 	}
 	return bodies != NULL ? bodies->pov : NULL;
+}
+
+void bsEnvBodies_Sensors(bsEnvBodies* bodies, const bsWorld* world, double radius, bsPovScene* scene)
+{
+	scene->sensorCount = 0;
+	if (bodies == NULL || !(radius > 0.0))
+	{
+		return;
+	}
+	size_t n = bsWorld_SensorParticles(world, NULL, NULL, 0);
+	if (n > bodies->sensorCapacity)
+	{
+		bsVec3* grown = realloc(bodies->sensors, n * sizeof(bsVec3));
+		bodies->sensors = grown != NULL ? grown : bodies->sensors;
+		uint8_t* side = realloc(bodies->sensorSide, n);
+		bodies->sensorSide = side != NULL ? side : bodies->sensorSide;
+		if (grown == NULL || side == NULL)
+		{
+			return;  // out of memory: the scene goes without them
+		}
+		bodies->sensorCapacity = n;
+	}
+	scene->sensorCount = bsWorld_SensorParticles(world, bodies->sensors, bodies->sensorSide, n);
+	scene->sensors = bodies->sensors;
+	scene->sensorSide = bodies->sensorSide;
+	scene->sensorRadius = radius;
 }

@@ -23,3 +23,7 @@ bool bsEnvBodies_WriteIncludes(const bsEnvBodies* bodies, const char* dir, char*
 
 // The bodies as the scene draws them at time t (count in *count; valid until the next call).
 const bsPovBody* bsEnvBodies_Pose(bsEnvBodies* bodies, double t, size_t* count);
+
+// The sensor particles of the world's body pairs into the scene (radius 0: none drawn; render.sensors).
+// Valid until the next call.
+void bsEnvBodies_Sensors(bsEnvBodies* bodies, const bsWorld* world, double radius, bsPovScene* scene);

@@ -80,6 +80,7 @@ typedef struct bsEnvironmentConfig
 	int planeCount;  // meshCount + planeCount >= 1
 	struct bsBodyConfig* bodies;  // moving meshes (config_bodies.h) [none]
 	int bodyCount;
+	struct bsBodyDynamicsDef* bodyDynamics;  // environment.dynamics (config_bodies.h) [NULL: defaults]
 } bsEnvironmentConfig;
 typedef struct bsBodyConfig bsBodyConfig;
 
@@ -160,6 +161,7 @@ typedef struct bsRenderConfig
 	double surfaceSpacing;  // mesh grid spacing / the largest blob component radius, in [0.05, 2] [0.3]
 	bool surfaceObj;        // render.surface_files holds "obj": also write the mesh as OBJ [false]
 	bool surfacePly;        // ... "ply": also as PLY [false]
+	double sensors;         // the bodies' sensor particles drawn as spheres of this radius; 0: not [0]
 } bsRenderConfig;
 
 enum

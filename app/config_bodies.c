@@ -5,6 +5,7 @@
 
 #include "config_material.h"
 #include "config_read.h"
+#include "blobsim/body.h"
 #include "blobsim/csrbf.h"
 #include "blobsim/quat.h"
 
@@ -34,15 +35,41 @@ static const bsSchemaKey bsDeformKeys[] = {
 	BS_KEY("times", BS_VALUE), BS_KEY("controls", &bsControlArraySchema)};
 static const bsSchema bsDeformSchema = BS_OBJECT(bsDeformKeys);
 
+static const bsSchemaKey bsDynamicKeys[] = {
+	BS_NUMBER("density", bsBodyConfig, density, &bsPositive, 1000.0),
+	BS_VEC3("velocity", bsBodyConfig, velocity, &bsAnyNumber, "3 numbers (m/s)", 0, 0, 0),
+	BS_VEC3("angular_velocity", bsBodyConfig, angularVelocity, &bsAnyNumber, "3 numbers (degrees per second)", 0, 0, 0),
+	BS_INT("sensor_particles", bsBodyConfig, sensorParticles, 0, 64, 0)};
+static const bsSchema bsDynamicSchema = BS_OBJECT(bsDynamicKeys);
+
 static const bsSchemaKey bsBodyKeys[] = {
 	BS_REQUIRED_FILE("file", bsBodyConfig, file),
 	BS_KEY("material", &bsMaterialSchema),
 	BS_KEY("loop", BS_VALUE),
 	BS_NUMBER("max_angle", bsBodyConfig, maxAngle, &bsMaxAngleRange, 5.729577951308232),
 	BS_KEY("keys", &bsKeyArraySchema),
-	BS_KEY("deform", &bsDeformSchema)};
+	BS_KEY("deform", &bsDeformSchema),
+	BS_KEY("dynamic", &bsDynamicSchema)};
 static const bsSchema bsBodySchema = BS_ELEMENT(bsBodyKeys, "an object (a body)");
 const bsSchema bsBodyArraySchema = BS_ARRAY(&bsBodySchema);
+
+static const bsSchemaKey bsSensorKeys[] = {
+	BS_INT_IN("min_moved", bsBodyDynamicsDef, sensors.minMoved, 0, 1000000),
+	BS_INT_IN("max_steps", bsBodyDynamicsDef, sensors.maxSteps, 0, 1000000),
+	BS_NUMBER_IN("tolerance", bsBodyDynamicsDef, sensors.tolerance, &bsAnyNumber),
+	BS_NUMBER_IN("effective_radius", bsBodyDynamicsDef, sensors.effectiveRadius, &bsNonNegative),
+	BS_INT_IN("exact_rings", bsBodyDynamicsDef, sensors.exactRings, 0, 8)};
+static const bsSchema bsSensorSchema = BS_OBJECT(bsSensorKeys);
+static const bsSchemaKey bsDynamicsKeys[] = {
+	BS_KEY("method", BS_VALUE),
+	BS_NUMBER_IN("restitution", bsBodyDynamicsDef, step.restitution, &bsUnit),
+	BS_NUMBER_IN("friction", bsBodyDynamicsDef, step.friction, &bsNonNegative),
+	BS_NUMBER_IN("rest_speed", bsBodyDynamicsDef, step.restThreshold, &bsNonNegative),
+	BS_NUMBER_IN("sleep_speed", bsBodyDynamicsDef, step.sleepSpeed, &bsNonNegative),
+	BS_NUMBER_IN("sleep_delay", bsBodyDynamicsDef, step.sleepDelay, &bsNonNegative),
+	BS_INT_IN("iterations", bsBodyDynamicsDef, step.iterations, 1, 1000),
+	BS_KEY("sensors", &bsSensorSchema)};
+const bsSchema bsDynamicsSchema = BS_OBJECT(bsDynamicsKeys);
 
 // --- keys ---
 
@@ -263,6 +290,8 @@ static bool bsReadDeform(bsCtx* c, const cJSON* v, bsBodyConfig* body)
 
 // --- bodies ---
 
+static bool bsReadDynamic(bsCtx* c, const cJSON* v, bsBodyConfig* body);
+
 static bool bsReadBody(bsCtx* c, const cJSON* v, void* element, void* user)
 {
 	bsBodyConfig* body = element;
@@ -286,7 +315,72 @@ static bool bsReadBody(bsCtx* c, const cJSON* v, void* element, void* user)
 		return false;
 	}
 	body->keyCount = keyCount;
-	return bsCheckRotations(c, body) && bsReadDeform(c, v, body);
+	return bsCheckRotations(c, body) && bsReadDeform(c, v, body) && bsReadDynamic(c, v, body);
+}
+
+// --- dynamic bodies ---
+
+// A dynamic body's motion comes from its state: its keys give only where it starts.
+static bool bsReadDynamic(bsCtx* c, const cJSON* v, bsBodyConfig* body)
+{
+	body->density = 1000.0;
+	body->dynamic = bsMember(v, "dynamic") != NULL;
+	if (!bsReadSection(c, v, "dynamic", &bsDynamicSchema, body))
+	{
+		return false;
+	}
+	body->angularVelocity = bsScale(bsDegrees, body->angularVelocity);
+	if (!body->dynamic)
+	{
+		return true;
+	}
+	if (body->deforming)
+	{
+		bsPushKey(c, "deform");
+		return bsFail(c, "a dynamic body cannot deform (drop `deform` or `dynamic`)");
+	}
+	for (int k = 0; k < body->keyCount; ++k)
+	{
+		if (k > 0 || body->keys[k].hasScale)
+		{
+			bsPushKey(c, "keys");
+			bsPushIndex(c, k);
+			return bsFail(c, k > 0 ? "a dynamic body takes one key, its start pose (it moves by its own dynamics)"
+				: "a dynamic body cannot be scaled (scale its OBJ)");
+		}
+	}
+	return true;
+}
+
+static bool bsReadDynamics(bsCtx* c, const cJSON* environment, bsEnvironmentConfig* env)
+{
+	const cJSON* v;
+	if (!bsReadObject(c, environment, "dynamics", &bsDynamicsSchema, &v))
+	{
+		return false;
+	}
+	if (v == NULL)
+	{
+		return true;
+	}
+	env->bodyDynamics = malloc(sizeof(bsBodyDynamicsDef));
+	if (env->bodyDynamics == NULL)
+	{
+		return bsOutOfMemory(c);
+	}
+	*env->bodyDynamics = bsDefaultBodyDynamicsDef();
+	static const char* const methods[] = {"exact", "sensors"};
+	int method = 0;
+	size_t mark = bsPushKey(c, "dynamics");
+	if (!bsReadFields(c, v, &bsDynamicsSchema, env->bodyDynamics) ||
+		!bsReadChoice(c, v, "method", false, methods, 2, 0, &method) ||
+		!bsReadSection(c, v, "sensors", &bsSensorSchema, env->bodyDynamics))
+	{
+		return false;
+	}
+	env->bodyDynamics->method = (bsBodyContactMethod)method;
+	bsPop(c, mark);
+	return true;
 }
 
 bool bsReadBodiesConfig(bsCtx* c, const cJSON* environment, bsEnvironmentConfig* env)
@@ -302,7 +396,8 @@ bool bsReadBodiesConfig(bsCtx* c, const cJSON* environment, bsEnvironmentConfig*
 	{
 		return bsOutOfMemory(c);
 	}
-	return bsReadElements(c, "bodies", bodies, bsReadBody, env->bodies, sizeof(bsBodyConfig), &env->bodyCount, NULL);
+	return bsReadElements(c, "bodies", bodies, bsReadBody, env->bodies, sizeof(bsBodyConfig), &env->bodyCount, NULL) &&
+		bsReadDynamics(c, environment, env);
 }
 
 void bsBodiesConfig_Free(bsEnvironmentConfig* env)
@@ -318,6 +413,8 @@ void bsBodiesConfig_Free(bsEnvironmentConfig* env)
 		free(b->displacements);
 	}
 	free(env->bodies);
+	free(env->bodyDynamics);
+	env->bodyDynamics = NULL;
 	env->bodies = NULL;
 	env->bodyCount = 0;
 }

@@ -35,8 +35,15 @@ struct bsBodyConfig
 	bsVec3* controls;        // deform.controls[j].point
 	bsVec3* displacements;   // deform.controls[j].displacements[k] at [k * controlCount + j]
 	int controlCount;        // >= 1
+	bool dynamic;            // a `dynamic` block is given (then at most one key, no scale, no deform)
+	double density;          // dynamic.density, > 0 [1000]
+	bsVec3 velocity;         // dynamic.velocity [0, 0, 0]
+	bsVec3 angularVelocity;  // dynamic.angular_velocity, radians per second (degrees in the config) [0]
+	int sensorParticles;     // dynamic.sensor_particles, 0..64 (0: the paper's auto rule) [0]
 };
 
+// environment.dynamics: the settings of the dynamic bodies and of body-body contact (body.h), with
+// the engine's defaults; env->bodyDynamics (NULL when absent).
 // environment.bodies (absent: none) into env->bodies and env->bodyCount; the message in c on failure
 // (what was read is left for bsBodiesConfig_Free).
 typedef struct bsCtx bsCtx;

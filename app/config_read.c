@@ -38,7 +38,8 @@ static const bsSchema bsPlaneSchema = BS_ELEMENT(bsPlaneKeys, "an object (a plan
 static const bsSchema bsPlaneArraySchema = BS_ARRAY(&bsPlaneSchema);
 
 static const bsSchemaKey bsEnvironmentKeys[] = {
-	BS_KEY("meshes", &bsMeshArraySchema), BS_KEY("planes", &bsPlaneArraySchema), BS_KEY("bodies", &bsBodyArraySchema)};
+	BS_KEY("meshes", &bsMeshArraySchema), BS_KEY("planes", &bsPlaneArraySchema), BS_KEY("bodies", &bsBodyArraySchema),
+	BS_KEY("dynamics", &bsDynamicsSchema)};
 static const bsSchema bsEnvironmentSchema = BS_OBJECT(bsEnvironmentKeys);
 
 // Every emitter key; each type allows a subset (bsGridKeys, bsRandomKeys, bsFileKeys, bsNozzleKeys,
@@ -165,7 +166,8 @@ static const bsSchemaKey bsRenderKeys[] = {
 	BS_KEY("particle_material", &bsMaterialSchema),
 	BS_KEY("surface", BS_VALUE),
 	BS_NUMBER("surface_spacing", bsRenderConfig, surfaceSpacing, &bsSurfaceSpacing, 0.3),
-	BS_KEY("surface_files", BS_VALUE)};
+	BS_KEY("surface_files", BS_VALUE),
+	BS_NUMBER("sensors", bsRenderConfig, sensors, &bsNonNegative, 0)};
 static const bsSchema bsRenderSchema = BS_OBJECT(bsRenderKeys);
 
 static const bsSchemaKey bsOutputKeys[] = {

@@ -18,3 +18,4 @@ bool bsReadFieldConfig(bsCtx* c, const cJSON* root, bsFieldConfig* field);
 
 // `environment.bodies` (config_bodies.c): the array's schema (for --set paths).
 extern const bsSchema bsBodyArraySchema;
+extern const bsSchema bsDynamicsSchema;

@@ -784,6 +784,7 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 		bsResult r = bsWorld_Step(world, &c->step, p, stats);
 		run->times->simulate += bsNow() - t0;
 		bsEnvBodies_Pose(env->bodies, bsWorld_Time(world), &run->scene->bodyCount);
+		bsEnvBodies_Sensors(env->bodies, world, c->render.sensors, run->scene);
 		if (r != bs_ok)
 		{
 			bsStepError(c, world, p, step, r, err, errlen);

@@ -977,6 +977,26 @@ static void bsPov_WriteMovingBody(bsPovWriter* w, const bsPovBody* b, size_t ind
 	bsPutString(w, "}\n");
 }
 
+// The sensor particles: one sphere each, coloured by the body they live on, glowing so that they show
+// through nothing but stand out from the bodies' materials.
+static void bsPov_WriteSensors(bsPovWriter* w, const bsPovScene* s)
+{
+	if (s->sensorCount == 0)
+	{
+		return;
+	}
+	char r[32];
+	bsPov_FormatDouble(r, s->sensorRadius);
+	bsPutString(w, "\n// sensor particles\n");
+	for (size_t i = 0; i < s->sensorCount; ++i)
+	{
+		bool second = s->sensorSide != NULL && s->sensorSide[i] != 0;
+		bsPutVectorLine(w, "sphere { ", s->sensors[i], ", ");
+		bsAtomicFile_Printf(&w->file, "%s pigment { color rgb %s } finish { ambient 0.6 diffuse 0.4 } no_shadow }\n", r,
+			second ? "<0.1, 0.9, 1>" : "<1, 0.85, 0.1>");
+	}
+}
+
 static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 {
 	const bsPovParticles* ps = &s->particles;
@@ -1063,6 +1083,7 @@ static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 	{
 		bsPov_WriteMovingBody(w, s->bodies + i, i);
 	}
+	bsPov_WriteSensors(w, s);
 	if (blobs)
 	{
 		bsPov_WriteParticles(w, ps, &tiling);

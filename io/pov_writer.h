@@ -125,6 +125,10 @@ typedef struct bsPovScene
 	size_t planeCount;
 	const bsPovBody* bodies;  // [none]
 	size_t bodyCount;
+	const bsVec3* sensors;    // sensor particles (docs/bodies.md), drawn as small spheres [none]
+	const uint8_t* sensorSide;  // 0: on a pair's first body (yellow), 1: its second (cyan)
+	size_t sensorCount;
+	double sensorRadius;      // > 0 when sensorCount > 0
 	bsPovParticles particles;
 } bsPovScene;
 

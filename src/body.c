@@ -23,6 +23,12 @@ struct bsBody
 	double* times;         // deforming: the displacement keys' times
 	bsVec3* displacement;  // [k * controls + j]
 	int keyCount;
+	bsVec3 velocity, angularVelocity;  // dynamic: the state at time 0
+	double density;
+	int sensorParticles;
+	double chordT0, chordT1;           // dynamic: the last substep's chord (bsBody_SetChord)
+	bsTransform chord0, chord1;
+	double chordSpeed;                 // its angular speed, radians per second
 };
 
 bsBodyDef bsDefaultBodyDef(void)
@@ -31,6 +37,7 @@ bsBodyDef bsDefaultBodyDef(void)
 	memset(&def, 0, sizeof def);
 	def.kind = bs_motionKeyframed;
 	def.maxAngle = 0.1;
+	def.density = 1000.0;
 	return def;
 }
 
@@ -212,6 +219,15 @@ bsResult bsBody_Create(const bsBodyDef* def, bsBody** body)
 		return bs_errInvalidArgument;
 	}
 	bsResult r = bsKeyframes_Check(&def->keys);
+	bool dynamic = def->kind == bs_motionDynamic;
+	if (r == bs_ok && dynamic && (def->keys.scaleCount > 0 || !(def->density > 0.0) || def->sensorParticles < 0))
+	{
+		r = bs_errInvalidArgument;
+	}
+	if (r == bs_ok && dynamic && !(bsIsValidVec3(def->velocity) && bsIsValidVec3(def->angularVelocity) && isfinite(def->density)))
+	{
+		r = bs_errNonFinite;
+	}
 	if (r != bs_ok)
 	{
 		return r;
@@ -234,6 +250,14 @@ bsResult bsBody_Create(const bsBodyDef* def, bsBody** body)
 	b->scaleCount = k->scaleCount;
 	b->loop = k->loop;
 	b->maxAngle = def->maxAngle;
+	b->velocity = def->velocity;
+	b->angularVelocity = def->angularVelocity;
+	b->density = def->density;
+	b->sensorParticles = def->sensorParticles;
+	b->chordT0 = b->chordT1 = 0.0;
+	b->chord0.rotation = bsQuatTrack(b->rotate, b->rotateCount, b->loop, 0.0);
+	b->chord0.translation = bsVec3Track(b->translate, b->translateCount, b->loop, 0.0, bsV3(0.0, 0.0, 0.0));
+	b->chord1 = b->chord0;
 	r = failed ? bs_errOutOfMemory : bs_ok;
 	if (r == bs_ok && def->kind == bs_motionDeforming)
 	{
@@ -287,11 +311,57 @@ bool bsBody_RigidShape(const bsBody* body)
 	return body->kind != bs_motionDeforming && body->scaleCount <= 1;
 }
 
+// A dynamic body between the ends of its chord: linear translation, slerp rotation (constant
+// angular velocity about one axis), as the particle sweep (collider_body.c) interpolates.
+static bsTransform bsBody_ChordPose(const bsBody* body, double t)
+{
+	if (!(t > body->chordT0))
+	{
+		return body->chord0;
+	}
+	if (t >= body->chordT1)
+	{
+		return body->chord1;
+	}
+	double u = (t - body->chordT0) / (body->chordT1 - body->chordT0);
+	bsTransform p = {bsQuat_Slerp(body->chord0.rotation, body->chord1.rotation, u),
+		bsLerp(body->chord0.translation, body->chord1.translation, u)};
+	return p;
+}
+
+bsRigidBodyDef bsBody_DynamicDef(const bsBody* body)
+{
+	bsRigidBodyDef def = bsDefaultRigidBodyDef();
+	def.density = body->density;
+	def.pose = body->chord0;
+	def.velocity = body->velocity;
+	def.angularVelocity = body->angularVelocity;
+	return def;
+}
+
+int bsBody_SensorParticles(const bsBody* body)
+{
+	return body->sensorParticles;
+}
+
+void bsBody_SetChord(bsBody* body, double t0, bsTransform p0, double t1, bsTransform p1)
+{
+	body->chordT0 = t0;
+	body->chordT1 = t1;
+	body->chord0 = p0;
+	body->chord1 = p1;
+	double c = fabs(bsQuat_Dot(p0.rotation, p1.rotation));
+	body->chordSpeed = t1 > t0 ? 2.0 * acos(fmin(c, 1.0)) / (t1 - t0) : 0.0;
+}
+
 void bsBody_Pose(const bsBody* body, double t, bsTransform* pose, bsVec3* scale)
 {
 	switch (body->kind)
 	{
-		// A `dynamic` kind reads its integrated state here instead.
+		case bs_motionDynamic:
+			*pose = bsBody_ChordPose(body, t);
+			*scale = bsV3(1.0, 1.0, 1.0);
+			break;
 		case bs_motionKeyframed:
 		case bs_motionDeforming:
 		default:
@@ -346,7 +416,8 @@ bsVec3 bsBody_ShapePoint(const bsBody* body, const bsVec3* weights, bsVec3 scale
 
 double bsBody_MaxAngularSpeed(const bsBody* body)
 {
-	double fastest = 0.0;
+	// A dynamic body: the last substep's turn rate (contacts may change it within the next step).
+	double fastest = body->kind == bs_motionDynamic ? body->chordSpeed : 0.0;
 	for (int k = 0; k + 1 < body->rotateCount; ++k)
 	{
 		double c = fabs(bsQuat_Dot(body->rotate[k].value, body->rotate[k + 1].value));
@@ -354,4 +425,13 @@ double bsBody_MaxAngularSpeed(const bsBody* body)
 		fastest = fmax(fastest, angle / (body->rotate[k + 1].time - body->rotate[k].time));
 	}
 	return fastest;
+}
+
+bsBodyDynamicsDef bsDefaultBodyDynamicsDef(void)
+{
+	bsBodyDynamicsDef def;
+	def.step = bsDefaultRigidStepDef();
+	def.method = bs_bodyContactExact;
+	def.sensors = bsDefaultSensorDef();
+	return def;
 }

@@ -19,6 +19,7 @@
 // deformation's departure from linear motion over the substep.
 #include "collider_body.h"
 
+#include "body_dynamics.h"
 #include "stuck_grid.h"
 
 #include <math.h>
@@ -27,7 +28,7 @@
 
 typedef struct bsBodyState
 {
-	const bsBody* body;
+	bsBody* body;
 	bsBvh bvh;                 // of the shape (at t1 of the substep when it changes)
 	bsTriangle* shape;         // the shape's triangles (caller's order), changing shapes only
 	bool rigidShape;
@@ -137,7 +138,7 @@ static void bsBodyState_Destroy(bsBodyState* b)
 	free(b);
 }
 
-bsResult bsWorldBodies_Add(bsWorldBodies** bodies, const bsBody* body, const void** state)
+bsResult bsWorldBodies_Add(bsWorldBodies** bodies, bsBody* body, const void** state)
 {
 	if (*bodies == NULL && (*bodies = calloc(1, sizeof(bsWorldBodies))) == NULL)
 	{
@@ -220,6 +221,21 @@ double bsWorldBodies_Substeps(const bsWorldBodies* bodies, double dt)
 		substeps = fmax(substeps, ceil(bsBody_MaxAngularSpeed(body) * dt / bsBody_MaxAngle(body) * (1.0 - 1e-12)));
 	}
 	return substeps;
+}
+
+int bsWorldBodies_Count(const bsWorldBodies* bodies)
+{
+	return bodies != NULL ? bodies->count : 0;
+}
+
+bsBody* bsWorldBodies_Body(const bsWorldBodies* bodies, int k)
+{
+	return bodies->states[k]->body;
+}
+
+const bsBvh* bsWorldBodies_Shape(const bsWorldBodies* bodies, int k)
+{
+	return &bodies->states[k]->bvh;
 }
 
 // --- the substep ---
@@ -328,7 +344,9 @@ static bsResult bsWorldBodies_Workers(bsWorldBodies* w, int workers, size_t part
 bsResult bsWorldBodies_Begin(bsWorld* world, double t0, double t1, bsParticles* p)
 {
 	bsWorldBodies* w = world->bodies;
-	bsResult r = bsWorldBodies_Workers(w, bsPool_ThreadCount(world->pool), p->count);
+	// The dynamic bodies first: their contacts at t0 and the rigid step give their chords over [t0, t1].
+	bsResult r = bsWorldDynamics_Step(world, t0, t1);
+	r = r == bs_ok ? bsWorldBodies_Workers(w, bsPool_ThreadCount(world->pool), p->count) : r;
 	for (int k = 0; r == bs_ok && k < w->count; ++k)
 	{
 		r = bsBodyState_Begin(w->states[k], t0, t1);

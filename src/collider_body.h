@@ -10,7 +10,13 @@
 typedef struct bsWorldBodies bsWorldBodies;
 
 // Adds a body to *bodies (created on first use); *state is the collider's shape. bs_errOutOfMemory.
-bsResult bsWorldBodies_Add(bsWorldBodies** bodies, const bsBody* body, const void** state);
+bsResult bsWorldBodies_Add(bsWorldBodies** bodies, bsBody* body, const void** state);
+
+// The bodies in the order added, for the dynamics (body_dynamics.c): the body, and the BVH of its
+// shape as of the end of the last substep (the start of the next), in its shape frame.
+int bsWorldBodies_Count(const bsWorldBodies* bodies);
+bsBody* bsWorldBodies_Body(const bsWorldBodies* bodies, int k);
+const bsBvh* bsWorldBodies_Shape(const bsWorldBodies* bodies, int k);
 void bsWorldBodies_Destroy(bsWorldBodies* bodies);
 
 // The substeps a step of dt needs so that no body turns by more than its maxAngle in one (>= 1).

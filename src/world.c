@@ -1,4 +1,5 @@
 // world.c — the world's colliders, emitters and pool, and the sweep against every collider.
+#include "body_dynamics.h"
 #include "collider_body.h"
 #include "stuck_grid.h"
 #include "world_internal.h"
@@ -62,6 +63,7 @@ void bsWorld_Destroy(bsWorld* world)
 	free(world->order);
 	bsNeighbourGrid_Free(&world->grid);
 	bsWorldBodies_Destroy(world->bodies);
+	bsWorldDynamics_Destroy(world->dynamics);
 	free(world);
 }
 
@@ -99,7 +101,7 @@ bsResult bsWorld_AddPlanes(bsWorld* world, const bsPlane* planes, uint32_t count
 	return planes == NULL ? bs_errInvalidArgument : bsWorld_AddCollider(world, bs_colliderPlane, planes, count);
 }
 
-bsResult bsWorld_AddBody(bsWorld* world, const bsBody* body)
+bsResult bsWorld_AddBody(bsWorld* world, bsBody* body)
 {
 	if (body == NULL)
 	{

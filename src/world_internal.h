@@ -105,6 +105,7 @@ struct bsWorld
 	struct bsWorldBodies* bodies;  // the moving bodies (collider_body.h), NULL when none
 	bsContactSpring* springs;  // BS_CONTACT_SPRINGS a particle, with a tangential stiffness, else NULL
 	size_t springCapacity;     // particles they have room for
+	struct bsWorldDynamics* dynamics;  // the dynamic bodies' rigid states (body_dynamics.h), NULL until needed
 };
 
 // bsWorld_Sweep for a sweep already prepared (the step builds it once per contact).

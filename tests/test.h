@@ -70,4 +70,5 @@ int FieldMakeFloor(struct bsDistanceGrid* g);  // test_field.c
 int InteractionTest(void);
 int RigidTest(void);
 int BodyTest(void);
+int BodyDynTest(void);
 int SensorTest(void);

@@ -39,6 +39,7 @@ static const Suite suites[] = {
 	{"interaction", InteractionTest},
 	{"rigid", RigidTest},
 	{"body", BodyTest},
+	{"bodydyn", BodyDynTest},
 	{"sensor", SensorTest},
 };
 

@@ -8,8 +8,11 @@
 //              (it jumps from its last key back to its first: make them equal for a smooth loop).
 //   deforming  the same keys for the pose, plus a CSRBF deformation of the rest shape (csrbf.h):
 //              control points with displacements keyed at shared times, linear between keys.
-// A later `dynamic` kind (a rigid body integrated from contacts) adds one case to bsBody_Pose: its
-// pose comes from its state, not from keys; nothing else in the world changes.
+//   dynamic    a rigid body (rigid.h) moved by gravity and contacts: it starts at its keys' pose at
+//              time 0 with the given velocities (no scale keys, no deformation); the world integrates
+//              it per substep (body_dynamics.c) and gives it the chord of that substep
+//              (bsBody_SetChord): bsBody_Pose between the substep's ends is the linear + slerp
+//              interpolation of its two poses, the same chord the particle sweep assumes.
 //
 // A rest point x maps to the world at time t as  pose(t)( scale(t) * (x + u(x, t)) )  with u the
 // deformation (zero for keyframed bodies) and * componentwise. The part before the pose is the body's
@@ -19,6 +22,8 @@
 #include "blobsim/csrbf.h"
 #include "blobsim/quat.h"
 #include "blobsim/result.h"
+#include "blobsim/rigid.h"
+#include "blobsim/sensor.h"
 #include "blobsim/triangle.h"
 
 #include <stdbool.h>
@@ -28,6 +33,7 @@ typedef enum bsMotionKind
 {
 	bs_motionKeyframed = 0,
 	bs_motionDeforming,
+	bs_motionDynamic,
 	bs_motionKindCount
 } bsMotionKind;
 
@@ -76,6 +82,11 @@ typedef struct bsBodyDef
 	bsKeyframes keys;
 	bsDeformDef deform;           // deforming only
 	double maxAngle;              // radians a substep may turn the body (bsBody_MaxAngularSpeed) [0.1]
+	// dynamic only:
+	double density;               // mass per unit volume [1000]
+	bsVec3 velocity;              // of the centre of mass at time 0, world [0]
+	bsVec3 angularVelocity;       // radians per second, world [0]
+	int sensorParticles;          // sensor particles on it (sensor.h); 0: the paper's auto rule [0]
 } bsBodyDef;
 
 bsBodyDef bsDefaultBodyDef(void);
@@ -106,6 +117,32 @@ void bsBody_DeformWeights(const bsBody* body, double t, bsVec3* weights);
 // A rest point's shape-frame position for given weights (NULL: no deformation) and scale.
 bsVec3 bsBody_ShapePoint(const bsBody* body, const bsVec3* weights, bsVec3 scale, bsVec3 rest);
 
+// Dynamic bodies: the initial state for rigid.h (density, pose at time 0, velocities), the sensor
+// particle count, and the chord the world sets each substep: pose p0 at t0, p1 at t1 (poses before
+// t0 hold p0, after t1 hold p1). Until the first chord the body stands at its time-0 pose.
+bsRigidBodyDef bsBody_DynamicDef(const bsBody* body);
+int bsBody_SensorParticles(const bsBody* body);
+void bsBody_SetChord(bsBody* body, double t0, bsTransform p0, double t1, bsTransform p1);
+
 // The body's fastest rotation, radians per second, over every rotation key span (slerp turns at a
 // constant speed within a span): a substep of h seconds turns it by at most this x h.
 double bsBody_MaxAngularSpeed(const bsBody* body);
+
+// How the world finds contacts between two bodies (at least one dynamic): the exact BVH-BVH closest
+// pair (mesh_distance.h; the default: docs/sensors.md measured it faster on every frame) or Senin's
+// sensor particles (sensor.h).
+typedef enum bsBodyContactMethod
+{
+	bs_bodyContactExact = 0,
+	bs_bodyContactSensors,
+} bsBodyContactMethod;
+
+// The world's settings for dynamic bodies (bsWorld_SetBodyDynamics).
+typedef struct bsBodyDynamicsDef
+{
+	bsRigidStepDef step;           // rigid.h's step: gravity, restitution, friction, sleep...
+	bsBodyContactMethod method;    // [exact]
+	bsSensorDef sensors;           // sensors: N_min, N_max, tolerance...; particlesA/B come from the bodies
+} bsBodyDynamicsDef;
+
+bsBodyDynamicsDef bsDefaultBodyDynamicsDef(void);

@@ -53,8 +53,22 @@ bsResult bsWorld_AddPlanes(bsWorld* world, const bsPlane* planes, uint32_t count
 
 // Adds a moving body (body.h, borrowed) as a collider: particles sweep against it where its motion
 // puts it during each substep, and it pushes and carries them (docs/bodies.md). The world keeps a BVH
-// of its shape (refit every substep when the shape changes). bs_errOutOfMemory, bs_errTooLarge.
-bsResult bsWorld_AddBody(bsWorld* world, const bsBody* body);
+// of its shape (refit every substep when the shape changes). A dynamic body is moved by the world
+// (its chord set every substep: body.h), so it is not const. bs_errOutOfMemory, bs_errTooLarge.
+bsResult bsWorld_AddBody(bsWorld* world, bsBody* body);
+
+// Settings for the dynamic bodies (body.h bsBodyDynamicsDef, copied; default
+// bsDefaultBodyDynamicsDef()). Before the first step. bs_errInvalidArgument for a setting out of range.
+typedef struct bsBodyDynamicsDef bsBodyDynamicsDef;
+bsResult bsWorld_SetBodyDynamics(bsWorld* world, const bsBodyDynamicsDef* def);
+
+// The sensor particles of every body pair the sensors have queried (method sensors), world positions
+// after the last query: writes at most capacity of them (side[i]: 0 on the pair's first body, 1 on
+// its second; side may be NULL) and returns how many there are.
+size_t bsWorld_SensorParticles(const bsWorld* world, bsVec3* positions, uint8_t* side, size_t capacity);
+
+// The dynamic bodies' total linear momentum and kinetic energy now (statistics and tests).
+bsVec3 bsWorld_BodyMomentum(const bsWorld* world, double* kineticEnergy);
 
 // Makes the particles that are stuck or sleeping colliders, for every particle the world steps
 // (accumulation: snow on snow). They are kept in a hash grid of cells of edge `cell` (<= 0: 4 x the

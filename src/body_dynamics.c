@@ -1,0 +1,557 @@
+// body_dynamics.c — the world's dynamic bodies (body_dynamics.h, docs/bodies.md).
+//
+// Each substep, before the particles move: every dynamic body's contacts at its pose at t0 (its
+// vertices against the static planes and meshes: rigid.h's generators; one closest pair against
+// every other body whose bounding sphere is within the contact margin: the exact BVH-BVH distance or
+// the sensor particles), one bsRigid_Step, and the body's chord [t0, t1] for bsBody_Pose. Keyframed
+// and deforming bodies take part as infinite mass at their pose at t0 (BS_RIGID_STATIC): a dynamic
+// body bounces off them as off a wall at rest (their own velocity is not given to it). Particles do
+// not push dynamic bodies (one-way coupling). Everything runs on the calling thread in the order the
+// bodies were added, so the result is the same at any thread count.
+#include "body_dynamics.h"
+
+#include "collider_body.h"
+
+#include "blobsim/body.h"
+#include "blobsim/mesh_distance.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct bsBodyPair
+{
+	int i, j;                // world body indices, i < j
+	bsSensorPair* sensors;   // sensors: created on the pair's first query
+	uint32_t hintA, hintB;   // exact: the last closest leaves (mesh_distance.h warm start)
+	bsVec3 normal;           // the last contact's normal from j to i (zero before one)
+	bool queried;
+} bsBodyPair;
+
+struct bsWorldDynamics
+{
+	bsBodyDynamicsDef def;
+	bsRigidBody* rigid;           // the dynamic bodies' states, in the order added
+	bsTransform* start;           // their poses at t0 of the substep
+	int rigidCount;
+	int* rigidOf;                 // per world body: its index in rigid, or -1
+	int bodyCount;                // world bodies seen so far
+	bsRigidContactCache cache;
+	bsRigidContact* contacts;
+	int32_t contactCount, contactCapacity;
+	bsBodyPair* pairs;
+	int pairCount;
+	bsMeshTopology** topology;    // per world body, built on its first sensor query (NULL before; a
+	                              // pointer each: the sensor pairs hold them while bodies are added)
+	bsVec3* positions;            // a deforming body's welded vertices for a sensor query
+	size_t positionCapacity;
+	bsTriangle* meshTris[BS_WORLD_MAX_COLLIDERS];  // a static mesh's triangles in its caller's order
+};
+
+void bsWorldDynamics_Destroy(bsWorldDynamics* d)
+{
+	if (d == NULL)
+	{
+		return;
+	}
+	for (int k = 0; k < d->rigidCount; ++k)
+	{
+		bsRigidBody_Destroy(d->rigid + k);
+	}
+	for (int k = 0; k < d->pairCount; ++k)
+	{
+		bsSensorPair_Destroy(d->pairs[k].sensors);
+	}
+	for (int k = 0; k < d->bodyCount; ++k)
+	{
+		if (d->topology[k] != NULL)
+		{
+			bsMeshTopology_Destroy(d->topology[k]);
+			free(d->topology[k]);
+		}
+	}
+	for (int k = 0; k < BS_WORLD_MAX_COLLIDERS; ++k)
+	{
+		free(d->meshTris[k]);
+	}
+	bsRigidContactCache_Destroy(&d->cache);
+	free(d->rigid);
+	free(d->start);
+	free(d->rigidOf);
+	free(d->contacts);
+	free(d->pairs);
+	free(d->topology);
+	free(d->positions);
+	free(d);
+}
+
+static bsWorldDynamics* bsWorld_Dynamics(bsWorld* world)
+{
+	if (world->dynamics == NULL && (world->dynamics = calloc(1, sizeof(bsWorldDynamics))) != NULL)
+	{
+		world->dynamics->def = bsDefaultBodyDynamicsDef();
+	}
+	return world->dynamics;
+}
+
+bsResult bsWorld_SetBodyDynamics(bsWorld* world, const bsBodyDynamicsDef* def)
+{
+	bsRigidStepDef s = def->step;
+	bool bad = (unsigned)def->method > (unsigned)bs_bodyContactSensors || !(s.restitution >= 0.0 && s.restitution <= 1.0) ||
+		!(s.friction >= 0.0) || !(s.iterations >= 1 && s.iterations <= 1000) || !(s.sleepDelay >= 0.0) ||
+		!(s.sleepSpeed >= 0.0) || !(s.slop >= 0.0) || !(s.positionFactor >= 0.0 && s.positionFactor <= 1.0);
+	if (bad)
+	{
+		return bs_errInvalidArgument;
+	}
+	bsWorldDynamics* d = bsWorld_Dynamics(world);
+	if (d == NULL)
+	{
+		return bs_errOutOfMemory;
+	}
+	d->def = *def;
+	return bs_ok;
+}
+
+// --- bodies ---
+
+// Rigid states for the bodies added since the last substep.
+static bsResult bsWorldDynamics_Sync(bsWorldDynamics* d, const bsWorldBodies* bodies)
+{
+	int n = bsWorldBodies_Count(bodies);
+	if (n == d->bodyCount)
+	{
+		return bs_ok;
+	}
+	int* rigidOf = realloc(d->rigidOf, (size_t)n * sizeof(int));
+	bsMeshTopology** topology = realloc(d->topology, (size_t)n * sizeof(bsMeshTopology*));
+	bsRigidBody* rigid = realloc(d->rigid, (size_t)n * sizeof(bsRigidBody));
+	bsTransform* start = realloc(d->start, (size_t)n * sizeof(bsTransform));
+	d->rigidOf = rigidOf != NULL ? rigidOf : d->rigidOf;
+	d->topology = topology != NULL ? topology : d->topology;
+	d->rigid = rigid != NULL ? rigid : d->rigid;
+	d->start = start != NULL ? start : d->start;
+	if (rigidOf == NULL || topology == NULL || rigid == NULL || start == NULL)
+	{
+		return bs_errOutOfMemory;
+	}
+	for (int k = d->bodyCount; k < n; ++k)
+	{
+		const bsBody* body = bsWorldBodies_Body(bodies, k);
+		d->rigidOf[k] = -1;
+		d->topology[k] = NULL;
+		if (bsBody_Kind(body) != bs_motionDynamic)
+		{
+			continue;
+		}
+		uint32_t count;
+		const bsTriangle* tris = bsBody_Triangles(body, &count);
+		bsRigidBodyDef def = bsBody_DynamicDef(body);
+		bsResult r = bsRigidBody_Create(d->rigid + d->rigidCount, tris, count, &def);
+		if (r != bs_ok)
+		{
+			d->bodyCount = k;
+			return r;
+		}
+		d->rigidOf[k] = d->rigidCount++;
+	}
+	d->bodyCount = n;
+	return bs_ok;
+}
+
+// Room for `extra` more contacts.
+static bsResult bsWorldDynamics_Reserve(bsWorldDynamics* d, uint32_t extra)
+{
+	int64_t need = (int64_t)d->contactCount + extra;
+	if (need <= d->contactCapacity)
+	{
+		return bs_ok;
+	}
+	if (need > INT32_MAX / 2)
+	{
+		return bs_errTooLarge;
+	}
+	int32_t capacity = d->contactCapacity < 64 ? 64 : d->contactCapacity;
+	while (capacity < need)
+	{
+		capacity *= 2;
+	}
+	bsRigidContact* grown = realloc(d->contacts, (size_t)capacity * sizeof(bsRigidContact));
+	if (grown == NULL)
+	{
+		return bs_errOutOfMemory;
+	}
+	d->contacts = grown;
+	d->contactCapacity = capacity;
+	return bs_ok;
+}
+
+// A static mesh's triangles in the order its BVH was built from (rigid.h's generator reads them by
+// the caller's index).
+static const bsTriangle* bsWorldDynamics_MeshTriangles(bsWorldDynamics* d, int collider, const bsBvh* bvh)
+{
+	if (d->meshTris[collider] == NULL && (d->meshTris[collider] = malloc((bvh->triCount + 1) * sizeof(bsTriangle))) != NULL)
+	{
+		for (uint32_t l = 0; l < bvh->triCount; ++l)
+		{
+			d->meshTris[collider][bvh->triIndex[l]] = bvh->tris[l];
+		}
+	}
+	return d->meshTris[collider];
+}
+
+// --- contacts ---
+
+static bsResult bsWorldDynamics_StaticContacts(bsWorldDynamics* d, const bsWorld* world, int32_t index, double margin)
+{
+	const bsRigidBody* body = d->rigid + index;
+	for (int k = 0; k < world->colliderCount; ++k)
+	{
+		const bsCollider* c = world->colliders + k;
+		uint32_t planes = c->kind == bs_colliderPlane ? c->count : c->kind == bs_colliderMesh ? 1 : 0;
+		for (uint32_t p = 0; p < planes; ++p)
+		{
+			bsResult r = bsWorldDynamics_Reserve(d, body->vertexCount);
+			if (r != bs_ok)
+			{
+				return r;
+			}
+			if (c->kind == bs_colliderPlane)
+			{
+				bsRigidBody_CollidePlane(body, index, (const bsPlane*)c->shape + p, margin, d->contacts,
+					d->contactCapacity, &d->contactCount);
+				continue;
+			}
+			const bsTriangle* tris = bsWorldDynamics_MeshTriangles(d, k, c->shape);
+			if (tris == NULL)
+			{
+				return bs_errOutOfMemory;
+			}
+			bsRigidBody_CollideMesh(body, index, c->shape, tris, margin, d->contacts, d->contactCapacity, &d->contactCount);
+		}
+	}
+	return bs_ok;
+}
+
+// A body's pose at t0 (a dynamic one's from its state) and its shape's bounding sphere in the world.
+typedef struct bsBodyAt
+{
+	const bsBody* body;
+	const bsBvh* bvh;
+	bsTransform pose;
+	bsVec3 scale;
+	bsVec3 centre;
+	double radius;
+	double margin;   // how far it can move in the substep (0 for a body that is not dynamic)
+	int rigid;       // index in d->rigid, or BS_RIGID_STATIC
+} bsBodyAt;
+
+static bsBodyAt bsWorldDynamics_BodyAt(const bsWorldDynamics* d, const bsWorldBodies* bodies, int k, double t0, double h)
+{
+	bsBodyAt a;
+	a.body = bsWorldBodies_Body(bodies, k);
+	a.bvh = bsWorldBodies_Shape(bodies, k);
+	a.rigid = d->rigidOf[k] >= 0 ? d->rigidOf[k] : BS_RIGID_STATIC;
+	bsBody_Pose(a.body, t0, &a.pose, &a.scale);
+	a.margin = 0.0;
+	if (a.rigid != BS_RIGID_STATIC)
+	{
+		a.pose = bsRigidBody_MeshTransform(d->rigid + a.rigid);
+		a.margin = bsRigidBody_ContactMargin(d->rigid + a.rigid, &d->def.step, h);
+	}
+	const bsBvhNode* root = a.bvh->nodes;
+	bsVec3 lo = bsV3(root->min[0], root->min[1], root->min[2]);
+	bsVec3 hi = bsV3(root->max[0], root->max[1], root->max[2]);
+	a.centre = bsTransform_Apply(a.pose, bsScale(0.5, bsAdd(lo, hi)));
+	a.radius = 0.5 * bsDistance(lo, hi);
+	return a;
+}
+
+static bsBodyPair* bsWorldDynamics_Pair(bsWorldDynamics* d, int i, int j)
+{
+	for (int k = 0; k < d->pairCount; ++k)
+	{
+		if (d->pairs[k].i == i && d->pairs[k].j == j)
+		{
+			return d->pairs + k;
+		}
+	}
+	bsBodyPair* grown = realloc(d->pairs, (size_t)(d->pairCount + 1) * sizeof(bsBodyPair));
+	if (grown == NULL)
+	{
+		return NULL;
+	}
+	d->pairs = grown;
+	bsBodyPair* p = d->pairs + d->pairCount++;
+	memset(p, 0, sizeof *p);
+	p->i = i;
+	p->j = j;
+	p->hintA = p->hintB = BS_NO_TRIANGLE;
+	return p;
+}
+
+// A body's welded vertices where its shape is at t0 (NULL: its rest ones), for the sensors.
+static bsResult bsWorldDynamics_Positions(const bsBodyAt* a, const bsMeshTopology* topo, double t0,
+	bsVec3* buffer, const bsVec3** out)
+{
+	*out = NULL;
+	if (bsBody_RigidShape(a->body) && a->scale.x == 1.0 && a->scale.y == 1.0 && a->scale.z == 1.0)
+	{
+		return bs_ok;
+	}
+	int n = bsBody_DeformWeightCount(a->body);
+	bsVec3* weights = n > 0 ? malloc((size_t)n * sizeof(bsVec3)) : NULL;
+	if (n > 0 && weights == NULL)
+	{
+		return bs_errOutOfMemory;
+	}
+	bsBody_DeformWeights(a->body, t0, weights);
+	for (uint32_t v = 0; v < topo->vertexCount; ++v)
+	{
+		buffer[v] = bsBody_ShapePoint(a->body, weights, a->scale, topo->positions[v]);
+	}
+	free(weights);
+	*out = buffer;
+	return bs_ok;
+}
+
+static bsResult bsWorldDynamics_Topology(bsWorldDynamics* d, const bsWorldBodies* bodies, int k)
+{
+	if (d->topology[k] != NULL)
+	{
+		return bs_ok;
+	}
+	bsMeshTopology* topology = calloc(1, sizeof *topology);
+	if (topology == NULL)
+	{
+		return bs_errOutOfMemory;
+	}
+	uint32_t count;
+	const bsTriangle* tris = bsBody_Triangles(bsWorldBodies_Body(bodies, k), &count);
+	bsResult r = bsMeshTopology_Build(topology, tris, count);
+	if (r != bs_ok)
+	{
+		free(topology);
+		return r;
+	}
+	d->topology[k] = topology;
+	return bs_ok;
+}
+
+// One sensor query between bodies i and j: the closest points and the normal from B to A.
+static bsResult bsWorldDynamics_SensorQuery(bsWorldDynamics* d, const bsWorldBodies* bodies, bsBodyPair* pair,
+	const bsBodyAt* a, const bsBodyAt* b, double t0, double* distance, bsVec3* pA, bsVec3* pB, bsVec3* normal)
+{
+	bsResult r = bsWorldDynamics_Topology(d, bodies, pair->i);
+	r = r == bs_ok ? bsWorldDynamics_Topology(d, bodies, pair->j) : r;
+	if (r != bs_ok)
+	{
+		return r;
+	}
+	const bsMeshTopology* ta = d->topology[pair->i];
+	const bsMeshTopology* tb = d->topology[pair->j];
+	if (pair->sensors == NULL)
+	{
+		bsSensorDef def = d->def.sensors;
+		def.particlesA = bsBody_SensorParticles(a->body);
+		def.particlesB = bsBody_SensorParticles(b->body);
+		r = bsSensorPair_Create(&pair->sensors, ta, tb, &def);
+		if (r != bs_ok)
+		{
+			return r;
+		}
+	}
+	size_t need = (size_t)ta->vertexCount + tb->vertexCount;
+	if (d->positionCapacity < need)
+	{
+		bsVec3* grown = realloc(d->positions, need * sizeof(bsVec3));
+		if (grown == NULL)
+		{
+			return bs_errOutOfMemory;
+		}
+		d->positions = grown;
+		d->positionCapacity = need;
+	}
+	bsSensorQueryInput in = {a->pose, b->pose, NULL, NULL};
+	r = bsWorldDynamics_Positions(a, ta, t0, d->positions, &in.positionsA);
+	r = r == bs_ok ? bsWorldDynamics_Positions(b, tb, t0, d->positions + ta->vertexCount, &in.positionsB) : r;
+	bsSensorQueryOutput out;
+	r = r == bs_ok ? bsSensorPair_Query(pair->sensors, &in, &out) : r;
+	if (r != bs_ok)
+	{
+		return r;
+	}
+	pair->queried = true;
+	*distance = out.separation;
+	*pA = out.pointA;
+	*pB = out.pointB;
+	*normal = bsNeg(out.normal);  // sensor.h's normal is from A to B
+	return bs_ok;
+}
+
+static bsResult bsWorldDynamics_ExactQuery(bsBodyPair* pair, const bsBodyAt* a, const bsBodyAt* b, double maxDistance,
+	double* distance, bsVec3* pA, bsVec3* pB, bsVec3* normal)
+{
+	bsMeshDistanceInput in = {a->bvh, a->pose, b->bvh, b->pose, maxDistance, pair->hintA, pair->hintB};
+	bsMeshDistanceOutput out;
+	bsResult r = bsMeshDistance(&in, &out);
+	if (r != bs_ok || !out.hit)
+	{
+		*distance = HUGE_VAL;
+		return r;
+	}
+	pair->hintA = out.leafA;
+	pair->hintB = out.leafB;
+	*distance = out.distance;
+	*pA = out.pointA;
+	*pB = out.pointB;
+	// Touching faces have no direction between their points: B's face there faces A.
+	*normal = bsQuat_Rotate(b->pose.rotation, b->bvh->tris[out.leafB].n);
+	return bs_ok;
+}
+
+// The contact between two bodies, at least one dynamic, when they are within their margins.
+static bsResult bsWorldDynamics_PairContact(bsWorldDynamics* d, const bsWorldBodies* bodies, int i, int j, double t0,
+	double h)
+{
+	bsBodyAt a = bsWorldDynamics_BodyAt(d, bodies, i, t0, h);
+	bsBodyAt b = bsWorldDynamics_BodyAt(d, bodies, j, t0, h);
+	double margin = a.margin + b.margin;
+	double gap = bsDistance(a.centre, b.centre) - a.radius - b.radius;
+	bool sensors = d->def.method == bs_bodyContactSensors;
+	// The sensors track a pair from farther away (their relaxation is coherent from query to query).
+	if (gap > (sensors ? fmax(margin, a.radius + b.radius) : margin))
+	{
+		return bs_ok;
+	}
+	bsBodyPair* pair = bsWorldDynamics_Pair(d, i, j);
+	if (pair == NULL)
+	{
+		return bs_errOutOfMemory;
+	}
+	double distance = HUGE_VAL;
+	bsVec3 pA = {0}, pB = {0}, normal = {0};
+	bsResult r = sensors ? bsWorldDynamics_SensorQuery(d, bodies, pair, &a, &b, t0, &distance, &pA, &pB, &normal)
+		: bsWorldDynamics_ExactQuery(pair, &a, &b, margin, &distance, &pA, &pB, &normal);
+	if (r != bs_ok || !(distance <= margin))
+	{
+		return r;
+	}
+	// rigid.h: normal from b to a = (pA - pB) / d. Touching points have no direction between them:
+	// then the pair's last normal (the way they approached), else the query's own normal, else the
+	// centres' direction.
+	bsVec3 between = bsSub(pA, pB);
+	double length = bsLength(between);
+	if (length > 1e-9 * (a.radius + b.radius))
+	{
+		normal = bsScale(1.0 / length, between);
+	}
+	else if (bsLength(pair->normal) > 0.5)
+	{
+		normal = pair->normal;
+	}
+	else if (!(bsLength(normal) > 0.5))
+	{
+		normal = bsSub(a.centre, b.centre);
+	}
+	normal = bsNormalize(normal);
+	pair->normal = normal;
+	r = bsWorldDynamics_Reserve(d, 1);
+	if (r != bs_ok)
+	{
+		return r;
+	}
+	bsRigidContact c = {bsScale(0.5, bsAdd(pA, pB)), normal, distance, a.rigid, b.rigid, 0};
+	if (c.a == BS_RIGID_STATIC)
+	{
+		c.a = b.rigid;
+		c.b = BS_RIGID_STATIC;
+		c.normal = bsNeg(normal);
+	}
+	d->contacts[d->contactCount++] = c;
+	return bs_ok;
+}
+
+bsResult bsWorldDynamics_Step(bsWorld* world, double t0, double t1)
+{
+	const bsWorldBodies* bodies = world->bodies;
+	if (bodies == NULL || !(t1 > t0))
+	{
+		return bs_ok;
+	}
+	bsWorldDynamics* d = bsWorld_Dynamics(world);
+	bsResult r = d == NULL ? bs_errOutOfMemory : bsWorldDynamics_Sync(d, bodies);
+	if (r != bs_ok || d->rigidCount == 0)
+	{
+		return r;
+	}
+	double h = t1 - t0;
+	d->contactCount = 0;
+	for (int k = 0; r == bs_ok && k < d->rigidCount; ++k)
+	{
+		d->start[k] = bsRigidBody_MeshTransform(d->rigid + k);
+		r = bsWorldDynamics_StaticContacts(d, world, k, bsRigidBody_ContactMargin(d->rigid + k, &d->def.step, h));
+	}
+	for (int i = 0; r == bs_ok && i < d->bodyCount; ++i)
+	{
+		for (int j = i + 1; r == bs_ok && j < d->bodyCount; ++j)
+		{
+			r = d->rigidOf[i] >= 0 || d->rigidOf[j] >= 0 ? bsWorldDynamics_PairContact(d, bodies, i, j, t0, h) : bs_ok;
+		}
+	}
+	r = r == bs_ok ? bsRigid_Step(d->rigid, d->rigidCount, d->contacts, d->contactCount, &d->def.step, h, &d->cache, NULL) : r;
+	for (int k = 0; r == bs_ok && k < d->bodyCount; ++k)
+	{
+		int i = d->rigidOf[k];
+		if (i >= 0)
+		{
+			bsBody_SetChord(bsWorldBodies_Body(bodies, k), t0, d->start[i], t1, bsRigidBody_MeshTransform(d->rigid + i));
+		}
+	}
+	return r;
+}
+
+// --- what the world reports ---
+
+size_t bsWorld_SensorParticles(const bsWorld* world, bsVec3* positions, uint8_t* side, size_t capacity)
+{
+	const bsWorldDynamics* d = world->dynamics;
+	size_t n = 0;
+	for (int k = 0; d != NULL && k < d->pairCount; ++k)
+	{
+		const bsBodyPair* p = d->pairs + k;
+		for (int s = 0; p->queried && p->sensors != NULL && s < 2; ++s)
+		{
+			uint32_t count = bsSensorPair_ParticleCount(p->sensors, s);
+			for (uint32_t i = 0; i < count; ++i, ++n)
+			{
+				if (n < capacity)
+				{
+					positions[n] = bsSensorPair_Particle(p->sensors, s, i);
+					if (side != NULL)
+					{
+						side[n] = (uint8_t)s;
+					}
+				}
+			}
+		}
+	}
+	return n;
+}
+
+bsVec3 bsWorld_BodyMomentum(const bsWorld* world, double* kineticEnergy)
+{
+	const bsWorldDynamics* d = world->dynamics;
+	bsVec3 p = bsV3(0.0, 0.0, 0.0);
+	double e = 0.0;
+	for (int k = 0; d != NULL && k < d->rigidCount; ++k)
+	{
+		p = bsAdd(p, bsRigidBody_Momentum(d->rigid + k));
+		e += bsRigidBody_KineticEnergy(d->rigid + k);
+	}
+	if (kineticEnergy != NULL)
+	{
+		*kineticEnergy = e;
+	}
+	return p;
+}

@@ -1,0 +1,16 @@
+// body_dynamics.h — the world's dynamic bodies (body.h bs_motionDynamic, docs/bodies.md): their rigid
+// states (rigid.h), the contacts of each substep (static planes and meshes by rigid.h's generators,
+// body pairs by the exact mesh distance or the sensor particles) and the rigid step.
+#pragma once
+
+#include "world_internal.h"
+
+typedef struct bsWorldDynamics bsWorldDynamics;
+
+void bsWorldDynamics_Destroy(bsWorldDynamics* dynamics);
+
+// Advances the dynamic bodies over the substep [t0, t1] (nothing when there are none or t1 <= t0):
+// contacts from the poses at t0, one bsRigid_Step of t1 - t0, and each body's chord set to its poses
+// at t0 and t1. Sequential, in the order the bodies were added: the same at any thread count.
+// bs_errOutOfMemory, or rigid.h's and sensor.h's failures.
+bsResult bsWorldDynamics_Step(bsWorld* world, double t0, double t1);
