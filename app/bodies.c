@@ -1,8 +1,12 @@
 // bodies.c — a run's moving bodies (bodies.h).
 #include "bodies.h"
 
+#include "atomic_file.h"
+#include "files.h"
 #include "obj.h"
 #include "blobsim/body.h"
+#include "blobsim/hash.h"
+#include "blobsim/version.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +15,7 @@
 typedef struct bsEnvBody
 {
 	bsBody* body;
-	char include[32];   // body_N.inc
+	char include[48];   // body_N_HASH.inc (named by its content: see bsEnvBodies_WriteIncludes)
 	char declared[32];  // BlobsimBodyN
 	char* name;         // the OBJ's path, for the comment
 	bsTriangle* shape;  // deforming: the shape at the scene's time
@@ -119,6 +123,19 @@ static bsResult bsMakeBody(const bsBodyConfig* bc, const bsTriangle* tris, uint3
 	return r;
 }
 
+// body_N_HASH.inc: HASH is the FNV-1a of everything the include holds (the version, the declared
+// name, the mesh's name and its triangles), so one name never has two contents.
+static void bsEnvBody_NameInclude(bsEnvBody* b, int index)
+{
+	uint32_t count;
+	const bsTriangle* tris = bsBody_Triangles(b->body, &count);
+	uint64_t h = bsFnv1a(BS_FNV1A_BASIS, BLOBSIM_VERSION, strlen(BLOBSIM_VERSION));
+	h = bsFnv1a(h, b->declared, strlen(b->declared));
+	h = bsFnv1a(h, b->name, strlen(b->name));
+	h = bsFnv1a(h, tris, (size_t)count * sizeof(bsTriangle));
+	snprintf(b->include, sizeof b->include, "body_%d_%016llx.inc", index, (unsigned long long)h);
+}
+
 bool bsEnvBodies_Load(bsEnvBodies** out, const bsConfig* config, char* err, size_t errlen)
 {
 	*out = NULL;
@@ -169,9 +186,9 @@ bool bsEnvBodies_Load(bsEnvBodies** out, const bsConfig* config, char* err, size
 			bsEnvBodies_Free(bodies);
 			return false;
 		}
-		snprintf(b->include, sizeof b->include, "body_%d.inc", i);
 		snprintf(b->declared, sizeof b->declared, "BlobsimBody%d", i);
 		b->name = bc->file;
+		bsEnvBody_NameInclude(b, i);
 		bodies->pov[i].name = bc->file;
 		bodies->pov[i].material = bc->material.texture;
 		if (bc->deforming)
@@ -214,7 +231,15 @@ bool bsEnvBodies_WriteIncludes(const bsEnvBodies* bodies, const char* dir, char*
 		uint32_t count;
 		bsPovMesh mesh = {b->name, bsBody_Triangles(b->body, &count), 0, NULL};
 		mesh.triangleCount = count;
-		if (!bsPov_WriteMeshInclude(path, b->declared, &mesh, err, errlen))
+		// In place at once, not with the run's deferred outputs: the frames and the scene are rendered
+		// before those are renamed in, and POV-Ray must find the include by its final name. Named by
+		// its content, a file already there is this one, and one written now changes no earlier
+		// scene's include; it joins the run's list of outputs either way.
+		if (!bsIsRegularFile(path) && !bsPov_WriteMeshInclude(path, b->declared, &mesh, bs_atomicFileNow, err, errlen))
+		{
+			return false;
+		}
+		if (!bsAtomicFile_DeferKeep(path, err, errlen))
 		{
 			return false;
 		}

@@ -1,6 +1,6 @@
 // bodies.h — a run's moving bodies (config_bodies.h -> include/blobsim/body.h): loaded with the
 // environment, added to the world after its meshes and planes, and drawn in every scene at the
-// scene's time (a rigid body: body_N.inc declared once + a matrix per scene; a deforming one: its
+// scene's time (a rigid body: body_N_HASH.inc declared once + a matrix per scene; a deforming one: its
 // shape inline per scene).
 #pragma once
 
@@ -18,7 +18,8 @@ void bsEnvBodies_Free(bsEnvBodies* bodies);
 
 bsResult bsEnvBodies_AddToWorld(const bsEnvBodies* bodies, bsWorld* world);
 
-// Writes DIR/body_N.inc for the rigid bodies. False with a message.
+// Puts DIR/body_N_HASH.inc of each rigid body in place at once (HASH: of its content; a file already
+// there is kept) and adds it to the open deferred group's outputs. False with a message.
 bool bsEnvBodies_WriteIncludes(const bsEnvBodies* bodies, const char* dir, char* err, size_t errlen);
 
 // The bodies as the scene draws them at time t (count in *count; valid until the next call).

@@ -1159,8 +1159,8 @@ bool bsPov_WriteScene(const char* path, const bsPovScene* scene, char* errbuf, s
 	return bsAtomicFile_Commit(&w.file, 0);
 }
 
-bool bsPov_WriteMeshInclude(const char* path, const char* declared, const bsPovMesh* mesh, char* errbuf,
-	size_t errlen)
+bool bsPov_WriteMeshInclude(const char* path, const char* declared, const bsPovMesh* mesh, unsigned flags,
+	char* errbuf, size_t errlen)
 {
 	bsPovWriter w;
 	memset(&w, 0, sizeof(w));
@@ -1183,7 +1183,7 @@ bool bsPov_WriteMeshInclude(const char* path, const char* declared, const bsPovM
 		bsAtomicFile_Abort(&w.file);
 		return false;
 	}
-	return bsAtomicFile_Commit(&w.file, 0);
+	return bsAtomicFile_Commit(&w.file, flags);
 }
 
 // ---- Animation ------------------------------------------------------------------------------------

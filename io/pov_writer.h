@@ -138,9 +138,10 @@ typedef struct bsPovScene
 bsPovScene bsPovScene_Default(void);
 
 // Writes an include file that declares `declared` as the mesh2 of `mesh` (no texture: the scene's
-// object gives it). False with a message naming the file.
-bool bsPov_WriteMeshInclude(const char* path, const char* declared, const bsPovMesh* mesh, char* errbuf,
-	size_t errlen);
+// object gives it), committed with the atomic file's flags (atomic_file.h). False with a message
+// naming the file.
+bool bsPov_WriteMeshInclude(const char* path, const char* declared, const bsPovMesh* mesh, unsigned flags,
+	char* errbuf, size_t errlen);
 
 // The component radius scale that makes a lone particle render at exactly its collision radius:
 // 1 / sqrt(1 - sqrt(threshold / strength)). Needs 0 < threshold < strength; returns 0 otherwise.

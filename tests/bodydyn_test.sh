@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Dynamic bodies end to end (docs/bodies.md): tests/run/dynamic.json (two dynamic spheres meeting
 # over snow through the sensor particles, bouncing on the floor, pushing the snow) run at 1 and 2
-# threads gives byte-identical scenes, frames and particles; the sensor particles are drawn.
+# threads gives byte-identical scenes, frames and particles; the sensor particles are drawn; with
+# POV-Ray, `run --render` into a new folder renders every frame (the bodies' includes are in place
+# before the renders) and a second run keeps the same include files.
 #   usage: bodydyn_test.sh BLOBSIM SRCDIR
 set -euo pipefail
 bin=$(realpath "$1")
@@ -30,4 +32,18 @@ spheres=$(grep -c '^sphere {' "$work/t1/frame_0004.pov" || true)
 a=$(grep -m1 'matrix' "$work/t1/frame_0000.pov")
 b=$(grep -m1 'matrix' "$work/t1/frame_0004.pov")
 [ "$a" != "$b" ] || fail "the first body did not move"
+if command -v povray >/dev/null 2>&1; then
+	"$bin" run "$src/tests/run/dynamic.json" -o "$work/r" --quiet --render --set render.width=32 \
+		--set render.height=24 || fail "run --render into a new folder"
+	[ -f "$work/r/scene.png" ] && [ -f "$work/r/frame_0004.png" ] || fail "run --render wrote no images"
+	incs=$(cd "$work/r" && ls body_*.inc | tr '\n' ' ')
+	[ -n "$incs" ] || fail "no body include"
+	for f in $incs; do grep -qx "$f" "$work/r/outputs.txt" || fail "$f is not in outputs.txt"; done
+	"$bin" run "$src/tests/run/dynamic.json" -o "$work/r" --quiet --render --set render.width=32 \
+		--set render.height=24 || fail "a second run --render"
+	[ "$(cd "$work/r" && ls body_*.inc | tr '\n' ' ')" = "$incs" ] || fail "the second run changed the includes"
+	echo "ok: rendered into a new folder with $incs"
+else
+	echo "POV-Ray not installed: the render part skipped"
+fi
 echo "ok: $count files identical at 1 and 2 threads, 6 sensor particles drawn"
