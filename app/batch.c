@@ -1170,7 +1170,7 @@ static void bsBatchExecute(bsBatchExec* x)
 	{
 		workers[k].exec = x;
 		workers[k].index = k;
-		started[k] = k > 0 && pthread_create(&workers[k].thread, NULL, bsBatchWorkerMain, workers + k) == 0;
+		started[k] = k > 0 && bsThread_Create(&workers[k].thread, bsBatchWorkerMain, workers + k) == 0;
 	}
 	if (jobs > 0)
 	{

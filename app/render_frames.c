@@ -372,7 +372,7 @@ bool bsRenderPlan_Run(bsRenderPlan* plan, int jobs, int cores, char* err, size_t
 	// The calling thread is worker 0: with one process, no thread is started at all.
 	for (int k = 1; threadIds != NULL && workers != NULL && k < processes; ++k)
 	{
-		if (pthread_create(threadIds + started, NULL, bsRenderQueue_Work, workers + k) != 0)
+		if (bsThread_Create(threadIds + started, bsRenderQueue_Work, workers + k) != 0)
 		{
 			break;  // fewer processes at once; the others take the work
 		}

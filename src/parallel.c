@@ -1,6 +1,7 @@
 #include "blobsim/parallel.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -9,6 +10,21 @@
 
 // Upper bound on the threads one call starts: beyond this, more threads only cost memory.
 #define BS_MAX_THREADS 256
+
+int bsThread_Create(pthread_t* thread, void* (*fn)(void*), void* arg)
+{
+	// The new thread inherits the creator's mask: block the signals around the call, then restore.
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGQUIT);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	int rc = pthread_create(thread, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
 
 int bsCoreCount(void)
 {
@@ -107,7 +123,7 @@ int bsParallelFor(int threads, size_t count, size_t grain, bsRangeFn* fn, void* 
 	{
 		workers[i].job = &job;
 		workers[i].worker = i;
-		if (pthread_create(&handles[i], NULL, bsParallelWorker_Main, &workers[i]) != 0)
+		if (bsThread_Create(&handles[i], bsParallelWorker_Main, &workers[i]) != 0)
 		{
 			// Run on the threads that did start: the chunks are the same, so are the results.
 			break;
@@ -199,7 +215,7 @@ bsPool* bsPool_Create(int threads)
 		bsPoolWorker* slot = pool->slots + pool->workers;
 		slot->pool = pool;
 		slot->worker = i;
-		if (pthread_create(&pool->handles[pool->workers], NULL, bsPool_Main, slot) != 0)
+		if (bsThread_Create(&pool->handles[pool->workers], bsPool_Main, slot) != 0)
 		{
 			break;  // fewer threads: the chunks, and so the results, are the same
 		}

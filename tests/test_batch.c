@@ -8,6 +8,8 @@
 #include "procedural.h"
 #include "blobsim/rng.h"
 
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,9 +285,60 @@ static int BatchQueriesTest(void)
 	return 0;
 }
 
+// Workers record whether the termination signals are blocked in their thread (worker 0 is the
+// caller's thread, which keeps its own mask).
+typedef struct SignalJob
+{
+	atomic_int workers;  // chunks run by a started thread
+	atomic_int open;     // of those, chunks whose thread could take SIGINT, SIGTERM, SIGHUP or SIGQUIT
+} SignalJob;
+
+static void SignalRange(void* context, size_t begin, size_t end, int worker)
+{
+	(void)begin;
+	(void)end;
+	SignalJob* job = context;
+	if (worker == 0)
+	{
+		return;
+	}
+	sigset_t mask;
+	pthread_sigmask(SIG_BLOCK, NULL, &mask);
+	atomic_fetch_add(&job->workers, 1);
+	if (!sigismember(&mask, SIGINT) || !sigismember(&mask, SIGTERM) || !sigismember(&mask, SIGHUP) ||
+		!sigismember(&mask, SIGQUIT))
+	{
+		atomic_fetch_add(&job->open, 1);
+	}
+}
+
+// The threads blobsim starts never take a termination signal (parallel.h), while the caller's mask is
+// left as it was: the signal reaches the main thread, whose output commit blocks it.
+static int WorkerSignalsTest(void)
+{
+	SignalJob job;
+	atomic_init(&job.workers, 0);
+	atomic_init(&job.open, 0);
+	for (int round = 0; round < 20 && atomic_load(&job.workers) == 0; ++round)
+	{
+		bsParallelFor(4, 4096, 1, SignalRange, &job);
+		bsPool* pool = bsPool_Create(4);
+		ENSURE(pool != NULL);
+		bsPool_For(pool, 4096, 1, SignalRange, &job);
+		bsPool_Destroy(pool);
+	}
+	ENSURE(atomic_load(&job.workers) > 0);
+	ENSURE(atomic_load(&job.open) == 0);
+	sigset_t mask;
+	pthread_sigmask(SIG_BLOCK, NULL, &mask);
+	ENSURE(!sigismember(&mask, SIGINT) && !sigismember(&mask, SIGTERM));
+	return 0;
+}
+
 int BatchTest(void)
 {
 	RUN_SUBTEST(ParallelForTest());
+	RUN_SUBTEST(WorkerSignalsTest());
 	RUN_SUBTEST(BatchQueriesTest());
 	return 0;
 }

@@ -2,7 +2,15 @@
 // what each index computes never depends on the thread count.
 #pragma once
 
+#include <pthread.h>
 #include <stddef.h>
+
+// pthread_create for a thread that never takes the process's termination signals (SIGINT, SIGTERM,
+// SIGHUP, SIGQUIT): they stay with the threads that did not block them — the program's main thread,
+// whose handlers remove temporary files and whose commit of a run's outputs blocks them while it
+// renames (io/output_set.c). Without this a signal arriving during the renames could run the
+// handler on a worker and exit halfway. Every thread blobsim starts is made with it.
+int bsThread_Create(pthread_t* thread, void* (*fn)(void*), void* arg);
 
 // Called for [begin, end) by worker `worker` (0 .. threads-1).
 typedef void bsRangeFn(void* context, size_t begin, size_t end, int worker);
