@@ -240,3 +240,15 @@ const bsPovBody* bsEnvBodies_Pose(bsEnvBodies* bodies, double t, size_t* count)
 	}
 	return bodies != NULL ? bodies->pov : NULL;
 }
+
+uint64_t bsEnvBodies_TriangleCount(const bsEnvBodies* bodies)
+{
+	uint64_t total = 0;
+	for (int i = 0; bodies != NULL && i < bodies->count; ++i)
+	{
+		uint32_t count = 0;
+		bsBody_Triangles(bodies->items[i].body, &count);
+		total += count;
+	}
+	return total;
+}

@@ -23,3 +23,6 @@ bool bsEnvBodies_WriteIncludes(const bsEnvBodies* bodies, const char* dir, char*
 
 // The bodies as the scene draws them at time t (count in *count; valid until the next call).
 const bsPovBody* bsEnvBodies_Pose(bsEnvBodies* bodies, double t, size_t* count);
+
+// The triangles of every body's mesh (0 for NULL): what --max-memory counts for them.
+uint64_t bsEnvBodies_TriangleCount(const bsEnvBodies* bodies);
