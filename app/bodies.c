@@ -314,3 +314,15 @@ void bsEnvBodies_Sensors(bsEnvBodies* bodies, const bsWorld* world, double radiu
 	scene->sensorSide = bodies->sensorSide;
 	scene->sensorRadius = radius;
 }
+
+uint64_t bsEnvBodies_TriangleCount(const bsEnvBodies* bodies)
+{
+	uint64_t total = 0;
+	for (int i = 0; bodies != NULL && i < bodies->count; ++i)
+	{
+		uint32_t count = 0;
+		bsBody_Triangles(bodies->items[i].body, &count);
+		total += count;
+	}
+	return total;
+}

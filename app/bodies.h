@@ -28,3 +28,6 @@ const bsPovBody* bsEnvBodies_Pose(bsEnvBodies* bodies, double t, size_t* count);
 // The sensor particles of the world's body pairs into the scene (radius 0: none drawn; render.sensors).
 // Valid until the next call.
 void bsEnvBodies_Sensors(bsEnvBodies* bodies, const bsWorld* world, double radius, bsPovScene* scene);
+
+// The triangles of every body's mesh (0 for NULL): what --max-memory counts for them.
+uint64_t bsEnvBodies_TriangleCount(const bsEnvBodies* bodies);

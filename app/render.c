@@ -3,6 +3,7 @@
 
 #include "atomic_file.h"
 #include "files.h"
+#include "output_set.h"
 #include "png_text.h"
 #include "process.h"
 #include "render_progress.h"
@@ -116,20 +117,37 @@ static bool bsRenderFiles_Finish(const bsRenderFiles* f, const bsRenderInput* in
 	return true;
 }
 
+// Renames the failure's log into place and lists it in DIR/outputs.txt: the run fails, so no commit
+// lists it, and a later run must be able to remove it. Unlisted (the list unreadable), it is removed:
+// the error then names a log that is gone, which beats a file no run ever tidies.
+static void bsRenderFiles_PlaceFailureLog(const bsRenderFiles* f, const bsRenderInput* in)
+{
+	if (rename(f->logTmp, f->log) != 0)
+	{
+		return;
+	}
+	const char* slash = strrchr(f->log, '/');
+	char ignored[512];
+	if (!bsOutputSet_ListNow(in->directory, slash != NULL ? slash + 1 : f->log, ignored, sizeof(ignored)))
+	{
+		unlink(f->log);
+	}
+}
+
 // After a failure: the log to DIR/render.log (or the log's name), unless a render of lower rank
 // failed too and keeps it.
 static void bsRenderFiles_KeepFailureLog(const bsRenderFiles* f, const bsRenderInput* in)
 {
 	if (in->failure == NULL)
 	{
-		rename(f->logTmp, f->log);
+		bsRenderFiles_PlaceFailureLog(f, in);
 		return;
 	}
 	pthread_mutex_lock(&in->failure->lock);
 	if (in->rank < in->failure->rank)
 	{
 		in->failure->rank = in->rank;
-		rename(f->logTmp, f->log);
+		bsRenderFiles_PlaceFailureLog(f, in);
 	}
 	pthread_mutex_unlock(&in->failure->lock);
 }

@@ -110,7 +110,9 @@ static void bsRunUsage(FILE* f, bool check)
 		"                    cap (default: the machine's physical memory). The estimate is particles x\n"
 		"                    61 bytes (+ 72 with particles.interaction, + 64 with particles.accumulate,\n"
 		"                    + 28 with motion.sleep, + 1 with an interaction and either) + triangles\n"
-		"                    x 304 bytes (mesh and BVH) + 16 MiB\n"
+		"                    x 304 bytes (mesh and BVH; the moving bodies' too) + the field's grid\n"
+		"                    and compressed tree (as built) + 9 bytes a triangle of a surface emitter\n"
+		"                    + 16 MiB\n"
 		"  -h, --help        show this help and exit\n"
 		"\n"
 		"All outputs are written to temporary files and renamed into place only after every one of them\n"
@@ -677,27 +679,83 @@ static int bsMemoryPerParticle(const bsConfig* c)
 		(c->step.sleepSteps > 0 ? bs_memorySleep : 0);
 }
 
+// What the estimate counts besides the particles and the environment's triangles: the tables built
+// before the check, counted as they are (not by a formula).
+typedef struct bsMemoryExtras
+{
+	uint64_t fieldBytes;    // the field's grid cells and its compressed tree
+	uint64_t surfaceBytes;  // the surface emitters' tables: 9 bytes a triangle
+	uint64_t bodyBytes;     // the moving bodies' meshes and BVHs: bs_memoryPerTriangle a triangle
+} bsMemoryExtras;
+
+enum
+{
+	bs_memorySurfaceTriangle = sizeof(double) + 1,  // emission.c: the cumulative area, the selected flag
+};
+
+static uint64_t bsSurfaceTableBytes(const bsEmission* emission)
+{
+	uint64_t bytes = 0;
+	for (int k = 0; k < emission->count; ++k)
+	{
+		if (emission->cumulative[k] != NULL)
+		{
+			bytes += ((uint64_t)emission->surfaces[k].count + 1) * bs_memorySurfaceTriangle;
+		}
+	}
+	return bytes;
+}
+
+static uint64_t bsFieldBytes(const bsConfig* c, const bsDistanceGrid* grid, const bsGridTree* tree)
+{
+	if (!c->field.enabled)
+	{
+		return 0;
+	}
+	return bsDistanceGrid_CellCount(grid) * sizeof(bsGridCell) + (c->field.compress ? bsGridTree_Bytes(tree) : 0);
+}
+
+// " + field grid N + surface emitters N + bodies N", each only when not 0.
+static void bsFormatExtras(char* out, size_t size, const bsMemoryExtras* x)
+{
+	const uint64_t values[] = {x->fieldBytes, x->surfaceBytes, x->bodyBytes};
+	const char* names[] = {"field grid", "surface emitters", "bodies"};
+	size_t at = 0;
+	out[0] = '\0';
+	for (int i = 0; i < 3; ++i)
+	{
+		if (values[i] != 0 && at < size)
+		{
+			int n = snprintf(out + at, size - at, " + %s %" PRIu64, names[i], values[i]);
+			at += n > 0 ? (size_t)n : 0;
+		}
+	}
+}
+
 // False, with a message giving the estimate and the cap, when the run would need more than cap.
 static bool bsCheckMemory(const char* config, uint64_t particles, int perParticle, uint64_t triangles,
-	uint64_t cap, bool given, char* err, size_t errlen)
+	const bsMemoryExtras* extras, uint64_t cap, bool given, char* err, size_t errlen)
 {
 	if (cap == 0)
 	{
 		return true;
 	}
-	// particles <= 2^31 - 1 per emitter kind and triangles < 2^32: no overflow in 64 bits.
-	uint64_t need = particles * (uint64_t)perParticle + triangles * bs_memoryPerTriangle + bs_memoryOverhead;
+	// particles <= 2^31 - 1 per emitter kind and triangles < 2^32: no overflow in 64 bits; the extras
+	// are bytes held in memory already.
+	uint64_t need = particles * (uint64_t)perParticle + triangles * bs_memoryPerTriangle + extras->fieldBytes +
+		extras->surfaceBytes + extras->bodyBytes + bs_memoryOverhead;
 	if (need <= cap)
 	{
 		return true;
 	}
-	char needText[32], capText[32];
+	char needText[32], capText[32], extraText[160];
 	bsFormatBytes(needText, sizeof(needText), need);
 	bsFormatBytes(capText, sizeof(capText), cap);
+	bsFormatExtras(extraText, sizeof(extraText), extras);
 	snprintf(err, errlen,
 		"%s: the run needs about %s (%" PRIu64 " bytes: %" PRIu64 " particles x %d + %" PRIu64
-		" triangles x %d + %d), more than %s %s (%" PRIu64 " bytes)%s",
-		config, needText, need, particles, perParticle, triangles, (int)bs_memoryPerTriangle,
+		" triangles x %d%s + %d), more than %s %s (%" PRIu64 " bytes)%s",
+		config, needText, need, particles, perParticle, triangles, (int)bs_memoryPerTriangle, extraText,
 		bs_memoryOverhead, given ? "the --max-memory cap of" : "the physical memory,", capText, cap,
 		given ? "" : "; lower the particle count or raise the cap with --max-memory");
 	return false;
@@ -1053,7 +1111,10 @@ int bsRunMain(int argc, char** argv)
 		goto fail;
 	}
 	int perParticle = bsMemoryPerParticle(&c);
-	if (!bsCheckMemory(c.path, emission.total, perParticle, env.triangleCount,
+	// A body's mesh and its collider's BVH cost what the environment's triangles do.
+	bsMemoryExtras extras = {bsFieldBytes(&c, &fieldGrid, &fieldTree), bsSurfaceTableBytes(&emission),
+		bsEnvBodies_TriangleCount(env.bodies) * bs_memoryPerTriangle};
+	if (!bsCheckMemory(c.path, emission.total, perParticle, env.triangleCount, &extras,
 			o.maxMemoryGiven ? o.maxMemory : bsPhysicalMemory(), o.maxMemoryGiven, err, sizeof(err)))
 	{
 		goto fail;

@@ -490,7 +490,11 @@ bool bsAtomicFile_Open(bsAtomicFile* f, const char* path, char* errbuf, size_t e
 	}
 	size_t len = strlen(path);
 	f->path = malloc(len + 1);
-	f->tmpPath = malloc(len + sizeof(".tmp.XXXXXX"));
+	// "path.tmp.<pid>.bsXXXXXX": the pid lets a later run tell a SIGKILLed writer's leftover from a live
+	// writer's file (bsOutputSet_RemoveDeadTemps); "bs" keeps a user's "notes.tmp.12.backup" apart.
+	char pidPart[32];
+	int pidLen = snprintf(pidPart, sizeof(pidPart), ".tmp.%ld.bs", (long)getpid());
+	f->tmpPath = malloc(len + (size_t)pidLen + sizeof("XXXXXX"));
 	f->buffer = malloc(bs_atomicFileBufferSize);
 	if (f->path == NULL || f->tmpPath == NULL || f->buffer == NULL)
 	{
@@ -527,7 +531,7 @@ bool bsAtomicFile_Open(bsAtomicFile* f, const char* path, char* errbuf, size_t e
 	}
 
 	memcpy(f->tmpPath, path, len);
-	memcpy(f->tmpPath + len, ".tmp.", 5);
+	memcpy(f->tmpPath + len, pidPart, (size_t)pidLen);
 	int err = EEXIST;
 	// The name is registered for the signal cleanup before the file exists: a signal between the
 	// open() and a later registration would leave the file behind (a handler may run on any thread,
@@ -536,7 +540,7 @@ bool bsAtomicFile_Open(bsAtomicFile* f, const char* path, char* errbuf, size_t e
 	// which only a concurrent writer of the same target can have made.
 	for (int attempt = 0; attempt < 100 && err == EEXIST; ++attempt)
 	{
-		bsTempSuffix(f->tmpPath + len + 5);
+		bsTempSuffix(f->tmpPath + len + pidLen);
 		f->slot = bsRegistry_Add(f->tmpPath);
 		f->fd = open(f->tmpPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		err = f->fd < 0 ? errno : 0;

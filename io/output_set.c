@@ -3,8 +3,10 @@
 
 #include "atomic_file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,6 +243,122 @@ static bool bsOutputList_Write(const char* dir, const bsOutputList* list, bool c
 	return bsAtomicFile_Commit(&f, bs_atomicFileNow);
 }
 
+// ---- Leftovers of killed runs ----
+
+static bool bsIsAlnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+// The endings blobsim gives its temporary files after "<name>.tmp.<pid>.": atomic_file.c's "bs" and
+// six random characters, or render.c's and render_movie.c's extensions.
+static bool bsTempEnding(const char* s)
+{
+	static const char* const endings[] = {"png", "log", "pov", "pov-state", "mp4", "gif"};
+	for (size_t i = 0; i < sizeof(endings) / sizeof(endings[0]); ++i)
+	{
+		if (strcmp(s, endings[i]) == 0)
+		{
+			return true;
+		}
+	}
+	if (s[0] != 'b' || s[1] != 's')
+	{
+		return false;
+	}
+	size_t n = 0;
+	while (bsIsAlnum(s[2 + n]))
+	{
+		++n;
+	}
+	return n == 6 && s[8] == '\0';
+}
+
+pid_t bsOutputSet_TempPid(const char* name)
+{
+	// The last ".tmp." that parses: a target's own name may hold ".tmp." too.
+	pid_t found = 0;
+	for (const char* at = strstr(name, ".tmp."); at != NULL; at = strstr(at + 1, ".tmp."))
+	{
+		const char* d = at + 5;
+		long pid = 0;
+		size_t digits = 0;
+		while (d[digits] >= '0' && d[digits] <= '9' && digits < 10)
+		{
+			pid = pid * 10 + (d[digits] - '0');
+			++digits;
+		}
+		if (at != name && digits > 0 && d[0] != '0' && d[digits] == '.' && pid <= INT_MAX &&
+			bsTempEnding(d + digits + 1))
+		{
+			found = (pid_t)pid;
+		}
+	}
+	return found;
+}
+
+// Only ESRCH says the writer is gone: EPERM is a live process of another user.
+static bool bsProcessGone(pid_t pid)
+{
+	return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+int bsOutputSet_RemoveDeadTemps(const char* dir, FILE* notices)
+{
+	DIR* d = opendir(dir);
+	if (d == NULL)
+	{
+		return 0;
+	}
+	int removed = 0;
+	struct dirent* e;
+	while ((e = readdir(d)) != NULL)
+	{
+		pid_t pid = bsOutputSet_TempPid(e->d_name);
+		if (pid <= 0 || pid == getpid() || !bsProcessGone(pid))
+		{
+			continue;
+		}
+		char path[4096 + 300];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		struct stat st;
+		// Regular files only: never follow a link or remove a directory of that name.
+		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || unlink(path) != 0)
+		{
+			continue;
+		}
+		++removed;
+		if (notices != NULL)
+		{
+			fprintf(notices, "blobsim: removed %s, a temporary file left by run %ld, which was killed before it "
+				"finished\n", path, (long)pid);
+		}
+	}
+	closedir(d);
+	return removed;
+}
+
+bool bsOutputSet_ListNow(const char* dir, const char* name, char* err, size_t errlen)
+{
+	bsOutputList list;
+	if (!bsOutputList_Read(dir, &list, err, errlen))
+	{
+		return false;
+	}
+	bool ok = true;
+	if (!bsOutputList_Contains(&list, name))
+	{
+		ok = bsOutputList_Add(&list, name, strlen(name));
+		if (!ok)
+		{
+			snprintf(err, errlen, "%s/%s: out of memory", dir, BS_OUTPUT_LIST_NAME);
+		}
+		ok = ok && bsOutputList_Write(dir, &list, list.complete, err, errlen);
+	}
+	bsOutputList_Free(&list);
+	return ok;
+}
+
 // ---- The commit ----
 
 bool bsOutputSet_Begin(const char* dir, char* err, size_t errlen)
@@ -248,6 +366,10 @@ bool bsOutputSet_Begin(const char* dir, char* err, size_t errlen)
 	bsOutputList previous;
 	bool ok = bsOutputList_Read(dir, &previous, err, errlen);
 	bsOutputList_Free(&previous);
+	if (ok)
+	{
+		bsOutputSet_RemoveDeadTemps(dir, stderr);
+	}
 	if (ok)
 	{
 		bsAtomicFile_BeginDeferred();

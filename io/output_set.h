@@ -32,6 +32,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #define BS_OUTPUT_LIST_NAME "outputs.txt"
 
@@ -42,14 +44,38 @@ typedef enum bsOutputSetMode
 	                      // a folder's frames); nothing is removed
 } bsOutputSetMode;
 
-// Checks DIR/outputs.txt (absent, or a list as above: else a message naming the file and line) and
-// opens the deferred group. False, with the group not opened, when the list is unreadable or not a
+// Checks DIR/outputs.txt (absent, or a list as above: else a message naming the file and line),
+// removes the temporary files that killed runs left in DIR (bsOutputSet_RemoveDeadTemps, noted on
+// stderr) and opens the deferred group. False, with the group not opened, when the list is unreadable or not a
 // list: a user's own outputs.txt is never replaced.
 bool bsOutputSet_Begin(const char* dir, char* err, size_t errlen);
 
 // Commits the open group as DIR's outputs (see above) and ends the group. False, with a message: the
 // group is then ended too (its files not renamed are removed), and DIR holds whole files, listed.
 bool bsOutputSet_Commit(const char* dir, bsOutputSetMode mode, char* err, size_t errlen);
+
+// Adds NAME (a file directly in DIR, already in place) to DIR/outputs.txt at once, writing the list
+// if DIR has none: for a file renamed in outside the group's commit (a failed render's render.log),
+// so that a later run's commit removes it when it does not write it again. False, with a message,
+// when the list cannot be read or written.
+bool bsOutputSet_ListNow(const char* dir, const char* name, char* err, size_t errlen);
+
+// ---- Temporary files of killed runs ----
+//
+// A SIGKILL (which no handler sees) leaves a run's temporary files, and no outputs.txt names them.
+// Every temporary file blobsim makes is named "<name>.tmp.<pid>.<ending>" (<pid> the writer's, the
+// ending six letters or digits from atomic_file.c, or png, log, pov, pov-state, mp4 or gif from the
+// renders and the movie). A file of that form whose writer is gone (kill(pid, 0) fails with ESRCH) is
+// a leftover: nobody will rename or remove it. A file of a live process (another run into the same
+// folder, or a pid reused since) is kept, and so is any name not of that form (the user's files).
+// Limit: a writer in another pid namespace or on another host sharing DIR is invisible to kill().
+
+// The writer's pid in a temporary file's name of the form above; 0 when the name is not of that form.
+pid_t bsOutputSet_TempPid(const char* name);
+
+// Removes DIR's regular files named as above whose writer is gone, saying so on notices (NULL: not
+// at all), one line each. Returns how many it removed.
+int bsOutputSet_RemoveDeadTemps(const char* dir, FILE* notices);
 
 // ---- The list itself (tests, tools) ----
 

@@ -10,7 +10,12 @@
 #  5. a run that fails in the middle of its commit (a frame image's name taken by a folder when the
 #     renames start) leaves whole files, every one listed in outputs.txt, and the next run leaves the
 #     clean new set;
-#  6. a user's own outputs.txt (not a list) is never replaced: the run refuses, naming it.
+#  6. a user's own outputs.txt (not a list) is never replaced: the run refuses, naming it;
+#  7. the temporary files a SIGKILLed run left (named "*.tmp.<pid>.*", the pid gone) are removed by the
+#     next run into the folder, which says so on stderr; those of a live pid, of the old pid-less form
+#     and the user's look-alikes stay;
+#  8. a failed render's render.log (renamed in at once) is listed in outputs.txt, so the next run
+#     without --render removes it.
 # POV-Ray is a stand-in script on PATH (writes a small image, prints progress), so no POV-Ray is needed.
 set -euo pipefail
 bin=$(realpath "$1")
@@ -30,6 +35,10 @@ for a in "$@"; do
 	case "$a" in +O*) out=${a#+O} ;; esac
 done
 printf 'Rendered 1 of 2 pixels (50%%)\rRendered 2 of 2 pixels (100%%)\r\n' >&2
+if [ -n "${FAKE_POVRAY_FAIL:-}" ]; then
+	echo "Parse Error: a stand-in failure" >&2
+	exit 1
+fi
 base64 -d >"$out" <<<'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
 if [ -n "${FAKE_POVRAY_BLOCK:-}" ] && [ "${out%%.*}" = "${FAKE_POVRAY_BLOCK%%.*}" ]; then
 	rm -f "$FAKE_POVRAY_BLOCK" && mkdir -p "$FAKE_POVRAY_BLOCK/x"  # only while rendering that image
@@ -139,4 +148,51 @@ case "$msg" in *"$e/outputs.txt:1: not a list of blobsim's outputs"*) ;; *) fail
 [ "$(cat "$e/outputs.txt")" = "my list of things" ] && [ "$(listing "$e")" = "outputs.txt " ] ||
 	fail "a user's outputs.txt: the folder changed: $(listing "$e")"
 echo "6: $msg"
+
+# 7. Leftovers of a SIGKILLed run: a pid that has ended (a child reaped), and this shell's (live).
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
+kill -0 "$dead" 2>/dev/null && fail "pid $dead is still running"
+live=$$
+g="$work/c"
+run "$g"
+gone=("scene.pov.tmp.$dead.bsAbC123" "frame_0002.tmp.$dead.png" "render.tmp.$dead.log" "scene.tmp.$dead.pov-state")
+kept=("scene.pov.tmp.$live.bsXyZ789" "scene.pov.tmp.Qr5St6" "user-notes.tmp.$dead.txt" "user-x.tmp.$dead.bsAbC12"
+	"user-b.tmp.$dead.backup" "scene.pov.tmp.$dead.AbC123"
+	"user-y.tmp.0$dead.AbC123")
+for f in "${gone[@]}" "${kept[@]}"; do
+	echo "partial" >"$g/$f"
+done
+mkdir "$g/user-dir.tmp.$dead.log"
+ln -s user-target "$g/user-link.tmp.$dead.png"
+msg=$(run "$g" 2>&1) || fail "a run over leftovers failed: $msg"
+for f in "${gone[@]}"; do
+	[ ! -e "$g/$f" ] || fail "the leftover $f of ended run $dead is still there: $(listing "$g")"
+	case "$msg" in *"removed $g/$f, a temporary file left by run $dead"*) ;; *) fail "no notice for $f: $msg" ;; esac
+done
+for f in "${kept[@]}"; do
+	[ "$(cat "$g/$f")" = partial ] || fail "$f was removed or changed: $(listing "$g")"
+done
+[ -d "$g/user-dir.tmp.$dead.log" ] && [ -L "$g/user-link.tmp.$dead.png" ] || fail "a folder or link was removed"
+[ "$(echo "$msg" | grep -c removed)" -eq "${#gone[@]}" ] || fail "notices: $msg"
+echo "7: removed ${#gone[@]} leftovers of run $dead, kept $(( ${#kept[@]} + 2 )) other files"
+
+# 8. A failed render's render.log: listed, so a later run tidies it.
+h="$work/d"
+run "$work/ref"
+run "$h"
+set +e
+msg=$(FAKE_POVRAY_FAIL=1 run "$h" --render 2>&1)
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "a failing render: exit $rc: $msg"
+case "$msg" in *"see $h/render.log"*) ;; *) fail "a failing render said: $msg" ;; esac
+grep -q "stand-in failure" "$h/render.log" || fail "render.log lacks POV-Ray's output"
+grep -qx render.log "$h/outputs.txt" || fail "the failed render's render.log is not listed: $(cat "$h/outputs.txt")"
+[ ! -e "$h/scene.png" ] || fail "a failed render left scene.png"
+run "$h"
+[ ! -e "$h/render.log" ] || fail "the next run left the failed render's render.log: $(listing "$h")"
+same_set "$h" "$work/ref"
+echo "8: a failed render's render.log is listed, and the next run removes it"
 echo "ok: outputs test"
