@@ -71,3 +71,4 @@ int InteractionTest(void);
 int RigidTest(void);
 int BodyTest(void);
 int SensorTest(void);
+int DispatchTest(void);

@@ -40,6 +40,7 @@ static const Suite suites[] = {
 	{"rigid", RigidTest},
 	{"body", BodyTest},
 	{"sensor", SensorTest},
+	{"dispatch", DispatchTest},
 };
 
 enum
