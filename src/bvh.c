@@ -1637,8 +1637,8 @@ static void bsBvhWideNode_Distance2(const bsBvhWideNode* n, const double q[3], d
 // taken next and the others are pushed farthest first; the radius shrinks to the best distance as
 // nearer triangles are found. Returns false if the stack would overflow (impossible for a tree from
 // bsBvh_Build).
-static bool bsBvh_NearestWalk(const bsBvh* bvh, bsVec3 q, double maxDistance, double pad,
-	bsBvhNearest* best, uint64_t* visited, uint64_t* tested)
+static BS_ALWAYS_INLINE bool bsBvh_NearestWalkBody(const bsBvh* bvh, bsVec3 q, double maxDistance,
+	double pad, bsBvhNearest* best, uint64_t* visited, uint64_t* tested)
 {
 	bsBvhStackEntry stack[BS_BVH_STACK];
 	int top = 0;
@@ -1684,6 +1684,33 @@ static bool bsBvh_NearestWalk(const bsBvh* bvh, bsVec3 q, double maxDistance, do
 			return true;
 		}
 	}
+}
+
+// The walk compiled twice (dispatch.h): the default copy and, where the CPU has it, AVX2.
+static bool bsBvh_NearestWalkDefault(const bsBvh* bvh, bsVec3 q, double maxDistance, double pad,
+	bsBvhNearest* best, uint64_t* visited, uint64_t* tested)
+{
+	return bsBvh_NearestWalkBody(bvh, q, maxDistance, pad, best, visited, tested);
+}
+
+#if BS_DISPATCH_AVX2
+static BS_TARGET_AVX2 bool bsBvh_NearestWalkAvx2(const bsBvh* bvh, bsVec3 q, double maxDistance,
+	double pad, bsBvhNearest* best, uint64_t* visited, uint64_t* tested)
+{
+	return bsBvh_NearestWalkBody(bvh, q, maxDistance, pad, best, visited, tested);
+}
+#endif
+
+static bool bsBvh_NearestWalk(const bsBvh* bvh, bsVec3 q, double maxDistance, double pad,
+	bsBvhNearest* best, uint64_t* visited, uint64_t* tested)
+{
+#if BS_DISPATCH_AVX2
+	if (bsDispatch_Avx2())
+	{
+		return bsBvh_NearestWalkAvx2(bvh, q, maxDistance, pad, best, visited, tested);
+	}
+#endif
+	return bsBvh_NearestWalkDefault(bvh, q, maxDistance, pad, best, visited, tested);
 }
 
 bsResult bsBvh_ClosestPoint(const bsBvh* bvh, const bsClosestPointInput* input,

@@ -230,8 +230,9 @@ static BS_ALWAYS_INLINE bool bsCylinderIntersecting(const bsTriangle* tri, const
 // and, generously (relative 1e-8), the rounding of h and of the branches' t. Called only when
 // every h[i] > hmax already: rare in Table 1's random pairs, but most triangles a BVH query tests
 // after its first contact.
-static BS_COLD_PATH bool bsCylinder_AllBeyond(const bsTriangle* tri, const bsSweep* s, const bsVec3 v[3],
-	const double h[3], double hmax)
+// Compiled twice (dispatch.h).
+static BS_ALWAYS_INLINE bool bsCylinder_AllBeyondBody(const bsTriangle* tri, const bsSweep* s,
+	const bsVec3 v[3], const double h[3], double hmax)
 {
 	double deviation = 0.0;
 	double size = s->len + bsMaxAbs(s->c1);
@@ -246,6 +247,32 @@ static BS_COLD_PATH bool bsCylinder_AllBeyond(const bsTriangle* tri, const bsSwe
 	}
 	double bound = hmax + deviation + 1e-8 * (1.0 + size);
 	return h[0] > bound && h[1] > bound && h[2] > bound;
+}
+
+static BS_COLD_PATH bool bsCylinder_AllBeyondDefault(const bsTriangle* tri, const bsSweep* s,
+	const bsVec3 v[3], const double h[3], double hmax)
+{
+	return bsCylinder_AllBeyondBody(tri, s, v, h, hmax);
+}
+
+#if BS_DISPATCH_AVX2
+static BS_COLD_PATH BS_TARGET_AVX2 bool bsCylinder_AllBeyondAvx2(const bsTriangle* tri, const bsSweep* s,
+	const bsVec3 v[3], const double h[3], double hmax)
+{
+	return bsCylinder_AllBeyondBody(tri, s, v, h, hmax);
+}
+#endif
+
+static inline bool bsCylinder_AllBeyond(const bsTriangle* tri, const bsSweep* s, const bsVec3 v[3],
+	const double h[3], double hmax)
+{
+#if BS_DISPATCH_AVX2
+	if (bsDispatch_Avx2())
+	{
+		return bsCylinder_AllBeyondAvx2(tri, s, v, h, hmax);
+	}
+#endif
+	return bsCylinder_AllBeyondDefault(tri, s, v, h, hmax);
 }
 
 // Step 3 on, for a triangle that Step 2 keeps (most triangles a BVH query tests end at Step 2).

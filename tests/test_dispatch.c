@@ -83,8 +83,8 @@ static int TrianglesMatch(void)
 	return 0;
 }
 
-// Random sweeps over a heightfield with boxes through the BVH, both copies: every output byte and
-// the statistics.
+// Random sweeps and closest-point queries over a heightfield with boxes through the BVH, both
+// copies: every output byte and the sweeps' statistics.
 static int BvhSweepsMatch(void)
 {
 	bsTriangle* tris = NULL;
@@ -93,8 +93,8 @@ static int BvhSweepsMatch(void)
 	bsBvh bvh;
 	ENSURE(bsBvh_Build(&bvh, tris, count, NULL) == bs_ok);
 	bsRng rng = bsMakeRng(1503);
-	int hits = 0;
-	for (int q = 0; q < 20000; ++q)
+	int hits = 0, nearHits = 0;
+	for (int q = 0; q < 10000; ++q)
 	{
 		bsSweepInput in = RandomSweep(&rng, 0.0);
 		for (int m = 0; m < bs_methodCount; ++m)
@@ -112,10 +112,22 @@ static int BvhSweepsMatch(void)
 			ENSURE(memcmp(&sa, &sb, sizeof sa) == 0);
 			hits += a.hit;
 		}
+		// The nearest-point walk (also the sweeps' contact refinement), from the start centre.
+		bsClosestPointInput near = {in.c1, 10.0 * in.radius};
+		bsClosestPointOutput a, b;
+		memset(&a, 0xA5, sizeof a);
+		memset(&b, 0x5A, sizeof b);
+		bsDispatch_SetMode(bs_dispatchDefault);
+		bsResult ra = bsBvh_ClosestPoint(&bvh, &near, &a, NULL);
+		bsDispatch_SetMode(bs_dispatchBest);
+		bsResult rb = bsBvh_ClosestPoint(&bvh, &near, &b, NULL);
+		ENSURE(ra == bs_ok && rb == bs_ok);
+		ENSURE(memcmp(&a, &b, sizeof a) == 0);
+		nearHits += a.hit ? 1 : 0;
 	}
 	bsBvh_Destroy(&bvh);
 	free(tris);
-	ENSURE(hits > 10000);
+	ENSURE(hits > 5000 && nearHits > 1000);
 	return 0;
 }
 
