@@ -1,4 +1,5 @@
 #include "float_bounds.h"
+#include "dispatch.h"
 
 #include "blobsim/bvh.h"
 #include "blobsim/parallel.h"
@@ -1190,7 +1191,7 @@ static inline bool bsBvh_PopWithin(const bsBvhStackEntry* stack, int* top, doubl
 // segment enters is taken next and the others are pushed farthest first. Returns false if the
 // stack would overflow (impossible for a tree from bsBvh_Build, whose depth is at most
 // BS_BVH_MAX_DEPTH).
-static bool bsBvh_Traverse(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
+static BS_ALWAYS_INLINE bool bsBvh_TraverseBody(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
 	const bsBvhRay* ray, bsBvhBest* best, uint64_t* visited, uint64_t* tested)
 {
 	bsBvhStackEntry stack[BS_BVH_STACK];
@@ -1234,6 +1235,33 @@ static bool bsBvh_Traverse(const bsBvh* bvh, bsMethod method, const bsSweep* swe
 			return true;
 		}
 	}
+}
+
+// The walk compiled twice (dispatch.h): the default copy and, where the CPU has it, AVX2.
+static bool bsBvh_Traverse(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
+	const bsBvhRay* ray, bsBvhBest* best, uint64_t* visited, uint64_t* tested)
+{
+	return bsBvh_TraverseBody(bvh, method, sweep, ray, best, visited, tested);
+}
+
+#if BS_DISPATCH_AVX2
+static BS_TARGET_AVX2 bool bsBvh_TraverseAvx2(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
+	const bsBvhRay* ray, bsBvhBest* best, uint64_t* visited, uint64_t* tested)
+{
+	return bsBvh_TraverseBody(bvh, method, sweep, ray, best, visited, tested);
+}
+#endif
+
+static bool bsBvh_TraverseBest(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
+	const bsBvhRay* ray, bsBvhBest* best, uint64_t* visited, uint64_t* tested)
+{
+#if BS_DISPATCH_AVX2
+	if (bsDispatch_Avx2())
+	{
+		return bsBvh_TraverseAvx2(bvh, method, sweep, ray, best, visited, tested);
+	}
+#endif
+	return bsBvh_Traverse(bvh, method, sweep, ray, best, visited, tested);
 }
 
 // --- The ray's own walk ---
@@ -1517,7 +1545,7 @@ void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepa
 		if (!scan)
 		{
 			bsBvhRay ray = bsMakeBvhRay(bvh, &sweep, radius, reach);
-			scan = !bsBvh_Traverse(bvh, method, &sweep, &ray, &best, &visited, &tested);
+			scan = !bsBvh_TraverseBest(bvh, method, &sweep, &ray, &best, &visited, &tested);
 			if (scan)
 			{
 				memset(&best, 0, sizeof best);
@@ -1609,8 +1637,8 @@ static void bsBvhWideNode_Distance2(const bsBvhWideNode* n, const double q[3], d
 // taken next and the others are pushed farthest first; the radius shrinks to the best distance as
 // nearer triangles are found. Returns false if the stack would overflow (impossible for a tree from
 // bsBvh_Build).
-static bool bsBvh_NearestWalk(const bsBvh* bvh, bsVec3 q, double maxDistance, double pad,
-	bsBvhNearest* best, uint64_t* visited, uint64_t* tested)
+static BS_ALWAYS_INLINE bool bsBvh_NearestWalkBody(const bsBvh* bvh, bsVec3 q, double maxDistance,
+	double pad, bsBvhNearest* best, uint64_t* visited, uint64_t* tested)
 {
 	bsBvhStackEntry stack[BS_BVH_STACK];
 	int top = 0;
@@ -1656,6 +1684,33 @@ static bool bsBvh_NearestWalk(const bsBvh* bvh, bsVec3 q, double maxDistance, do
 			return true;
 		}
 	}
+}
+
+// The walk compiled twice (dispatch.h): the default copy and, where the CPU has it, AVX2.
+static bool bsBvh_NearestWalkDefault(const bsBvh* bvh, bsVec3 q, double maxDistance, double pad,
+	bsBvhNearest* best, uint64_t* visited, uint64_t* tested)
+{
+	return bsBvh_NearestWalkBody(bvh, q, maxDistance, pad, best, visited, tested);
+}
+
+#if BS_DISPATCH_AVX2
+static BS_TARGET_AVX2 bool bsBvh_NearestWalkAvx2(const bsBvh* bvh, bsVec3 q, double maxDistance,
+	double pad, bsBvhNearest* best, uint64_t* visited, uint64_t* tested)
+{
+	return bsBvh_NearestWalkBody(bvh, q, maxDistance, pad, best, visited, tested);
+}
+#endif
+
+static bool bsBvh_NearestWalk(const bsBvh* bvh, bsVec3 q, double maxDistance, double pad,
+	bsBvhNearest* best, uint64_t* visited, uint64_t* tested)
+{
+#if BS_DISPATCH_AVX2
+	if (bsDispatch_Avx2())
+	{
+		return bsBvh_NearestWalkAvx2(bvh, q, maxDistance, pad, best, visited, tested);
+	}
+#endif
+	return bsBvh_NearestWalkDefault(bvh, q, maxDistance, pad, best, visited, tested);
 }
 
 bsResult bsBvh_ClosestPoint(const bsBvh* bvh, const bsClosestPointInput* input,

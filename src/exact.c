@@ -10,6 +10,7 @@
 // A sweep that starts in contact (closest point within R of C1) reports t = 0. Quadratics are solved
 // in the cancellation-free form t = c / (-b + sqrt(b^2 - a c)).
 #include "blobsim/collide.h"
+#include "dispatch.h"
 
 // Is the closest point of the triangle to C1 within R? The bounds first (bsTriangle_BoxNear): the
 // start sphere cuts the plane of most neighbours of a contact, rarely the triangles themselves.
@@ -24,8 +25,8 @@ static bool bsExact_StartsInContact(const bsTriangle* tri, const bsSweep* s, int
 	return bsDistanceSquared(q, s->c1) <= s->radius2;
 }
 
-// The exact test for a triangle whose bounds overlap the capsule's.
-static BS_COLD_PATH bool bsExact_Overlapping(const bsTriangle* tri, const bsSweep* s, double tmax,
+// The exact test for a triangle whose bounds overlap the capsule's (compiled twice: dispatch.h).
+static BS_ALWAYS_INLINE bool bsExact_OverlappingBody(const bsTriangle* tri, const bsSweep* s, double tmax,
 	bsTriangleHit* hit)
 {
 	double radius = s->radius;
@@ -185,9 +186,33 @@ static BS_COLD_PATH bool bsExact_Overlapping(const bsTriangle* tri, const bsSwee
 	return true;
 }
 
+static BS_COLD_PATH bool bsExact_Overlapping(const bsTriangle* tri, const bsSweep* s, double tmax,
+	bsTriangleHit* hit)
+{
+	return bsExact_OverlappingBody(tri, s, tmax, hit);
+}
+
+#if BS_DISPATCH_AVX2
+static BS_COLD_PATH BS_TARGET_AVX2 bool bsExact_OverlappingAvx2(const bsTriangle* tri, const bsSweep* s,
+	double tmax, bsTriangleHit* hit)
+{
+	return bsExact_OverlappingBody(tri, s, tmax, hit);
+}
+#endif
+
 bool bsExactTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTriangleHit* hit)
 {
 	// The capsule's bounds and the triangle's are disjoint: no contact. Cheapest test first, before
-	// the rest's register saves (BS_COLD_PATH).
-	return bsSweep_BoxOverlaps(s, tri) && bsExact_Overlapping(tri, s, tmax, hit);
+	// the rest's register saves (BS_COLD_PATH); the dispatch is paid only past it.
+	if (!bsSweep_BoxOverlaps(s, tri))
+	{
+		return false;
+	}
+#if BS_DISPATCH_AVX2
+	if (bsDispatch_Avx2())
+	{
+		return bsExact_OverlappingAvx2(tri, s, tmax, hit);
+	}
+#endif
+	return bsExact_Overlapping(tri, s, tmax, hit);
 }

@@ -7,6 +7,7 @@
 //   section 2    the combination: cylinder test, else the spherical cap at the final position.
 // docs/algorithm.md explains what each estimate guarantees and where blobsim reads the text.
 #include "blobsim/collide.h"
+#include "dispatch.h"
 
 // The paper's operation counts are for these exact expressions; keep them readable rather than
 // clever. Vertices are copied into an array so the steps can loop over them as the paper does.
@@ -78,7 +79,7 @@ bool bsSphereTriangle(const bsTriangle* tri, bsVec3 c, double radius, double rad
 
 // Par4-Par8: the axis is parallel to the triangle's plane (T.N . (C2 - C1) == 0).
 // h[i] is the distance of vertex i along the axis from the cap plane through C1.
-static bool bsCylinderParallel(const bsTriangle* tri, const bsSweep* s, const bsVec3 v[3],
+static BS_ALWAYS_INLINE bool bsCylinderParallel(const bsTriangle* tri, const bsSweep* s, const bsVec3 v[3],
 	const double h[3], bsTriangleHit* hit)
 {
 	double radius = s->radius;
@@ -152,7 +153,7 @@ static bool bsCylinderParallel(const bsTriangle* tri, const bsSweep* s, const bs
 }
 
 // Int4-Int6: the axis meets the triangle's plane.
-static bool bsCylinderIntersecting(const bsTriangle* tri, const bsSweep* s, const bsVec3 v[3],
+static BS_ALWAYS_INLINE bool bsCylinderIntersecting(const bsTriangle* tri, const bsSweep* s, const bsVec3 v[3],
 	const double h[3], double nd, bsTriangleHit* hit)
 {
 	double len = s->len;
@@ -229,8 +230,9 @@ static bool bsCylinderIntersecting(const bsTriangle* tri, const bsSweep* s, cons
 // and, generously (relative 1e-8), the rounding of h and of the branches' t. Called only when
 // every h[i] > hmax already: rare in Table 1's random pairs, but most triangles a BVH query tests
 // after its first contact.
-static BS_COLD_PATH bool bsCylinder_AllBeyond(const bsTriangle* tri, const bsSweep* s, const bsVec3 v[3],
-	const double h[3], double hmax)
+// Compiled twice (dispatch.h).
+static BS_ALWAYS_INLINE bool bsCylinder_AllBeyondBody(const bsTriangle* tri, const bsSweep* s,
+	const bsVec3 v[3], const double h[3], double hmax)
 {
 	double deviation = 0.0;
 	double size = s->len + bsMaxAbs(s->c1);
@@ -247,9 +249,36 @@ static BS_COLD_PATH bool bsCylinder_AllBeyond(const bsTriangle* tri, const bsSwe
 	return h[0] > bound && h[1] > bound && h[2] > bound;
 }
 
+static BS_COLD_PATH bool bsCylinder_AllBeyondDefault(const bsTriangle* tri, const bsSweep* s,
+	const bsVec3 v[3], const double h[3], double hmax)
+{
+	return bsCylinder_AllBeyondBody(tri, s, v, h, hmax);
+}
+
+#if BS_DISPATCH_AVX2
+static BS_COLD_PATH BS_TARGET_AVX2 bool bsCylinder_AllBeyondAvx2(const bsTriangle* tri, const bsSweep* s,
+	const bsVec3 v[3], const double h[3], double hmax)
+{
+	return bsCylinder_AllBeyondBody(tri, s, v, h, hmax);
+}
+#endif
+
+static inline bool bsCylinder_AllBeyond(const bsTriangle* tri, const bsSweep* s, const bsVec3 v[3],
+	const double h[3], double hmax)
+{
+#if BS_DISPATCH_AVX2
+	if (bsDispatch_Avx2())
+	{
+		return bsCylinder_AllBeyondAvx2(tri, s, v, h, hmax);
+	}
+#endif
+	return bsCylinder_AllBeyondDefault(tri, s, v, h, hmax);
+}
+
 // Step 3 on, for a triangle that Step 2 keeps (most triangles a BVH query tests end at Step 2).
-static BS_COLD_PATH bool bsCylinder_Branches(const bsTriangle* tri, const bsSweep* s, const double h[3],
-	bsTriangleHit* hit)
+// Compiled twice (dispatch.h).
+static BS_ALWAYS_INLINE bool bsCylinder_BranchesBody(const bsTriangle* tri, const bsSweep* s,
+	const double h[3], bsTriangleHit* hit)
 {
 	bsVec3 v[3];
 	bsVertices(tri, v);
@@ -262,10 +291,36 @@ static BS_COLD_PATH bool bsCylinder_Branches(const bsTriangle* tri, const bsSwee
 	return bsCylinderIntersecting(tri, s, v, h, nd, hit);
 }
 
+static BS_COLD_PATH bool bsCylinder_BranchesDefault(const bsTriangle* tri, const bsSweep* s,
+	const double h[3], bsTriangleHit* hit)
+{
+	return bsCylinder_BranchesBody(tri, s, h, hit);
+}
+
+#if BS_DISPATCH_AVX2
+static BS_COLD_PATH BS_TARGET_AVX2 bool bsCylinder_BranchesAvx2(const bsTriangle* tri, const bsSweep* s,
+	const double h[3], bsTriangleHit* hit)
+{
+	return bsCylinder_BranchesBody(tri, s, h, hit);
+}
+#endif
+
+static inline bool bsCylinder_Branches(const bsTriangle* tri, const bsSweep* s, const double h[3],
+	bsTriangleHit* hit)
+{
+#if BS_DISPATCH_AVX2
+	if (bsDispatch_Avx2())
+	{
+		return bsCylinder_BranchesAvx2(tri, s, h, hit);
+	}
+#endif
+	return bsCylinder_BranchesDefault(tri, s, h, hit);
+}
+
 // The cylinder test, told that only t < tmax matters: when the whole triangle lies beyond
 // C(tmax)'s cap plane (bsCylinder_AllBeyond) it returns false at Step 2 instead of running the
 // branches whose t could only be >= tmax. Otherwise exactly bsCylinderTriangle.
-static bool bsCylinderTriangleBefore(const bsTriangle* tri, const bsSweep* s, double tmax,
+static BS_ALWAYS_INLINE bool bsCylinderTriangleBefore(const bsTriangle* tri, const bsSweep* s, double tmax,
 	bsTriangleHit* hit)
 {
 	// Step 1: the unit axis A. The paper points it from C2 to C1; blobsim points it from C1 to C2,
@@ -308,7 +363,7 @@ bool bsCylinderTriangle(const bsTriangle* tri, const bsSweep* s, bsTriangleHit* 
 // (its hit at t >= tmax would end here and be filtered; the end sphere's t = 1 is filtered too
 // when tmax <= 1, and with tmax > 1 the skip never happens: it needs every vertex beyond the far
 // cap, where Step 2 already rejects), and the end sphere is skipped when tmax <= 1.
-static bool bsKarabassiCapsule(const bsTriangle* tri, const bsSweep* s, double s1, double s2,
+static BS_ALWAYS_INLINE bool bsKarabassiCapsule(const bsTriangle* tri, const bsSweep* s, double s1, double s2,
 	double tmax, bsTriangleHit* hit)
 {
 	double radius = s->radius;
@@ -341,8 +396,8 @@ static bool bsKarabassiCapsule(const bsTriangle* tri, const bsSweep* s, double s
 	return false;
 }
 
-// The combined test for a triangle whose bounds overlap the capsule's.
-static BS_COLD_PATH bool bsKarabassi_Overlapping(const bsTriangle* tri, const bsSweep* s, double tmax,
+// The combined test for a triangle whose bounds overlap the capsule's (compiled twice: dispatch.h).
+static BS_ALWAYS_INLINE bool bsKarabassi_OverlappingBody(const bsTriangle* tri, const bsSweep* s, double tmax,
 	bsTriangleHit* hit)
 {
 	double radius = s->radius;
@@ -364,9 +419,33 @@ static BS_COLD_PATH bool bsKarabassi_Overlapping(const bsTriangle* tri, const bs
 	return bsKarabassiCapsule(tri, s, s1, s2, tmax, hit) && hit->t < tmax;
 }
 
+static BS_COLD_PATH bool bsKarabassi_Overlapping(const bsTriangle* tri, const bsSweep* s, double tmax,
+	bsTriangleHit* hit)
+{
+	return bsKarabassi_OverlappingBody(tri, s, tmax, hit);
+}
+
+#if BS_DISPATCH_AVX2
+static BS_COLD_PATH BS_TARGET_AVX2 bool bsKarabassi_OverlappingAvx2(const bsTriangle* tri,
+	const bsSweep* s, double tmax, bsTriangleHit* hit)
+{
+	return bsKarabassi_OverlappingBody(tri, s, tmax, hit);
+}
+#endif
+
 bool bsKarabassiTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTriangleHit* hit)
 {
 	// The capsule's bounds and the triangle's are disjoint: nothing to find. Cheapest test first,
-	// before the rest's register saves (BS_COLD_PATH).
-	return bsSweep_BoxOverlaps(s, tri) && bsKarabassi_Overlapping(tri, s, tmax, hit);
+	// before the rest's register saves (BS_COLD_PATH); the dispatch is paid only past it.
+	if (!bsSweep_BoxOverlaps(s, tri))
+	{
+		return false;
+	}
+#if BS_DISPATCH_AVX2
+	if (bsDispatch_Avx2())
+	{
+		return bsKarabassi_OverlappingAvx2(tri, s, tmax, hit);
+	}
+#endif
+	return bsKarabassi_Overlapping(tri, s, tmax, hit);
 }

@@ -72,3 +72,4 @@ int RigidTest(void);
 int BodyTest(void);
 int BodyDynTest(void);
 int SensorTest(void);
+int DispatchTest(void);
