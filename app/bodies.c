@@ -4,6 +4,7 @@
 #include "atomic_file.h"
 #include "files.h"
 #include "obj.h"
+#include "output_set.h"
 #include "blobsim/body.h"
 #include "blobsim/hash.h"
 #include "blobsim/version.h"
@@ -234,8 +235,10 @@ bool bsEnvBodies_WriteIncludes(const bsEnvBodies* bodies, const char* dir, char*
 		// In place at once, not with the run's deferred outputs: the frames and the scene are rendered
 		// before those are renamed in, and POV-Ray must find the include by its final name. Named by
 		// its content, a file already there is this one, and one written now changes no earlier
-		// scene's include; it joins the run's list of outputs either way.
-		if (!bsIsRegularFile(path) && !bsPov_WriteMeshInclude(path, b->declared, &mesh, bs_atomicFileNow, err, errlen))
+		// scene's include. A new one is listed in outputs.txt first, so that a run failing after it
+		// leaves no unlisted file; it joins the run's list of outputs either way.
+		if (!bsIsRegularFile(path) && (!bsOutputSet_ListNow(dir, b->include, err, errlen) ||
+			!bsPov_WriteMeshInclude(path, b->declared, &mesh, bs_atomicFileNow, err, errlen)))
 		{
 			return false;
 		}

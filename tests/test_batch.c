@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 // --- The parallel for itself ---
 
@@ -300,6 +301,13 @@ static void SignalRange(void* context, size_t begin, size_t end, int worker)
 	SignalJob* job = context;
 	if (worker == 0)
 	{
+		// The caller's thread waits (up to 5 s) until a started thread has run a chunk, so that the
+		// caller cannot take every chunk itself on a busy machine.
+		for (int k = 0; k < 5000 && atomic_load(&job->workers) == 0; ++k)
+		{
+			struct timespec ms = {0, 1000000};
+			nanosleep(&ms, NULL);
+		}
 		return;
 	}
 	sigset_t mask;
@@ -319,14 +327,13 @@ static int WorkerSignalsTest(void)
 	SignalJob job;
 	atomic_init(&job.workers, 0);
 	atomic_init(&job.open, 0);
-	for (int round = 0; round < 20 && atomic_load(&job.workers) == 0; ++round)
-	{
-		bsParallelFor(4, 4096, 1, SignalRange, &job);
-		bsPool* pool = bsPool_Create(4);
-		ENSURE(pool != NULL);
-		bsPool_For(pool, 4096, 1, SignalRange, &job);
-		bsPool_Destroy(pool);
-	}
+	ENSURE(bsParallelFor(4, 4096, 1, SignalRange, &job) == 0);
+	ENSURE(atomic_load(&job.workers) > 0);
+	atomic_store(&job.workers, 0);
+	bsPool* pool = bsPool_Create(4);
+	ENSURE(pool != NULL);
+	bsPool_For(pool, 4096, 1, SignalRange, &job);
+	bsPool_Destroy(pool);
 	ENSURE(atomic_load(&job.workers) > 0);
 	ENSURE(atomic_load(&job.open) == 0);
 	sigset_t mask;
