@@ -11,14 +11,14 @@
 #include <string.h>
 
 // Eberly's per-axis subexpressions for one triangle's coordinates w0, w1, w2.
-typedef struct Sub
+typedef struct bsSubexpr
 {
 	double f1, f2, f3, g0, g1, g2;
-} Sub;
+} bsSubexpr;
 
-static Sub Subexpressions(double w0, double w1, double w2)
+static bsSubexpr bsSubexpressions(double w0, double w1, double w2)
 {
-	Sub s;
+	bsSubexpr s;
 	double t0 = w0 + w1;
 	double t1 = w0 * w0;
 	double t2 = t1 + w1 * t0;
@@ -33,7 +33,7 @@ static Sub Subexpressions(double w0, double w1, double w2)
 
 // The ten volume integrals (1, x, y, z, x^2, y^2, z^2, xy, yz, zx) of the solid, vertices relative
 // to origin.
-static void VolumeIntegrals(const bsTriangle* tris, uint32_t count, bsVec3 origin, double in[10])
+static void bsVolumeIntegrals(const bsTriangle* tris, uint32_t count, bsVec3 origin, double in[10])
 {
 	memset(in, 0, 10 * sizeof(double));
 	for (uint32_t i = 0; i < count; ++i)
@@ -42,9 +42,9 @@ static void VolumeIntegrals(const bsTriangle* tris, uint32_t count, bsVec3 origi
 		bsVec3 p1 = bsSub(tris[i].p2, origin);
 		bsVec3 p2 = bsSub(tris[i].p3, origin);
 		bsVec3 d = bsCross(bsSub(p1, p0), bsSub(p2, p0));  // twice the area times the unit normal
-		Sub x = Subexpressions(p0.x, p1.x, p2.x);
-		Sub y = Subexpressions(p0.y, p1.y, p2.y);
-		Sub z = Subexpressions(p0.z, p1.z, p2.z);
+		bsSubexpr x = bsSubexpressions(p0.x, p1.x, p2.x);
+		bsSubexpr y = bsSubexpressions(p0.y, p1.y, p2.y);
+		bsSubexpr z = bsSubexpressions(p0.z, p1.z, p2.z);
 		in[0] += d.x * x.f1;
 		in[1] += d.x * x.f2;
 		in[2] += d.y * y.f2;
@@ -96,7 +96,7 @@ bsResult bsComputeMassProperties(const bsTriangle* tris, uint32_t count, double 
 	}
 	bsVec3 o = BoundsCentre(tris, count);
 	double in[10];
-	VolumeIntegrals(tris, count, o, in);
+	bsVolumeIntegrals(tris, count, o, in);
 	double volume = in[0];
 	if (!(volume > 0.0) || !isfinite(volume))
 	{
@@ -132,7 +132,7 @@ bsResult bsComputeMassProperties(const bsTriangle* tris, uint32_t count, double 
 
 // One Jacobi rotation in the (p, q) plane that zeroes a[p][q] (Golub & Van Loan, sym.schur2),
 // applied to a (both sides) and accumulated into v (columns).
-static void JacobiRotate(double a[3][3], double v[3][3], int p, int q)
+static void bsJacobiRotate(double a[3][3], double v[3][3], int p, int q)
 {
 	if (a[p][q] == 0.0)
 	{
@@ -181,9 +181,9 @@ void bsJacobiEigen(const double in[3][3], double values[3], double vectors[3][3]
 		{
 			break;
 		}
-		JacobiRotate(a, v, 0, 1);
-		JacobiRotate(a, v, 1, 2);
-		JacobiRotate(a, v, 0, 2);
+		bsJacobiRotate(a, v, 0, 1);
+		bsJacobiRotate(a, v, 1, 2);
+		bsJacobiRotate(a, v, 0, 2);
 	}
 	// Sort ascending (selection over three), moving the columns along.
 	int order[3] = {0, 1, 2};

@@ -39,7 +39,7 @@ bsRigidStepDef bsDefaultRigidStepDef(void)
 	return def;
 }
 
-static int CompareVec3(const void* pa, const void* pb)
+static int bsCompareVec3(const void* pa, const void* pb)
 {
 	const bsVec3* a = pa;
 	const bsVec3* b = pb;
@@ -57,7 +57,7 @@ static int CompareVec3(const void* pa, const void* pb)
 // The mesh's distinct vertices (shared corners of a triangle soup are the same doubles), in the
 // principal frame. Sorting makes the list, and so the order of the contacts, independent of the
 // triangle order.
-static bsResult CollectVertices(bsRigidBody* body, const bsTriangle* tris, uint32_t count)
+static bsResult bsCollectVertices(bsRigidBody* body, const bsTriangle* tris, uint32_t count)
 {
 	if ((uint64_t)count * 3 > UINT32_MAX)
 	{
@@ -72,11 +72,11 @@ static bsResult CollectVertices(bsRigidBody* body, const bsTriangle* tris, uint3
 	{
 		v[3 * i] = tris[i].p1, v[3 * i + 1] = tris[i].p2, v[3 * i + 2] = tris[i].p3;
 	}
-	qsort(v, (size_t)count * 3, sizeof(bsVec3), CompareVec3);
+	qsort(v, (size_t)count * 3, sizeof(bsVec3), bsCompareVec3);
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < count * 3; ++i)
 	{
-		if (n == 0 || CompareVec3(v + n - 1, v + i) != 0)
+		if (n == 0 || bsCompareVec3(v + n - 1, v + i) != 0)
 		{
 			v[n++] = v[i];
 		}
@@ -116,7 +116,7 @@ bsResult bsRigidBody_Create(bsRigidBody* body, const bsTriangle* tris, uint32_t 
 	bsVec3 I = body->mass.principal;
 	body->invInertia = bsV3(1.0 / I.x, 1.0 / I.y, 1.0 / I.z);
 	body->bodyToMesh = (bsTransform){body->mass.axes, body->mass.centre};
-	r = CollectVertices(body, tris, count);
+	r = bsCollectVertices(body, tris, count);
 	if (r != bs_ok)
 	{
 		memset(body, 0, sizeof(*body));

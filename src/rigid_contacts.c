@@ -4,7 +4,7 @@
 
 #include "blobsim/hash.h"
 
-static bool Push(bsRigidContact* out, int32_t capacity, int32_t* count, bsRigidContact c)
+static bool bsPush(bsRigidContact* out, int32_t capacity, int32_t* count, bsRigidContact c)
 {
 	if (*count >= capacity)
 	{
@@ -53,7 +53,7 @@ bool bsRigidBody_CollidePlane(const bsRigidBody* body, int32_t index, const bsPl
 		{
 			bsRigidContact c = {bsMulSub(x, 0.5 * s, n), n, s, index, BS_RIGID_STATIC,
 				FeatureKey(plane, sizeof(*plane), i)};
-			fit = Push(out, capacity, count, c) && fit;
+			fit = bsPush(out, capacity, count, c) && fit;
 		}
 	}
 	return fit;
@@ -96,7 +96,7 @@ bool bsRigidBody_CollideMesh(const bsRigidBody* body, int32_t index, const bsBvh
 		}
 		bsRigidContact c = {bsScale(0.5, bsAdd(in.point, hit.point)), n, s, index, BS_RIGID_STATIC,
 			FeatureKey(tris + hit.triangle, sizeof(bsTriangle), i)};
-		fit = Push(out, capacity, count, c) && fit;
+		fit = bsPush(out, capacity, count, c) && fit;
 	}
 	return fit;
 }

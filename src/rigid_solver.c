@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct Constraint
+typedef struct bsConstraint
 {
 	int32_t a, b;           // body indices; b = -1: static (or asleep: treated as static)
 	const bsRigidContact* contact;  // the input (its a, b and key name the cached pulse)
@@ -25,18 +25,18 @@ typedef struct Constraint
 	double target;          // normal speed after the solve
 	double positionTarget;  // pseudo-velocity that removes the overlap beyond slop
 	double lambda, lambdaT1, lambdaT2, lambdaP;  // accumulated pulses
-} Constraint;
+} bsConstraint;
 
-typedef struct Solver
+typedef struct bsSolver
 {
 	bsRigidBody* bodies;
 	bsVec3* pv;  // pseudo-velocities of the position correction, per body
 	bsVec3* pw;
-	Constraint* c;
+	bsConstraint* c;
 	int32_t count;
-} Solver;
+} bsSolver;
 
-static bsResult CheckInputs(const bsRigidBody* bodies, int32_t count, const bsRigidContact* contacts,
+static bsResult bsCheckInputs(const bsRigidBody* bodies, int32_t count, const bsRigidContact* contacts,
 	int32_t contactCount, const bsRigidStepDef* d, double dt)
 {
 	if ((bodies == NULL && count > 0) || count < 0 || (contacts == NULL && contactCount > 0) ||
@@ -75,7 +75,7 @@ static bsResult CheckInputs(const bsRigidBody* bodies, int32_t count, const bsRi
 // Moving means awake and not slow in the last substep (sleepTime 0): a slow body resting on a
 // sleeping one does not wake it, it falls asleep on it, or two bodies at rest that fell asleep a few
 // substeps apart would wake each other for ever.
-static void WakeTouched(bsRigidBody* bodies, const bsRigidContact* contacts, int32_t contactCount)
+static void bsWakeTouched(bsRigidBody* bodies, const bsRigidContact* contacts, int32_t contactCount)
 {
 	for (int32_t i = 0; i < contactCount; ++i)
 	{
@@ -95,7 +95,7 @@ static void WakeTouched(bsRigidBody* bodies, const bsRigidContact* contacts, int
 }
 
 // Velocity of body i's material point at p (zero for the static side), or of its pseudo-velocity.
-static bsVec3 PointVelocity(const Solver* s, int32_t i, bsVec3 p, bool pseudo)
+static bsVec3 PointVelocity(const bsSolver* s, int32_t i, bsVec3 p, bool pseudo)
 {
 	if (i < 0)
 	{
@@ -107,14 +107,14 @@ static bsVec3 PointVelocity(const Solver* s, int32_t i, bsVec3 p, bool pseudo)
 	return bsAdd(v, bsCross(w, bsSub(p, b->position)));
 }
 
-static double RelativeSpeed(const Solver* s, const Constraint* c, bsVec3 dir, bool pseudo)
+static double bsRelativeSpeed(const bsSolver* s, const bsConstraint* c, bsVec3 dir, bool pseudo)
 {
 	return bsDot(bsSub(PointVelocity(s, c->a, c->point, pseudo), PointVelocity(s, c->b, c->point, pseudo)),
 		dir);
 }
 
 // 1 / (1/m_e1 + 1/m_e2): the effective mass of the pair along dir (m_e2 infinite when static).
-static double PairMass(const Solver* s, const Constraint* c, bsVec3 dir)
+static double bsPairMass(const bsSolver* s, const bsConstraint* c, bsVec3 dir)
 {
 	double w = 1.0 / bsRigidBody_EffectiveMass(s->bodies + c->a, c->point, dir);
 	if (c->b >= 0)
@@ -124,7 +124,7 @@ static double PairMass(const Solver* s, const Constraint* c, bsVec3 dir)
 	return 1.0 / w;
 }
 
-static void Apply(Solver* s, const Constraint* c, bsVec3 j, bool pseudo)
+static void bsApply(bsSolver* s, const bsConstraint* c, bsVec3 j, bool pseudo)
 {
 	bsRigidBody* a = s->bodies + c->a;
 	bsRigidBody_ImpulseTo(a, c->point, j, pseudo ? s->pv + c->a : &a->velocity,
@@ -138,7 +138,7 @@ static void Apply(Solver* s, const Constraint* c, bsVec3 j, bool pseudo)
 }
 
 // Two unit vectors completing n to an orthonormal frame (Frisvad / Duff et al. branchless basis).
-static void Tangents(bsVec3 n, bsVec3* t1, bsVec3* t2)
+static void bsTangents(bsVec3 n, bsVec3* t1, bsVec3* t2)
 {
 	double sign = copysign(1.0, n.z);
 	double a = -1.0 / (sign + n.z);
@@ -148,8 +148,8 @@ static void Tangents(bsVec3 n, bsVec3* t1, bsVec3* t2)
 }
 
 // Builds the constraint of one contact; false when neither side moves (both static or asleep).
-static bool Prepare(Solver* s, const bsRigidContact* k, const bsRigidStepDef* d, double dt,
-	Constraint* c, bool* bounce)
+static bool bsPrepare(bsSolver* s, const bsRigidContact* k, const bsRigidStepDef* d, double dt,
+	bsConstraint* c, bool* bounce)
 {
 	int32_t a = k->a >= 0 && s->bodies[k->a].awake ? k->a : -1;
 	int32_t b = k->b >= 0 && s->bodies[k->b].awake ? k->b : -1;
@@ -167,9 +167,9 @@ static bool Prepare(Solver* s, const bsRigidContact* k, const bsRigidStepDef* d,
 	c->contact = k;
 	c->sign = a == k->a ? 1.0 : -1.0;
 	c->point = k->point, c->normal = n, c->separation = k->separation;
-	Tangents(n, &c->tangent1, &c->tangent2);
-	c->massNormal = PairMass(s, c, n);
-	double vn = RelativeSpeed(s, c, n, false);
+	bsTangents(n, &c->tangent1, &c->tangent2);
+	c->massNormal = bsPairMass(s, c, n);
+	double vn = bsRelativeSpeed(s, c, n, false);
 	double sep = k->separation;
 	c->target = sep > 0.0 ? -sep / dt : 0.0;
 	*bounce = vn < -d->restThreshold && vn * dt + sep < 0.0;
@@ -182,7 +182,7 @@ static bool Prepare(Solver* s, const bsRigidContact* k, const bsRigidStepDef* d,
 }
 
 // Scales the tangential pulse (t1, t2) back into the friction cone of radius limit.
-static void ClampToCone(double* t1, double* t2, double limit)
+static void bsClampToCone(double* t1, double* t2, double limit)
 {
 	double length = sqrt(*t1 * *t1 + *t2 * *t2);
 	if (length > limit)
@@ -197,7 +197,7 @@ static void ClampToCone(double* t1, double* t2, double limit)
 // separate masses along the two tangents the pulse would point along M u, not u, and a sliding body
 // would be braked at an angle to its motion (measured: 25 degrees and a quarter too little braking
 // for a box sliding down an incline).
-static void SolveFriction(Solver* s, Constraint* c, double friction)
+static void bsSolveFriction(bsSolver* s, bsConstraint* c, double friction)
 {
 	bsVec3 v = bsSub(PointVelocity(s, c->a, c->point, false), PointVelocity(s, c->b, c->point, false));
 	bsVec3 u = bsMulSub(v, bsDot(v, c->normal), c->normal);
@@ -206,26 +206,26 @@ static void SolveFriction(Solver* s, Constraint* c, double friction)
 	{
 		return;
 	}
-	double mass = PairMass(s, c, bsScale(1.0 / speed, u));
+	double mass = bsPairMass(s, c, bsScale(1.0 / speed, u));
 	double t1 = c->lambdaT1 - mass * bsDot(u, c->tangent1);
 	double t2 = c->lambdaT2 - mass * bsDot(u, c->tangent2);
-	ClampToCone(&t1, &t2, friction * c->lambda);
+	bsClampToCone(&t1, &t2, friction * c->lambda);
 	bsVec3 j = bsAdd(bsScale(t1 - c->lambdaT1, c->tangent1), bsScale(t2 - c->lambdaT2, c->tangent2));
 	c->lambdaT1 = t1, c->lambdaT2 = t2;
-	Apply(s, c, j, false);
+	bsApply(s, c, j, false);
 }
 
 // The normal pulse towards the target speed, the accumulated pulse kept >= 0.
-static void SolveNormal(Solver* s, Constraint* c, bool pseudo)
+static void bsSolveNormal(bsSolver* s, bsConstraint* c, bool pseudo)
 {
 	double* lambda = pseudo ? &c->lambdaP : &c->lambda;
 	double target = pseudo ? c->positionTarget : c->target;
-	double next = fmax(0.0, *lambda + c->massNormal * (target - RelativeSpeed(s, c, c->normal, pseudo)));
+	double next = fmax(0.0, *lambda + c->massNormal * (target - bsRelativeSpeed(s, c, c->normal, pseudo)));
 	double delta = next - *lambda;
 	*lambda = next;
 	if (delta != 0.0)
 	{
-		Apply(s, c, bsScale(delta, c->normal), pseudo);
+		bsApply(s, c, bsScale(delta, c->normal), pseudo);
 	}
 }
 
@@ -238,7 +238,7 @@ void bsRigidContactCache_Destroy(bsRigidContactCache* cache)
 	}
 }
 
-static int CompareCached(const void* pa, const void* pb)
+static int bsCompareCached(const void* pa, const void* pb)
 {
 	const bsRigidCachedPulse* a = pa;
 	const bsRigidCachedPulse* b = pb;
@@ -254,27 +254,27 @@ static int CompareCached(const void* pa, const void* pb)
 }
 
 // The contact's accumulated pulse on a as one world vector (normal and friction parts).
-static bsVec3 TotalPulse(const Constraint* c)
+static bsVec3 TotalPulse(const bsConstraint* c)
 {
 	bsVec3 t = bsAdd(bsScale(c->lambdaT1, c->tangent1), bsScale(c->lambdaT2, c->tangent2));
 	return bsMulAdd(t, c->lambda, c->normal);
 }
 
-static const bsRigidCachedPulse* FindCached(const bsRigidContactCache* cache, const bsRigidContact* k)
+static const bsRigidCachedPulse* bsFindCached(const bsRigidContactCache* cache, const bsRigidContact* k)
 {
 	if (cache == NULL || k->key == 0 || cache->count == 0)
 	{
 		return NULL;
 	}
 	bsRigidCachedPulse probe = {k->a, k->b, k->key, {0.0, 0.0, 0.0}};
-	return bsearch(&probe, cache->items, (size_t)cache->count, sizeof(probe), CompareCached);
+	return bsearch(&probe, cache->items, (size_t)cache->count, sizeof(probe), bsCompareCached);
 }
 
 // Starts the contact from last substep's pulse (re-projected on this substep's normal and tangents,
 // the normal part >= 0, the friction part within its cone), applied at once.
-static void WarmStart(Solver* s, Constraint* c, const bsRigidContactCache* cache, double friction)
+static void bsWarmStart(bsSolver* s, bsConstraint* c, const bsRigidContactCache* cache, double friction)
 {
-	const bsRigidCachedPulse* old = FindCached(cache, c->contact);
+	const bsRigidCachedPulse* old = bsFindCached(cache, c->contact);
 	if (old == NULL)
 	{
 		return;
@@ -282,19 +282,19 @@ static void WarmStart(Solver* s, Constraint* c, const bsRigidContactCache* cache
 	bsVec3 j = bsScale(c->sign, old->pulse);
 	c->lambda = fmax(0.0, bsDot(j, c->normal));
 	double t1 = bsDot(j, c->tangent1), t2 = bsDot(j, c->tangent2);
-	ClampToCone(&t1, &t2, friction * c->lambda);
+	bsClampToCone(&t1, &t2, friction * c->lambda);
 	c->lambdaT1 = t1, c->lambdaT2 = t2;
-	Apply(s, c, TotalPulse(c), false);
+	bsApply(s, c, TotalPulse(c), false);
 }
 
 // The pulses of this substep's keyed contacts, sorted for the next one's lookups. items has room
 // for every contact (allocated before anything changed).
-static void StoreCache(const Solver* s, bsRigidContactCache* cache, bsRigidCachedPulse* items)
+static void bsStoreCache(const bsSolver* s, bsRigidContactCache* cache, bsRigidCachedPulse* items)
 {
 	int32_t n = 0;
 	for (int32_t i = 0; i < s->count; ++i)
 	{
-		const Constraint* c = s->c + i;
+		const bsConstraint* c = s->c + i;
 		if (c->contact->key == 0)
 		{
 			continue;
@@ -303,13 +303,13 @@ static void StoreCache(const Solver* s, bsRigidContactCache* cache, bsRigidCache
 			bsScale(c->sign, TotalPulse(c))};
 		items[n++] = item;
 	}
-	qsort(items, (size_t)n, sizeof(*items), CompareCached);
+	qsort(items, (size_t)n, sizeof(*items), bsCompareCached);
 	free(cache->items);
 	cache->items = items;
 	cache->count = n;
 }
 
-static void UpdateSleep(bsRigidBody* b, const bsRigidStepDef* d, double dt)
+static void bsUpdateSleep(bsRigidBody* b, const bsRigidStepDef* d, double dt)
 {
 	if (d->sleepDelay <= 0.0)
 	{
@@ -331,15 +331,15 @@ bsResult bsRigid_Step(bsRigidBody* bodies, int32_t count, const bsRigidContact* 
 	bsRigidStepStats* stats)
 {
 	bsRigidStepDef d = def != NULL ? *def : bsDefaultRigidStepDef();
-	bsResult r = CheckInputs(bodies, count, contacts, contactCount, &d, dt);
+	bsResult r = bsCheckInputs(bodies, count, contacts, contactCount, &d, dt);
 	if (r != bs_ok)
 	{
 		return r;
 	}
-	Solver s = {bodies, NULL, NULL, NULL, 0};
+	bsSolver s = {bodies, NULL, NULL, NULL, 0};
 	s.pv = calloc((size_t)count + 1, sizeof(bsVec3));
 	s.pw = calloc((size_t)count + 1, sizeof(bsVec3));
-	s.c = malloc(((size_t)contactCount + 1) * sizeof(Constraint));
+	s.c = malloc(((size_t)contactCount + 1) * sizeof(bsConstraint));
 	bsRigidCachedPulse* items = cache != NULL ? malloc(((size_t)contactCount + 1) * sizeof(*items)) : NULL;
 	if (s.pv == NULL || s.pw == NULL || s.c == NULL || (cache != NULL && items == NULL))
 	{
@@ -347,14 +347,14 @@ bsResult bsRigid_Step(bsRigidBody* bodies, int32_t count, const bsRigidContact* 
 		return bs_errOutOfMemory;
 	}
 	bsRigidStepStats st = {0, 0, 0};
-	WakeTouched(bodies, contacts, contactCount);
+	bsWakeTouched(bodies, contacts, contactCount);
 	// The collision speeds (and so the bounce targets) are taken before this substep's gravity: the
 	// rise after a bounce at e = 1 then retraces the fall step for step (symplectic Euler is not
 	// time-symmetric: from the speeds after gravity, every bounce would gain |v| dt of height).
 	for (int32_t i = 0; i < contactCount; ++i)
 	{
 		bool bounce = false;
-		if (Prepare(&s, contacts + i, &d, dt, s.c + s.count, &bounce))
+		if (bsPrepare(&s, contacts + i, &d, dt, s.c + s.count, &bounce))
 		{
 			s.count++;
 			st.bounces += bounce;
@@ -369,7 +369,7 @@ bsResult bsRigid_Step(bsRigidBody* bodies, int32_t count, const bsRigidContact* 
 	}
 	for (int32_t i = 0; i < s.count; ++i)
 	{
-		WarmStart(&s, s.c + i, cache, d.friction);
+		bsWarmStart(&s, s.c + i, cache, d.friction);
 	}
 	for (int it = 0; it < d.iterations; ++it)
 	{
@@ -377,10 +377,10 @@ bsResult bsRigid_Step(bsRigidBody* bodies, int32_t count, const bsRigidContact* 
 		{
 			if (d.friction > 0.0)
 			{
-				SolveFriction(&s, s.c + i, d.friction);
+				bsSolveFriction(&s, s.c + i, d.friction);
 			}
-			SolveNormal(&s, s.c + i, false);
-			SolveNormal(&s, s.c + i, true);
+			bsSolveNormal(&s, s.c + i, false);
+			bsSolveNormal(&s, s.c + i, true);
 		}
 	}
 	for (int32_t i = 0; i < s.count; ++i)
@@ -389,7 +389,7 @@ bsResult bsRigid_Step(bsRigidBody* bodies, int32_t count, const bsRigidContact* 
 	}
 	if (cache != NULL)
 	{
-		StoreCache(&s, cache, items);
+		bsStoreCache(&s, cache, items);
 	}
 	for (int32_t i = 0; i < count; ++i)
 	{
@@ -398,7 +398,7 @@ bsResult bsRigid_Step(bsRigidBody* bodies, int32_t count, const bsRigidContact* 
 		{
 			bsVec3 v = b->velocity, w = b->angularVelocity;
 			bsRigidBody_Advance(b, bsAdd(v, s.pv[i]), bsAdd(w, s.pw[i]), dt);
-			UpdateSleep(b, &d, dt);
+			bsUpdateSleep(b, &d, dt);
 		}
 		st.sleeping += !b->awake;
 	}
