@@ -7,6 +7,7 @@
 #include "blobsim/hash.h"
 #include "blobsim/parallel.h"
 #include "blobsim/timer.h"
+#include "weld.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -721,82 +722,48 @@ static uint32_t bsFind(uint32_t* parent, uint32_t x)
 	return x;
 }
 
-// A vertex's coordinates as bits, -0 made +0 (so that equal doubles have equal keys).
-static void bsWeld_Key(bsVec3 p, uint64_t key[3])
-{
-	double c[3] = {p.x + 0.0, p.y + 0.0, p.z + 0.0};
-	memcpy(key, c, sizeof c);
-}
-
-static uint64_t bsWeld_Hash(const uint64_t key[3])
-{
-	uint64_t h = key[0] * 0x9E3779B97F4A7C15u;
-	h = (h ^ (h >> 29) ^ key[1]) * 0xBF58476D1CE4E5B9u;
-	h = (h ^ (h >> 31) ^ key[2]) * 0x94D049BB133111EBu;
-	return h ^ (h >> 32);
-}
-
-// Components numbered in the order of their lowest triangle. Vertices are welded through a hash
-// table of the first triangle at each position (equal as doubles), triangle by triangle in order.
+// Components numbered in the order of their lowest triangle: triangles that share a welded vertex
+// are joined to the vertex's first triangle.
 static bsResult bsGrid_Components(bsGridBuild* b)
 {
 	uint32_t n = b->count;
-	if (n > UINT32_MAX / 3)
+	bsWeld weld;
+	bsResult welded = bsWeld_Build(&weld, b->tris, n);
+	if (welded != bs_ok)
 	{
-		return bs_errTooLarge;  // vertices are numbered 3 t + k
+		return welded;
 	}
-	size_t slots = 16;
-	while (slots < 2 * 3 * (size_t)n)
+	uint32_t* first = malloc((size_t)(weld.vertexCount > 0 ? weld.vertexCount : 1) * sizeof *first);
+	uint32_t* parent = malloc((size_t)(n > 0 ? n : 1) * sizeof *parent);
+	b->component = malloc((size_t)(n > 0 ? n : 1) * sizeof *b->component);
+	if (first == NULL || parent == NULL || b->component == NULL)
 	{
-		slots *= 2;
-	}
-	uint32_t* table = malloc(slots * sizeof *table);  // a triangle whose vertex k is there, as 3 t + k
-	uint32_t* parent = malloc((size_t)n * sizeof *parent);
-	b->component = malloc((size_t)n * sizeof *b->component);
-	if (table == NULL || parent == NULL || b->component == NULL)
-	{
-		free(table);
+		free(first);
 		free(parent);
+		bsWeld_Destroy(&weld);
 		return bs_errOutOfMemory;
 	}
-	memset(table, 0xff, slots * sizeof *table);
+	memset(first, 0xff, (size_t)weld.vertexCount * sizeof *first);
 	for (uint32_t t = 0; t < n; ++t)
 	{
 		parent[t] = t;
 	}
-	for (uint32_t t = 0; t < n; ++t)
+	for (uint32_t c = 0; c < weld.cornerCount; ++c)
 	{
-		const bsVec3 v[3] = {b->tris[t].p1, b->tris[t].p2, b->tris[t].p3};
-		for (uint32_t k = 0; k < 3; ++k)
+		uint32_t t = c / 3, v = weld.cornerVertex[c];
+		if (first[v] == UINT32_MAX)
 		{
-			uint64_t key[3];
-			bsWeld_Key(v[k], key);
-			size_t slot = (size_t)bsWeld_Hash(key) & (slots - 1);
-			for (;; slot = (slot + 1) & (slots - 1))
-			{
-				uint32_t e = table[slot];
-				if (e == UINT32_MAX)
-				{
-					table[slot] = 3 * t + k;
-					break;
-				}
-				const bsTriangle* other = b->tris + e / 3;
-				const bsVec3* q = e % 3 == 0 ? &other->p1 : (e % 3 == 1 ? &other->p2 : &other->p3);
-				uint64_t okey[3];
-				bsWeld_Key(*q, okey);
-				if (memcmp(key, okey, sizeof key) == 0)
-				{
-					uint32_t ra = bsFind(parent, t), rb = bsFind(parent, e / 3);
-					if (ra != rb)
-					{
-						parent[ra > rb ? ra : rb] = ra < rb ? ra : rb;  // the lower triangle is the root
-					}
-					break;
-				}
-			}
+			first[v] = t;
+			continue;
+		}
+		uint32_t ra = bsFind(parent, t), rb = bsFind(parent, first[v]);
+		if (ra != rb)
+		{
+			parent[ra > rb ? ra : rb] = ra < rb ? ra : rb;  // the lower triangle is the root
 		}
 	}
-	free(table);
+	free(first);
+	bsWeld_Destroy(&weld);
 	uint32_t count = 0;
 	for (uint32_t t = 0; t < n; ++t)
 	{

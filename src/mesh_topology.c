@@ -1,34 +1,10 @@
 // mesh_topology.c — welding a triangle soup, face adjacency and one-rings (mesh_topology.h).
 #include "blobsim/mesh_topology.h"
 
+#include "weld.h"
+
 #include <stdlib.h>
 #include <string.h>
-
-// A corner of the soup: its position and where it came from (3 * triangle + k).
-typedef struct bsCorner
-{
-	bsVec3 p;
-	uint32_t corner;
-} bsCorner;
-
-static int bsCompareCorners(const void* pa, const void* pb)
-{
-	const bsCorner* a = pa;
-	const bsCorner* b = pb;
-	if (a->p.x != b->p.x)
-	{
-		return a->p.x < b->p.x ? -1 : 1;
-	}
-	if (a->p.y != b->p.y)
-	{
-		return a->p.y < b->p.y ? -1 : 1;
-	}
-	if (a->p.z != b->p.z)
-	{
-		return a->p.z < b->p.z ? -1 : 1;
-	}
-	return a->corner < b->corner ? -1 : (a->corner > b->corner);
-}
 
 // An edge of one triangle, its vertices sorted, for pairing the two faces that share it.
 typedef struct bsHalfEdge
@@ -57,48 +33,20 @@ static int bsCompareHalfEdges(const void* pa, const void* pb)
 	return a->k < b->k ? -1 : (a->k > b->k);
 }
 
-static bsVec3 bsCornerPosition(const bsTriangle* t, uint32_t k)
+// Vertices numbered in the order of their positions, so the numbering is the same for any triangle
+// order.
+static bool bsWeldTopology(bsMeshTopology* m, const bsTriangle* tris, uint32_t count)
 {
-	return k == 0 ? t->p1 : (k == 1 ? t->p2 : t->p3);
-}
-
-static bool bsWeld(bsMeshTopology* m, const bsTriangle* tris, uint32_t count)
-{
-	uint32_t corners = 3 * count;
-	bsCorner* c = malloc(sizeof(bsCorner) * corners);
-	if (c == NULL)
+	bsWeld weld;
+	if (bsWeld_Build(&weld, tris, count) != bs_ok || !bsWeld_SortByPosition(&weld))
 	{
+		bsWeld_Destroy(&weld);
 		return false;
 	}
-	for (uint32_t i = 0; i < corners; ++i)
-	{
-		c[i].p = bsCornerPosition(tris + i / 3, i % 3);
-		c[i].corner = i;
-	}
-	qsort(c, corners, sizeof(bsCorner), bsCompareCorners);
-	uint32_t unique = 0;
-	for (uint32_t i = 0; i < corners; ++i)
-	{
-		unique += i == 0 || bsCompareCorners(&(bsCorner){c[i].p, 0}, &(bsCorner){c[i - 1].p, 0}) != 0;
-	}
-	m->positions = malloc(sizeof(bsVec3) * unique);
-	if (m->positions == NULL)
-	{
-		free(c);
-		return false;
-	}
-	uint32_t v = 0;
-	for (uint32_t i = 0; i < corners; ++i)
-	{
-		if (i > 0 && bsCompareCorners(&(bsCorner){c[i].p, 0}, &(bsCorner){c[i - 1].p, 0}) != 0)
-		{
-			++v;
-		}
-		m->positions[v] = c[i].p;
-		m->triangles[c[i].corner] = v;
-	}
-	m->vertexCount = unique;
-	free(c);
+	memcpy(m->triangles, weld.cornerVertex, sizeof(uint32_t) * 3 * count);
+	m->positions = weld.positions;
+	m->vertexCount = weld.vertexCount;
+	free(weld.cornerVertex);
 	return true;
 }
 
@@ -241,7 +189,7 @@ bsResult bsMeshTopology_Build(bsMeshTopology* topology, const bsTriangle* tris, 
 	topology->triangleCount = count;
 	topology->triangles = malloc(sizeof(uint32_t) * 3 * count);
 	topology->neighbours = malloc(sizeof(uint32_t) * 3 * count);
-	if (topology->triangles == NULL || topology->neighbours == NULL || !bsWeld(topology, tris, count) ||
+	if (topology->triangles == NULL || topology->neighbours == NULL || !bsWeldTopology(topology, tris, count) ||
 		!bsPairFaces(topology) || !bsBuildRings(topology))
 	{
 		bsMeshTopology_Destroy(topology);

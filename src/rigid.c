@@ -13,6 +13,7 @@
 // mass in that pulse is the pair's m_e1 m_e2 / (m_e1 + m_e2), so a contact alone reaches the paper's
 // answer in one pass and later passes add nothing. See docs/bodies_dynamics.md.
 #include "rigid_internal.h"
+#include "weld.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,48 +40,25 @@ bsRigidStepDef bsDefaultRigidStepDef(void)
 	return def;
 }
 
-static int bsCompareVec3(const void* pa, const void* pb)
-{
-	const bsVec3* a = pa;
-	const bsVec3* b = pb;
-	if (a->x != b->x)
-	{
-		return a->x < b->x ? -1 : 1;
-	}
-	if (a->y != b->y)
-	{
-		return a->y < b->y ? -1 : 1;
-	}
-	return a->z < b->z ? -1 : (a->z > b->z);
-}
-
 // The mesh's distinct vertices (shared corners of a triangle soup are the same doubles), in the
 // principal frame. Sorting makes the list, and so the order of the contacts, independent of the
 // triangle order.
 static bsResult bsCollectVertices(bsRigidBody* body, const bsTriangle* tris, uint32_t count)
 {
-	if ((uint64_t)count * 3 > UINT32_MAX)
+	bsWeld weld;
+	bsResult r = bsWeld_Build(&weld, tris, count);
+	if (r != bs_ok)
 	{
-		return bs_errTooLarge;
+		return r;
 	}
-	bsVec3* v = malloc((size_t)count * 3 * sizeof(bsVec3));
-	if (v == NULL)
+	if (!bsWeld_SortByPosition(&weld))
 	{
+		bsWeld_Destroy(&weld);
 		return bs_errOutOfMemory;
 	}
-	for (uint32_t i = 0; i < count; ++i)
-	{
-		v[3 * i] = tris[i].p1, v[3 * i + 1] = tris[i].p2, v[3 * i + 2] = tris[i].p3;
-	}
-	qsort(v, (size_t)count * 3, sizeof(bsVec3), bsCompareVec3);
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < count * 3; ++i)
-	{
-		if (n == 0 || bsCompareVec3(v + n - 1, v + i) != 0)
-		{
-			v[n++] = v[i];
-		}
-	}
+	bsVec3* v = weld.positions;
+	uint32_t n = weld.vertexCount;
+	free(weld.cornerVertex);
 	double radius = 0.0;
 	for (uint32_t i = 0; i < n; ++i)
 	{

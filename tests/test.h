@@ -58,6 +58,7 @@ int ImageTest(void);
 int RayTest(void);
 int ClosestTest(void);
 int ContactTest(void);
+int WeldTest(void);
 int AccumulateTest(void);
 int SurfaceTest(void);
 int GridTest(void);

@@ -41,6 +41,7 @@ static const Suite suites[] = {
 	{"body", BodyTest},
 	{"bodydyn", BodyDynTest},
 	{"sensor", SensorTest},
+	{"weld", WeldTest},
 	{"dispatch", DispatchTest},
 };
 
