@@ -110,6 +110,17 @@ static const bsSchemaKey bsSleepKeys[] = {
 	BS_NUMBER("acceleration", bsStepDef, sleepAcceleration, &bsNonNegative, 0),
 	BS_NUMBER("wake_speed", bsStepDef, wakeSpeed, &bsNonNegative, 0)};
 static const bsSchema bsSleepSchema = BS_OBJECT(bsSleepKeys);
+// motion.radial: a push away from a point (radial.h), read into a bsRadialDef filled with its
+// defaults first; falloff is a choice, read by bsReadRadial.
+static const bsSchemaKey bsRadialKeys[] = {
+	BS_REQUIRED_VEC3("center", bsRadialDef, center, &bsAnyNumber, "3 numbers"),
+	BS_REQUIRED_NUMBER("strength", bsRadialDef, strength, &bsAnyNumber),
+	BS_KEY("falloff", BS_VALUE),
+	BS_NUMBER_IN("radius", bsRadialDef, radius, &bsPositive),
+	BS_NUMBER_IN("softening", bsRadialDef, softening, &bsPositive),
+	BS_NUMBER_IN("start", bsRadialDef, start, &bsAnyNumber),
+	BS_NUMBER_IN("duration", bsRadialDef, duration, &bsPositive)};
+static const bsSchema bsRadialSchema = BS_OBJECT(bsRadialKeys);
 static const bsSchemaKey bsMotionKeys[] = {
 	BS_INT("steps", bsConfig, motion.steps, 1, INT_MAX, 1),
 	BS_NUMBER_IN("dt", bsConfig, step.dt, &bsPositive),
@@ -117,7 +128,7 @@ static const bsSchemaKey bsMotionKeys[] = {
 	BS_NUMBER_IN("drag", bsConfig, step.drag, &bsNonNegative),
 	BS_INT_IN("substeps", bsConfig, step.substeps, 1, 1000000),
 	BS_INT_IN("max_substeps", bsConfig, step.maxSubsteps, 1, 1000000),
-
+	BS_KEY("radial", &bsRadialSchema),
 	BS_KEY("sleep", &bsSleepSchema)};
 static const bsSchema bsMotionSchema = BS_OBJECT(bsMotionKeys);
 
@@ -720,19 +731,59 @@ static bool bsReadInteraction(bsCtx* c, const cJSON* root, bsStepDef* step)
 
 // --- Motion and collision ---
 
+// motion.radial, when given, into the step's bsRadialDef (off when absent).
+static bool bsReadRadial(bsCtx* c, const cJSON* motion, bsRadialDef* radial)
+{
+	const cJSON* o;
+	if (!bsReadObject(c, motion, "radial", &bsRadialSchema, &o))
+	{
+		return false;
+	}
+	if (o == NULL)
+	{
+		return true;
+	}
+	size_t mark = bsPushKey(c, "radial");
+	const char* falloffs[bs_falloffCount];
+	for (int i = 0; i < bs_falloffCount; ++i)
+	{
+		falloffs[i] = bsFalloffName((bsFalloff)i);
+	}
+	int falloff = 0;
+	if (!bsReadChoice(c, o, "falloff", false, falloffs, bs_falloffCount, (int)radial->falloff, &falloff) ||
+		!bsReadFields(c, o, &bsRadialSchema, radial))
+	{
+		return false;
+	}
+	radial->falloff = (bsFalloff)falloff;
+	if (radial->falloff == bs_falloffLinear && bsMember(o, "radius") == NULL)
+	{
+		bsPushKey(c, "falloff");
+		return bsFail(c, "\"linear\" needs a radius (where the push falls to 0)");
+	}
+	if (radial->falloff != bs_falloffInverseSquare && bsMember(o, "softening") != NULL)
+	{
+		bsPushKey(c, "softening");
+		return bsFail(c, "applies only to falloff \"inverse_square\"");
+	}
+	bsPop(c, mark);
+	return true;
+}
+
 static bool bsReadMotion(bsCtx* c, const cJSON* root, bsConfig* config)
 {
 	if (!bsReadSection(c, root, "motion", &bsMotionSchema, config))
 	{
 		return false;
 	}
-	const cJSON* sleep = bsMember(bsMember(root, "motion"), "sleep");
-	if (sleep == NULL)
-	{
-		return true;  // no rest: sleepSteps stays 0
-	}
+	const cJSON* motion = bsMember(root, "motion");
 	size_t mark = bsPushKey(c, "motion");
-	if (!bsReadSection(c, bsMember(root, "motion"), "sleep", &bsSleepSchema, &config->step))
+	if (!bsReadRadial(c, motion, &config->step.radial))
+	{
+		return false;
+	}
+	// motion.sleep absent: no rest, sleepSteps stays 0.
+	if (bsMember(motion, "sleep") != NULL && !bsReadSection(c, motion, "sleep", &bsSleepSchema, &config->step))
 	{
 		return false;
 	}

@@ -4,9 +4,9 @@
 
 // --- gravity: a uniform acceleration ---
 
-static bool bsGravity_Active(const bsStepDef* def)
+static bool bsGravity_Active(const bsForceContext* c)
 {
-	(void)def;
+	(void)c;
 	return true;  // always asked, so that a zero gravity adds +0 as v += 0 dt always did
 }
 
@@ -20,9 +20,9 @@ static const bsForceClass bs_gravity = {"gravity", bsGravity_Active, true, bsGra
 
 // --- air drag: linear in the velocity, dv/dt = -drag v ---
 
-static bool bsDrag_Active(const bsStepDef* def)
+static bool bsDrag_Active(const bsForceContext* c)
 {
-	return def->drag > 0.0;
+	return c->def->drag > 0.0;
 }
 
 static void bsDrag_Damp(const bsForceContext* c, size_t i, double* rate)
@@ -35,9 +35,9 @@ static const bsForceClass bs_drag = {"drag", bsDrag_Active, true, NULL, bsDrag_D
 
 // --- the distance/normal field (field.h): spring, impact, drag and surface flow from the grid ---
 
-static bool bsFieldForce_Active(const bsStepDef* def)
+static bool bsFieldForce_Active(const bsForceContext* c)
 {
-	return def->fieldGrid != NULL || def->fieldTree != NULL;
+	return c->def->fieldGrid != NULL || c->def->fieldTree != NULL;
 }
 
 // Reads only each particle's own position and velocity and the grid: the same for any thread count.
@@ -49,10 +49,26 @@ static void bsFieldForce_Adjust(const bsForceContext* c, double h, bsParticles* 
 
 static const bsForceClass bs_field = {"field", bsFieldForce_Active, false, NULL, NULL, bsFieldForce_Adjust};
 
+// --- the radial force (radial.h): a push away from a centre (an explosion), in a time window ---
+
+static bool bsRadialForce_Active(const bsForceContext* c)
+{
+	return bsRadial_Acts(&c->def->radial, c->time, c->h);
+}
+
+// Reads only the particle's own position: the same for any thread count.
+static void bsRadialForce_Accelerate(const bsForceContext* c, size_t i, bsVec3* a)
+{
+	*a = bsAdd(*a, bsRadial_Acceleration(&c->def->radial, c->particles->position[i], c->time, c->h));
+}
+
+static const bsForceClass bs_radial = {"radial", bsRadialForce_Active, false, bsRadialForce_Accelerate, NULL, NULL};
+
 // The forces, in the order they are added up: a new force is a module and one line here.
 static const bsForceClass* const bs_forces[] = {
 	&bs_gravity,
 	&bs_drag,
+	&bs_radial,
 	&bs_field,
 };
 
@@ -71,22 +87,21 @@ static void bsForce_Add(const bsForceClass* f, const bsForceContext* context, si
 	}
 }
 
-void bsForces_Prepare(const bsStepDef* def, const bsParticles* particles, bsForces* forces)
+void bsForces_Prepare(const bsForceContext* context, bsForces* forces)
 {
-	bsForceContext context = {def, particles};
 	forces->count = 0;
 	forces->uniformAcceleration = bsV3(0.0, 0.0, 0.0);
 	forces->uniformRate = 0.0;
 	for (size_t k = 0; k < sizeof(bs_forces) / sizeof(bs_forces[0]); ++k)
 	{
 		const bsForceClass* f = bs_forces[k];
-		if (!f->active(def))
+		if (!f->active(context))
 		{
 			continue;
 		}
 		if (f->uniform)
 		{
-			bsForce_Add(f, &context, 0, &forces->uniformAcceleration, &forces->uniformRate);
+			bsForce_Add(f, context, 0, &forces->uniformAcceleration, &forces->uniformRate);
 		}
 		else
 		{

@@ -15,12 +15,14 @@ typedef struct bsForceContext
 {
 	const bsStepDef* def;
 	const bsParticles* particles;
+	double time;  // the substep's start, seconds (the world's time plus the substeps before it)
+	double h;     // the substep's length, seconds
 } bsForceContext;
 
 typedef struct bsForceClass
 {
 	const char* name;
-	bool (*active)(const bsStepDef* def);  // acts in this step
+	bool (*active)(const bsForceContext* context);  // acts in this substep
 	bool uniform;                          // the same for every particle: asked once per phase
 	// Adds particle i's acceleration to *a (NULL: none).
 	void (*accelerate)(const bsForceContext* context, size_t i, bsVec3* a);
@@ -36,7 +38,7 @@ typedef struct bsForceClass
 
 #define BS_MAX_FORCES 16
 
-// The forces active in one step, in table order: the uniform ones already added up.
+// The forces active in one substep, in table order: the uniform ones already added up.
 typedef struct bsForces
 {
 	const bsForceClass* active[BS_MAX_FORCES];  // those that depend on the particle
@@ -45,7 +47,7 @@ typedef struct bsForces
 	double uniformRate;
 } bsForces;
 
-void bsForces_Prepare(const bsStepDef* def, const bsParticles* particles, bsForces* forces);
+void bsForces_Prepare(const bsForceContext* context, bsForces* forces);
 
 // Sets the velocity of every free particle in [begin, end) for a move of h seconds.
 void bsForces_Apply(const bsForces* forces, const bsForceContext* context, double h,

@@ -45,6 +45,7 @@ bsStepDef bsDefaultStepDef(void)
 	def.interaction = bsDefaultInteractionDef();
 	def.fieldGrid = NULL;
 	def.field = bsDefaultFieldDef();
+	def.radial = bsDefaultRadialDef();
 	return def;
 }
 
@@ -80,7 +81,7 @@ static bool bsStepDef_IsValid(const bsStepDef* def)
 		(def->interaction.type == bs_interactionNone || bsInteractionDef_IsValid(&def->interaction)) &&
 		def->sleepSteps >= 0 && def->sleepSpeed >= 0.0 && isfinite(def->sleepSpeed) && def->sleepAcceleration >= 0.0 &&
 		isfinite(def->sleepAcceleration) && def->wakeSpeed >= 0.0 && !isnan(def->wakeSpeed) &&
-		bsFieldDef_IsValid(&def->field);
+		bsFieldDef_IsValid(&def->field) && bsRadialDef_IsValid(&def->radial);
 }
 
 // The substeps of this step: as given, or as the interaction's rule plans them (interaction.h) from
@@ -679,8 +680,7 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 		result = bsStepSubsteps(world, def, particles, &substeps);
 	}
 	double h = def->dt / substeps;
-	bsForcesJob forces = {.context = {def, particles}, .h = h, .particles = particles};
-	bsForces_Prepare(def, particles, &forces.forces);
+	bsForcesJob forces = {.context = {def, particles, world->time, h}, .h = h, .particles = particles};
 	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h};
 	for (int k = 0; result == bs_ok && k < substeps; ++k)
 	{
@@ -696,6 +696,9 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 			}
 			bsSleep_Wake(world, particles, &local);
 		}
+		// Which forces act depends on the substep's time (the radial force's window).
+		forces.context.time = world->time + k * h;
+		bsForces_Prepare(&forces.context, &forces.forces);
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsForces_Range, &forces);
 		// The colliders of stuck and sleeping particles: the grid gathers, in index order, those that
 		// stuck or fell asleep since the last move phase (and lets go of woken and expired ones).

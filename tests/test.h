@@ -63,6 +63,7 @@ int AccumulateTest(void);
 int SurfaceTest(void);
 int GridTest(void);
 int FieldTest(void);
+int RadialTest(void);
 int GridTreeTest(void);
 
 // Shared fixtures.

@@ -74,7 +74,7 @@ static const BadCase badCases[] = {
 	{WITH("\"rendr\": {}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: rendr: unknown key (did you mean 'render'?)"},
 	{WITH("\"motion\": {\"zzz\": 1}"), 0, {NULL}, bs_errInvalidArgument,
-		"dir/c.json: motion.zzz: unknown key (allowed: steps, dt, gravity, drag, substeps, max_substeps, sleep)"},
+		"dir/c.json: motion.zzz: unknown key (allowed: steps, dt, gravity, drag, substeps, max_substeps, radial, sleep)"},
 	{WITH("\"collision\": {\"method\": \"exakt\"}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: collision.method: expected one of \"karabassi\", \"exact\", \"ray\", got \"exakt\" "
 		"(did you mean \"exact\"?)"},
@@ -707,6 +707,34 @@ static int TestAccumulateSleep(void)
 	return 0;
 }
 
+// motion.radial: off when absent (the engine's default); its keys as read, the falloff's name, the
+// defaults of those not given (from bsDefaultRadialDef()).
+static int TestRadial(void)
+{
+	bsConfig c;
+	bsConfigError error;
+	const char* off = "{" BASE ", \"motion\": {\"steps\": 2}}";
+	ENSURE(bsConfig_Parse(off, strlen(off), "c.json", &c, &error) == bs_ok);
+	ENSURE(c.step.radial.strength == 0.0 && !bsRadial_Acts(&c.step.radial, 0.0, 1.0));
+	bsConfig_Free(&c);
+	const char* some = "{" BASE ", \"motion\": {\"radial\": {\"center\": [1, 2, 3], \"strength\": -4}}}";
+	ENSURE(bsConfig_Parse(some, strlen(some), "c.json", &c, &error) == bs_ok);
+	bsRadialDef d = bsDefaultRadialDef();
+	ENSURE(c.step.radial.center.x == 1.0 && c.step.radial.center.y == 2.0 && c.step.radial.center.z == 3.0 &&
+		c.step.radial.strength == -4.0 && c.step.radial.falloff == d.falloff && c.step.radial.radius == d.radius &&
+		c.step.radial.softening == d.softening && c.step.radial.start == d.start &&
+		c.step.radial.duration == d.duration);
+	bsConfig_Free(&c);
+	const char* all = "{" BASE ", \"motion\": {\"radial\": {\"center\": [0, 0.1, 0], \"strength\": 90, "
+		"\"falloff\": \"inverse_square\", \"radius\": 3, \"softening\": 0.4, \"start\": 0.05, \"duration\": 0.15}}}";
+	ENSURE(bsConfig_Parse(all, strlen(all), "c.json", &c, &error) == bs_ok);
+	ENSURE(c.step.radial.strength == 90.0 && c.step.radial.falloff == bs_falloffInverseSquare &&
+		c.step.radial.radius == 3.0 && c.step.radial.softening == 0.4 && c.step.radial.start == 0.05 &&
+		c.step.radial.duration == 0.15 && c.step.radial.center.y == 0.1);
+	bsConfig_Free(&c);
+	return 0;
+}
+
 // A surface emitter: its keys as read, the defaults (mesh 0, every group, a gap of a millionth of the
 // radius, the front side, no cone, at rest), the cone in radians.
 static int TestSurface(void)
@@ -734,6 +762,7 @@ static int TestSurface(void)
 int ConfigTest(void)
 {
 	RUN_SUBTEST(TestAccumulateSleep());
+	RUN_SUBTEST(TestRadial());
 	RUN_SUBTEST(TestMalformed());
 	RUN_SUBTEST(TestDefaults());
 	RUN_SUBTEST(TestSurface());

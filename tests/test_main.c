@@ -35,6 +35,7 @@ static const Suite suites[] = {
 	{"surface", SurfaceTest},
 	{"grid", GridTest},
 	{"field", FieldTest},
+	{"radial", RadialTest},
 	{"gridtree", GridTreeTest},
 	{"interaction", InteractionTest},
 	{"rigid", RigidTest},

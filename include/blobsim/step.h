@@ -4,8 +4,9 @@
 //     per substep (dt / substeps, substeps given or planned by interaction.h's rule):
 //       interact the free particles' velocities from the forces between them (interaction.h), read
 //                from a copy of the state before the substep (only with an interaction)
-//       forces   each free particle's velocity from the forces (forces.c: gravity, air drag, then
-//                the distance/normal field's rules), read from the state before the substep only
+//       forces   each free particle's velocity from the forces (forces.c: gravity, air drag, the
+//                radial force, then the distance/normal field's rules), read from the state before
+//                the substep only
 //       move     each free particle sweeps from x to x + v dt against every collider, responds to
 //                each contact (stick, slide, bounce) and goes on with the rest of the substep; with
 //                the stuck collider (world.h), stuck and sleeping particles are colliders, gathered
@@ -26,6 +27,7 @@
 #include "blobsim/field.h"
 #include "blobsim/interaction.h"
 #include "blobsim/particles.h"
+#include "blobsim/radial.h"
 #include "blobsim/world.h"
 
 typedef enum bsResponse
@@ -83,6 +85,9 @@ typedef struct bsStepDef
 	// (which may then be NULL) [NULL].
 	const bsGridTree* fieldTree;
 	bsFieldDef field;              // the rules [bsDefaultFieldDef(): all off]
+	// A push away from (or towards) a point in a time window (radial.h: an explosion), applied in the
+	// forces phase with gravity, each particle from its own position [bsDefaultRadialDef(): off].
+	bsRadialDef radial;
 } bsStepDef;
 
 bsStepDef bsDefaultStepDef(void);

@@ -1,0 +1,80 @@
+#include "blobsim/radial.h"
+
+#include <math.h>
+
+const char* bsFalloffName(bsFalloff falloff)
+{
+	static const char* const names[bs_falloffCount] = {"constant", "linear", "inverse_square"};
+	return (unsigned)falloff < (unsigned)bs_falloffCount ? names[falloff] : "?";
+}
+
+bsRadialDef bsDefaultRadialDef(void)
+{
+	bsRadialDef def = {
+		.center = {0.0, 0.0, 0.0},
+		.strength = 0.0,
+		.falloff = bs_falloffConstant,
+		.radius = (double)INFINITY,
+		.softening = 1.0,
+		.start = 0.0,
+		.duration = (double)INFINITY,
+	};
+	return def;
+}
+
+bool bsRadialDef_IsValid(const bsRadialDef* def)
+{
+	return isfinite(def->center.x) && isfinite(def->center.y) && isfinite(def->center.z) &&
+		isfinite(def->strength) && (unsigned)def->falloff < (unsigned)bs_falloffCount && def->radius > 0.0 &&
+		(def->falloff != bs_falloffLinear || isfinite(def->radius)) && def->softening > 0.0 &&
+		isfinite(def->softening) && isfinite(def->start) && def->duration > 0.0;
+}
+
+// The share of the substep [t, t + h) inside the window [start, start + duration): 1 for a substep
+// wholly inside (exactly, not (t + h) - t over h, which rounds), else the overlap's length over h.
+// With an infinite duration the window's end is infinite: no inf - inf.
+static double bsRadial_Share(const bsRadialDef* def, double t, double h)
+{
+	double stop = def->start + def->duration;
+	if (t >= def->start && t + h <= stop)
+	{
+		return 1.0;
+	}
+	double begin = fmax(t, def->start);
+	double end = fmin(t + h, stop);
+	return end > begin ? (end - begin) / h : 0.0;
+}
+
+bool bsRadial_Acts(const bsRadialDef* def, double t, double h)
+{
+	return def->strength != 0.0 && bsRadial_Share(def, t, h) > 0.0;
+}
+
+// The push's magnitude at distance r > 0 from the centre, r <= radius.
+static double bsRadial_Magnitude(const bsRadialDef* def, double r)
+{
+	switch (def->falloff)
+	{
+		case bs_falloffLinear:
+			return def->strength * (1.0 - r / def->radius);
+		case bs_falloffInverseSquare:
+		{
+			double q = r / def->softening;
+			return def->strength / (1.0 + q * q);
+		}
+		default:
+			return def->strength;
+	}
+}
+
+bsVec3 bsRadial_Acceleration(const bsRadialDef* def, bsVec3 position, double t, double h)
+{
+	bsVec3 d = bsSub(position, def->center);
+	double r = bsLength(d);
+	double share = bsRadial_Share(def, t, h);
+	if (!(r > 0.0) || r > def->radius || share <= 0.0)
+	{
+		return bsV3(0.0, 0.0, 0.0);
+	}
+	return bsScale(share * bsRadial_Magnitude(def, r) / r, d);
+}

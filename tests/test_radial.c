@@ -1,0 +1,349 @@
+// The radial force (radial.h) through bsWorld_Step, against closed forms: the push of a constant
+// falloff integrated by symplectic Euler, the falloffs' magnitudes, the window's impulse, symmetry,
+// nothing outside the window, the radius or at the centre, and the same bytes at 1 and 2 threads.
+#include "test.h"
+#include "blobsim/radial.h"
+#include "blobsim/step.h"
+#include "blobsim/world.h"
+
+#include <string.h>
+
+static bsWorld* RadialWorld(int threads)
+{
+	bsWorldDef def = bsDefaultWorldDef();
+	def.threads = threads;
+	return bsWorld_Create(&def);
+}
+
+static bsStepDef RadialStep(const bsRadialDef* radial, double dt, int substeps)
+{
+	bsStepDef st = bsDefaultStepDef();
+	st.dt = dt;
+	st.substeps = substeps;
+	st.radial = *radial;
+	return st;
+}
+
+// n particles at rest at the given positions.
+static int RadialParticles(bsParticles* p, const bsVec3* positions, size_t n)
+{
+	ENSURE(bsParticles_Alloc(p, n) == bs_ok);
+	for (size_t i = 0; i < n; ++i)
+	{
+		p->position[i] = positions[i];
+		p->velocity[i] = bsV3(0.0, 0.0, 0.0);
+		p->radius[i] = 0.001;
+	}
+	return 0;
+}
+
+// A particle at rest 0.5 from the centre, a constant push a for the window [0, T): symplectic Euler
+// (v += a h, then x += v h) gives v_n = n a h and x_n - x_0 = a h^2 n (n + 1) / 2 along the radius,
+// within a h t / 2 of the exact a t^2 / 2; after the window it coasts at a T. The push stays radial
+// (it points along x - c, which it moves along).
+static int ConstantPush(void)
+{
+	bsRadialDef def = bsDefaultRadialDef();
+	def.center = bsV3(0.25, 1.0, -0.5);
+	def.strength = 8.0;
+	def.duration = 0.2;
+	const double h = 0.01;
+	const bsVec3 u = bsNormalize(bsV3(2.0, 3.0, -6.0));
+	bsVec3 x0 = bsAdd(def.center, bsScale(0.5, u));
+	bsWorld* world = RadialWorld(1);
+	ENSURE(world != NULL);
+	bsStepDef st = RadialStep(&def, h, 1);
+	bsParticles p;
+	RUN_SUBTEST(RadialParticles(&p, &x0, 1));
+	double worst = 0.0;
+	double atEnd = 0.0;
+	for (int n = 1; n <= 30; ++n)
+	{
+		ENSURE(bsWorld_Step(world, &st, &p, NULL) == bs_ok);
+		int pushed = n < 20 ? n : 20;  // steps inside the window
+		double t = n * h;
+		double speed = def.strength * h * pushed;
+		double along = def.strength * h * h * pushed * (pushed + 1) / 2.0 + speed * h * (n - pushed);
+		bsVec3 d = bsSub(p.position[0], x0);
+		ENSURE_SMALL(bsLength(bsSub(p.velocity[0], bsScale(speed, u))), 1e-12);
+		ENSURE_SMALL(bsLength(bsSub(d, bsScale(along, u))), 1e-12);
+		if (n <= 20)
+		{
+			double exact = def.strength * t * t / 2.0;
+			ENSURE(fabs(bsDot(d, u) - exact) <= def.strength * h * t / 2.0 + 1e-12);
+			worst = fmax(worst, fabs(bsDot(d, u) - exact));
+			atEnd = bsDot(d, u);
+		}
+	}
+	printf("  constant push: %.4f along the radius at the window's end, a T^2/2 = %.4f (at most %.4f off)\n",
+		atEnd, def.strength * 0.2 * 0.2 / 2.0, worst);
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
+// The falloffs' magnitudes, written here from their definitions: one substep from rest gives
+// v = h a(r) along the radius, for r inside and beyond the radius.
+static int Falloffs(void)
+{
+	bsWorld* world = RadialWorld(1);
+	ENSURE(world != NULL);
+	const double h = 0.001;
+	const double rs[5] = {0.1, 0.5, 1.0, 1.9, 2.5};
+	for (int f = 0; f < bs_falloffCount; ++f)
+	{
+		bsRadialDef def = bsDefaultRadialDef();
+		def.center = bsV3(1.0, -2.0, 0.5);
+		def.strength = -3.0 + 7.0 * f;  // an attractor (-3) as well as pushes
+		def.falloff = (bsFalloff)f;
+		def.radius = 2.0;
+		def.softening = 0.4;
+		bsStepDef st = RadialStep(&def, h, 1);
+		bsVec3 positions[5];
+		for (int k = 0; k < 5; ++k)
+		{
+			positions[k] = bsAdd(def.center, bsScale(rs[k], bsNormalize(bsV3(1.0, k - 2.0, 0.3 * k))));
+		}
+		bsParticles p;
+		RUN_SUBTEST(RadialParticles(&p, positions, 5));
+		ENSURE(bsWorld_Step(world, &st, &p, NULL) == bs_ok);
+		for (int k = 0; k < 5; ++k)
+		{
+			double r = rs[k];
+			double a = r > def.radius ? 0.0
+				: f == bs_falloffConstant ? def.strength
+				: f == bs_falloffLinear ? def.strength * (def.radius - r) / def.radius
+				: def.strength * def.softening * def.softening / (def.softening * def.softening + r * r);
+			bsVec3 dir = bsNormalize(bsSub(positions[k], def.center));
+			ENSURE_SMALL(bsLength(bsSub(p.velocity[k], bsScale(h * a, dir))), 1e-15);
+		}
+		bsParticles_Free(&p);
+	}
+	bsWorld_Destroy(world);
+	return 0;
+}
+
+// A window that starts and ends inside substeps: the velocity it adds at a fixed distance is
+// strength x duration whatever the alignment (the force far from the centre barely moves it: the
+// constant falloff keeps it exact). A window shorter than a substep is a kick of the same size.
+static int WindowImpulse(void)
+{
+	bsWorld* world = RadialWorld(1);
+	ENSURE(world != NULL);
+	const double starts[3] = {0.0125, 0.0, 0.1031};
+	const double durations[3] = {0.0301, 0.05, 0.0007};
+	const int substeps[3] = {1, 3, 2};
+	for (int w = 0; w < 3; ++w)
+	{
+		bsRadialDef def = bsDefaultRadialDef();
+		def.strength = 5.0;
+		def.start = starts[w];
+		def.duration = durations[w];
+		bsStepDef st = RadialStep(&def, 0.01, substeps[w]);
+		bsVec3 x0 = bsV3(0.0, 3.0, 4.0);
+		bsParticles p;
+		RUN_SUBTEST(RadialParticles(&p, &x0, 1));
+		for (int n = 0; n < 20; ++n)
+		{
+			ENSURE(bsWorld_Step(world, &st, &p, NULL) == bs_ok);
+		}
+		bsVec3 expected = bsScale(def.strength * def.duration / 5.0, x0);
+		ENSURE_SMALL(bsLength(bsSub(p.velocity[0], expected)), 1e-12);
+		bsParticles_Free(&p);
+		// A fresh world: the next window is timed from 0 again.
+		bsWorld_Destroy(world);
+		world = RadialWorld(1);
+		ENSURE(world != NULL);
+	}
+	bsWorld_Destroy(world);
+	return 0;
+}
+
+// Nothing happens before the window, after it, beyond the radius or at the centre itself; and a
+// strength of 0 is off.
+static int NothingOutside(void)
+{
+	bsRadialDef def = bsDefaultRadialDef();
+	def.center = bsV3(0.5, 0.5, 0.5);
+	def.strength = 100.0;
+	def.falloff = bs_falloffInverseSquare;
+	def.radius = 1.0;
+	def.softening = 0.1;
+	def.start = 0.25;  // steps of 1/32 s: the window is steps 8 to 11, every time exact
+	def.duration = 0.125;
+	bsVec3 positions[3] = {bsV3(0.5, 0.5, 0.5), bsV3(0.5, 1.5001, 0.5), bsV3(0.5, 0.5, 0.9)};
+	bsWorld* world = RadialWorld(1);
+	ENSURE(world != NULL);
+	bsStepDef st = RadialStep(&def, 0.03125, 1);
+	bsParticles p;
+	RUN_SUBTEST(RadialParticles(&p, positions, 3));
+	for (int n = 0; n < 8; ++n)  // before the window
+	{
+		ENSURE(bsWorld_Step(world, &st, &p, NULL) == bs_ok);
+	}
+	for (int i = 0; i < 3; ++i)
+	{
+		ENSURE(memcmp(&p.position[i], &positions[i], sizeof(bsVec3)) == 0 && bsLength(p.velocity[i]) == 0.0);
+	}
+	for (int n = 0; n < 4; ++n)  // the window
+	{
+		ENSURE(bsWorld_Step(world, &st, &p, NULL) == bs_ok);
+	}
+	bsVec3 v[3] = {p.velocity[0], p.velocity[1], p.velocity[2]};
+	ENSURE(bsLength(v[0]) == 0.0 && bsLength(v[1]) == 0.0);  // at the centre; beyond the radius
+	ENSURE(v[2].x == 0.0 && v[2].y == 0.0 && v[2].z > 0.0);  // pushed along +z only
+	for (int n = 0; n < 10; ++n)  // after the window: it coasts
+	{
+		ENSURE(bsWorld_Step(world, &st, &p, NULL) == bs_ok);
+	}
+	ENSURE(memcmp(&p.velocity[2], &v[2], sizeof(bsVec3)) == 0);
+	bsParticles_Free(&p);
+	def.strength = 0.0;
+	def.start = 0.0;
+	def.duration = INFINITY;
+	st = RadialStep(&def, 0.01, 1);
+	RUN_SUBTEST(RadialParticles(&p, &positions[2], 1));
+	ENSURE(bsWorld_Step(world, &st, &p, NULL) == bs_ok);
+	ENSURE(bsLength(p.velocity[0]) == 0.0);
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
+// Particles in pairs mirrored through the centre (exactly representable offsets) under every falloff
+// with gravity off: the pushes are opposite, so the total momentum stays 0 while each pair flies apart.
+static int Symmetric(void)
+{
+	for (int f = 0; f < bs_falloffCount; ++f)
+	{
+		bsWorld* world = RadialWorld(2);  // a fresh one: the window is timed from 0
+		ENSURE(world != NULL);
+		bsRadialDef def = bsDefaultRadialDef();
+		def.center = bsV3(0.5, 1.25, -0.75);
+		def.strength = 20.0;
+		def.falloff = (bsFalloff)f;
+		def.radius = 3.0;
+		def.softening = 0.25;
+		def.duration = 0.1;
+		bsVec3 positions[64];
+		for (int k = 0; k < 32; ++k)
+		{
+			bsVec3 d = bsV3(0.125 * (k % 4 - 1.5), 0.0625 * (k % 7 - 3), 0.25 * (k % 3 - 1) + 0.125);
+			positions[2 * k] = bsAdd(def.center, d);
+			positions[2 * k + 1] = bsSub(def.center, d);
+		}
+		bsParticles p;
+		RUN_SUBTEST(RadialParticles(&p, positions, 64));
+		bsStepDef st = RadialStep(&def, 0.005, 1);
+		for (int n = 0; n < 40; ++n)
+		{
+			ENSURE(bsWorld_Step(world, &st, &p, NULL) == bs_ok);
+		}
+		bsVec3 total = bsV3(0.0, 0.0, 0.0);
+		double speeds = 0.0;
+		for (int i = 0; i < 64; ++i)
+		{
+			total = bsAdd(total, p.velocity[i]);
+			speeds += bsLength(p.velocity[i]);
+		}
+		ENSURE_SMALL(bsLength(total), 1e-12 * speeds);
+		ENSURE(speeds > 64 * 0.1);  // they did move
+		bsParticles_Free(&p);
+		bsWorld_Destroy(world);
+	}
+	return 0;
+}
+
+// bsWorld_Step refuses a radial force out of range (radial.h's list), one setting wrong at a time.
+static int RefusesBad(void)
+{
+	bsWorld* world = RadialWorld(1);
+	ENSURE(world != NULL);
+	bsRadialDef good = bsDefaultRadialDef();
+	good.strength = 1.0;
+	good.falloff = bs_falloffLinear;
+	good.radius = 2.0;
+	struct
+	{
+		double* field;
+		double value;
+	} bad[] = {
+		{&good.center.y, NAN}, {&good.strength, INFINITY}, {&good.radius, 0.0}, {&good.radius, INFINITY},
+		{&good.radius, NAN}, {&good.softening, 0.0}, {&good.softening, INFINITY}, {&good.start, -INFINITY},
+		{&good.duration, 0.0}, {&good.duration, NAN},
+	};
+	bsVec3 x = bsV3(0.0, 1.0, 0.0);
+	bsParticles p;
+	RUN_SUBTEST(RadialParticles(&p, &x, 1));
+	bsStepDef st = RadialStep(&good, 0.01, 1);
+	ENSURE(bsRadialDef_IsValid(&good) && bsWorld_Step(world, &st, &p, NULL) == bs_ok);
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k)
+	{
+		double keep = *bad[k].field;
+		*bad[k].field = bad[k].value;
+		st = RadialStep(&good, 0.01, 1);
+		ENSURE(!bsRadialDef_IsValid(&good));
+		ENSURE(bsWorld_Step(world, &st, &p, NULL) == bs_errInvalidArgument);
+		*bad[k].field = keep;
+	}
+	good.falloff = bs_falloffCount;
+	ENSURE(!bsRadialDef_IsValid(&good));
+	good.falloff = bs_falloffConstant;  // an infinite radius is fine but for linear
+	good.radius = INFINITY;
+	ENSURE(bsRadialDef_IsValid(&good));
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
+// With gravity and air drag, 2000 particles around the centre: byte-identical at 1 and 2 threads.
+static int Threads(void)
+{
+	enum { count = 2000 };
+	bsRadialDef def = bsDefaultRadialDef();
+	def.center = bsV3(0.0, 0.1, 0.0);
+	def.strength = 60.0;
+	def.falloff = bs_falloffInverseSquare;
+	def.softening = 0.3;
+	def.radius = 4.0;
+	def.start = 0.013;
+	def.duration = 0.1;
+	bsParticles p[2];
+	for (int t = 0; t < 2; ++t)
+	{
+		bsWorld* world = RadialWorld(t + 1);
+		ENSURE(world != NULL);
+		bsStepDef st = RadialStep(&def, 0.005, 2);
+		st.gravity = bsV3(0.0, -9.81, 0.0);
+		st.drag = 1.5;
+		bsVec3 positions[count];
+		for (size_t i = 0; i < count; ++i)
+		{
+			double a = 0.001 * (double)i;
+			positions[i] = bsV3(0.3 * cos(7.0 * a), 0.2 + 0.1 * sin(3.0 * a), 0.3 * sin(5.0 * a));
+		}
+		RUN_SUBTEST(RadialParticles(&p[t], positions, count));
+		for (int step = 0; step < 60; ++step)
+		{
+			ENSURE(bsWorld_Step(world, &st, &p[t], NULL) == bs_ok);
+		}
+		bsWorld_Destroy(world);
+	}
+	ENSURE(memcmp(p[0].position, p[1].position, count * sizeof(bsVec3)) == 0);
+	ENSURE(memcmp(p[0].velocity, p[1].velocity, count * sizeof(bsVec3)) == 0);
+	bsParticles_Free(&p[0]);
+	bsParticles_Free(&p[1]);
+	return 0;
+}
+
+int RadialTest(void)
+{
+	RUN_SUBTEST(ConstantPush());
+	RUN_SUBTEST(Falloffs());
+	RUN_SUBTEST(WindowImpulse());
+	RUN_SUBTEST(NothingOutside());
+	RUN_SUBTEST(Symmetric());
+	RUN_SUBTEST(RefusesBad());
+	RUN_SUBTEST(Threads());
+	return 0;
+}
