@@ -237,6 +237,13 @@ obj = sys.argv[2] + "/tiny.obj"
 assert s["overrides"] == [], s["overrides"]
 assert s["inputs"] == [{"path": obj, "size": len(open(obj, "rb").read()), "fnv1a64": fnv1a64(obj)}], s["inputs"]
 assert len(s["config_hash"]) == 16
+# The step's phases, timed one after another inside each step: all there, none negative, the move
+# phase (every particle's sweeps) took time, and together they fit in the simulate time.
+t = s["seconds"]
+step = t["step"]
+assert list(step) == ["emit", "plan", "interaction", "forces", "colliders", "move", "sleep", "expire"], step
+assert all(v >= 0.0 for v in step.values()) and step["move"] > 0.0, step
+assert sum(step.values()) <= t["simulate"] + 1e-9, (sum(step.values()), t["simulate"])
 pov = open(d + "/scene.pov").read()
 assert pov.startswith("#version 3.7;") and "hierarchy off" not in pov
 components = {l for l in pov.splitlines() if l.startswith("\tsphere { ")}  # tiles repeat their neighbours'
