@@ -1201,6 +1201,7 @@ int bsRunMain(int argc, char** argv)
 		goto fail;
 	}
 	buffers.surface = bsSceneSurface_FromConfig(&c.render, o.threads);
+	scene.particles.threads = o.threads;  // the blobs' formatting: the same bytes at any count
 	if (!bsEnvBodies_WriteIncludes(env.bodies, dir, err, sizeof(err)))
 	{
 		goto fail;
