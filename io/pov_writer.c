@@ -44,9 +44,14 @@ static size_t bsFormatSlow(char* out, double x)
 	return len;
 }
 
-// x * 10^k, one correctly rounded operation: 10^|k| is exact for |k| <= 22.
+// x * 10^k: one correctly rounded operation, 10^|k| being exact for |k| <= 22; two for 22 < k <= 44
+// (the tiny numbers, such as the 1e-16 of a coordinate that rounding left near zero).
 static double bsScale10(double x, int k)
 {
+	if (k > 22)
+	{
+		return (x * bsPow10[22]) * bsPow10[k - 22];
+	}
 	return k >= 0 ? x * bsPow10[k] : x / bsPow10[-k];
 }
 
@@ -81,7 +86,7 @@ size_t bsPov_FormatDouble(char* out, double x)
 	int n = biased - 1023;
 	int64_t t = (int64_t)n * 1292913986;
 	int e10 = (int)(t >= 0 ? t >> 32 : -((-t + 0xffffffffll) >> 32));
-	if (e10 < -14 || e10 > 29)
+	if (e10 < -36 || e10 > 29)
 	{
 		return bsFormatSlow(out, x);
 	}
@@ -91,8 +96,9 @@ size_t bsPov_FormatDouble(char* out, double x)
 		e10 += 1;
 		m = bsScale10(a, 8 - e10);
 	}
-	// m is a * 10^(8 - e10) within half an ulp (< 6e-8 at 1e9): rounding it to an integer is the
-	// correctly rounded result unless the fraction is within that error of one half.
+	// m is a * 10^(8 - e10) within half an ulp (< 6e-8 at 1e9), or within two roundings (< 2.3e-7)
+	// below 1e-14: rounding it to an integer is the correctly rounded result unless the fraction is
+	// within that error of one half (the 1e-6 guard below).
 	if (!(m >= 99999999.0 && m < 1e9))
 	{
 		return bsFormatSlow(out, x);
