@@ -68,6 +68,14 @@ determinism)
 	python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["particles"]
 assert p["emitted"] == 1305 and 0 < p["expired"] <= p["escaped"], p' "$work/ra/summary.json" ||
 		fail "summary.json: emitted or expired wrong"
+	# Enough particles that the scene's blobs are formatted in several pieces a tile on the threads
+	# (2,048 components a piece): 19,300 particles in tiles of at most 5,000, frames included.
+	big=(--set 'particles.emitters.0.count=[120,4,40]' --set render.blob.max_components=5000)
+	same_at_threads "the blobs in pieces" "$work/big" "${big[@]}"
+	for f in frame_0000.pov frame_0002.pov; do
+		cmp -s "$work/big1/$f" "$work/big2/$f" || fail "$f with the blobs in pieces differs between 1 and 2 threads"
+	done
+	[ "$(grep -c '^blob' "$work/big1/scene.pov")" -ge 4 ] || fail "the big run's scene has fewer than 4 tiles"
 	# Every interaction mode (with cohesion, viscosity, a stiffness): the same bytes at 1, 2 and 3
 	# threads, and the particles did interact (the run differs from one without).
 	k=0
