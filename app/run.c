@@ -398,7 +398,50 @@ static bool bsWriteSceneFile(const char* path, bsPovScene* scene, bsSceneBuffers
 typedef struct bsRunTimes
 {
 	double load, build, simulate, write, render, total;
+	bsStepProfile step;  // the step's phases (bsWorld_GetProfile), summed over the steps: within simulate
 } bsRunTimes;
+
+// The names and values of the run's phases and of the step's phases, in the order summary.json and
+// the printed table give them.
+enum
+{
+	bs_runPhaseCount = 6,
+	bs_stepPhaseCount = 8,
+};
+
+static void bsRunTimes_Phases(const bsRunTimes* t, const char** names, double* values)
+{
+	const char* n[bs_runPhaseCount] = {"load", "build", "simulate", "write", "render", "total"};
+	double v[bs_runPhaseCount] = {t->load, t->build, t->simulate, t->write, t->render, t->total};
+	memcpy(names, n, sizeof(n));
+	memcpy(values, v, sizeof(v));
+}
+
+static void bsStepProfile_Phases(const bsStepProfile* p, const char** names, double* values)
+{
+	const char* n[bs_stepPhaseCount] = {"emit", "plan", "interaction", "forces", "colliders", "move", "sleep",
+		"expire"};
+	double v[bs_stepPhaseCount] = {p->emit, p->plan, p->interaction, p->forces, p->colliders, p->move, p->sleep,
+		p->expire};
+	memcpy(names, n, sizeof(n));
+	memcpy(values, v, sizeof(v));
+}
+
+// Two lines of a table: the phases' names over their seconds.
+static void bsPrintPhases(const char* title, int count, const char** names, const double* values)
+{
+	printf("blobsim: %-8s", title);
+	for (int i = 0; i < count; ++i)
+	{
+		printf(" %11s", names[i]);
+	}
+	printf("\n         %-8s", "seconds");
+	for (int i = 0; i < count; ++i)
+	{
+		printf(" %11.3f", values[i]);
+	}
+	printf("\n");
+}
 
 // The run's inputs, for `blobsim batch` to tell whether the outputs are up to date (inputs.h): the
 // overrides as given and each input file's size and FNV-1a 64 hash (null when it could not be read).
@@ -528,12 +571,19 @@ static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInp
 	cJSON_AddNumberToObject(render, "fps", c->render.fps);
 	cJSON_AddNumberToObject(root, "threads", threads);
 	cJSON* t = cJSON_AddObjectToObject(root, "seconds");
-	cJSON_AddNumberToObject(t, "load", times->load);
-	cJSON_AddNumberToObject(t, "build", times->build);
-	cJSON_AddNumberToObject(t, "simulate", times->simulate);
-	cJSON_AddNumberToObject(t, "write", times->write);
-	cJSON_AddNumberToObject(t, "render", times->render);
-	cJSON_AddNumberToObject(t, "total", times->total);
+	const char* names[bs_stepPhaseCount];
+	double values[bs_stepPhaseCount];
+	bsRunTimes_Phases(times, names, values);
+	for (int i = 0; i < bs_runPhaseCount; ++i)
+	{
+		cJSON_AddNumberToObject(t, names[i], values[i]);
+	}
+	cJSON* step = cJSON_AddObjectToObject(t, "step");
+	bsStepProfile_Phases(&times->step, names, values);
+	for (int i = 0; i < bs_stepPhaseCount; ++i)
+	{
+		cJSON_AddNumberToObject(step, names[i], values[i]);
+	}
 	bsSceneSurface_AddSummary(surface, root);
 	char* text = cJSON_Print(root);
 	cJSON_Delete(root);
@@ -841,6 +891,8 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 		double t0 = bsNow();
 		bsResult r = bsWorld_Step(world, &c->step, p, stats);
 		run->times->simulate += bsNow() - t0;
+		bsStepProfile profile = bsWorld_GetProfile(world);
+		bsStepProfile_Add(&run->times->step, &profile);
 		bsEnvBodies_Pose(env->bodies, bsWorld_Time(world), &run->scene->bodyCount);
 		bsEnvBodies_Sensors(env->bodies, world, c->render.sensors, run->scene);
 		if (r != bs_ok)
@@ -1031,7 +1083,8 @@ int bsRunMain(int argc, char** argv)
 		return status;
 	}
 	double start = bsNow();
-	bsRunTimes times = {0, 0, 0, 0, 0, 0};
+	bsRunTimes times;
+	memset(&times, 0, sizeof(times));
 	char err[BS_ERR_MAX];
 	bsConfig c;
 	bsConfigError cerr;
@@ -1148,6 +1201,7 @@ int bsRunMain(int argc, char** argv)
 		goto fail;
 	}
 	buffers.surface = bsSceneSurface_FromConfig(&c.render, o.threads);
+	scene.particles.threads = o.threads;  // the blobs' formatting: the same bytes at any count
 	if (!bsEnvBodies_WriteIncludes(env.bodies, dir, err, sizeof(err)))
 	{
 		goto fail;
@@ -1236,6 +1290,12 @@ int bsRunMain(int argc, char** argv)
 		{
 			snprintf(sleeping, sizeof(sleeping), ", %" PRIu64 " sleeping", counts[bs_particleSleeping]);
 		}
+		const char* names[bs_stepPhaseCount];
+		double values[bs_stepPhaseCount];
+		bsRunTimes_Phases(&times, names, values);
+		bsPrintPhases("run", bs_runPhaseCount, names, values);
+		bsStepProfile_Phases(&times.step, names, values);
+		bsPrintPhases("step", bs_stepPhaseCount, names, values);
 		printf("blobsim: %zu particle%s (%" PRIu64 " stuck, %" PRIu64 " free, %" PRIu64 " escaped%s), %d step%s, "
 			"%s/%s, %.3f s -> %s/scene.pov%s\n",
 			p.count, bsPlural(p.count), counts[bs_particleStuck], counts[bs_particleFree], counts[bs_particleEscaped],

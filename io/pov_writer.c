@@ -2,6 +2,7 @@
 
 #include "atomic_file.h"
 
+#include "blobsim/parallel.h"
 #include "blobsim/version.h"
 
 #include <locale.h>
@@ -43,9 +44,14 @@ static size_t bsFormatSlow(char* out, double x)
 	return len;
 }
 
-// x * 10^k, one correctly rounded operation: 10^|k| is exact for |k| <= 22.
+// x * 10^k: one correctly rounded operation, 10^|k| being exact for |k| <= 22; two for 22 < k <= 44
+// (the tiny numbers, such as the 1e-16 of a coordinate that rounding left near zero).
 static double bsScale10(double x, int k)
 {
+	if (k > 22)
+	{
+		return (x * bsPow10[22]) * bsPow10[k - 22];
+	}
 	return k >= 0 ? x * bsPow10[k] : x / bsPow10[-k];
 }
 
@@ -80,7 +86,7 @@ size_t bsPov_FormatDouble(char* out, double x)
 	int n = biased - 1023;
 	int64_t t = (int64_t)n * 1292913986;
 	int e10 = (int)(t >= 0 ? t >> 32 : -((-t + 0xffffffffll) >> 32));
-	if (e10 < -14 || e10 > 29)
+	if (e10 < -36 || e10 > 29)
 	{
 		return bsFormatSlow(out, x);
 	}
@@ -90,8 +96,9 @@ size_t bsPov_FormatDouble(char* out, double x)
 		e10 += 1;
 		m = bsScale10(a, 8 - e10);
 	}
-	// m is a * 10^(8 - e10) within half an ulp (< 6e-8 at 1e9): rounding it to an integer is the
-	// correctly rounded result unless the fraction is within that error of one half.
+	// m is a * 10^(8 - e10) within half an ulp (< 6e-8 at 1e9), or within two roundings (< 2.3e-7)
+	// below 1e-14: rounding it to an integer is the correctly rounded result unless the fraction is
+	// within that error of one half (the 1e-6 guard below).
 	if (!(m >= 99999999.0 && m < 1e9))
 	{
 		return bsFormatSlow(out, x);
@@ -232,6 +239,7 @@ bsPovScene bsPovScene_Default(void)
 	s.particles.strength = 1.0;
 	s.particles.radiusScale = bsPov_BlobRadiusScale(0.5, 1.0);
 	s.particles.maxComponents = bs_povMaxBlobComponents;
+	s.particles.threads = 1;
 	return s;
 }
 
@@ -604,12 +612,20 @@ static bool bsPov_WriteMesh(bsPovWriter* w, const bsPovMesh* m, size_t meshIndex
 // is clipped_by the cell: inside the cell the field is the whole field, so the surface is exact there
 // and continues seamlessly into the next tile. Deterministic: the splits order by (coordinate, index).
 
+enum
+{
+	bs_blobPieceIds = 2048,     // particles a piece of a tile (below): about 400 KB of buffer
+	bs_blobPiecesPerThread = 4, // a round of pieces: enough that the threads stay busy
+};
+
 typedef struct bsKdNode
 {
 	double lo[3], hi[3];  // the cell
 	uint32_t first;       // leaf: first index into ids
 	uint32_t count;       // leaf: particles owned
 	uint32_t child;       // interior: left child (right = child + 1); 0 for a leaf
+	uint32_t edgeFirst;   // leaf: its particles that may reach another cell, edges[edgeFirst ..
+	uint32_t edgeCount;   // edgeFirst + edgeCount), in the order of ids
 } bsKdNode;
 
 typedef struct bsTiling
@@ -617,6 +633,8 @@ typedef struct bsTiling
 	bsKdNode* nodes;
 	uint32_t nodeCount, nodeCapacity;
 	uint32_t* ids;
+	uint32_t* edges;  // every leaf's edge particles (bsTiling_Edges), when there are several leaves
+	bsPool* pool;     // the threads that split and format (NULL: the caller's alone)
 	uint32_t leaves;
 	const bsVec3* centers;
 	const bsPovParticles* ps;
@@ -664,6 +682,14 @@ static void bsSelect(const bsVec3* c, int axis, uint32_t* ids, uint32_t n, uint3
 		uint32_t store = lo;
 		for (uint32_t i = lo; i < hi; ++i)
 		{
+#if defined(__GNUC__)
+			// Below the root the ids are scattered over the particles: fetch ahead so that the
+			// comparisons' cache misses overlap. A hint only.
+			if (i + 16 < hi)
+			{
+				__builtin_prefetch(c + ids[i + 16], 0);
+			}
+#endif
 			if (bsKeyLess(c, axis, ids[i], pivot))
 			{
 				uint32_t t = ids[i]; ids[i] = ids[store]; ids[store] = t;
@@ -705,17 +731,22 @@ static uint32_t bsTiling_Push(bsTiling* t)
 	return t->nodeCount++;
 }
 
-static void bsTiling_Split(bsTiling* t, uint32_t node, uint32_t first, uint32_t count, size_t chunk, int depth)
+// Where a node splits: the longest axis of its cell whose median falls strictly inside it, found by
+// reordering its ids (bsSelect); axis -1 when it stays a leaf (few enough particles, too deep, or every
+// particle at one point).
+typedef struct bsSplit
 {
-	bsKdNode* n = t->nodes + node;
-	n->first = first;
-	n->count = count;
-	if (count <= chunk || depth >= 60)
+	int axis;
+	double plane;
+} bsSplit;
+
+static bsSplit bsTiling_FindSplit(bsTiling* t, const bsKdNode* n, size_t chunk, int depth)
+{
+	bsSplit split = {-1, 0.0};
+	if (n->count <= chunk || depth >= 60)
 	{
-		t->leaves += 1;
-		return;
+		return split;
 	}
-	// The longest axis of the cell whose median falls strictly inside it.
 	int order[3] = {0, 1, 2};
 	double ext[3] = {n->hi[0] - n->lo[0], n->hi[1] - n->lo[1], n->hi[2] - n->lo[2]};
 	for (int i = 0; i < 3; ++i)
@@ -728,37 +759,185 @@ static void bsTiling_Split(bsTiling* t, uint32_t node, uint32_t first, uint32_t 
 			}
 		}
 	}
-	uint32_t k = count / 2;
+	uint32_t k = n->count / 2;
 	for (int a = 0; a < 3; ++a)
 	{
 		int axis = order[a];
-		bsSelect(t->centers, axis, t->ids + first, count, k);
-		double plane = bsCoord(t->centers[t->ids[first + k]], axis);
-		if (!(plane > n->lo[axis] && plane < n->hi[axis]))
+		bsSelect(t->centers, axis, t->ids + n->first, n->count, k);
+		double plane = bsCoord(t->centers[t->ids[n->first + k]], axis);
+		if (plane > n->lo[axis] && plane < n->hi[axis])
+		{
+			split.axis = axis;
+			split.plane = plane;
+			return split;
+		}
+	}
+	return split;
+}
+
+typedef struct bsSplitLevel
+{
+	bsTiling* t;
+	const uint32_t* nodes;  // this depth's nodes
+	bsSplit* splits;
+	size_t chunk;
+	int depth;
+} bsSplitLevel;
+
+static void bsSplitLevel_Range(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	bsSplitLevel* level = context;
+	for (size_t i = begin; i < end; ++i)
+	{
+		level->splits[i] = bsTiling_FindSplit(level->t, level->t->nodes + level->nodes[i], level->chunk, level->depth);
+	}
+}
+
+// The k-d tree, a depth at a time: the nodes of one depth own disjoint ranges of ids, so their
+// splits run on the pool's threads, and each range sees the same selects in the same order as it
+// would depth first: the same tree and ids for any thread count. Children are added in node order.
+static void bsTiling_Split(bsTiling* t, size_t chunk)
+{
+	uint32_t* level = malloc(sizeof(uint32_t));
+	bsSplit* splits = malloc(sizeof(bsSplit));
+	if (level == NULL || splits == NULL)
+	{
+		free(level);
+		free(splits);
+		t->failed = true;
+		return;
+	}
+	level[0] = 0;
+	uint32_t count = 1;
+	for (int depth = 0; count > 0 && !t->failed; ++depth)
+	{
+		bsSplitLevel job = {t, level, splits, chunk, depth};
+		if (t->pool != NULL)
+		{
+			bsPool_For(t->pool, count, 1, bsSplitLevel_Range, &job);
+		}
+		else
+		{
+			bsSplitLevel_Range(&job, 0, count, 0);
+		}
+		uint32_t next = 0;
+		for (uint32_t i = 0; i < count; ++i)
+		{
+			next += splits[i].axis >= 0 ? 2 : 0;
+		}
+		uint32_t* nextLevel = malloc((next > 0 ? next : 1) * sizeof(uint32_t));
+		bsSplit* nextSplits = malloc((next > 0 ? next : 1) * sizeof(bsSplit));
+		if (nextLevel == NULL || nextSplits == NULL)
+		{
+			free(nextLevel);
+			free(nextSplits);
+			t->failed = true;
+			break;
+		}
+		uint32_t added = 0;
+		for (uint32_t i = 0; i < count && !t->failed; ++i)
+		{
+			if (splits[i].axis < 0)
+			{
+				t->leaves += 1;
+				continue;
+			}
+			uint32_t left = bsTiling_Push(t);
+			bsTiling_Push(t);
+			if (t->failed)
+			{
+				break;
+			}
+			bsKdNode* n = t->nodes + level[i];
+			int axis = splits[i].axis;
+			n->child = left;
+			bsKdNode* l = t->nodes + left;
+			bsKdNode* r = l + 1;
+			memcpy(l->lo, n->lo, sizeof(n->lo));
+			memcpy(l->hi, n->hi, sizeof(n->hi));
+			memcpy(r->lo, n->lo, sizeof(n->lo));
+			memcpy(r->hi, n->hi, sizeof(n->hi));
+			l->hi[axis] = splits[i].plane;
+			r->lo[axis] = splits[i].plane;
+			uint32_t k = n->count / 2;
+			l->first = n->first;
+			l->count = k;
+			r->first = n->first + k;
+			r->count = n->count - k;
+			nextLevel[added++] = left;
+			nextLevel[added++] = left + 1;
+		}
+		free(level);
+		free(splits);
+		level = nextLevel;
+		splits = nextSplits;
+		count = added;
+	}
+	free(level);
+	free(splits);
+}
+
+// Is the particle within `margin` of a face of its leaf's cell (on the inner side: it is in the cell)?
+static bool bsNearFace(bsVec3 c, const bsKdNode* leaf, double margin)
+{
+	for (int a = 0; a < 3; ++a)
+	{
+		double v = bsCoord(c, a);
+		if (!(v - leaf->lo[a] > margin && leaf->hi[a] - v > margin))
+		{
+			return true;
+		}
+	}
+	return false;
+}
+
+// Each leaf's edge particles: those within the largest reach m (and a hair) of its cell's faces, the
+// only ones whose sphere can reach another leaf's cell, so that a tile looks at its neighbours' edges
+// instead of all their particles (most of them, with thousands of particles a tile). Exact, not a
+// heuristic: two leaves' cells lie on either side of their common ancestor's split plane, so a
+// particle farther than M = m (1 + 2^-40) inside its own cell is farther than M from the other cell
+// on that axis, its rounded squared distance exceeds the rounded m^2 >= r^2 (the relative margin is
+// far above the rounding), and bsSphereMeetsCell rejects it. Outside [1e-150, 1e150], where m^2 could
+// leave the normal range, every particle counts as an edge one.
+static bool bsTiling_Edges(bsTiling* t)
+{
+	double m = t->maxReach;
+	double margin = m >= 1e-150 && m <= 1e150 ? m * (1.0 + 0x1p-40) : (double)INFINITY;
+	size_t n = t->ps->count;
+	t->edges = malloc((n > 0 ? n : 1) * sizeof(uint32_t));
+	if (t->edges == NULL)
+	{
+		return false;
+	}
+	uint32_t used = 0;
+	for (uint32_t node = 0; node < t->nodeCount; ++node)
+	{
+		bsKdNode* leaf = t->nodes + node;
+		if (leaf->child != 0)
 		{
 			continue;
 		}
-		uint32_t left = bsTiling_Push(t);
-		bsTiling_Push(t);
-		if (t->failed)
+		leaf->edgeFirst = used;
+		for (uint32_t k = 0; k < leaf->count; ++k)
 		{
-			return;
+#if defined(__GNUC__)
+			if (k + 16 < leaf->count)
+			{
+				__builtin_prefetch(t->centers + t->ids[leaf->first + k + 16], 0);
+			}
+#endif
+			uint32_t id = t->ids[leaf->first + k];
+			if (bsNearFace(t->centers[id], leaf, margin))
+			{
+				t->edges[used++] = id;
+			}
 		}
-		n = t->nodes + node;  // the array may have moved
-		n->child = left;
-		bsKdNode* l = t->nodes + left;
-		bsKdNode* r = l + 1;
-		memcpy(l->lo, n->lo, sizeof(n->lo));
-		memcpy(l->hi, n->hi, sizeof(n->hi));
-		memcpy(r->lo, n->lo, sizeof(n->lo));
-		memcpy(r->hi, n->hi, sizeof(n->hi));
-		l->hi[axis] = plane;
-		r->lo[axis] = plane;
-		bsTiling_Split(t, left, first, k, chunk, depth + 1);
-		bsTiling_Split(t, left + 1, first + k, count - k, chunk, depth + 1);
-		return;
+		leaf->edgeCount = used - leaf->edgeFirst;
 	}
-	t->leaves += 1;  // every particle at one point: a leaf however many
+	uint32_t* fit = realloc(t->edges, (used > 0 ? used : 1) * sizeof(uint32_t));
+	t->edges = fit != NULL ? fit : t->edges;
+	return true;
 }
 
 // Builds the tiling; false when out of memory. One leaf (no clipping) when the count fits a blob.
@@ -768,6 +947,10 @@ static bool bsTiling_Build(bsTiling* t, const bsPovParticles* ps, size_t chunk)
 	t->centers = ps->centers;
 	t->ps = ps;
 	size_t n = ps->count;
+	// A pool only when there is more than one piece to share out; one that cannot start leaves the
+	// caller's thread alone (the same bytes).
+	int threads = bsResolveThreads(ps->threads, n / bs_blobPieceIds + 1);
+	t->pool = threads > 1 ? bsPool_Create(threads) : NULL;
 	t->ids = malloc((n > 0 ? n : 1) * sizeof(uint32_t));
 	if (t->ids == NULL || bsTiling_Push(t) != 0 || t->failed)
 	{
@@ -792,14 +975,17 @@ static bool bsTiling_Build(bsTiling* t, const bsPovParticles* ps, size_t chunk)
 		t->nodes[0].lo[a] = lo[a] - t->maxReach;
 		t->nodes[0].hi[a] = hi[a] + t->maxReach;
 	}
-	bsTiling_Split(t, 0, 0, (uint32_t)n, chunk, 0);
-	return !t->failed;
+	t->nodes[0].count = (uint32_t)n;
+	bsTiling_Split(t, chunk);
+	return !t->failed && (t->leaves == 1 || bsTiling_Edges(t));
 }
 
 static void bsTiling_Free(bsTiling* t)
 {
 	free(t->nodes);
 	free(t->ids);
+	free(t->edges);
+	bsPool_Destroy(t->pool);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -816,64 +1002,128 @@ static bool bsSphereMeetsCell(bsVec3 c, double r, const double lo[3], const doub
 	return d2 <= r * r;
 }
 
-typedef struct bsComponentWriter
-{
-	bsPovWriter* w;
-	const bsPovParticles* ps;
-	char strength[bs_povNumberMax + 8];
-	size_t strengthLen;
-	uint32_t pending[256];
-	size_t pendingCount;
-} bsComponentWriter;
+// Writing the tiles. A tile's components are its own particles, then, for every other leaf near it
+// in tree order, those of the leaf's particles that reach the tile's cell: the same list in the same
+// order whatever the threads. The list is cut into pieces of at most bs_blobPieceIds particles, each
+// formatted into its own buffer on the pool's threads, a round of pieces at a time, and the buffers
+// are written in piece order: byte-identical files for any thread count, and memory bounded by the
+// round's buffers (bs_blobPieceIds x bs_componentLineMax bytes each, 4 a thread), not by the file.
 
 enum
 {
-	bs_componentLineMax = 16 + bsVectorMax + 2 * bs_povNumberMax + 8
+	bs_componentLineMax = 16 + bsVectorMax + 2 * bs_povNumberMax + 8,
 };
 
-static void bsComponents_Flush(bsComponentWriter* cw)
+typedef struct bsBlobPiece
 {
-	size_t n = cw->pendingCount;
-	if (n == 0)
+	const uint32_t* ids;
+	uint32_t count;
+	bool own;  // the tile's own particles: every one; else only those reaching the tile's cell
+} bsBlobPiece;
+
+typedef struct bsBlobWriter
+{
+	bsPovWriter* w;
+	const bsTiling* t;
+	bsPool* pool;           // the tiling's: NULL for the caller's thread alone
+	const bsKdNode* leaf;   // the tile being written
+	char strength[bs_povNumberMax + 8];
+	size_t strengthLen;
+	bsBlobPiece* pieces;    // the round: roundCapacity pieces, each with a buffer
+	char** buffers;
+	size_t* lengths;
+	size_t pieceCount, roundCapacity;
+} bsBlobWriter;
+
+static size_t bsBlobWriter_Format(const bsBlobWriter* bw, const bsBlobPiece* piece, char* out)
+{
+	const bsTiling* t = bw->t;
+	const bsPovParticles* ps = t->ps;
+	char* q = out;
+	for (uint32_t k = 0; k < piece->count; ++k)
 	{
-		return;
-	}
-	char* p = bsAtomicFile_Reserve(&cw->w->file, n * bs_componentLineMax);
-	cw->pendingCount = 0;
-	if (p == NULL)
-	{
-		return;
-	}
-	const bsPovParticles* ps = cw->ps;
-	char* q = p;
-	for (size_t k = 0; k < n; ++k)
-	{
-		uint32_t id = cw->pending[k];
+#if defined(__GNUC__)
+		// The ids are in tree order, the particles' slots scattered: fetch ahead so the cache misses
+		// overlap. A hint only.
+		if (k + 8 < piece->count)
+		{
+			__builtin_prefetch(t->centers + piece->ids[k + 8], 0);
+			if (ps->radii != NULL)
+			{
+				__builtin_prefetch(ps->radii + piece->ids[k + 8], 0);
+			}
+		}
+#endif
+		uint32_t id = piece->ids[k];
+		double reach = bsReach(ps, id);
+		if (!piece->own && !bsSphereMeetsCell(t->centers[id], reach, bw->leaf->lo, bw->leaf->hi))
+		{
+			continue;
+		}
 		q = BS_PUT_LITERAL(q, "\tsphere { ");
-		q = bsPutVector(q, ps->centers[id]);
+		q = bsPutVector(q, t->centers[id]);
 		*q++ = ',';
 		*q++ = ' ';
-		q = bsPutDouble(q, bsReach(ps, id));
+		q = bsPutDouble(q, reach);
 		*q++ = ',';
 		*q++ = ' ';
-		q = bsPutText(q, cw->strength, cw->strengthLen);
+		q = bsPutText(q, bw->strength, bw->strengthLen);
 	}
-	bsAtomicFile_Advance(&cw->w->file, (size_t)(q - p));
+	return (size_t)(q - out);
 }
 
-static void bsComponents_Add(bsComponentWriter* cw, uint32_t id)
+static void bsBlobWriter_Range(void* context, size_t begin, size_t end, int worker)
 {
-	cw->pending[cw->pendingCount++] = id;
-	if (cw->pendingCount == sizeof(cw->pending) / sizeof(cw->pending[0]))
+	(void)worker;
+	bsBlobWriter* bw = context;
+	for (size_t k = begin; k < end; ++k)
 	{
-		bsComponents_Flush(cw);
+		bw->lengths[k] = bsBlobWriter_Format(bw, bw->pieces + k, bw->buffers[k]);
 	}
 }
 
-// Every component reaching the leaf's cell, in tree order.
-static void bsTiling_Gather(const bsTiling* t, uint32_t node, const bsKdNode* leaf, bsComponentWriter* cw)
+// Formats the round's pieces on the threads, then writes them in order.
+static void bsBlobWriter_Flush(bsBlobWriter* bw)
+{
+	if (bw->pieceCount == 0)
+	{
+		return;
+	}
+	if (bw->pool != NULL)
+	{
+		bsPool_For(bw->pool, bw->pieceCount, 1, bsBlobWriter_Range, bw);
+	}
+	else
+	{
+		bsBlobWriter_Range(bw, 0, bw->pieceCount, 0);
+	}
+	for (size_t k = 0; k < bw->pieceCount; ++k)
+	{
+		bsAtomicFile_Write(&bw->w->file, bw->buffers[k], bw->lengths[k]);
+	}
+	bw->pieceCount = 0;
+}
+
+static void bsBlobWriter_Add(bsBlobWriter* bw, const uint32_t* ids, uint32_t count, bool own)
+{
+	for (uint32_t first = 0; first < count; first += bs_blobPieceIds)
+	{
+		if (bw->pieceCount == bw->roundCapacity)
+		{
+			bsBlobWriter_Flush(bw);
+		}
+		uint32_t n = count - first < bs_blobPieceIds ? count - first : bs_blobPieceIds;
+		bsBlobPiece piece = {ids + first, n, own};
+		bw->pieces[bw->pieceCount++] = piece;
+	}
+}
+
+// Every other leaf near the tile, in tree order: the particles of its edge list (bsTiling_Edges),
+// the only ones that can reach another cell.
+static void bsTiling_Gather(const bsTiling* t, uint32_t node, bsBlobWriter* bw)
 {
 	const bsKdNode* n = t->nodes + node;
+	const bsKdNode* leaf = bw->leaf;
 	for (int a = 0; a < 3; ++a)
 	{
 		if (n->hi[a] < leaf->lo[a] - t->maxReach || n->lo[a] > leaf->hi[a] + t->maxReach)
@@ -883,44 +1133,42 @@ static void bsTiling_Gather(const bsTiling* t, uint32_t node, const bsKdNode* le
 	}
 	if (n->child != 0)
 	{
-		bsTiling_Gather(t, n->child, leaf, cw);
-		bsTiling_Gather(t, n->child + 1, leaf, cw);
+		bsTiling_Gather(t, n->child, bw);
+		bsTiling_Gather(t, n->child + 1, bw);
 		return;
 	}
-	for (uint32_t k = n->first; k < n->first + n->count; ++k)
+	if (n == leaf)
 	{
-		uint32_t id = t->ids[k];
-		if (n == leaf || bsSphereMeetsCell(t->centers[id], bsReach(t->ps, id), leaf->lo, leaf->hi))
-		{
-			bsComponents_Add(cw, id);
-		}
+		bsBlobWriter_Add(bw, t->ids + n->first, n->count, true);
+	}
+	else
+	{
+		bsBlobWriter_Add(bw, t->edges + n->edgeFirst, n->edgeCount, false);
 	}
 }
 
-static void bsTiling_WriteLeaves(const bsTiling* t, uint32_t node, bsComponentWriter* cw,
-	const char* threshold, const char* material)
+static void bsTiling_WriteLeaves(const bsTiling* t, uint32_t node, bsBlobWriter* bw, const char* threshold,
+	const char* material)
 {
 	const bsKdNode* n = t->nodes + node;
 	if (n->child != 0)
 	{
-		bsTiling_WriteLeaves(t, n->child, cw, threshold, material);
-		bsTiling_WriteLeaves(t, n->child + 1, cw, threshold, material);
+		bsTiling_WriteLeaves(t, n->child, bw, threshold, material);
+		bsTiling_WriteLeaves(t, n->child + 1, bw, threshold, material);
 		return;
 	}
-	bsPovWriter* w = cw->w;
+	bsPovWriter* w = bw->w;
 	bsAtomicFile_Printf(&w->file, "\nblob\n{\n\tthreshold %s\n", threshold);
+	bw->leaf = n;
 	if (t->leaves == 1)
 	{
-		for (uint32_t k = 0; k < n->count; ++k)
-		{
-			bsComponents_Add(cw, t->ids[n->first + k]);
-		}
+		bsBlobWriter_Add(bw, t->ids + n->first, n->count, true);
 	}
 	else
 	{
-		bsTiling_Gather(t, 0, n, cw);
+		bsTiling_Gather(t, 0, bw);
 	}
-	bsComponents_Flush(cw);
+	bsBlobWriter_Flush(bw);
 	bsAtomicFile_Printf(&w->file, "\ttexture { %s }\n", material);
 	if (t->leaves > 1)
 	{
@@ -938,19 +1186,62 @@ static size_t bsBlobChunk(const bsPovParticles* ps)
 	return chunk == 0 || chunk > limit ? limit : chunk;
 }
 
+static void bsBlobWriter_Free(bsBlobWriter* bw)
+{
+	for (size_t k = 0; bw->buffers != NULL && k < bw->roundCapacity; ++k)
+	{
+		free(bw->buffers[k]);
+	}
+	free(bw->buffers);
+	free(bw->lengths);
+	free(bw->pieces);
+}
+
+// The round's buffers; false when out of memory.
+static bool bsBlobWriter_Init(bsBlobWriter* bw, bsPovWriter* w, const bsTiling* t)
+{
+	memset(bw, 0, sizeof(*bw));
+	bw->w = w;
+	bw->t = t;
+	bw->pool = t->pool;
+	size_t pieces = t->ps->count / bs_blobPieceIds + 1;
+	int threads = bw->pool != NULL ? bsPool_ThreadCount(bw->pool) : 1;
+	size_t capacity = (size_t)threads * bs_blobPiecesPerThread;
+	bw->roundCapacity = capacity < pieces ? capacity : pieces;
+	bw->pieces = malloc(bw->roundCapacity * sizeof(bsBlobPiece));
+	bw->lengths = malloc(bw->roundCapacity * sizeof(size_t));
+	bw->buffers = calloc(bw->roundCapacity, sizeof(char*));
+	if (bw->pieces == NULL || bw->lengths == NULL || bw->buffers == NULL)
+	{
+		return false;
+	}
+	for (size_t k = 0; k < bw->roundCapacity; ++k)
+	{
+		bw->buffers[k] = malloc((size_t)bs_blobPieceIds * bs_componentLineMax);
+		if (bw->buffers[k] == NULL)
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
 static bool bsPov_WriteParticles(bsPovWriter* w, const bsPovParticles* ps, const bsTiling* t)
 {
-	bsComponentWriter cw;
-	memset(&cw, 0, sizeof(cw));
-	cw.w = w;
-	cw.ps = ps;
-	cw.strengthLen = bsPov_FormatDouble(cw.strength, ps->strength);
-	memcpy(cw.strength + cw.strengthLen, " }\n", 4);
-	cw.strengthLen += 3;
+	bsBlobWriter bw;
+	if (!bsBlobWriter_Init(&bw, w, t))
+	{
+		bsBlobWriter_Free(&bw);
+		return bsPovFail(w, "particles: out of memory");
+	}
+	bw.strengthLen = bsPov_FormatDouble(bw.strength, ps->strength);
+	memcpy(bw.strength + bw.strengthLen, " }\n", 4);
+	bw.strengthLen += 3;
 	char threshold[bs_povNumberMax];
 	bsPov_FormatDouble(threshold, ps->threshold);
 	const char* material = ps->material != NULL ? ps->material : bsDefaultMaterial;
-	bsTiling_WriteLeaves(t, 0, &cw, threshold, material);
+	bsTiling_WriteLeaves(t, 0, &bw, threshold, material);
+	bsBlobWriter_Free(&bw);
 	return true;
 }
 

@@ -105,6 +105,8 @@ typedef struct bsPovParticles
 	double radiusScale;       // component radius = collision radius * radiusScale, > 0
 	size_t maxComponents;     // per blob object; 0 or more than bs_povMaxBlobComponents means the limit
 	const char* material;     // as bsPovMesh.material
+	int threads;              // threads formatting the components (bsResolveThreads: <= 0 all cores);
+	                          // the file is the same for any count. bsPovScene_Default: 1
 	const char* surfaceInclude;  // NULL: the particles as blobs. Otherwise the name of an include file,
 	                             // beside the scene, that draws them (a mesh, surface_file.h): the scene
 	                             // includes the string BlobsimSurface, declared as this name unless it

@@ -7,6 +7,8 @@
 #include "stuck_grid.h"
 #include "world_internal.h"
 
+#include "blobsim/timer.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +73,37 @@ void bsStepStats_Add(bsStepStats* total, const bsStepStats* add)
 	total->substeps += add->substeps;
 	total->pairs += add->pairs;
 	total->contactPairs += add->contactPairs;
+}
+
+bsStepProfile bsWorld_GetProfile(const bsWorld* world)
+{
+	return world->profile;
+}
+
+void bsStepProfile_Add(bsStepProfile* total, const bsStepProfile* add)
+{
+	total->emit += add->emit;
+	total->plan += add->plan;
+	total->interaction += add->interaction;
+	total->forces += add->forces;
+	total->colliders += add->colliders;
+	total->move += add->move;
+	total->sleep += add->sleep;
+	total->expire += add->expire;
+}
+
+double bsStepProfile_Total(const bsStepProfile* p)
+{
+	return p->emit + p->plan + p->interaction + p->forces + p->colliders + p->move + p->sleep + p->expire;
+}
+
+// Ends a phase: adds the time since *clock to it and starts the next one there, so the phases tile
+// the step (one clock read per phase).
+static void bsLap(double* clock, double* phase)
+{
+	double now = bsNow();
+	*phase += now - *clock;
+	*clock = now;
 }
 
 static bool bsStepDef_IsValid(const bsStepDef* def)
@@ -666,6 +699,9 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	{
 		return bs_errInvalidArgument;
 	}
+	bsStepProfile* profile = &world->profile;
+	memset(profile, 0, sizeof(*profile));
+	double clock = bsNow();
 	bsStepStats local;
 	memset(&local, 0, sizeof(local));
 	bsResult result = bsWorld_EmitUntil(world, world->time + def->dt, particles, &local);
@@ -673,6 +709,7 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	{
 		result = bsSleep_Begin(world, particles);
 	}
+	bsLap(&clock, &profile->emit);
 
 	int substeps = 1;
 	if (result == bs_ok)
@@ -682,6 +719,7 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	double h = def->dt / substeps;
 	bsForcesJob forces = {.context = {def, particles, world->time, h}, .h = h, .particles = particles};
 	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h};
+	bsLap(&clock, &profile->plan);
 	for (int k = 0; result == bs_ok && k < substeps; ++k)
 	{
 		if (def->interaction.type != bs_interactionNone)
@@ -695,16 +733,19 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 				break;
 			}
 			bsSleep_Wake(world, particles, &local);
+			bsLap(&clock, &profile->interaction);
 		}
 		// Which forces act depends on the substep's time (the radial force's window).
 		forces.context.time = world->time + k * h;
 		bsForces_Prepare(&forces.context, &forces.forces);
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsForces_Range, &forces);
+		bsLap(&clock, &profile->forces);
 		// The colliders of stuck and sleeping particles: the grid gathers, in index order, those that
 		// stuck or fell asleep since the last move phase (and lets go of woken and expired ones).
 		result = world->bodies != NULL ? bsWorldBodies_Begin(world, world->time + k * h, world->time + (k + 1) * h, particles)
 									   : bs_ok;
 		result = result == bs_ok && world->stuck != NULL ? bsStuckGrid_Sync(world->stuck, particles) : result;
+		bsLap(&clock, &profile->colliders);
 		if (result != bs_ok)
 		{
 			bsGatherWorkers(world, &local);  // clears the workers' slots for the next step
@@ -716,17 +757,20 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 		result = result == bs_ok && world->bodies != NULL ? bsWorldBodies_Gather(world) : result;
 		local.substeps += 1;
 		bsSleep_Wake(world, particles, &local);
+		bsLap(&clock, &profile->move);
 	}
 	if (result == bs_ok && def->sleepSteps > 0)
 	{
 		bsSleepJob sleep = {world, def, particles};
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsSleep_Range, &sleep);
 		result = bsGatherWorkers(world, &local);
+		bsLap(&clock, &profile->sleep);
 	}
 	if (result == bs_ok)
 	{
 		bsWorld_Expire(world, world->time + def->dt, def->dt, particles, &local);
 		world->time += def->dt;
+		bsLap(&clock, &profile->expire);
 	}
 	if (stats != NULL)
 	{

@@ -106,6 +106,7 @@ struct bsWorld
 	bsContactSpring* springs;  // BS_CONTACT_SPRINGS a particle, with a tangential stiffness, else NULL
 	size_t springCapacity;     // particles they have room for
 	struct bsWorldDynamics* dynamics;  // the dynamic bodies' rigid states (body_dynamics.h), NULL until needed
+	bsStepProfile profile;  // the last step's phase times (bsWorld_GetProfile)
 };
 
 // bsWorld_Sweep for a sweep already prepared (the step builds it once per contact).

@@ -68,6 +68,14 @@ determinism)
 	python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["particles"]
 assert p["emitted"] == 1305 and 0 < p["expired"] <= p["escaped"], p' "$work/ra/summary.json" ||
 		fail "summary.json: emitted or expired wrong"
+	# Enough particles that the scene's blobs are formatted in several pieces a tile on the threads
+	# (2,048 components a piece): 19,300 particles in tiles of at most 5,000, frames included.
+	big=(--set 'particles.emitters.0.count=[120,4,40]' --set render.blob.max_components=5000)
+	same_at_threads "the blobs in pieces" "$work/big" "${big[@]}"
+	for f in frame_0000.pov frame_0002.pov; do
+		cmp -s "$work/big1/$f" "$work/big2/$f" || fail "$f with the blobs in pieces differs between 1 and 2 threads"
+	done
+	[ "$(grep -c '^blob' "$work/big1/scene.pov")" -ge 4 ] || fail "the big run's scene has fewer than 4 tiles"
 	# Every interaction mode (with cohesion, viscosity, a stiffness): the same bytes at 1, 2 and 3
 	# threads, and the particles did interact (the run differs from one without).
 	k=0
@@ -237,6 +245,13 @@ obj = sys.argv[2] + "/tiny.obj"
 assert s["overrides"] == [], s["overrides"]
 assert s["inputs"] == [{"path": obj, "size": len(open(obj, "rb").read()), "fnv1a64": fnv1a64(obj)}], s["inputs"]
 assert len(s["config_hash"]) == 16
+# The step's phases, timed one after another inside each step: all there, none negative, the move
+# phase (every particle's sweeps) took time, and together they fit in the simulate time.
+t = s["seconds"]
+step = t["step"]
+assert list(step) == ["emit", "plan", "interaction", "forces", "colliders", "move", "sleep", "expire"], step
+assert all(v >= 0.0 for v in step.values()) and step["move"] > 0.0, step
+assert sum(step.values()) <= t["simulate"] + 1e-9, (sum(step.values()), t["simulate"])
 pov = open(d + "/scene.pov").read()
 assert pov.startswith("#version 3.7;") and "hierarchy off" not in pov
 components = {l for l in pov.splitlines() if l.startswith("\tsphere { ")}  # tiles repeat their neighbours'

@@ -129,3 +129,27 @@ bsResult bsWorld_Emit(bsWorld* world, bsParticles* particles, bsStepStats* stats
 bool bsWorld_EmitFailure(const bsWorld* world, int* emitter, size_t* index);
 
 void bsStepStats_Add(bsStepStats* total, const bsStepStats* add);
+
+// Seconds the last step spent in each of its phases, on the monotonic clock (timer.h): one clock read
+// per phase and substep, none per particle. The phases follow each other, so they add up to at most
+// the step's wall time. Unlike bsStepStats they depend on the machine and its load: report them, never
+// compare them (they change no other result).
+typedef struct bsStepProfile
+{
+	double emit;         // the emit phase, and the sleep bookkeeping before the substeps
+	double plan;         // choosing the substeps
+	double interaction;  // the particle interaction (neighbour grid, contact forces) and its wakes
+	double forces;       // gravity, drag and the field
+	double colliders;    // the moving bodies' poses and dynamics, the stuck particles' collider grid
+	double move;         // the sweeps against the colliders (with their Morton order) and their wakes
+	double sleep;        // the end-of-step sleep test
+	double expire;       // lifetimes
+} bsStepProfile;
+
+// The phases' times of the last bsWorld_Step (all zero before the first).
+bsStepProfile bsWorld_GetProfile(const bsWorld* world);
+
+void bsStepProfile_Add(bsStepProfile* total, const bsStepProfile* add);
+
+// The sum of the phases' times.
+double bsStepProfile_Total(const bsStepProfile* profile);
