@@ -1,0 +1,973 @@
+// bvh_build.c — bsBvh_Build: the binned-SAH binary tree (top levels serially, the subtrees below on
+// the build's threads, the same tree for any thread count) and the 4-wide tree collapsed from it;
+// bsBvh_Destroy and bsBvh_Bytes. The queries that walk it are in bvh.c.
+
+#include "float_bounds.h"
+
+#include "blobsim/bvh.h"
+#include "blobsim/parallel.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#define BS_BVH_MAX_BINS 64
+#define BS_BVH_MAX_LEAF 64
+
+bsBvhOptions bsDefaultBvhOptions(void)
+{
+	bsBvhOptions options;
+	options.bins = 16;
+	options.maxLeafSize = 4;
+	options.traversalCost = 1.0;
+	options.threads = 1;
+	return options;
+}
+
+
+// --- Build ---
+
+// Four float lanes (x, y, z and an unused fourth) for the build's boxes: SSE where there is SSE2,
+// plain floats otherwise (the same operations lane by lane, so the same trees).
+#if defined(__SSE2__)
+typedef __m128 bsF4;
+
+static inline bsF4 bsF4_Load(const float* p)
+{
+	return _mm_load_ps(p);
+}
+
+static inline void bsF4_Store(float* p, bsF4 a)
+{
+	_mm_store_ps(p, a);
+}
+
+static inline bsF4 bsF4_Set1(float x)
+{
+	return _mm_set1_ps(x);
+}
+
+static inline bsF4 bsF4_Min(bsF4 a, bsF4 b)
+{
+	return _mm_min_ps(a, b);
+}
+
+static inline bsF4 bsF4_Max(bsF4 a, bsF4 b)
+{
+	return _mm_max_ps(a, b);
+}
+
+// a + b and (a - b) c, lane by lane.
+static inline bsF4 bsF4_Add(bsF4 a, bsF4 b)
+{
+	return _mm_add_ps(a, b);
+}
+
+static inline bsF4 bsF4_SubMul(bsF4 a, bsF4 b, bsF4 c)
+{
+	return _mm_mul_ps(_mm_sub_ps(a, b), c);
+}
+
+static inline bsF4 bsF4_Half(bsF4 a)
+{
+	return _mm_mul_ps(a, _mm_set1_ps(0.5f));
+}
+
+// The bin of every lane: f truncated, f at or above `last` (or NaN) to `last`, as bsBinning_Index.
+static inline void bsF4_Bins(bsF4 f, bsF4 last, int32_t out[4])
+{
+	_mm_storeu_si128((__m128i*)out, _mm_cvttps_epi32(_mm_min_ps(f, last)));
+}
+#else
+typedef struct bsF4
+{
+	float v[4];
+} bsF4;
+
+static inline bsF4 bsF4_Load(const float* p)
+{
+	bsF4 a = {{p[0], p[1], p[2], p[3]}};
+	return a;
+}
+
+static inline void bsF4_Store(float* p, bsF4 a)
+{
+	memcpy(p, a.v, sizeof a.v);
+}
+
+static inline bsF4 bsF4_Set1(float x)
+{
+	bsF4 a = {{x, x, x, x}};
+	return a;
+}
+
+// The operand order of SSE's minps/maxps: the second operand when the comparison is false.
+static inline bsF4 bsF4_Min(bsF4 a, bsF4 b)
+{
+	for (int i = 0; i < 4; ++i)
+	{
+		a.v[i] = a.v[i] < b.v[i] ? a.v[i] : b.v[i];
+	}
+	return a;
+}
+
+static inline bsF4 bsF4_Max(bsF4 a, bsF4 b)
+{
+	for (int i = 0; i < 4; ++i)
+	{
+		a.v[i] = a.v[i] > b.v[i] ? a.v[i] : b.v[i];
+	}
+	return a;
+}
+
+static inline bsF4 bsF4_Add(bsF4 a, bsF4 b)
+{
+	for (int i = 0; i < 4; ++i)
+	{
+		a.v[i] = a.v[i] + b.v[i];
+	}
+	return a;
+}
+
+static inline bsF4 bsF4_SubMul(bsF4 a, bsF4 b, bsF4 c)
+{
+	for (int i = 0; i < 4; ++i)
+	{
+		a.v[i] = (a.v[i] - b.v[i]) * c.v[i];
+	}
+	return a;
+}
+
+static inline bsF4 bsF4_Half(bsF4 a)
+{
+	for (int i = 0; i < 4; ++i)
+	{
+		a.v[i] = a.v[i] * 0.5f;
+	}
+	return a;
+}
+
+static inline void bsF4_Bins(bsF4 f, bsF4 last, int32_t out[4])
+{
+	for (int i = 0; i < 4; ++i)
+	{
+		out[i] = (int32_t)(f.v[i] < last.v[i] ? f.v[i] : last.v[i]);
+	}
+}
+#endif
+
+// A box as two lanes of four (the fourth lane unused).
+typedef struct bsBox
+{
+	bsF4 min;
+	bsF4 max;
+} bsBox;
+
+// Per-triangle build data: float bounds containing the double triangle, fourth lanes 0. Its centroid
+// is the bounds' midpoint, halves summed (no overflow).
+typedef struct bsBuildPrim
+{
+	_Alignas(16) float min[4];
+	float max[4];
+} bsBuildPrim;
+
+// Builds one subtree: the top levels (serially) or one of the subtrees below them (each on its own
+// builder, possibly on another thread, writing its own range of nodes, prims and indices).
+typedef struct bsBvhBuilder
+{
+	bsBvhNode* nodes;
+	uint32_t nodeCount;  // the next free node (a task: within its own region)
+	bsBuildPrim* prims;  // slot order: prims[i] belongs to index[i], partitioned together
+	uint32_t* index;     // leaf order -> caller's index, partitioned in place
+	int bins;
+	uint32_t maxLeafSize;
+	double traversalCost;
+	const bsBox* emptyBins;  // BS_BVH_MAX_BINS empty boxes
+	uint32_t taskDepth;  // the top builder stops here and leaves the node to a task (0: never)
+	struct bsBuildTask* tasks;
+	uint32_t taskCount;
+	uint32_t leaves;
+	uint32_t depth;
+	uint32_t maxLeafTriangles;
+	double sah;  // not yet divided by the root's area
+} bsBvhBuilder;
+
+// A subtree left by the top builder: its root node (already placed), range, centroid box and depth.
+typedef struct bsBuildTask
+{
+	uint32_t node;
+	uint32_t depth;
+	bsBox cbox;
+	uint32_t regionStart;  // where its nodes go while it runs (2 count - 2 of them at most)
+	bsBvhBuilder result;   // its builder, with its statistics
+} bsBuildTask;
+
+static inline void bsBox_SetEmpty(bsBox* b)
+{
+	b->min = bsF4_Set1(INFINITY);
+	b->max = bsF4_Set1(-INFINITY);
+}
+
+static inline void bsBox_Grow(bsBox* b, bsF4 min, bsF4 max)
+{
+	b->min = bsF4_Min(b->min, min);
+	b->max = bsF4_Max(b->max, max);
+}
+
+static inline void bsBox_Merge(bsBox* b, const bsBox* other)
+{
+	bsBox_Grow(b, other->min, other->max);
+}
+
+// Half the surface area, in double (no overflow for large float boxes).
+static double bsHalfArea(const float* min, const float* max)
+{
+	double dx = (double)max[0] - (double)min[0];
+	double dy = (double)max[1] - (double)min[1];
+	double dz = (double)max[2] - (double)min[2];
+	return dx * dy + dy * dz + dz * dx;
+}
+
+static double bsBox_HalfArea(const bsBox* b)
+{
+	_Alignas(16) float min[4], max[4];
+	bsF4_Store(min, b->min);
+	bsF4_Store(max, b->max);
+	return bsHalfArea(min, max);
+}
+
+static inline bsF4 bsBuildPrim_Centroid(bsF4 min, bsF4 max)
+{
+	return bsF4_Add(bsF4_Half(min), bsF4_Half(max));
+}
+
+// Bounds and centroid bounds of prims[first, first + count).
+static void bsBvhBuilder_Bounds(const bsBvhBuilder* b, uint32_t first, uint32_t count, bsBox* box,
+	bsBox* cbox)
+{
+	bsBox_SetEmpty(box);
+	bsBox_SetEmpty(cbox);
+	for (uint32_t i = first; i < first + count; ++i)
+	{
+		bsF4 min = bsF4_Load(b->prims[i].min);
+		bsF4 max = bsF4_Load(b->prims[i].max);
+		bsBox_Grow(box, min, max);
+		bsF4 c = bsBuildPrim_Centroid(min, max);
+		bsBox_Grow(cbox, c, c);
+	}
+}
+
+static void bsBvhNode_SetBox(bsBvhNode* node, const bsBox* box)
+{
+	_Alignas(16) float min[4], max[4];
+	bsF4_Store(min, box->min);
+	bsF4_Store(max, box->max);
+	for (int a = 0; a < 3; ++a)
+	{
+		node->min[a] = min[a];
+		node->max[a] = max[a];
+	}
+}
+
+// The split plan: where a centroid falls among the bins, on all three axes at once.
+typedef struct bsBinning
+{
+	bsF4 origin;
+	bsF4 scale;  // bins / extent; 0 on an axis where all centroids are equal (and in the fourth lane)
+	bsF4 last;   // bins - 1
+	int bins;
+} bsBinning;
+
+// The bins of centroid c on the three axes. (c - origin) scale >= 0; a NaN (inf * 0 on a flat axis)
+// goes to the last bin, never to an undefined conversion.
+static inline void bsBinning_Index(const bsBinning* g, bsF4 c, int32_t bin[4])
+{
+	bsF4_Bins(bsF4_SubMul(c, g->origin, g->scale), g->last, bin);
+}
+
+// The bins of one node on the three axes.
+typedef struct bsBins
+{
+	bsBox box[3][BS_BVH_MAX_BINS];
+	uint32_t count[3][BS_BVH_MAX_BINS];
+} bsBins;
+
+// Sets up the binning of a node whose centroids span cbox. Returns false when every axis is flat.
+static bool bsBinning_Set(bsBinning* g, const bsBox* cbox, int bins)
+{
+	_Alignas(16) float cmin[4], cmax[4], scale[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+	bsF4_Store(cmin, cbox->min);
+	bsF4_Store(cmax, cbox->max);
+	cmin[3] = 0.0f;
+	bool any = false;
+	for (int a = 0; a < 3; ++a)
+	{
+		double extent = (double)cmax[a] - (double)cmin[a];
+		float s = (float)((double)bins / extent);
+		// A tiny or huge extent could give an infinite scale or a zero one: treat the axis as flat.
+		if (extent > 0.0 && extent <= (double)FLT_MAX && isfinite(s) && s > 0.0f)
+		{
+			scale[a] = s;
+			any = true;
+		}
+	}
+	g->origin = bsF4_Load(cmin);
+	g->scale = bsF4_Load(scale);
+	g->last = bsF4_Set1((float)(bins - 1));
+	g->bins = bins;
+	return any;
+}
+
+// The cost of the best split of one axis's bins (and the split: bins [0, s] on the left), if any
+// leaves both sides non-empty. Only splits right after a non-empty bin are evaluated: a split after
+// an empty bin makes the same two sides as the one after the last non-empty bin before it, at the
+// same cost, and the first of equal costs is kept.
+static bool bsBins_BestSplit(const bsBins* bins, int axis, int nb, double invArea,
+	double traversalCost, double* outCost, int* outBin)
+{
+	int used[BS_BVH_MAX_BINS];
+	int n = 0;
+	for (int i = 0; i < nb; ++i)
+	{
+		if (bins->count[axis][i] > 0)
+		{
+			used[n++] = i;
+		}
+	}
+	if (n < 2)
+	{
+		return false;
+	}
+	// rightArea[j], rightCount[j]: the bins used[j + 1 ..] together.
+	double rightArea[BS_BVH_MAX_BINS];
+	uint32_t rightCount[BS_BVH_MAX_BINS];
+	bsBox acc;
+	bsBox_SetEmpty(&acc);
+	uint32_t total = 0;
+	for (int j = n - 1; j >= 1; --j)
+	{
+		bsBox_Merge(&acc, &bins->box[axis][used[j]]);
+		total += bins->count[axis][used[j]];
+		rightArea[j - 1] = bsBox_HalfArea(&acc);
+		rightCount[j - 1] = total;
+	}
+	bool found = false;
+	double best = (double)INFINITY;
+	bsBox_SetEmpty(&acc);
+	total = 0;
+	for (int j = 0; j + 1 < n; ++j)
+	{
+		bsBox_Merge(&acc, &bins->box[axis][used[j]]);
+		total += bins->count[axis][used[j]];
+		double cost = traversalCost + invArea * (bsBox_HalfArea(&acc) * (double)total +
+			rightArea[j] * (double)rightCount[j]);
+		if (cost < best || !found)
+		{
+			found = true;
+			best = cost;
+			*outBin = used[j];
+		}
+	}
+	*outCost = best;
+	return found;
+}
+
+// Finds the binned-SAH split of prims[first, first + count) with the lowest cost. Cost is
+// traversalCost + (area(L) n(L) + area(R) n(R)) / area(node), comparable with the leaf's cost n.
+// One pass bins every centroid on all three axes. Returns false when no split leaves both sides
+// non-empty (all centroids equal).
+static bool bsBvhBuilder_FindSplit(const bsBvhBuilder* b, uint32_t first, uint32_t count,
+	double nodeArea, const bsBox* cbox, bsBinning* binning, int* outAxis, int* outBin,
+	double* outCost)
+{
+	int nb = b->bins;
+	if (!bsBinning_Set(binning, cbox, nb))
+	{
+		return false;
+	}
+	// A flat axis (scale 0) is binned too, without a branch, and never split. The empty bins are
+	// copied from the builder's template: most nodes are small, and setting up the bins one by one
+	// cost as much as binning their triangles.
+	bsBins bins;
+	for (int a = 0; a < 3; ++a)
+	{
+		memcpy(bins.box[a], b->emptyBins, (size_t)nb * sizeof(bsBox));
+		memset(bins.count[a], 0, (size_t)nb * sizeof(uint32_t));
+	}
+	for (uint32_t k = first; k < first + count; ++k)
+	{
+		bsF4 min = bsF4_Load(b->prims[k].min);
+		bsF4 max = bsF4_Load(b->prims[k].max);
+		int32_t bin[4];
+		bsBinning_Index(binning, bsBuildPrim_Centroid(min, max), bin);
+		for (int a = 0; a < 3; ++a)
+		{
+			bsBox_Grow(&bins.box[a][bin[a]], min, max);
+			bins.count[a][bin[a]] += 1;
+		}
+	}
+
+	_Alignas(16) float scale[4];
+	bsF4_Store(scale, binning->scale);
+	bool found = false;
+	double bestCost = (double)INFINITY;
+	double invArea = nodeArea > 0.0 && isfinite(nodeArea) ? 1.0 / nodeArea : 1.0;
+	for (int a = 0; a < 3; ++a)
+	{
+		double cost;
+		int bin;
+		if (scale[a] != 0.0f &&
+			bsBins_BestSplit(&bins, a, nb, invArea, b->traversalCost, &cost, &bin) &&
+			(cost < bestCost || !found))
+		{
+			found = true;
+			bestCost = cost;
+			*outAxis = a;
+			*outBin = bin;
+		}
+	}
+	*outCost = bestCost;
+	return found;
+}
+
+// Partitions prims[first, first + count) in place: bin <= `bin` on `axis` to the left (the bin
+// function of the binning, so both sides are non-empty). The children's boxes are grown on the way
+// (each prim read once). Returns the first index of the right side.
+static uint32_t bsBvhBuilder_Partition(bsBvhBuilder* b, uint32_t first, uint32_t count,
+	const bsBinning* binning, int axis, int bin, bsBox box[2], bsBox cbox[2])
+{
+	for (int s = 0; s < 2; ++s)
+	{
+		bsBox_SetEmpty(&box[s]);
+		bsBox_SetEmpty(&cbox[s]);
+	}
+	uint32_t i = first, j = first + count;
+	while (i < j)
+	{
+		bsBuildPrim* p = b->prims + i;
+		bsF4 min = bsF4_Load(p->min);
+		bsF4 max = bsF4_Load(p->max);
+		bsF4 c = bsBuildPrim_Centroid(min, max);
+		int32_t bins[4];
+		bsBinning_Index(binning, c, bins);
+		int side = bins[axis] <= bin ? 0 : 1;
+		bsBox_Grow(&box[side], min, max);
+		bsBox_Grow(&cbox[side], c, c);
+		if (side == 0)
+		{
+			++i;
+		}
+		else
+		{
+			--j;
+			bsBuildPrim tp = *p;
+			*p = b->prims[j];
+			b->prims[j] = tp;
+			uint32_t ti = b->index[i];
+			b->index[i] = b->index[j];
+			b->index[j] = ti;
+		}
+	}
+	return i;
+}
+
+// Turns node `nodeIndex` (its range and box set, at `depth`, the root at 1) into a leaf or splits it
+// and recurses; the top builder leaves a node at its task depth to a task instead. The recursion is
+// at most BS_BVH_MAX_DEPTH deep.
+static void bsBvhBuilder_Subdivide(bsBvhBuilder* b, uint32_t nodeIndex, uint32_t depth,
+	const bsBox* cbox)
+{
+	bsBvhNode* node = b->nodes + nodeIndex;
+	uint32_t first = node->leftFirst;
+	uint32_t count = node->count;
+	if (depth == b->taskDepth && count > 1)
+	{
+		bsBuildTask* task = b->tasks + b->taskCount++;
+		task->node = nodeIndex;
+		task->depth = depth;
+		task->cbox = *cbox;
+		return;
+	}
+	double area = bsHalfArea(node->min, node->max);
+	if (depth > b->depth)
+	{
+		b->depth = depth;
+	}
+
+	uint32_t mid = first;
+	bool split = false;
+	bool haveBounds = false;  // the partition computed the children's boxes
+	bsBox box[2], childCbox[2];
+	// A node at the maximum depth is a leaf whatever its size: the query's stack depends on it.
+	if (count > 1 && depth < BS_BVH_MAX_DEPTH)
+	{
+		bsBinning binning;
+		int axis = 0, bin = 0;
+		double cost = (double)INFINITY;
+		bool found = bsBvhBuilder_FindSplit(b, first, count, area, cbox, &binning, &axis, &bin,
+			&cost);
+		if (found && (count > b->maxLeafSize || cost < (double)count))
+		{
+			mid = bsBvhBuilder_Partition(b, first, count, &binning, axis, bin, box, childCbox);
+			split = mid > first && mid < first + count;
+			haveBounds = split;
+		}
+		if (!split && count > b->maxLeafSize)
+		{
+			// No split separates the centroids (all equal): halve the index range.
+			mid = first + count / 2;
+			split = true;
+		}
+	}
+
+	if (!split)
+	{
+		b->leaves += 1;
+		b->maxLeafTriangles = count > b->maxLeafTriangles ? count : b->maxLeafTriangles;
+		b->sah += area * (double)count;
+		return;
+	}
+
+	uint32_t left = b->nodeCount;
+	b->nodeCount += 2;
+	node->leftFirst = left;
+	node->count = 0;
+	b->sah += area * b->traversalCost;
+
+	bsBvhNode* l = b->nodes + left;
+	l->leftFirst = first;
+	l->count = mid - first;
+	bsBvhNode* r = b->nodes + left + 1;
+	r->leftFirst = mid;
+	r->count = first + count - mid;
+	if (!haveBounds)
+	{
+		bsBvhBuilder_Bounds(b, l->leftFirst, l->count, &box[0], &childCbox[0]);
+		bsBvhBuilder_Bounds(b, r->leftFirst, r->count, &box[1], &childCbox[1]);
+	}
+	bsBvhNode_SetBox(l, &box[0]);
+	bsBvhNode_SetBox(r, &box[1]);
+
+	bsBvhBuilder_Subdivide(b, left, depth + 1, &childCbox[0]);
+	bsBvhBuilder_Subdivide(b, left + 1, depth + 1, &childCbox[1]);
+}
+
+// The top builder stops at this depth (the root at 1), leaving up to 2^(depth - 1) subtrees to tasks
+// that any number of threads share: 8, so 2 threads balance uneven halves. Fixed, so the tree (and
+// every statistic) is the same for every thread count.
+#define BS_BVH_TASK_DEPTH 4
+#define BS_BVH_MAX_TASKS (1u << (BS_BVH_TASK_DEPTH - 1))
+
+typedef struct bsBuildJob
+{
+	const bsBvhBuilder* top;
+	bsBuildTask* tasks;
+	const uint32_t* order;  // tasks by size, largest first (handed out in this order)
+} bsBuildJob;
+
+static void bsBuildJob_Run(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	const bsBuildJob* job = context;
+	for (size_t i = begin; i < end; ++i)
+	{
+		bsBuildTask* task = job->tasks + job->order[i];
+		bsBvhBuilder* b = &task->result;
+		*b = *job->top;
+		b->nodeCount = task->regionStart;
+		b->taskDepth = 0;
+		b->tasks = NULL;
+		b->taskCount = 0;
+		b->leaves = 0;
+		b->depth = 0;
+		b->maxLeafTriangles = 0;
+		b->sah = 0.0;
+		bsBvhBuilder_Subdivide(b, task->node, task->depth, &task->cbox);
+	}
+}
+
+// Builds the binary tree into b->nodes (the root, node 0, with its range and box set): the
+// top levels here, the subtrees below on `threads` threads, each in its own region of the node
+// array, then the regions moved down to follow each other in task order. Every statistic is summed
+// in task order, so nothing depends on the thread count.
+static void bsBvhBuilder_Build(bsBvhBuilder* b, const bsBox* cbox, int threads)
+{
+	bsBuildTask tasks[BS_BVH_MAX_TASKS];
+	b->tasks = tasks;
+	b->taskCount = 0;
+	b->taskDepth = BS_BVH_TASK_DEPTH;
+	bsBvhBuilder_Subdivide(b, 0, 1, cbox);
+
+	// Regions: a subtree of n triangles has at most 2 n - 2 nodes below its root.
+	uint32_t order[BS_BVH_MAX_TASKS];
+	uint32_t next = b->nodeCount;
+	for (uint32_t t = 0; t < b->taskCount; ++t)
+	{
+		tasks[t].regionStart = next;
+		next += 2 * b->nodes[tasks[t].node].count - 2;
+		uint32_t j = t;
+		while (j > 0 && b->nodes[tasks[order[j - 1]].node].count < b->nodes[tasks[t].node].count)
+		{
+			order[j] = order[j - 1];
+			--j;
+		}
+		order[j] = t;
+	}
+	bsBuildJob job = {b, tasks, order};
+	bsParallelFor(threads, b->taskCount, 1, bsBuildJob_Run, &job);
+
+	// Moves each region down to the end of the last and shifts its child indices (and its root's).
+	for (uint32_t t = 0; t < b->taskCount; ++t)
+	{
+		const bsBvhBuilder* r = &tasks[t].result;
+		uint32_t used = r->nodeCount - tasks[t].regionStart;
+		uint32_t shift = tasks[t].regionStart - b->nodeCount;
+		if (shift > 0)
+		{
+			memmove(b->nodes + b->nodeCount, b->nodes + tasks[t].regionStart, used * sizeof(bsBvhNode));
+			for (uint32_t i = b->nodeCount; i < b->nodeCount + used; ++i)
+			{
+				b->nodes[i].leftFirst -= b->nodes[i].count == 0 ? shift : 0;
+			}
+			bsBvhNode* root = b->nodes + tasks[t].node;
+			root->leftFirst -= root->count == 0 ? shift : 0;
+		}
+		b->nodeCount += used;
+		b->leaves += r->leaves;
+		b->depth = r->depth > b->depth ? r->depth : b->depth;
+		b->maxLeafTriangles = r->maxLeafTriangles > b->maxLeafTriangles ? r->maxLeafTriangles
+			: b->maxLeafTriangles;
+		b->sah += r->sah;
+	}
+	b->tasks = NULL;
+	b->taskCount = 0;
+}
+
+
+// --- The 4-wide tree the queries walk ---
+
+typedef struct bsWideBuilder
+{
+	const bsBvhNode* nodes;  // the binary tree
+	bsBvhWideNode* wide;
+	uint32_t wideCount;
+	uint32_t wideDepth;
+} bsWideBuilder;
+
+static double bsBvhNode_HalfArea(const bsBvhNode* n)
+{
+	return bsHalfArea(n->min, n->max);
+}
+
+// Copies the boxes of binary nodes slot[0, n) into the wide node's slots, the rest unused (an
+// inf box that every slab test misses), child and count zero.
+static void bsBvhWideNode_SetSlots(bsBvhWideNode* node, const bsBvhNode* nodes, const uint32_t* slot,
+	uint32_t n)
+{
+	memset(node, 0, sizeof *node);
+	for (uint32_t i = 0; i < 4; ++i)
+	{
+		for (int a = 0; a < 3; ++a)
+		{
+			node->min[a][i] = i < n ? nodes[slot[i]].min[a] : INFINITY;
+			node->max[a][i] = i < n ? nodes[slot[i]].max[a] : INFINITY;
+		}
+	}
+}
+
+// Makes wide node `index` from binary node `root` (an interior node) and recurses into the interior
+// slots. The slots start as root's two children; while fewer than 4, the interior slot with the
+// largest surface area (the likeliest to be entered) is replaced by its two children. Depth-first
+// numbering keeps a subtree's nodes close in memory.
+static void bsWideBuilder_Collapse(bsWideBuilder* w, uint32_t root, uint32_t index, uint32_t depth)
+{
+	if (depth > w->wideDepth)
+	{
+		w->wideDepth = depth;
+	}
+	uint32_t slot[4];
+	uint32_t n = 2;
+	slot[0] = w->nodes[root].leftFirst;
+	slot[1] = slot[0] + 1;
+	while (n < 4)
+	{
+		int open = -1;
+		double openArea = -1.0;
+		for (uint32_t i = 0; i < n; ++i)
+		{
+			const bsBvhNode* c = w->nodes + slot[i];
+			double area = c->count == 0 ? bsBvhNode_HalfArea(c) : -1.0;
+			if (area > openArea)
+			{
+				open = (int)i;
+				openArea = area;
+			}
+		}
+		if (open < 0)
+		{
+			break;  // all leaves
+		}
+		// The opened node's children take its slot and the next free one, keeping left before right.
+		uint32_t left = w->nodes[slot[open]].leftFirst;
+		for (uint32_t i = n; i > (uint32_t)open + 1; --i)
+		{
+			slot[i] = slot[i - 1];
+		}
+		slot[open] = left;
+		slot[open + 1] = left + 1;
+		++n;
+	}
+
+	bsBvhWideNode* node = w->wide + index;
+	bsBvhWideNode_SetSlots(node, w->nodes, slot, n);
+	for (uint32_t i = 0; i < n; ++i)
+	{
+		const bsBvhNode* c = w->nodes + slot[i];
+		if (c->count > 0)
+		{
+			node->child[i] = c->leftFirst;
+			node->count[i] = c->count;
+		}
+		else
+		{
+			uint32_t childIndex = w->wideCount++;
+			node->child[i] = childIndex;
+			bsWideBuilder_Collapse(w, slot[i], childIndex, depth + 1);
+		}
+	}
+}
+
+// Builds bvh->wide from bvh->nodes. Returns false when out of memory.
+static bool bsBvh_BuildWide(bsBvh* bvh)
+{
+	// Every wide node but a leaf root consumes at least one interior binary node.
+	uint32_t interior = bvh->nodeCount - bvh->stats.leaves;
+	size_t capacity = interior > 0 ? interior : 1;
+	bsBvhWideNode* wide = malloc(capacity * sizeof(bsBvhWideNode));
+	if (wide == NULL)
+	{
+		return false;
+	}
+	bsWideBuilder w;
+	w.nodes = bvh->nodes;
+	w.wide = wide;
+	w.wideCount = 1;
+	w.wideDepth = 1;
+	const bsBvhNode* root = bvh->nodes;
+	if (root->count > 0)
+	{
+		// The whole tree is one leaf: a wide root with one leaf slot.
+		uint32_t slot = 0;
+		bsBvhWideNode_SetSlots(wide, bvh->nodes, &slot, 1);
+		wide->child[0] = root->leftFirst;
+		wide->count[0] = root->count;
+	}
+	else
+	{
+		bsWideBuilder_Collapse(&w, 0, 0, 1);
+	}
+	bvh->wide = wide;
+	bvh->wideCount = w.wideCount;
+	bvh->stats.wideNodes = w.wideCount;
+	bvh->stats.wideDepth = w.wideDepth;
+	return true;
+}
+
+static double bsNow(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static bool bsValidOptions(const bsBvhOptions* o)
+{
+	return o->bins >= 2 && o->bins <= BS_BVH_MAX_BINS && o->maxLeafSize >= 1 &&
+		o->maxLeafSize <= BS_BVH_MAX_LEAF && isfinite(o->traversalCost) && o->traversalCost >= 0.0;
+}
+
+// The build's per-triangle passes, cut into fixed chunks over the build's threads.
+#define BS_BVH_BUILD_GRAIN 8192
+
+typedef struct bsBuildInput
+{
+	const bsTriangle* tris;
+	bsBuildPrim* prims;
+	uint32_t* index;
+	bsTriangle* ordered;
+} bsBuildInput;
+
+// The float bounds of triangles [begin, end).
+static void bsBuildInput_Prims(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	const bsBuildInput* in = context;
+	for (size_t i = begin; i < end; ++i)
+	{
+		// Finite (checked before), so compares rather than libm's fmin/fmax calls.
+		const bsTriangle* t = in->tris + i;
+		bsVec3 lo = bsMinFinite(t->p1, bsMinFinite(t->p2, t->p3));
+		bsVec3 hi = bsMaxFinite(t->p1, bsMaxFinite(t->p2, t->p3));
+		bsBuildPrim* p = in->prims + i;
+		p->min[0] = bsFloatDown(lo.x);
+		p->min[1] = bsFloatDown(lo.y);
+		p->min[2] = bsFloatDown(lo.z);
+		p->min[3] = 0.0f;
+		p->max[0] = bsFloatUp(hi.x);
+		p->max[1] = bsFloatUp(hi.y);
+		p->max[2] = bsFloatUp(hi.z);
+		p->max[3] = 0.0f;
+		in->index[i] = (uint32_t)i;
+	}
+}
+
+// The triangles in leaf order, [begin, end) of them.
+static void bsBuildInput_Order(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	const bsBuildInput* in = context;
+	for (size_t i = begin; i < end; ++i)
+	{
+		in->ordered[i] = in->tris[in->index[i]];
+	}
+}
+
+bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const bsBvhOptions* options)
+{
+	if (bvh == NULL)
+	{
+		return bs_errInvalidArgument;
+	}
+	memset(bvh, 0, sizeof *bvh);
+	double start = bsNow();
+	bsBvhOptions o = options != NULL ? *options : bsDefaultBvhOptions();
+	if (!bsValidOptions(&o))
+	{
+		return bs_errInvalidArgument;
+	}
+	if (count >= (1u << 31))
+	{
+		return bs_errTooLarge;
+	}
+	if (count == 0)
+	{
+		bvh->stats.buildSeconds = bsNow() - start;
+		return bs_ok;
+	}
+	if (tris == NULL)
+	{
+		return bs_errInvalidArgument;
+	}
+	for (uint32_t i = 0; i < count; ++i)
+	{
+		if (!bsIsValidVec3(tris[i].p1) || !bsIsValidVec3(tris[i].p2) || !bsIsValidVec3(tris[i].p3))
+		{
+			return bs_errNonFinite;
+		}
+	}
+
+	size_t n = count;
+	size_t nodeCapacity = 2 * n - 1;
+	if (n > SIZE_MAX / sizeof(bsTriangle) || nodeCapacity > SIZE_MAX / sizeof(bsBvhNode))
+	{
+		return bs_errOutOfMemory;
+	}
+	bsBvhNode* nodes = malloc(nodeCapacity * sizeof(bsBvhNode));
+	bsTriangle* ordered = malloc(n * sizeof(bsTriangle));
+	uint32_t* index = malloc(n * sizeof(uint32_t));
+	bsBuildPrim* prims = malloc(n * sizeof(bsBuildPrim));
+	if (nodes == NULL || ordered == NULL || index == NULL || prims == NULL)
+	{
+		free(nodes);
+		free(ordered);
+		free(index);
+		free(prims);
+		return bs_errOutOfMemory;
+	}
+
+	int threads = bsResolveThreads(o.threads, n);
+	bsBuildInput input = {tris, prims, index, ordered};
+	bsParallelFor(threads, n, BS_BVH_BUILD_GRAIN, bsBuildInput_Prims, &input);
+
+	bsBox emptyBins[BS_BVH_MAX_BINS];
+	for (int i = 0; i < BS_BVH_MAX_BINS; ++i)
+	{
+		bsBox_SetEmpty(&emptyBins[i]);
+	}
+	bsBvhBuilder b;
+	memset(&b, 0, sizeof b);
+	b.emptyBins = emptyBins;
+	b.nodes = nodes;
+	b.nodeCount = 1;
+	b.prims = prims;
+	b.index = index;
+	b.bins = o.bins;
+	b.maxLeafSize = (uint32_t)o.maxLeafSize;
+	b.traversalCost = o.traversalCost;
+
+	bsBox box, cbox;
+	nodes[0].leftFirst = 0;
+	nodes[0].count = count;
+	bsBvhBuilder_Bounds(&b, 0, count, &box, &cbox);
+	bsBvhNode_SetBox(nodes, &box);
+	bsBvhBuilder_Build(&b, &cbox, threads);
+	free(prims);
+	bsParallelFor(threads, n, BS_BVH_BUILD_GRAIN, bsBuildInput_Order, &input);
+
+	float extent = 0.0f;
+	for (int a = 0; a < 3; ++a)
+	{
+		extent = fmaxf(extent, fmaxf(fabsf(nodes[0].min[a]), fabsf(nodes[0].max[a])));
+	}
+
+	bvh->nodes = nodes;
+	bvh->nodeCount = b.nodeCount;
+	bvh->tris = ordered;
+	bvh->triIndex = index;
+	bvh->triCount = count;
+	// Covers the float rounding of the slab test's arithmetic on coordinates up to `extent`.
+	bvh->pad = 1e-6f * extent;
+	double rootArea = bsHalfArea(nodes[0].min, nodes[0].max);
+	bvh->stats.nodes = b.nodeCount;
+	bvh->stats.leaves = b.leaves;
+	bvh->stats.depth = b.depth;
+	bvh->stats.maxLeafTriangles = b.maxLeafTriangles;
+	bvh->stats.sahCost = rootArea > 0.0 && isfinite(rootArea) ? b.sah / rootArea : 0.0;
+	if (!bsBvh_BuildWide(bvh))
+	{
+		bsBvh_Destroy(bvh);
+		return bs_errOutOfMemory;
+	}
+	bvh->stats.buildSeconds = bsNow() - start;
+	return bs_ok;
+}
+
+void bsBvh_Destroy(bsBvh* bvh)
+{
+	if (bvh == NULL)
+	{
+		return;
+	}
+	free(bvh->nodes);
+	free(bvh->wide);
+	free(bvh->tris);
+	free(bvh->triIndex);
+	memset(bvh, 0, sizeof *bvh);
+}
+
+size_t bsBvh_Bytes(const bsBvh* bvh)
+{
+	if (bvh == NULL)
+	{
+		return 0;
+	}
+	return (size_t)bvh->nodeCount * sizeof(bsBvhNode) + (size_t)bvh->wideCount * sizeof(bsBvhWideNode) +
+		(size_t)bvh->triCount * (sizeof(bsTriangle) + sizeof(uint32_t));
+}
