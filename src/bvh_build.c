@@ -9,6 +9,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +191,7 @@ typedef struct bsBvhBuilder
 	uint32_t maxLeafSize;
 	double traversalCost;
 	const bsBox* emptyBins;  // BS_BVH_MAX_BINS empty boxes
+	struct bsTopLevels* top;  // the top builder's chunked passes and buffers (NULL in a task)
 	uint32_t taskDepth;  // the top builder stops here and leaves the node to a task (0: never)
 	struct bsBuildTask* tasks;
 	uint32_t taskCount;
@@ -379,41 +381,42 @@ static bool bsBins_BestSplit(const bsBins* bins, int axis, int nb, double invAre
 	return found;
 }
 
-// Finds the binned-SAH split of prims[first, first + count) with the lowest cost. Cost is
-// traversalCost + (area(L) n(L) + area(R) n(R)) / area(node), comparable with the leaf's cost n.
-// One pass bins every centroid on all three axes. Returns false when no split leaves both sides
-// non-empty (all centroids equal).
-static bool bsBvhBuilder_FindSplit(const bsBvhBuilder* b, uint32_t first, uint32_t count,
-	double nodeArea, const bsBox* cbox, bsBinning* binning, int* outAxis, int* outBin,
-	double* outCost)
+// Empties the first nb bins of every axis. They are copied from the builder's template: most nodes
+// are small, and setting up the bins one by one cost as much as binning their triangles.
+static void bsBins_Clear(bsBins* bins, const bsBvhBuilder* b)
 {
-	int nb = b->bins;
-	if (!bsBinning_Set(binning, cbox, nb))
-	{
-		return false;
-	}
-	// A flat axis (scale 0) is binned too, without a branch, and never split. The empty bins are
-	// copied from the builder's template: most nodes are small, and setting up the bins one by one
-	// cost as much as binning their triangles.
-	bsBins bins;
 	for (int a = 0; a < 3; ++a)
 	{
-		memcpy(bins.box[a], b->emptyBins, (size_t)nb * sizeof(bsBox));
-		memset(bins.count[a], 0, (size_t)nb * sizeof(uint32_t));
+		memcpy(bins->box[a], b->emptyBins, (size_t)b->bins * sizeof(bsBox));
+		memset(bins->count[a], 0, (size_t)b->bins * sizeof(uint32_t));
 	}
+}
+
+// Bins prims[first, first + count) on all three axes in one pass. A flat axis (scale 0) is binned
+// too, without a branch, and never split.
+static void bsBins_Add(bsBins* bins, const bsBinning* binning, const bsBuildPrim* prims,
+	uint32_t first, uint32_t count)
+{
 	for (uint32_t k = first; k < first + count; ++k)
 	{
-		bsF4 min = bsF4_Load(b->prims[k].min);
-		bsF4 max = bsF4_Load(b->prims[k].max);
+		bsF4 min = bsF4_Load(prims[k].min);
+		bsF4 max = bsF4_Load(prims[k].max);
 		int32_t bin[4];
 		bsBinning_Index(binning, bsBuildPrim_Centroid(min, max), bin);
 		for (int a = 0; a < 3; ++a)
 		{
-			bsBox_Grow(&bins.box[a][bin[a]], min, max);
-			bins.count[a][bin[a]] += 1;
+			bsBox_Grow(&bins->box[a][bin[a]], min, max);
+			bins->count[a][bin[a]] += 1;
 		}
 	}
+}
 
+// The lowest-cost split of a node's bins over the axes that are not flat. Cost is
+// traversalCost + (area(L) n(L) + area(R) n(R)) / area(node), comparable with the leaf's cost n.
+// Returns false when no split leaves both sides non-empty (all centroids equal).
+static bool bsBins_Choose(const bsBins* bins, const bsBinning* binning, double nodeArea,
+	double traversalCost, int* outAxis, int* outBin, double* outCost)
+{
 	_Alignas(16) float scale[4];
 	bsF4_Store(scale, binning->scale);
 	bool found = false;
@@ -424,7 +427,7 @@ static bool bsBvhBuilder_FindSplit(const bsBvhBuilder* b, uint32_t first, uint32
 		double cost;
 		int bin;
 		if (scale[a] != 0.0f &&
-			bsBins_BestSplit(&bins, a, nb, invArea, b->traversalCost, &cost, &bin) &&
+			bsBins_BestSplit(bins, a, binning->bins, invArea, traversalCost, &cost, &bin) &&
 			(cost < bestCost || !found))
 		{
 			found = true;
@@ -435,6 +438,21 @@ static bool bsBvhBuilder_FindSplit(const bsBvhBuilder* b, uint32_t first, uint32
 	}
 	*outCost = bestCost;
 	return found;
+}
+
+// Finds the binned-SAH split of prims[first, first + count) with the lowest cost (bsBins_Choose).
+static bool bsBvhBuilder_FindSplit(const bsBvhBuilder* b, uint32_t first, uint32_t count,
+	double nodeArea, const bsBox* cbox, bsBinning* binning, int* outAxis, int* outBin,
+	double* outCost)
+{
+	if (!bsBinning_Set(binning, cbox, b->bins))
+	{
+		return false;
+	}
+	bsBins bins;
+	bsBins_Clear(&bins, b);
+	bsBins_Add(&bins, binning, b->prims, first, count);
+	return bsBins_Choose(&bins, binning, nodeArea, b->traversalCost, outAxis, outBin, outCost);
 }
 
 // Partitions prims[first, first + count) in place: bin <= `bin` on `axis` to the left (the bin
@@ -478,6 +496,203 @@ static uint32_t bsBvhBuilder_Partition(bsBvhBuilder* b, uint32_t first, uint32_t
 	return i;
 }
 
+// --- The top levels, chunked ---
+
+// The top builder stops at this depth (the root at 1), leaving up to 2^(depth - 1) subtrees to tasks
+// that any number of threads share: 8, so 2 threads balance uneven halves. Fixed, so the tree (and
+// every statistic) is the same for every thread count.
+#define BS_BVH_TASK_DEPTH 4
+#define BS_BVH_MAX_TASKS (1u << (BS_BVH_TASK_DEPTH - 1))
+
+// The top levels (above the tasks) are split with every thread: a node's triangles are cut into
+// fixed chunks of BS_BVH_BUILD_GRAIN, each chunk binned on its own and its bins merged in chunk order
+// (min, max and counts are exact, and of equal values the later wins in both a chunk and the merge,
+// so the bins are those of one pass), then each chunk writes its two sides into its own slices of
+// the other buffer, found from its bins' counts: a stable partition, the same for any thread count.
+// A node at depth d has its triangles in buffer (d - 1) % 2; the tasks (and every leaf) use the
+// buffer of the task depth.
+#define BS_BVH_BUILD_GRAIN 4096
+
+typedef struct bsTopChunk
+{
+	bsBins bins;
+	uint32_t left;   // where its left side goes
+	uint32_t right;  // where its right side goes
+	bsBox box[2];    // its sides' bounds (box[0] also the chunk's bounds in the first pass)
+	bsBox cbox[2];   // and centroid bounds
+} bsTopChunk;
+
+typedef struct bsTopLevels
+{
+	bsPool* pool;  // NULL: the caller's thread alone
+	bsBuildPrim* prims[2];
+	uint32_t* index[2];
+	bsTopChunk* chunks;  // enough for all triangles
+	// The pass running (one at a time):
+	const bsBvhBuilder* b;
+	uint32_t first;
+	uint32_t count;
+	int src;
+	const bsBinning* binning;
+	int axis;
+	int bin;
+} bsTopLevels;
+
+#define BS_BVH_FINAL_BUFFER ((BS_BVH_TASK_DEPTH - 1) % 2)
+
+static void bsBuildFor(bsPool* pool, size_t count, size_t grain, bsRangeFn* fn, void* context)
+{
+	if (pool != NULL)
+	{
+		bsPool_For(pool, count, grain, fn, context);
+	}
+	else
+	{
+		bsParallelFor(1, count, grain, fn, context);
+	}
+}
+
+static uint32_t bsTopLevels_ChunkCount(uint32_t count)
+{
+	return count / BS_BVH_BUILD_GRAIN + (count % BS_BVH_BUILD_GRAIN != 0);
+}
+
+// Chunk c of the pass's node: its first triangle and count.
+static uint32_t bsTopLevels_Chunk(const bsTopLevels* t, size_t c, uint32_t* count)
+{
+	uint32_t begin = (uint32_t)c * BS_BVH_BUILD_GRAIN;
+	*count = t->count - begin < BS_BVH_BUILD_GRAIN ? t->count - begin : BS_BVH_BUILD_GRAIN;
+	return t->first + begin;
+}
+
+static void bsTopLevels_Bin(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	bsTopLevels* t = context;
+	for (size_t c = begin; c < end; ++c)
+	{
+		uint32_t count;
+		uint32_t first = bsTopLevels_Chunk(t, c, &count);
+		bsBins_Clear(&t->chunks[c].bins, t->b);
+		bsBins_Add(&t->chunks[c].bins, t->binning, t->prims[t->src], first, count);
+	}
+}
+
+// bsBvhBuilder_FindSplit over the chunks of the node's triangles in buffer `src`.
+static bool bsTopLevels_FindSplit(bsTopLevels* t, const bsBvhBuilder* b, int src, uint32_t first,
+	uint32_t count, double nodeArea, const bsBox* cbox, bsBinning* binning, int* outAxis,
+	int* outBin, double* outCost)
+{
+	if (!bsBinning_Set(binning, cbox, b->bins))
+	{
+		return false;
+	}
+	t->b = b;
+	t->first = first;
+	t->count = count;
+	t->src = src;
+	t->binning = binning;
+	uint32_t chunks = bsTopLevels_ChunkCount(count);
+	bsBuildFor(t->pool, chunks, 1, bsTopLevels_Bin, t);
+	bsBins bins = t->chunks[0].bins;
+	for (uint32_t c = 1; c < chunks; ++c)
+	{
+		for (int a = 0; a < 3; ++a)
+		{
+			for (int i = 0; i < b->bins; ++i)
+			{
+				bsBox_Merge(&bins.box[a][i], &t->chunks[c].bins.box[a][i]);
+				bins.count[a][i] += t->chunks[c].bins.count[a][i];
+			}
+		}
+	}
+	return bsBins_Choose(&bins, binning, nodeArea, b->traversalCost, outAxis, outBin, outCost);
+}
+
+static void bsTopLevels_Scatter(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	const bsTopLevels* t = context;
+	const bsBuildPrim* prims = t->prims[t->src];
+	const uint32_t* index = t->index[t->src];
+	bsBuildPrim* outPrims = t->prims[1 - t->src];
+	uint32_t* outIndex = t->index[1 - t->src];
+	for (size_t c = begin; c < end; ++c)
+	{
+		bsTopChunk* chunk = t->chunks + c;
+		uint32_t count;
+		uint32_t first = bsTopLevels_Chunk(t, c, &count);
+		uint32_t to[2] = {chunk->left, chunk->right};
+		for (int s = 0; s < 2; ++s)
+		{
+			bsBox_SetEmpty(&chunk->box[s]);
+			bsBox_SetEmpty(&chunk->cbox[s]);
+		}
+		for (uint32_t k = first; k < first + count; ++k)
+		{
+			bsF4 min = bsF4_Load(prims[k].min);
+			bsF4 max = bsF4_Load(prims[k].max);
+			bsF4 c4 = bsBuildPrim_Centroid(min, max);
+			int32_t bins[4];
+			bsBinning_Index(t->binning, c4, bins);
+			int side = bins[t->axis] <= t->bin ? 0 : 1;
+			bsBox_Grow(&chunk->box[side], min, max);
+			bsBox_Grow(&chunk->cbox[side], c4, c4);
+			outPrims[to[side]] = prims[k];
+			outIndex[to[side]] = index[k];
+			to[side] += 1;
+		}
+	}
+}
+
+// bsBvhBuilder_Partition from buffer `src` into the other, stable, after bsTopLevels_FindSplit
+// binned the same chunks: each chunk's left count is its bins' count up to `bin` on `axis`.
+static uint32_t bsTopLevels_Partition(bsTopLevels* t, int axis, int bin, bsBox box[2],
+	bsBox cbox[2])
+{
+	uint32_t chunks = bsTopLevels_ChunkCount(t->count);
+	uint32_t left = t->first;
+	for (uint32_t c = 0; c < chunks; ++c)
+	{
+		t->chunks[c].left = left;
+		for (int i = 0; i <= bin; ++i)
+		{
+			left += t->chunks[c].bins.count[axis][i];
+		}
+	}
+	uint32_t right = left;
+	for (uint32_t c = 0; c < chunks; ++c)
+	{
+		uint32_t count;
+		bsTopLevels_Chunk(t, c, &count);
+		uint32_t chunkLeft = (c + 1 < chunks ? t->chunks[c + 1].left : left) - t->chunks[c].left;
+		t->chunks[c].right = right;
+		right += count - chunkLeft;
+	}
+	t->axis = axis;
+	t->bin = bin;
+	bsBuildFor(t->pool, chunks, 1, bsTopLevels_Scatter, t);
+	for (int s = 0; s < 2; ++s)
+	{
+		box[s] = t->chunks[0].box[s];
+		cbox[s] = t->chunks[0].cbox[s];
+		for (uint32_t c = 1; c < chunks; ++c)
+		{
+			bsBox_Merge(&box[s], &t->chunks[c].box[s]);
+			bsBox_Merge(&cbox[s], &t->chunks[c].cbox[s]);
+		}
+	}
+	return left;
+}
+
+// Copies triangles [first, first + count) from buffer `from` to the other (a node of the top levels
+// that is not partitioned: a leaf, or a range halved).
+static void bsTopLevels_Move(bsTopLevels* t, int from, uint32_t first, uint32_t count)
+{
+	memcpy(t->prims[1 - from] + first, t->prims[from] + first, count * sizeof(bsBuildPrim));
+	memcpy(t->index[1 - from] + first, t->index[from] + first, count * sizeof(uint32_t));
+}
+
 // Turns node `nodeIndex` (its range and box set, at `depth`, the root at 1) into a leaf or splits it
 // and recurses; the top builder leaves a node at its task depth to a task instead. The recursion is
 // at most BS_BVH_MAX_DEPTH deep.
@@ -505,17 +720,28 @@ static void bsBvhBuilder_Subdivide(bsBvhBuilder* b, uint32_t nodeIndex, uint32_t
 	bool split = false;
 	bool haveBounds = false;  // the partition computed the children's boxes
 	bsBox box[2], childCbox[2];
+	bsTopLevels* top = b->top;
+	int where = (int)((depth - 1) % 2);  // the top levels' buffer holding the node's triangles
 	// A node at the maximum depth is a leaf whatever its size: the query's stack depends on it.
 	if (count > 1 && depth < BS_BVH_MAX_DEPTH)
 	{
 		bsBinning binning;
 		int axis = 0, bin = 0;
 		double cost = (double)INFINITY;
-		bool found = bsBvhBuilder_FindSplit(b, first, count, area, cbox, &binning, &axis, &bin,
-			&cost);
+		bool found = top != NULL
+			? bsTopLevels_FindSplit(top, b, where, first, count, area, cbox, &binning, &axis, &bin, &cost)
+			: bsBvhBuilder_FindSplit(b, first, count, area, cbox, &binning, &axis, &bin, &cost);
 		if (found && (count > b->maxLeafSize || cost < (double)count))
 		{
-			mid = bsBvhBuilder_Partition(b, first, count, &binning, axis, bin, box, childCbox);
+			if (top != NULL)
+			{
+				mid = bsTopLevels_Partition(top, axis, bin, box, childCbox);
+				where = 1 - where;
+			}
+			else
+			{
+				mid = bsBvhBuilder_Partition(b, first, count, &binning, axis, bin, box, childCbox);
+			}
 			split = mid > first && mid < first + count;
 			haveBounds = split;
 		}
@@ -525,6 +751,17 @@ static void bsBvhBuilder_Subdivide(bsBvhBuilder* b, uint32_t nodeIndex, uint32_t
 			mid = first + count / 2;
 			split = true;
 		}
+	}
+	if (top != NULL)
+	{
+		// The triangles go where the children read them, or a leaf's where the tasks' are.
+		int to = split ? (int)(depth % 2) : BS_BVH_FINAL_BUFFER;
+		if (where != to)
+		{
+			bsTopLevels_Move(top, where, first, count);
+		}
+		b->prims = top->prims[to];
+		b->index = top->index[to];
 	}
 
 	if (!split)
@@ -559,11 +796,6 @@ static void bsBvhBuilder_Subdivide(bsBvhBuilder* b, uint32_t nodeIndex, uint32_t
 	bsBvhBuilder_Subdivide(b, left + 1, depth + 1, &childCbox[1]);
 }
 
-// The top builder stops at this depth (the root at 1), leaving up to 2^(depth - 1) subtrees to tasks
-// that any number of threads share: 8, so 2 threads balance uneven halves. Fixed, so the tree (and
-// every statistic) is the same for every thread count.
-#define BS_BVH_TASK_DEPTH 4
-#define BS_BVH_MAX_TASKS (1u << (BS_BVH_TASK_DEPTH - 1))
 
 typedef struct bsBuildJob
 {
@@ -581,6 +813,7 @@ static void bsBuildJob_Run(void* context, size_t begin, size_t end, int worker)
 		bsBuildTask* task = job->tasks + job->order[i];
 		bsBvhBuilder* b = &task->result;
 		*b = *job->top;
+		b->top = NULL;
 		b->nodeCount = task->regionStart;
 		b->taskDepth = 0;
 		b->tasks = NULL;
@@ -594,16 +827,20 @@ static void bsBuildJob_Run(void* context, size_t begin, size_t end, int worker)
 }
 
 // Builds the binary tree into b->nodes (the root, node 0, with its range and box set): the
-// top levels here, the subtrees below on `threads` threads, each in its own region of the node
-// array, then the regions moved down to follow each other in task order. Every statistic is summed
+// top levels here (their passes chunked over b->top's threads), the subtrees below as tasks on the
+// same threads, each in its own region of the node array, then the regions moved down to follow each other in task order. Every statistic is summed
 // in task order, so nothing depends on the thread count.
-static void bsBvhBuilder_Build(bsBvhBuilder* b, const bsBox* cbox, int threads)
+static void bsBvhBuilder_Build(bsBvhBuilder* b, const bsBox* cbox)
 {
 	bsBuildTask tasks[BS_BVH_MAX_TASKS];
 	b->tasks = tasks;
 	b->taskCount = 0;
 	b->taskDepth = BS_BVH_TASK_DEPTH;
 	bsBvhBuilder_Subdivide(b, 0, 1, cbox);
+	bsTopLevels* top = b->top;
+	b->top = NULL;
+	b->prims = top->prims[BS_BVH_FINAL_BUFFER];
+	b->index = top->index[BS_BVH_FINAL_BUFFER];
 
 	// Regions: a subtree of n triangles has at most 2 n - 2 nodes below its root.
 	uint32_t order[BS_BVH_MAX_TASKS];
@@ -621,7 +858,7 @@ static void bsBvhBuilder_Build(bsBvhBuilder* b, const bsBox* cbox, int threads)
 		order[j] = t;
 	}
 	bsBuildJob job = {b, tasks, order};
-	bsParallelFor(threads, b->taskCount, 1, bsBuildJob_Run, &job);
+	bsBuildFor(top->pool, b->taskCount, 1, bsBuildJob_Run, &job);
 
 	// Moves each region down to the end of the last and shifts its child indices (and its root's).
 	for (uint32_t t = 0; t < b->taskCount; ++t)
@@ -793,26 +1030,32 @@ static bool bsValidOptions(const bsBvhOptions* o)
 		o->maxLeafSize <= BS_BVH_MAX_LEAF && isfinite(o->traversalCost) && o->traversalCost >= 0.0;
 }
 
-// The build's per-triangle passes, cut into fixed chunks over the build's threads.
-#define BS_BVH_BUILD_GRAIN 8192
-
+// The build's per-triangle passes, cut into the top levels' chunks over the build's threads.
 typedef struct bsBuildInput
 {
 	const bsTriangle* tris;
 	bsBuildPrim* prims;
 	uint32_t* index;
 	bsTriangle* ordered;
+	bsTopChunk* chunks;  // the first pass's bounds, per chunk
+	atomic_bool nonFinite;
 } bsBuildInput;
 
-// The float bounds of triangles [begin, end).
+// The float bounds of triangles [begin, end) (whole chunks), their chunk's bounds and centroid
+// bounds, and whether a vertex is not finite.
 static void bsBuildInput_Prims(void* context, size_t begin, size_t end, int worker)
 {
 	(void)worker;
-	const bsBuildInput* in = context;
+	bsBuildInput* in = context;
+	bsTopChunk* chunk = in->chunks + begin / BS_BVH_BUILD_GRAIN;
+	bsBox_SetEmpty(&chunk->box[0]);
+	bsBox_SetEmpty(&chunk->cbox[0]);
+	bool finite = true;
 	for (size_t i = begin; i < end; ++i)
 	{
-		// Finite (checked before), so compares rather than libm's fmin/fmax calls.
 		const bsTriangle* t = in->tris + i;
+		finite = finite && bsIsValidVec3(t->p1) && bsIsValidVec3(t->p2) && bsIsValidVec3(t->p3);
+		// Finite (or the build fails), so compares rather than libm's fmin/fmax calls.
 		bsVec3 lo = bsMinFinite(t->p1, bsMinFinite(t->p2, t->p3));
 		bsVec3 hi = bsMaxFinite(t->p1, bsMaxFinite(t->p2, t->p3));
 		bsBuildPrim* p = in->prims + i;
@@ -825,6 +1068,15 @@ static void bsBuildInput_Prims(void* context, size_t begin, size_t end, int work
 		p->max[2] = bsFloatUp(hi.z);
 		p->max[3] = 0.0f;
 		in->index[i] = (uint32_t)i;
+		bsF4 min = bsF4_Load(p->min);
+		bsF4 max = bsF4_Load(p->max);
+		bsBox_Grow(&chunk->box[0], min, max);
+		bsF4 c = bsBuildPrim_Centroid(min, max);
+		bsBox_Grow(&chunk->cbox[0], c, c);
+	}
+	if (!finite)
+	{
+		atomic_store_explicit(&in->nonFinite, true, memory_order_relaxed);
 	}
 }
 
@@ -837,6 +1089,56 @@ static void bsBuildInput_Order(void* context, size_t begin, size_t end, int work
 	{
 		in->ordered[i] = in->tris[in->index[i]];
 	}
+}
+
+// The arrays of one build: both trees' nodes and the triangles (kept), the top levels' two buffers
+// and chunks (freed when the tree is built).
+typedef struct bsBuildArrays
+{
+	bsBvhNode* nodes;
+	bsTriangle* ordered;
+	bsBuildPrim* prims[2];
+	uint32_t* index[2];
+	bsTopChunk* chunks;
+} bsBuildArrays;
+
+static void bsBuildArrays_Free(bsBuildArrays* a)
+{
+	free(a->nodes);
+	free(a->ordered);
+	for (int i = 0; i < 2; ++i)
+	{
+		free(a->prims[i]);
+		free(a->index[i]);
+	}
+	free(a->chunks);
+	memset(a, 0, sizeof *a);
+}
+
+static bool bsBuildArrays_Alloc(bsBuildArrays* a, size_t n)
+{
+	memset(a, 0, sizeof *a);
+	size_t nodeCapacity = 2 * n - 1;
+	if (n > SIZE_MAX / sizeof(bsTriangle) || nodeCapacity > SIZE_MAX / sizeof(bsBvhNode))
+	{
+		return false;
+	}
+	a->nodes = malloc(nodeCapacity * sizeof(bsBvhNode));
+	a->ordered = malloc(n * sizeof(bsTriangle));
+	bool ok = a->nodes != NULL && a->ordered != NULL;
+	for (int i = 0; i < 2; ++i)
+	{
+		a->prims[i] = malloc(n * sizeof(bsBuildPrim));
+		a->index[i] = malloc(n * sizeof(uint32_t));
+		ok = ok && a->prims[i] != NULL && a->index[i] != NULL;
+	}
+	a->chunks = malloc(bsTopLevels_ChunkCount((uint32_t)n) * sizeof(bsTopChunk));
+	if (!ok || a->chunks == NULL)
+	{
+		bsBuildArrays_Free(a);
+		return false;
+	}
+	return true;
 }
 
 bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const bsBvhOptions* options)
@@ -865,61 +1167,65 @@ bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const b
 	{
 		return bs_errInvalidArgument;
 	}
-	for (uint32_t i = 0; i < count; ++i)
-	{
-		if (!bsIsValidVec3(tris[i].p1) || !bsIsValidVec3(tris[i].p2) || !bsIsValidVec3(tris[i].p3))
-		{
-			return bs_errNonFinite;
-		}
-	}
 
 	size_t n = count;
-	size_t nodeCapacity = 2 * n - 1;
-	if (n > SIZE_MAX / sizeof(bsTriangle) || nodeCapacity > SIZE_MAX / sizeof(bsBvhNode))
+	bsBuildArrays arrays;
+	if (!bsBuildArrays_Alloc(&arrays, n))
 	{
 		return bs_errOutOfMemory;
 	}
-	bsBvhNode* nodes = malloc(nodeCapacity * sizeof(bsBvhNode));
-	bsTriangle* ordered = malloc(n * sizeof(bsTriangle));
-	uint32_t* index = malloc(n * sizeof(uint32_t));
-	bsBuildPrim* prims = malloc(n * sizeof(bsBuildPrim));
-	if (nodes == NULL || ordered == NULL || index == NULL || prims == NULL)
+	// One pool for every pass (threads started once), none for a build of one chunk (its threads
+	// would cost more than they save); without a pool, the same chunks on this thread.
+	int threads = bsResolveThreads(o.threads, bsTopLevels_ChunkCount(count));
+	bsPool* pool = threads > 1 ? bsPool_Create(threads) : NULL;
+	bsBuildInput input = {tris, arrays.prims[0], arrays.index[0], arrays.ordered, arrays.chunks, false};
+	bsBuildFor(pool, n, BS_BVH_BUILD_GRAIN, bsBuildInput_Prims, &input);
+	if (atomic_load(&input.nonFinite))
 	{
-		free(nodes);
-		free(ordered);
-		free(index);
-		free(prims);
-		return bs_errOutOfMemory;
+		bsPool_Destroy(pool);
+		bsBuildArrays_Free(&arrays);
+		return bs_errNonFinite;
 	}
-
-	int threads = bsResolveThreads(o.threads, n);
-	bsBuildInput input = {tris, prims, index, ordered};
-	bsParallelFor(threads, n, BS_BVH_BUILD_GRAIN, bsBuildInput_Prims, &input);
 
 	bsBox emptyBins[BS_BVH_MAX_BINS];
 	for (int i = 0; i < BS_BVH_MAX_BINS; ++i)
 	{
 		bsBox_SetEmpty(&emptyBins[i]);
 	}
+	bsTopLevels top;
+	memset(&top, 0, sizeof top);
+	top.pool = pool;
+	top.chunks = arrays.chunks;
+	for (int i = 0; i < 2; ++i)
+	{
+		top.prims[i] = arrays.prims[i];
+		top.index[i] = arrays.index[i];
+	}
 	bsBvhBuilder b;
 	memset(&b, 0, sizeof b);
 	b.emptyBins = emptyBins;
-	b.nodes = nodes;
+	b.top = &top;
+	b.nodes = arrays.nodes;
 	b.nodeCount = 1;
-	b.prims = prims;
-	b.index = index;
 	b.bins = o.bins;
 	b.maxLeafSize = (uint32_t)o.maxLeafSize;
 	b.traversalCost = o.traversalCost;
 
-	bsBox box, cbox;
+	// The root's bounds: the first pass's chunks merged in order.
+	bsBvhNode* nodes = arrays.nodes;
+	bsBox box = arrays.chunks[0].box[0], cbox = arrays.chunks[0].cbox[0];
+	for (uint32_t c = 1; c < bsTopLevels_ChunkCount(count); ++c)
+	{
+		bsBox_Merge(&box, &arrays.chunks[c].box[0]);
+		bsBox_Merge(&cbox, &arrays.chunks[c].cbox[0]);
+	}
 	nodes[0].leftFirst = 0;
 	nodes[0].count = count;
-	bsBvhBuilder_Bounds(&b, 0, count, &box, &cbox);
 	bsBvhNode_SetBox(nodes, &box);
-	bsBvhBuilder_Build(&b, &cbox, threads);
-	free(prims);
-	bsParallelFor(threads, n, BS_BVH_BUILD_GRAIN, bsBuildInput_Order, &input);
+	bsBvhBuilder_Build(&b, &cbox);
+	input.index = arrays.index[BS_BVH_FINAL_BUFFER];
+	bsBuildFor(pool, n, BS_BVH_BUILD_GRAIN, bsBuildInput_Order, &input);
+	bsPool_Destroy(pool);
 
 	float extent = 0.0f;
 	for (int a = 0; a < 3; ++a)
@@ -929,9 +1235,13 @@ bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const b
 
 	bvh->nodes = nodes;
 	bvh->nodeCount = b.nodeCount;
-	bvh->tris = ordered;
-	bvh->triIndex = index;
+	bvh->tris = arrays.ordered;
+	bvh->triIndex = arrays.index[BS_BVH_FINAL_BUFFER];
 	bvh->triCount = count;
+	arrays.nodes = NULL;
+	arrays.ordered = NULL;
+	arrays.index[BS_BVH_FINAL_BUFFER] = NULL;
+	bsBuildArrays_Free(&arrays);
 	// Covers the float rounding of the slab test's arithmetic on coordinates up to `extent`.
 	bvh->pad = 1e-6f * extent;
 	double rootArea = bsHalfArea(nodes[0].min, nodes[0].max);
