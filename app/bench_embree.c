@@ -832,7 +832,7 @@ static int bsVsFigure(const bsVsEmbreeDef* def, RTCDevice device, const char* na
 	{
 		snprintf(why, sizeof why, "%s", error.message);
 	}
-	else if (bsEnvironment_Load(&env, &config, why, sizeof why) == bs_ok &&
+	else if (bsEnvironment_Load(&env, &config, 1, why, sizeof why) == bs_ok &&
 		bsVsFigureQueries(&config, &env, def->figureQueries, &inputs, &count, why, sizeof why))
 	{
 		printf("%s: %s, %u triangles (%u planes left out: Embree holds the triangles only), %zu "
