@@ -802,6 +802,7 @@ typedef struct bsBuildJob
 	const bsBvhBuilder* top;
 	bsBuildTask* tasks;
 	const uint32_t* order;  // tasks by size, largest first (handed out in this order)
+	bsBvhNode* scratch;     // the tasks' regions
 } bsBuildJob;
 
 static void bsBuildJob_Run(void* context, size_t begin, size_t end, int worker)
@@ -814,7 +815,9 @@ static void bsBuildJob_Run(void* context, size_t begin, size_t end, int worker)
 		bsBvhBuilder* b = &task->result;
 		*b = *job->top;
 		b->top = NULL;
-		b->nodeCount = task->regionStart;
+		b->nodes = job->scratch;
+		b->nodes[task->regionStart] = job->top->nodes[task->node];
+		b->nodeCount = task->regionStart + 1;
 		b->taskDepth = 0;
 		b->tasks = NULL;
 		b->taskCount = 0;
@@ -822,15 +825,55 @@ static void bsBuildJob_Run(void* context, size_t begin, size_t end, int worker)
 		b->depth = 0;
 		b->maxLeafTriangles = 0;
 		b->sah = 0.0;
-		bsBvhBuilder_Subdivide(b, task->node, task->depth, &task->cbox);
+		bsBvhBuilder_Subdivide(b, task->regionStart, task->depth, &task->cbox);
 	}
 }
 
-// Builds the binary tree into b->nodes (the root, node 0, with its range and box set): the
-// top levels here (their passes chunked over b->top's threads), the subtrees below as tasks on the
-// same threads, each in its own region of the node array, then the regions moved down to follow each other in task order. Every statistic is summed
-// in task order, so nothing depends on the thread count.
-static void bsBvhBuilder_Build(bsBvhBuilder* b, const bsBox* cbox)
+// Copies region `from` (count nodes) of the scratch to `to` in the tree, child indices shifted.
+static void bsBvhNode_CopyShifted(bsBvhNode* to, const bsBvhNode* from, uint32_t count,
+	uint32_t fromIndex, uint32_t toIndex)
+{
+	for (uint32_t i = 0; i < count; ++i)
+	{
+		to[i] = from[i];
+		if (from[i].count == 0)
+		{
+			to[i].leftFirst = from[i].leftFirst - fromIndex + toIndex;
+		}
+	}
+}
+
+typedef struct bsPlaceJob
+{
+	bsBvhNode* nodes;
+	const bsBvhNode* scratch;
+	const bsBuildTask* tasks;
+	const uint32_t* place;  // where each task's nodes below its root go in the tree
+} bsPlaceJob;
+
+// Puts task regions [begin, end) into the tree: the root into its node, the nodes below after
+// those of the tasks before it.
+static void bsPlaceJob_Run(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	const bsPlaceJob* job = context;
+	for (size_t t = begin; t < end; ++t)
+	{
+		const bsBuildTask* task = job->tasks + t;
+		uint32_t below = task->regionStart + 1;
+		bsBvhNode_CopyShifted(job->nodes + task->node, job->scratch + task->regionStart, 1, below,
+			job->place[t]);
+		bsBvhNode_CopyShifted(job->nodes + job->place[t], job->scratch + below,
+			task->result.nodeCount - below, below, job->place[t]);
+	}
+}
+
+// Builds the binary tree into b->nodes (the root, node 0, with its range and box set): the top
+// levels here (their passes chunked over b->top's threads), then the subtrees below as tasks on the
+// same threads, each in its own region of `scratch` (which holds 2 n nodes for n triangles), then
+// copied into the tree after the top levels' nodes, in task order. Every statistic is summed in
+// task order, so nothing depends on the thread count.
+static void bsBvhBuilder_Build(bsBvhBuilder* b, const bsBox* cbox, bsBvhNode* scratch)
 {
 	bsBuildTask tasks[BS_BVH_MAX_TASKS];
 	b->tasks = tasks;
@@ -842,13 +885,13 @@ static void bsBvhBuilder_Build(bsBvhBuilder* b, const bsBox* cbox)
 	b->prims = top->prims[BS_BVH_FINAL_BUFFER];
 	b->index = top->index[BS_BVH_FINAL_BUFFER];
 
-	// Regions: a subtree of n triangles has at most 2 n - 2 nodes below its root.
+	// Regions: a subtree of n triangles has its root and at most 2 n - 2 nodes below it.
 	uint32_t order[BS_BVH_MAX_TASKS];
-	uint32_t next = b->nodeCount;
+	uint32_t next = 0;
 	for (uint32_t t = 0; t < b->taskCount; ++t)
 	{
 		tasks[t].regionStart = next;
-		next += 2 * b->nodes[tasks[t].node].count - 2;
+		next += 2 * b->nodes[tasks[t].node].count - 1;
 		uint32_t j = t;
 		while (j > 0 && b->nodes[tasks[order[j - 1]].node].count < b->nodes[tasks[t].node].count)
 		{
@@ -857,32 +900,23 @@ static void bsBvhBuilder_Build(bsBvhBuilder* b, const bsBox* cbox)
 		}
 		order[j] = t;
 	}
-	bsBuildJob job = {b, tasks, order};
+	bsBuildJob job = {b, tasks, order, scratch};
 	bsBuildFor(top->pool, b->taskCount, 1, bsBuildJob_Run, &job);
 
-	// Moves each region down to the end of the last and shifts its child indices (and its root's).
+	uint32_t place[BS_BVH_MAX_TASKS];
 	for (uint32_t t = 0; t < b->taskCount; ++t)
 	{
 		const bsBvhBuilder* r = &tasks[t].result;
-		uint32_t used = r->nodeCount - tasks[t].regionStart;
-		uint32_t shift = tasks[t].regionStart - b->nodeCount;
-		if (shift > 0)
-		{
-			memmove(b->nodes + b->nodeCount, b->nodes + tasks[t].regionStart, used * sizeof(bsBvhNode));
-			for (uint32_t i = b->nodeCount; i < b->nodeCount + used; ++i)
-			{
-				b->nodes[i].leftFirst -= b->nodes[i].count == 0 ? shift : 0;
-			}
-			bsBvhNode* root = b->nodes + tasks[t].node;
-			root->leftFirst -= root->count == 0 ? shift : 0;
-		}
-		b->nodeCount += used;
+		place[t] = b->nodeCount;
+		b->nodeCount += r->nodeCount - tasks[t].regionStart - 1;
 		b->leaves += r->leaves;
 		b->depth = r->depth > b->depth ? r->depth : b->depth;
 		b->maxLeafTriangles = r->maxLeafTriangles > b->maxLeafTriangles ? r->maxLeafTriangles
 			: b->maxLeafTriangles;
 		b->sah += r->sah;
 	}
+	bsPlaceJob placeJob = {b->nodes, scratch, tasks, place};
+	bsBuildFor(top->pool, b->taskCount, 1, bsPlaceJob_Run, &placeJob);
 	b->tasks = NULL;
 	b->taskCount = 0;
 }
@@ -981,17 +1015,20 @@ static void bsWideBuilder_Collapse(bsWideBuilder* w, uint32_t root, uint32_t ind
 	}
 }
 
-// Builds bvh->wide from bvh->nodes. Returns false when out of memory.
-static bool bsBvh_BuildWide(bsBvh* bvh)
+// Allocates bvh->wide for the collapse of bvh->nodes. Returns false when out of memory.
+static bool bsBvh_AllocWide(bsBvh* bvh)
 {
 	// Every wide node but a leaf root consumes at least one interior binary node.
 	uint32_t interior = bvh->nodeCount - bvh->stats.leaves;
 	size_t capacity = interior > 0 ? interior : 1;
-	bsBvhWideNode* wide = malloc(capacity * sizeof(bsBvhWideNode));
-	if (wide == NULL)
-	{
-		return false;
-	}
+	bvh->wide = malloc(capacity * sizeof(bsBvhWideNode));
+	return bvh->wide != NULL;
+}
+
+// Builds bvh->wide (allocated) from bvh->nodes.
+static void bsBvh_BuildWide(bsBvh* bvh)
+{
+	bsBvhWideNode* wide = bvh->wide;
 	bsWideBuilder w;
 	w.nodes = bvh->nodes;
 	w.wide = wide;
@@ -1010,11 +1047,9 @@ static bool bsBvh_BuildWide(bsBvh* bvh)
 	{
 		bsWideBuilder_Collapse(&w, 0, 0, 1);
 	}
-	bvh->wide = wide;
 	bvh->wideCount = w.wideCount;
 	bvh->stats.wideNodes = w.wideCount;
 	bvh->stats.wideDepth = w.wideDepth;
-	return true;
 }
 
 static double bsNow(void)
@@ -1039,6 +1074,8 @@ typedef struct bsBuildInput
 	bsTriangle* ordered;
 	bsTopChunk* chunks;  // the first pass's bounds, per chunk
 	atomic_bool nonFinite;
+	bsBvh* bvh;          // the last pass's
+	size_t count;
 } bsBuildInput;
 
 // The float bounds of triangles [begin, end) (whole chunks), their chunk's bounds and centroid
@@ -1080,16 +1117,30 @@ static void bsBuildInput_Prims(void* context, size_t begin, size_t end, int work
 	}
 }
 
-// The triangles in leaf order, [begin, end) of them.
-static void bsBuildInput_Order(void* context, size_t begin, size_t end, int worker)
+// The last pass, items [begin, end): item 0 the wide collapse (on one thread), item k > 0 the
+// triangles of chunk k - 1 in leaf order (on the others meanwhile).
+static void bsBuildInput_Finish(void* context, size_t begin, size_t end, int worker)
 {
 	(void)worker;
 	const bsBuildInput* in = context;
-	for (size_t i = begin; i < end; ++i)
+	for (size_t k = begin; k < end; ++k)
 	{
-		in->ordered[i] = in->tris[in->index[i]];
+		if (k == 0)
+		{
+			bsBvh_BuildWide(in->bvh);
+			continue;
+		}
+		size_t first = (k - 1) * BS_BVH_BUILD_GRAIN;
+		size_t last = first + BS_BVH_BUILD_GRAIN < in->count ? first + BS_BVH_BUILD_GRAIN : in->count;
+		for (size_t i = first; i < last; ++i)
+		{
+			in->ordered[i] = in->tris[in->index[i]];
+		}
 	}
 }
+
+_Static_assert(sizeof(bsTriangle) >= 2 * sizeof(bsBvhNode), "the tasks' regions fit in the triangles");
+_Static_assert(_Alignof(bsTriangle) >= _Alignof(bsBvhNode), "and are aligned there");
 
 // The arrays of one build: both trees' nodes and the triangles (kept), the top levels' two buffers
 // and chunks (freed when the tree is built).
@@ -1178,7 +1229,8 @@ bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const b
 	// would cost more than they save); without a pool, the same chunks on this thread.
 	int threads = bsResolveThreads(o.threads, bsTopLevels_ChunkCount(count));
 	bsPool* pool = threads > 1 ? bsPool_Create(threads) : NULL;
-	bsBuildInput input = {tris, arrays.prims[0], arrays.index[0], arrays.ordered, arrays.chunks, false};
+	bsBuildInput input = {tris, arrays.prims[0], arrays.index[0], arrays.ordered, arrays.chunks, false,
+		bvh, n};
 	bsBuildFor(pool, n, BS_BVH_BUILD_GRAIN, bsBuildInput_Prims, &input);
 	if (atomic_load(&input.nonFinite))
 	{
@@ -1222,17 +1274,14 @@ bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const b
 	nodes[0].leftFirst = 0;
 	nodes[0].count = count;
 	bsBvhNode_SetBox(nodes, &box);
-	bsBvhBuilder_Build(&b, &cbox);
-	input.index = arrays.index[BS_BVH_FINAL_BUFFER];
-	bsBuildFor(pool, n, BS_BVH_BUILD_GRAIN, bsBuildInput_Order, &input);
-	bsPool_Destroy(pool);
+	// The tasks' regions in the leaf-order triangles' array, not yet written (2.25 n nodes).
+	bsBvhBuilder_Build(&b, &cbox, (bsBvhNode*)(void*)arrays.ordered);
 
 	float extent = 0.0f;
 	for (int a = 0; a < 3; ++a)
 	{
 		extent = fmaxf(extent, fmaxf(fabsf(nodes[0].min[a]), fabsf(nodes[0].max[a])));
 	}
-
 	bvh->nodes = nodes;
 	bvh->nodeCount = b.nodeCount;
 	bvh->tris = arrays.ordered;
@@ -1250,11 +1299,15 @@ bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const b
 	bvh->stats.depth = b.depth;
 	bvh->stats.maxLeafTriangles = b.maxLeafTriangles;
 	bvh->stats.sahCost = rootArea > 0.0 && isfinite(rootArea) ? b.sah / rootArea : 0.0;
-	if (!bsBvh_BuildWide(bvh))
+	if (!bsBvh_AllocWide(bvh))
 	{
+		bsPool_Destroy(pool);
 		bsBvh_Destroy(bvh);
 		return bs_errOutOfMemory;
 	}
+	input.index = bvh->triIndex;
+	bsBuildFor(pool, 1 + (size_t)bsTopLevels_ChunkCount(count), 1, bsBuildInput_Finish, &input);
+	bsPool_Destroy(pool);
 	bvh->stats.buildSeconds = bsNow() - start;
 	return bs_ok;
 }
