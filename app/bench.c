@@ -128,6 +128,7 @@ static void bsBenchUsage(FILE* f)
 		"  --vs-resolution N  heightfield cells per side of the embree part (default %d: %d triangles)\n"
 		"  --vs-rounds K    alternated rounds of the embree part, the median counts (default %d)\n"
 		"  --vs-configs DIR where the embree part finds snow.json and slime.json (default %s)\n"
+		"  --vs-only build  the embree part's builds alone, without its query sets (implies --vs embree)\n"
 		"  -h, --help       show this help and exit\n"
 		"\n"
 		"Options take their value as the next argument or after '=' (--tests=1000).\n"
@@ -287,6 +288,20 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 				return bs_exitUsage;
 			}
 			o->vsEmbree = true;
+		}
+		else if ((m = bsMatchOption(cmd, "--vs-only", argc, argv, &i, &value)) != 0)
+		{
+			if (m < 0)
+			{
+				return bs_exitUsage;
+			}
+			if (strcmp(value, "build") != 0)
+			{
+				bsUsageError(cmd, "--vs-only: expected build, got", value);
+				return bs_exitUsage;
+			}
+			o->vsEmbree = true;
+			o->vs.buildOnly = true;
 		}
 		else if ((m = bsMatchOption(cmd, "--vs-queries", argc, argv, &i, &value)) != 0)
 		{

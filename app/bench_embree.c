@@ -33,6 +33,7 @@ bsVsEmbreeDef bsDefaultVsEmbreeDef(void)
 	def.rounds = 5;
 	def.threads = 0;
 	def.configDir = "configs";
+	def.buildOnly = false;
 	return def;
 }
 
@@ -237,10 +238,12 @@ static RTCScene bsVsNewUserScene(RTCDevice device, bsVsUserData* data, uint32_t 
 	return scene;
 }
 
-static double bsVsCommit(RTCScene scene)
+// Wall seconds of the commit; *cpu its process CPU seconds (all threads).
+static double bsVsCommit(RTCScene scene, double* cpu)
 {
-	double t0 = bsNow();
+	double t0 = bsNow(), c0 = bsCpuNow();
 	rtcCommitScene(scene);
+	*cpu = bsCpuNow() - c0;
 	return bsNow() - t0;
 }
 
@@ -829,7 +832,7 @@ static int bsVsFigure(const bsVsEmbreeDef* def, RTCDevice device, const char* na
 	{
 		snprintf(why, sizeof why, "%s", error.message);
 	}
-	else if (bsEnvironment_Load(&env, &config, why, sizeof why) == bs_ok &&
+	else if (bsEnvironment_Load(&env, &config, 1, why, sizeof why) == bs_ok &&
 		bsVsFigureQueries(&config, &env, def->figureQueries, &inputs, &count, why, sizeof why))
 	{
 		printf("%s: %s, %u triangles (%u planes left out: Embree holds the triangles only), %zu "
@@ -865,11 +868,12 @@ static int bsVsBuilds(const bsVsEmbreeDef* def, const bsTriangle* tris, uint32_t
 	// Per thread run: blobsim, Embree triangles, Embree user geometry.
 	enum { bs_buildBlobsim, bs_buildTriangles, bs_buildUser, bs_buildKinds };
 	int slots = 2 * bs_buildKinds;
-	double* seconds = calloc((size_t)def->rounds * (size_t)slots, sizeof *seconds);
+	double* seconds = calloc(2 * (size_t)def->rounds * (size_t)slots, sizeof *seconds);
 	if (seconds == NULL)
 	{
 		return bs_exitFailure;
 	}
+	double* cpu = seconds + (size_t)def->rounds * (size_t)slots;  // process CPU time, all threads
 	bsVsUserData user = {tris, bsVsGrow(bvh, bs_vsSets[0].radius, 1.0)};
 	int status = bs_exitOk;
 	for (int round = 0; round < def->rounds && status == bs_exitOk; ++round)
@@ -880,8 +884,9 @@ static int bsVsBuilds(const bsVsEmbreeDef* def, const bsTriangle* tris, uint32_t
 			bsBvh b;
 			bsBvhOptions options = bsDefaultBvhOptions();
 			options.threads = threadCounts[tc];
-			double t0 = bsNow();
+			double t0 = bsNow(), c0 = bsCpuNow();
 			bsResult r = bsBvh_Build(&b, tris, count, &options);
+			cpu[(base + bs_buildBlobsim) * def->rounds + round] = bsCpuNow() - c0;
 			seconds[(base + bs_buildBlobsim) * def->rounds + round] = bsNow() - t0;
 			bsBvh_Destroy(&b);
 			if (r != bs_ok)
@@ -898,8 +903,10 @@ static int bsVsBuilds(const bsVsEmbreeDef* def, const bsTriangle* tris, uint32_t
 			}
 			RTCScene triangles = bsVsNewTriangleScene(device, tris, count);
 			RTCScene users = bsVsNewUserScene(device, &user, count);
-			seconds[(base + bs_buildTriangles) * def->rounds + round] = bsVsCommit(triangles);
-			seconds[(base + bs_buildUser) * def->rounds + round] = bsVsCommit(users);
+			int tri = (base + bs_buildTriangles) * def->rounds + round;
+			int use = (base + bs_buildUser) * def->rounds + round;
+			seconds[tri] = bsVsCommit(triangles, &cpu[tri]);
+			seconds[use] = bsVsCommit(users, &cpu[use]);
 			if (rtcGetDeviceError(device) != RTC_ERROR_NONE)
 			{
 				status = bs_exitFailure;
@@ -931,8 +938,9 @@ static int bsVsBuilds(const bsVsEmbreeDef* def, const bsTriangle* tris, uint32_t
 		printf("build, %u triangles, %d alternated rounds; blobsim's tree: SAH cost %.2f, %u nodes "
 			"(the same tree on any thread count):\n", count, def->rounds, bvh->stats.sahCost,
 			bvh->stats.nodes);
-		printf("  %-36s %8s %8s %s\n", "", "seconds", "ratio", "(median time; median of the rounds' "
-			"blobsim time / Embree time, same threads)");
+		printf("  %-36s %8s %8s %8s %s\n", "", "seconds", "ratio", "cpu s", "(median wall time; "
+			"median of the rounds' blobsim time / Embree time, same threads; median process CPU time, "
+			"Embree's waiting TBB workers included)");
 		for (int tc = 0; tc < threadRuns; ++tc)
 		{
 			int base = tc * bs_buildKinds;
@@ -941,16 +949,17 @@ static int bsVsBuilds(const bsVsEmbreeDef* def, const bsTriangle* tris, uint32_t
 			for (int k = 0; k < bs_buildKinds; ++k)
 			{
 				double s = bsVsMedian(seconds + (base + k) * def->rounds, def->rounds);
+				double c = bsVsMedian(cpu + (base + k) * def->rounds, def->rounds);
 				char label[64];
 				snprintf(label, sizeof label, "%s, %d thread%s", kinds[k], threadCounts[tc],
 					threadCounts[tc] == 1 ? "" : "s");
 				if (k == bs_buildBlobsim)
 				{
-					printf("  %-36s %8.4f\n", label, s);
+					printf("  %-36s %8.4f %8s %8.4f\n", label, s, "", c);
 				}
 				else
 				{
-					printf("  %-36s %8.4f %7.2fx\n", label, s, ratio[base + k]);
+					printf("  %-36s %8.4f %7.2fx %8.4f\n", label, s, ratio[base + k], c);
 				}
 			}
 			summary->buildRatio[tc] = ratio[base + bs_buildTriangles];
@@ -1025,6 +1034,11 @@ int bsBenchVsEmbree(const bsVsEmbreeDef* def)
 	status = bsVsBuilds(def, tris, count, &bvh, summary);
 	if (status != bs_exitOk)
 	{
+		goto done;
+	}
+	if (def->buildOnly)
+	{
+		bsVsPrintTargets(summary);
 		goto done;
 	}
 

@@ -19,6 +19,7 @@ typedef struct bsVsEmbreeDef
 	int rounds;              // timed rounds per variant, alternated; the median counts
 	int threads;             // threads of the parallel runs; 0: all cores
 	const char* configDir;   // where snow.json and slime.json are
+	bool buildOnly;          // the builds alone, no query sets (--vs-only build)
 } bsVsEmbreeDef;
 
 bsVsEmbreeDef bsDefaultVsEmbreeDef(void);

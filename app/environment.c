@@ -260,7 +260,8 @@ static bsResult bsEnvironment_AddMesh(bsEnvironment* env, const bsMeshConfig* mc
 	return result;
 }
 
-bsResult bsEnvironment_Load(bsEnvironment* env, const bsConfig* config, char* err, size_t errlen)
+bsResult bsEnvironment_Load(bsEnvironment* env, const bsConfig* config, int threads, char* err,
+	size_t errlen)
 {
 	memset(env, 0, sizeof(*env));
 	double t0 = bsNow();
@@ -298,7 +299,9 @@ bsResult bsEnvironment_Load(bsEnvironment* env, const bsConfig* config, char* er
 		env->planeCount = (uint32_t)ec->planeCount;
 	}
 	double t1 = bsNow();
-	bsResult r = bsBvh_Build(&env->bvh, env->triangles, env->triangleCount, NULL);
+	bsBvhOptions options = bsDefaultBvhOptions();
+	options.threads = threads;
+	bsResult r = bsBvh_Build(&env->bvh, env->triangles, env->triangleCount, &options);
 	if (r != bs_ok)
 	{
 		snprintf(err, errlen, "%s: cannot build the BVH: %s", config->path, bsResultString(r));

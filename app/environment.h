@@ -43,9 +43,11 @@ typedef struct bsEnvironment
 	double buildSeconds;
 } bsEnvironment;
 
-// Loads and builds everything. On failure a one-line message naming the file (file:line for OBJ
-// errors) or the config path goes to err, and *env is left empty (bsEnvironment_Free is harmless).
-bsResult bsEnvironment_Load(bsEnvironment* env, const bsConfig* config, char* err, size_t errlen);
+// Loads and builds everything, the BVH on `threads` threads (<= 0: all cores; the tree is the same
+// for any count). On failure a one-line message naming the file (file:line for OBJ errors) or the
+// config path goes to err, and *env is left empty (bsEnvironment_Free is harmless).
+bsResult bsEnvironment_Load(bsEnvironment* env, const bsConfig* config, int threads, char* err,
+	size_t errlen);
 
 void bsEnvironment_Free(bsEnvironment* env);
 

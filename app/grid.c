@@ -246,7 +246,7 @@ static bool bsGridLoadConfig(const char* path, bsTriangle** tris, uint32_t* coun
 		return false;
 	}
 	bsEnvironment env;
-	bool ok = bsEnvironment_Load(&env, &c, err, errlen) == bs_ok;
+	bool ok = bsEnvironment_Load(&env, &c, 1, err, errlen) == bs_ok;
 	if (ok && env.triangleCount == 0)
 	{
 		snprintf(err, errlen, "%s: no mesh triangles to build a grid around (planes are not part of it)", path);

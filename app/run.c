@@ -1036,7 +1036,7 @@ int bsCheckMain(int argc, char** argv)
 	char err[BS_ERR_MAX];
 	bsEnvironment env;
 	bsEmission emission;
-	if (bsEnvironment_Load(&env, &c, err, sizeof(err)) != bs_ok)
+	if (bsEnvironment_Load(&env, &c, o.threads, err, sizeof(err)) != bs_ok)
 	{
 		bsConfig_Free(&c);
 		return bsFail(err);
@@ -1151,7 +1151,7 @@ int bsRunMain(int argc, char** argv)
 	}
 
 	// Inputs first: a bad config, OBJ or PLY leaves no output directory behind.
-	if (bsEnvironment_Load(&env, &c, err, sizeof(err)) != bs_ok)
+	if (bsEnvironment_Load(&env, &c, o.threads, err, sizeof(err)) != bs_ok)
 	{
 		goto fail;
 	}

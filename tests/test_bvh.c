@@ -644,6 +644,32 @@ static int TreeValidityTest(void)
 }
 
 // Builds ~250,000 triangles and prints the time (the target is well under 0.5 s on one core).
+// Scenes of several chunks of the build's top levels (4096 triangles each), where every thread
+// bins and partitions its own chunks of a node: the tree must be valid and the same on any thread
+// count. The coincident clusters cannot be split, so the top levels halve them (and move their
+// triangles between the build's buffers) at the root and below it.
+static int ChunkedTopLevelsTest(void)
+{
+	bsTriangle* tris = NULL;
+	uint32_t count = 0;
+	ENSURE(bsMakeHeightfieldScene(3, 100, 40, &tris, &count) == bs_ok);
+	ENSURE(count == 2 * 100 * 100 + 12 * 40);
+	RUN_SUBTEST(BuildAndCheck("heightfield 20k", tris, count, NULL, true));
+	RUN_SUBTEST(SameTreeForThreads("heightfield 20k", tris, count, NULL));
+	bsBvhOptions leafOne = {16, 1, 1.0, 1};
+	RUN_SUBTEST(SameTreeForThreads("heightfield 20k leaf 1", tris, count, &leafOne));
+	free(tris);
+
+	tris = MakeCoincidentScene(6000, 3000, &count);
+	ENSURE(tris != NULL && count == 15000);
+	RUN_SUBTEST(BuildAndCheck("coincident 15k", tris, count, NULL, true));
+	RUN_SUBTEST(SameTreeForThreads("coincident 15k", tris, count, NULL));
+	RUN_SUBTEST(BuildAndCheck("coincident only 12k", tris, 12000, NULL, true));
+	RUN_SUBTEST(SameTreeForThreads("coincident only 12k", tris, 12000, NULL));
+	free(tris);
+	return 0;
+}
+
 static int BigBuildTest(void)
 {
 	bsTriangle* tris = NULL;
@@ -1149,6 +1175,7 @@ int BvhTest(void)
 {
 	RUN_SUBTEST(ProceduralTest());
 	RUN_SUBTEST(TreeValidityTest());
+	RUN_SUBTEST(ChunkedTopLevelsTest());
 	RUN_SUBTEST(BigBuildTest());
 	RUN_SUBTEST(QueryTest());
 	return 0;
