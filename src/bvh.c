@@ -15,9 +15,6 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#if defined(__GNUC__) && defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 #define BS_BVH_MAX_BINS 64
 #define BS_BVH_MAX_LEAF 64
@@ -1273,7 +1270,7 @@ static bool bsBvh_TraverseBest(const bsBvh* bvh, bsMethod method, const bsSweep*
 // Triangles [first, first + count) (leaf order) against the segment, with the segment's frame made
 // once per query: bsBvh_TestRange for bs_methodRay, the same answers. Returns true when the best
 // contact changed.
-static BS_COLD_PATH bool bsBvh_RayRange(const bsBvh* bvh, const bsRayFrame* frame, uint32_t first,
+static BS_COLD_PATH bool bsBvh_RayRange(const bsBvh* bvh, bsRayFrame* frame, uint32_t first,
 	uint32_t count, bsBvhBest* best)
 {
 	bool changed = false;
@@ -1290,19 +1287,21 @@ static BS_COLD_PATH bool bsBvh_RayRange(const bsBvh* bvh, const bsRayFrame* fram
 }
 
 // The segment's slab test as the ray walk runs it, set up once per query: for each axis the origin
-// seen from the min planes (o + grow) and from the max planes (o - grow), and the negated inverse, so
-// a plane's time is (origin - plane) * -inv: exactly (plane - origin) * inv, one operation fewer
-// than growing the box first, and with AVX a load folded into each of the two. Rows of 4 equal
-// floats, x and y adjacent, so AVX takes both axes in one 8-lane operation. The float roundings
-// differ from the sweep walk's (bsBvhRay_Boxes) by an ulp of the origin's magnitude, far inside the
-// pad's 1e-6 of it, so a box that holds a crossing is still entered; which boxes are entered decides
-// only the work, never the answer. No NaN can arise: the origins are finite and -inv is never zero,
-// so an unused slot's inf plane gives an inf time.
+// seen from the min planes (o + grow) and from the max planes (o - grow), and the negated inverse, as
+// rows of 4 equal floats, so a plane's time is (origin - plane) * -inv: exactly (plane - origin) *
+// inv, one operation fewer than growing the box first. The float roundings differ from the sweep
+// walk's (bsBvhRay_Boxes) by an ulp of the origin's magnitude, far inside the pad's 1e-6 of it, so a
+// box that holds a crossing is still entered; which boxes are entered decides only the work, never
+// the answer. No NaN can arise: the origins are finite and -inv is never zero, so an unused slot's
+// inf plane gives an inf time. (Tried and dropped, by CPU time: the near and far planes chosen by
+// the direction's signs (three operations fewer, 9% slower: six row offsets held in registers), x and
+// y in one 8-lane AVX operation (4% slower: the fold of the halves lengthens the chain), an AVX2 copy
+// of the walk (the same time).)
 typedef struct bsBvhRayLanes
 {
-	_Alignas(32) float lower[3][4];  // o + grow
-	_Alignas(32) float upper[3][4];  // o - grow
-	_Alignas(32) float ninv[3][4];   // -inv
+	_Alignas(16) float lower[3][4];  // o + grow
+	_Alignas(16) float upper[3][4];  // o - grow
+	_Alignas(16) float ninv[3][4];   // -inv
 } bsBvhRayLanes;
 
 static inline void bsMakeBvhRayLanes(const bsBvhRay* r, bsBvhRayLanes* l)
@@ -1312,12 +1311,18 @@ static inline void bsMakeBvhRayLanes(const bsBvhRay* r, bsBvhRayLanes* l)
 		float lower = r->o[a] + r->grow;
 		float upper = r->o[a] - r->grow;
 		float ninv = -r->inv[a];
+#if defined(__SSE2__)
+		_mm_store_ps(l->lower[a], _mm_set1_ps(lower));
+		_mm_store_ps(l->upper[a], _mm_set1_ps(upper));
+		_mm_store_ps(l->ninv[a], _mm_set1_ps(ninv));
+#else
 		for (int i = 0; i < 4; ++i)
 		{
 			l->lower[a][i] = lower;
 			l->upper[a][i] = upper;
 			l->ninv[a][i] = ninv;
 		}
+#endif
 	}
 }
 
@@ -1406,41 +1411,6 @@ static inline float bsBvhRayEntry_Lane(bsBvhRayEntries entry, int i)
 }
 #endif
 
-// The same test with AVX: x and y in one 8-lane register (the node's min[0] and min[1] rows are
-// adjacent, and so are max[0] and max[1]), z in a 4-lane one, then the halves folded: 22 operations
-// a node rather than 30. The same float operations on the same values, so the same mask and entry
-// times as bsBvhRayLanes_Boxes.
-#if BS_DISPATCH_AVX2
-#define BS_RAY_TARGET_AVX2 BS_TARGET_AVX2
-#define BS_RAY_HAS_AVX2 1
-#elif defined(__AVX2__)
-#define BS_RAY_TARGET_AVX2
-#define BS_RAY_HAS_AVX2 1
-#else
-#define BS_RAY_HAS_AVX2 0
-#endif
-
-#if BS_RAY_HAS_AVX2
-static inline BS_RAY_TARGET_AVX2 unsigned bsBvhRayLanes_Boxes8(const bsBvhRayLanes* l,
-	const bsBvhWideNode* n, __m128 limit, __m128* entry)
-{
-	__m256 ninv = _mm256_load_ps(l->ninv[0]);
-	__m256 t1 = _mm256_mul_ps(_mm256_sub_ps(_mm256_load_ps(l->lower[0]), _mm256_loadu_ps(n->min[0])), ninv);
-	__m256 t2 = _mm256_mul_ps(_mm256_sub_ps(_mm256_load_ps(l->upper[0]), _mm256_loadu_ps(n->max[0])), ninv);
-	__m256 nearXY = _mm256_min_ps(t1, t2);
-	__m256 farXY = _mm256_max_ps(t1, t2);
-	__m128 ninvZ = _mm_load_ps(l->ninv[2]);
-	__m128 z1 = _mm_mul_ps(_mm_sub_ps(_mm_load_ps(l->lower[2]), _mm_load_ps(n->min[2])), ninvZ);
-	__m128 z2 = _mm_mul_ps(_mm_sub_ps(_mm_load_ps(l->upper[2]), _mm_load_ps(n->max[2])), ninvZ);
-	__m128 tmin = _mm_max_ps(_mm_max_ps(_mm256_castps256_ps128(nearXY), _mm256_extractf128_ps(nearXY, 1)),
-		_mm_max_ps(_mm_min_ps(z1, z2), _mm_setzero_ps()));
-	__m128 tmax = _mm_min_ps(_mm_min_ps(_mm256_castps256_ps128(farXY), _mm256_extractf128_ps(farXY, 1)),
-		_mm_min_ps(_mm_max_ps(z1, z2), limit));
-	*entry = tmin;
-	return (unsigned)_mm_movemask_ps(_mm_cmple_ps(tmin, tmax));
-}
-#endif
-
 // A deferred child of the ray walk: a wide node (count 0) or a leaf's range, with its float entry time.
 typedef struct bsBvhRayEntry
 {
@@ -1456,8 +1426,8 @@ typedef struct bsBvhRayEntry
 // above the best t, so a box or deferred entry is dropped only when it cannot hold a contact at or
 // before the best t (the answer does not depend on the order, only the work). Returns false if the
 // stack would overflow (impossible for a tree from bsBvh_Build).
-static BS_ALWAYS_INLINE bool bsBvh_RayWalk(const bsBvh* bvh, const bsRayFrame* frame, const bsBvhRay* ray,
-	bsBvhBest* best, uint64_t* visited, uint64_t* tested, bool avx2)
+static bool bsBvh_RayWalk(const bsBvh* bvh, bsRayFrame* frame, const bsBvhRay* ray,
+	bsBvhBest* best, uint64_t* visited, uint64_t* tested)
 {
 	bsBvhRayLanes lanes;
 	bsMakeBvhRayLanes(ray, &lanes);
@@ -1486,13 +1456,7 @@ static BS_ALWAYS_INLINE bool bsBvh_RayWalk(const bsBvh* bvh, const bsRayFrame* f
 #else
 			bsBvhRayEntries entry;
 #endif
-#if BS_RAY_HAS_AVX2
-			unsigned mask = avx2 ? bsBvhRayLanes_Boxes8(&lanes, node, limit, &entry)
-				: bsBvhRayLanes_Boxes(&lanes, node, limit, &entry);
-#else
-			(void)avx2;
 			unsigned mask = bsBvhRayLanes_Boxes(&lanes, node, limit, &entry);
-#endif
 			if (mask != 0)
 			{
 				int nearest = __builtin_ctz(mask);
@@ -1543,45 +1507,12 @@ static BS_ALWAYS_INLINE bool bsBvh_RayWalk(const bsBvh* bvh, const bsRayFrame* f
 	}
 }
 
-// The walk compiled twice (dispatch.h): the default copy and, where the CPU has it, AVX2, whose
-// three-operand forms and memory operands take a third fewer instructions a node. Both enter the same
-// boxes up to rounding and give the same answers (the order of the walk never changes one).
-static bool bsBvh_RayWalkDefault(const bsBvh* bvh, const bsRayFrame* frame, const bsBvhRay* ray,
-	bsBvhBest* best, uint64_t* visited, uint64_t* tested)
-{
-#if defined(__AVX2__)
-	return bsBvh_RayWalk(bvh, frame, ray, best, visited, tested, true);
-#else
-	return bsBvh_RayWalk(bvh, frame, ray, best, visited, tested, false);
-#endif
-}
-
-#if BS_DISPATCH_AVX2
-static BS_TARGET_AVX2 bool bsBvh_RayWalkAvx2(const bsBvh* bvh, const bsRayFrame* frame,
-	const bsBvhRay* ray, bsBvhBest* best, uint64_t* visited, uint64_t* tested)
-{
-	return bsBvh_RayWalk(bvh, frame, ray, best, visited, tested, true);
-}
-#endif
-
-static inline bool bsBvh_RayWalkBest(const bsBvh* bvh, const bsRayFrame* frame, const bsBvhRay* ray,
-	bsBvhBest* best, uint64_t* visited, uint64_t* tested)
-{
-#if BS_DISPATCH_AVX2
-	if (bsDispatch_Avx2())
-	{
-		return bsBvh_RayWalkAvx2(bvh, frame, ray, best, visited, tested);
-	}
-#endif
-	return bsBvh_RayWalkDefault(bvh, frame, ray, best, visited, tested);
-}
-
 // Beyond this magnitude the float slab test cannot be trusted: such queries scan every triangle.
 #define BS_BVH_FLOAT_LIMIT 1e30
 
 // The nearest crossing of the segment in frame (the ray queries' common body): the walk, or a scan of
 // every triangle when the walk cannot be trusted. Adds the nodes and triangles to the counts.
-static BS_ALWAYS_INLINE void bsBvh_RayBest(const bsBvh* bvh, const bsRayFrame* frame, bsBvhBest* best,
+static BS_ALWAYS_INLINE void bsBvh_RayBest(const bsBvh* bvh, bsRayFrame* frame, bsBvhBest* best,
 	uint64_t* visited, uint64_t* tested)
 {
 	memset(best, 0, sizeof *best);
@@ -1595,7 +1526,7 @@ static BS_ALWAYS_INLINE void bsBvh_RayBest(const bsBvh* bvh, const bsRayFrame* f
 	if (reach <= BS_BVH_FLOAT_LIMIT)
 	{
 		bsBvhRay ray = bsMakeBvhRay(bvh, frame->c1, frame->d, 0.0, reach);
-		if (bsBvh_RayWalkBest(bvh, frame, &ray, best, visited, tested))
+		if (bsBvh_RayWalk(bvh, frame, &ray, best, visited, tested))
 		{
 			return;
 		}
@@ -1633,7 +1564,8 @@ static void bsBvh_InvalidMiss(const bsSweepInput* input, bsSweepOutput* out)
 static void bsBvh_RayQuery(const bsBvh* bvh, const bsSweep* sweep, bsSweepOutput* out,
 	bsQueryStats* stats)
 {
-	bsRayFrame frame = bsMakeRayFrame(sweep->c1, sweep->c2);
+	bsRayFrame frame;
+	bsMakeRayFrame(&frame, sweep->c1, sweep->c2);
 	bsBvhBest best;
 	uint64_t visited = 0, tested = 0;
 	bsBvh_RayBest(bvh, &frame, &best, &visited, &tested);
@@ -1673,7 +1605,8 @@ bsResult bsBvh_Ray(const bsBvh* bvh, const bsRayInput* input, bsRayOutput* out)
 	{
 		return bs_errNonFinite;
 	}
-	bsRayFrame frame = bsMakeRayFrame(input->c1, input->c2);
+	bsRayFrame frame;
+	bsMakeRayFrame(&frame, input->c1, input->c2);
 	if (!isfinite(bsLengthSquared(frame.d)))
 	{
 		return bs_errNonFinite;

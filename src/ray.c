@@ -48,13 +48,9 @@ bool bsRay_Coplanar(const bsTriangle* tri, const bsRayFrame* s, double tmax, bsT
 // in cyclic order (the projection itself is bsRay_Project, ray_test.h). The frame is made once per
 // segment, so a walk over many triangles divides once, not six times per triangle; the points are
 // the same doubles either way.
-bsRayFrame bsMakeRayFrame(bsVec3 c1, bsVec3 c2)
+void bsRayFrame_Shear(bsRayFrame* f)
 {
-	bsRayFrame f;
-	f.c1 = c1;
-	f.c2 = c2;
-	f.d = bsSub(c2, c1);
-	double d[3] = {f.d.x, f.d.y, f.d.z};
+	double d[3] = {f->d.x, f->d.y, f->d.z};
 	int kz = 0;
 	if (fabs(d[1]) > fabs(d[kz]))
 	{
@@ -64,13 +60,12 @@ bsRayFrame bsMakeRayFrame(bsVec3 c1, bsVec3 c2)
 	{
 		kz = 2;
 	}
-	f.kx = kz == 2 ? 0 : kz + 1;
-	f.ky = f.kx == 2 ? 0 : f.kx + 1;
-	f.kz = kz;
+	f->kx = kz == 2 ? 0 : kz + 1;
+	f->ky = f->kx == 2 ? 0 : f->kx + 1;
+	f->kz = kz;
 	// A zero-length segment never reaches the projection (it crosses no plane): no 0 / 0.
-	f.sx = d[kz] != 0.0 ? d[f.kx] / d[kz] : 0.0;
-	f.sy = d[kz] != 0.0 ? d[f.ky] / d[kz] : 0.0;
-	return f;
+	f->sx = d[kz] != 0.0 ? d[f->kx] / d[kz] : 0.0;
+	f->sy = d[kz] != 0.0 ? d[f->ky] / d[kz] : 0.0;
 }
 
 // Kahan's algorithm with fma, whose relative error is at most 2 ulp (Jeannerod, Louvet & Muller
@@ -84,13 +79,9 @@ int bsRay_OrientClose(bsRayPoint a, bsRayPoint b, double r)
 	return kahan > 0.0 ? 1 : (kahan < 0.0 ? -1 : 0);
 }
 
-bool bsRayTriangleFramed(const bsTriangle* tri, const bsRayFrame* s, double tmax, bsTriangleHit* hit)
-{
-	return bsRay_Triangle(tri, s, tmax, hit);
-}
-
 bool bsRayTriangle(const bsTriangle* tri, const bsSweep* s, double tmax, bsTriangleHit* hit)
 {
-	bsRayFrame frame = bsMakeRayFrame(s->c1, s->c2);
-	return bsRayTriangleFramed(tri, &frame, tmax, hit);
+	bsRayFrame frame;
+	bsMakeRayFrame(&frame, s->c1, s->c2);
+	return bsRay_Triangle(tri, &frame, tmax, hit);
 }

@@ -1,7 +1,5 @@
-// ray_test.h — the segment/triangle test of the ray method (ray.c) as inline code, so that the BVH's
-// ray walk (bvh.c) runs it without a call: a call clobbers every SSE register, and the walk keeps its
-// slab operands in them. ray.c's bsRayTriangleFramed is this test; the two give the same answers, bit
-// for bit (the same double operations, no contraction under -std=c11).
+// ray_test.h — the segment/triangle test of the ray method as inline code, for ray.c's bsRayTriangle
+// (the list loop) and the BVH's ray walk (bvh.c) alike: one test, so the same answers bit for bit.
 //
 // The signed distances d1, d2 of the end points from the plane; no crossing when they share a sign;
 // otherwise the crossing at t = d1 / (d1 - d2). Whether the crossing is inside the triangle is
@@ -17,6 +15,29 @@
 
 #include "blobsim/collide.h"
 
+// The segment C1 -> C2 and its 2D frame: z the axis of the largest |d|, x and y the next two in
+// cyclic order, and the shear d_x / d_z, d_y / d_z (Woop et al.). The shear depends on the segment
+// only, so a walk over many triangles makes it once, and only when a triangle first needs it (a
+// segment that crosses no triangle's plane never divides).
+typedef struct bsRayFrame
+{
+	bsVec3 c1, c2;
+	bsVec3 d;        // C2 - C1, as bsMakeSweep computes it
+	int kx, ky, kz;  // kz < 0: the shear is not made yet
+	double sx, sy;
+} bsRayFrame;
+
+static inline void bsMakeRayFrame(bsRayFrame* f, bsVec3 c1, bsVec3 c2)
+{
+	f->c1 = c1;
+	f->c2 = c2;
+	f->d = bsSub(c2, c1);
+	f->kz = -1;
+}
+
+// Makes the shear (ray.c).
+void bsRayFrame_Shear(bsRayFrame* f);
+
 // A vertex in the segment's frame: x, y across the segment, the segment's line at (0, 0).
 typedef struct bsRayPoint
 {
@@ -29,8 +50,7 @@ bool bsRay_Coplanar(const bsTriangle* tri, const bsRayFrame* s, double tmax, bsT
 // The sign of a.x b.y - a.y b.x where the plain evaluation cannot tell it (ray.c); r = a.y b.x.
 int bsRay_OrientClose(bsRayPoint a, bsRayPoint b, double r);
 
-// A point P maps to (P - C1) minus the multiple of the direction that brings its z to 0
-// (bsMakeRayFrame). The map depends only on the segment and the vertex, so a vertex shared by several
+// A point P maps to (P - C1) minus the multiple of the direction that brings its z to 0. The map depends only on the segment and the vertex, so a vertex shared by several
 // triangles lands on the same 2D point, bit for bit, in each of them: that is what makes the test
 // watertight.
 static BS_ALWAYS_INLINE bsRayPoint bsRay_Project(const bsRayFrame* f, bsVec3 p)
@@ -94,8 +114,8 @@ static BS_ALWAYS_INLINE bool bsRay_Crosses(const bsTriangle* tri, const bsRayFra
 	return ab == bc && bc == bsRay_EdgeSide(c, a);
 }
 
-// bsRayTriangleFramed.
-static BS_ALWAYS_INLINE bool bsRay_Triangle(const bsTriangle* tri, const bsRayFrame* s, double tmax,
+// bsRayTriangle on a frame: only contacts with t < tmax. Makes the frame's shear when it needs it.
+static BS_ALWAYS_INLINE bool bsRay_Triangle(const bsTriangle* tri, bsRayFrame* s, double tmax,
 	bsTriangleHit* hit)
 {
 	double d1 = bsTriangle_PlaneDistance(tri, s->c1);
@@ -112,6 +132,10 @@ static BS_ALWAYS_INLINE bool bsRay_Triangle(const bsTriangle* tri, const bsRayFr
 	if (!(t < tmax))
 	{
 		return false;
+	}
+	if (s->kz < 0)
+	{
+		bsRayFrame_Shear(s);
 	}
 	if (!bsRay_Crosses(tri, s))
 	{
