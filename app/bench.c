@@ -103,7 +103,7 @@ static void bsBenchUsage(FILE* f)
 		"          query against the paper and the exact BVH-BVH distance, and the sensors' error.\n"
 		"  embree  with --vs embree, after the parts above: the same scenes and identical queries\n"
 		"          through Embree 3 and blobsim, rounds alternated, medians: rays (rtcIntersect1 vs\n"
-		"          blobsim's ray), sweeps (Embree user geometry calling blobsim's exact test vs blobsim's\n"
+		"          bsBvh_Ray), sweeps (Embree user geometry calling blobsim's exact test vs blobsim's\n"
 		"          exact and karabassi) and builds, with their agreement. Needs a build with Embree\n"
 		"          (libembree-dev, meson option embree); without it the part says it was skipped.%s\n"
 		"\n"

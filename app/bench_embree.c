@@ -3,8 +3,8 @@
 //
 // What is compared, query by query (each a swept sphere C1 -> C2 of radius R):
 //   rays    Embree's rtcIntersect1 on its triangle geometry, the segment C1 -> C2 as the ray (origin
-//           C1, unnormalised direction C2 - C1, tnear 0, tfar 1), against bsBvh_Sweep with
-//           bs_methodRay.
+//           C1, unnormalised direction C2 - C1, tnear 0, tfar 1), against bsBvh_Ray (t, triangle and
+//           normal, what rtcIntersect1 returns; the same t and triangle as bsBvh_Sweep's bs_methodRay).
 //   sweeps  Embree's traversal of user geometry (one primitive per triangle, its box grown by R and
 //           the rounding pad blobsim's own walk uses) with the same segment as the ray; the intersect
 //           callback runs blobsim's exact triangle test (bsExactTriangle on a bsSweep made once per
@@ -350,8 +350,9 @@ typedef struct bsVsJob
 	const bsVsScene* scene;
 	const bsSweepInput* inputs;
 	bsVsVariant variant;
-	bsSweepOutput* outputs;  // every variant but the Embree ray
+	bsSweepOutput* outputs;  // the sweeps
 	bsVsRayAnswer* rays;     // the Embree ray
+	bsRayOutput* blobsimRays;  // blobsim's ray
 } bsVsJob;
 
 static void bsVsRange(void* context, size_t begin, size_t end, int worker)
@@ -389,7 +390,8 @@ static void bsVsRange(void* context, size_t begin, size_t end, int worker)
 		case bs_vsRay:
 			for (size_t i = begin; i < end; ++i)
 			{
-				bsBvh_Sweep(s->bvh, bs_methodRay, in + i, job->outputs + i, NULL);
+				bsRayInput ray = {in[i].c1, in[i].c2};
+				bsBvh_Ray(s->bvh, &ray, job->blobsimRays + i);
 			}
 			break;
 		case bs_vsCount:
@@ -437,8 +439,8 @@ typedef struct bsVsAgreement
 	size_t hits[bs_vsCount];
 } bsVsAgreement;
 
-static void bsVsCompare(bsSweepOutput* const* out, const bsVsRayAnswer* rays, size_t count,
-	bsVsAgreement* a)
+static void bsVsCompare(bsSweepOutput* const* out, const bsVsRayAnswer* rays,
+	const bsRayOutput* blobsimRays, size_t count, bsVsAgreement* a)
 {
 	memset(a, 0, sizeof *a);
 	for (size_t q = 0; q < count; ++q)
@@ -448,7 +450,7 @@ static void bsVsCompare(bsSweepOutput* const* out, const bsVsRayAnswer* rays, si
 		a->hits[bs_vsEmbreeSweep] += e->hit;
 		a->hits[bs_vsExact] += b->hit;
 		a->hits[bs_vsKarabassi] += out[bs_vsKarabassi][q].hit;
-		a->hits[bs_vsRay] += out[bs_vsRay][q].hit;
+		a->hits[bs_vsRay] += blobsimRays[q].hit;
 		a->hits[bs_vsEmbreeRay] += rays[q].triangle != BS_NO_TRIANGLE;
 		if (e->hit != b->hit)
 		{
@@ -463,13 +465,13 @@ static void bsVsCompare(bsSweepOutput* const* out, const bsVsRayAnswer* rays, si
 		a->exactBytesDiffer += memcmp(e, b, sizeof *e) != 0;
 		a->karabassiDiffer += out[bs_vsKarabassi][q].hit != b->hit;
 		bool rayHit = rays[q].triangle != BS_NO_TRIANGLE;
-		if (rayHit != (out[bs_vsRay][q].hit != 0))
+		if (rayHit != (blobsimRays[q].hit != 0))
 		{
 			a->rayHitDiffer += 1;
 		}
 		else if (rayHit)
 		{
-			a->rayMaxDt = fmax(a->rayMaxDt, fabs((double)rays[q].t - out[bs_vsRay][q].t));
+			a->rayMaxDt = fmax(a->rayMaxDt, fabs((double)rays[q].t - blobsimRays[q].t));
 		}
 	}
 }
@@ -511,13 +513,15 @@ static int bsVsRunSet(const bsVsEmbreeDef* def, const bsVsScene* scene, const ch
 
 	bsSweepOutput* out[bs_vsCount] = {NULL};
 	bsVsRayAnswer* rays = malloc(count * sizeof *rays);
+	bsRayOutput* blobsimRays = malloc(count * sizeof *blobsimRays);
 	double* seconds = malloc((size_t)def->rounds * bs_vsCount * sizeof *seconds);
 	double* ratios = malloc((size_t)def->rounds * sizeof *ratios);
-	bool ok = rays != NULL && seconds != NULL && ratios != NULL;
+	bool ok = rays != NULL && blobsimRays != NULL && seconds != NULL && ratios != NULL;
 	for (int v = 0; v < bs_vsCount; ++v)
 	{
-		out[v] = v == bs_vsEmbreeRay ? NULL : calloc(count, sizeof(bsSweepOutput));
-		ok = ok && (v == bs_vsEmbreeRay || out[v] != NULL);
+		bool sweep = v != bs_vsEmbreeRay && v != bs_vsRay;
+		out[v] = sweep ? calloc(count, sizeof(bsSweepOutput)) : NULL;
+		ok = ok && (!sweep || out[v] != NULL);
 	}
 	if (!ok)
 	{
@@ -526,6 +530,7 @@ static int bsVsRunSet(const bsVsEmbreeDef* def, const bsVsScene* scene, const ch
 		goto done;
 	}
 	memset(rays, 0, count * sizeof *rays);
+	memset(blobsimRays, 0, count * sizeof *blobsimRays);
 
 	uint64_t firstHash[bs_vsCount] = {0};
 	for (int tc = 0; tc < row->threadRuns; ++tc)
@@ -535,7 +540,7 @@ static int bsVsRunSet(const bsVsEmbreeDef* def, const bsVsScene* scene, const ch
 		{
 			for (int v = 0; v < bs_vsCount; ++v)
 			{
-				bsVsJob job = {scene, inputs, (bsVsVariant)v, out[v], rays};
+				bsVsJob job = {scene, inputs, (bsVsVariant)v, out[v], rays, blobsimRays};
 				// Round -1 is the warm-up: threads, code and both trees into cache.
 				size_t n = round < 0 ? (count < 4096 ? count : 4096) : count;
 				double t0 = bsNow();
@@ -548,6 +553,8 @@ static int bsVsRunSet(const bsVsEmbreeDef* def, const bsVsScene* scene, const ch
 				seconds[v * def->rounds + round] = s;
 				uint64_t h = v == bs_vsEmbreeRay ?
 					bsVsHashBytes(0xcbf29ce484222325ull, rays, count * sizeof *rays) :
+					v == bs_vsRay ?
+					bsVsHashBytes(0xcbf29ce484222325ull, blobsimRays, count * sizeof *blobsimRays) :
 					bsVsHashBytes(0xcbf29ce484222325ull, out[v], count * sizeof(bsSweepOutput));
 				if (tc == 0 && round == 0)
 				{
@@ -568,7 +575,7 @@ static int bsVsRunSet(const bsVsEmbreeDef* def, const bsVsScene* scene, const ch
 			}
 			if (tc == 0 && round == 0)
 			{
-				bsVsCompare(out, rays, count, &row->agree);
+				bsVsCompare(out, rays, blobsimRays, count, &row->agree);
 			}
 		}
 		// Each round's ratio pairs runs made moments apart, so load that drifts over the rounds
@@ -595,6 +602,7 @@ done:
 		free(out[v]);
 	}
 	free(rays);
+	free(blobsimRays);
 	free(seconds);
 	free(ratios);
 	return status;
@@ -1053,6 +1061,8 @@ int bsBenchVsEmbree(const bsVsEmbreeDef* def)
 	}
 	printf("queries: rates in M queries/s (medians of the rounds); x = blobsim's rate / Embree's, the "
 		"median of the rounds' own ratios (above 1: blobsim faster); hits of blobsim exact\n");
+	printf("rays: rtcIntersect1 against bsBvh_Ray, each returning t, triangle and normal (bsBvh_Ray's t "
+		"and triangle are bsBvh_Sweep's bs_methodRay answers)\n");
 	printf("heightfield sets: start above a random point of an upward-facing triangle, motion "
 		"U(%g, %g) long, down, oblique (10-60 deg) or nearly level (0-9 deg below), a third each; "
 		"starts touching the scene redrawn\n", BS_VS_LENGTH_MIN, BS_VS_LENGTH_MAX);

@@ -1,5 +1,6 @@
 #include "float_bounds.h"
 #include "dispatch.h"
+#include "ray_test.h"
 
 #include "blobsim/bvh.h"
 
@@ -25,11 +26,11 @@ typedef struct bsBvhRay
 
 // The float segment of the slab tests for a sweep of the given radius whose coordinates are at most
 // `reach` in magnitude (both at most BS_BVH_FLOAT_LIMIT).
-static bsBvhRay bsMakeBvhRay(const bsBvh* bvh, const bsSweep* sweep, double radius, double reach)
+static bsBvhRay bsMakeBvhRay(const bsBvh* bvh, bsVec3 c1, bsVec3 motion, double radius, double reach)
 {
 	bsBvhRay ray;
-	double o[3] = {sweep->c1.x, sweep->c1.y, sweep->c1.z};
-	double d[3] = {sweep->d.x, sweep->d.y, sweep->d.z};
+	double o[3] = {c1.x, c1.y, c1.z};
+	double d[3] = {motion.x, motion.y, motion.z};
 	for (int a = 0; a < 3; ++a)
 	{
 		ray.o[a] = (float)o[a];
@@ -312,15 +313,15 @@ static bool bsBvh_TraverseBest(const bsBvh* bvh, bsMethod method, const bsSweep*
 // Triangles [first, first + count) (leaf order) against the segment, with the segment's frame made
 // once per query: bsBvh_TestRange for bs_methodRay, the same answers. Returns true when the best
 // contact changed.
-static inline bool bsBvh_RayRange(const bsBvh* bvh, const bsSweep* sweep, const bsRayFrame* frame,
-	uint32_t first, uint32_t count, bsBvhBest* best)
+static BS_COLD_PATH bool bsBvh_RayRange(const bsBvh* bvh, bsRayFrame* frame, uint32_t first,
+	uint32_t count, bsBvhBest* best)
 {
 	bool changed = false;
 	for (uint32_t k = first; k < first + count; ++k)
 	{
 		uint32_t index = bvh->triIndex[k];
 		bsTriangleHit h;
-		if (bsRayTriangleFramed(bvh->tris + k, sweep, frame, bsBvhBest_Bound(best, index), &h))
+		if (bsRay_Triangle(bvh->tris + k, frame, bsBvhBest_Bound(best, index), &h))
 		{
 			changed |= bsBvhBest_Offer(best, &h, k, index);
 		}
@@ -328,56 +329,128 @@ static inline bool bsBvh_RayRange(const bsBvh* bvh, const bsSweep* sweep, const 
 	return changed;
 }
 
-// The segment's slab-test operands as the walk uses them: with SSE2 broadcast once per query
-// (bsBvhRay_Boxes broadcasts them at every node), the same float operations in the same order, so
-// the same mask and entry times.
-#if defined(__SSE2__)
+// The segment's slab test as the ray walk runs it, set up once per query: for each axis the origin
+// seen from the min planes (o + grow) and from the max planes (o - grow), and the negated inverse, as
+// rows of 4 equal floats, so a plane's time is (origin - plane) * -inv: exactly (plane - origin) *
+// inv, one operation fewer than growing the box first. The float roundings differ from the sweep
+// walk's (bsBvhRay_Boxes) by an ulp of the origin's magnitude, far inside the pad's 1e-6 of it, so a
+// box that holds a crossing is still entered; which boxes are entered decides only the work, never
+// the answer. No NaN can arise: the origins are finite and -inv is never zero, so an unused slot's
+// inf plane gives an inf time. (Tried and dropped, by CPU time: the near and far planes chosen by
+// the direction's signs (three operations fewer, 9% slower: six row offsets held in registers), x and
+// y in one 8-lane AVX operation (4% slower: the fold of the halves lengthens the chain), an AVX2 copy
+// of the walk (the same time).)
 typedef struct bsBvhRayLanes
 {
-	__m128 o[3];
-	__m128 inv[3];
-	__m128 grow;
+	_Alignas(16) float lower[3][4];  // o + grow
+	_Alignas(16) float upper[3][4];  // o - grow
+	_Alignas(16) float ninv[3][4];   // -inv
 } bsBvhRayLanes;
 
-static inline bsBvhRayLanes bsMakeBvhRayLanes(const bsBvhRay* r)
+static inline void bsMakeBvhRayLanes(const bsBvhRay* r, bsBvhRayLanes* l)
 {
-	bsBvhRayLanes l;
 	for (int a = 0; a < 3; ++a)
 	{
-		l.o[a] = _mm_set1_ps(r->o[a]);
-		l.inv[a] = _mm_set1_ps(r->inv[a]);
+		float lower = r->o[a] + r->grow;
+		float upper = r->o[a] - r->grow;
+		float ninv = -r->inv[a];
+#if defined(__SSE2__)
+		_mm_store_ps(l->lower[a], _mm_set1_ps(lower));
+		_mm_store_ps(l->upper[a], _mm_set1_ps(upper));
+		_mm_store_ps(l->ninv[a], _mm_set1_ps(ninv));
+#else
+		for (int i = 0; i < 4; ++i)
+		{
+			l->lower[a][i] = lower;
+			l->upper[a][i] = upper;
+			l->ninv[a][i] = ninv;
+		}
+#endif
 	}
-	l.grow = _mm_set1_ps(r->grow);
-	return l;
 }
 
-static inline unsigned bsBvhRayLanes_Boxes(const bsBvhRayLanes* l, const bsBvhWideNode* n, float limit,
-	float entry[4])
+// A bit per slot whose grown box the segment enters at or before the limit (clipped to [0, limit]),
+// and the entry times. Unused slots (inf boxes) always miss: their near time is +inf, or their far
+// time -inf.
+#if defined(__SSE2__)
+typedef __m128 bsBvhRayLimit;
+
+static inline bsBvhRayLimit bsMakeBvhRayLimit(float limit)
+{
+	return _mm_set1_ps(limit);
+}
+
+static inline bool bsBvhRayLimit_Below(bsBvhRayLimit limit, float key)
+{
+	return key <= _mm_cvtss_f32(limit);
+}
+
+static inline unsigned bsBvhRayLanes_Boxes(const bsBvhRayLanes* l, const bsBvhWideNode* n,
+	bsBvhRayLimit limit, __m128* entry)
 {
 	__m128 tmin = _mm_setzero_ps();
-	__m128 tmax = _mm_set1_ps(limit);
+	__m128 tmax = limit;
 	for (int a = 0; a < 3; ++a)
 	{
-		__m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_sub_ps(_mm_load_ps(n->min[a]), l->grow), l->o[a]), l->inv[a]);
-		__m128 t2 = _mm_mul_ps(_mm_sub_ps(_mm_add_ps(_mm_load_ps(n->max[a]), l->grow), l->o[a]), l->inv[a]);
+		__m128 ninv = _mm_load_ps(l->ninv[a]);
+		__m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_load_ps(l->lower[a]), _mm_load_ps(n->min[a])), ninv);
+		__m128 t2 = _mm_mul_ps(_mm_sub_ps(_mm_load_ps(l->upper[a]), _mm_load_ps(n->max[a])), ninv);
 		tmin = _mm_max_ps(tmin, _mm_min_ps(t1, t2));
 		tmax = _mm_min_ps(tmax, _mm_max_ps(t1, t2));
 	}
-	_mm_storeu_ps(entry, tmin);
+	*entry = tmin;
 	return (unsigned)_mm_movemask_ps(_mm_cmple_ps(tmin, tmax));
 }
-#else
-typedef bsBvhRay bsBvhRayLanes;
 
-static inline bsBvhRayLanes bsMakeBvhRayLanes(const bsBvhRay* r)
+static inline float bsBvhRayEntry_Lane(__m128 entry, int i)
 {
-	return *r;
+	float lanes[4];
+	_mm_storeu_ps(lanes, entry);
+	return lanes[i];
+}
+#else
+typedef float bsBvhRayLimit;
+
+static inline bsBvhRayLimit bsMakeBvhRayLimit(float limit)
+{
+	return limit;
 }
 
-static inline unsigned bsBvhRayLanes_Boxes(const bsBvhRayLanes* l, const bsBvhWideNode* n, float limit,
-	float entry[4])
+static inline bool bsBvhRayLimit_Below(bsBvhRayLimit limit, float key)
 {
-	return bsBvhRay_Boxes(l, n, limit, entry);
+	return key <= limit;
+}
+
+typedef struct bsBvhRayEntries
+{
+	float t[4];
+} bsBvhRayEntries;
+
+static inline unsigned bsBvhRayLanes_Boxes(const bsBvhRayLanes* l, const bsBvhWideNode* n,
+	bsBvhRayLimit limit, bsBvhRayEntries* entry)
+{
+	unsigned mask = 0;
+	for (int i = 0; i < 4; ++i)
+	{
+		float tmin = 0.0f, tmax = limit;
+		for (int a = 0; a < 3; ++a)
+		{
+			float t1 = (l->lower[a][i] - n->min[a][i]) * l->ninv[a][i];
+			float t2 = (l->upper[a][i] - n->max[a][i]) * l->ninv[a][i];
+			float near = t1 < t2 ? t1 : t2;
+			float far = t1 > t2 ? t1 : t2;
+			tmin = tmin > near ? tmin : near;
+			tmax = tmax < far ? tmax : far;
+		}
+		entry->t[i] = tmin;
+		mask |= tmin <= tmax ? 1u << i : 0u;
+	}
+	return mask;
+}
+
+static inline float bsBvhRayEntry_Lane(bsBvhRayEntries entry, int i)
+{
+	return entry.t[i];
 }
 #endif
 
@@ -389,59 +462,66 @@ typedef struct bsBvhRayEntry
 	float key;
 } bsBvhRayEntry;
 
-// The walk of bs_methodRay: a segment crosses few boxes (short segments enter one child of most
+// The walk of the ray queries: a segment crosses few boxes (short segments enter one child of most
 // nodes), so it spends its time on the per-node overhead rather than on the triangle tests. Unlike
 // bsBvh_Traverse it keeps float keys and makes no distance sort: the nearest entered child is taken
 // next and the others are pushed in slot order; the search interval is the float `limit`, at or
 // above the best t, so a box or deferred entry is dropped only when it cannot hold a contact at or
 // before the best t (the answer does not depend on the order, only the work). Returns false if the
 // stack would overflow (impossible for a tree from bsBvh_Build).
-static bool bsBvh_RayWalk(const bsBvh* bvh, const bsSweep* sweep, const bsBvhRay* ray,
+static bool bsBvh_RayWalk(const bsBvh* bvh, bsRayFrame* frame, const bsBvhRay* ray,
 	bsBvhBest* best, uint64_t* visited, uint64_t* tested)
 {
-	bsRayFrame frame = bsMakeRayFrame(sweep);
-	const bsBvhRayLanes lanes = bsMakeBvhRayLanes(ray);
+	bsBvhRayLanes lanes;
+	bsMakeBvhRayLanes(ray, &lanes);
+	const bsBvhWideNode* wide = bvh->wide;
 	bsBvhRayEntry stack[BS_BVH_STACK];
 	int top = 0;
-	float limit = 1.0f;
+	bsBvhRayLimit limit = bsMakeBvhRayLimit(1.0f);
 	uint32_t child = 0, count = 0;
+	uint64_t nodes = 0, triangles = 0;
 	for (;;)
 	{
 		if (count > 0)
 		{
-			*tested += count;
-			if (bsBvh_RayRange(bvh, sweep, &frame, child, count, best))
+			triangles += count;
+			if (bsBvh_RayRange(bvh, frame, child, count, best))
 			{
-				limit = bsFloatUp(best->hit.t);
+				limit = bsMakeBvhRayLimit(bsFloatUp(best->hit.t));
 			}
 		}
 		else
 		{
-			const bsBvhWideNode* node = bvh->wide + child;
-			*visited += 1;
-			float entry[4];
-			unsigned mask = bsBvhRayLanes_Boxes(&lanes, node, limit, entry);
+			const bsBvhWideNode* node = wide + child;
+			nodes += 1;
+#if defined(__SSE2__)
+			__m128 entry;
+#else
+			bsBvhRayEntries entry;
+#endif
+			unsigned mask = bsBvhRayLanes_Boxes(&lanes, node, limit, &entry);
 			if (mask != 0)
 			{
-				if (top + 3 > BS_BVH_STACK)
-				{
-					return false;
-				}
 				int nearest = __builtin_ctz(mask);
 				// Most nodes of a short segment have one entered child: nothing to order or push.
 				if ((mask & (mask - 1)) != 0)
 				{
+					if (top + 3 > BS_BVH_STACK)
+					{
+						return false;
+					}
 					for (unsigned m = mask & (mask - 1); m != 0; m &= m - 1)
 					{
 						int i = __builtin_ctz(m);
-						nearest = entry[i] < entry[nearest] ? i : nearest;
+						nearest = bsBvhRayEntry_Lane(entry, i) < bsBvhRayEntry_Lane(entry, nearest) ? i
+							: nearest;
 					}
 					// The others from the last slot down, so the lowest is popped first.
 					for (unsigned m = mask & ~(1u << nearest); m != 0;)
 					{
 						int i = 31 - __builtin_clz(m);
 						m &= ~(1u << i);
-						bsBvhRayEntry c = {node->child[i], node->count[i], entry[i]};
+						bsBvhRayEntry c = {node->child[i], node->count[i], bsBvhRayEntry_Lane(entry, i)};
 						stack[top++] = c;
 					}
 				}
@@ -455,10 +535,12 @@ static bool bsBvh_RayWalk(const bsBvh* bvh, const bsSweep* sweep, const bsBvhRay
 		{
 			if (top == 0)
 			{
+				*visited += nodes;
+				*tested += triangles;
 				return true;
 			}
 			bsBvhRayEntry e = stack[--top];
-			if (e.key <= limit)
+			if (bsBvhRayLimit_Below(limit, e.key))
 			{
 				child = e.child;
 				count = e.count;
@@ -466,6 +548,35 @@ static bool bsBvh_RayWalk(const bsBvh* bvh, const bsSweep* sweep, const bsBvhRay
 			}
 		}
 	}
+}
+
+// Beyond this magnitude the float slab test cannot be trusted: such queries scan every triangle.
+#define BS_BVH_FLOAT_LIMIT 1e30
+
+// The nearest crossing of the segment in frame (the ray queries' common body): the walk, or a scan of
+// every triangle when the walk cannot be trusted. Adds the nodes and triangles to the counts.
+static BS_ALWAYS_INLINE void bsBvh_RayBest(const bsBvh* bvh, bsRayFrame* frame, bsBvhBest* best,
+	uint64_t* visited, uint64_t* tested)
+{
+	memset(best, 0, sizeof *best);
+	if (bvh->triCount == 0)
+	{
+		return;
+	}
+	double reach = bsMaxAbsFinite(frame->c1);
+	double reach2 = bsMaxAbsFinite(frame->c2);
+	reach = reach > reach2 ? reach : reach2;
+	if (reach <= BS_BVH_FLOAT_LIMIT)
+	{
+		bsBvhRay ray = bsMakeBvhRay(bvh, frame->c1, frame->d, 0.0, reach);
+		if (bsBvh_RayWalk(bvh, frame, &ray, best, visited, tested))
+		{
+			return;
+		}
+		memset(best, 0, sizeof *best);
+	}
+	*tested += bvh->triCount;
+	bsBvh_RayRange(bvh, frame, 0, bvh->triCount, best);
 }
 
 // The answer to an invalid query: a miss that stays put where possible (t = 1, centre C2, or C1
@@ -491,38 +602,16 @@ static void bsBvh_InvalidMiss(const bsSweepInput* input, bsSweepOutput* out)
 	out->triangle = BS_NO_TRIANGLE;
 }
 
-// Beyond this magnitude the float slab test cannot be trusted: such queries scan every triangle.
-#define BS_BVH_FLOAT_LIMIT 1e30
-
-// bsBvh_SweepPrepared for bs_methodRay: its own walk, no contact refinement (bsSweep_RefinesContact
+// bsBvh_SweepPrepared for bs_methodRay: the ray walk, no contact refinement (bsSweep_RefinesContact
 // is false for rays).
 static void bsBvh_RayQuery(const bsBvh* bvh, const bsSweep* sweep, bsSweepOutput* out,
 	bsQueryStats* stats)
 {
+	bsRayFrame frame;
+	bsMakeRayFrame(&frame, sweep->c1, sweep->c2);
 	bsBvhBest best;
-	memset(&best, 0, sizeof best);
 	uint64_t visited = 0, tested = 0;
-	if (bvh->triCount > 0)
-	{
-		double reach = bsMaxAbsFinite(sweep->c1);
-		double reach2 = bsMaxAbsFinite(sweep->c2);
-		reach = reach > reach2 ? reach : reach2;
-		bool scan = !(reach <= BS_BVH_FLOAT_LIMIT);
-		if (!scan)
-		{
-			bsBvhRay ray = bsMakeBvhRay(bvh, sweep, 0.0, reach);
-			scan = !bsBvh_RayWalk(bvh, sweep, &ray, &best, &visited, &tested);
-			if (scan)
-			{
-				memset(&best, 0, sizeof best);
-			}
-		}
-		if (scan)
-		{
-			tested += bvh->triCount;
-			bsBvh_TestRange(bvh, bs_methodRay, sweep, 0, bvh->triCount, &best);
-		}
-	}
+	bsBvh_RayBest(bvh, &frame, &best, &visited, &tested);
 	if (best.found)
 	{
 		bsSweep_Finish(sweep, bvh->tris + best.k, bvh->triIndex[best.k], &best.hit, out);
@@ -538,6 +627,46 @@ static void bsBvh_RayQuery(const bsBvh* bvh, const bsSweep* sweep, bsSweepOutput
 		stats->trianglesTested += tested;
 		stats->hits += best.found ? 1u : 0u;
 	}
+}
+
+bsResult bsBvh_Ray(const bsBvh* bvh, const bsRayInput* input, bsRayOutput* out)
+{
+	if (out == NULL)
+	{
+		return bs_errInvalidArgument;
+	}
+	memset(out, 0, sizeof *out);
+	out->t = 1.0;
+	out->triangle = BS_NO_TRIANGLE;
+	if (bvh == NULL || input == NULL)
+	{
+		return bs_errInvalidArgument;
+	}
+	// What bsMakeSweep rejects for the ray method: a coordinate that is not finite, or a squared
+	// length beyond the double range.
+	if (!bsIsValidVec3(input->c1) || !bsIsValidVec3(input->c2))
+	{
+		return bs_errNonFinite;
+	}
+	bsRayFrame frame;
+	bsMakeRayFrame(&frame, input->c1, input->c2);
+	if (!isfinite(bsLengthSquared(frame.d)))
+	{
+		return bs_errNonFinite;
+	}
+	bsBvhBest best;
+	uint64_t visited = 0, tested = 0;
+	bsBvh_RayBest(bvh, &frame, &best, &visited, &tested);
+	if (best.found)
+	{
+		const bsTriangle* tri = bvh->tris + best.k;
+		out->t = best.hit.t;
+		// bsSweep_Finish's facing normal for a centre on the plane.
+		out->normal = bsDot(tri->n, frame.d) > 0.0 ? bsNeg(tri->n) : tri->n;
+		out->triangle = best.index;
+		out->hit = 1;
+	}
+	return bs_ok;
 }
 
 bsResult bsBvh_Sweep(const bsBvh* bvh, bsMethod method, const bsSweepInput* input,
@@ -587,7 +716,7 @@ void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepa
 		bool scan = !(reach <= BS_BVH_FLOAT_LIMIT && radius <= BS_BVH_FLOAT_LIMIT);
 		if (!scan)
 		{
-			bsBvhRay ray = bsMakeBvhRay(bvh, &sweep, radius, reach);
+			bsBvhRay ray = bsMakeBvhRay(bvh, sweep.c1, sweep.d, radius, reach);
 			scan = !bsBvh_TraverseBest(bvh, method, &sweep, &ray, &best, &visited, &tested);
 			if (scan)
 			{

@@ -821,7 +821,37 @@ static void MakeQuery(const bsTriangle* tris, uint32_t count, SceneBox box, doub
 	q->radius = r;
 }
 
-// Compares the BVH with bsSweepList for one query. Returns 0 when they agree; otherwise a code
+// bsBvh_Ray against bsBvh_Sweep's ray answer `sweep` (result `sweepResult`, already equal to the
+// brute-force bsSweepList's): the same result, hit, t and triangle bit for bit, the hit triangle's
+// face normal turned against the motion, and every other byte zero. (The sweep's normal is that of
+// the mesh's point nearest the stop centre, which is the same vector unless the centre lies off the
+// plane by more than 1e-12 of its magnitude, as with coordinates of 1e16.) Returns 0, or 7 (result,
+// hit, t or triangle) or 8 (normal, padding).
+static int CompareRayQuery(const bsBvh* bvh, const bsTriangle* tris, const bsSweepInput* in,
+	bsResult sweepResult, const bsSweepOutput* sweep, bsRayOutput* r, bsResult* rr)
+{
+	bsRayInput ray = {in->c1, in->c2};
+	memset(r, 0xA5, sizeof *r);
+	*rr = bsBvh_Ray(bvh, &ray, r);
+	if (*rr != sweepResult || r->hit != sweep->hit || memcmp(&r->t, &sweep->t, sizeof r->t) != 0 ||
+		r->triangle != sweep->triangle)
+	{
+		return 7;
+	}
+	bsRayOutput expect;
+	memset(&expect, 0, sizeof expect);
+	expect.t = sweep->t;
+	expect.triangle = sweep->triangle;
+	expect.hit = sweep->hit;
+	if (sweep->hit)
+	{
+		bsVec3 n = tris[sweep->triangle].n;
+		expect.normal = bsDot(n, bsSub(in->c2, in->c1)) > 0.0 ? bsNeg(n) : n;
+	}
+	return memcmp(&expect, r, sizeof expect) != 0 ? 8 : 0;
+}
+
+// Compares the BVH with bsSweepList for one query (and, for the ray method, bsBvh_Ray with both). Returns 0 when they agree; otherwise a code
 // and, when verbose, the details.
 static int CompareQuery(const bsBvh* bvh, const bsTriangle* tris, uint32_t count, bsMethod method,
 	const bsSweepInput* in, bsQueryStats* stats, bool verbose)
@@ -850,6 +880,12 @@ static int CompareQuery(const bsBvh* bvh, const bsTriangle* tris, uint32_t count
 	{
 		code = a.t == b.t && a.triangle != b.triangle ? 6 : 3;
 	}
+	bsRayOutput r;
+	bsResult rr = bs_ok;
+	if (method == bs_methodRay && code == 0)
+	{
+		code = CompareRayQuery(bvh, tris, in, ra, &a, &r, &rr);
+	}
 	if (code != 0 && verbose)
 	{
 		FILE* f = stderr;
@@ -861,6 +897,11 @@ static int CompareQuery(const bsBvh* bvh, const bsTriangle* tris, uint32_t count
 			a.t, a.triangle, bsTestName((bsTest)a.test), bsBranchName((bsBranch)a.branch));
 		fprintf(f, "    brute: %s hit %d t %.17g triangle %u %s/%s\n", bsResultString(rb), b.hit,
 			b.t, b.triangle, bsTestName((bsTest)b.test), bsBranchName((bsBranch)b.branch));
+		if (code >= 7)
+		{
+			fprintf(f, "    bsBvh_Ray: %s hit %d t %.17g triangle %u normal (%.17g, %.17g, %.17g)\n",
+				bsResultString(rr), r.hit, r.t, r.triangle, r.normal.x, r.normal.y, r.normal.z);
+		}
 	}
 	return code;
 }
@@ -1020,6 +1061,21 @@ static int SpecialQueryTest(void)
 	ENSURE(bsBvh_Sweep(&bvh, bs_methodCount, cases, &out, &stats) == bs_errInvalidArgument);
 	ENSURE(out.hit == 0 && out.triangle == BS_NO_TRIANGLE);
 	ENSURE(stats.queries == 3 && stats.hits == 0 && stats.nodesVisited == 0);
+
+	// bsBvh_Ray's own invalid inputs: NULLs, and what bsMakeSweep rejects (finite coordinates whose
+	// squared length overflows; CompareQuery checks the error and the miss against the sweep's).
+	bsRayInput rayIn = {{0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}};
+	bsRayOutput rayOut;
+	ENSURE(bsBvh_Ray(NULL, &rayIn, &rayOut) == bs_errInvalidArgument);
+	ENSURE(rayOut.hit == 0 && rayOut.t == 1.0 && rayOut.triangle == BS_NO_TRIANGLE);
+	ENSURE(bsBvh_Ray(&bvh, NULL, &rayOut) == bs_errInvalidArgument);
+	ENSURE(bsBvh_Ray(&bvh, &rayIn, NULL) == bs_errInvalidArgument);
+	ENSURE(bsBvh_Ray(&bvh, &rayIn, &rayOut) == bs_ok && rayOut.hit == 1);
+	bsSweepInput overflow = {{1e200, 0.5, 0.5}, {-1e200, 0.5, 0.5}, 0.0};
+	bsRayInput rayOverflow = {overflow.c1, overflow.c2};
+	ENSURE(bsBvh_Ray(&bvh, &rayOverflow, &rayOut) == bs_errNonFinite);
+	ENSURE(CompareQuery(&bvh, tris, count, bs_methodRay, &overflow, NULL, true) == 0);
+	ENSURE(CompareQuery(&bvh, tris, count, bs_methodRay, &badC2, NULL, true) == 0);
 	bsBvh_Destroy(&bvh);
 
 	// Empty and one-triangle BVHs.

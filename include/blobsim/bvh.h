@@ -10,7 +10,8 @@
 // interior child with the largest surface area, so its leaves are exactly the binary tree's leaves.
 // A wide child is either another wide node (count 0) or a binary leaf (count > 0 triangles from
 // first). Queries walk a fixed-size stack, nearest child first, and shrink the search interval as
-// nearer contacts are found; rays (bs_methodRay) have their own leaner walk of the same tree.
+// nearer contacts are found; rays (bs_methodRay and bsBvh_Ray) have their own leaner walk of the same
+// tree.
 #pragma once
 
 #include "blobsim/closest.h"
@@ -121,6 +122,32 @@ bsResult bsBvh_Sweep(const bsBvh* bvh, bsMethod method, const bsSweepInput* inpu
 // builds it once); method must be valid.
 void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* sweep, bsSweepOutput* out,
 	bsQueryStats* stats);
+
+// A ray query: the segment C1 -> C2, the question bs_methodRay asks without a radius.
+typedef struct bsRayInput
+{
+	bsVec3 c1;  // start
+	bsVec3 c2;  // end
+} bsRayInput;
+
+// What a ray query needs, as Embree's rtcIntersect1 returns it: where, which triangle, its normal.
+typedef struct bsRayOutput
+{
+	double t;           // the crossing's fraction of C1 -> C2; 1 when nothing is hit
+	bsVec3 normal;      // the hit triangle's unit face normal turned against the motion (n, or -n
+	                    // when n . (C2 - C1) > 0); zero on a miss
+	uint32_t triangle;  // the caller's index; BS_NO_TRIANGLE on a miss
+	uint8_t hit;        // 1 when the segment crosses a triangle
+	uint8_t reserved[3];  // zero
+} bsRayOutput;
+
+// The first triangle the segment C1 -> C2 crosses: the same t and triangle as bsBvh_Sweep with
+// bs_methodRay (and so as bsSweepList), bit for bit, without making a bsSweep or filling a whole
+// bsSweepOutput (centre, closest point). An invalid input (bvh, input or out NULL:
+// bs_errInvalidArgument; what bsMakeSweep rejects, a NaN/inf coordinate or a squared length beyond
+// the double range: bs_errNonFinite) fills out (when not NULL) with a miss. Every byte of out is
+// written, so outputs can be compared with memcmp.
+bsResult bsBvh_Ray(const bsBvh* bvh, const bsRayInput* input, bsRayOutput* out);
 
 // N queries spread over threads (sweep_batch.c). threads <= 0 means all cores. Outputs are identical
 // for every thread count. Returns the first input error (by index) and still answers the others;

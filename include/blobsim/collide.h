@@ -276,21 +276,6 @@ bool bsExactTriangle(const bsTriangle* tri, const bsSweep* sweep, double tmax, b
 // triangle's boundary is half-open: it has some of its edges and vertices, not all.
 bool bsRayTriangle(const bsTriangle* tri, const bsSweep* sweep, double tmax, bsTriangleHit* hit);
 
-// The segment's 2D frame of the watertight test (ray.c): z the axis of the largest |d|, x and y the
-// next two, and the shear d_x / d_z, d_y / d_z. Depends on the segment only, so a walk over many
-// triangles makes it once.
-typedef struct bsRayFrame
-{
-	int kx, ky, kz;
-	double sx, sy;
-} bsRayFrame;
-
-bsRayFrame bsMakeRayFrame(const bsSweep* sweep);
-
-// bsRayTriangle with the frame made beforehand: the same answer, bit for bit.
-bool bsRayTriangleFramed(const bsTriangle* tri, const bsSweep* sweep, const bsRayFrame* frame,
-	double tmax, bsTriangleHit* hit);
-
 // --- Queries over many triangles (sweep.c) ---
 
 // One triangle by method; only contacts with t < tmax. Inline: the BVH and the list loop call it
