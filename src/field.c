@@ -88,22 +88,13 @@ static inline void bsFieldLookup_Dense(const bsFieldLookup* l, int i, int j, int
 	memcpy(n, c->normal, 3 * sizeof(float));
 }
 
-// Cell (i, j, k) as the tree stores it (bsGridTree_Cell, inlined): the node's plane plus its
-// subgrid's cell, the same arithmetic for a plane and a dense block.
+// Cell (i, j, k) as the tree stores it (bsGridTree_Cell, inlined).
 static inline void bsFieldLookup_Tree(const bsFieldLookup* l, int i, int j, int k, float* d, float n[3])
 {
-	const bsGridTree* t = l->tree;
-	int s = t->blockShift, mask = (1 << s) - 1;
-	const bsGridTreeNode* node =
-		t->nodes + (size_t)(i >> s) + (size_t)t->bx * ((size_t)(j >> s) + (size_t)t->by * (size_t)(k >> s));
-	int li = i & mask, lj = j & mask, lk = k & mask;
-	const bsGridCell* c =
-		t->subgrids + ((size_t)node->subgrid << (3 * s)) + (size_t)li + ((size_t)lj << s) + ((size_t)lk << (2 * s));
-	*d = node->c + node->g[0] * (float)li + node->g[1] * (float)lj + node->g[2] * (float)lk + c->distance;
-	for (int a = 0; a < 3; ++a)
-	{
-		n[a] = node->n[a] + c->normal[a];
-	}
+	int mask = (1 << l->tree->blockShift) - 1;
+	bsGridCell c = bsGridTreeNode_Cell(l->tree, bsGridTree_Node(l->tree, i, j, k), i & mask, j & mask, k & mask);
+	*d = c.distance;
+	memcpy(n, c.normal, sizeof c.normal);
 }
 
 // The cell containing x: its distance into *d and normal into *n; false outside the grid (or NaN).
@@ -256,6 +247,81 @@ bool bsField_ApplyTree(const bsGridTree* tree, const bsFieldDef* def, bsVec3 x, 
 	return bsField_ApplyOne(&l, &r, x, v);
 }
 
+// The range loop takes the particles a batch at a time: it works out the batch's cells and
+// prefetches them, then looks them up, so that in random order a lookup finds its cell on its way
+// from memory (the dense grid's 16-byte cells outgrow the cache; the tree's nodes do not, its dense
+// blocks may) instead of waiting for it. The values are the same: only when memory is read changes.
+enum
+{
+	bs_fieldBatch = 32,
+};
+
+static inline bool bsField_Free(const uint8_t* state, size_t p)
+{
+	return state == NULL || state[p] == 0;
+}
+
+static inline void bsField_Apply1(const bsFieldRules* r, bsGridCell c, bsVec3* v)
+{
+	*v = bsField_Rules(r, c.distance, bsV3(c.normal[0], c.normal[1], c.normal[2]), *v);
+}
+
+// One batch over the dense grid: particles x[0..n) (state and v from the same offset).
+static inline void bsField_DenseBatch(const bsFieldLookup* l, const bsFieldRules* r, const bsVec3* x, bsVec3* v,
+	const uint8_t* state, size_t n)
+{
+	size_t cell[bs_fieldBatch];
+	bool in[bs_fieldBatch];
+	for (size_t q = 0; q < n; ++q)
+	{
+		int i = 0, j = 0, k = 0;
+		in[q] = bsField_Free(state, q) && bsFieldLookup_Index(l, x[q], &i, &j, &k);
+		cell[q] = (size_t)i + (size_t)l->ix * ((size_t)j + (size_t)l->iy * (size_t)k);
+		__builtin_prefetch(l->cells + cell[q]);
+	}
+	for (size_t q = 0; q < n; ++q)
+	{
+		if (in[q])
+		{
+			bsField_Apply1(r, l->cells[cell[q]], v + q);
+		}
+	}
+}
+
+// One batch over the tree. The nodes are few (32 bytes for B^3 cells) and stay in cache; the first
+// pass reads each particle's node and prefetches its subgrid cell when the block is dense, the second
+// takes a plane block's value from the node alone and a dense block's from the cell alone.
+static inline void bsField_TreeBatch(const bsFieldLookup* l, const bsFieldRules* r, const bsVec3* x, bsVec3* v,
+	const uint8_t* state, size_t n)
+{
+	const bsGridTree* t = l->tree;
+	int s = t->blockShift, mask = (1 << s) - 1;
+	const bsGridTreeNode* node[bs_fieldBatch];
+	const bsGridCell* cell[bs_fieldBatch];
+	int ijk[bs_fieldBatch][3];
+	bool in[bs_fieldBatch];
+	for (size_t q = 0; q < n; ++q)
+	{
+		int i = 0, j = 0, k = 0;
+		in[q] = bsField_Free(state, q) && bsFieldLookup_Index(l, x[q], &i, &j, &k);
+		node[q] = bsGridTree_Node(t, i, j, k);
+		ijk[q][0] = i & mask;
+		ijk[q][1] = j & mask;
+		ijk[q][2] = k & mask;
+		uint32_t sub = node[q]->subgrid;
+		cell[q] = sub == 0 ? NULL
+			: t->subgrids + ((size_t)sub << (3 * s)) + (size_t)ijk[q][0] + ((size_t)ijk[q][1] << s) + ((size_t)ijk[q][2] << (2 * s));
+		__builtin_prefetch(cell[q]);
+	}
+	for (size_t q = 0; q < n; ++q)
+	{
+		if (in[q])
+		{
+			bsField_Apply1(r, cell[q] != NULL ? bsGridTreeNode_Dense(cell[q]) : bsGridTreeNode_Plane(node[q], ijk[q][0], ijk[q][1], ijk[q][2]), v + q);
+		}
+	}
+}
+
 // The nearest-cell loop; inlined into bsField_ApplyRange once for each backend (`tree` a constant
 // there), so that the lookup is inlined into the loop and the backend is not asked per particle.
 static inline void bsField_RangeNearest(bsFieldLookup lookup, bsFieldRules rules, bool tree, const bsVec3* x,
@@ -263,21 +329,17 @@ static inline void bsField_RangeNearest(bsFieldLookup lookup, bsFieldRules rules
 {
 	const bsFieldLookup* l = &lookup;  // copies: the writes to v cannot alias them, so they stay in registers
 	const bsFieldRules* r = &rules;
-	for (size_t p = begin; p < end; ++p)
+	for (size_t p = begin; p < end; p += bs_fieldBatch)
 	{
-		int i, j, k;
-		if ((state == NULL || state[p] == 0) && bsFieldLookup_Index(l, x[p], &i, &j, &k))
+		size_t n = end - p < bs_fieldBatch ? end - p : bs_fieldBatch;
+		const uint8_t* st = state != NULL ? state + p : NULL;
+		if (tree)
 		{
-			float d, n[3];
-			if (tree)
-			{
-				bsFieldLookup_Tree(l, i, j, k, &d, n);
-			}
-			else
-			{
-				bsFieldLookup_Dense(l, i, j, k, &d, n);
-			}
-			v[p] = bsField_Rules(r, d, bsV3(n[0], n[1], n[2]), v[p]);
+			bsField_TreeBatch(l, r, x + p, v + p, st, n);
+		}
+		else
+		{
+			bsField_DenseBatch(l, r, x + p, v + p, st, n);
 		}
 	}
 }
