@@ -208,7 +208,7 @@ static inline bsVec3 bsField_Rules(const bsFieldRules* r, double d, bsVec3 n, bs
 		// The reflection's size is 0 unless the particle approaches and would end within L: a select,
 		// not a branch, since whether a particle bounces is as good as random.
 		double vn = bsDot(w, n);
-		bool hit = vn < 0.0 && d + vn * r->dt <= r->threshold;
+		bool hit = (vn < 0.0) & (d + vn * r->dt <= r->threshold);
 		double k = hit ? r->bounce * vn : 0.0;
 		w = hit ? bsMulAdd(w, k, n) : w;
 	}
@@ -267,9 +267,11 @@ static inline void bsField_Apply1(const bsFieldRules* r, bsGridCell c, bsVec3* v
 }
 
 // One batch over the dense grid: particles x[0..n) (state and v from the same offset).
-static inline void bsField_DenseBatch(const bsFieldLookup* l, const bsFieldRules* r, const bsVec3* x, bsVec3* v,
+static inline void bsField_DenseBatch(bsFieldLookup lookup, bsFieldRules rules, const bsVec3* x, bsVec3* v,
 	const uint8_t* state, size_t n)
 {
+	const bsFieldLookup* l = &lookup;
+	const bsFieldRules* r = &rules;
 	size_t cell[bs_fieldBatch];
 	bool in[bs_fieldBatch];
 	for (size_t q = 0; q < n; ++q)
@@ -288,14 +290,35 @@ static inline void bsField_DenseBatch(const bsFieldLookup* l, const bsFieldRules
 	}
 }
 
-// One batch over the tree. The nodes are few (32 bytes for B^3 cells) and stay in cache; the first
-// pass reads each particle's node and prefetches its subgrid cell when the block is dense, the second
-// takes a plane block's value from the node alone and a dense block's from the cell alone.
-static inline void bsField_TreeBatch(const bsFieldLookup* l, const bsFieldRules* r, const bsVec3* x, bsVec3* v,
+// The lookups of a batch over the tree, `kinds` the kinds of block its particles are in (a constant
+// where it is inlined): a plane block's value from its node alone (1), a dense block's from its
+// subgrid cell alone (2), or, in a batch with both, plane + cell for each (3, the same bits without a
+// branch on the kind, which is as good as random when the particles are).
+static inline void bsField_TreeLookups(bsFieldRules rules, int kinds, const bsGridTreeNode* const* node,
+	const bsGridCell* const* cell, const int (*ijk)[3], const bool* in, bsVec3* v, size_t n)
+{
+	const bsFieldRules* r = &rules;  // a copy: the writes to v cannot alias it (as below)
+	for (size_t q = 0; q < n; ++q)
+	{
+		if (in[q])
+		{
+			bsGridCell c = kinds == 1 ? bsGridTreeNode_Plane(node[q], ijk[q][0], ijk[q][1], ijk[q][2])
+				: kinds == 2 ? bsGridTreeNode_Dense(cell[q])
+				: bsGridTreeNode_Sum(node[q], cell[q], ijk[q][0], ijk[q][1], ijk[q][2]);
+			bsField_Apply1(r, c, v + q);
+		}
+	}
+}
+
+// One batch over the tree. The nodes are few (32 bytes for B^3 cells) and stay in cache: the first
+// pass reads each particle's node and prefetches its subgrid cell when the block is dense.
+static inline void bsField_TreeBatch(bsFieldLookup lookup, bsFieldRules rules, const bsVec3* x, bsVec3* v,
 	const uint8_t* state, size_t n)
 {
+	const bsFieldLookup* l = &lookup;
+	const bsFieldRules* r = &rules;
 	const bsGridTree* t = l->tree;
-	int s = t->blockShift, mask = (1 << s) - 1;
+	int mask = (1 << t->blockShift) - 1, kinds = 0;
 	const bsGridTreeNode* node[bs_fieldBatch];
 	const bsGridCell* cell[bs_fieldBatch];
 	int ijk[bs_fieldBatch][3];
@@ -308,38 +331,40 @@ static inline void bsField_TreeBatch(const bsFieldLookup* l, const bsFieldRules*
 		ijk[q][0] = i & mask;
 		ijk[q][1] = j & mask;
 		ijk[q][2] = k & mask;
-		uint32_t sub = node[q]->subgrid;
-		cell[q] = sub == 0 ? NULL
-			: t->subgrids + ((size_t)sub << (3 * s)) + (size_t)ijk[q][0] + ((size_t)ijk[q][1] << s) + ((size_t)ijk[q][2] << (2 * s));
+		cell[q] = bsGridTreeNode_Sub(t, node[q], ijk[q][0], ijk[q][1], ijk[q][2]);
 		__builtin_prefetch(cell[q]);
+		kinds |= in[q] ? (node[q]->subgrid != 0 ? 2 : 1) : 0;
 	}
-	for (size_t q = 0; q < n; ++q)
+	switch (kinds)
 	{
-		if (in[q])
-		{
-			bsField_Apply1(r, cell[q] != NULL ? bsGridTreeNode_Dense(cell[q]) : bsGridTreeNode_Plane(node[q], ijk[q][0], ijk[q][1], ijk[q][2]), v + q);
-		}
+		case 1:
+			bsField_TreeLookups(*r, 1, node, cell, ijk, in, v, n);
+			break;
+		case 2:
+			bsField_TreeLookups(*r, 2, node, cell, ijk, in, v, n);
+			break;
+		default:
+			bsField_TreeLookups(*r, 3, node, cell, ijk, in, v, n);
+			break;
 	}
 }
 
-// The nearest-cell loop; inlined into bsField_ApplyRange once for each backend (`tree` a constant
-// there), so that the lookup is inlined into the loop and the backend is not asked per particle.
-static inline void bsField_RangeNearest(bsFieldLookup lookup, bsFieldRules rules, bool tree, const bsVec3* x,
-	bsVec3* v, const uint8_t* state, size_t begin, size_t end)
+// The nearest-cell loop, a batch at a time. The batches take the lookup and the rules by value: as
+// copies, the writes to v cannot alias them, so they stay in registers.
+static void bsField_RangeNearest(const bsFieldLookup* l, const bsFieldRules* r, const bsVec3* x, bsVec3* v,
+	const uint8_t* state, size_t begin, size_t end)
 {
-	const bsFieldLookup* l = &lookup;  // copies: the writes to v cannot alias them, so they stay in registers
-	const bsFieldRules* r = &rules;
 	for (size_t p = begin; p < end; p += bs_fieldBatch)
 	{
 		size_t n = end - p < bs_fieldBatch ? end - p : bs_fieldBatch;
 		const uint8_t* st = state != NULL ? state + p : NULL;
-		if (tree)
+		if (l->tree != NULL)
 		{
-			bsField_TreeBatch(l, r, x + p, v + p, st, n);
+			bsField_TreeBatch(*l, *r, x + p, v + p, st, n);
 		}
 		else
 		{
-			bsField_DenseBatch(l, r, x + p, v + p, st, n);
+			bsField_DenseBatch(*l, *r, x + p, v + p, st, n);
 		}
 	}
 }
@@ -361,12 +386,8 @@ void bsField_ApplyRange(const bsDistanceGrid* grid, const bsGridTree* tree, cons
 			}
 		}
 	}
-	else if (tree != NULL)
-	{
-		bsField_RangeNearest(l, r, true, x, v, state, begin, end);
-	}
 	else
 	{
-		bsField_RangeNearest(l, r, false, x, v, state, begin, end);
+		bsField_RangeNearest(&l, &r, x, v, state, begin, end);
 	}
 }
