@@ -205,8 +205,9 @@ static inline bsVec3 bsField_Rules(const bsFieldRules* r, double d, bsVec3 n, bs
 	bsVec3 w = r->spring || r->flow || r->drag ? bsField_Smooth(r, d, n, v) : v;
 	if (r->impact)
 	{
-		// The reflection's size is 0 unless the particle approaches and would end within L: a select,
-		// not a branch, since whether a particle bounces is as good as random.
+		// The reflection's size is 0 unless the particle approaches and would end within L. Both
+		// tests are evaluated (&, not &&): whether a particle approaches is as good as random in
+		// random order and must not be a branch of its own; ending within L is rare.
 		double vn = bsDot(w, n);
 		bool hit = (vn < 0.0) & (d + vn * r->dt <= r->threshold);
 		double k = hit ? r->bounce * vn : 0.0;
