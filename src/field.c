@@ -88,22 +88,13 @@ static inline void bsFieldLookup_Dense(const bsFieldLookup* l, int i, int j, int
 	memcpy(n, c->normal, 3 * sizeof(float));
 }
 
-// Cell (i, j, k) as the tree stores it (bsGridTree_Cell, inlined): the node's plane plus its
-// subgrid's cell, the same arithmetic for a plane and a dense block.
+// Cell (i, j, k) as the tree stores it (bsGridTree_Cell, inlined).
 static inline void bsFieldLookup_Tree(const bsFieldLookup* l, int i, int j, int k, float* d, float n[3])
 {
-	const bsGridTree* t = l->tree;
-	int s = t->blockShift, mask = (1 << s) - 1;
-	const bsGridTreeNode* node =
-		t->nodes + (size_t)(i >> s) + (size_t)t->bx * ((size_t)(j >> s) + (size_t)t->by * (size_t)(k >> s));
-	int li = i & mask, lj = j & mask, lk = k & mask;
-	const bsGridCell* c =
-		t->subgrids + ((size_t)node->subgrid << (3 * s)) + (size_t)li + ((size_t)lj << s) + ((size_t)lk << (2 * s));
-	*d = node->c + node->g[0] * (float)li + node->g[1] * (float)lj + node->g[2] * (float)lk + c->distance;
-	for (int a = 0; a < 3; ++a)
-	{
-		n[a] = node->n[a] + c->normal[a];
-	}
+	int mask = (1 << l->tree->blockShift) - 1;
+	bsGridCell c = bsGridTreeNode_Cell(l->tree, bsGridTree_Node(l->tree, i, j, k), i & mask, j & mask, k & mask);
+	*d = c.distance;
+	memcpy(n, c.normal, sizeof c.normal);
 }
 
 // The cell containing x: its distance into *d and normal into *n; false outside the grid (or NaN).
@@ -214,10 +205,11 @@ static inline bsVec3 bsField_Rules(const bsFieldRules* r, double d, bsVec3 n, bs
 	bsVec3 w = r->spring || r->flow || r->drag ? bsField_Smooth(r, d, n, v) : v;
 	if (r->impact)
 	{
-		// The reflection's size is 0 unless the particle approaches and would end within L: a select,
-		// not a branch, since whether a particle bounces is as good as random.
+		// The reflection's size is 0 unless the particle approaches and would end within L. Both
+		// tests are evaluated (&, not &&): whether a particle approaches is as good as random in
+		// random order and must not be a branch of its own; ending within L is rare.
 		double vn = bsDot(w, n);
-		bool hit = vn < 0.0 && d + vn * r->dt <= r->threshold;
+		bool hit = (vn < 0.0) & (d + vn * r->dt <= r->threshold);
 		double k = hit ? r->bounce * vn : 0.0;
 		w = hit ? bsMulAdd(w, k, n) : w;
 	}
@@ -256,28 +248,124 @@ bool bsField_ApplyTree(const bsGridTree* tree, const bsFieldDef* def, bsVec3 x, 
 	return bsField_ApplyOne(&l, &r, x, v);
 }
 
-// The nearest-cell loop; inlined into bsField_ApplyRange once for each backend (`tree` a constant
-// there), so that the lookup is inlined into the loop and the backend is not asked per particle.
-static inline void bsField_RangeNearest(bsFieldLookup lookup, bsFieldRules rules, bool tree, const bsVec3* x,
-	bsVec3* v, const uint8_t* state, size_t begin, size_t end)
+// The range loop takes the particles a batch at a time: it works out the batch's cells and
+// prefetches them, then looks them up, so that in random order a lookup finds its cell on its way
+// from memory (the dense grid's 16-byte cells outgrow the cache; the tree's nodes do not, its dense
+// blocks may) instead of waiting for it. The values are the same: only when memory is read changes.
+enum
 {
-	const bsFieldLookup* l = &lookup;  // copies: the writes to v cannot alias them, so they stay in registers
+	bs_fieldBatch = 32,
+};
+
+static inline bool bsField_Free(const uint8_t* state, size_t p)
+{
+	return state == NULL || state[p] == 0;
+}
+
+static inline void bsField_Apply1(const bsFieldRules* r, bsGridCell c, bsVec3* v)
+{
+	*v = bsField_Rules(r, c.distance, bsV3(c.normal[0], c.normal[1], c.normal[2]), *v);
+}
+
+// One batch over the dense grid: particles x[0..n) (state and v from the same offset).
+static inline void bsField_DenseBatch(bsFieldLookup lookup, bsFieldRules rules, const bsVec3* x, bsVec3* v,
+	const uint8_t* state, size_t n)
+{
+	const bsFieldLookup* l = &lookup;
 	const bsFieldRules* r = &rules;
-	for (size_t p = begin; p < end; ++p)
+	size_t cell[bs_fieldBatch];
+	bool in[bs_fieldBatch];
+	for (size_t q = 0; q < n; ++q)
 	{
-		int i, j, k;
-		if ((state == NULL || state[p] == 0) && bsFieldLookup_Index(l, x[p], &i, &j, &k))
+		int i = 0, j = 0, k = 0;
+		in[q] = bsField_Free(state, q) && bsFieldLookup_Index(l, x[q], &i, &j, &k);
+		cell[q] = (size_t)i + (size_t)l->ix * ((size_t)j + (size_t)l->iy * (size_t)k);
+		__builtin_prefetch(l->cells + cell[q]);
+	}
+	for (size_t q = 0; q < n; ++q)
+	{
+		if (in[q])
 		{
-			float d, n[3];
-			if (tree)
-			{
-				bsFieldLookup_Tree(l, i, j, k, &d, n);
-			}
-			else
-			{
-				bsFieldLookup_Dense(l, i, j, k, &d, n);
-			}
-			v[p] = bsField_Rules(r, d, bsV3(n[0], n[1], n[2]), v[p]);
+			bsField_Apply1(r, l->cells[cell[q]], v + q);
+		}
+	}
+}
+
+// The lookups of a batch over the tree, `kinds` the kinds of block its particles are in (a constant
+// where it is inlined): a plane block's value from its node alone (1), a dense block's from its
+// subgrid cell alone (2), or, in a batch with both, plane + cell for each (3, the same bits without a
+// branch on the kind, which is as good as random when the particles are).
+static inline void bsField_TreeLookups(bsFieldRules rules, int kinds, const bsGridTreeNode* const* node,
+	const bsGridCell* const* cell, const int (*ijk)[3], const bool* in, bsVec3* v, size_t n)
+{
+	const bsFieldRules* r = &rules;  // a copy: the writes to v cannot alias it (as below)
+	for (size_t q = 0; q < n; ++q)
+	{
+		if (in[q])
+		{
+			bsGridCell c = kinds == 1 ? bsGridTreeNode_Plane(node[q], ijk[q][0], ijk[q][1], ijk[q][2])
+				: kinds == 2 ? bsGridTreeNode_Dense(cell[q])
+				: bsGridTreeNode_Sum(node[q], cell[q], ijk[q][0], ijk[q][1], ijk[q][2]);
+			bsField_Apply1(r, c, v + q);
+		}
+	}
+}
+
+// One batch over the tree. The nodes are few (32 bytes for B^3 cells) and stay in cache: the first
+// pass reads each particle's node and prefetches its subgrid cell when the block is dense.
+static inline void bsField_TreeBatch(bsFieldLookup lookup, bsFieldRules rules, const bsVec3* x, bsVec3* v,
+	const uint8_t* state, size_t n)
+{
+	const bsFieldLookup* l = &lookup;
+	const bsFieldRules* r = &rules;
+	const bsGridTree* t = l->tree;
+	int mask = (1 << t->blockShift) - 1, kinds = 0;
+	const bsGridTreeNode* node[bs_fieldBatch];
+	const bsGridCell* cell[bs_fieldBatch];
+	int ijk[bs_fieldBatch][3];
+	bool in[bs_fieldBatch];
+	for (size_t q = 0; q < n; ++q)
+	{
+		int i = 0, j = 0, k = 0;
+		in[q] = bsField_Free(state, q) && bsFieldLookup_Index(l, x[q], &i, &j, &k);
+		node[q] = bsGridTree_Node(t, i, j, k);
+		ijk[q][0] = i & mask;
+		ijk[q][1] = j & mask;
+		ijk[q][2] = k & mask;
+		cell[q] = bsGridTreeNode_Sub(t, node[q], ijk[q][0], ijk[q][1], ijk[q][2]);
+		__builtin_prefetch(cell[q]);
+		kinds |= in[q] ? (node[q]->subgrid != 0 ? 2 : 1) : 0;
+	}
+	switch (kinds)
+	{
+		case 1:
+			bsField_TreeLookups(*r, 1, node, cell, ijk, in, v, n);
+			break;
+		case 2:
+			bsField_TreeLookups(*r, 2, node, cell, ijk, in, v, n);
+			break;
+		default:
+			bsField_TreeLookups(*r, 3, node, cell, ijk, in, v, n);
+			break;
+	}
+}
+
+// The nearest-cell loop, a batch at a time. The batches take the lookup and the rules by value: as
+// copies, the writes to v cannot alias them, so they stay in registers.
+static void bsField_RangeNearest(const bsFieldLookup* l, const bsFieldRules* r, const bsVec3* x, bsVec3* v,
+	const uint8_t* state, size_t begin, size_t end)
+{
+	for (size_t p = begin; p < end; p += bs_fieldBatch)
+	{
+		size_t n = end - p < bs_fieldBatch ? end - p : bs_fieldBatch;
+		const uint8_t* st = state != NULL ? state + p : NULL;
+		if (l->tree != NULL)
+		{
+			bsField_TreeBatch(*l, *r, x + p, v + p, st, n);
+		}
+		else
+		{
+			bsField_DenseBatch(*l, *r, x + p, v + p, st, n);
 		}
 	}
 }
@@ -299,12 +387,8 @@ void bsField_ApplyRange(const bsDistanceGrid* grid, const bsGridTree* tree, cons
 			}
 		}
 	}
-	else if (tree != NULL)
-	{
-		bsField_RangeNearest(l, r, true, x, v, state, begin, end);
-	}
 	else
 	{
-		bsField_RangeNearest(l, r, false, x, v, state, begin, end);
+		bsField_RangeNearest(&l, &r, x, v, state, begin, end);
 	}
 }

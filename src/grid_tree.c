@@ -48,19 +48,8 @@ uint64_t bsGridTree_Bytes(const bsGridTree* tree)
 
 bsGridCell bsGridTree_Cell(const bsGridTree* tree, int i, int j, int k)
 {
-	int s = tree->blockShift, mask = (1 << s) - 1;
-	const bsGridTreeNode* node =
-		tree->nodes + (size_t)(i >> s) + (size_t)tree->bx * ((size_t)(j >> s) + (size_t)tree->by * (size_t)(k >> s));
-	int li = i & mask, lj = j & mask, lk = k & mask;
-	const bsGridCell* sub =
-		tree->subgrids + ((size_t)node->subgrid << (3 * s)) + (size_t)li + ((size_t)lj << s) + ((size_t)lk << (2 * s));
-	bsGridCell c;
-	c.distance = node->c + node->g[0] * (float)li + node->g[1] * (float)lj + node->g[2] * (float)lk + sub->distance;
-	for (int a = 0; a < 3; ++a)
-	{
-		c.normal[a] = node->n[a] + sub->normal[a];
-	}
-	return c;
+	int mask = (1 << tree->blockShift) - 1;
+	return bsGridTreeNode_Cell(tree, bsGridTree_Node(tree, i, j, k), i & mask, j & mask, k & mask);
 }
 
 // ---- building ----
@@ -393,16 +382,51 @@ bool bsGridTree_Nearest(const bsGridTree* tree, bsVec3 p, bsGridCell* out)
 	return true;
 }
 
+// The trilinear blend of 8 cells with the weights of t (corner c at +1 along x when c & 1, y when
+// c & 2, z when c & 4), as bsDistanceGrid_Trilinear blends them: zero weights skipped, the sums in
+// doubles. False when the normals cancel (*out's normal is then left alone).
+static bool bsGridTree_Blend(const bsGridCell corner[8], const double t[3], bsGridCell* out)
+{
+	double d = 0.0, n[3] = {0.0, 0.0, 0.0};
+	for (int c = 0; c < 8; ++c)
+	{
+		int di = c & 1, dj = (c >> 1) & 1, dk = (c >> 2) & 1;
+		double w = (di ? t[0] : 1.0 - t[0]) * (dj ? t[1] : 1.0 - t[1]) * (dk ? t[2] : 1.0 - t[2]);
+		if (w == 0.0)
+		{
+			continue;
+		}
+		d += w * (double)corner[c].distance;
+		for (int m = 0; m < 3; ++m)
+		{
+			n[m] += w * (double)corner[c].normal[m];
+		}
+	}
+	double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+	out->distance = (float)d;
+	if (!(len > 1e-12))
+	{
+		return false;
+	}
+	for (int m = 0; m < 3; ++m)
+	{
+		out->normal[m] = (float)(n[m] / len);
+	}
+	return true;
+}
+
 bool bsGridTree_Trilinear(const bsGridTree* tree, bsVec3 p, bsGridCell* out)
 {
-	bsGridCell nearest;
-	if (!bsGridTree_Nearest(tree, p, &nearest))
+	double h = tree->cellSize;
+	double fx = floor((p.x - tree->origin.x) / h);
+	double fy = floor((p.y - tree->origin.y) / h);
+	double fz = floor((p.z - tree->origin.z) / h);
+	if (!(fx >= 0.0 && fx < tree->nx && fy >= 0.0 && fy < tree->ny && fz >= 0.0 && fz < tree->nz))
 	{
 		return false;
 	}
 	int i0, j0, k0;
 	double t[3];
-	double h = tree->cellSize;
 	bsDistanceGrid_Axis(p.x, tree->origin.x, h, tree->nx, &i0, &t[0]);
 	bsDistanceGrid_Axis(p.y, tree->origin.y, h, tree->ny, &j0, &t[1]);
 	bsDistanceGrid_Axis(p.z, tree->origin.z, h, tree->nz, &k0, &t[2]);
@@ -410,9 +434,9 @@ bool bsGridTree_Trilinear(const bsGridTree* tree, bsVec3 p, bsGridCell* out)
 	int j1 = j0 + 1 < tree->ny ? j0 + 1 : tree->ny - 1;
 	int k1 = k0 + 1 < tree->nz ? k0 + 1 : tree->nz - 1;
 	int s = tree->blockShift, mask = (1 << s) - 1;
-	const bsGridTreeNode* node =
-		tree->nodes + (size_t)(i0 >> s) + (size_t)tree->bx * ((size_t)(j0 >> s) + (size_t)tree->by * (size_t)(k0 >> s));
-	if (node->subgrid == 0 && (i0 >> s) == (i1 >> s) && (j0 >> s) == (j1 >> s) && (k0 >> s) == (k1 >> s))
+	const bsGridTreeNode* node = bsGridTree_Node(tree, i0, j0, k0);
+	bool oneBlock = (i0 >> s) == (i1 >> s) && (j0 >> s) == (j1 >> s) && (k0 >> s) == (k1 >> s);
+	if (oneBlock && node->subgrid == 0)
 	{
 		// All 8 cells in one plane: the blend of an affine function is the function at the point.
 		double d = (double)node->c + (double)node->g[0] * ((i0 & mask) + t[0]) +
@@ -421,27 +445,20 @@ bool bsGridTree_Trilinear(const bsGridTree* tree, bsVec3 p, bsGridCell* out)
 		memcpy(out->normal, node->n, sizeof out->normal);
 		return true;
 	}
-	double d = 0.0, n[3] = {0.0, 0.0, 0.0};
-	for (int corner = 0; corner < 8; ++corner)
+	bsGridCell corner[8];
+	for (int c = 0; c < 8; ++c)
 	{
-		int di = corner & 1, dj = (corner >> 1) & 1, dk = (corner >> 2) & 1;
-		double w = (di ? t[0] : 1.0 - t[0]) * (dj ? t[1] : 1.0 - t[1]) * (dk ? t[2] : 1.0 - t[2]);
-		if (w == 0.0)
-		{
-			continue;
-		}
-		bsGridCell c = bsGridTree_Cell(tree, di ? i1 : i0, dj ? j1 : j0, dk ? k1 : k0);
-		d += w * (double)c.distance;
-		for (int m = 0; m < 3; ++m)
-		{
-			n[m] += w * (double)c.normal[m];
-		}
+		int i = c & 1 ? i1 : i0, j = c & 2 ? j1 : j0, k = c & 4 ? k1 : k0;
+		// All 8 cells in one dense block: read from its subgrid, without a node and plane each.
+		corner[c] = oneBlock ? bsGridTreeNode_Dense(tree->subgrids + ((size_t)node->subgrid << (3 * s)) +
+				(size_t)(i & mask) + ((size_t)(j & mask) << s) + ((size_t)(k & mask) << (2 * s)))
+			: bsGridTree_Cell(tree, i, j, k);
 	}
-	double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-	out->distance = (float)d;
-	for (int m = 0; m < 3; ++m)
+	if (!bsGridTree_Blend(corner, t, out))
 	{
-		out->normal[m] = len > 1e-12 ? (float)(n[m] / len) : nearest.normal[m];
+		// The normals cancel: the nearest cell's.
+		bsGridCell nearest = bsGridTree_Cell(tree, (int)fx, (int)fy, (int)fz);
+		memcpy(out->normal, nearest.normal, sizeof out->normal);
 	}
 	return true;
 }

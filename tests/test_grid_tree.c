@@ -143,6 +143,137 @@ static int LookupsWithinReported(const bsDistanceGrid* g, const bsGridTree* t, c
 	return 0;
 }
 
+// Every rule of the field on, each reaching into the grids' cells near the surface.
+static bsFieldDef AllRules(void)
+{
+	bsFieldDef def = bsDefaultFieldDef();
+	def.threshold = 0.05;
+	def.restitution = 0.5;
+	def.drag = 2.0;
+	def.contactDistance = 0.05;
+	def.flowIn = 3.0;
+	def.flowOut = -1.0;
+	def.flowDistance = 0.2;
+	def.spring = 10.0;
+	def.springDistance = 0.03;
+	return def;
+}
+
+// The trilinear lookup as it was first written: the plane at the point when all 8 cells are in one
+// plane block, else the blend of the 8 cells each through bsGridTree_Cell (its node's plane plus its
+// subgrid cell). The faster paths must give the same bits.
+static bool ReferenceTrilinear(const bsGridTree* tree, bsVec3 p, bsGridCell* out)
+{
+	bsGridCell nearest;
+	if (!bsGridTree_Nearest(tree, p, &nearest))
+	{
+		return false;
+	}
+	int i0, j0, k0;
+	double t[3];
+	double h = tree->cellSize;
+	bsDistanceGrid_Axis(p.x, tree->origin.x, h, tree->nx, &i0, &t[0]);
+	bsDistanceGrid_Axis(p.y, tree->origin.y, h, tree->ny, &j0, &t[1]);
+	bsDistanceGrid_Axis(p.z, tree->origin.z, h, tree->nz, &k0, &t[2]);
+	int i1 = i0 + 1 < tree->nx ? i0 + 1 : tree->nx - 1;
+	int j1 = j0 + 1 < tree->ny ? j0 + 1 : tree->ny - 1;
+	int k1 = k0 + 1 < tree->nz ? k0 + 1 : tree->nz - 1;
+	int s = tree->blockShift, mask = (1 << s) - 1;
+	const bsGridTreeNode* node =
+		tree->nodes + (size_t)(i0 >> s) + (size_t)tree->bx * ((size_t)(j0 >> s) + (size_t)tree->by * (size_t)(k0 >> s));
+	if (node->subgrid == 0 && (i0 >> s) == (i1 >> s) && (j0 >> s) == (j1 >> s) && (k0 >> s) == (k1 >> s))
+	{
+		double d = (double)node->c + (double)node->g[0] * ((i0 & mask) + t[0]) +
+			(double)node->g[1] * ((j0 & mask) + t[1]) + (double)node->g[2] * ((k0 & mask) + t[2]);
+		out->distance = (float)d;
+		memcpy(out->normal, node->n, sizeof out->normal);
+		return true;
+	}
+	double d = 0.0, n[3] = {0.0, 0.0, 0.0};
+	for (int corner = 0; corner < 8; ++corner)
+	{
+		int di = corner & 1, dj = (corner >> 1) & 1, dk = (corner >> 2) & 1;
+		double w = (di ? t[0] : 1.0 - t[0]) * (dj ? t[1] : 1.0 - t[1]) * (dk ? t[2] : 1.0 - t[2]);
+		if (w == 0.0)
+		{
+			continue;
+		}
+		bsGridCell c = bsGridTree_Cell(tree, di ? i1 : i0, dj ? j1 : j0, dk ? k1 : k0);
+		d += w * (double)c.distance;
+		for (int m = 0; m < 3; ++m)
+		{
+			n[m] += w * (double)c.normal[m];
+		}
+	}
+	double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+	out->distance = (float)d;
+	for (int m = 0; m < 3; ++m)
+	{
+		out->normal[m] = len > 1e-12 ? (float)(n[m] / len) : nearest.normal[m];
+	}
+	return true;
+}
+
+// A random point of the grid, each coordinate on a cell centre (zero trilinear weights) a time in
+// four, on a cell face a time in eight.
+static bsVec3 RandomAlignedPoint(const bsDistanceGrid* g, bsRng* rng)
+{
+	bsVec3 p = RandomPointIn(g, rng);
+	double* c[3] = {&p.x, &p.y, &p.z};
+	double o[3] = {g->origin.x, g->origin.y, g->origin.z};
+	for (int a = 0; a < 3; ++a)
+	{
+		double u = bsRng_Uniform(rng), cells = floor((*c[a] - o[a]) / g->cellSize);
+		*c[a] = u < 0.25 ? o[a] + (cells + 0.5) * g->cellSize : u < 0.375 ? o[a] + cells * g->cellSize : *c[a];
+	}
+	return p;
+}
+
+// The tree's fast lookups give the bits of its stored cells (bsGridTree_Cell, plane plus subgrid
+// cell): the range's nearest lookup against the dense range over a grid filled with those cells,
+// every rule on, a state array and a range not starting at 0 or ending on a batch; the trilinear
+// lookup against ReferenceTrilinear.
+static int SameAsStoredCells(const bsDistanceGrid* g, const bsGridTree* t)
+{
+	bsDistanceGrid stored = *g;
+	size_t cells = bsDistanceGrid_CellCount(g);
+	stored.cells = malloc(cells * sizeof *stored.cells);
+	enum { count = 4001 };
+	bsVec3* x = malloc(count * sizeof *x);
+	bsVec3* v = malloc(count * sizeof *v);
+	bsVec3* w = malloc(count * sizeof *w);
+	uint8_t* state = malloc(count);
+	ENSURE(stored.cells != NULL && x != NULL && v != NULL && w != NULL && state != NULL);
+	for (int k = 0; k < g->nz; ++k)
+		for (int j = 0; j < g->ny; ++j)
+			for (int i = 0; i < g->nx; ++i)
+			{
+				stored.cells[i + (size_t)g->nx * (j + (size_t)g->ny * k)] = bsGridTree_Cell(t, i, j, k);
+			}
+	bsRng rng = bsMakeRng(23);
+	for (size_t i = 0; i < count; ++i)
+	{
+		x[i] = i % 11 == 0 ? bsV3(g->origin.x - 0.5 * g->cellSize, g->origin.y, g->origin.z) : RandomAlignedPoint(g, &rng);
+		v[i] = bsV3(bsRng_Uniform(&rng) - 0.5, -2.0 * bsRng_Uniform(&rng), bsRng_Uniform(&rng) - 0.5);
+		state[i] = i % 9 == 0 ? 1 : 0;
+		bsGridCell fast, slow;
+		bool in = bsGridTree_Trilinear(t, x[i], &fast);
+		ENSURE(in == ReferenceTrilinear(t, x[i], &slow));
+		ENSURE(!in || memcmp(&fast, &slow, sizeof fast) == 0);
+	}
+	bsFieldDef def = AllRules();
+	memcpy(w, v, count * sizeof *w);
+	bsField_ApplyRange(&stored, NULL, &def, 1e-3, x, v, state, 5, count - 3);
+	bsField_ApplyRange(g, t, &def, 1e-3, x, w, state, 5, count - 3);
+	ENSURE(memcmp(v, w, count * sizeof *v) == 0);
+	free(stored.cells);
+	free(x);
+	free(v);
+	free(w);
+	free(state);
+	return 0;
+}
+
 static int Compression(const bsDistanceGrid* sphere)
 {
 	static const char* const names[3] = {"sphere", "box", "heightfield"};
@@ -171,6 +302,7 @@ static int Compression(const bsDistanceGrid* sphere)
 			ENSURE(which == 2 || st.treeBytes < st.denseBytes);  // the noisy terrain is curved everywhere
 			ENSURE(st.treeBytes == bsGridTree_Bytes(&t));
 			RUN_SUBTEST(LookupsWithinReported(&g, &t, &st));
+			RUN_SUBTEST(SameAsStoredCells(&g, &t));
 			bsGridTree_Free(&t);
 		}
 		if (which > 0)
@@ -288,16 +420,7 @@ static int RangeAndThreads(const bsDistanceGrid* sphere)
 		v[i] = bsV3(bsRng_Uniform(&rng) - 0.5, -2.0 * bsRng_Uniform(&rng), bsRng_Uniform(&rng) - 0.5);
 		state[i] = i % 5 == 0 ? 1 : 0;
 	}
-	bsFieldDef def = bsDefaultFieldDef();
-	def.threshold = 0.05;
-	def.restitution = 0.5;
-	def.drag = 2.0;
-	def.contactDistance = 0.05;
-	def.flowIn = 3.0;
-	def.flowOut = -1.0;
-	def.flowDistance = 0.2;
-	def.spring = 10.0;
-	def.springDistance = 0.03;
+	bsFieldDef def = AllRules();
 	for (int run = 0; run < 4; ++run)
 	{
 		def.trilinear = (run & 1) != 0;

@@ -98,6 +98,68 @@ uint64_t bsGridTree_Bytes(const bsGridTree* tree);
 // Cell (i, j, k) as the tree stores it (0 <= i < nx, ...).
 bsGridCell bsGridTree_Cell(const bsGridTree* tree, int i, int j, int k);
 
+// The node of the block holding cell (i, j, k) (0 <= i < nx, ...).
+static inline const bsGridTreeNode* bsGridTree_Node(const bsGridTree* tree, int i, int j, int k)
+{
+	int s = tree->blockShift;
+	return tree->nodes + (size_t)(i >> s) + (size_t)tree->bx * ((size_t)(j >> s) + (size_t)tree->by * (size_t)(k >> s));
+}
+
+// The cell of a node's block at local indices (li, lj, lk) whose subgrid cell is sub, as the tree
+// stores it: the plane there plus the subgrid cell, the sums in this order.
+static inline bsGridCell bsGridTreeNode_Sum(const bsGridTreeNode* node, const bsGridCell* sub, int li, int lj, int lk)
+{
+	bsGridCell c;
+	c.distance = node->c + node->g[0] * (float)li + node->g[1] * (float)lj + node->g[2] * (float)lk + sub->distance;
+	for (int a = 0; a < 3; ++a)
+	{
+		c.normal[a] = node->n[a] + sub->normal[a];
+	}
+	return c;
+}
+
+// The subgrid cell of a node's block at local indices (li, lj, lk) (subgrid 0's for a plane).
+static inline const bsGridCell* bsGridTreeNode_Sub(const bsGridTree* tree, const bsGridTreeNode* node, int li, int lj,
+	int lk)
+{
+	int s = tree->blockShift;
+	return tree->subgrids + ((size_t)node->subgrid << (3 * s)) + (size_t)li + ((size_t)lj << s) + ((size_t)lk << (2 * s));
+}
+
+// Cell (li, lj, lk) of a node's block as the tree stores it (bsGridTree_Cell). A plane block's
+// subgrid is zero and a dense block's plane too, so this is the plane + 0 or 0 + the cell: the same
+// bits as bsGridTreeNode_Plane or bsGridTreeNode_Dense (adding +0 turns only a -0 into +0, which
+// both do).
+static inline bsGridCell bsGridTreeNode_Cell(const bsGridTree* tree, const bsGridTreeNode* node, int li, int lj, int lk)
+{
+	return bsGridTreeNode_Sum(node, bsGridTreeNode_Sub(tree, node, li, lj, lk), li, lj, lk);
+}
+
+// bsGridTreeNode_Cell of a plane block (subgrid 0), without reading the subgrid.
+static inline bsGridCell bsGridTreeNode_Plane(const bsGridTreeNode* node, int li, int lj, int lk)
+{
+	bsGridCell c;
+	c.distance = node->c + node->g[0] * (float)li + node->g[1] * (float)lj + node->g[2] * (float)lk + 0.0f;
+	for (int a = 0; a < 3; ++a)
+	{
+		c.normal[a] = node->n[a] + 0.0f;
+	}
+	return c;
+}
+
+// bsGridTreeNode_Cell of a dense block's subgrid cell, without the plane (all zeros: c + 0 li + 0 lj
+// + 0 lk is +0, so the sum is the cell's value + 0).
+static inline bsGridCell bsGridTreeNode_Dense(const bsGridCell* sub)
+{
+	bsGridCell c;
+	c.distance = sub->distance + 0.0f;
+	for (int a = 0; a < 3; ++a)
+	{
+		c.normal[a] = sub->normal[a] + 0.0f;
+	}
+	return c;
+}
+
 // The cell containing p, as the tree stores it. Returns false outside the grid (or for a NaN point).
 bool bsGridTree_Nearest(const bsGridTree* tree, bsVec3 p, bsGridCell* out);
 
