@@ -6,6 +6,7 @@
 #include "blobsim/parallel.h"
 #include "procedural.h"
 #include "blobsim/rng.h"
+#include "bvh_split.h"
 
 #include <float.h>
 #include <stdint.h>
@@ -643,6 +644,97 @@ static int TreeValidityTest(void)
 	return 0;
 }
 
+// --- A small node's split, from its triangles, against the general binned SAH ---
+
+// One coordinate of a random small node: from a lattice of 5 values (coincident centroids, equal
+// boxes and so tied costs), from a wide range, or tiny offsets from 1 (an extent too small for a
+// bin scale: a flat axis).
+static float SplitCoordinate(bsRng* rng, int kind)
+{
+	switch (kind)
+	{
+		case 0:
+			return 0.5f * (float)bsRng_Below(rng, 5);
+		case 1:
+			return (float)bsRng_Range(rng, -10.0, 10.0);
+		default:
+			return 1.0f + (float)bsRng_Below(rng, 3) * 1e-38f;
+	}
+}
+
+// A random node: boxes of one coordinate kind per set, some degenerate (a point, or flat on one
+// axis), some copies of the box before.
+static void MakeSplitNode(bsRng* rng, uint32_t count, float (*min)[3], float (*max)[3])
+{
+	int kind = (int)bsRng_Below(rng, 5);  // lattice most often
+	kind = kind < 3 ? 0 : kind - 2;
+	for (uint32_t i = 0; i < count; ++i)
+	{
+		uint32_t shape = bsRng_Below(rng, 6);
+		for (int a = 0; a < 3; ++a)
+		{
+			if (i > 0 && shape == 0)
+			{
+				min[i][a] = min[i - 1][a];
+				max[i][a] = max[i - 1][a];
+				continue;
+			}
+			float p = SplitCoordinate(rng, kind);
+			float q = SplitCoordinate(rng, kind);
+			bool flat = shape == 1 || (shape == 2 && a == (int)(i % 3));
+			min[i][a] = p < q ? p : q;
+			max[i][a] = flat ? min[i][a] : (p < q ? q : p);
+		}
+	}
+}
+
+// The build's split decision (a small node's from its few triangles) must be the general path's
+// (every bin filled and swept): the same found, axis, bin and cost, on many random nodes of 1 to 6
+// boxes (the fast path takes up to 4) with coincident centroids, degenerate boxes and ties.
+static int SmallSplitTest(void)
+{
+	// The hook itself on a closed form: unit cubes at x = 0 and x = 10 split on x after bin 0, at
+	// cost t + (3 + 3) / 23 (half areas of the cubes and of the node [0, 11] x [0, 1]^2).
+	float cubeMin[2][3] = {{0.0f, 0.0f, 0.0f}, {10.0f, 0.0f, 0.0f}};
+	float cubeMax[2][3] = {{1.0f, 1.0f, 1.0f}, {11.0f, 1.0f, 1.0f}};
+	for (int general = 0; general < 2; ++general)
+	{
+		bsBvhSplitDecision d = bsBvh_SplitDecision(cubeMin, cubeMax, 2, 16, 1.0, general != 0);
+		ENSURE(d.found && d.axis == 0 && d.bin == 0);
+		ENSURE(d.cost == 1.0 + 6.0 / 23.0);
+	}
+
+	static const int binChoices[] = {2, 3, 4, 7, 16, 64};
+	static const double costChoices[] = {0.0, 0.5, 1.0, 2.0};
+	bsRng rng = bsMakeRng(1515);
+	uint32_t found = 0, notFound = 0, offAxis = 0;
+	for (int n = 0; n < 60000; ++n)
+	{
+		uint32_t count = 1 + bsRng_Below(&rng, 6);
+		float min[6][3], max[6][3];
+		MakeSplitNode(&rng, count, min, max);
+		int bins = binChoices[bsRng_Below(&rng, 6)];
+		double traversalCost = costChoices[bsRng_Below(&rng, 4)];
+		bsBvhSplitDecision general = bsBvh_SplitDecision(min, max, count, bins, traversalCost, true);
+		bsBvhSplitDecision built = bsBvh_SplitDecision(min, max, count, bins, traversalCost, false);
+		if (general.found != built.found || (general.found && (general.axis != built.axis ||
+			general.bin != built.bin)) || !(general.cost == built.cost))
+		{
+			fprintf(stderr, "node %d (%u boxes, %d bins, cost %g): general %d axis %d bin %d cost "
+				"%.17g, built %d axis %d bin %d cost %.17g\n", n, count, bins, traversalCost,
+				general.found, general.axis, general.bin, general.cost, built.found, built.axis,
+				built.bin, built.cost);
+			return 1;
+		}
+		found += general.found;
+		notFound += !general.found;
+		offAxis += general.found && general.axis != 0;
+	}
+	// Both outcomes, and splits on other axes than the first, were exercised.
+	ENSURE(found > 10000 && notFound > 1000 && offAxis > 5000);
+	return 0;
+}
+
 // Builds ~250,000 triangles and prints the time (the target is well under 0.5 s on one core).
 // Scenes of several chunks of the build's top levels (4096 triangles each), where every thread
 // bins and partitions its own chunks of a node: the tree must be valid and the same on any thread
@@ -1231,6 +1323,7 @@ int BvhTest(void)
 {
 	RUN_SUBTEST(ProceduralTest());
 	RUN_SUBTEST(TreeValidityTest());
+	RUN_SUBTEST(SmallSplitTest());
 	RUN_SUBTEST(ChunkedTopLevelsTest());
 	RUN_SUBTEST(BigBuildTest());
 	RUN_SUBTEST(QueryTest());

@@ -1,0 +1,21 @@
+// bvh_split.h — for tests only: one node's binned-SAH split decision, by the general path (every bin
+// filled and swept) or by the path the build takes (a small node's from its few triangles directly),
+// so a test can check that both always decide the same. Not part of the public API.
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct bsBvhSplitDecision
+{
+	bool found;   // some split leaves both sides non-empty
+	int axis;     // the split, when found: bins [0, bin] on `axis` to the left
+	int bin;
+	double cost;  // the lowest cost (infinite when nothing is found)
+} bsBvhSplitDecision;
+
+// The decision for a node holding the float boxes min[i], max[i] (i < count, count <= 64, min <= max,
+// finite) with `bins` bins (2 to 64) and the traversal cost, as bsBvh_Build makes it: `general`
+// forces the all-bins path.
+bsBvhSplitDecision bsBvh_SplitDecision(const float (*min)[3], const float (*max)[3], uint32_t count,
+	int bins, double traversalCost, bool general);
