@@ -368,7 +368,8 @@ bsResult bsGridTree_Build(bsGridTree* tree, const bsDistanceGrid* grid, const bs
 
 // ---- lookups ----
 
-bool bsGridTree_Nearest(const bsGridTree* tree, bsVec3 p, bsGridCell* out)
+// The cell holding p: false outside the grid (or for a NaN point).
+static bool bsGridTree_Locate(const bsGridTree* tree, bsVec3 p, int* i, int* j, int* k)
 {
 	double h = tree->cellSize;
 	double fx = floor((p.x - tree->origin.x) / h);
@@ -378,7 +379,18 @@ bool bsGridTree_Nearest(const bsGridTree* tree, bsVec3 p, bsGridCell* out)
 	{
 		return false;
 	}
-	*out = bsGridTree_Cell(tree, (int)fx, (int)fy, (int)fz);
+	*i = (int)fx, *j = (int)fy, *k = (int)fz;
+	return true;
+}
+
+bool bsGridTree_Nearest(const bsGridTree* tree, bsVec3 p, bsGridCell* out)
+{
+	int i, j, k;
+	if (!bsGridTree_Locate(tree, p, &i, &j, &k))
+	{
+		return false;
+	}
+	*out = bsGridTree_Cell(tree, i, j, k);
 	return true;
 }
 
@@ -417,14 +429,12 @@ static bool bsGridTree_Blend(const bsGridCell corner[8], const double t[3], bsGr
 
 bool bsGridTree_Trilinear(const bsGridTree* tree, bsVec3 p, bsGridCell* out)
 {
-	double h = tree->cellSize;
-	double fx = floor((p.x - tree->origin.x) / h);
-	double fy = floor((p.y - tree->origin.y) / h);
-	double fz = floor((p.z - tree->origin.z) / h);
-	if (!(fx >= 0.0 && fx < tree->nx && fy >= 0.0 && fy < tree->ny && fz >= 0.0 && fz < tree->nz))
+	int ic, jc, kc;
+	if (!bsGridTree_Locate(tree, p, &ic, &jc, &kc))
 	{
 		return false;
 	}
+	double h = tree->cellSize;
 	int i0, j0, k0;
 	double t[3];
 	bsDistanceGrid_Axis(p.x, tree->origin.x, h, tree->nx, &i0, &t[0]);
@@ -457,7 +467,7 @@ bool bsGridTree_Trilinear(const bsGridTree* tree, bsVec3 p, bsGridCell* out)
 	if (!bsGridTree_Blend(corner, t, out))
 	{
 		// The normals cancel: the nearest cell's.
-		bsGridCell nearest = bsGridTree_Cell(tree, (int)fx, (int)fy, (int)fz);
+		bsGridCell nearest = bsGridTree_Cell(tree, ic, jc, kc);
 		memcpy(out->normal, nearest.normal, sizeof out->normal);
 	}
 	return true;
