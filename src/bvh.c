@@ -326,7 +326,8 @@ static inline bool bsBvh_PopWithin(const bsBvhStackEntry* stack, int* top, doubl
 // stack would overflow (impossible for a tree from bsBvh_Build, whose depth is at most
 // BS_BVH_MAX_DEPTH).
 static BS_ALWAYS_INLINE bool bsBvh_TraverseBody(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
-	const bsBvhRay* ray, const bsBvhAxial* axial, bsBvhBest* best, uint64_t* visited, uint64_t* tested)
+	const bsBvhRay* ray, const bsBvhAxial* axial, bool useAxial, bsBvhBest* best, uint64_t* visited,
+	uint64_t* tested)
 {
 	bsBvhStackEntry stack[BS_BVH_STACK];
 	int top = 0;
@@ -353,7 +354,7 @@ static BS_ALWAYS_INLINE bool bsBvh_TraverseBody(const bsBvh* bvh, bsMethod metho
 			*visited += 1;
 			float entry[4];
 			unsigned mask = bsBvhRay_Boxes(ray, node, limit, entry);
-			if (axial->on && mask != 0)
+			if (useAxial && mask != 0)
 			{
 				mask = bsBvhAxial_Bound(axial, node, mask, limit, entry);
 			}
@@ -375,18 +376,27 @@ static BS_ALWAYS_INLINE bool bsBvh_TraverseBody(const bsBvh* bvh, bsMethod metho
 	}
 }
 
-// The walk compiled twice (dispatch.h): the default copy and, where the CPU has it, AVX2.
+// The walk compiled twice (dispatch.h): the default copy and, where the CPU has it, AVX2; each with
+// and without karabassi's box bound, so that exact's walk pays nothing for it.
 static bool bsBvh_Traverse(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
 	const bsBvhRay* ray, const bsBvhAxial* axial, bsBvhBest* best, uint64_t* visited, uint64_t* tested)
 {
-	return bsBvh_TraverseBody(bvh, method, sweep, ray, axial, best, visited, tested);
+	if (axial->on)
+	{
+		return bsBvh_TraverseBody(bvh, method, sweep, ray, axial, true, best, visited, tested);
+	}
+	return bsBvh_TraverseBody(bvh, method, sweep, ray, axial, false, best, visited, tested);
 }
 
 #if BS_DISPATCH_AVX2
 static BS_TARGET_AVX2 bool bsBvh_TraverseAvx2(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
 	const bsBvhRay* ray, const bsBvhAxial* axial, bsBvhBest* best, uint64_t* visited, uint64_t* tested)
 {
-	return bsBvh_TraverseBody(bvh, method, sweep, ray, axial, best, visited, tested);
+	if (axial->on)
+	{
+		return bsBvh_TraverseBody(bvh, method, sweep, ray, axial, true, best, visited, tested);
+	}
+	return bsBvh_TraverseBody(bvh, method, sweep, ray, axial, false, best, visited, tested);
 }
 #endif
 
