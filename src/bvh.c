@@ -354,7 +354,9 @@ static BS_ALWAYS_INLINE bool bsBvh_TraverseBody(const bsBvh* bvh, bsMethod metho
 			*visited += 1;
 			float entry[4];
 			unsigned mask = bsBvhRay_Boxes(ray, node, limit, entry);
-			if (useAxial && mask != 0)
+			// Before the first contact the limit is 1, which every bound (at most 1) passes: the
+			// bound would only reorder the boxes, which pays less than it costs (most queries miss).
+			if (useAxial && mask != 0 && bestT < 1.0)
 			{
 				mask = bsBvhAxial_Bound(axial, node, mask, limit, entry);
 			}
