@@ -1,9 +1,11 @@
+#include "bvh_internal.h"
 #include "float_bounds.h"
 #include "dispatch.h"
 #include "ray_test.h"
 
 #include "blobsim/bvh.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -89,6 +91,94 @@ static inline unsigned bsBvhRay_Boxes(const bsBvhRay* r, const bsBvhWideNode* n,
 		}
 		entry[i] = tmin;
 		mask |= tmin <= tmax ? 1u << i : 0u;
+	}
+	return mask;
+}
+#endif
+
+// karabassi's own lower bound on a box's t, for the walk to order and cull boxes by. Every t the
+// cylinder test reports is t len = the axial distance h = A . (P - C1) of a point P of the triangle
+// (Par5, Par7, Int6: a vertex or an edge point; Par6: C1's projection, at 0) or of a point of its
+// projection along N onto the stored plane (Int4), which lies within the mesh's planeSlack of the
+// triangle; the start sphere (t = 0) needs a point within R of C1, so h <= R; the end sphere gives
+// t = 1. So when every point of a box has h > R, every triangle in it reports t >= min(1,
+// (hmin - planeSlack) / len), hmin the box's smallest h. The float arithmetic is allowed for by a
+// margin of several times the slab test's pad (1e-6 of the scene's and the query's magnitudes, where
+// float rounding is 6e-8) and the division by shrinking 1 / len by 1e-6. Slots whose bound is not
+// below the limit are dropped; the entry times become the larger of the two, so the walk takes the
+// boxes where karabassi's t may be earliest first (docs/algorithm.md: the answer does not depend
+// on the order).
+typedef struct bsBvhAxial
+{
+	float axis[3];
+	int upper[3];    // 1 when the axis component is negative: the box's max is its smallest h
+	float h0;        // A . C1
+	float margin;    // planeSlack plus the rounding of h
+	float radius;    // R, rounded up
+	float invLen;    // 1 / len, shrunk
+	bool on;
+} bsBvhAxial;
+
+static bsBvhAxial bsMakeBvhAxial(const bsBvh* bvh, const bsSweep* s, double reach)
+{
+	bsBvhAxial x;
+	memset(&x, 0, sizeof x);
+	double slack = bvh->planeSlack;
+	if (!(s->len > 0.0) || !(slack < 1e30))
+	{
+		return x;
+	}
+	double a[3] = {s->axis.x, s->axis.y, s->axis.z};
+	for (int i = 0; i < 3; ++i)
+	{
+		x.axis[i] = (float)a[i];
+		x.upper[i] = a[i] < 0.0;
+	}
+	x.h0 = (float)bsDot(s->axis, s->c1);
+	double round = (double)bvh->pad + 1e-6 * (reach + s->radius) + 1e-8 * (1.0 + reach);
+	x.margin = bsFloatUp(slack + 4.0 * round);
+	x.radius = bsFloatUp(s->radius);
+	x.invLen = (float)((1.0 - 1e-6) / s->len);
+	x.on = true;
+	return x;
+}
+
+#if defined(__SSE2__)
+static inline unsigned bsBvhAxial_Bound(const bsBvhAxial* x, const bsBvhWideNode* n, unsigned mask,
+	float limit, float entry[4])
+{
+	__m128 h = _mm_setzero_ps();
+	for (int a = 0; a < 3; ++a)
+	{
+		__m128 row = _mm_load_ps(x->upper[a] ? n->max[a] : n->min[a]);
+		h = _mm_add_ps(h, _mm_mul_ps(_mm_set1_ps(x->axis[a]), row));
+	}
+	// h - A . C1 - margin: below every point's h minus the slack.
+	h = _mm_sub_ps(_mm_sub_ps(h, _mm_set1_ps(x->h0)), _mm_set1_ps(x->margin));
+	__m128 beyond = _mm_cmpgt_ps(h, _mm_set1_ps(x->radius));
+	__m128 t = _mm_min_ps(_mm_mul_ps(h, _mm_set1_ps(x->invLen)), _mm_set1_ps(1.0f));
+	t = _mm_and_ps(beyond, t);  // 0 where the start sphere may touch (NaN compares false too)
+	__m128 key = _mm_max_ps(t, _mm_loadu_ps(entry));
+	_mm_storeu_ps(entry, key);
+	return mask & (unsigned)_mm_movemask_ps(_mm_cmple_ps(key, _mm_set1_ps(limit)));
+}
+#else
+static inline unsigned bsBvhAxial_Bound(const bsBvhAxial* x, const bsBvhWideNode* n, unsigned mask,
+	float limit, float entry[4])
+{
+	for (int i = 0; i < 4; ++i)
+	{
+		float h = 0.0f;
+		for (int a = 0; a < 3; ++a)
+		{
+			h = h + x->axis[a] * (x->upper[a] ? n->max[a][i] : n->min[a][i]);
+		}
+		h = (h - x->h0) - x->margin;
+		float t = h * x->invLen;
+		t = t < 1.0f ? t : 1.0f;
+		t = h > x->radius ? t : 0.0f;
+		entry[i] = entry[i] > t ? entry[i] : t;
+		mask &= entry[i] <= limit ? ~0u : ~(1u << i);
 	}
 	return mask;
 }
@@ -236,7 +326,8 @@ static inline bool bsBvh_PopWithin(const bsBvhStackEntry* stack, int* top, doubl
 // stack would overflow (impossible for a tree from bsBvh_Build, whose depth is at most
 // BS_BVH_MAX_DEPTH).
 static BS_ALWAYS_INLINE bool bsBvh_TraverseBody(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
-	const bsBvhRay* ray, bsBvhBest* best, uint64_t* visited, uint64_t* tested)
+	const bsBvhRay* ray, const bsBvhAxial* axial, bool useAxial, bsBvhBest* best, uint64_t* visited,
+	uint64_t* tested)
 {
 	bsBvhStackEntry stack[BS_BVH_STACK];
 	int top = 0;
@@ -263,6 +354,12 @@ static BS_ALWAYS_INLINE bool bsBvh_TraverseBody(const bsBvh* bvh, bsMethod metho
 			*visited += 1;
 			float entry[4];
 			unsigned mask = bsBvhRay_Boxes(ray, node, limit, entry);
+			// Before the first contact the limit is 1, which every bound (at most 1) passes: the
+			// bound would only reorder the boxes, which pays less than it costs (most queries miss).
+			if (useAxial && mask != 0 && bestT < 1.0)
+			{
+				mask = bsBvhAxial_Bound(axial, node, mask, limit, entry);
+			}
 			if (top + 3 > BS_BVH_STACK)
 			{
 				return false;
@@ -281,31 +378,40 @@ static BS_ALWAYS_INLINE bool bsBvh_TraverseBody(const bsBvh* bvh, bsMethod metho
 	}
 }
 
-// The walk compiled twice (dispatch.h): the default copy and, where the CPU has it, AVX2.
+// The walk compiled twice (dispatch.h): the default copy and, where the CPU has it, AVX2; each with
+// and without karabassi's box bound, so that exact's walk pays nothing for it.
 static bool bsBvh_Traverse(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
-	const bsBvhRay* ray, bsBvhBest* best, uint64_t* visited, uint64_t* tested)
+	const bsBvhRay* ray, const bsBvhAxial* axial, bsBvhBest* best, uint64_t* visited, uint64_t* tested)
 {
-	return bsBvh_TraverseBody(bvh, method, sweep, ray, best, visited, tested);
+	if (axial->on)
+	{
+		return bsBvh_TraverseBody(bvh, method, sweep, ray, axial, true, best, visited, tested);
+	}
+	return bsBvh_TraverseBody(bvh, method, sweep, ray, axial, false, best, visited, tested);
 }
 
 #if BS_DISPATCH_AVX2
 static BS_TARGET_AVX2 bool bsBvh_TraverseAvx2(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
-	const bsBvhRay* ray, bsBvhBest* best, uint64_t* visited, uint64_t* tested)
+	const bsBvhRay* ray, const bsBvhAxial* axial, bsBvhBest* best, uint64_t* visited, uint64_t* tested)
 {
-	return bsBvh_TraverseBody(bvh, method, sweep, ray, best, visited, tested);
+	if (axial->on)
+	{
+		return bsBvh_TraverseBody(bvh, method, sweep, ray, axial, true, best, visited, tested);
+	}
+	return bsBvh_TraverseBody(bvh, method, sweep, ray, axial, false, best, visited, tested);
 }
 #endif
 
 static bool bsBvh_TraverseBest(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
-	const bsBvhRay* ray, bsBvhBest* best, uint64_t* visited, uint64_t* tested)
+	const bsBvhRay* ray, const bsBvhAxial* axial, bsBvhBest* best, uint64_t* visited, uint64_t* tested)
 {
 #if BS_DISPATCH_AVX2
 	if (bsDispatch_Avx2())
 	{
-		return bsBvh_TraverseAvx2(bvh, method, sweep, ray, best, visited, tested);
+		return bsBvh_TraverseAvx2(bvh, method, sweep, ray, axial, best, visited, tested);
 	}
 #endif
-	return bsBvh_Traverse(bvh, method, sweep, ray, best, visited, tested);
+	return bsBvh_Traverse(bvh, method, sweep, ray, axial, best, visited, tested);
 }
 
 // --- The ray's own walk ---
@@ -717,7 +823,13 @@ void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepa
 		if (!scan)
 		{
 			bsBvhRay ray = bsMakeBvhRay(bvh, sweep.c1, sweep.d, radius, reach);
-			scan = !bsBvh_TraverseBest(bvh, method, &sweep, &ray, &best, &visited, &tested);
+			bsBvhAxial axial;
+			memset(&axial, 0, sizeof axial);
+			if (method == bs_methodKarabassi)
+			{
+				axial = bsMakeBvhAxial(bvh, &sweep, reach);
+			}
+			scan = !bsBvh_TraverseBest(bvh, method, &sweep, &ray, &axial, &best, &visited, &tested);
 			if (scan)
 			{
 				memset(&best, 0, sizeof best);
@@ -756,6 +868,26 @@ void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepa
 	}
 }
 
+double bsBvh_PlaneSlack(const bsTriangle* tris, uint32_t count)
+{
+	double slack = 0.0;
+	for (uint32_t i = 0; i < count; ++i)
+	{
+		const bsTriangle* t = tris + i;
+		double d1 = fabs(bsTriangle_PlaneDistance(t, t->p1));
+		double d2 = fabs(bsTriangle_PlaneDistance(t, t->p2));
+		double d3 = fabs(bsTriangle_PlaneDistance(t, t->p3));
+		double d = d1 > d2 ? d1 : d2;
+		d = d > d3 ? d : d3;
+		if (!(d <= DBL_MAX))
+		{
+			return INFINITY;
+		}
+		slack = d > slack ? d : slack;
+	}
+	return slack;
+}
+
 // --- Closest point ---
 
 // The nearest triangle so far (closest.h's order: distance, then the caller's index).
@@ -788,7 +920,36 @@ static void bsBvh_NearestRange(const bsBvh* bvh, bsVec3 q, double maxDistance, u
 // Squared distances from q to the four boxes of a wide node, each grown by pad: never more than the
 // computed squared distance of a triangle inside (the pad covers the rounding of both). Unused slots
 // (inf boxes) are infinitely far.
-static void bsBvhWideNode_Distance2(const bsBvhWideNode* n, const double q[3], double pad,
+#if defined(__SSE2__)
+// Two slots per register, the same double operations in the same order as the scalar version: d is
+// max(below, max(above, 0)), which is its choice (below > 0 makes above negative: min <= max), and
+// the squares are summed x, y, z from 0.
+static inline void bsBvhWideNode_Distance2(const bsBvhWideNode* n, const double q[3], double pad,
+	double d2[4])
+{
+	__m128d sum[2] = {_mm_setzero_pd(), _mm_setzero_pd()};
+	__m128d padv = _mm_set1_pd(pad);
+	__m128d zero = _mm_setzero_pd();
+	for (int a = 0; a < 3; ++a)
+	{
+		__m128 lo4 = _mm_load_ps(n->min[a]);
+		__m128 hi4 = _mm_load_ps(n->max[a]);
+		__m128d qa = _mm_set1_pd(q[a]);
+		for (int h = 0; h < 2; ++h)
+		{
+			__m128d lo = _mm_cvtps_pd(h == 0 ? lo4 : _mm_movehl_ps(lo4, lo4));
+			__m128d hi = _mm_cvtps_pd(h == 0 ? hi4 : _mm_movehl_ps(hi4, hi4));
+			__m128d below = _mm_sub_pd(_mm_sub_pd(lo, padv), qa);
+			__m128d above = _mm_sub_pd(qa, _mm_add_pd(hi, padv));
+			__m128d d = _mm_max_pd(below, _mm_max_pd(above, zero));
+			sum[h] = _mm_add_pd(sum[h], _mm_mul_pd(d, d));
+		}
+	}
+	_mm_storeu_pd(d2, sum[0]);
+	_mm_storeu_pd(d2 + 2, sum[1]);
+}
+#else
+static inline void bsBvhWideNode_Distance2(const bsBvhWideNode* n, const double q[3], double pad,
 	double d2[4])
 {
 	for (int i = 0; i < 4; ++i)
@@ -804,6 +965,7 @@ static void bsBvhWideNode_Distance2(const bsBvhWideNode* n, const double q[3], d
 		d2[i] = sum;
 	}
 }
+#endif
 
 // Nearest-first depth-first walk: at each node the nearest child box within the search radius is
 // taken next and the others are pushed farthest first; the radius shrinks to the best distance as

@@ -2,6 +2,7 @@
 // the build's threads, the same tree for any thread count) and the 4-wide tree collapsed from it;
 // bsBvh_Destroy and bsBvh_Bytes. The queries that walk it are in bvh.c.
 
+#include "bvh_internal.h"
 #include "bvh_split.h"
 #include "float_bounds.h"
 
@@ -1437,6 +1438,8 @@ bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const b
 	bsBuildArrays_Free(&arrays);
 	// Covers the float rounding of the slab test's arithmetic on coordinates up to `extent`.
 	bvh->pad = 1e-6f * extent;
+	// From the caller's triangles: the tree's copies are made last (bsBuildInput_Finish).
+	bvh->planeSlack = bsBvh_PlaneSlack(tris, count);
 	double rootArea = bsHalfArea(nodes[0].min, nodes[0].max);
 	bvh->stats.nodes = b.nodeCount;
 	bvh->stats.leaves = b.leaves;

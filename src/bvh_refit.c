@@ -2,6 +2,7 @@
 // deforming bodies' BVHs, refit every substep). A refit is one pass over the nodes, no sorting or
 // SAH; the tree's quality degrades as the mesh deforms away from the shape it was built for, but
 // answers stay exact (every box still bounds its triangles). docs/bodies.md compares it to a rebuild.
+#include "bvh_internal.h"
 #include "float_bounds.h"
 
 #include "blobsim/bvh.h"
@@ -118,5 +119,6 @@ bsResult bsBvh_Refit(bsBvh* bvh, const bsTriangle* tris)
 		extent = fmaxf(extent, fmaxf(fabsf(bvh->nodes[0].min[a]), fabsf(bvh->nodes[0].max[a])));
 	}
 	bvh->pad = 1e-6f * extent;
+	bvh->planeSlack = bsBvh_PlaneSlack(bvh->tris, bvh->triCount);
 	return bs_ok;
 }

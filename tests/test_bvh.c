@@ -9,6 +9,7 @@
 #include "bvh_split.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1283,6 +1284,250 @@ static int WideQueryTest(void)
 	return 0;
 }
 
+// karabassi's box cull (bvh.c, bsBvhAxial) bounds a box's t by its smallest axial distance less the
+// mesh's plane slack and a float margin. The scene: a bumpy grid and slivers near bsMakeTriangle's
+// degeneracy limit, whose stored planes miss their vertices the most (Int4's point on the stored
+// plane leaves the vertices' box by up to the slack). Queries aimed at vertices, edges and faces from
+// above and at angles, starting touching (t = 0), grazing the plane at R, tangent to edges, of zero
+// length; each compared byte for byte with the list loop.
+static bsTriangle* MakeSliverScene(uint64_t seed, int cells, uint32_t* outCount)
+{
+	uint32_t count = (uint32_t)(2 * cells * cells + 400);
+	bsTriangle* tris = malloc(count * sizeof *tris);
+	if (tris == NULL)
+	{
+		return NULL;
+	}
+	bsRng rng = bsMakeRng(seed);
+	double h = 0.1;
+	uint32_t n = 0;
+	for (int i = 0; i < cells; ++i)
+	{
+		for (int j = 0; j < cells; ++j)
+		{
+			bsVec3 p00 = bsV3(i * h, 0.02 * bsRng_Uniform(&rng), j * h);
+			bsVec3 p10 = bsV3((i + 1) * h, 0.02 * bsRng_Uniform(&rng), j * h);
+			bsVec3 p01 = bsV3(i * h, 0.02 * bsRng_Uniform(&rng), (j + 1) * h);
+			bsVec3 p11 = bsV3((i + 1) * h, 0.02 * bsRng_Uniform(&rng), (j + 1) * h);
+			bsVec3 quad[2][3] = {{p00, p01, p10}, {p10, p01, p11}};
+			for (int k = 0; k < 2; ++k)
+			{
+				bsTriangle* t = tris + n;
+				if (bsMakeTriangle(quad[k][0], quad[k][1], quad[k][2], t) != bs_ok)
+				{
+					continue;
+				}
+				++n;
+			}
+		}
+	}
+	// Slivers just above bsMakeTriangle's limit (twice the area > 1e-14 of the longest edge squared),
+	// standing and lying above the grid.
+	for (int k = 0; k < 400; ++k)
+	{
+		bsVec3 a = bsV3(bsRng_Range(&rng, 0.1, cells * h - 0.1), bsRng_Range(&rng, 0.03, 0.2),
+			bsRng_Range(&rng, 0.1, cells * h - 0.1));
+		bsVec3 e = bsScale(bsRng_Range(&rng, 0.05, 0.3), bsRng_UnitVector(&rng));
+		bsVec3 off = bsScale(bsRng_Range(&rng, 2e-14, 1e-9) * bsLength(e), bsRng_UnitVector(&rng));
+		bsVec3 b = bsAdd(a, e);
+		bsVec3 c = bsAdd(bsAdd(a, bsScale(bsRng_Uniform(&rng), e)), off);
+		if (bsMakeTriangle(a, b, c, tris + n) == bs_ok)
+		{
+			++n;
+		}
+	}
+	*outCount = n;
+	return tris;
+}
+
+static void MakeAdversarialQuery(const bsTriangle* tris, uint32_t count, bsRng* rng, bsSweepInput* in)
+{
+	const bsTriangle* t = tris + bsRng_Below(rng, count);
+	double radius = bsRng_Range(rng, 0.002, 0.06);
+	bsVec3 v[3] = {t->p1, t->p2, t->p3};
+	bsVec3 target;
+	switch (bsRng_Below(rng, 3))
+	{
+		case 0:
+			target = v[bsRng_Below(rng, 3)];  // a vertex
+			break;
+		case 1:
+		{
+			int i = (int)bsRng_Below(rng, 3);
+			target = bsLerp(v[i], v[i == 2 ? 0 : i + 1], bsRng_Uniform(rng));  // an edge point
+			break;
+		}
+		default:
+		{
+			double a = bsRng_Uniform(rng), b = bsRng_Uniform(rng) * (1.0 - a);
+			target = bsAdd(v[0], bsAdd(bsScale(a, bsSub(v[1], v[0])), bsScale(b, bsSub(v[2], v[0]))));
+			break;
+		}
+	}
+	bsVec3 up = t->n.y < 0.0 ? bsNeg(t->n) : t->n;
+	double length = bsRng_Range(rng, 0.005, 0.3);
+	switch (bsRng_Below(rng, 6))
+	{
+		case 0:  // head-on from above, ending at or past the target
+			in->c1 = bsMulAdd(target, radius + bsRng_Range(rng, 0.0, length), up);
+			in->c2 = bsMulAdd(in->c1, -length, up);
+			break;
+		case 1:  // starting touching at R from the target (t = 0), moving on in any direction
+			in->c1 = bsMulAdd(target, radius, bsRng_UnitVector(rng));
+			in->c2 = bsMulAdd(in->c1, length, bsRng_UnitVector(rng));
+			break;
+		case 2:  // grazing: along the plane at R from it
+		{
+			bsVec3 along = bsCross(up, bsRng_UnitVector(rng));
+			double l = bsLength(along);
+			along = l > 0.0 ? bsScale(1.0 / l, along) : bsV3(1.0, 0.0, 0.0);
+			in->c1 = bsMulAdd(bsMulAdd(target, radius, up), -0.5 * length, along);
+			in->c2 = bsMulAdd(in->c1, length, along);
+			break;
+		}
+		case 3:  // tangent: the path passes at exactly R from the target, sideways
+		{
+			bsVec3 dir = bsRng_UnitVector(rng);
+			bsVec3 side = bsCross(dir, bsRng_UnitVector(rng));
+			double l = bsLength(side);
+			side = l > 0.0 ? bsScale(1.0 / l, side) : up;
+			bsVec3 mid = bsMulAdd(target, radius, side);
+			in->c1 = bsMulAdd(mid, -0.5 * length, dir);
+			in->c2 = bsMulAdd(mid, 0.5 * length, dir);
+			break;
+		}
+		case 4:  // zero length, at R or just inside
+			in->c1 = bsMulAdd(target, radius * bsRng_Range(rng, 0.9, 1.0), bsRng_UnitVector(rng));
+			in->c2 = in->c1;
+			break;
+		default:  // oblique from above and to the side
+		{
+			bsVec3 dir = bsRng_UnitVector(rng);
+			dir = bsDot(dir, up) > 0.0 ? bsNeg(dir) : dir;
+			in->c2 = bsMulAdd(target, bsRng_Range(rng, -radius, radius), up);
+			in->c1 = bsMulAdd(in->c2, -length, dir);
+			break;
+		}
+	}
+	in->radius = radius;
+}
+
+// The largest distance of a vertex from its own stored plane, written apart from bvh.c's.
+static double LargestPlaneDistance(const bsTriangle* tris, uint32_t count)
+{
+	double largest = 0.0;
+	for (uint32_t i = 0; i < count; ++i)
+	{
+		bsVec3 v[3] = {tris[i].p1, tris[i].p2, tris[i].p3};
+		for (int k = 0; k < 3; ++k)
+		{
+			double d = fabs(bsDot(tris[i].n, v[k]) + tris[i].delta);
+			largest = d > largest ? d : largest;
+		}
+	}
+	return largest;
+}
+
+static int CompareAdversarial(const bsBvh* bvh, const bsTriangle* tris, uint32_t count, bsRng* rng,
+	int queries, int* failures)
+{
+	for (int q = 0; q < queries; ++q)
+	{
+		bsSweepInput in;
+		MakeAdversarialQuery(tris, count, rng, &in);
+		if (CompareQuery(bvh, tris, count, bs_methodKarabassi, &in, NULL, *failures == 0) != 0)
+		{
+			*failures += 1;
+		}
+	}
+	return 0;
+}
+
+// The cull's float margin: a flat grid far from the origin (x, z near 1024, where a float's rounding
+// is 6e-5 and the box bound's products cancel) and oblique queries through a grid vertex, all in
+// dyadic coordinates: the six triangles around the vertex report the same Int4 t exactly, the
+// lowest index must win, and their leaves' bounds sit right at that t.
+static int KarabassiCullFarTest(void)
+{
+	int cells = 32;
+	double h = 0.125;
+	uint32_t count = 0;
+	bsTriangle* tris = malloc((size_t)(2 * cells * cells) * sizeof *tris);
+	ENSURE(tris != NULL);
+	for (int i = 0; i < cells; ++i)
+	{
+		for (int j = 0; j < cells; ++j)
+		{
+			bsVec3 p00 = bsV3(1024.0 + i * h, 0.0, 1024.0 + j * h);
+			bsVec3 p10 = bsV3(1024.0 + (i + 1) * h, 0.0, 1024.0 + j * h);
+			bsVec3 p01 = bsV3(1024.0 + i * h, 0.0, 1024.0 + (j + 1) * h);
+			bsVec3 p11 = bsV3(1024.0 + (i + 1) * h, 0.0, 1024.0 + (j + 1) * h);
+			bool flip = ((i + j) & 1) != 0;
+			ENSURE(bsMakeTriangle(p00, p01, flip ? p11 : p10, tris + count++) == bs_ok);
+			ENSURE(bsMakeTriangle(flip ? p00 : p10, p01, p11, tris + count++) == bs_ok);
+		}
+	}
+	bsBvh bvh;
+	ENSURE(bsBvh_Build(&bvh, tris, count, NULL) == bs_ok);
+	bsRng rng = bsMakeRng(79);
+	int failures = 0;
+	for (int q = 0; q < 4000; ++q)
+	{
+		int i = 1 + (int)bsRng_Below(&rng, (uint32_t)cells - 1);
+		int j = 1 + (int)bsRng_Below(&rng, (uint32_t)cells - 1);
+		bsVec3 target = bsV3(1024.0 + i * h, 0.0, 1024.0 + j * h);
+		bsVec3 back = bsV3(((int)bsRng_Below(&rng, 65) - 32) / 64.0, (8 + (int)bsRng_Below(&rng, 25)) / 64.0,
+			((int)bsRng_Below(&rng, 65) - 32) / 64.0);
+		double past = (double)(1 + bsRng_Below(&rng, 4)) / 4.0;
+		bsSweepInput in = {bsAdd(target, back), bsMulSub(target, past, back), 1.0 / 128.0};
+		if (CompareQuery(&bvh, tris, count, bs_methodKarabassi, &in, NULL, failures == 0) != 0)
+		{
+			++failures;
+		}
+	}
+	printf("  karabassi cull far from the origin: %u triangles, 4000 queries through vertices, %d "
+		"disagree\n", count, failures);
+	bsBvh_Destroy(&bvh);
+	free(tris);
+	ENSURE(failures == 0);
+	return 0;
+}
+
+static int KarabassiCullTest(void)
+{
+	uint32_t count = 0;
+	bsTriangle* tris = MakeSliverScene(77, 24, &count);
+	ENSURE(tris != NULL && count > 1500);
+	bsBvh bvh;
+	ENSURE(bsBvh_Build(&bvh, tris, count, NULL) == bs_ok);
+	double largest = LargestPlaneDistance(tris, count);
+	ENSURE(bvh.planeSlack >= largest && largest > 0.0);
+	bsRng rng = bsMakeRng(78);
+	int failures = 0;
+	RUN_SUBTEST(CompareAdversarial(&bvh, tris, count, &rng, 30000, &failures));
+	// The refit recomputes the slack: the same triangles moved up by 1 (new planes, new rounding).
+	bsTriangle* moved = malloc(count * sizeof *moved);
+	ENSURE(moved != NULL);
+	for (uint32_t i = 0; i < count; ++i)
+	{
+		bsVec3 up = bsV3(0.0, 1.0, 0.0);
+		ENSURE(bsMakeTriangle(bsAdd(tris[i].p1, up), bsAdd(tris[i].p2, up), bsAdd(tris[i].p3, up),
+			moved + i) == bs_ok);
+	}
+	ENSURE(bsBvh_Refit(&bvh, moved) == bs_ok);
+	double movedLargest = LargestPlaneDistance(moved, count);
+	ENSURE(bvh.planeSlack >= movedLargest && movedLargest > 0.0);
+	RUN_SUBTEST(CompareAdversarial(&bvh, moved, count, &rng, 10000, &failures));
+	printf("  karabassi cull: %u triangles (400 slivers), plane slack %.3g, 40000 queries, %d "
+		"disagree\n", count, largest, failures);
+	bsBvh_Destroy(&bvh);
+	free(moved);
+	free(tris);
+	ENSURE(failures == 0);
+	RUN_SUBTEST(KarabassiCullFarTest());
+	return 0;
+}
+
 static int QueryTest(void)
 {
 	bsTriangle* tris = NULL;
@@ -1316,6 +1561,7 @@ static int QueryTest(void)
 
 	RUN_SUBTEST(SpecialQueryTest());
 	RUN_SUBTEST(WideQueryTest());
+	RUN_SUBTEST(KarabassiCullTest());
 	return 0;
 }
 

@@ -77,6 +77,8 @@ typedef struct bsBvh
 	uint32_t* triIndex;    // leaf order -> index in the caller's array
 	uint32_t triCount;
 	float pad;             // added to every box on query: covers float rounding of the bounds
+	double planeSlack;     // the largest distance of a vertex from its triangle's stored plane
+	                       // (bvh_internal.h): karabassi's box cull allows for it
 	bsBvhStats stats;
 } bsBvh;
 
