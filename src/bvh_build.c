@@ -295,6 +295,45 @@ static inline void bsBinning_Index(const bsBinning* g, bsF4 c, int32_t bin[4])
 	bsF4_Bins(bsF4_SubMul(c, g->origin, g->scale), g->last, bin);
 }
 
+// One side of a split of the binning: bin <= `bin` on `axis` (bsBinning_Index's bin), for the
+// partitions. With SSE2 the bin is not converted: the clamped f = min((c - origin) scale, bins - 1)
+// is >= 0 (c >= origin: both are the same centroids' floats), so trunc(f) <= bin exactly when
+// f < bin + 1, one compare of the axis's lane.
+typedef struct bsBinningSide
+{
+	const bsBinning* binning;
+	int axis;
+	int bin;
+#if defined(__SSE2__)
+	bsF4 limit;  // bin + 1
+#endif
+} bsBinningSide;
+
+static inline bsBinningSide bsBinningSide_Set(const bsBinning* g, int axis, int bin)
+{
+	bsBinningSide s;
+	s.binning = g;
+	s.axis = axis;
+	s.bin = bin;
+#if defined(__SSE2__)
+	s.limit = bsF4_Set1((float)(bin + 1));
+#endif
+	return s;
+}
+
+static inline bool bsBinningSide_Left(const bsBinningSide* s, bsF4 c)
+{
+#if defined(__SSE2__)
+	const bsBinning* g = s->binning;
+	bsF4 f = _mm_min_ps(bsF4_SubMul(c, g->origin, g->scale), g->last);
+	return (_mm_movemask_ps(_mm_cmplt_ps(f, s->limit)) >> s->axis) & 1;
+#else
+	int32_t bin[4];
+	bsBinning_Index(s->binning, c, bin);
+	return bin[s->axis] <= s->bin;
+#endif
+}
+
 // The bins of one node on the three axes.
 typedef struct bsBins
 {
@@ -604,42 +643,49 @@ static bool bsBvhBuilder_FindSplit(const bsBvhBuilder* b, uint32_t first, uint32
 
 // Partitions prims[first, first + count) in place: bin <= `bin` on `axis` to the left (the bin
 // function of the binning, so both sides are non-empty). The children's boxes are grown on the way
-// (each prim read once). Returns the first index of the right side.
+// (each prim read once), in registers: grown through box[side] in memory, every triangle waited for
+// the store of the one before. Returns the first index of the right side.
 static uint32_t bsBvhBuilder_Partition(bsBvhBuilder* b, uint32_t first, uint32_t count,
 	const bsBinning* binning, int axis, int bin, bsBox box[2], bsBox cbox[2])
 {
-	for (int s = 0; s < 2; ++s)
-	{
-		bsBox_SetEmpty(&box[s]);
-		bsBox_SetEmpty(&cbox[s]);
-	}
+	bsBox lbox, lcbox, rbox, rcbox;
+	bsBox_SetEmpty(&lbox);
+	bsBox_SetEmpty(&lcbox);
+	bsBox_SetEmpty(&rbox);
+	bsBox_SetEmpty(&rcbox);
+	bsBinningSide side = bsBinningSide_Set(binning, axis, bin);
+	bsBuildPrim* prims = b->prims;
+	uint32_t* index = b->index;
 	uint32_t i = first, j = first + count;
 	while (i < j)
 	{
-		bsBuildPrim* p = b->prims + i;
-		bsF4 min = bsF4_Load(p->min);
-		bsF4 max = bsF4_Load(p->max);
+		bsF4 min = bsF4_Load(prims[i].min);
+		bsF4 max = bsF4_Load(prims[i].max);
 		bsF4 c = bsBuildPrim_Centroid(min, max);
-		int32_t bins[4];
-		bsBinning_Index(binning, c, bins);
-		int side = bins[axis] <= bin ? 0 : 1;
-		bsBox_Grow(&box[side], min, max);
-		bsBox_Grow(&cbox[side], c, c);
-		if (side == 0)
+		if (bsBinningSide_Left(&side, c))
 		{
+			bsBox_Grow(&lbox, min, max);
+			bsBox_Grow(&lcbox, c, c);
 			++i;
 		}
 		else
 		{
+			bsBox_Grow(&rbox, min, max);
+			bsBox_Grow(&rcbox, c, c);
 			--j;
-			bsBuildPrim tp = *p;
-			*p = b->prims[j];
-			b->prims[j] = tp;
-			uint32_t ti = b->index[i];
-			b->index[i] = b->index[j];
-			b->index[j] = ti;
+			bsF4_Store(prims[i].min, bsF4_Load(prims[j].min));
+			bsF4_Store(prims[i].max, bsF4_Load(prims[j].max));
+			bsF4_Store(prims[j].min, min);
+			bsF4_Store(prims[j].max, max);
+			uint32_t ti = index[i];
+			index[i] = index[j];
+			index[j] = ti;
 		}
 	}
+	box[0] = lbox;
+	cbox[0] = lcbox;
+	box[1] = rbox;
+	cbox[1] = rcbox;
 	return i;
 }
 
@@ -764,31 +810,44 @@ static void bsTopLevels_Scatter(void* context, size_t begin, size_t end, int wor
 	const uint32_t* index = t->index[t->src];
 	bsBuildPrim* outPrims = t->prims[1 - t->src];
 	uint32_t* outIndex = t->index[1 - t->src];
+	bsBinningSide side = bsBinningSide_Set(t->binning, t->axis, t->bin);
 	for (size_t c = begin; c < end; ++c)
 	{
 		bsTopChunk* chunk = t->chunks + c;
 		uint32_t count;
 		uint32_t first = bsTopLevels_Chunk(t, c, &count);
-		uint32_t to[2] = {chunk->left, chunk->right};
-		for (int s = 0; s < 2; ++s)
-		{
-			bsBox_SetEmpty(&chunk->box[s]);
-			bsBox_SetEmpty(&chunk->cbox[s]);
-		}
+		uint32_t left = chunk->left, right = chunk->right;
+		bsBox lbox, lcbox, rbox, rcbox;
+		bsBox_SetEmpty(&lbox);
+		bsBox_SetEmpty(&lcbox);
+		bsBox_SetEmpty(&rbox);
+		bsBox_SetEmpty(&rcbox);
 		for (uint32_t k = first; k < first + count; ++k)
 		{
 			bsF4 min = bsF4_Load(prims[k].min);
 			bsF4 max = bsF4_Load(prims[k].max);
 			bsF4 c4 = bsBuildPrim_Centroid(min, max);
-			int32_t bins[4];
-			bsBinning_Index(t->binning, c4, bins);
-			int side = bins[t->axis] <= t->bin ? 0 : 1;
-			bsBox_Grow(&chunk->box[side], min, max);
-			bsBox_Grow(&chunk->cbox[side], c4, c4);
-			outPrims[to[side]] = prims[k];
-			outIndex[to[side]] = index[k];
-			to[side] += 1;
+			uint32_t to;
+			if (bsBinningSide_Left(&side, c4))
+			{
+				bsBox_Grow(&lbox, min, max);
+				bsBox_Grow(&lcbox, c4, c4);
+				to = left++;
+			}
+			else
+			{
+				bsBox_Grow(&rbox, min, max);
+				bsBox_Grow(&rcbox, c4, c4);
+				to = right++;
+			}
+			bsF4_Store(outPrims[to].min, min);
+			bsF4_Store(outPrims[to].max, max);
+			outIndex[to] = index[k];
 		}
+		chunk->box[0] = lbox;
+		chunk->cbox[0] = lcbox;
+		chunk->box[1] = rbox;
+		chunk->cbox[1] = rcbox;
 	}
 }
 
