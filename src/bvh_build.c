@@ -1348,13 +1348,20 @@ static void bsBuildInput_Finish(void* context, size_t begin, size_t end, int wor
 _Static_assert(sizeof(bsTriangle) >= 2 * sizeof(bsBvhNode), "the tasks' regions fit in the triangles");
 _Static_assert(_Alignof(bsTriangle) >= _Alignof(bsBvhNode), "and are aligned there");
 
+_Static_assert(sizeof(bsTriangle) >= sizeof(bsBuildPrim) + sizeof(uint32_t),
+	"the top levels' first buffer fits in the triangles");
+_Static_assert(BS_BVH_FINAL_BUFFER == 1, "the first buffer is dead when the tasks write their regions");
+
 // The arrays of one build: both trees' nodes and the triangles (kept), the top levels' two buffers
-// and chunks (freed when the tree is built).
+// and chunks (freed when the tree is built). The first buffer (the first pass's output, read and
+// written by the top levels only) lives in the leaf-order triangles' array, like the tasks' regions
+// after it: that array is not written before the tasks, and the tasks read the other buffer. So a
+// build holds 36 bytes a triangle less, and touches (faults in) that many fewer pages.
 typedef struct bsBuildArrays
 {
 	bsBvhNode* nodes;
 	bsTriangle* ordered;
-	bsBuildPrim* prims[2];
+	bsBuildPrim* prims[2];  // prims[0] and index[0] inside `ordered`
 	uint32_t* index[2];
 	bsTopChunk* chunks;
 } bsBuildArrays;
@@ -1363,11 +1370,8 @@ static void bsBuildArrays_Free(bsBuildArrays* a)
 {
 	free(a->nodes);
 	free(a->ordered);
-	for (int i = 0; i < 2; ++i)
-	{
-		free(a->prims[i]);
-		free(a->index[i]);
-	}
+	free(a->prims[1]);
+	free(a->index[1]);
 	free(a->chunks);
 	memset(a, 0, sizeof *a);
 }
@@ -1382,19 +1386,18 @@ static bool bsBuildArrays_Alloc(bsBuildArrays* a, size_t n)
 	}
 	a->nodes = malloc(nodeCapacity * sizeof(bsBvhNode));
 	a->ordered = malloc(n * sizeof(bsTriangle));
-	bool ok = a->nodes != NULL && a->ordered != NULL;
-	for (int i = 0; i < 2; ++i)
-	{
-		a->prims[i] = malloc(n * sizeof(bsBuildPrim));
-		a->index[i] = malloc(n * sizeof(uint32_t));
-		ok = ok && a->prims[i] != NULL && a->index[i] != NULL;
-	}
+	a->prims[1] = malloc(n * sizeof(bsBuildPrim));
+	a->index[1] = malloc(n * sizeof(uint32_t));
 	a->chunks = malloc(bsTopLevels_ChunkCount((uint32_t)n) * sizeof(bsTopChunk));
-	if (!ok || a->chunks == NULL)
+	if (a->nodes == NULL || a->ordered == NULL || a->prims[1] == NULL || a->index[1] == NULL ||
+		a->chunks == NULL)
 	{
 		bsBuildArrays_Free(a);
 		return false;
 	}
+	// malloc's alignment, as the second buffer's.
+	a->prims[0] = (bsBuildPrim*)(void*)a->ordered;
+	a->index[0] = (uint32_t*)(void*)(a->prims[0] + n);
 	return true;
 }
 
