@@ -1541,6 +1541,42 @@ size_t bsBvh_Bytes(const bsBvh* bvh)
 		(size_t)bvh->triCount * (sizeof(bsTriangle) + sizeof(uint32_t));
 }
 
+// A node of the tests' boxes (count <= BS_BVH_MAX_LEAF) as the build sees it: its prims, centroid box
+// and the box's area through the node's floats.
+typedef struct bsTestNode
+{
+	bsBuildPrim prims[BS_BVH_MAX_LEAF];
+	bsBox emptyBins[BS_BVH_MAX_BINS];
+	bsBvhBuilder b;
+	bsBox cbox;
+	double area;
+} bsTestNode;
+
+static void bsTestNode_Set(bsTestNode* t, const float (*min)[3], const float (*max)[3],
+	uint32_t count, int bins)
+{
+	for (uint32_t i = 0; i < count; ++i)
+	{
+		for (int a = 0; a < 3; ++a)
+		{
+			t->prims[i].min[a] = min[i][a];
+			t->prims[i].max[a] = max[i][a];
+		}
+		t->prims[i].min[3] = 0.0f;
+		t->prims[i].max[3] = 0.0f;
+	}
+	bsBins_SetEmptyTemplate(t->emptyBins);
+	memset(&t->b, 0, sizeof t->b);
+	t->b.prims = t->prims;
+	t->b.emptyBins = t->emptyBins;
+	t->b.bins = bins;
+	bsBox box;
+	bsBvhBuilder_Bounds(&t->b, 0, count, &box, &t->cbox);
+	bsBvhNode node;
+	bsBvhNode_SetBox(&node, &box);
+	t->area = bsHalfArea(node.min, node.max);
+}
+
 bsBvhSplitDecision bsBvh_SplitDecision(const float (*min)[3], const float (*max)[3], uint32_t count,
 	int bins, double traversalCost, bool general)
 {
@@ -1549,33 +1585,38 @@ bsBvhSplitDecision bsBvh_SplitDecision(const float (*min)[3], const float (*max)
 	{
 		return d;
 	}
-	bsBuildPrim prims[BS_BVH_MAX_LEAF];
+	bsTestNode t;
+	bsTestNode_Set(&t, min, max, count, bins);
+	t.b.traversalCost = traversalCost;
+	bsBinning binning;
+	d.found = bsBvhBuilder_FindSplitWith(&t.b, 0, count, t.area, &t.cbox, general, &binning,
+		&d.axis, &d.bin, &d.cost);
+	return d;
+}
+
+bool bsBvh_PartitionSides(const float (*min)[3], const float (*max)[3], uint32_t count, int bins,
+	int axis, int split, int* bin, bool* left)
+{
+	if (count == 0 || count > BS_BVH_MAX_LEAF || bins < 2 || bins > BS_BVH_MAX_BINS || axis < 0 ||
+		axis > 2)
+	{
+		return false;
+	}
+	bsTestNode t;
+	bsTestNode_Set(&t, min, max, count, bins);
+	bsBinning binning;
+	if (!bsBinning_Set(&binning, &t.cbox, bins))
+	{
+		return false;
+	}
+	bsBinningSide side = bsBinningSide_Set(&binning, axis, split);
 	for (uint32_t i = 0; i < count; ++i)
 	{
-		for (int a = 0; a < 3; ++a)
-		{
-			prims[i].min[a] = min[i][a];
-			prims[i].max[a] = max[i][a];
-		}
-		prims[i].min[3] = 0.0f;
-		prims[i].max[3] = 0.0f;
+		bsF4 c = bsBuildPrim_Centroid(bsF4_Load(t.prims[i].min), bsF4_Load(t.prims[i].max));
+		int32_t bins4[4];
+		bsBinning_Index(&binning, c, bins4);
+		bin[i] = bins4[axis];
+		left[i] = bsBinningSide_Left(&side, c);
 	}
-	bsBox emptyBins[BS_BVH_MAX_BINS];
-	bsBins_SetEmptyTemplate(emptyBins);
-	bsBvhBuilder b;
-	memset(&b, 0, sizeof b);
-	b.prims = prims;
-	b.bins = bins;
-	b.traversalCost = traversalCost;
-	b.emptyBins = emptyBins;
-	// The node's box and area as bsBvhBuilder_Subdivide sees them (through the node's floats).
-	bsBox box, cbox;
-	bsBvhBuilder_Bounds(&b, 0, count, &box, &cbox);
-	bsBvhNode node;
-	bsBvhNode_SetBox(&node, &box);
-	double area = bsHalfArea(node.min, node.max);
-	bsBinning binning;
-	d.found = bsBvhBuilder_FindSplitWith(&b, 0, count, area, &cbox, general, &binning, &d.axis,
-		&d.bin, &d.cost);
-	return d;
+	return true;
 }
