@@ -296,6 +296,45 @@ static inline void bsBinning_Index(const bsBinning* g, bsF4 c, int32_t bin[4])
 	bsF4_Bins(bsF4_SubMul(c, g->origin, g->scale), g->last, bin);
 }
 
+// One side of a split of the binning: bin <= `bin` on `axis` (bsBinning_Index's bin), for the
+// partitions. With SSE2 the bin is not converted: the clamped f = min((c - origin) scale, bins - 1)
+// is >= 0 (c >= origin: both are the same centroids' floats), so trunc(f) <= bin exactly when
+// f < bin + 1, one compare of the axis's lane.
+typedef struct bsBinningSide
+{
+	const bsBinning* binning;
+	int axis;
+	int bin;
+#if defined(__SSE2__)
+	bsF4 limit;  // bin + 1
+#endif
+} bsBinningSide;
+
+static inline bsBinningSide bsBinningSide_Set(const bsBinning* g, int axis, int bin)
+{
+	bsBinningSide s;
+	s.binning = g;
+	s.axis = axis;
+	s.bin = bin;
+#if defined(__SSE2__)
+	s.limit = bsF4_Set1((float)(bin + 1));
+#endif
+	return s;
+}
+
+static inline bool bsBinningSide_Left(const bsBinningSide* s, bsF4 c)
+{
+#if defined(__SSE2__)
+	const bsBinning* g = s->binning;
+	bsF4 f = _mm_min_ps(bsF4_SubMul(c, g->origin, g->scale), g->last);
+	return (_mm_movemask_ps(_mm_cmplt_ps(f, s->limit)) >> s->axis) & 1;
+#else
+	int32_t bin[4];
+	bsBinning_Index(s->binning, c, bin);
+	return bin[s->axis] <= s->bin;
+#endif
+}
+
 // The bins of one node on the three axes.
 typedef struct bsBins
 {
@@ -605,42 +644,49 @@ static bool bsBvhBuilder_FindSplit(const bsBvhBuilder* b, uint32_t first, uint32
 
 // Partitions prims[first, first + count) in place: bin <= `bin` on `axis` to the left (the bin
 // function of the binning, so both sides are non-empty). The children's boxes are grown on the way
-// (each prim read once). Returns the first index of the right side.
+// (each prim read once), in registers: grown through box[side] in memory, every triangle waited for
+// the store of the one before. Returns the first index of the right side.
 static uint32_t bsBvhBuilder_Partition(bsBvhBuilder* b, uint32_t first, uint32_t count,
 	const bsBinning* binning, int axis, int bin, bsBox box[2], bsBox cbox[2])
 {
-	for (int s = 0; s < 2; ++s)
-	{
-		bsBox_SetEmpty(&box[s]);
-		bsBox_SetEmpty(&cbox[s]);
-	}
+	bsBox lbox, lcbox, rbox, rcbox;
+	bsBox_SetEmpty(&lbox);
+	bsBox_SetEmpty(&lcbox);
+	bsBox_SetEmpty(&rbox);
+	bsBox_SetEmpty(&rcbox);
+	bsBinningSide side = bsBinningSide_Set(binning, axis, bin);
+	bsBuildPrim* prims = b->prims;
+	uint32_t* index = b->index;
 	uint32_t i = first, j = first + count;
 	while (i < j)
 	{
-		bsBuildPrim* p = b->prims + i;
-		bsF4 min = bsF4_Load(p->min);
-		bsF4 max = bsF4_Load(p->max);
+		bsF4 min = bsF4_Load(prims[i].min);
+		bsF4 max = bsF4_Load(prims[i].max);
 		bsF4 c = bsBuildPrim_Centroid(min, max);
-		int32_t bins[4];
-		bsBinning_Index(binning, c, bins);
-		int side = bins[axis] <= bin ? 0 : 1;
-		bsBox_Grow(&box[side], min, max);
-		bsBox_Grow(&cbox[side], c, c);
-		if (side == 0)
+		if (bsBinningSide_Left(&side, c))
 		{
+			bsBox_Grow(&lbox, min, max);
+			bsBox_Grow(&lcbox, c, c);
 			++i;
 		}
 		else
 		{
+			bsBox_Grow(&rbox, min, max);
+			bsBox_Grow(&rcbox, c, c);
 			--j;
-			bsBuildPrim tp = *p;
-			*p = b->prims[j];
-			b->prims[j] = tp;
-			uint32_t ti = b->index[i];
-			b->index[i] = b->index[j];
-			b->index[j] = ti;
+			bsF4_Store(prims[i].min, bsF4_Load(prims[j].min));
+			bsF4_Store(prims[i].max, bsF4_Load(prims[j].max));
+			bsF4_Store(prims[j].min, min);
+			bsF4_Store(prims[j].max, max);
+			uint32_t ti = index[i];
+			index[i] = index[j];
+			index[j] = ti;
 		}
 	}
+	box[0] = lbox;
+	cbox[0] = lcbox;
+	box[1] = rbox;
+	cbox[1] = rcbox;
 	return i;
 }
 
@@ -765,31 +811,44 @@ static void bsTopLevels_Scatter(void* context, size_t begin, size_t end, int wor
 	const uint32_t* index = t->index[t->src];
 	bsBuildPrim* outPrims = t->prims[1 - t->src];
 	uint32_t* outIndex = t->index[1 - t->src];
+	bsBinningSide side = bsBinningSide_Set(t->binning, t->axis, t->bin);
 	for (size_t c = begin; c < end; ++c)
 	{
 		bsTopChunk* chunk = t->chunks + c;
 		uint32_t count;
 		uint32_t first = bsTopLevels_Chunk(t, c, &count);
-		uint32_t to[2] = {chunk->left, chunk->right};
-		for (int s = 0; s < 2; ++s)
-		{
-			bsBox_SetEmpty(&chunk->box[s]);
-			bsBox_SetEmpty(&chunk->cbox[s]);
-		}
+		uint32_t left = chunk->left, right = chunk->right;
+		bsBox lbox, lcbox, rbox, rcbox;
+		bsBox_SetEmpty(&lbox);
+		bsBox_SetEmpty(&lcbox);
+		bsBox_SetEmpty(&rbox);
+		bsBox_SetEmpty(&rcbox);
 		for (uint32_t k = first; k < first + count; ++k)
 		{
 			bsF4 min = bsF4_Load(prims[k].min);
 			bsF4 max = bsF4_Load(prims[k].max);
 			bsF4 c4 = bsBuildPrim_Centroid(min, max);
-			int32_t bins[4];
-			bsBinning_Index(t->binning, c4, bins);
-			int side = bins[t->axis] <= t->bin ? 0 : 1;
-			bsBox_Grow(&chunk->box[side], min, max);
-			bsBox_Grow(&chunk->cbox[side], c4, c4);
-			outPrims[to[side]] = prims[k];
-			outIndex[to[side]] = index[k];
-			to[side] += 1;
+			uint32_t to;
+			if (bsBinningSide_Left(&side, c4))
+			{
+				bsBox_Grow(&lbox, min, max);
+				bsBox_Grow(&lcbox, c4, c4);
+				to = left++;
+			}
+			else
+			{
+				bsBox_Grow(&rbox, min, max);
+				bsBox_Grow(&rcbox, c4, c4);
+				to = right++;
+			}
+			bsF4_Store(outPrims[to].min, min);
+			bsF4_Store(outPrims[to].max, max);
+			outIndex[to] = index[k];
 		}
+		chunk->box[0] = lbox;
+		chunk->cbox[0] = lcbox;
+		chunk->box[1] = rbox;
+		chunk->cbox[1] = rcbox;
 	}
 }
 
@@ -1290,13 +1349,20 @@ static void bsBuildInput_Finish(void* context, size_t begin, size_t end, int wor
 _Static_assert(sizeof(bsTriangle) >= 2 * sizeof(bsBvhNode), "the tasks' regions fit in the triangles");
 _Static_assert(_Alignof(bsTriangle) >= _Alignof(bsBvhNode), "and are aligned there");
 
+_Static_assert(sizeof(bsTriangle) >= sizeof(bsBuildPrim) + sizeof(uint32_t),
+	"the top levels' first buffer fits in the triangles");
+_Static_assert(BS_BVH_FINAL_BUFFER == 1, "the first buffer is dead when the tasks write their regions");
+
 // The arrays of one build: both trees' nodes and the triangles (kept), the top levels' two buffers
-// and chunks (freed when the tree is built).
+// and chunks (freed when the tree is built). The first buffer (the first pass's output, read and
+// written by the top levels only) lives in the leaf-order triangles' array, like the tasks' regions
+// after it: that array is not written before the tasks, and the tasks read the other buffer. So a
+// build holds 36 bytes a triangle less, and touches (faults in) that many fewer pages.
 typedef struct bsBuildArrays
 {
 	bsBvhNode* nodes;
 	bsTriangle* ordered;
-	bsBuildPrim* prims[2];
+	bsBuildPrim* prims[2];  // prims[0] and index[0] inside `ordered`
 	uint32_t* index[2];
 	bsTopChunk* chunks;
 } bsBuildArrays;
@@ -1305,11 +1371,8 @@ static void bsBuildArrays_Free(bsBuildArrays* a)
 {
 	free(a->nodes);
 	free(a->ordered);
-	for (int i = 0; i < 2; ++i)
-	{
-		free(a->prims[i]);
-		free(a->index[i]);
-	}
+	free(a->prims[1]);
+	free(a->index[1]);
 	free(a->chunks);
 	memset(a, 0, sizeof *a);
 }
@@ -1324,19 +1387,18 @@ static bool bsBuildArrays_Alloc(bsBuildArrays* a, size_t n)
 	}
 	a->nodes = malloc(nodeCapacity * sizeof(bsBvhNode));
 	a->ordered = malloc(n * sizeof(bsTriangle));
-	bool ok = a->nodes != NULL && a->ordered != NULL;
-	for (int i = 0; i < 2; ++i)
-	{
-		a->prims[i] = malloc(n * sizeof(bsBuildPrim));
-		a->index[i] = malloc(n * sizeof(uint32_t));
-		ok = ok && a->prims[i] != NULL && a->index[i] != NULL;
-	}
+	a->prims[1] = malloc(n * sizeof(bsBuildPrim));
+	a->index[1] = malloc(n * sizeof(uint32_t));
 	a->chunks = malloc(bsTopLevels_ChunkCount((uint32_t)n) * sizeof(bsTopChunk));
-	if (!ok || a->chunks == NULL)
+	if (a->nodes == NULL || a->ordered == NULL || a->prims[1] == NULL || a->index[1] == NULL ||
+		a->chunks == NULL)
 	{
 		bsBuildArrays_Free(a);
 		return false;
 	}
+	// malloc's alignment, as the second buffer's.
+	a->prims[0] = (bsBuildPrim*)(void*)a->ordered;
+	a->index[0] = (uint32_t*)(void*)(a->prims[0] + n);
 	return true;
 }
 
@@ -1482,6 +1544,42 @@ size_t bsBvh_Bytes(const bsBvh* bvh)
 		(size_t)bvh->triCount * (sizeof(bsTriangle) + sizeof(uint32_t));
 }
 
+// A node of the tests' boxes (count <= BS_BVH_MAX_LEAF) as the build sees it: its prims, centroid box
+// and the box's area through the node's floats.
+typedef struct bsTestNode
+{
+	bsBuildPrim prims[BS_BVH_MAX_LEAF];
+	bsBox emptyBins[BS_BVH_MAX_BINS];
+	bsBvhBuilder b;
+	bsBox cbox;
+	double area;
+} bsTestNode;
+
+static void bsTestNode_Set(bsTestNode* t, const float (*min)[3], const float (*max)[3],
+	uint32_t count, int bins)
+{
+	for (uint32_t i = 0; i < count; ++i)
+	{
+		for (int a = 0; a < 3; ++a)
+		{
+			t->prims[i].min[a] = min[i][a];
+			t->prims[i].max[a] = max[i][a];
+		}
+		t->prims[i].min[3] = 0.0f;
+		t->prims[i].max[3] = 0.0f;
+	}
+	bsBins_SetEmptyTemplate(t->emptyBins);
+	memset(&t->b, 0, sizeof t->b);
+	t->b.prims = t->prims;
+	t->b.emptyBins = t->emptyBins;
+	t->b.bins = bins;
+	bsBox box;
+	bsBvhBuilder_Bounds(&t->b, 0, count, &box, &t->cbox);
+	bsBvhNode node;
+	bsBvhNode_SetBox(&node, &box);
+	t->area = bsHalfArea(node.min, node.max);
+}
+
 bsBvhSplitDecision bsBvh_SplitDecision(const float (*min)[3], const float (*max)[3], uint32_t count,
 	int bins, double traversalCost, bool general)
 {
@@ -1490,33 +1588,38 @@ bsBvhSplitDecision bsBvh_SplitDecision(const float (*min)[3], const float (*max)
 	{
 		return d;
 	}
-	bsBuildPrim prims[BS_BVH_MAX_LEAF];
+	bsTestNode t;
+	bsTestNode_Set(&t, min, max, count, bins);
+	t.b.traversalCost = traversalCost;
+	bsBinning binning;
+	d.found = bsBvhBuilder_FindSplitWith(&t.b, 0, count, t.area, &t.cbox, general, &binning,
+		&d.axis, &d.bin, &d.cost);
+	return d;
+}
+
+bool bsBvh_PartitionSides(const float (*min)[3], const float (*max)[3], uint32_t count, int bins,
+	int axis, int split, int* bin, bool* left)
+{
+	if (count == 0 || count > BS_BVH_MAX_LEAF || bins < 2 || bins > BS_BVH_MAX_BINS || axis < 0 ||
+		axis > 2)
+	{
+		return false;
+	}
+	bsTestNode t;
+	bsTestNode_Set(&t, min, max, count, bins);
+	bsBinning binning;
+	if (!bsBinning_Set(&binning, &t.cbox, bins))
+	{
+		return false;
+	}
+	bsBinningSide side = bsBinningSide_Set(&binning, axis, split);
 	for (uint32_t i = 0; i < count; ++i)
 	{
-		for (int a = 0; a < 3; ++a)
-		{
-			prims[i].min[a] = min[i][a];
-			prims[i].max[a] = max[i][a];
-		}
-		prims[i].min[3] = 0.0f;
-		prims[i].max[3] = 0.0f;
+		bsF4 c = bsBuildPrim_Centroid(bsF4_Load(t.prims[i].min), bsF4_Load(t.prims[i].max));
+		int32_t bins4[4];
+		bsBinning_Index(&binning, c, bins4);
+		bin[i] = bins4[axis];
+		left[i] = bsBinningSide_Left(&side, c);
 	}
-	bsBox emptyBins[BS_BVH_MAX_BINS];
-	bsBins_SetEmptyTemplate(emptyBins);
-	bsBvhBuilder b;
-	memset(&b, 0, sizeof b);
-	b.prims = prims;
-	b.bins = bins;
-	b.traversalCost = traversalCost;
-	b.emptyBins = emptyBins;
-	// The node's box and area as bsBvhBuilder_Subdivide sees them (through the node's floats).
-	bsBox box, cbox;
-	bsBvhBuilder_Bounds(&b, 0, count, &box, &cbox);
-	bsBvhNode node;
-	bsBvhNode_SetBox(&node, &box);
-	double area = bsHalfArea(node.min, node.max);
-	bsBinning binning;
-	d.found = bsBvhBuilder_FindSplitWith(&b, 0, count, area, &cbox, general, &binning, &d.axis,
-		&d.bin, &d.cost);
-	return d;
+	return true;
 }

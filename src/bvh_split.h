@@ -1,6 +1,7 @@
 // bvh_split.h — for tests only: one node's binned-SAH split decision, by the general path (every bin
 // filled and swept) or by the path the build takes (a small node's from its few triangles directly),
-// so a test can check that both always decide the same. Not part of the public API.
+// so a test can check that both always decide the same; and the side each triangle of a node takes
+// in the partitions, which must be its bin's. Not part of the public API.
 #pragma once
 
 #include <stdbool.h>
@@ -19,3 +20,10 @@ typedef struct bsBvhSplitDecision
 // forces the all-bins path.
 bsBvhSplitDecision bsBvh_SplitDecision(const float (*min)[3], const float (*max)[3], uint32_t count,
 	int bins, double traversalCost, bool general);
+
+// For a node holding those boxes (as above; `bins` 2 to 64, axis 0 to 2): the bin of each box's
+// centroid on `axis` as the binning finds it (bin[i]), and whether the partitions put it left of a
+// split after bin `split` (left[i]), which must be bin[i] <= split. Returns false (nothing written)
+// when all centroids are equal on every axis (the node is not binned).
+bool bsBvh_PartitionSides(const float (*min)[3], const float (*max)[3], uint32_t count, int bins,
+	int axis, int split, int* bin, bool* left);

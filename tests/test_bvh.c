@@ -663,10 +663,14 @@ static float SplitCoordinate(bsRng* rng, int kind)
 	}
 }
 
-// A random node: boxes of one coordinate kind per set, some degenerate (a point, or flat on one
-// axis), some copies of the box before.
-static void MakeSplitNode(bsRng* rng, uint32_t count, float (*min)[3], float (*max)[3])
+// A random node of 1 to maxCount boxes (*count), of one coordinate kind per set, some degenerate (a
+// point, or flat on one axis), some copies of the box before; returns a random bin count for it.
+static int MakeSplitNode(bsRng* rng, uint32_t maxCount, uint32_t* outCount, float (*min)[3],
+	float (*max)[3])
 {
+	static const int binChoices[] = {2, 3, 4, 7, 16, 64};
+	uint32_t count = 1 + bsRng_Below(rng, maxCount);
+	*outCount = count;
 	int kind = (int)bsRng_Below(rng, 5);  // lattice most often
 	kind = kind < 3 ? 0 : kind - 2;
 	for (uint32_t i = 0; i < count; ++i)
@@ -687,6 +691,7 @@ static void MakeSplitNode(bsRng* rng, uint32_t count, float (*min)[3], float (*m
 			max[i][a] = flat ? min[i][a] : (p < q ? q : p);
 		}
 	}
+	return binChoices[bsRng_Below(rng, 6)];
 }
 
 // The build's split decision (a small node's from its few triangles) must be the general path's
@@ -705,16 +710,14 @@ static int SmallSplitTest(void)
 		ENSURE(d.cost == 1.0 + 6.0 / 23.0);
 	}
 
-	static const int binChoices[] = {2, 3, 4, 7, 16, 64};
 	static const double costChoices[] = {0.0, 0.5, 1.0, 2.0};
 	bsRng rng = bsMakeRng(1515);
 	uint32_t found = 0, notFound = 0, offAxis = 0;
 	for (int n = 0; n < 60000; ++n)
 	{
-		uint32_t count = 1 + bsRng_Below(&rng, 6);
+		uint32_t count;
 		float min[6][3], max[6][3];
-		MakeSplitNode(&rng, count, min, max);
-		int bins = binChoices[bsRng_Below(&rng, 6)];
+		int bins = MakeSplitNode(&rng, 6, &count, min, max);
 		double traversalCost = costChoices[bsRng_Below(&rng, 4)];
 		bsBvhSplitDecision general = bsBvh_SplitDecision(min, max, count, bins, traversalCost, true);
 		bsBvhSplitDecision built = bsBvh_SplitDecision(min, max, count, bins, traversalCost, false);
@@ -733,6 +736,44 @@ static int SmallSplitTest(void)
 	}
 	// Both outcomes, and splits on other axes than the first, were exercised.
 	ENSURE(found > 10000 && notFound > 1000 && offAxis > 5000);
+	return 0;
+}
+
+// The partitions decide a triangle's side by comparing its unconverted bin coordinate with the split:
+// it must be the side of its bin as the binning converts it (bin <= split), for every axis and split,
+// on random nodes of 1 to 64 boxes with coincident centroids, degenerate boxes and flat axes.
+static int PartitionSideTest(void)
+{
+	bsRng rng = bsMakeRng(1516);
+	uint32_t left = 0, right = 0, binned = 0;
+	for (int n = 0; n < 4000; ++n)
+	{
+		uint32_t count;
+		float min[64][3], max[64][3];
+		int bins = MakeSplitNode(&rng, 64, &count, min, max);
+		for (int axis = 0; axis < 3; ++axis)
+		{
+			for (int split = 0; split < bins; ++split)
+			{
+				int bin[64];
+				bool isLeft[64];
+				if (!bsBvh_PartitionSides(min, max, count, bins, axis, split, bin, isLeft))
+				{
+					continue;
+				}
+				binned += 1;
+				for (uint32_t i = 0; i < count; ++i)
+				{
+					ENSURE(bin[i] >= 0 && bin[i] < bins);
+					ENSURE(isLeft[i] == (bin[i] <= split));
+					left += isLeft[i];
+					right += !isLeft[i];
+				}
+			}
+		}
+	}
+	// Most nodes were binned, and both sides were taken often.
+	ENSURE(binned > 100000 && left > 1000000 && right > 1000000);
 	return 0;
 }
 
@@ -1570,6 +1611,8 @@ int BvhTest(void)
 	RUN_SUBTEST(ProceduralTest());
 	RUN_SUBTEST(TreeValidityTest());
 	RUN_SUBTEST(SmallSplitTest());
+	RUN_SUBTEST(PartitionSideTest());
+
 	RUN_SUBTEST(ChunkedTopLevelsTest());
 	RUN_SUBTEST(BigBuildTest());
 	RUN_SUBTEST(QueryTest());
