@@ -1,5 +1,6 @@
 // ray_bvh.c — the 8-wide copy of a bsBvh for ray queries (include/blobsim/ray_bvh.h): its collapse
 // from the binary tree and its walk.
+#include "bvh_collapse.h"
 #include "bvh_query.h"
 #include "dispatch.h"
 #include "float_bounds.h"
@@ -28,62 +29,22 @@ typedef struct bsRayBvhBuilder
 	uint32_t depth;
 } bsRayBvhBuilder;
 
-// Half the surface area of a binary node's box: how likely a segment is to enter it.
-static double bsRayBvh_HalfArea(const bsBvhNode* n)
-{
-	double dx = (double)n->max[0] - (double)n->min[0];
-	double dy = (double)n->max[1] - (double)n->min[1];
-	double dz = (double)n->max[2] - (double)n->min[2];
-	return dx * dy + dy * dz + dz * dx;
-}
-
-// Node `index` from the binary nodes slot[0, n): their boxes, the rest unused (inf boxes).
+// Node `index` from the binary nodes slot[0, n), the rest of its slots unused.
 static void bsRayBvhNode_Set(bsRayBvhNode* node, const bsBvhNode* nodes, const uint32_t* slot,
 	uint32_t n)
 {
 	memset(node, 0, sizeof *node);
-	for (uint32_t i = 0; i < 8; ++i)
-	{
-		for (int a = 0; a < 3; ++a)
-		{
-			node->min[a][i] = i < n ? nodes[slot[i]].min[a] : INFINITY;
-			node->max[a][i] = i < n ? nodes[slot[i]].max[a] : INFINITY;
-		}
-	}
+	bsBvh_SlotBoxes(nodes, slot, n, 8, &node->min[0][0], &node->max[0][0]);
 }
 
-// Makes node `index` from binary node `root` (interior) and recurses into its interior slots. The
-// slots start as root's two children; while fewer than 8, the interior slot with the largest
-// surface area is replaced by its two children (left before right). Depth-first numbering keeps a
+// Makes node `index` from binary node `root` (interior) and recurses into its interior slots
+// (bsBvh_OpenSlots: the 4-wide tree's collapse with 8 slots). Depth-first numbering keeps a
 // subtree's nodes close in memory.
 static void bsRayBvhBuilder_Collapse(bsRayBvhBuilder* b, uint32_t root, uint32_t index, uint32_t depth)
 {
 	b->depth = depth > b->depth ? depth : b->depth;
 	uint32_t slot[8];
-	uint32_t n = 2;
-	slot[0] = b->nodes[root].leftFirst;
-	slot[1] = slot[0] + 1;
-	while (n < 8)
-	{
-		int open = -1;
-		double openArea = -1.0;
-		for (uint32_t i = 0; i < n; ++i)
-		{
-			const bsBvhNode* c = b->nodes + slot[i];
-			double area = c->count == 0 ? bsRayBvh_HalfArea(c) : -1.0;
-			open = area > openArea ? (int)i : open;
-			openArea = area > openArea ? area : openArea;
-		}
-		if (open < 0)
-		{
-			break;  // all leaves
-		}
-		uint32_t left = b->nodes[slot[open]].leftFirst;
-		memmove(slot + open + 2, slot + open + 1, (n - (uint32_t)open - 1) * sizeof slot[0]);
-		slot[open] = left;
-		slot[open + 1] = left + 1;
-		++n;
-	}
+	uint32_t n = bsBvh_OpenSlots(b->nodes, root, 8, slot);
 	bsRayBvhNode* node = b->out + index;
 	bsRayBvhNode_Set(node, b->nodes, slot, n);
 	for (uint32_t i = 0; i < n; ++i)
