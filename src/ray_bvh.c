@@ -64,6 +64,19 @@ static void bsRayBvhBuilder_Collapse(bsRayBvhBuilder* b, uint32_t root, uint32_t
 	}
 }
 
+// How many nodes the collapse of binary node `root` (interior) makes.
+static uint32_t bsRayBvh_CountNodes(const bsBvhNode* nodes, uint32_t root)
+{
+	uint32_t slot[8];
+	uint32_t n = bsBvh_OpenSlots(nodes, root, 8, slot);
+	uint32_t total = 1;
+	for (uint32_t i = 0; i < n; ++i)
+	{
+		total += nodes[slot[i]].count == 0 ? bsRayBvh_CountNodes(nodes, slot[i]) : 0u;
+	}
+	return total;
+}
+
 bsResult bsRayBvh_Build(bsRayBvh* rays, const bsBvh* bvh)
 {
 	if (rays == NULL)
@@ -85,11 +98,10 @@ bsResult bsRayBvh_Build(bsRayBvh* rays, const bsBvh* bvh)
 		rays->buildSeconds = bsNow() - t0;
 		return bs_ok;
 	}
-	// Every node but a leaf root is made from at least one interior binary node (up to 7 of them):
-	// a bound within that factor, the array shrunk after.
-	uint32_t interior = bvh->nodeCount - bvh->stats.leaves;
-	size_t capacity = interior > 0 ? interior : 1;
-	bsRayBvhNode* nodes = aligned_alloc(64, capacity * sizeof *nodes);
+	// The nodes are counted first (the same slot choices without the writes), so the array is
+	// allocated once at its size.
+	uint32_t total = bvh->nodes->count > 0 ? 1u : bsRayBvh_CountNodes(bvh->nodes, 0);
+	bsRayBvhNode* nodes = aligned_alloc(64, (size_t)total * sizeof *nodes);
 	if (nodes == NULL)
 	{
 		return bs_errOutOfMemory;
@@ -106,17 +118,6 @@ bsResult bsRayBvh_Build(bsRayBvh* rays, const bsBvh* bvh)
 	else
 	{
 		bsRayBvhBuilder_Collapse(&b, 0, 0, 1);
-	}
-	// aligned_alloc has no realloc: copy into an array of the used size when it saves much.
-	if (b.count < capacity / 2)
-	{
-		bsRayBvhNode* tight = aligned_alloc(64, (size_t)b.count * sizeof *tight);
-		if (tight != NULL)
-		{
-			memcpy(tight, nodes, (size_t)b.count * sizeof *tight);
-			free(nodes);
-			nodes = tight;
-		}
 	}
 	rays->nodes = nodes;
 	rays->nodeCount = b.count;
