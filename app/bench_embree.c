@@ -993,8 +993,9 @@ static int bsVsBuilds(const bsVsEmbreeDef* def, const bsTriangle* tris, uint32_t
 				double s = bsVsMedian(seconds + (base + k) * def->rounds, def->rounds);
 				double c = bsVsMedian(cpu + (base + k) * def->rounds, def->rounds);
 				char label[64];
-				snprintf(label, sizeof label, "%s, %d thread%s", kinds[k], threadCounts[tc],
-					threadCounts[tc] == 1 ? "" : "s");
+				// The rays' copy is always built on one thread.
+				int threads = k == bs_buildRayCopy ? 1 : threadCounts[tc];
+				snprintf(label, sizeof label, "%s, %d thread%s", kinds[k], threads, threads == 1 ? "" : "s");
 				if (k == bs_buildBlobsim)
 				{
 					printf("  %-36s %8.4f %8s %8.4f\n", label, s, "", c);

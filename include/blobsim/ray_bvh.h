@@ -7,12 +7,15 @@
 // AVX2 (runtime dispatch, src/dispatch.h), two 4-lane SSE halves otherwise, the same float
 // operations either way. Its leaves are the binary tree's leaves: triangle ranges of the bsBvh's own
 // leaf-ordered copies, tested with the same double-precision watertight test as bsBvh_Ray, so the
-// answers are bsBvh_Ray's bit for bit.
+// answers are bsBvh_Ray's and the list loop's bit for bit, but for one case older than this copy: a
+// segment lying almost in a triangle's plane can get from the list loop a contact at t = 0 outside
+// the triangle's box, which a walk that prunes boxes may miss (any walk; docs/performance.md, "Rays
+// on an 8-wide copy of the tree").
 //
 // Built from a built bsBvh (bsRayBvh_Build: the collapse alone, no sorting or binning; a few
 // milliseconds for 256k triangles), which must outlive it and is borrowed, not copied: the copy
-// holds only its nodes (256 bytes each, about one for every 14 triangles: ~19 bytes a triangle). After
-// bsBvh_Refit (or a rebuild) build it again: it copies the boxes.
+// holds only its nodes (256 bytes each, about one for every 6 triangles: ~43 bytes a triangle on the
+// bench's heightfield). After bsBvh_Refit (or a rebuild) build it again: it copies the boxes.
 #pragma once
 
 #include "blobsim/bvh.h"
@@ -53,8 +56,8 @@ void bsRayBvh_Destroy(bsRayBvh* rays);
 // Bytes the copy holds (its nodes; the triangles are the bsBvh's).
 size_t bsRayBvh_Bytes(const bsRayBvh* rays);
 
-// bsBvh_Ray on the 8-wide copy: the same t, triangle, normal, hit and result for every input, bit for
-// bit (invalid inputs included: rays NULL is bs_errInvalidArgument). stats may be NULL; when not, the
-// node visits (8-wide nodes) and triangle tests are added to it.
+// bsBvh_Ray on the 8-wide copy: the same t, triangle, normal, hit and result, bit for bit (invalid
+// inputs included: rays NULL is bs_errInvalidArgument; the grazing case above aside). stats may be
+// NULL; when not, the call, the node visits (8-wide nodes), the triangle tests and a hit are added.
 bsResult bsRayBvh_Ray(const bsRayBvh* rays, const bsRayInput* input, bsRayOutput* out,
 	bsQueryStats* stats);
