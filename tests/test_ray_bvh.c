@@ -374,13 +374,13 @@ int RayBvhTest(void)
 	bsTriangle* tris = NULL;
 	uint32_t count = 0;
 	ENSURE(bsMakeHeightfieldScene(3, 40, 12, &tris, &count) == bs_ok);
-	ENSURE(CheckScene("heightfield", tris, count, NULL, 1500, 1) == 0);
+	ENSURE(CheckScene("heightfield", tris, count, NULL, 1000, 1) == 0);
 	for (int leaf = 1; leaf <= 16; leaf *= 2)
 	{
 		bsBvhOptions options = bsDefaultBvhOptions();
 		options.maxLeafSize = leaf;
 		ENSURE(CheckScene(leaf == 1 ? "leaves 1" : leaf == 2 ? "leaves 2" : leaf == 4 ? "leaves 4" :
-			leaf == 8 ? "leaves 8" : "leaves 16", tris, count, &options, 300, 10 + (uint64_t)leaf) == 0);
+			leaf == 8 ? "leaves 8" : "leaves 16", tris, count, &options, 200, 10 + (uint64_t)leaf) == 0);
 	}
 	// The same scene far from the origin and tiny: the pad and the float origin at other scales.
 	for (uint32_t i = 0; i < count; ++i)
@@ -393,7 +393,7 @@ int RayBvhTest(void)
 	free(tris);
 
 	ENSURE(bsMakeTriangleSoup(9, 2000, &tris, &count) == bs_ok);
-	ENSURE(CheckScene("soup", tris, count, NULL, 1200, 3) == 0);
+	ENSURE(CheckScene("soup", tris, count, NULL, 800, 3) == 0);
 	for (uint32_t i = 0; i < count; ++i)
 	{
 		bsTriangle* t = tris + i;
@@ -405,7 +405,7 @@ int RayBvhTest(void)
 
 	tris = MakeTies(40, &count);
 	ENSURE(tris != NULL);
-	ENSURE(CheckScene("ties", tris, count, NULL, 1500, 5) == 0);
+	ENSURE(CheckScene("ties", tris, count, NULL, 1000, 5) == 0);
 	free(tris);
 
 	tris = MakeChain(80, &count);
