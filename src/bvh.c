@@ -1,7 +1,7 @@
 #include "bvh_internal.h"
+#include "bvh_query.h"
 #include "float_bounds.h"
 #include "dispatch.h"
-#include "ray_test.h"
 
 #include "blobsim/bvh.h"
 
@@ -16,37 +16,6 @@
 #endif
 
 // --- Query ---
-
-// The sweep in float for the slab tests: origin, safe inverse direction, and how far every box is
-// grown (the radius plus the rounding pad).
-typedef struct bsBvhRay
-{
-	float o[3];
-	float inv[3];
-	float grow;
-} bsBvhRay;
-
-// The float segment of the slab tests for a sweep of the given radius whose coordinates are at most
-// `reach` in magnitude (both at most BS_BVH_FLOAT_LIMIT).
-static bsBvhRay bsMakeBvhRay(const bsBvh* bvh, bsVec3 c1, bsVec3 motion, double radius, double reach)
-{
-	bsBvhRay ray;
-	double o[3] = {c1.x, c1.y, c1.z};
-	double d[3] = {motion.x, motion.y, motion.z};
-	for (int a = 0; a < 3; ++a)
-	{
-		ray.o[a] = (float)o[a];
-		float df = (float)d[a];
-		// A (nearly) zero component would give inf and then 0 * inf = NaN: use a large
-		// finite inverse instead. The motion ignored (< 1e-30) is covered by the pad.
-		ray.inv[a] = fabsf(df) < 1e-30f ? copysignf(1e30f, df) : 1.0f / df;
-	}
-	// The pad covers the rounding of the box arithmetic (bvh->pad), of the query converted
-	// to float (relative 1e-6 of its magnitude) and the ignored tiny motion (1e-29).
-	float pad = bvh->pad + (float)(1e-6 * (radius + reach)) + 1e-29f;
-	ray.grow = (float)radius + pad;
-	return ray;
-}
 
 // Slab test of the segment against the four boxes of a wide node, each grown by ray->grow: returns
 // a bit per slot whose box the segment enters at or before `limit` (clipped to [0, limit]) and the
@@ -183,58 +152,6 @@ static inline unsigned bsBvhAxial_Bound(const bsBvhAxial* x, const bsBvhWideNode
 	return mask;
 }
 #endif
-
-// The nearest contact so far. Among contacts at the same t the triangle with the lowest caller's
-// index wins, as in the list loop, so the answer does not depend on the order of the walk.
-typedef struct bsBvhBest
-{
-	bsTriangleHit hit;
-	uint32_t k;      // leaf-order index
-	uint32_t index;  // caller's index
-	bool found;
-} bsBvhBest;
-
-// nextafter(t, INFINITY) for a contact's t in [0, 1], without the call into libm: the next bit
-// pattern above a positive finite double (karabassi's end sphere gives t = 1), zero through
-// nextafter.
-static inline double bsNextUp(double t)
-{
-	if (!(t > 0.0) || !(t <= 1.0))
-	{
-		return nextafter(t, INFINITY);
-	}
-	uint64_t bits;
-	memcpy(&bits, &t, sizeof bits);
-	bits += 1u;
-	memcpy(&t, &bits, sizeof t);
-	return t;
-}
-
-// The bound a triangle's test is run with: only contacts nearer than the best count, or as near for
-// a lower caller's index (the kernels report t < tmax and their t does not depend on tmax).
-static inline double bsBvhBest_Bound(const bsBvhBest* best, uint32_t index)
-{
-	if (!best->found)
-	{
-		return 2.0;
-	}
-	return index < best->index ? bsNextUp(best->hit.t) : best->hit.t;
-}
-
-// Keeps contact h of triangle k (leaf order; index the caller's) when it beats the best. Returns
-// whether it did.
-static inline bool bsBvhBest_Offer(bsBvhBest* best, const bsTriangleHit* h, uint32_t k, uint32_t index)
-{
-	if (best->found && !(h->t < best->hit.t || (h->t == best->hit.t && index < best->index)))
-	{
-		return false;
-	}
-	best->hit = *h;
-	best->k = k;
-	best->index = index;
-	best->found = true;
-	return true;
-}
 
 // Tests triangles [first, first + count) (leaf order). Returns true when the best contact changed.
 static inline bool bsBvh_TestRange(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
@@ -416,25 +333,6 @@ static bool bsBvh_TraverseBest(const bsBvh* bvh, bsMethod method, const bsSweep*
 
 // --- The ray's own walk ---
 
-// Triangles [first, first + count) (leaf order) against the segment, with the segment's frame made
-// once per query: bsBvh_TestRange for bs_methodRay, the same answers. Returns true when the best
-// contact changed.
-static BS_COLD_PATH bool bsBvh_RayRange(const bsBvh* bvh, bsRayFrame* frame, uint32_t first,
-	uint32_t count, bsBvhBest* best)
-{
-	bool changed = false;
-	for (uint32_t k = first; k < first + count; ++k)
-	{
-		uint32_t index = bvh->triIndex[k];
-		bsTriangleHit h;
-		if (bsRay_Triangle(bvh->tris + k, frame, bsBvhBest_Bound(best, index), &h))
-		{
-			changed |= bsBvhBest_Offer(best, &h, k, index);
-		}
-	}
-	return changed;
-}
-
 // The segment's slab test as the ray walk runs it, set up once per query: for each axis the origin
 // seen from the min planes (o + grow) and from the max planes (o - grow), and the negated inverse, as
 // rows of 4 equal floats, so a plane's time is (origin - plane) * -inv: exactly (plane - origin) *
@@ -591,7 +489,7 @@ static bool bsBvh_RayWalk(const bsBvh* bvh, bsRayFrame* frame, const bsBvhRay* r
 		if (count > 0)
 		{
 			triangles += count;
-			if (bsBvh_RayRange(bvh, frame, child, count, best))
+			if (bsRay_TestRange(bvh->tris, bvh->triIndex, frame, child, count, best))
 			{
 				limit = bsMakeBvhRayLimit(bsFloatUp(best->hit.t));
 			}
@@ -656,9 +554,6 @@ static bool bsBvh_RayWalk(const bsBvh* bvh, bsRayFrame* frame, const bsBvhRay* r
 	}
 }
 
-// Beyond this magnitude the float slab test cannot be trusted: such queries scan every triangle.
-#define BS_BVH_FLOAT_LIMIT 1e30
-
 // The nearest crossing of the segment in frame (the ray queries' common body): the walk, or a scan of
 // every triangle when the walk cannot be trusted. Adds the nodes and triangles to the counts.
 static BS_ALWAYS_INLINE void bsBvh_RayBest(const bsBvh* bvh, bsRayFrame* frame, bsBvhBest* best,
@@ -669,9 +564,7 @@ static BS_ALWAYS_INLINE void bsBvh_RayBest(const bsBvh* bvh, bsRayFrame* frame, 
 	{
 		return;
 	}
-	double reach = bsMaxAbsFinite(frame->c1);
-	double reach2 = bsMaxAbsFinite(frame->c2);
-	reach = reach > reach2 ? reach : reach2;
+	double reach = bsRayFrame_Reach(frame);
 	if (reach <= BS_BVH_FLOAT_LIMIT)
 	{
 		bsBvhRay ray = bsMakeBvhRay(bvh, frame->c1, frame->d, 0.0, reach);
@@ -682,7 +575,7 @@ static BS_ALWAYS_INLINE void bsBvh_RayBest(const bsBvh* bvh, bsRayFrame* frame, 
 		memset(best, 0, sizeof *best);
 	}
 	*tested += bvh->triCount;
-	bsBvh_RayRange(bvh, frame, 0, bvh->triCount, best);
+	bsRay_TestRange(bvh->tris, bvh->triIndex, frame, 0, bvh->triCount, best);
 }
 
 // The answer to an invalid query: a miss that stays put where possible (t = 1, centre C2, or C1
@@ -737,41 +630,16 @@ static void bsBvh_RayQuery(const bsBvh* bvh, const bsSweep* sweep, bsSweepOutput
 
 bsResult bsBvh_Ray(const bsBvh* bvh, const bsRayInput* input, bsRayOutput* out)
 {
-	if (out == NULL)
-	{
-		return bs_errInvalidArgument;
-	}
-	memset(out, 0, sizeof *out);
-	out->t = 1.0;
-	out->triangle = BS_NO_TRIANGLE;
-	if (bvh == NULL || input == NULL)
-	{
-		return bs_errInvalidArgument;
-	}
-	// What bsMakeSweep rejects for the ray method: a coordinate that is not finite, or a squared
-	// length beyond the double range.
-	if (!bsIsValidVec3(input->c1) || !bsIsValidVec3(input->c2))
-	{
-		return bs_errNonFinite;
-	}
 	bsRayFrame frame;
-	bsMakeRayFrame(&frame, input->c1, input->c2);
-	if (!isfinite(bsLengthSquared(frame.d)))
+	bsResult result = bsRayQuery_Begin(bvh != NULL, input, out, &frame);
+	if (result != bs_ok)
 	{
-		return bs_errNonFinite;
+		return result;
 	}
 	bsBvhBest best;
 	uint64_t visited = 0, tested = 0;
 	bsBvh_RayBest(bvh, &frame, &best, &visited, &tested);
-	if (best.found)
-	{
-		const bsTriangle* tri = bvh->tris + best.k;
-		out->t = best.hit.t;
-		// bsSweep_Finish's facing normal for a centre on the plane.
-		out->normal = bsDot(tri->n, frame.d) > 0.0 ? bsNeg(tri->n) : tri->n;
-		out->triangle = best.index;
-		out->hit = 1;
-	}
+	bsRayQuery_Finish(bvh->tris, &frame, &best, out);
 	return bs_ok;
 }
 

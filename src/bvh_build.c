@@ -2,6 +2,7 @@
 // the build's threads, the same tree for any thread count) and the 4-wide tree collapsed from it;
 // bsBvh_Destroy and bsBvh_Bytes. The queries that walk it are in bvh.c.
 
+#include "bvh_collapse.h"
 #include "bvh_internal.h"
 #include "bvh_split.h"
 #include "float_bounds.h"
@@ -228,15 +229,6 @@ static inline void bsBox_Grow(bsBox* b, bsF4 min, bsF4 max)
 static inline void bsBox_Merge(bsBox* b, const bsBox* other)
 {
 	bsBox_Grow(b, other->min, other->max);
-}
-
-// Half the surface area, in double (no overflow for large float boxes).
-static double bsHalfArea(const float* min, const float* max)
-{
-	double dx = (double)max[0] - (double)min[0];
-	double dy = (double)max[1] - (double)min[1];
-	double dz = (double)max[2] - (double)min[2];
-	return dx * dy + dy * dz + dz * dx;
 }
 
 static double bsBox_HalfArea(const bsBox* b)
@@ -1139,25 +1131,13 @@ typedef struct bsWideBuilder
 	uint32_t wideDepth;
 } bsWideBuilder;
 
-static double bsBvhNode_HalfArea(const bsBvhNode* n)
-{
-	return bsHalfArea(n->min, n->max);
-}
-
 // Copies the boxes of binary nodes slot[0, n) into the wide node's slots, the rest unused (an
 // inf box that every slab test misses), child and count zero.
 static void bsBvhWideNode_SetSlots(bsBvhWideNode* node, const bsBvhNode* nodes, const uint32_t* slot,
 	uint32_t n)
 {
 	memset(node, 0, sizeof *node);
-	for (uint32_t i = 0; i < 4; ++i)
-	{
-		for (int a = 0; a < 3; ++a)
-		{
-			node->min[a][i] = i < n ? nodes[slot[i]].min[a] : INFINITY;
-			node->max[a][i] = i < n ? nodes[slot[i]].max[a] : INFINITY;
-		}
-	}
+	bsBvh_SlotBoxes(nodes, slot, n, 4, &node->min[0][0], &node->max[0][0]);
 }
 
 // Makes wide node `index` from binary node `root` (an interior node) and recurses into the interior
@@ -1171,37 +1151,7 @@ static void bsWideBuilder_Collapse(bsWideBuilder* w, uint32_t root, uint32_t ind
 		w->wideDepth = depth;
 	}
 	uint32_t slot[4];
-	uint32_t n = 2;
-	slot[0] = w->nodes[root].leftFirst;
-	slot[1] = slot[0] + 1;
-	while (n < 4)
-	{
-		int open = -1;
-		double openArea = -1.0;
-		for (uint32_t i = 0; i < n; ++i)
-		{
-			const bsBvhNode* c = w->nodes + slot[i];
-			double area = c->count == 0 ? bsBvhNode_HalfArea(c) : -1.0;
-			if (area > openArea)
-			{
-				open = (int)i;
-				openArea = area;
-			}
-		}
-		if (open < 0)
-		{
-			break;  // all leaves
-		}
-		// The opened node's children take its slot and the next free one, keeping left before right.
-		uint32_t left = w->nodes[slot[open]].leftFirst;
-		for (uint32_t i = n; i > (uint32_t)open + 1; --i)
-		{
-			slot[i] = slot[i - 1];
-		}
-		slot[open] = left;
-		slot[open + 1] = left + 1;
-		++n;
-	}
+	uint32_t n = bsBvh_OpenSlots(w->nodes, root, 4, slot);
 
 	bsBvhWideNode* node = w->wide + index;
 	bsBvhWideNode_SetSlots(node, w->nodes, slot, n);

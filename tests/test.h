@@ -75,3 +75,4 @@ int BodyTest(void);
 int BodyDynTest(void);
 int SensorTest(void);
 int DispatchTest(void);
+int RayBvhTest(void);

@@ -44,6 +44,7 @@ static const Suite suites[] = {
 	{"sensor", SensorTest},
 	{"weld", WeldTest},
 	{"dispatch", DispatchTest},
+	{"raybvh", RayBvhTest},
 };
 
 enum
