@@ -49,17 +49,33 @@ static void bsFieldForce_Adjust(const bsForceContext* c, double h, bsParticles* 
 
 static const bsForceClass bs_field = {"field", bsFieldForce_Active, false, NULL, NULL, bsFieldForce_Adjust};
 
-// --- the radial force (radial.h): a push away from a centre (an explosion), in a time window ---
+// --- the radial forces (radial.h): pushes away from centres (explosions), in time windows ---
 
 static bool bsRadialForce_Active(const bsForceContext* c)
 {
-	return bsRadial_Acts(&c->def->radial, c->time, c->h);
+	for (int k = 0; k < c->def->radialCount; ++k)
+	{
+		if (bsRadial_Acts(c->def->radial + k, c->time, c->h))
+		{
+			return true;
+		}
+	}
+	return false;
 }
 
-// Reads only the particle's own position: the same for any thread count.
+// Reads only the particle's own position, and adds the forces in their order: the same for any
+// thread count. A force outside its window adds nothing (not even +0, so one force alone gives the
+// same bits as before there were several).
 static void bsRadialForce_Accelerate(const bsForceContext* c, size_t i, bsVec3* a)
 {
-	*a = bsAdd(*a, bsRadial_Acceleration(&c->def->radial, c->particles->position[i], c->time, c->h));
+	for (int k = 0; k < c->def->radialCount; ++k)
+	{
+		const bsRadialDef* r = c->def->radial + k;
+		if (bsRadial_Acts(r, c->time, c->h))
+		{
+			*a = bsAdd(*a, bsRadial_Acceleration(r, c->particles->position[i], c->time, c->h));
+		}
+	}
 }
 
 static const bsForceClass bs_radial = {"radial", bsRadialForce_Active, false, bsRadialForce_Accelerate, NULL, NULL};
