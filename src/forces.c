@@ -41,9 +41,9 @@ static bool bsFieldForce_Active(const bsForceContext* c)
 }
 
 // Reads only each particle's own position and velocity and the grid: the same for any thread count.
-static void bsFieldForce_Adjust(const bsForceContext* c, double h, bsParticles* p, size_t begin, size_t end)
+static void bsFieldForce_Adjust(const bsForceContext* c, bsParticles* p, size_t begin, size_t end)
 {
-	bsField_ApplyRange(c->def->fieldGrid, c->def->fieldTree, &c->def->field, h, p->position, p->velocity, p->state,
+	bsField_ApplyRange(c->def->fieldGrid, c->def->fieldTree, &c->def->field, c->h, p->position, p->velocity, p->state,
 		begin, end);
 }
 
@@ -126,9 +126,9 @@ void bsForces_Prepare(const bsForceContext* context, bsForces* forces)
 	}
 }
 
-void bsForces_Apply(const bsForces* forces, const bsForceContext* context, double h,
-	bsParticles* p, size_t begin, size_t end)
+void bsForces_Apply(const bsForces* forces, const bsForceContext* context, bsParticles* p, size_t begin, size_t end)
 {
+	double h = context->h;
 	double damping = forces->uniformRate > 0.0 ? exp(-forces->uniformRate * h) : 1.0;
 	for (size_t i = begin; i < end; ++i)
 	{
@@ -153,7 +153,7 @@ void bsForces_Apply(const bsForces* forces, const bsForceContext* context, doubl
 	{
 		if (forces->active[k]->adjust != NULL)
 		{
-			forces->active[k]->adjust(context, h, p, begin, end);
+			forces->active[k]->adjust(context, p, begin, end);
 		}
 	}
 }

@@ -272,8 +272,7 @@ static void bsWorld_Expire(bsWorld* world, double end, double dt, bsParticles* p
 typedef struct bsForcesJob
 {
 	bsForces forces;
-	bsForceContext context;
-	double h;
+	bsForceContext context;   // its particles, read only; the job's own pointer writes
 	bsParticles* particles;
 } bsForcesJob;
 
@@ -281,7 +280,7 @@ static void bsForces_Range(void* context, size_t begin, size_t end, int worker)
 {
 	(void)worker;
 	bsForcesJob* job = context;
-	bsForces_Apply(&job->forces, &job->context, job->h, job->particles, begin, end);
+	bsForces_Apply(&job->forces, &job->context, job->particles, begin, end);
 }
 
 // --- move: integrate and sweep against the colliders ---
@@ -737,7 +736,7 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 		result = bsStepSubsteps(world, def, particles, &substeps);
 	}
 	double h = def->dt / substeps;
-	bsForcesJob forces = {.context = {def, particles, world->time, h}, .h = h, .particles = particles};
+	bsForcesJob forces = {.context = {def, particles, world->time, h}, .particles = particles};
 	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h};
 	bsLap(&clock, &profile->plan);
 	for (int k = 0; result == bs_ok && k < substeps; ++k)
