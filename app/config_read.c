@@ -120,7 +120,7 @@ static const bsSchemaKey bsRadialKeys[] = {
 	BS_NUMBER_IN("softening", bsRadialDef, softening, &bsPositive),
 	BS_NUMBER_IN("start", bsRadialDef, start, &bsAnyNumber),
 	BS_NUMBER_IN("duration", bsRadialDef, duration, &bsPositive)};
-static const bsSchema bsRadialSchema = BS_OBJECT(bsRadialKeys);
+static const bsSchema bsRadialSchema = BS_ELEMENT(bsRadialKeys, "an object (a radial force)");
 static const bsSchemaKey bsMotionKeys[] = {
 	BS_INT("steps", bsConfig, motion.steps, 1, INT_MAX, 1),
 	BS_NUMBER_IN("dt", bsConfig, step.dt, &bsPositive),
@@ -128,7 +128,7 @@ static const bsSchemaKey bsMotionKeys[] = {
 	BS_NUMBER_IN("drag", bsConfig, step.drag, &bsNonNegative),
 	BS_INT_IN("substeps", bsConfig, step.substeps, 1, 1000000),
 	BS_INT_IN("max_substeps", bsConfig, step.maxSubsteps, 1, 1000000),
-	BS_KEY("radial", &bsRadialSchema),
+	BS_KEY("radial", BS_VALUE),
 	BS_KEY("sleep", &bsSleepSchema)};
 static const bsSchema bsMotionSchema = BS_OBJECT(bsMotionKeys);
 
@@ -731,27 +731,20 @@ static bool bsReadInteraction(bsCtx* c, const cJSON* root, bsStepDef* step)
 
 // --- Motion and collision ---
 
-// motion.radial, when given, into the step's bsRadialDef (off when absent).
-static bool bsReadRadial(bsCtx* c, const cJSON* motion, bsRadialDef* radial)
+// One radial force (an element of motion.radial, or motion.radial itself) into *radial, which holds
+// the defaults.
+static bool bsReadRadial(bsCtx* c, const cJSON* o, void* element, void* user)
 {
-	const cJSON* o;
-	if (!bsReadObject(c, motion, "radial", &bsRadialSchema, &o))
-	{
-		return false;
-	}
-	if (o == NULL)
-	{
-		return true;
-	}
-	size_t mark = bsPushKey(c, "radial");
+	(void)user;
+	bsRadialDef* radial = element;
 	const char* falloffs[bs_falloffCount];
 	for (int i = 0; i < bs_falloffCount; ++i)
 	{
 		falloffs[i] = bsFalloffName((bsFalloff)i);
 	}
 	int falloff = 0;
-	if (!bsReadChoice(c, o, "falloff", false, falloffs, bs_falloffCount, (int)radial->falloff, &falloff) ||
-		!bsReadFields(c, o, &bsRadialSchema, radial))
+	if (!bsReadElementFields(c, o, &bsRadialSchema, radial) ||
+		!bsReadChoice(c, o, "falloff", false, falloffs, bs_falloffCount, (int)radial->falloff, &falloff))
 	{
 		return false;
 	}
@@ -766,8 +759,40 @@ static bool bsReadRadial(bsCtx* c, const cJSON* motion, bsRadialDef* radial)
 		bsPushKey(c, "softening");
 		return bsFail(c, "applies only to falloff \"inverse_square\"");
 	}
-	bsPop(c, mark);
 	return true;
+}
+
+// motion.radial, when given: one force (an object) or several (an array of them, added in order),
+// into the step's radial forces (none when absent).
+static bool bsReadRadials(bsCtx* c, const cJSON* motion, bsStepDef* step)
+{
+	const cJSON* v = bsMember(motion, "radial");
+	if (v == NULL)
+	{
+		return true;
+	}
+	size_t mark = bsPushKey(c, "radial");
+	if (cJSON_IsObject(v))
+	{
+		step->radialCount = 1;
+		if (!bsReadRadial(c, v, step->radial, NULL))
+		{
+			return false;
+		}
+		bsPop(c, mark);
+		return true;
+	}
+	if (!cJSON_IsArray(v))
+	{
+		return bsFailExpected(c, "an object or an array of objects", v);
+	}
+	int n = cJSON_GetArraySize(v);
+	if (n > BS_MAX_RADIALS)
+	{
+		return bsFail(c, "at most %d radial forces, got %d", BS_MAX_RADIALS, n);
+	}
+	bsPop(c, mark);
+	return bsReadElements(c, "radial", v, bsReadRadial, step->radial, sizeof(bsRadialDef), &step->radialCount, NULL);
 }
 
 static bool bsReadMotion(bsCtx* c, const cJSON* root, bsConfig* config)
@@ -778,7 +803,7 @@ static bool bsReadMotion(bsCtx* c, const cJSON* root, bsConfig* config)
 	}
 	const cJSON* motion = bsMember(root, "motion");
 	size_t mark = bsPushKey(c, "motion");
-	if (!bsReadRadial(c, motion, &config->step.radial))
+	if (!bsReadRadials(c, motion, &config->step))
 	{
 		return false;
 	}

@@ -41,25 +41,41 @@ static bool bsFieldForce_Active(const bsForceContext* c)
 }
 
 // Reads only each particle's own position and velocity and the grid: the same for any thread count.
-static void bsFieldForce_Adjust(const bsForceContext* c, double h, bsParticles* p, size_t begin, size_t end)
+static void bsFieldForce_Adjust(const bsForceContext* c, bsParticles* p, size_t begin, size_t end)
 {
-	bsField_ApplyRange(c->def->fieldGrid, c->def->fieldTree, &c->def->field, h, p->position, p->velocity, p->state,
+	bsField_ApplyRange(c->def->fieldGrid, c->def->fieldTree, &c->def->field, c->h, p->position, p->velocity, p->state,
 		begin, end);
 }
 
 static const bsForceClass bs_field = {"field", bsFieldForce_Active, false, NULL, NULL, bsFieldForce_Adjust};
 
-// --- the radial force (radial.h): a push away from a centre (an explosion), in a time window ---
+// --- the radial forces (radial.h): pushes away from centres (explosions), in time windows ---
 
 static bool bsRadialForce_Active(const bsForceContext* c)
 {
-	return bsRadial_Acts(&c->def->radial, c->time, c->h);
+	for (int k = 0; k < c->def->radialCount; ++k)
+	{
+		if (bsRadial_Acts(c->def->radial + k, c->time, c->h))
+		{
+			return true;
+		}
+	}
+	return false;
 }
 
-// Reads only the particle's own position: the same for any thread count.
+// Reads only the particle's own position, and adds the forces in their order: the same for any
+// thread count. A force outside its window adds nothing (not even +0, so one force alone gives the
+// same bits as before there were several).
 static void bsRadialForce_Accelerate(const bsForceContext* c, size_t i, bsVec3* a)
 {
-	*a = bsAdd(*a, bsRadial_Acceleration(&c->def->radial, c->particles->position[i], c->time, c->h));
+	for (int k = 0; k < c->def->radialCount; ++k)
+	{
+		const bsRadialDef* r = c->def->radial + k;
+		if (bsRadial_Acts(r, c->time, c->h))
+		{
+			*a = bsAdd(*a, bsRadial_Acceleration(r, c->particles->position[i], c->time, c->h));
+		}
+	}
 }
 
 static const bsForceClass bs_radial = {"radial", bsRadialForce_Active, false, bsRadialForce_Accelerate, NULL, NULL};
@@ -110,9 +126,9 @@ void bsForces_Prepare(const bsForceContext* context, bsForces* forces)
 	}
 }
 
-void bsForces_Apply(const bsForces* forces, const bsForceContext* context, double h,
-	bsParticles* p, size_t begin, size_t end)
+void bsForces_Apply(const bsForces* forces, const bsForceContext* context, bsParticles* p, size_t begin, size_t end)
 {
+	double h = context->h;
 	double damping = forces->uniformRate > 0.0 ? exp(-forces->uniformRate * h) : 1.0;
 	for (size_t i = begin; i < end; ++i)
 	{
@@ -137,7 +153,7 @@ void bsForces_Apply(const bsForces* forces, const bsForceContext* context, doubl
 	{
 		if (forces->active[k]->adjust != NULL)
 		{
-			forces->active[k]->adjust(context, h, p, begin, end);
+			forces->active[k]->adjust(context, p, begin, end);
 		}
 	}
 }

@@ -28,12 +28,12 @@ typedef struct bsForceClass
 	void (*accelerate)(const bsForceContext* context, size_t i, bsVec3* a);
 	// Adds particle i's damping rate per second to *rate (NULL: none).
 	void (*damp)(const bsForceContext* context, size_t i, double* rate);
-	// Changes the velocity of the free particles in [begin, end) for a move of h seconds after the
+	// Changes the velocity of the free particles in [begin, end) for a move of context->h seconds after the
 	// accelerations and damping of every force are applied to them (NULL: none): for rules that are
 	// not a sum of accelerations, such as the field's impact (a reflection) and surface flow (a turn).
 	// Called in table order, once per range, so that what a range shares (a grid's scale) is worked
 	// out once; each particle's result must still depend on that particle alone.
-	void (*adjust)(const bsForceContext* context, double h, bsParticles* particles, size_t begin, size_t end);
+	void (*adjust)(const bsForceContext* context, bsParticles* particles, size_t begin, size_t end);
 } bsForceClass;
 
 #define BS_MAX_FORCES 16
@@ -49,6 +49,6 @@ typedef struct bsForces
 
 void bsForces_Prepare(const bsForceContext* context, bsForces* forces);
 
-// Sets the velocity of every free particle in [begin, end) for a move of h seconds.
-void bsForces_Apply(const bsForces* forces, const bsForceContext* context, double h,
-	bsParticles* particles, size_t begin, size_t end);
+// Sets the velocity of every free particle in [begin, end) for a move of context->h seconds.
+void bsForces_Apply(const bsForces* forces, const bsForceContext* context, bsParticles* particles, size_t begin,
+	size_t end);

@@ -47,7 +47,11 @@ bsStepDef bsDefaultStepDef(void)
 	def.interaction = bsDefaultInteractionDef();
 	def.fieldGrid = NULL;
 	def.field = bsDefaultFieldDef();
-	def.radial = bsDefaultRadialDef();
+	for (int k = 0; k < BS_MAX_RADIALS; ++k)
+	{
+		def.radial[k] = bsDefaultRadialDef();
+	}
+	def.radialCount = 0;
 	return def;
 }
 
@@ -106,6 +110,22 @@ static void bsLap(double* clock, double* phase)
 	*clock = now;
 }
 
+static bool bsStepDef_RadialsValid(const bsStepDef* def)
+{
+	if (def->radialCount < 0 || def->radialCount > BS_MAX_RADIALS)
+	{
+		return false;
+	}
+	for (int k = 0; k < def->radialCount; ++k)
+	{
+		if (!bsRadialDef_IsValid(def->radial + k))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
 static bool bsStepDef_IsValid(const bsStepDef* def)
 {
 	return def->maxContacts >= 1 && def->maxContacts <= BS_MAX_CONTACTS && def->substeps >= 0 &&
@@ -114,7 +134,7 @@ static bool bsStepDef_IsValid(const bsStepDef* def)
 		(def->interaction.type == bs_interactionNone || bsInteractionDef_IsValid(&def->interaction)) &&
 		def->sleepSteps >= 0 && def->sleepSpeed >= 0.0 && isfinite(def->sleepSpeed) && def->sleepAcceleration >= 0.0 &&
 		isfinite(def->sleepAcceleration) && def->wakeSpeed >= 0.0 && !isnan(def->wakeSpeed) &&
-		bsFieldDef_IsValid(&def->field) && bsRadialDef_IsValid(&def->radial);
+		bsFieldDef_IsValid(&def->field) && bsStepDef_RadialsValid(def);
 }
 
 // The substeps of this step: as given, or as the interaction's rule plans them (interaction.h) from
@@ -252,8 +272,7 @@ static void bsWorld_Expire(bsWorld* world, double end, double dt, bsParticles* p
 typedef struct bsForcesJob
 {
 	bsForces forces;
-	bsForceContext context;
-	double h;
+	bsForceContext context;   // its particles, read only; the job's own pointer writes
 	bsParticles* particles;
 } bsForcesJob;
 
@@ -261,7 +280,7 @@ static void bsForces_Range(void* context, size_t begin, size_t end, int worker)
 {
 	(void)worker;
 	bsForcesJob* job = context;
-	bsForces_Apply(&job->forces, &job->context, job->h, job->particles, begin, end);
+	bsForces_Apply(&job->forces, &job->context, job->particles, begin, end);
 }
 
 // --- move: integrate and sweep against the colliders ---
@@ -717,7 +736,7 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 		result = bsStepSubsteps(world, def, particles, &substeps);
 	}
 	double h = def->dt / substeps;
-	bsForcesJob forces = {.context = {def, particles, world->time, h}, .h = h, .particles = particles};
+	bsForcesJob forces = {.context = {def, particles, world->time, h}, .particles = particles};
 	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h};
 	bsLap(&clock, &profile->plan);
 	for (int k = 0; result == bs_ok && k < substeps; ++k)

@@ -715,22 +715,37 @@ static int TestRadial(void)
 	bsConfigError error;
 	const char* off = "{" BASE ", \"motion\": {\"steps\": 2}}";
 	ENSURE(bsConfig_Parse(off, strlen(off), "c.json", &c, &error) == bs_ok);
-	ENSURE(c.step.radial.strength == 0.0 && !bsRadial_Acts(&c.step.radial, 0.0, 1.0));
+	ENSURE(c.step.radialCount == 0 && c.step.radial[0].strength == 0.0);
 	bsConfig_Free(&c);
 	const char* some = "{" BASE ", \"motion\": {\"radial\": {\"center\": [1, 2, 3], \"strength\": -4}}}";
 	ENSURE(bsConfig_Parse(some, strlen(some), "c.json", &c, &error) == bs_ok);
 	bsRadialDef d = bsDefaultRadialDef();
-	ENSURE(c.step.radial.center.x == 1.0 && c.step.radial.center.y == 2.0 && c.step.radial.center.z == 3.0 &&
-		c.step.radial.strength == -4.0 && c.step.radial.falloff == d.falloff && c.step.radial.radius == d.radius &&
-		c.step.radial.softening == d.softening && c.step.radial.start == d.start &&
-		c.step.radial.duration == d.duration);
+	ENSURE(c.step.radial[0].center.x == 1.0 && c.step.radial[0].center.y == 2.0 && c.step.radial[0].center.z == 3.0 &&
+		c.step.radial[0].strength == -4.0 && c.step.radial[0].falloff == d.falloff && c.step.radial[0].radius == d.radius &&
+		c.step.radial[0].softening == d.softening && c.step.radial[0].start == d.start &&
+		c.step.radial[0].duration == d.duration);
 	bsConfig_Free(&c);
 	const char* all = "{" BASE ", \"motion\": {\"radial\": {\"center\": [0, 0.1, 0], \"strength\": 90, "
 		"\"falloff\": \"inverse_square\", \"radius\": 3, \"softening\": 0.4, \"start\": 0.05, \"duration\": 0.15}}}";
 	ENSURE(bsConfig_Parse(all, strlen(all), "c.json", &c, &error) == bs_ok);
-	ENSURE(c.step.radial.strength == 90.0 && c.step.radial.falloff == bs_falloffInverseSquare &&
-		c.step.radial.radius == 3.0 && c.step.radial.softening == 0.4 && c.step.radial.start == 0.05 &&
-		c.step.radial.duration == 0.15 && c.step.radial.center.y == 0.1);
+	ENSURE(c.step.radial[0].strength == 90.0 && c.step.radial[0].falloff == bs_falloffInverseSquare &&
+		c.step.radial[0].radius == 3.0 && c.step.radial[0].softening == 0.4 && c.step.radial[0].start == 0.05 &&
+		c.step.radial[0].duration == 0.15 && c.step.radial[0].center.y == 0.1 && c.step.radialCount == 1);
+	bsConfig_Free(&c);
+	// An array: each force as read, in order, each with its own defaults.
+	const char* two = "{" BASE ", \"motion\": {\"radial\": [{\"center\": [0, 0, 0], \"strength\": 5, "
+		"\"duration\": 0.1}, {\"center\": [1, 0, 0], \"strength\": -2, \"falloff\": \"linear\", \"radius\": 2, "
+		"\"start\": 0.3}]}}";
+	ENSURE(bsConfig_Parse(two, strlen(two), "c.json", &c, &error) == bs_ok);
+	ENSURE(c.step.radialCount == 2 && c.step.radial[0].strength == 5.0 && c.step.radial[0].duration == 0.1 &&
+		c.step.radial[0].start == d.start && c.step.radial[0].falloff == d.falloff);
+	ENSURE(c.step.radial[1].strength == -2.0 && c.step.radial[1].falloff == bs_falloffLinear &&
+		c.step.radial[1].radius == 2.0 && c.step.radial[1].start == 0.3 && c.step.radial[1].duration == d.duration &&
+		c.step.radial[1].center.x == 1.0);
+	bsConfig_Free(&c);
+	const char* none = "{" BASE ", \"motion\": {\"radial\": []}}";
+	ENSURE(bsConfig_Parse(none, strlen(none), "c.json", &c, &error) == bs_ok);
+	ENSURE(c.step.radialCount == 0);
 	bsConfig_Free(&c);
 	return 0;
 }

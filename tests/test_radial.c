@@ -20,7 +20,8 @@ static bsStepDef RadialStep(const bsRadialDef* radial, double dt, int substeps)
 	bsStepDef st = bsDefaultStepDef();
 	st.dt = dt;
 	st.substeps = substeps;
-	st.radial = *radial;
+	st.radial[0] = *radial;
+	st.radialCount = 1;
 	return st;
 }
 
@@ -254,6 +255,55 @@ static int Symmetric(void)
 	return 0;
 }
 
+// Two forces add up in their windows: a particle on the line through both centres (constant
+// falloff, no reach limit) is pushed along the line by one, then by both, then by the other, so its
+// velocity is the sum of the windows' impulses, strength x time inside each window, to rounding.
+static int TwoForces(void)
+{
+	bsRadialDef a = bsDefaultRadialDef();
+	a.center = bsV3(0.0, 0.0, 0.0);
+	a.strength = 8.0;
+	a.duration = 0.1;
+	bsRadialDef b = bsDefaultRadialDef();
+	b.center = bsV3(3.0, 0.0, 0.0);
+	b.strength = 3.0;
+	b.start = 0.05;
+	b.duration = 0.1;
+	bsStepDef st = RadialStep(&a, 0.01, 1);
+	st.radial[1] = b;
+	st.radialCount = 2;
+	bsWorld* world = RadialWorld(1);
+	ENSURE(world != NULL);
+	bsVec3 x = bsV3(1.0, 0.0, 0.0);
+	bsParticles p;
+	RUN_SUBTEST(RadialParticles(&p, &x, 1));
+	for (int n = 1; n <= 20; ++n)
+	{
+		ENSURE(bsWorld_Step(world, &st, &p, NULL) == bs_ok);
+		double t = 0.01 * n;
+		double inA = fmin(t, 0.1);
+		double inB = fmax(0.0, fmin(t, 0.15) - 0.05);
+		double speed = a.strength * inA - b.strength * inB;  // b pushes towards -x (away from x = 3)
+		ENSURE_SMALL(bsLength(bsSub(p.velocity[0], bsV3(speed, 0.0, 0.0))), 1e-12);
+	}
+	ENSURE(fabs(p.velocity[0].x - 0.5) <= 1e-12);
+	bsParticles_Free(&p);
+	// The count is checked: none, too many, and a bad second force are refused.
+	RUN_SUBTEST(RadialParticles(&p, &x, 1));
+	st.radialCount = BS_MAX_RADIALS + 1;
+	ENSURE(bsWorld_Step(world, &st, &p, NULL) == bs_errInvalidArgument);
+	st.radialCount = -1;
+	ENSURE(bsWorld_Step(world, &st, &p, NULL) == bs_errInvalidArgument);
+	st.radialCount = 2;
+	st.radial[1].duration = 0.0;
+	ENSURE(bsWorld_Step(world, &st, &p, NULL) == bs_errInvalidArgument);
+	st.radialCount = 1;  // the bad one is not counted
+	ENSURE(bsWorld_Step(world, &st, &p, NULL) == bs_ok);
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
 // bsWorld_Step refuses a radial force out of range (radial.h's list), one setting wrong at a time.
 static int RefusesBad(void)
 {
@@ -343,6 +393,7 @@ int RadialTest(void)
 	RUN_SUBTEST(WindowImpulse());
 	RUN_SUBTEST(NothingOutside());
 	RUN_SUBTEST(Symmetric());
+	RUN_SUBTEST(TwoForces());
 	RUN_SUBTEST(RefusesBad());
 	RUN_SUBTEST(Threads());
 	return 0;

@@ -42,6 +42,7 @@ const char* bsResponseName(bsResponse response);
 bool bsParseResponse(const char* name, bsResponse* response);
 
 #define BS_MAX_CONTACTS 64  // the largest maxContacts
+#define BS_MAX_RADIALS 8    // the most radial forces a step holds
 
 // Every setting of a step; bsDefaultStepDef() gives each its default (in brackets).
 typedef struct bsStepDef
@@ -85,9 +86,11 @@ typedef struct bsStepDef
 	// (which may then be NULL) [NULL].
 	const bsGridTree* fieldTree;
 	bsFieldDef field;              // the rules [bsDefaultFieldDef(): all off]
-	// A push away from (or towards) a point in a time window (radial.h: an explosion), applied in the
-	// forces phase with gravity, each particle from its own position [bsDefaultRadialDef(): off].
-	bsRadialDef radial;
+	// Pushes away from (or towards) points in time windows (radial.h: explosions), applied in the
+	// forces phase with gravity, each particle from its own position; radial[0] .. radial[radialCount
+	// - 1] are added in that order [radialCount 0: none; each entry bsDefaultRadialDef()].
+	bsRadialDef radial[BS_MAX_RADIALS];
+	int radialCount;
 } bsStepDef;
 
 bsStepDef bsDefaultStepDef(void);
