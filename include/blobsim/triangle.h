@@ -7,6 +7,9 @@
 
 #include <stdint.h>
 
+// Make one with bsMakeTriangle: the tests and the BVH's culls rely on n and delta being the vertices'
+// own plane to rounding (a hand-filled triangle whose stored plane is tilted off its vertices gets
+// answers that differ between the list loop and the BVH).
 typedef struct bsTriangle
 {
 	bsVec3 p1, p2, p3;
