@@ -91,8 +91,7 @@ static inline void bsFieldLookup_Dense(const bsFieldLookup* l, int i, int j, int
 // Cell (i, j, k) as the tree stores it (bsGridTree_Cell, inlined).
 static inline void bsFieldLookup_Tree(const bsFieldLookup* l, int i, int j, int k, float* d, float n[3])
 {
-	int mask = (1 << l->tree->blockShift) - 1;
-	bsGridCell c = bsGridTreeNode_Cell(l->tree, bsGridTree_Node(l->tree, i, j, k), i & mask, j & mask, k & mask);
+	bsGridCell c = bsGridTree_CellAt(l->tree, i, j, k);
 	*d = c.distance;
 	memcpy(n, c.normal, sizeof c.normal);
 }
@@ -296,56 +295,83 @@ static inline void bsField_DenseBatch(bsFieldLookup lookup, bsFieldRules rules, 
 // subgrid cell alone (2), or, in a batch with both, plane + cell for each (3, the same bits without a
 // branch on the kind, which is as good as random when the particles are).
 static inline void bsField_TreeLookups(bsFieldRules rules, int kinds, const bsGridTreeNode* const* node,
-	const bsGridCell* const* cell, const int (*ijk)[3], const bool* in, bsVec3* v, size_t n)
+	const float* plane, const bsGridCell* const* cell, const bool* in, bsVec3* v, size_t n)
 {
 	const bsFieldRules* r = &rules;  // a copy: the writes to v cannot alias it (as below)
 	for (size_t q = 0; q < n; ++q)
 	{
 		if (in[q])
 		{
-			bsGridCell c = kinds == 1 ? bsGridTreeNode_Plane(node[q], ijk[q][0], ijk[q][1], ijk[q][2])
+			bsGridCell c = kinds == 1 ? bsGridTreeNode_Plane(node[q], plane[q])
 				: kinds == 2 ? bsGridTreeNode_Dense(cell[q])
-				: bsGridTreeNode_Sum(node[q], cell[q], ijk[q][0], ijk[q][1], ijk[q][2]);
+				: bsGridTreeNode_Sum(node[q], plane[q], cell[q]);
 			bsField_Apply1(r, c, v + q);
 		}
 	}
 }
 
-// One batch over the tree. The nodes are few (32 bytes for B^3 cells) and stay in cache: the first
-// pass reads each particle's node and prefetches its subgrid cell when the block is dense.
+// One batch over the tree. The first pass reads each particle's node, works out its plane there (0
+// in a dense block) and prefetches its subgrid cell (subgrid 0's in a plane block, always in cache).
+// The cell's node and subgrid offset come from the axes' tables (grid_tree.h), without shifts or
+// masks by the block size. The nodes are 32 bytes for B^3 cells and mostly stay in cache; when
+// farNodes (a constant where it is inlined), they are too many for it, and a pass before prefetches
+// each particle's node as the dense batch does its cell.
 static inline void bsField_TreeBatch(bsFieldLookup lookup, bsFieldRules rules, const bsVec3* x, bsVec3* v,
-	const uint8_t* state, size_t n)
+	const uint8_t* state, size_t n, bool farNodes)
 {
 	const bsFieldLookup* l = &lookup;
 	const bsFieldRules* r = &rules;
 	const bsGridTree* t = l->tree;
-	int mask = (1 << t->blockShift) - 1, kinds = 0;
+	int kinds = 0;
 	const bsGridTreeNode* node[bs_fieldBatch];
 	const bsGridCell* cell[bs_fieldBatch];
-	int ijk[bs_fieldBatch][3];
+	float plane[bs_fieldBatch];
 	bool in[bs_fieldBatch];
+	int ijk[bs_fieldBatch][3];
+	uint64_t keys[bs_fieldBatch];
+	if (farNodes)
+	{
+		for (size_t q = 0; q < n; ++q)
+		{
+			int i = 0, j = 0, k = 0;
+			in[q] = bsField_Free(state, q) && bsFieldLookup_Index(l, x[q], &i, &j, &k);
+			keys[q] = bsGridTree_Key(t, i, j, k);
+			ijk[q][0] = i;
+			ijk[q][1] = j;
+			ijk[q][2] = k;
+			__builtin_prefetch(bsGridTree_KeyNode(t, keys[q]));
+		}
+	}
 	for (size_t q = 0; q < n; ++q)
 	{
 		int i = 0, j = 0, k = 0;
-		in[q] = bsField_Free(state, q) && bsFieldLookup_Index(l, x[q], &i, &j, &k);
-		node[q] = bsGridTree_Node(t, i, j, k);
-		ijk[q][0] = i & mask;
-		ijk[q][1] = j & mask;
-		ijk[q][2] = k & mask;
-		cell[q] = bsGridTreeNode_Sub(t, node[q], ijk[q][0], ijk[q][1], ijk[q][2]);
+		uint64_t key;
+		if (farNodes)
+		{
+			i = ijk[q][0], j = ijk[q][1], k = ijk[q][2], key = keys[q];
+		}
+		else
+		{
+			in[q] = bsField_Free(state, q) && bsFieldLookup_Index(l, x[q], &i, &j, &k);
+			key = bsGridTree_Key(t, i, j, k);
+		}
+		const bsGridTreeNode* nd = bsGridTree_KeyNode(t, key);
+		cell[q] = bsGridTree_KeySub(t, nd, key);
 		__builtin_prefetch(cell[q]);
-		kinds |= in[q] ? (node[q]->subgrid != 0 ? 2 : 1) : 0;
+		node[q] = nd;
+		plane[q] = bsGridTree_PlaneAt(t, nd, i, j, k);
+		kinds |= in[q] ? (nd->first != 0 ? 2 : 1) : 0;
 	}
 	switch (kinds)
 	{
 		case 1:
-			bsField_TreeLookups(*r, 1, node, cell, ijk, in, v, n);
+			bsField_TreeLookups(*r, 1, node, plane, cell, in, v, n);
 			break;
 		case 2:
-			bsField_TreeLookups(*r, 2, node, cell, ijk, in, v, n);
+			bsField_TreeLookups(*r, 2, node, plane, cell, in, v, n);
 			break;
 		default:
-			bsField_TreeLookups(*r, 3, node, cell, ijk, in, v, n);
+			bsField_TreeLookups(*r, 3, node, plane, cell, in, v, n);
 			break;
 	}
 }
@@ -355,13 +381,20 @@ static inline void bsField_TreeBatch(bsFieldLookup lookup, bsFieldRules rules, c
 static void bsField_RangeNearest(const bsFieldLookup* l, const bsFieldRules* r, const bsVec3* x, bsVec3* v,
 	const uint8_t* state, size_t begin, size_t end)
 {
+	// Nodes beyond half a core's second-level cache (1 MB on the machine measured) are prefetched.
+	const bsGridTree* t = l->tree;
+	bool farNodes = t != NULL && (size_t)t->bx * (size_t)t->by * (size_t)t->bz * sizeof(bsGridTreeNode) > ((size_t)1 << 19);
 	for (size_t p = begin; p < end; p += bs_fieldBatch)
 	{
 		size_t n = end - p < bs_fieldBatch ? end - p : bs_fieldBatch;
 		const uint8_t* st = state != NULL ? state + p : NULL;
-		if (l->tree != NULL)
+		if (farNodes)
 		{
-			bsField_TreeBatch(*l, *r, x + p, v + p, st, n);
+			bsField_TreeBatch(*l, *r, x + p, v + p, st, n, true);
+		}
+		else if (t != NULL)
+		{
+			bsField_TreeBatch(*l, *r, x + p, v + p, st, n, false);
 		}
 		else
 		{
