@@ -176,6 +176,13 @@ static bool bsBlock_Far(const bsDistanceGrid* g, const bsBlock* b, double far, d
 	return true;
 }
 
+// x, or +0 for -0: no stored value is -0 (grid_tree.h), which changes none of the sums a stored cell
+// is (they add +0 to it), and lets a lookup leave the +0 out.
+static float bsNoNegativeZero(double x)
+{
+	return (float)x + 0.0f;
+}
+
 // The block's plane when the tree may stand for it by one; *far says it is only because it is far.
 static bool bsBlock_Plane(const bsDistanceGrid* g, const bsBlock* b, const bsGridTreeDef* def, bsGridTreeNode* p,
 	bool* far)
@@ -197,11 +204,11 @@ static bool bsBlock_Plane(const bsDistanceGrid* g, const bsBlock* b, const bsGri
 		*far = true;
 		grad[0] = grad[1] = grad[2] = 0.0;
 	}
-	p->c = (float)c;
+	p->c = bsNoNegativeZero(c);
 	for (int a = 0; a < 3; ++a)
 	{
-		p->g[a] = (float)grad[a];
-		p->n[a] = (float)n[a];
+		p->g[a] = bsNoNegativeZero(grad[a]);
+		p->n[a] = bsNoNegativeZero(n[a]);
 	}
 	p->first = 0;
 	return true;
@@ -215,7 +222,13 @@ static void bsBlock_CopyCells(const bsDistanceGrid* g, const bsBlock* b, int shi
 		for (int lj = 0; lj < b->sy; ++lj)
 			for (int li = 0; li < b->sx; ++li)
 			{
-				out[(size_t)li + ((size_t)lj << shift) + ((size_t)lk << (2 * shift))] = *bsBlock_Cell(g, b, li, lj, lk);
+				const bsGridCell* c = bsBlock_Cell(g, b, li, lj, lk);
+				bsGridCell* o = out + (size_t)li + ((size_t)lj << shift) + ((size_t)lk << (2 * shift));
+				o->distance = bsNoNegativeZero(c->distance);
+				for (int a = 0; a < 3; ++a)
+				{
+					o->normal[a] = bsNoNegativeZero(c->normal[a]);
+				}
 			}
 }
 
@@ -496,7 +509,7 @@ bool bsGridTree_Trilinear(const bsGridTree* tree, bsVec3 p, bsGridCell* out)
 	{
 		int i = c & 1 ? i1 : i0, j = c & 2 ? j1 : j0, k = c & 4 ? k1 : k0;
 		// All 8 cells in one dense block: read from its subgrid, without a node and plane each.
-		corner[c] = oneBlock ? bsGridTreeNode_Dense(tree->subgrids + node->first +
+		corner[c] = oneBlock ? *(tree->subgrids + node->first +
 				(size_t)(i & mask) + ((size_t)(j & mask) << s) + ((size_t)(k & mask) << (2 * s)))
 			: bsGridTree_Cell(tree, i, j, k);
 	}

@@ -149,28 +149,18 @@ static inline bsGridCell bsGridTreeNode_Sum(const bsGridTreeNode* node, float pl
 	return c;
 }
 
-// bsGridTreeNode_Sum of a plane block (subgrid 0), without reading the subgrid.
+// No value the tree stores is -0 (the build stores x + 0, the same for any other x). So the plane
+// at a cell is never -0 (a sum is -0 only when both its terms are, and c is not), adding the other
+// part's +0 changes no value, and a lookup may read one part alone: a plane block's cell is its
+// plane's value and its node's normal, a dense block's its subgrid cell as stored (the same bits as
+// bsGridTreeNode_Sum).
 static inline bsGridCell bsGridTreeNode_Plane(const bsGridTreeNode* node, float plane)
 {
 	bsGridCell c;
-	c.distance = plane + 0.0f;
+	c.distance = plane;
 	for (int a = 0; a < 3; ++a)
 	{
-		c.normal[a] = node->n[a] + 0.0f;
-	}
-	return c;
-}
-
-// bsGridTreeNode_Sum of a dense block's subgrid cell, without the plane (all zeros: c + 0 li + 0 lj
-// + 0 lk is +0, so the sum is the cell's value + 0; adding +0 turns only a -0 into +0, which the
-// plane's sum does too).
-static inline bsGridCell bsGridTreeNode_Dense(const bsGridCell* sub)
-{
-	bsGridCell c;
-	c.distance = sub->distance + 0.0f;
-	for (int a = 0; a < 3; ++a)
-	{
-		c.normal[a] = sub->normal[a] + 0.0f;
+		c.normal[a] = node->n[a];
 	}
 	return c;
 }
