@@ -69,6 +69,7 @@ typedef struct bsBenchOptions
 	long long particles;  // the particle-system and field parts' count; 0: both skipped
 	bool runParticles;    // the particle-system part (not with --only field)
 	bool field;           // the field part (bench_field.c)
+	int gridResolution;   // its lookup-rate grid's cells along each axis
 	bool sensors;         // the sensor-particle part (bench_sensors.c), only with --only sensors
 	int sensorFrames;     // its queries per letter pair
 	bool vsEmbree;     // --vs embree: the side-by-side comparison (bench_embree.c)
@@ -94,10 +95,11 @@ static void bsBenchUsage(FILE* f)
 		"          ms per step, neighbour-grid build, contact pairs per second, the ratio to the same\n"
 		"          step without interaction, bytes per particle, with 1 and 2 threads.\n"
 		"  field   the distance/normal field's impact rule over --particles N particles around a\n"
-		"          sphere (64^3 grid), dense and compressed, nearest and trilinear lookup: M\n"
-		"          particle-steps/s per core, the rule alone and through the step (one thread, CPU\n"
-		"          time); then the paper's Table 1 at 800 and N particles: ms per step with no\n"
-		"          collisions, the compressed grid, the dense grid and the swept-sphere BVH, memory.\n"
+		"          sphere (64^3 grid, or --grid-resolution), dense and compressed, nearest and\n"
+		"          trilinear lookup: M particle-steps/s per core, the rule alone and through the step\n"
+		"          (one thread, CPU time); then the paper's Table 1 at 800 and N particles: ms per\n"
+		"          step with no collisions, the compressed grid, the dense grid and the swept-sphere\n"
+		"          BVH, memory.\n"
 		"  sensors only with --only sensors: Senin et al.'s sensor particles on two \"T\" (3 each) and\n"
 		"          two \"W\" (5 each) over a scripted approach, --sensor-frames queries each: ms per\n"
 		"          query against the paper and the exact BVH-BVH distance, and the sensors' error.\n"
@@ -116,6 +118,8 @@ static void bsBenchUsage(FILE* f)
 		"                   start R + U(0, 2F) above the surface (default 1: particles as large as\n"
 		"                   the triangles)\n"
 		"  --particles N    particles of the particle-system part, 0 skips it (default %lld)\n"
+		"  --grid-resolution N  cells along each axis of the field part's lookup-rate grid, 8..512\n"
+		"                   (default 64: 4.2 MB dense; 256: 268 MB, beyond the caches)\n"
 		"  --threads N      threads of the parallel BVH runs; 0: all cores (default 0, here %d)\n"
 		"  --seed S         random seed, an unsigned 64-bit integer (default 1)\n"
 		"  --runs K         time K runs and report the best (default %d)\n"
@@ -158,6 +162,7 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 	o->particles = BS_BENCH_DEFAULT_PARTICLES;
 	o->vsEmbree = false;
 	o->field = true;
+	o->gridResolution = 64;
 	o->sensors = false;
 	o->sensorFrames = 2000;
 	o->vs = bsDefaultVsEmbreeDef();
@@ -206,6 +211,14 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 				return bs_exitUsage;
 			}
 			o->particles = v;
+		}
+		else if ((m = bsMatchOption(cmd, "--grid-resolution", argc, argv, &i, &value)) != 0)
+		{
+			if (m < 0 || !bsParseIntOption(cmd, "--grid-resolution", value, 8, 512, &v))
+			{
+				return bs_exitUsage;
+			}
+			o->gridResolution = (int)v;
 		}
 		else if ((m = bsMatchOption(cmd, "--size", argc, argv, &i, &value)) != 0)
 		{
@@ -1186,7 +1199,7 @@ int bsBenchMain(int argc, char** argv)
 	}
 	if (o.field && o.particles > 0 && status == bs_exitOk)
 	{
-		status = bsBenchField(o.particles, o.seed, &checksum) != 0 ? bs_exitFailure : status;
+		status = bsBenchField(o.particles, o.seed, o.gridResolution, &checksum) != 0 ? bs_exitFailure : status;
 	}
 	if (o.sensors && status == bs_exitOk)
 	{

@@ -13,6 +13,7 @@
 #include "blobsim/timer.h"
 #include "blobsim/world.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,16 +112,22 @@ static double bsFieldTimeStep(bsWorld* world, const bsStepDef* def, bsParticles*
 }
 
 // Part 1: the lookup rate around a unit sphere, dense and compressed, nearest and trilinear, in
-// random and in cell order.
-static bool bsBenchFieldRate(long long count, uint64_t seed, uint64_t* checksum)
+// random and in cell order, on a resolution^3 grid whose margin grows with it (4 cells at 64), so
+// that every resolution covers the same box. The final states of the dense rows and of the
+// compressed rows are also hashed apart and printed: a change to the tree must leave the dense
+// rows' hash alone.
+static bool bsBenchFieldRate(long long count, uint64_t seed, int resolution, uint64_t* checksum)
 {
 	bsTriangle* tris = NULL;
 	uint32_t triCount = 0;
 	bsDistanceGridDef gdef = bsDefaultDistanceGridDef();
+	gdef.resolution = resolution;
+	gdef.margin = (resolution + 8) / 16;
 	bsGridTreeDef tdef = bsDefaultGridTreeDef();
 	bsDistanceGrid grid;
 	bsGridTree tree;
 	bsGridTreeStats ts;
+	uint64_t kindHash[2] = {0xcbf29ce484222325ull, 0xcbf29ce484222325ull};
 	memset(&grid, 0, sizeof grid);
 	memset(&tree, 0, sizeof tree);
 	bool ok = bsMakeIcosphere(4, 1.0, 0.0, false, &tris, &triCount) == bs_ok &&
@@ -159,9 +166,14 @@ static bool bsBenchFieldRate(long long count, uint64_t seed, uint64_t* checksum)
 		bsFieldScatter(&p, seed, lo, hi, v, &grid, sorted);
 		double step = bsFieldTimeStep(world, &def, &p, &ok);
 		*checksum = bsFieldHash(*checksum, &p);
+		kindHash[compressed] = bsFieldHash(kindHash[compressed], &p);
 		printf("  %-10s %-10s %-8s %22.1f %22.1f\n", compressed ? "compressed" : "dense",
 			trilinear ? "trilinear" : "nearest", sorted ? "cells" : "random", 1e-6 * (double)count / rule,
 			1e-6 * (double)count / step);
+	}
+	if (ok)
+	{
+		printf("  final states: dense rows %016" PRIx64 ", compressed rows %016" PRIx64 "\n", kindHash[0], kindHash[1]);
 	}
 	fflush(stdout);
 	bsParticles_Free(&p);
@@ -350,9 +362,9 @@ static bool bsBenchTable1(long long count, uint64_t seed, uint64_t* checksum)
 	return ok;
 }
 
-int bsBenchField(long long count, uint64_t seed, uint64_t* checksum)
+int bsBenchField(long long count, uint64_t seed, int gridResolution, uint64_t* checksum)
 {
-	bool ok = bsBenchFieldRate(count, seed, checksum) && bsBenchTable1(count, seed, checksum);
+	bool ok = bsBenchFieldRate(count, seed, gridResolution, checksum) && bsBenchTable1(count, seed, checksum);
 	if (!ok)
 	{
 		fprintf(stderr, "blobsim bench: the field part failed (out of memory)\n");

@@ -36,6 +36,7 @@ void bsGridTree_Free(bsGridTree* tree)
 	}
 	free(tree->nodes);
 	free(tree->subgrids);
+	free(tree->axis[0]);
 	memset(tree, 0, sizeof *tree);
 }
 
@@ -43,13 +44,20 @@ uint64_t bsGridTree_Bytes(const bsGridTree* tree)
 {
 	uint64_t blocks = (uint64_t)tree->bx * (uint64_t)tree->by * (uint64_t)tree->bz;
 	uint64_t b3 = (uint64_t)1 << (3 * tree->blockShift);
-	return blocks * sizeof(bsGridTreeNode) + (uint64_t)tree->subgridCount * b3 * sizeof(bsGridCell);
+	uint64_t axes = (uint64_t)tree->nx + (uint64_t)tree->ny + (uint64_t)tree->nz;
+	return blocks * sizeof(bsGridTreeNode) + (uint64_t)tree->subgridCount * b3 * sizeof(bsGridCell) +
+		axes * sizeof(bsGridTreeAxis);
 }
 
 bsGridCell bsGridTree_Cell(const bsGridTree* tree, int i, int j, int k)
 {
-	int mask = (1 << tree->blockShift) - 1;
-	return bsGridTreeNode_Cell(tree, bsGridTree_Node(tree, i, j, k), i & mask, j & mask, k & mask);
+	return bsGridTree_CellAt(tree, i, j, k);
+}
+
+// The node of the block holding cell (i, j, k).
+static const bsGridTreeNode* bsGridTree_Node(const bsGridTree* tree, int i, int j, int k)
+{
+	return bsGridTree_KeyNode(tree, bsGridTree_Key(tree, i, j, k));
 }
 
 // ---- building ----
@@ -168,6 +176,13 @@ static bool bsBlock_Far(const bsDistanceGrid* g, const bsBlock* b, double far, d
 	return true;
 }
 
+// x, or +0 for -0: no stored value is -0 (grid_tree.h), which changes none of the sums a stored cell
+// is (they add +0 to it), and lets a lookup leave the +0 out.
+static float bsNoNegativeZero(double x)
+{
+	return (float)x + 0.0f;
+}
+
 // The block's plane when the tree may stand for it by one; *far says it is only because it is far.
 static bool bsBlock_Plane(const bsDistanceGrid* g, const bsBlock* b, const bsGridTreeDef* def, bsGridTreeNode* p,
 	bool* far)
@@ -189,13 +204,13 @@ static bool bsBlock_Plane(const bsDistanceGrid* g, const bsBlock* b, const bsGri
 		*far = true;
 		grad[0] = grad[1] = grad[2] = 0.0;
 	}
-	p->c = (float)c;
+	p->c = bsNoNegativeZero(c);
 	for (int a = 0; a < 3; ++a)
 	{
-		p->g[a] = (float)grad[a];
-		p->n[a] = (float)n[a];
+		p->g[a] = bsNoNegativeZero(grad[a]);
+		p->n[a] = bsNoNegativeZero(n[a]);
 	}
-	p->subgrid = 0;
+	p->first = 0;
 	return true;
 }
 
@@ -207,7 +222,13 @@ static void bsBlock_CopyCells(const bsDistanceGrid* g, const bsBlock* b, int shi
 		for (int lj = 0; lj < b->sy; ++lj)
 			for (int li = 0; li < b->sx; ++li)
 			{
-				out[(size_t)li + ((size_t)lj << shift) + ((size_t)lk << (2 * shift))] = *bsBlock_Cell(g, b, li, lj, lk);
+				const bsGridCell* c = bsBlock_Cell(g, b, li, lj, lk);
+				bsGridCell* o = out + (size_t)li + ((size_t)lj << shift) + ((size_t)lk << (2 * shift));
+				o->distance = bsNoNegativeZero(c->distance);
+				for (int a = 0; a < 3; ++a)
+				{
+					o->normal[a] = bsNoNegativeZero(c->normal[a]);
+				}
 			}
 }
 
@@ -263,8 +284,32 @@ static bsResult bsGridTree_Alloc(bsGridTree* t, const bsDistanceGrid* g, int shi
 	t->by = (g->ny + b - 1) / b;
 	t->bz = (g->nz + b - 1) / b;
 	size_t blocks = (size_t)t->bx * (size_t)t->by * (size_t)t->bz;
+	if (blocks > UINT32_MAX)
+	{
+		return bs_errOutOfMemory;  // a node's index is 32 bits (as is a subgrid cell's)
+	}
 	t->nodes = malloc(blocks * sizeof *t->nodes);
-	return t->nodes != NULL ? bs_ok : bs_errOutOfMemory;
+	t->axis[0] = malloc(((size_t)g->nx + (size_t)g->ny + (size_t)g->nz) * sizeof *t->axis[0]);
+	if (t->nodes == NULL || t->axis[0] == NULL)
+	{
+		return bs_errOutOfMemory;
+	}
+	t->axis[1] = t->axis[0] + g->nx;
+	t->axis[2] = t->axis[1] + g->ny;
+	int n[3] = {g->nx, g->ny, g->nz};
+	uint64_t nodeStride[3] = {1, (uint64_t)t->bx, (uint64_t)t->bx * (uint64_t)t->by};
+	for (int a = 0; a < 3; ++a)
+	{
+		for (int i = 0; i < n[a]; ++i)
+		{
+			int local = i & (b - 1);
+			uint64_t sub = (uint64_t)local << (a * shift);
+			t->axis[a][i].key = (uint64_t)(i >> shift) * nodeStride[a] + (sub << 32);
+			t->axis[a][i].local = (float)local;
+			t->axis[a][i].pad = 0;
+		}
+	}
+	return bs_ok;
 }
 
 static void bsGridTree_BlockAt(const bsDistanceGrid* g, int b, int bi, int bj, int bk, bsBlock* blk)
@@ -298,13 +343,17 @@ static bsResult bsGridTree_Fill(bsGridTree* t, const bsDistanceGrid* g, const bs
 				if (!plane)
 				{
 					memset(node, 0, sizeof *node);
-					node->subgrid = subgrids++;
+					node->first = (uint32_t)(subgrids++ * b3);
 				}
 				planes += plane ? 1u : 0u;
 				farPlanes += far ? 1u : 0u;
 				farBlock[index] = far ? 1 : 0;
 			}
 	t->subgridCount = subgrids;
+	if ((uint64_t)subgrids * b3 > UINT32_MAX)
+	{
+		return bs_errOutOfMemory;  // the nodes' first cells would not fit 32 bits
+	}
 	t->subgrids = calloc(subgrids * b3, sizeof *t->subgrids);
 	if (t->subgrids == NULL)
 	{
@@ -315,12 +364,12 @@ static bsResult bsGridTree_Fill(bsGridTree* t, const bsDistanceGrid* g, const bs
 		for (int bj = 0; bj < t->by; ++bj)
 			for (int bi = 0; bi < t->bx; ++bi, ++index)
 			{
-				uint32_t sub = t->nodes[index].subgrid;
-				if (sub != 0)
+				uint32_t first = t->nodes[index].first;
+				if (first != 0)
 				{
 					bsBlock blk;
 					bsGridTree_BlockAt(g, b, bi, bj, bk, &blk);
-					bsBlock_CopyCells(g, &blk, t->blockShift, t->subgrids + (size_t)sub * b3);
+					bsBlock_CopyCells(g, &blk, t->blockShift, t->subgrids + first);
 				}
 			}
 	stats->blocks = (uint32_t)index;
@@ -446,7 +495,7 @@ bool bsGridTree_Trilinear(const bsGridTree* tree, bsVec3 p, bsGridCell* out)
 	int s = tree->blockShift, mask = (1 << s) - 1;
 	const bsGridTreeNode* node = bsGridTree_Node(tree, i0, j0, k0);
 	bool oneBlock = (i0 >> s) == (i1 >> s) && (j0 >> s) == (j1 >> s) && (k0 >> s) == (k1 >> s);
-	if (oneBlock && node->subgrid == 0)
+	if (oneBlock && node->first == 0)
 	{
 		// All 8 cells in one plane: the blend of an affine function is the function at the point.
 		double d = (double)node->c + (double)node->g[0] * ((i0 & mask) + t[0]) +
@@ -460,7 +509,7 @@ bool bsGridTree_Trilinear(const bsGridTree* tree, bsVec3 p, bsGridCell* out)
 	{
 		int i = c & 1 ? i1 : i0, j = c & 2 ? j1 : j0, k = c & 4 ? k1 : k0;
 		// All 8 cells in one dense block: read from its subgrid, without a node and plane each.
-		corner[c] = oneBlock ? bsGridTreeNode_Dense(tree->subgrids + ((size_t)node->subgrid << (3 * s)) +
+		corner[c] = oneBlock ? *(tree->subgrids + node->first +
 				(size_t)(i & mask) + ((size_t)(j & mask) << s) + ((size_t)(k & mask) << (2 * s)))
 			: bsGridTree_Cell(tree, i, j, k);
 	}

@@ -181,7 +181,7 @@ static bool ReferenceTrilinear(const bsGridTree* tree, bsVec3 p, bsGridCell* out
 	int s = tree->blockShift, mask = (1 << s) - 1;
 	const bsGridTreeNode* node =
 		tree->nodes + (size_t)(i0 >> s) + (size_t)tree->bx * ((size_t)(j0 >> s) + (size_t)tree->by * (size_t)(k0 >> s));
-	if (node->subgrid == 0 && (i0 >> s) == (i1 >> s) && (j0 >> s) == (j1 >> s) && (k0 >> s) == (k1 >> s))
+	if (node->first == 0 && (i0 >> s) == (i1 >> s) && (j0 >> s) == (j1 >> s) && (k0 >> s) == (k1 >> s))
 	{
 		double d = (double)node->c + (double)node->g[0] * ((i0 & mask) + t[0]) +
 			(double)node->g[1] * ((j0 & mask) + t[1]) + (double)node->g[2] * ((k0 & mask) + t[2]);
@@ -482,6 +482,80 @@ static int RangeAndThreads(const bsDistanceGrid* sphere)
 	return 0;
 }
 
+static bool IsNegativeZero(float x)
+{
+	return x == 0.0f && signbit(x);
+}
+
+// A grid with -0 in its cells (a normal component of every 5th cell, the distance of every 13th): the
+// tree stores no -0 (which lets the range read a plane or a dense cell alone, grid_tree.h), and the
+// range's lookups still give the bits of its stored cells.
+static int NegativeZeros(const bsDistanceGrid* sphere)
+{
+	bsDistanceGrid g = *sphere;
+	size_t cells = bsDistanceGrid_CellCount(sphere);
+	g.cells = malloc(cells * sizeof *g.cells);
+	ENSURE(g.cells != NULL);
+	memcpy(g.cells, sphere->cells, cells * sizeof *g.cells);
+	for (size_t c = 0; c < cells; c += 5)
+	{
+		g.cells[c].normal[c % 3] = -0.0f;
+		g.cells[c].distance = c % 13 == 0 ? -0.0f : g.cells[c].distance;
+	}
+	for (int b = 2; b <= 4; b *= 2)
+	{
+		bsGridTreeDef def = bsDefaultGridTreeDef();
+		def.blockSize = b;
+		bsGridTree t;
+		ENSURE(bsGridTree_Build(&t, &g, &def, NULL) == bs_ok);
+		ENSURE(t.subgridCount > 1);
+		size_t blocks = (size_t)t.bx * (size_t)t.by * (size_t)t.bz;
+		for (size_t i = 0; i < blocks; ++i)
+		{
+			const bsGridTreeNode* nd = t.nodes + i;
+			ENSURE(!IsNegativeZero(nd->c));
+			for (int a = 0; a < 3; ++a)
+			{
+				ENSURE(!IsNegativeZero(nd->g[a]) && !IsNegativeZero(nd->n[a]));
+			}
+		}
+		size_t stored = (size_t)t.subgridCount << (3 * t.blockShift);
+		for (size_t i = 0; i < stored; ++i)
+		{
+			const bsGridCell* c = t.subgrids + i;
+			ENSURE(!IsNegativeZero(c->distance) && !IsNegativeZero(c->normal[0]) && !IsNegativeZero(c->normal[1]) &&
+				!IsNegativeZero(c->normal[2]));
+		}
+		RUN_SUBTEST(SameAsStoredCells(&g, &t));
+		bsGridTree_Free(&t);
+	}
+	free(g.cells);
+	return 0;
+}
+
+// A tree whose nodes outgrow the cache (blocks of 2 on a 68^3 grid of the sphere: 34^3 nodes, 1.26 MB,
+// beyond the half megabyte from which the range prefetches them, field.c) takes the range's other
+// path: its lookups still give the stored cells' bits, and stay within the reported errors.
+static int FarNodes(void)
+{
+	bsTriangle* tris = NULL;
+	uint32_t count = 0;
+	ENSURE(bsMakeIcosphere(3, 1.0, 0.0, false, &tris, &count) == bs_ok);
+	bsDistanceGrid g;
+	RUN_SUBTEST(BuildGrid(&g, tris, count, 68));
+	bsGridTreeDef def = bsDefaultGridTreeDef();
+	def.blockSize = 2;
+	bsGridTree t;
+	bsGridTreeStats st;
+	ENSURE(bsGridTree_Build(&t, &g, &def, &st) == bs_ok);
+	ENSURE((size_t)t.bx * (size_t)t.by * (size_t)t.bz * sizeof(bsGridTreeNode) > ((size_t)1 << 19));
+	RUN_SUBTEST(LookupsWithinReported(&g, &t, &st));
+	RUN_SUBTEST(SameAsStoredCells(&g, &t));
+	bsGridTree_Free(&t);
+	bsDistanceGrid_Free(&g);
+	return 0;
+}
+
 int GridTreeTest(void)
 {
 	bsDistanceGrid sphere;
@@ -490,6 +564,8 @@ int GridTreeTest(void)
 	RUN_SUBTEST(FarPlanes(&sphere));
 	RUN_SUBTEST(TreeBounce());
 	RUN_SUBTEST(RangeAndThreads(&sphere));
+	RUN_SUBTEST(NegativeZeros(&sphere));
+	RUN_SUBTEST(FarNodes());
 	bsDistanceGrid_Free(&sphere);
 	return 0;
 }

@@ -53,10 +53,21 @@ typedef struct bsGridTreeNode
 	float c;
 	float g[3];
 	float n[3];
-	uint32_t subgrid;  // index of the block's B^3 cells in subgrids (0: a plane)
+	uint32_t first;  // index in subgrids of the block's first cell (0: a plane, subgrid 0)
 } bsGridTreeNode;
 
 _Static_assert(sizeof(bsGridTreeNode) == 32, "a node is eight words");
+
+// What one cell index along one axis gives a lookup, so that it needs no shift or mask by the
+// block size: the index's part of its node's index (low 32 bits) and of its cell's offset in the
+// subgrid (high 32 bits; the three axes' sum without a carry between them), and the index local to
+// its block as a float (the plane's coordinate).
+typedef struct bsGridTreeAxis
+{
+	uint64_t key;
+	float local;
+	uint32_t pad;
+} bsGridTreeAxis;
 
 typedef struct bsGridTree
 {
@@ -69,6 +80,7 @@ typedef struct bsGridTree
 	bsGridCell* subgrids;     // B^3 cells a subgrid, local x fastest; subgrid 0 is all zeros
 	uint32_t subgridCount;    // the zero one included
 	float farDistance;
+	bsGridTreeAxis* axis[3];  // nx, ny and nz entries (one allocation, at axis[0])
 } bsGridTree;
 
 typedef struct bsGridTreeStats
@@ -92,25 +104,44 @@ bsResult bsGridTree_Build(bsGridTree* tree, const bsDistanceGrid* grid, const bs
 
 void bsGridTree_Free(bsGridTree* tree);
 
-// The bytes the tree's arrays take.
+// The bytes the tree's arrays take (nodes, subgrids and the axes' tables).
 uint64_t bsGridTree_Bytes(const bsGridTree* tree);
 
-// Cell (i, j, k) as the tree stores it (0 <= i < nx, ...).
+// Cell (i, j, k) as the tree stores it (0 <= i < nx, ...): bsGridTree_CellAt, not inlined.
 bsGridCell bsGridTree_Cell(const bsGridTree* tree, int i, int j, int k);
 
-// The node of the block holding cell (i, j, k) (0 <= i < nx, ...).
-static inline const bsGridTreeNode* bsGridTree_Node(const bsGridTree* tree, int i, int j, int k)
+// The key of cell (i, j, k) (0 <= i < nx, ...): its node's index in the low 32 bits, its offset in
+// its block's subgrid in the high ones.
+static inline uint64_t bsGridTree_Key(const bsGridTree* tree, int i, int j, int k)
 {
-	int s = tree->blockShift;
-	return tree->nodes + (size_t)(i >> s) + (size_t)tree->bx * ((size_t)(j >> s) + (size_t)tree->by * (size_t)(k >> s));
+	return tree->axis[0][i].key + tree->axis[1][j].key + tree->axis[2][k].key;
 }
 
-// The cell of a node's block at local indices (li, lj, lk) whose subgrid cell is sub, as the tree
-// stores it: the plane there plus the subgrid cell, the sums in this order.
-static inline bsGridCell bsGridTreeNode_Sum(const bsGridTreeNode* node, const bsGridCell* sub, int li, int lj, int lk)
+static inline const bsGridTreeNode* bsGridTree_KeyNode(const bsGridTree* tree, uint64_t key)
+{
+	return tree->nodes + (uint32_t)key;
+}
+
+// The subgrid cell of a key whose node is node (subgrid 0's, all zeros, for a plane).
+static inline const bsGridCell* bsGridTree_KeySub(const bsGridTree* tree, const bsGridTreeNode* node, uint64_t key)
+{
+	return tree->subgrids + node->first + (size_t)(key >> 32);
+}
+
+// The plane of cell (i, j, k)'s node at its local indices: c + g . (li, lj, lk), summed in this order
+// (0 for a dense block).
+static inline float bsGridTree_PlaneAt(const bsGridTree* tree, const bsGridTreeNode* node, int i, int j, int k)
+{
+	return node->c + node->g[0] * tree->axis[0][i].local + node->g[1] * tree->axis[1][j].local +
+		node->g[2] * tree->axis[2][k].local;
+}
+
+// A cell as the tree stores it from its node, its plane's value there (bsGridTree_PlaneAt) and its
+// subgrid cell: the plane plus the subgrid cell.
+static inline bsGridCell bsGridTreeNode_Sum(const bsGridTreeNode* node, float plane, const bsGridCell* sub)
 {
 	bsGridCell c;
-	c.distance = node->c + node->g[0] * (float)li + node->g[1] * (float)lj + node->g[2] * (float)lk + sub->distance;
+	c.distance = plane + sub->distance;
 	for (int a = 0; a < 3; ++a)
 	{
 		c.normal[a] = node->n[a] + sub->normal[a];
@@ -118,46 +149,28 @@ static inline bsGridCell bsGridTreeNode_Sum(const bsGridTreeNode* node, const bs
 	return c;
 }
 
-// The subgrid cell of a node's block at local indices (li, lj, lk) (subgrid 0's for a plane).
-static inline const bsGridCell* bsGridTreeNode_Sub(const bsGridTree* tree, const bsGridTreeNode* node, int li, int lj,
-	int lk)
-{
-	int s = tree->blockShift;
-	return tree->subgrids + ((size_t)node->subgrid << (3 * s)) + (size_t)li + ((size_t)lj << s) + ((size_t)lk << (2 * s));
-}
-
-// Cell (li, lj, lk) of a node's block as the tree stores it (bsGridTree_Cell). A plane block's
-// subgrid is zero and a dense block's plane too, so this is the plane + 0 or 0 + the cell: the same
-// bits as bsGridTreeNode_Plane or bsGridTreeNode_Dense (adding +0 turns only a -0 into +0, which
-// both do).
-static inline bsGridCell bsGridTreeNode_Cell(const bsGridTree* tree, const bsGridTreeNode* node, int li, int lj, int lk)
-{
-	return bsGridTreeNode_Sum(node, bsGridTreeNode_Sub(tree, node, li, lj, lk), li, lj, lk);
-}
-
-// bsGridTreeNode_Cell of a plane block (subgrid 0), without reading the subgrid.
-static inline bsGridCell bsGridTreeNode_Plane(const bsGridTreeNode* node, int li, int lj, int lk)
+// No value the tree stores is -0 (the build stores x + 0, the same for any other x). So the plane
+// at a cell is never -0 (a sum is -0 only when both its terms are, and c is not), adding the other
+// part's +0 changes no value, and a lookup may read one part alone: a plane block's cell is its
+// plane's value and its node's normal, a dense block's its subgrid cell as stored (the same bits as
+// bsGridTreeNode_Sum).
+static inline bsGridCell bsGridTreeNode_Plane(const bsGridTreeNode* node, float plane)
 {
 	bsGridCell c;
-	c.distance = node->c + node->g[0] * (float)li + node->g[1] * (float)lj + node->g[2] * (float)lk + 0.0f;
+	c.distance = plane;
 	for (int a = 0; a < 3; ++a)
 	{
-		c.normal[a] = node->n[a] + 0.0f;
+		c.normal[a] = node->n[a];
 	}
 	return c;
 }
 
-// bsGridTreeNode_Cell of a dense block's subgrid cell, without the plane (all zeros: c + 0 li + 0 lj
-// + 0 lk is +0, so the sum is the cell's value + 0).
-static inline bsGridCell bsGridTreeNode_Dense(const bsGridCell* sub)
+// Cell (i, j, k) as the tree stores it (0 <= i < nx, ...).
+static inline bsGridCell bsGridTree_CellAt(const bsGridTree* tree, int i, int j, int k)
 {
-	bsGridCell c;
-	c.distance = sub->distance + 0.0f;
-	for (int a = 0; a < 3; ++a)
-	{
-		c.normal[a] = sub->normal[a] + 0.0f;
-	}
-	return c;
+	uint64_t key = bsGridTree_Key(tree, i, j, k);
+	const bsGridTreeNode* node = bsGridTree_KeyNode(tree, key);
+	return bsGridTreeNode_Sum(node, bsGridTree_PlaneAt(tree, node, i, j, k), bsGridTree_KeySub(tree, node, key));
 }
 
 // The cell containing p, as the tree stores it. Returns false outside the grid (or for a NaN point).
