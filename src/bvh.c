@@ -686,7 +686,10 @@ void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepa
 	if (bvh->triCount > 0)
 	{
 		double radius = method == bs_methodRay ? 0.0 : sweep.radius;
-		double reach = fmax(bsMaxAbs(sweep.c1), bsMaxAbs(sweep.c2));
+		// Compares rather than libm's fmax (five calls a query): bsMakeSweep's centres are finite.
+		double reach1 = bsMaxAbsFinite(sweep.c1);
+		double reach2 = bsMaxAbsFinite(sweep.c2);
+		double reach = reach1 > reach2 ? reach1 : reach2;
 		bool scan = !(reach <= BS_BVH_FLOAT_LIMIT && radius <= BS_BVH_FLOAT_LIMIT);
 		if (!scan)
 		{
@@ -938,7 +941,7 @@ bsResult bsBvh_ClosestPoint(const bsBvh* bvh, const bsClosestPointInput* input,
 	uint64_t visited = 0, tested = 0;
 	if (bvh->triCount > 0)
 	{
-		double reach = bsMaxAbs(q);
+		double reach = bsMaxAbsFinite(q);  // q is finite (bsClosestPointInput_Check)
 		bool scan = !(reach <= BS_BVH_FLOAT_LIMIT);
 		if (!scan)
 		{
@@ -949,7 +952,11 @@ bsResult bsBvh_ClosestPoint(const bsBvh* bvh, const bsClosestPointInput* input,
 			double extent = 0.0;
 			for (int a = 0; a < 3; ++a)
 			{
-				extent = fmax(extent, fmax(fabs((double)root->min[a]), fabs((double)root->max[a])));
+				// Compares rather than libm's fmax: the root's bounds are finite floats.
+				double lo = fabs((double)root->min[a]);
+				double hi = fabs((double)root->max[a]);
+				double m = lo > hi ? lo : hi;
+				extent = m > extent ? m : extent;
 			}
 			double pad = 1e-12 * (reach + extent) + 1e-300;
 			scan = !bsBvh_NearestWalk(bvh, q, input->maxDistance, pad, &best, &visited, &tested);
