@@ -666,6 +666,9 @@ bsResult bsBvh_Sweep(const bsBvh* bvh, bsMethod method, const bsSweepInput* inpu
 	return bs_ok;
 }
 
+static bool bsBvh_NearestOther(const bsBvh* bvh, const bsClosestPointInput* input, uint32_t k,
+	bsClosestPointOutput* contact, uint64_t* visited, uint64_t* tested);
+
 void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepared, bsSweepOutput* out,
 	bsQueryStats* stats)
 {
@@ -723,13 +726,11 @@ void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepa
 		// The same lookup as bsSweepList's, so the answers stay identical; its walk is counted.
 		bsClosestPointInput near = {out->center, bsDistance(out->center, out->point)};
 		bsClosestPointOutput contact;
-		bsQueryStats counts = {0, 0, 0, 0};
-		if (bsBvh_ClosestPoint(bvh, &near, &contact, &counts) == bs_ok && contact.hit)
+		if (bsClosestPointInput_Check(&near) == bs_ok &&
+			bsBvh_NearestOther(bvh, &near, best.k, &contact, &visited, &tested))
 		{
 			bsSweep_UseMeshContact(&sweep, &contact, out);
 		}
-		visited += counts.nodesVisited;
-		tested += counts.trianglesTested;
 	}
 	if (stats != NULL)
 	{
@@ -918,27 +919,12 @@ static bool bsBvh_NearestWalk(const bsBvh* bvh, bsVec3 q, double maxDistance, do
 	return bsBvh_NearestWalkDefault(bvh, q, maxDistance, pad, best, visited, tested);
 }
 
-bsResult bsBvh_ClosestPoint(const bsBvh* bvh, const bsClosestPointInput* input,
-	bsClosestPointOutput* out, bsQueryStats* stats)
+// The nearest triangle to q within maxDistance (q finite: bsClosestPointInput_Check), by the walk
+// or, where the tree's floats cannot hold the query, by the list.
+static void bsBvh_Nearest(const bsBvh* bvh, bsVec3 q, double maxDistance, bsBvhNearest* best,
+	uint64_t* visited, uint64_t* tested)
 {
-	if (out == NULL)
-	{
-		return bs_errInvalidArgument;
-	}
-	if (stats != NULL)
-	{
-		stats->queries += 1;
-	}
-	bsResult result = bs_errInvalidArgument;
-	if (bvh == NULL || input == NULL || (result = bsClosestPointInput_Check(input)) != bs_ok)
-	{
-		bsClosestPoint_Miss(input != NULL ? input->point : bsV3(0.0, 0.0, 0.0), out);
-		return result;
-	}
-	bsVec3 q = input->point;
-	bsBvhNearest best;
-	memset(&best, 0, sizeof best);
-	uint64_t visited = 0, tested = 0;
+	memset(best, 0, sizeof *best);
 	if (bvh->triCount > 0)
 	{
 		double reach = bsMaxAbsFinite(q);  // q is finite (bsClosestPointInput_Check)
@@ -959,18 +945,41 @@ bsResult bsBvh_ClosestPoint(const bsBvh* bvh, const bsClosestPointInput* input,
 				extent = m > extent ? m : extent;
 			}
 			double pad = 1e-12 * (reach + extent) + 1e-300;
-			scan = !bsBvh_NearestWalk(bvh, q, input->maxDistance, pad, &best, &visited, &tested);
+			scan = !bsBvh_NearestWalk(bvh, q, maxDistance, pad, best, visited, tested);
 			if (scan)
 			{
-				memset(&best, 0, sizeof best);
+				memset(best, 0, sizeof *best);
 			}
 		}
 		if (scan)
 		{
-			tested += bvh->triCount;
-			bsBvh_NearestRange(bvh, q, input->maxDistance, 0, bvh->triCount, &best);
+			*tested += bvh->triCount;
+			bsBvh_NearestRange(bvh, q, maxDistance, 0, bvh->triCount, best);
 		}
 	}
+}
+
+bsResult bsBvh_ClosestPoint(const bsBvh* bvh, const bsClosestPointInput* input,
+	bsClosestPointOutput* out, bsQueryStats* stats)
+{
+	if (out == NULL)
+	{
+		return bs_errInvalidArgument;
+	}
+	if (stats != NULL)
+	{
+		stats->queries += 1;
+	}
+	bsResult result = bs_errInvalidArgument;
+	if (bvh == NULL || input == NULL || (result = bsClosestPointInput_Check(input)) != bs_ok)
+	{
+		bsClosestPoint_Miss(input != NULL ? input->point : bsV3(0.0, 0.0, 0.0), out);
+		return result;
+	}
+	bsVec3 q = input->point;
+	bsBvhNearest best;
+	uint64_t visited = 0, tested = 0;
+	bsBvh_Nearest(bvh, q, input->maxDistance, &best, &visited, &tested);
 	if (best.found)
 	{
 		bsClosestPoint_Finish(bvh->tris + best.k, best.index, q, out);
@@ -986,4 +995,22 @@ bsResult bsBvh_ClosestPoint(const bsBvh* bvh, const bsClosestPointInput* input,
 		stats->hits += best.found ? 1u : 0u;
 	}
 	return bs_ok;
+}
+
+// The sweep's contact lookup (bsSweep_RefinesContact): bsBvh_ClosestPoint's answer for a valid input,
+// filled in only when the nearest triangle is not k, the hit's own (leaf order), and false otherwise.
+// When it is k, bsClosestPoint_Finish would compute the point and normal bsSweep_Finish already has
+// (the same calls on the same triangle and centre; bsSweep_UseMeshContact's facing normal for a
+// centre on the surface is bsSweep_Finish's too), so the output keeps them unchanged.
+static bool bsBvh_NearestOther(const bsBvh* bvh, const bsClosestPointInput* input, uint32_t k,
+	bsClosestPointOutput* contact, uint64_t* visited, uint64_t* tested)
+{
+	bsBvhNearest best;
+	bsBvh_Nearest(bvh, input->point, input->maxDistance, &best, visited, tested);
+	if (!best.found || best.k == k)
+	{
+		return false;
+	}
+	bsClosestPoint_Finish(bvh->tris + best.k, best.index, input->point, contact);
+	return true;
 }
