@@ -666,6 +666,9 @@ bsResult bsBvh_Sweep(const bsBvh* bvh, bsMethod method, const bsSweepInput* inpu
 	return bs_ok;
 }
 
+static bool bsBvh_NearestOther(const bsBvh* bvh, const bsClosestPointInput* input, uint32_t k,
+	bsClosestPointOutput* contact, uint64_t* visited, uint64_t* tested);
+
 void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepared, bsSweepOutput* out,
 	bsQueryStats* stats)
 {
@@ -686,7 +689,10 @@ void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepa
 	if (bvh->triCount > 0)
 	{
 		double radius = method == bs_methodRay ? 0.0 : sweep.radius;
-		double reach = fmax(bsMaxAbs(sweep.c1), bsMaxAbs(sweep.c2));
+		// Compares rather than libm's fmax (five calls a query): bsMakeSweep's centres are finite.
+		double reach1 = bsMaxAbsFinite(sweep.c1);
+		double reach2 = bsMaxAbsFinite(sweep.c2);
+		double reach = reach1 > reach2 ? reach1 : reach2;
 		bool scan = !(reach <= BS_BVH_FLOAT_LIMIT && radius <= BS_BVH_FLOAT_LIMIT);
 		if (!scan)
 		{
@@ -720,13 +726,11 @@ void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepa
 		// The same lookup as bsSweepList's, so the answers stay identical; its walk is counted.
 		bsClosestPointInput near = {out->center, bsDistance(out->center, out->point)};
 		bsClosestPointOutput contact;
-		bsQueryStats counts = {0, 0, 0, 0};
-		if (bsBvh_ClosestPoint(bvh, &near, &contact, &counts) == bs_ok && contact.hit)
+		if (bsClosestPointInput_Check(&near) == bs_ok &&
+			bsBvh_NearestOther(bvh, &near, best.k, &contact, &visited, &tested))
 		{
 			bsSweep_UseMeshContact(&sweep, &contact, out);
 		}
-		visited += counts.nodesVisited;
-		tested += counts.trianglesTested;
 	}
 	if (stats != NULL)
 	{
@@ -915,6 +919,46 @@ static bool bsBvh_NearestWalk(const bsBvh* bvh, bsVec3 q, double maxDistance, do
 	return bsBvh_NearestWalkDefault(bvh, q, maxDistance, pad, best, visited, tested);
 }
 
+// The nearest triangle to q within maxDistance (q finite: bsClosestPointInput_Check), by the walk
+// or, where the tree's floats cannot hold the query, by the list.
+static void bsBvh_Nearest(const bsBvh* bvh, bsVec3 q, double maxDistance, bsBvhNearest* best,
+	uint64_t* visited, uint64_t* tested)
+{
+	memset(best, 0, sizeof *best);
+	if (bvh->triCount > 0)
+	{
+		double reach = bsMaxAbsFinite(q);  // q is finite (bsClosestPointInput_Check)
+		bool scan = !(reach <= BS_BVH_FLOAT_LIMIT);
+		if (!scan)
+		{
+			// The boxes contain their triangles (rounded outwards); the pad covers the rounding of
+			// a triangle's computed distance and of the box distance (relative ~1e-15 of the
+			// coordinates' magnitude; 1e-12 of it leaves a wide margin).
+			const bsBvhNode* root = bvh->nodes;
+			double extent = 0.0;
+			for (int a = 0; a < 3; ++a)
+			{
+				// Compares rather than libm's fmax: the root's bounds are finite floats.
+				double lo = fabs((double)root->min[a]);
+				double hi = fabs((double)root->max[a]);
+				double m = lo > hi ? lo : hi;
+				extent = m > extent ? m : extent;
+			}
+			double pad = 1e-12 * (reach + extent) + 1e-300;
+			scan = !bsBvh_NearestWalk(bvh, q, maxDistance, pad, best, visited, tested);
+			if (scan)
+			{
+				memset(best, 0, sizeof *best);
+			}
+		}
+		if (scan)
+		{
+			*tested += bvh->triCount;
+			bsBvh_NearestRange(bvh, q, maxDistance, 0, bvh->triCount, best);
+		}
+	}
+}
+
 bsResult bsBvh_ClosestPoint(const bsBvh* bvh, const bsClosestPointInput* input,
 	bsClosestPointOutput* out, bsQueryStats* stats)
 {
@@ -934,36 +978,8 @@ bsResult bsBvh_ClosestPoint(const bsBvh* bvh, const bsClosestPointInput* input,
 	}
 	bsVec3 q = input->point;
 	bsBvhNearest best;
-	memset(&best, 0, sizeof best);
 	uint64_t visited = 0, tested = 0;
-	if (bvh->triCount > 0)
-	{
-		double reach = bsMaxAbs(q);
-		bool scan = !(reach <= BS_BVH_FLOAT_LIMIT);
-		if (!scan)
-		{
-			// The boxes contain their triangles (rounded outwards); the pad covers the rounding of
-			// a triangle's computed distance and of the box distance (relative ~1e-15 of the
-			// coordinates' magnitude; 1e-12 of it leaves a wide margin).
-			const bsBvhNode* root = bvh->nodes;
-			double extent = 0.0;
-			for (int a = 0; a < 3; ++a)
-			{
-				extent = fmax(extent, fmax(fabs((double)root->min[a]), fabs((double)root->max[a])));
-			}
-			double pad = 1e-12 * (reach + extent) + 1e-300;
-			scan = !bsBvh_NearestWalk(bvh, q, input->maxDistance, pad, &best, &visited, &tested);
-			if (scan)
-			{
-				memset(&best, 0, sizeof best);
-			}
-		}
-		if (scan)
-		{
-			tested += bvh->triCount;
-			bsBvh_NearestRange(bvh, q, input->maxDistance, 0, bvh->triCount, &best);
-		}
-	}
+	bsBvh_Nearest(bvh, q, input->maxDistance, &best, &visited, &tested);
 	if (best.found)
 	{
 		bsClosestPoint_Finish(bvh->tris + best.k, best.index, q, out);
@@ -979,4 +995,22 @@ bsResult bsBvh_ClosestPoint(const bsBvh* bvh, const bsClosestPointInput* input,
 		stats->hits += best.found ? 1u : 0u;
 	}
 	return bs_ok;
+}
+
+// The sweep's contact lookup (bsSweep_RefinesContact): bsBvh_ClosestPoint's answer for a valid input,
+// filled in only when the nearest triangle is not k, the hit's own (leaf order), and false otherwise.
+// When it is k, bsClosestPoint_Finish would compute the point and normal bsSweep_Finish already has
+// (the same calls on the same triangle and centre; bsSweep_UseMeshContact's facing normal for a
+// centre on the surface is bsSweep_Finish's too), so the output keeps them unchanged.
+static bool bsBvh_NearestOther(const bsBvh* bvh, const bsClosestPointInput* input, uint32_t k,
+	bsClosestPointOutput* contact, uint64_t* visited, uint64_t* tested)
+{
+	bsBvhNearest best;
+	bsBvh_Nearest(bvh, input->point, input->maxDistance, &best, visited, tested);
+	if (!best.found || best.k == k)
+	{
+		return false;
+	}
+	bsClosestPoint_Finish(bvh->tris + best.k, best.index, input->point, contact);
+	return true;
 }

@@ -275,7 +275,9 @@ static inline bool bsCylinder_AllBeyond(const bsTriangle* tri, const bsSweep* s,
 	return bsCylinder_AllBeyondDefault(tri, s, v, h, hmax);
 }
 
-// Step 3 on, for a triangle that Step 2 keeps (most triangles a BVH query tests end at Step 2).
+// Step 3 on, for a triangle that Step 2 keeps. Out of line for the bare cylinder test (Table 1's
+// random pairs mostly end at Step 2); inlined into the combined test, where the triangles a BVH query
+// reaches mostly get here (every one on the snow and slime figures' sweeps: docs/performance.md).
 // Compiled twice (dispatch.h).
 static BS_ALWAYS_INLINE bool bsCylinder_BranchesBody(const bsTriangle* tri, const bsSweep* s,
 	const double h[3], bsTriangleHit* hit)
@@ -319,9 +321,10 @@ static inline bool bsCylinder_Branches(const bsTriangle* tri, const bsSweep* s, 
 
 // The cylinder test, told that only t < tmax matters: when the whole triangle lies beyond
 // C(tmax)'s cap plane (bsCylinder_AllBeyond) it returns false at Step 2 instead of running the
-// branches whose t could only be >= tmax. Otherwise exactly bsCylinderTriangle.
+// branches whose t could only be >= tmax. Otherwise exactly bsCylinderTriangle. inlineBranches: the
+// branches in line (the combined test) or through their out-of-line copy (the bare test).
 static BS_ALWAYS_INLINE bool bsCylinderTriangleBefore(const bsTriangle* tri, const bsSweep* s, double tmax,
-	bsTriangleHit* hit)
+	bool inlineBranches, bsTriangleHit* hit)
 {
 	// Step 1: the unit axis A. The paper points it from C2 to C1; blobsim points it from C1 to C2,
 	// which flips signs in Step 2 and changes no outcome.
@@ -350,12 +353,12 @@ static BS_ALWAYS_INLINE bool bsCylinderTriangleBefore(const bsTriangle* tri, con
 		return false;
 	}
 
-	return bsCylinder_Branches(tri, s, h, hit);
+	return inlineBranches ? bsCylinder_BranchesBody(tri, s, h, hit) : bsCylinder_Branches(tri, s, h, hit);
 }
 
 bool bsCylinderTriangle(const bsTriangle* tri, const bsSweep* s, bsTriangleHit* hit)
 {
-	return bsCylinderTriangleBefore(tri, s, HUGE_VAL, hit);
+	return bsCylinderTriangleBefore(tri, s, HUGE_VAL, false, hit);
 }
 
 // The combination. tmax only skips work whose t could not be below it, so the caller's filter
@@ -379,7 +382,7 @@ static BS_ALWAYS_INLINE bool bsKarabassiCapsule(const bsTriangle* tri, const bsS
 	}
 
 	// The trace: cylinder/triangle.
-	if (bsCylinderTriangleBefore(tri, s, tmax, hit))
+	if (bsCylinderTriangleBefore(tri, s, tmax, true, hit))
 	{
 		return true;
 	}

@@ -3,6 +3,7 @@
 #include "test.h"
 
 #include "blobsim/bvh.h"
+#include "blobsim/closest.h"
 #include "blobsim/parallel.h"
 #include "procedural.h"
 #include "blobsim/rng.h"
@@ -1569,6 +1570,123 @@ static int KarabassiCullTest(void)
 	return 0;
 }
 
+// The sweep's contact lookup (bsSweep_RefinesContact) keeps bsSweep_Finish's point and normal when the
+// mesh's nearest triangle is the hit's own, and takes the neighbour's otherwise: both cases, against
+// the list loop, bit for bit. The scene makes the other case common: fans of triangles around shared
+// vertices (an edge or vertex contact has a neighbour at the same distance), coincident copies with
+// lower and higher indices, reversed copies, and small triangles floating just above the surface,
+// inside a stopped sphere, nearer its centre than the hit.
+static int ContactLookupTest(void)
+{
+	bsRng rng = bsMakeRng(97);
+	bsTriangle tris[200];
+	uint32_t count = 0;
+	for (int f = 0; f < 4; ++f)
+	{
+		bsVec3 hub = bsV3(f * 2.0, 0.0, 0.0);
+		int spokes = 5 + f;
+		for (int k = 0; k < spokes; ++k)
+		{
+			double a0 = 2.0 * 3.141592653589793 * k / spokes;
+			double a1 = 2.0 * 3.141592653589793 * (k + 1) / spokes;
+			bsVec3 p0 = bsAdd(hub, bsV3(cos(a0), 0.1 * (double)(k % 3) - 0.1, sin(a0)));
+			bsVec3 p1 = bsAdd(hub, bsV3(cos(a1), 0.1 * (double)((k + 1) % 3) - 0.1, sin(a1)));
+			ENSURE(bsMakeTriangle(hub, p1, p0, tris + count++) == bs_ok);
+			if (k % 3 == 0)
+			{
+				tris[count] = tris[count - 1];  // a coincident copy after it
+				++count;
+			}
+			if (k % 4 == 1)
+			{
+				ENSURE(bsMakeTriangle(hub, p0, p1, tris + count++) == bs_ok);  // reversed
+			}
+		}
+	}
+	// Coincident copies before their originals: swap a few pairs so the lower index comes second.
+	bsTriangle first = tris[0];
+	tris[0] = tris[1];
+	tris[1] = first;
+	for (int k = 0; k < 12; ++k)
+	{
+		bsVec3 c = bsV3(bsRng_Range(&rng, -0.5, 6.5), bsRng_Range(&rng, 0.02, 0.2), bsRng_Range(&rng, -0.6, 0.6));
+		bsVec3 u = bsV3(bsRng_Range(&rng, -0.1, 0.1), bsRng_Range(&rng, -0.05, 0.05), bsRng_Range(&rng, -0.1, 0.1));
+		bsVec3 w = bsV3(bsRng_Range(&rng, -0.1, 0.1), bsRng_Range(&rng, -0.05, 0.05), bsRng_Range(&rng, -0.1, 0.1));
+		if (bsMakeTriangle(c, bsAdd(c, u), bsAdd(c, w), tris + count) == bs_ok)
+		{
+			++count;
+		}
+	}
+	ENSURE(count <= 200);
+	bsBvhOptions options = bsDefaultBvhOptions();
+	options.maxLeafSize = 2;
+	bsBvh bvh;
+	ENSURE(bsBvh_Build(&bvh, tris, count, &options) == bs_ok);
+	int failures = 0;
+	int own = 0, other = 0;
+	for (int q = 0; q < 6000; ++q)
+	{
+		// Towards a hub, a spoke or anywhere on the fans; straight down, slanted or along the surface.
+		int f = (int)bsRng_Below(&rng, 4);
+		bsVec3 target = bsV3(f * 2.0, 0.0, 0.0);
+		if (q % 3 == 1)
+		{
+			double a = 2.0 * 3.141592653589793 * (double)bsRng_Below(&rng, (uint32_t)(5 + f)) / (5 + f);
+			double r = bsRng_Range(&rng, 0.0, 1.0);
+			target = bsAdd(target, bsV3(r * cos(a), 0.0, r * sin(a)));
+		}
+		else if (q % 3 == 2)
+		{
+			target = bsAdd(target, bsV3(bsRng_Range(&rng, -1.0, 1.0), 0.0, bsRng_Range(&rng, -1.0, 1.0)));
+		}
+		double radius = bsRng_Range(&rng, 0.01, 0.4);
+		bsVec3 back = bsV3(bsRng_Range(&rng, -0.5, 0.5), bsRng_Range(&rng, 0.0, 1.0), bsRng_Range(&rng, -0.5, 0.5));
+		if (q % 5 == 0)
+		{
+			back = bsV3(0.0, bsRng_Range(&rng, 0.2, 1.0), 0.0);
+		}
+		bsSweepInput in = {bsAdd(target, back), bsMulSub(target, bsRng_Range(&rng, 0.0, 1.0), back), radius};
+		for (int m = 0; m < 2; ++m)
+		{
+			bsMethod method = m == 0 ? bs_methodKarabassi : bs_methodExact;
+			if (m == 1)
+			{
+				in.c1 = bsMulAdd(target, bsRng_Range(&rng, -0.5, 0.5) * radius, bsV3(0.0, 1.0, 0.0));  // may start in contact
+			}
+			if (CompareQuery(&bvh, tris, count, method, &in, NULL, failures == 0) != 0)
+			{
+				++failures;
+			}
+			// Which case the lookup was: the list's nearest triangle to the stop centre, within the
+			// hit's own distance, against the hit.
+			bsSweepOutput out;
+			bsFeature feature = bs_featureFace;
+			if (bsSweepList(method, tris, count, &in, &out) == bs_ok && out.hit)
+			{
+				bsSweep s;
+				ENSURE(bsMakeSweep(&in, &s) == bs_ok);
+				bsTriangleHit hit = {out.t, out.test, out.branch, out.feature};
+				bsSweepOutput finished;
+				feature = bsSweep_Finish(&s, tris + out.triangle, out.triangle, &hit, &finished);
+				if (bsSweep_RefinesContact(method, out.t, feature))
+				{
+					bsClosestPointInput near = {finished.center, bsDistance(finished.center, finished.point)};
+					bsClosestPointOutput contact;
+					ENSURE(bsClosestPointList(tris, count, &near, &contact) == bs_ok && contact.hit);
+					own += contact.triangle == out.triangle;
+					other += contact.triangle != out.triangle;
+				}
+			}
+		}
+	}
+	printf("  contact lookup: %u triangles, 12000 queries, %d kept the hit's own point, %d took another "
+		"triangle's, %d disagree\n", count, own, other, failures);
+	bsBvh_Destroy(&bvh);
+	ENSURE(failures == 0);
+	ENSURE(own > 100 && other > 100);
+	return 0;
+}
+
 static int QueryTest(void)
 {
 	bsTriangle* tris = NULL;
@@ -1603,6 +1721,7 @@ static int QueryTest(void)
 	RUN_SUBTEST(SpecialQueryTest());
 	RUN_SUBTEST(WideQueryTest());
 	RUN_SUBTEST(KarabassiCullTest());
+	RUN_SUBTEST(ContactLookupTest());
 	return 0;
 }
 
