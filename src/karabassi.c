@@ -9,6 +9,8 @@
 #include "blobsim/collide.h"
 #include "dispatch.h"
 
+#include <float.h>
+
 // The paper's operation counts are for these exact expressions; keep them readable rather than
 // clever. Vertices are copied into an array so the steps can loop over them as the paper does.
 static inline void bsVertices(const bsTriangle* tri, bsVec3 v[3])
@@ -152,6 +154,56 @@ static BS_ALWAYS_INLINE bool bsCylinderParallel(const bsTriangle* tri, const bsS
 	return true;
 }
 
+// Does the whole triangle lie farther than R from the axis line, with a margin, across an edge whose
+// line separates it from Q, the axis's point on the plane (ef[i] < 0: Q outside that edge)? In the
+// plane, the cylinder's section is an ellipse about Q of largest radius R / |cos theta|
+// (cos theta = T.N . A = nd / L): a point of the plane at distance D from Q is at least D |cos theta|
+// from the axis, and every point of T's projection is at least D_i = |ef[i]| / |e_i'| >= |ef[i]| /
+// |e_i| from Q (e_i' the edge projected onto the plane; the edge function sees only projections).
+// The vertices lie off the stored plane by at most their plane distances, so T's points are at least
+// D_i |cos theta| - deviation from the axis. When that exceeds R + 1e-8 (1 + size), every S_i Int5
+// computes (a point of an edge, to rounding) has d_i > R even after rounding, and Int5-Int6 return
+// false: the cull is the branches' own answer, earlier. (The errors of Q, of ef and of the squares are
+// relative 1e-16 of the coordinates, R and |s1|: Q's error along the axis moves no distance from it,
+// and its error times |cos theta| is that of s1.) Most triangles near a figure's sweep that miss the
+// cylinder end here (docs/performance.md).
+static BS_ALWAYS_INLINE bool bsCylinder_AxisClear(const bsTriangle* tri, const bsSweep* s, const bsVec3 v[3],
+	const double ef[3], double nd)
+{
+	int outside = -1;
+	for (int i = 0; i < 3; ++i)
+	{
+		// The most negative edge function is the only one tried; -inf (an overflow) is not.
+		if (ef[i] < 0.0 && ef[i] >= -DBL_MAX && (outside < 0 || ef[i] < ef[outside]))
+		{
+			outside = i;
+		}
+	}
+	if (outside < 0)
+	{
+		return false;
+	}
+	// Farther than R alone first (the bound below is larger): the deviation is paid only then.
+	double x = ef[outside] * nd;
+	double e2 = bsDistanceSquared(v[outside == 2 ? 0 : outside + 1], v[outside]);
+	double reach = s->len2 * e2;
+	if (!(x * x > s->radius2 * reach))
+	{
+		return false;
+	}
+	double deviation = 0.0;
+	double size = s->len + bsMaxAbsFinite(s->c1) + s->radius;
+	for (int i = 0; i < 3; ++i)
+	{
+		double d = fabs(bsTriangle_PlaneDistance(tri, v[i]));
+		double m = bsMaxAbsFinite(v[i]);
+		deviation = d > deviation ? d : deviation;
+		size = m > size ? m : size;
+	}
+	double bound = s->radius + deviation + 1e-8 * (1.0 + size);
+	return x * x > bound * bound * reach;
+}
+
 // Int4-Int6: the axis meets the triangle's plane.
 static BS_ALWAYS_INLINE bool bsCylinderIntersecting(const bsTriangle* tri, const bsSweep* s, const bsVec3 v[3],
 	const double h[3], double nd, bsTriangleHit* hit)
@@ -160,11 +212,25 @@ static BS_ALWAYS_INLINE bool bsCylinderIntersecting(const bsTriangle* tri, const
 
 	// Int4: the axis meets the plane at Q = C1 + t (C2 - C1), t = -T.N . (C1 - T.P1) / T.N . (C2 - C1)
 	// (T.delta stands for -T.N . T.P1). Q between C1 and C2 and inside T is the intersection point.
+	// The edge functions are bsTriangle_Contains's own expressions, kept for the cull below.
 	double t = -bsTriangle_PlaneDistance(tri, s->c1) / nd;
-	if (t >= 0.0 && t <= 1.0 && bsTriangle_Contains(tri, bsMulAdd(s->c1, t, s->d)))
+	if (t >= 0.0 && t <= 1.0)
 	{
-		bsSetHit(hit, t, bs_testCylinder, bs_branchInt4, 0);
-		return true;
+		bsVec3 q = bsMulAdd(s->c1, t, s->d);
+		double ef[3];
+		for (int i = 0; i < 3; ++i)
+		{
+			ef[i] = bsDot(bsCross(bsSub(v[i == 2 ? 0 : i + 1], v[i]), bsSub(q, v[i])), tri->n);
+		}
+		if (ef[0] >= 0.0 && ef[1] >= 0.0 && ef[2] >= 0.0)
+		{
+			bsSetHit(hit, t, bs_testCylinder, bs_branchInt4, 0);
+			return true;
+		}
+		if (bsCylinder_AxisClear(tri, s, v, ef, nd))
+		{
+			return false;  // no point of T within R of the axis: Int5 would find every d_i > R
+		}
 	}
 
 	// Int5: the closest point S_i of each edge PaPb to the infinite axis, by section 4.1:

@@ -303,6 +303,17 @@ static double GridCoordinate(bsRng* rng, double offset, double scale)
 	return offset + scale * (g == 0.0 && bsRng_Below(rng, 2) == 0 ? -0.0 : g);
 }
 
+// A random triangle of edges 0.1..1 scale about base; thin > 0: its third vertex within thin scale of
+// the first edge. False when bsMakeTriangle refuses it.
+static bool RandomTriangle(bsRng* rng, bsVec3 base, double scale, double thin, bsTriangle* tri)
+{
+	bsVec3 p1 = bsMulAdd(base, scale, bsRng_UnitVector(rng));
+	bsVec3 p2 = bsMulAdd(p1, scale * bsRng_Range(rng, 0.1, 1.0), bsRng_UnitVector(rng));
+	bsVec3 p3 = thin > 0.0 ? bsMulAdd(bsLerp(p1, p2, bsRng_Uniform(rng)), scale * thin,
+		bsRng_UnitVector(rng)) : bsMulAdd(p1, scale * bsRng_Range(rng, 0.1, 1.0), bsRng_UnitVector(rng));
+	return bsMakeTriangle(p1, p2, p3, tri) == bs_ok;
+}
+
 // The prefilters in front of the per-triangle tests (collide.h) change no answer:
 // bsSweep_BoxOverlaps is the plain comparisons exactly, ties and signed zeros included; and when
 // bsTriangle_BoxNear says no, the start/end sphere test (bsSphereTriangle) and the exact start test
@@ -338,18 +349,14 @@ static int Prefilters(void)
 	{
 		double scale = i % 4 == 0 ? 1e-3 : 1.0;
 		double offset = i % 5 == 0 ? 1e6 : 0.0;
-		bsVec3 base = bsV3(offset, offset * 0.5, -offset);
-		bsVec3 p1 = bsMulAdd(base, scale, bsRng_UnitVector(&rng));
-		bsVec3 p2 = bsMulAdd(p1, scale * bsRng_Range(&rng, 0.1, 1.0), bsRng_UnitVector(&rng));
 		// Every third triangle is thin: its third vertex near the first edge.
-		bsVec3 p3 = i % 3 == 0 ? bsMulAdd(bsLerp(p1, p2, bsRng_Uniform(&rng)), scale * 1e-5,
-			bsRng_UnitVector(&rng)) : bsMulAdd(p1, scale * bsRng_Range(&rng, 0.1, 1.0),
-			bsRng_UnitVector(&rng));
 		bsTriangle tri;
-		if (bsMakeTriangle(p1, p2, p3, &tri) != bs_ok)
+		if (!RandomTriangle(&rng, bsV3(offset, offset * 0.5, -offset), scale, i % 3 == 0 ? 1e-5 : 0.0,
+			&tri))
 		{
 			continue;
 		}
+		bsVec3 p1 = tri.p1, p2 = tri.p2, p3 = tri.p3;
 		// A centre straight out from the vertex with the largest (or smallest) coordinate on an axis:
 		// its distance from the triangle is that gap exactly, as is the gap between the bounds, so R
 		// just below it is a near miss the bounds reject by a hair, and R at or above it a touch.
@@ -395,6 +402,136 @@ static int Prefilters(void)
 	return 0;
 }
 
+// Int4-Int6 of src/karabassi.c written out again, without the cull in front of Int5
+// (bsCylinder_AxisClear), as the reference for AxisClearCull. Step 2's rejection is the caller's.
+static bool IntersectingReference(const bsTriangle* tri, const bsSweep* s, const double h[3], double nd,
+	bsTriangleHit* hit)
+{
+	bsVec3 v[3] = {tri->p1, tri->p2, tri->p3};
+	double len = s->len;
+	double t = -bsTriangle_PlaneDistance(tri, s->c1) / nd;
+	if (t >= 0.0 && t <= 1.0 && bsTriangle_Contains(tri, bsMulAdd(s->c1, t, s->d)))
+	{
+		*hit = (bsTriangleHit){t, bs_testCylinder, bs_branchInt4, 0};
+		return true;
+	}
+	double best = HUGE_VAL;
+	int feature = 0;
+	for (int i = 0; i < 3; ++i)
+	{
+		int j = i == 2 ? 0 : i + 1;
+		if ((h[i] < 0.0 && h[j] < 0.0) || (h[i] > len && h[j] > len))
+		{
+			continue;
+		}
+		double ta = h[i] / len;
+		double tb = h[j] / len;
+		double da2 = bsDistanceSquared(v[i], bsMulAdd(s->c1, ta, s->d));
+		double db2 = bsDistanceSquared(v[j], bsMulAdd(s->c1, tb, s->d));
+		double s2 = bsDistanceSquared(v[j], bsMulAdd(v[i], tb - ta, s->d));
+		bsVec3 sPoint = v[i];
+		if (s2 > 0.0)
+		{
+			double u = (da2 - db2 + s2) / (2.0 * s2);
+			sPoint = u <= 0.0 ? v[i] : (u >= 1.0 ? v[j] : bsLerp(v[i], v[j], u));
+		}
+		double hs = bsDot(s->axis, bsSub(sPoint, s->c1));
+		if (hs < 0.0 || hs > len || hs >= best)
+		{
+			continue;
+		}
+		if (bsLengthSquared(bsMulSub(bsSub(sPoint, s->c1), hs, s->axis)) <= s->radius2)
+		{
+			best = hs;
+			feature = i;
+		}
+	}
+	if (best == HUGE_VAL)
+	{
+		return false;
+	}
+	*hit = (bsTriangleHit){best / len, bs_testCylinder, bs_branchInt6, (uint8_t)feature};
+	return true;
+}
+
+// The cull in front of Int5 (the whole triangle farther than R from the axis across an edge: no
+// branch can find anything) is the branches' own answer: bsCylinderTriangle equals the reference
+// above bit for bit (hit, t, branch, feature) on axes passing an edge point or a vertex at R (1 +
+// rel), rel from -1e-6 to 1e-6 through 0 and +-1e-15, Q outside across that edge, tilts from
+// perpendicular to grazing the plane (|cos theta| down to 1e-6), scales 1e-3 and 1, 1e6 from the
+// origin, thin triangles. Removing the cull's margin (bound = R) makes it fail here.
+static int AxisClearCull(void)
+{
+	bsRng rng = bsMakeRng(2611);
+	int hits = 0, misses = 0, compared = 0;
+	static const double rel[] = {-1e-6, -1e-12, -1e-15, 0.0, 1e-15, 1e-12, 1e-6};
+	static const double tilt[] = {1.0, 0.5, 1e-2, 1e-4, 1e-6};
+	for (int i = 0; i < 30000; ++i)
+	{
+		double scale = i % 4 == 0 ? 1e-3 : 1.0;
+		double offset = i % 3 == 0 ? 1e6 : 0.0;
+		bsTriangle tri;
+		if (!RandomTriangle(&rng, bsV3(offset, -offset * 0.5, offset * 0.25), scale,
+			i % 5 == 0 ? 1e-4 : 0.0, &tri))
+		{
+			continue;
+		}
+		// X: a vertex (a third of the cases) or a point of edge k; out: the edge's outward direction
+		// in the plane (the triangle is counter-clockwise about n).
+		bsVec3 v[3] = {tri.p1, tri.p2, tri.p3};
+		int k = (int)bsRng_Below(&rng, 3);
+		bsVec3 a = v[k];
+		bsVec3 e = bsSub(v[k == 2 ? 0 : k + 1], a);
+		bsVec3 x = i % 3 == 1 ? a : bsMulAdd(a, bsRng_Uniform(&rng), e);
+		bsVec3 out = bsNormalize(bsCross(e, tri.n));
+		// The axis: cos theta = axis . n from tilt[], leaning towards a random in-plane direction.
+		bsVec3 side = bsNormalize(bsCross(tri.n, bsRng_UnitVector(&rng)));
+		double c = tilt[bsRng_Below(&rng, 5)] * (bsRng_Below(&rng, 2) == 0 ? 1.0 : -1.0);
+		bsVec3 axis = bsNormalize(bsMulAdd(bsScale(c, tri.n), sqrt(1.0 - c * c), side));
+		// The axis line passes X at distance rho, on the outward side (its perpendicular part).
+		bsVec3 u = bsMulSub(out, bsDot(out, axis), axis);
+		if (bsLengthSquared(u) < 1e-12)
+		{
+			continue;
+		}
+		u = bsNormalize(u);
+		double rho = scale * bsRng_Range(&rng, 0.05, 0.5);
+		bsVec3 through = bsMulAdd(x, rho, u);
+		double len = scale * bsRng_Range(&rng, 0.1, 2.0);
+		bsVec3 c1 = bsMulAdd(through, -len * bsRng_Range(&rng, -0.2, 1.2), axis);
+		bsVec3 c2 = bsMulAdd(c1, len, axis);
+		double radius = rho * (1.0 + rel[bsRng_Below(&rng, 7)]);
+		bsSweep s = MakeSweep(c1, c2, radius);
+		double nd = bsDot(tri.n, s.d);
+		double h[3];
+		for (int m = 0; m < 3; ++m)
+		{
+			h[m] = bsDot(s.axis, bsSub(v[m], s.c1));
+		}
+		if (nd == 0.0 || (h[0] < 0.0 && h[1] < 0.0 && h[2] < 0.0) ||
+			(h[0] > s.len && h[1] > s.len && h[2] > s.len))
+		{
+			continue;  // not the Int branches
+		}
+		bsTriangleHit want = {0}, got = {0};
+		bool expect = IntersectingReference(&tri, &s, h, nd, &want);
+		ENSURE(bsCylinderTriangle(&tri, &s, &got) == expect);
+		if (expect)
+		{
+			ENSURE(got.t == want.t && got.branch == want.branch && got.feature == want.feature);
+			ENSURE(got.test == want.test);
+		}
+		hits += expect;
+		misses += !expect;
+		++compared;
+	}
+	// Both sides of the tangency are exercised.
+	ENSURE(compared > 20000);
+	ENSURE(hits > 3000);
+	ENSURE(misses > 3000);
+	return 0;
+}
+
 int KarabassiTest(void)
 {
 	RUN_SUBTEST(SphereSteps());
@@ -404,5 +541,6 @@ int KarabassiTest(void)
 	RUN_SUBTEST(Grazing());
 	RUN_SUBTEST(MainLoop());
 	RUN_SUBTEST(Prefilters());
+	RUN_SUBTEST(AxisClearCull());
 	return 0;
 }
