@@ -64,17 +64,14 @@ static bool bsRadialForce_Active(const bsForceContext* c)
 }
 
 // Reads only the particle's own position, and adds the forces in their order: the same for any
-// thread count. A force outside its window adds nothing (not even +0, so one force alone gives the
-// same bits as before there were several).
+// thread count. bsRadial_Acceleration already gives zero outside a force's window (as beyond its
+// reach), so the window is not tested again here; a lone force is asked only in substeps it acts in
+// (bsRadialForce_Active), as before there were several.
 static void bsRadialForce_Accelerate(const bsForceContext* c, size_t i, bsVec3* a)
 {
 	for (int k = 0; k < c->def->radialCount; ++k)
 	{
-		const bsRadialDef* r = c->def->radial + k;
-		if (bsRadial_Acts(r, c->time, c->h))
-		{
-			*a = bsAdd(*a, bsRadial_Acceleration(r, c->particles->position[i], c->time, c->h));
-		}
+		*a = bsAdd(*a, bsRadial_Acceleration(c->def->radial + k, c->particles->position[i], c->time, c->h));
 	}
 }
 
