@@ -166,6 +166,12 @@ static bool bsParseVsList(const char* cmd, const char* option, const char* value
 		return true;
 	}
 	char message[256];
+	if (bad[0] == '\0' && value[0] != '\0')
+	{
+		snprintf(message, sizeof message, "%s: an empty name in the list", option);
+		bsUsageError(cmd, message, value);
+		return false;
+	}
 	int length = snprintf(message, sizeof message, "%s: expected a comma-separated list of", option);
 	for (int i = 0; i < count && length > 0 && (size_t)length < sizeof message; ++i)
 	{
