@@ -134,6 +134,17 @@ static void bsBenchUsage(FILE* f)
 		"  --vs-rounds K    alternated rounds of the embree part, the median counts (default %d)\n"
 		"  --vs-configs DIR where the embree part finds snow.json and slime.json (default %s)\n"
 		"  --vs-only build  the embree part's builds alone, without its query sets (implies --vs embree)\n"
+		"  --vs-sets LIST   only these query sets of the embree part, comma-separated: mixed, near,\n"
+		"                   radius3x, snow, slime (implies --vs embree; no builds; a line per method\n"
+		"                   with its process CPU time)\n"
+		"  --vs-methods LIST  only these methods, comma-separated: embree-sweep, exact, karabassi,\n"
+		"                   embree-ray, ray (as --vs-sets; x needs Embree's side of the same kind).\n"
+		"                   Each round's queries run in bsVsTimedPass: with --threads 1 --vs-rounds 1,\n"
+		"                   valgrind --tool=callgrind --toggle-collect=bsVsTimedPass counts one\n"
+		"                   method on one set\n"
+		"  --vs-counts      also a line per set of the work a query: Embree's callbacks (blobsim's\n"
+		"                   exact test), blobsim's triangles tested and nodes visited (implies --vs\n"
+		"                   embree)\n"
 		"  -h, --help       show this help and exit\n"
 		"\n"
 		"Options take their value as the next argument or after '=' (--tests=1000).\n"
@@ -143,6 +154,33 @@ static void bsBenchUsage(FILE* f)
 		BS_BENCH_DEFAULT_PARTICLES, bsCoreCount(),
 		BS_BENCH_DEFAULT_RUNS, vs.queries, vs.resolution,
 		2 * vs.resolution * vs.resolution + 12 * vs.boxes, vs.rounds, vs.configDir);
+}
+
+// --vs-sets and --vs-methods: a comma-separated list of the names, into a bit mask.
+static bool bsParseVsList(const char* cmd, const char* option, const char* value,
+	const char* const* names, int count, unsigned* mask)
+{
+	char bad[256];
+	if (bsVsParseNames(value, names, count, mask, bad, sizeof bad))
+	{
+		return true;
+	}
+	char message[256];
+	if (bad[0] == '\0' && value[0] != '\0')
+	{
+		snprintf(message, sizeof message, "%s: an empty name in the list", option);
+		bsUsageError(cmd, message, value);
+		return false;
+	}
+	int length = snprintf(message, sizeof message, "%s: expected a comma-separated list of", option);
+	for (int i = 0; i < count && length > 0 && (size_t)length < sizeof message; ++i)
+	{
+		length += snprintf(message + length, sizeof message - (size_t)length, "%s%s",
+			i == 0 ? " " : i + 1 == count ? " or " : ", ", names[i]);
+	}
+	snprintf(message + strlen(message), sizeof message - strlen(message), ", got");
+	bsUsageError(cmd, message, bad);
+	return false;
 }
 
 // Returns -1 when the options are fine, else the exit status (0 after --help).
@@ -342,6 +380,32 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 			}
 			o->vs.rounds = (int)v;
 		}
+		else if ((m = bsMatchOption(cmd, "--vs-sets", argc, argv, &i, &value)) != 0)
+		{
+			if (m < 0 || !bsParseVsList(cmd, "--vs-sets", value, bs_vsSetNames, BS_VS_SET_COUNT,
+				&o->vs.sets))
+			{
+				return bs_exitUsage;
+			}
+			o->vsEmbree = true;
+			o->vs.selected = true;
+		}
+		else if ((m = bsMatchOption(cmd, "--vs-methods", argc, argv, &i, &value)) != 0)
+		{
+			if (m < 0 || !bsParseVsList(cmd, "--vs-methods", value, bs_vsMethodNames,
+				BS_VS_METHOD_COUNT, &o->vs.methods))
+			{
+				return bs_exitUsage;
+			}
+			o->vsEmbree = true;
+			o->vs.selected = true;
+		}
+		else if (strcmp(arg, "--vs-counts") == 0)
+		{
+			o->vsEmbree = true;
+			o->vs.counts = true;
+			i += 1;
+		}
 		else if ((m = bsMatchOption(cmd, "--vs-configs", argc, argv, &i, &value)) != 0)
 		{
 			if (m < 0)
@@ -365,6 +429,12 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 			bsUsageError(cmd, "unexpected argument", arg);
 			return bs_exitUsage;
 		}
+	}
+	if (o->vs.buildOnly && o->vs.selected)
+	{
+		bsUsageError(cmd, "--vs-only build times the builds alone: it takes no --vs-sets or "
+			"--vs-methods", NULL);
+		return bs_exitUsage;
 	}
 	// --only names one part; the particle part runs unless another is named (or --particles 0), and
 	// the field part with it (the same count), or alone with --only field.

@@ -21,6 +21,12 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <string.h>
+
+const char* const bs_vsSetNames[BS_VS_SET_COUNT] = {"mixed", "near", "radius3x", "snow", "slime"};
+const char* const bs_vsMethodNames[BS_VS_METHOD_COUNT] = {
+	"embree-sweep", "exact", "karabassi", "embree-ray", "ray",
+};
 
 bsVsEmbreeDef bsDefaultVsEmbreeDef(void)
 {
@@ -35,7 +41,43 @@ bsVsEmbreeDef bsDefaultVsEmbreeDef(void)
 	def.threads = 0;
 	def.configDir = "configs";
 	def.buildOnly = false;
+	def.sets = (1u << BS_VS_SET_COUNT) - 1u;
+	def.methods = (1u << BS_VS_METHOD_COUNT) - 1u;
+	def.selected = false;
+	def.counts = false;
 	return def;
+}
+
+bool bsVsParseNames(const char* list, const char* const* names, int count, unsigned* mask, char* bad,
+	size_t badSize)
+{
+	*mask = 0;
+	snprintf(bad, badSize, "%s", list);
+	if (list[0] == '\0')
+	{
+		return false;
+	}
+	const char* item = list;
+	for (;;)
+	{
+		size_t length = strcspn(item, ",");
+		int found = -1;
+		for (int i = 0; i < count && found < 0; ++i)
+		{
+			found = strlen(names[i]) == length && strncmp(item, names[i], length) == 0 ? i : -1;
+		}
+		if (found < 0)
+		{
+			snprintf(bad, badSize, "%.*s", (int)length, item);
+			return false;
+		}
+		*mask |= 1u << found;
+		if (item[length] == '\0')
+		{
+			return true;
+		}
+		item += length + 1;
+	}
 }
 
 #ifndef BS_HAVE_EMBREE
@@ -186,6 +228,7 @@ typedef struct bsVsSweepQuery
 	bsSweep sweep;
 	bsTriangleHit hit;
 	uint32_t index;
+	uint32_t tests;  // callbacks run (--vs-counts): one add to this stack-held query, also when timed
 	bool found;
 } bsVsSweepQuery;
 
@@ -200,6 +243,7 @@ static void bsVsUserIntersect(const struct RTCIntersectFunctionNArguments* args)
 	}
 	const bsVsUserData* data = args->geometryUserPtr;
 	bsVsSweepQuery* q = (bsVsSweepQuery*)args->context;
+	q->tests += 1;
 	uint32_t index = args->primID;
 	double tmax = 2.0;
 	if (q->found)
@@ -311,16 +355,18 @@ static void bsVsSetRay(struct RTCRayHit* rh, bsVec3 c1, bsVec3 d)
 	rh->hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
 }
 
-static void bsVsEmbreeSweep(const bsVsScene* s, const bsSweepInput* in, bsSweepOutput* out)
+// Returns how many times Embree called the intersect callback (blobsim's exact test) for the query.
+static uint32_t bsVsEmbreeSweep(const bsVsScene* s, const bsSweepInput* in, bsSweepOutput* out)
 {
 	bsVsSweepQuery q;
 	if (bsMakeSweep(in, &q.sweep) != bs_ok)
 	{
 		// The query sets hold valid inputs only; answered as bsBvh_Sweep answers an invalid one.
 		bsBvh_Sweep(s->bvh, bs_methodExact, in, out, NULL);
-		return;
+		return 0;
 	}
 	rtcInitIntersectContext(&q.context);
+	q.tests = 0;
 	q.found = false;
 	q.index = BS_NO_TRIANGLE;
 	struct RTCRayHit rh;
@@ -334,6 +380,7 @@ static void bsVsEmbreeSweep(const bsVsScene* s, const bsSweepInput* in, bsSweepO
 	{
 		bsSweep_Miss(&q.sweep, out);
 	}
+	return q.tests;
 }
 
 static void bsVsEmbreeRay(const bsVsScene* s, const bsSweepInput* in, bsVsRayAnswer* out)
@@ -356,32 +403,39 @@ typedef struct bsVsJob
 	bsSweepOutput* outputs;  // the sweeps
 	bsVsRayAnswer* rays;     // the Embree ray
 	bsRayOutput* blobsimRays;  // blobsim's ray
+	bsQueryStats* counts;    // NULL, or one per worker (the counting pass of --vs-counts); Embree's
+	                         // callbacks go to trianglesTested
 } bsVsJob;
 
 static void bsVsRange(void* context, size_t begin, size_t end, int worker)
 {
-	(void)worker;
 	const bsVsJob* job = context;
 	const bsVsScene* s = job->scene;
 	const bsSweepInput* in = job->inputs;
+	bsQueryStats* counts = job->counts != NULL ? job->counts + worker : NULL;
 	switch (job->variant)
 	{
 		case bs_vsEmbreeSweep:
 			for (size_t i = begin; i < end; ++i)
 			{
-				bsVsEmbreeSweep(s, in + i, job->outputs + i);
+				uint32_t tests = bsVsEmbreeSweep(s, in + i, job->outputs + i);
+				if (counts != NULL)
+				{
+					counts->queries += 1;
+					counts->trianglesTested += tests;
+				}
 			}
 			break;
 		case bs_vsExact:
 			for (size_t i = begin; i < end; ++i)
 			{
-				bsBvh_Sweep(s->bvh, bs_methodExact, in + i, job->outputs + i, NULL);
+				bsBvh_Sweep(s->bvh, bs_methodExact, in + i, job->outputs + i, counts);
 			}
 			break;
 		case bs_vsKarabassi:
 			for (size_t i = begin; i < end; ++i)
 			{
-				bsBvh_Sweep(s->bvh, bs_methodKarabassi, in + i, job->outputs + i, NULL);
+				bsBvh_Sweep(s->bvh, bs_methodKarabassi, in + i, job->outputs + i, counts);
 			}
 			break;
 		case bs_vsEmbreeRay:
@@ -394,7 +448,7 @@ static void bsVsRange(void* context, size_t begin, size_t end, int worker)
 			for (size_t i = begin; i < end; ++i)
 			{
 				bsRayInput ray = {in[i].c1, in[i].c2};
-				bsRayBvh_Ray(s->rayBvh, &ray, job->blobsimRays + i, NULL);
+				bsRayBvh_Ray(s->rayBvh, &ray, job->blobsimRays + i, counts);
 			}
 			break;
 		case bs_vsCount:
@@ -443,38 +497,53 @@ typedef struct bsVsAgreement
 } bsVsAgreement;
 
 static void bsVsCompare(bsSweepOutput* const* out, const bsVsRayAnswer* rays,
-	const bsRayOutput* blobsimRays, size_t count, bsVsAgreement* a)
+	const bsRayOutput* blobsimRays, size_t count, unsigned ran, bsVsAgreement* a)
 {
 	memset(a, 0, sizeof *a);
+	bool has[bs_vsCount];
+	for (int v = 0; v < bs_vsCount; ++v)
+	{
+		has[v] = (ran >> v & 1u) != 0;
+	}
 	for (size_t q = 0; q < count; ++q)
 	{
-		const bsSweepOutput* e = out[bs_vsEmbreeSweep] + q;
-		const bsSweepOutput* b = out[bs_vsExact] + q;
-		a->hits[bs_vsEmbreeSweep] += e->hit;
-		a->hits[bs_vsExact] += b->hit;
-		a->hits[bs_vsKarabassi] += out[bs_vsKarabassi][q].hit;
-		a->hits[bs_vsRay] += blobsimRays[q].hit;
-		a->hits[bs_vsEmbreeRay] += rays[q].triangle != BS_NO_TRIANGLE;
-		if (e->hit != b->hit)
+		for (int v = bs_vsEmbreeSweep; v <= bs_vsKarabassi; ++v)
 		{
-			a->exactHitDiffer += 1;
-			a->embreeMissed += b->hit;
+			a->hits[v] += has[v] ? out[v][q].hit : 0;
 		}
-		else if (e->hit)
+		a->hits[bs_vsRay] += has[bs_vsRay] ? blobsimRays[q].hit : 0;
+		a->hits[bs_vsEmbreeRay] += has[bs_vsEmbreeRay] && rays[q].triangle != BS_NO_TRIANGLE;
+		if (has[bs_vsEmbreeSweep] && has[bs_vsExact])
 		{
-			a->exactMaxDt = fmax(a->exactMaxDt, fabs(e->t - b->t));
-			a->exactTriDiffer += e->triangle != b->triangle;
+			const bsSweepOutput* e = out[bs_vsEmbreeSweep] + q;
+			const bsSweepOutput* b = out[bs_vsExact] + q;
+			if (e->hit != b->hit)
+			{
+				a->exactHitDiffer += 1;
+				a->embreeMissed += b->hit;
+			}
+			else if (e->hit)
+			{
+				a->exactMaxDt = fmax(a->exactMaxDt, fabs(e->t - b->t));
+				a->exactTriDiffer += e->triangle != b->triangle;
+			}
+			a->exactBytesDiffer += memcmp(e, b, sizeof *e) != 0;
 		}
-		a->exactBytesDiffer += memcmp(e, b, sizeof *e) != 0;
-		a->karabassiDiffer += out[bs_vsKarabassi][q].hit != b->hit;
-		bool rayHit = rays[q].triangle != BS_NO_TRIANGLE;
-		if (rayHit != (blobsimRays[q].hit != 0))
+		if (has[bs_vsKarabassi] && has[bs_vsExact])
 		{
-			a->rayHitDiffer += 1;
+			a->karabassiDiffer += out[bs_vsKarabassi][q].hit != out[bs_vsExact][q].hit;
 		}
-		else if (rayHit)
+		if (has[bs_vsEmbreeRay] && has[bs_vsRay])
 		{
-			a->rayMaxDt = fmax(a->rayMaxDt, fabs((double)rays[q].t - blobsimRays[q].t));
+			bool rayHit = rays[q].triangle != BS_NO_TRIANGLE;
+			if (rayHit != (blobsimRays[q].hit != 0))
+			{
+				a->rayHitDiffer += 1;
+			}
+			else if (rayHit)
+			{
+				a->rayMaxDt = fmax(a->rayMaxDt, fabs((double)rays[q].t - blobsimRays[q].t));
+			}
 		}
 	}
 }
@@ -486,9 +555,16 @@ typedef struct bsVsRow
 	size_t count;
 	int threads[2];
 	int threadRuns;
+	unsigned ran;  // bit v: variant v ran (all but with --vs-methods)
 	double rate[2][bs_vsCount];
-	double ratio[2][bs_vsCount];  // blobsim / Embree: the median of the rounds' own ratios
+	double ratio[2][bs_vsCount];  // blobsim / Embree: the median of the rounds' own ratios (0: Embree's
+	                              // side did not run)
+	double cpu[2][bs_vsCount];       // median process CPU seconds of a round, all threads
+	double cpuRatio[2][bs_vsCount];  // Embree's CPU time / blobsim's, the median of the rounds'
 	bsVsAgreement agree;
+	bool counted;                    // --vs-counts: counts[] holds the counting pass's sums
+	int countThreads;
+	bsQueryStats counts[bs_vsCount];  // Embree sweep: its callbacks in trianglesTested
 } bsVsRow;
 
 typedef struct bsVsSummary
@@ -502,9 +578,69 @@ typedef struct bsVsSummary
 	bool built;
 } bsVsSummary;
 
+// GCC must neither inline nor clone the timed pass (a clone is named bsVsTimedPass.constprop.0).
+#if defined(__GNUC__) && !defined(__clang__)
+#define BS_VS_OWN_FUNCTION __attribute__((noinline, noipa))
+#else
+#define BS_VS_OWN_FUNCTION __attribute__((noinline))
+#endif
+
+// One variant's timed pass over a query set, in a function of its own so that `valgrind
+// --tool=callgrind --toggle-collect=bsVsTimedPass` counts the timed rounds' queries and nothing else
+// (the warm-up and the counting pass call bsParallelFor around it). With more than one thread the
+// other threads' share runs outside it: count with --threads 1.
+static BS_VS_OWN_FUNCTION void bsVsTimedPass(int threads, size_t count, bsVsJob* job)
+{
+	bsParallelFor(threads, count, BS_VS_GRAIN, bsVsRange, job);
+}
+
+// --vs-counts: one more pass of every variant that ran, on `threads` threads, apart from the timed
+// rounds, each worker summing its own counts; the workers' sums are added in worker order.
+static bool bsVsCount(const bsVsScene* scene, const bsSweepInput* inputs, size_t count, int threads,
+	bsSweepOutput* const* out, bsVsRayAnswer* rays, bsRayOutput* blobsimRays, bsVsRow* row)
+{
+	bsQueryStats* perWorker = malloc((size_t)threads * sizeof *perWorker);
+	if (perWorker == NULL)
+	{
+		return false;
+	}
+	for (int v = 0; v < bs_vsCount; ++v)
+	{
+		if ((row->ran >> v & 1u) == 0 || v == bs_vsEmbreeRay)
+		{
+			continue;  // Embree's rays have no callback to count in
+		}
+		memset(perWorker, 0, (size_t)threads * sizeof *perWorker);
+		bsVsJob job = {scene, inputs, (bsVsVariant)v, out[v], rays, blobsimRays, perWorker};
+		bsParallelFor(threads, count, BS_VS_GRAIN, bsVsRange, &job);
+		bsQueryStats* sum = row->counts + v;
+		for (int w = 0; w < threads; ++w)
+		{
+			sum->queries += perWorker[w].queries;
+			sum->nodesVisited += perWorker[w].nodesVisited;
+			sum->trianglesTested += perWorker[w].trianglesTested;
+		}
+	}
+	free(perWorker);
+	row->counted = true;
+	row->countThreads = threads;
+	return true;
+}
+
+// The median over the rounds of num[round] / den[round].
+static double bsVsMedianRatio(const double* num, const double* den, int rounds, double* scratch)
+{
+	for (int round = 0; round < rounds; ++round)
+	{
+		scratch[round] = num[round] / den[round];
+	}
+	return bsVsMedian(scratch, rounds);
+}
+
 // Times every variant on one query set: per thread count, one untimed warm-up, then `rounds` rounds
-// of all five variants in turn (A B C D E, A B C D E, ...); each variant's median counts. The first
-// round's answers are compared, and every round's with the first thread count's.
+// of all five variants in turn (A B C D E, A B C D E, ...; only those of --vs-methods); each
+// variant's median counts. The first round's answers are compared, and every round's with the first
+// thread count's.
 static int bsVsRunSet(const bsVsEmbreeDef* def, const bsVsScene* scene, const char* name,
 	const bsSweepInput* inputs, size_t count, bsVsRow* row)
 {
@@ -512,6 +648,7 @@ static int bsVsRunSet(const bsVsEmbreeDef* def, const bsVsScene* scene, const ch
 	memset(row, 0, sizeof *row);
 	snprintf(row->name, sizeof row->name, "%s", name);
 	row->count = count;
+	row->ran = def->methods & ((1u << bs_vsCount) - 1u);
 	int allThreads = def->threads > 0 ? def->threads : bsCoreCount();
 	row->threads[0] = 1;
 	row->threads[1] = allThreads;
@@ -520,7 +657,9 @@ static int bsVsRunSet(const bsVsEmbreeDef* def, const bsVsScene* scene, const ch
 	bsSweepOutput* out[bs_vsCount] = {NULL};
 	bsVsRayAnswer* rays = malloc(count * sizeof *rays);
 	bsRayOutput* blobsimRays = malloc(count * sizeof *blobsimRays);
-	double* seconds = malloc((size_t)def->rounds * bs_vsCount * sizeof *seconds);
+	size_t slots = (size_t)def->rounds * bs_vsCount;
+	double* seconds = malloc(2 * slots * sizeof *seconds);
+	double* cpu = seconds != NULL ? seconds + slots : NULL;  // process CPU time, all threads
 	double* ratios = malloc((size_t)def->rounds * sizeof *ratios);
 	bool ok = rays != NULL && blobsimRays != NULL && seconds != NULL && ratios != NULL;
 	for (int v = 0; v < bs_vsCount; ++v)
@@ -546,17 +685,21 @@ static int bsVsRunSet(const bsVsEmbreeDef* def, const bsVsScene* scene, const ch
 		{
 			for (int v = 0; v < bs_vsCount; ++v)
 			{
-				bsVsJob job = {scene, inputs, (bsVsVariant)v, out[v], rays, blobsimRays};
-				// Round -1 is the warm-up: threads, code and both trees into cache.
-				size_t n = round < 0 ? (count < 4096 ? count : 4096) : count;
-				double t0 = bsNow();
-				bsParallelFor(threads, n, BS_VS_GRAIN, bsVsRange, &job);
-				double s = bsNow() - t0;
-				if (round < 0)
+				if ((row->ran >> v & 1u) == 0)
 				{
 					continue;
 				}
-				seconds[v * def->rounds + round] = s;
+				bsVsJob job = {scene, inputs, (bsVsVariant)v, out[v], rays, blobsimRays, NULL};
+				if (round < 0)
+				{
+					// The warm-up: threads, code and both trees into cache.
+					bsParallelFor(threads, count < 4096 ? count : 4096, BS_VS_GRAIN, bsVsRange, &job);
+					continue;
+				}
+				double t0 = bsNow(), c0 = bsCpuNow();
+				bsVsTimedPass(threads, count, &job);
+				cpu[v * def->rounds + round] = bsCpuNow() - c0;
+				seconds[v * def->rounds + round] = bsNow() - t0;
 				uint64_t h = v == bs_vsEmbreeRay ?
 					bsVsHashBytes(0xcbf29ce484222325ull, rays, count * sizeof *rays) :
 					v == bs_vsRay ?
@@ -581,7 +724,7 @@ static int bsVsRunSet(const bsVsEmbreeDef* def, const bsVsScene* scene, const ch
 			}
 			if (tc == 0 && round == 0)
 			{
-				bsVsCompare(out, rays, blobsimRays, count, &row->agree);
+				bsVsCompare(out, rays, blobsimRays, count, row->ran, &row->agree);
 			}
 		}
 		// Each round's ratio pairs runs made moments apart, so load that drifts over the rounds
@@ -589,17 +732,30 @@ static int bsVsRunSet(const bsVsEmbreeDef* def, const bsVsScene* scene, const ch
 		for (int v = 0; v < bs_vsCount; ++v)
 		{
 			int base = v == bs_vsRay ? bs_vsEmbreeRay : bs_vsEmbreeSweep;
-			for (int round = 0; round < def->rounds; ++round)
+			if ((row->ran >> v & 1u) == 0 || (row->ran >> base & 1u) == 0)
 			{
-				ratios[round] = seconds[base * def->rounds + round] / seconds[v * def->rounds + round];
+				continue;
 			}
-			row->ratio[tc][v] = bsVsMedian(ratios, def->rounds);
+			row->ratio[tc][v] = bsVsMedianRatio(seconds + base * def->rounds,
+				seconds + v * def->rounds, def->rounds, ratios);
+			row->cpuRatio[tc][v] = bsVsMedianRatio(cpu + base * def->rounds, cpu + v * def->rounds,
+				def->rounds, ratios);
 		}
 		for (int v = 0; v < bs_vsCount; ++v)
 		{
+			if ((row->ran >> v & 1u) == 0)
+			{
+				continue;
+			}
 			double median = bsVsMedian(seconds + v * def->rounds, def->rounds);
 			row->rate[tc][v] = median > 0.0 ? 1e-6 * (double)count / median : 0.0;
+			row->cpu[tc][v] = bsVsMedian(cpu + v * def->rounds, def->rounds);
 		}
+	}
+	if (def->counts && !bsVsCount(scene, inputs, count, allThreads, out, rays, blobsimRays, row))
+	{
+		fprintf(stderr, "blobsim bench: out of memory for the counts of %s\n", name);
+		status = bs_exitFailure;
 	}
 
 done:
@@ -614,33 +770,127 @@ done:
 	return status;
 }
 
-static void bsVsPrintRowHeader(void)
+static void bsVsPrintRowHeader(const bsVsEmbreeDef* def)
 {
+	if (def->selected)
+	{
+		printf("%-9s %7s %8s %-13s %6s | %9s %9s %9s | %7s %7s\n", "set", "threads", "queries",
+			"method", "hits", "wall M/s", "cpu s", "cpu us/q", "x wall", "x cpu");
+		return;
+	}
 	printf("%-9s %7s %8s %6s | %8s %8s %6s %9s %6s | %8s %8s %6s\n", "set", "threads", "queries",
 		"hits", "E sweep", "exact", "x", "karabassi", "x", "E ray", "ray", "x");
 }
 
-static void bsVsPrintRow(const bsVsRow* row)
+// --vs-sets / --vs-methods: a line per thread count and method that ran.
+static void bsVsPrintSelected(const bsVsRow* row)
 {
+	double queries = (double)(row->count > 0 ? row->count : 1);
 	for (int tc = 0; tc < row->threadRuns; ++tc)
 	{
-		const double* r = row->rate[tc];
-		const double* x = row->ratio[tc];
-		printf("%-9s %7d %8zu %5.1f%% | %8.3f %8.3f %5.2fx %9.3f %5.2fx | %8.3f %8.3f %5.2fx\n",
-			row->name, row->threads[tc], row->count,
-			100.0 * (double)row->agree.hits[bs_vsExact] / (double)(row->count > 0 ? row->count : 1),
-			r[bs_vsEmbreeSweep], r[bs_vsExact], x[bs_vsExact], r[bs_vsKarabassi], x[bs_vsKarabassi],
-			r[bs_vsEmbreeRay], r[bs_vsRay], x[bs_vsRay]);
+		for (int v = 0; v < bs_vsCount; ++v)
+		{
+			if ((row->ran >> v & 1u) == 0)
+			{
+				continue;
+			}
+			char wall[16] = "-", cpu[16] = "-";
+			if (row->ratio[tc][v] > 0.0)
+			{
+				snprintf(wall, sizeof wall, "%.2fx", row->ratio[tc][v]);
+				snprintf(cpu, sizeof cpu, "%.2fx", row->cpuRatio[tc][v]);
+			}
+			printf("%-9s %7d %8zu %-13s %5.1f%% | %9.3f %9.4f %9.3f | %7s %7s\n", row->name,
+				row->threads[tc], row->count, bs_vsMethodNames[v],
+				100.0 * (double)row->agree.hits[v] / queries, row->rate[tc][v], row->cpu[tc][v],
+				1e6 * row->cpu[tc][v] / queries, wall, cpu);
+		}
+	}
+}
+
+// --vs-counts: the work a query, per method that ran.
+static void bsVsPrintCounts(const bsVsRow* row)
+{
+	printf("  per query (a counting pass on %d thread%s, apart from the timed rounds):", row->countThreads,
+		row->countThreads == 1 ? "" : "s");
+	const char* sep = "";
+	for (int v = 0; v < bs_vsCount; ++v)
+	{
+		const bsQueryStats* c = row->counts + v;
+		double n = (double)(c->queries > 0 ? c->queries : 1);
+		if ((row->ran >> v & 1u) == 0 || v == bs_vsEmbreeRay)
+		{
+			continue;
+		}
+		if (v == bs_vsEmbreeSweep)
+		{
+			printf("%s Embree sweep %.2f callbacks (bsExactTriangle calls; its nodes are not exposed)", sep,
+				(double)c->trianglesTested / n);
+		}
+		else
+		{
+			printf("%s %s %.2f triangles tested, %.2f %s nodes visited", sep, bs_vsMethodNames[v],
+				(double)c->trianglesTested / n, (double)c->nodesVisited / n,
+				v == bs_vsRay ? "8-wide" : "4-wide");
+		}
+		sep = ";";
+	}
+	printf("\n");
+}
+
+static void bsVsPrintRow(const bsVsEmbreeDef* def, const bsVsRow* row)
+{
+	if (def->selected)
+	{
+		bsVsPrintSelected(row);
+	}
+	else
+	{
+		for (int tc = 0; tc < row->threadRuns; ++tc)
+		{
+			const double* r = row->rate[tc];
+			const double* x = row->ratio[tc];
+			printf("%-9s %7d %8zu %5.1f%% | %8.3f %8.3f %5.2fx %9.3f %5.2fx | %8.3f %8.3f %5.2fx\n",
+				row->name, row->threads[tc], row->count,
+				100.0 * (double)row->agree.hits[bs_vsExact] / (double)(row->count > 0 ? row->count : 1),
+				r[bs_vsEmbreeSweep], r[bs_vsExact], x[bs_vsExact], r[bs_vsKarabassi], x[bs_vsKarabassi],
+				r[bs_vsEmbreeRay], r[bs_vsRay], x[bs_vsRay]);
+		}
 	}
 	const bsVsAgreement* a = &row->agree;
-	printf("  agreement, Embree sweep vs blobsim exact: %zu of %zu disagree on hit/miss (%zu contacts "
-		"Embree's traversal missed), largest |dt| %.3g where both hit, %zu other triangle, %zu "
-		"outputs not byte-identical; karabassi vs exact hit/miss: %zu differ\n",
-		a->exactHitDiffer, row->count, a->embreeMissed, a->exactMaxDt, a->exactTriDiffer,
-		a->exactBytesDiffer, a->karabassiDiffer);
-	printf("  rays (float rtcIntersect1 vs blobsim's double segment test, not the same test): %zu "
-		"disagree on hit/miss, largest |dt| %.3g where both hit\n",
-		a->rayHitDiffer, a->rayMaxDt);
+	unsigned sweeps = 1u << bs_vsEmbreeSweep | 1u << bs_vsExact;
+	unsigned karabassi = 1u << bs_vsKarabassi | 1u << bs_vsExact;
+	unsigned rays = 1u << bs_vsEmbreeRay | 1u << bs_vsRay;
+	if ((row->ran & sweeps) == sweeps && (row->ran & karabassi) == karabassi)
+	{
+		printf("  agreement, Embree sweep vs blobsim exact: %zu of %zu disagree on hit/miss (%zu contacts "
+			"Embree's traversal missed), largest |dt| %.3g where both hit, %zu other triangle, %zu "
+			"outputs not byte-identical; karabassi vs exact hit/miss: %zu differ\n",
+			a->exactHitDiffer, row->count, a->embreeMissed, a->exactMaxDt, a->exactTriDiffer,
+			a->exactBytesDiffer, a->karabassiDiffer);
+	}
+	else if ((row->ran & sweeps) == sweeps)
+	{
+		printf("  agreement, Embree sweep vs blobsim exact: %zu of %zu disagree on hit/miss (%zu contacts "
+			"Embree's traversal missed), largest |dt| %.3g where both hit, %zu other triangle, %zu "
+			"outputs not byte-identical\n", a->exactHitDiffer, row->count, a->embreeMissed,
+			a->exactMaxDt, a->exactTriDiffer, a->exactBytesDiffer);
+	}
+	else if ((row->ran & karabassi) == karabassi)
+	{
+		printf("  agreement, karabassi vs exact hit/miss: %zu of %zu differ\n", a->karabassiDiffer,
+			row->count);
+	}
+	if ((row->ran & rays) == rays)
+	{
+		printf("  rays (float rtcIntersect1 vs blobsim's double segment test, not the same test): %zu "
+			"disagree on hit/miss, largest |dt| %.3g where both hit\n",
+			a->rayHitDiffer, a->rayMaxDt);
+	}
+	if (row->counted)
+	{
+		bsVsPrintCounts(row);
+	}
 	if (a->exactHitDiffer != 0 || a->exactMaxDt != 0.0)
 	{
 		fprintf(stderr, "blobsim bench: warning: %s: Embree's sweep and blobsim's exact disagree on "
@@ -687,7 +937,7 @@ static int bsVsQueryScene(const bsVsEmbreeDef* def, RTCDevice device, const bsTr
 	else
 	{
 		status = bsVsRunSet(def, &scene, name, inputs, queries, row);
-		bsVsPrintRow(row);
+		bsVsPrintRow(def, row);
 	}
 	rtcReleaseScene(scene.rays);
 	rtcReleaseScene(scene.sweeps);
@@ -860,7 +1110,7 @@ static int bsVsFigure(const bsVsEmbreeDef* def, RTCDevice device, const char* na
 		printf("%s: %s, %u triangles (%u planes left out: Embree holds the triangles only), %zu "
 			"particles' first sweeps, radius %g, C2 = C1 + dt v\n", name, path, env.triangleCount,
 			env.planeCount, count, config.particles.radius);
-		bsVsPrintRowHeader();
+		bsVsPrintRowHeader(def);
 		*ran = true;
 		status = bsVsQueryScene(def, device, env.triangles, env.triangleCount, &env.bvh, name, inputs,
 			count, row);
@@ -1084,19 +1334,23 @@ int bsBenchVsEmbree(const bsVsEmbreeDef* def)
 		status = bs_exitFailure;
 		goto done;
 	}
-	bsRayBvh rayBvh;
-	if (bsRayBvh_Build(&rayBvh, &bvh) != bs_ok)
+	// --vs-sets and --vs-methods time queries alone: the builds are --vs-only build's.
+	if (!def->selected)
 	{
-		status = bs_exitFailure;
-		goto done;
-	}
-	summary->rayNodes = rayBvh.nodeCount;
-	summary->rayBytesPerTriangle = (double)bsRayBvh_Bytes(&rayBvh) / (double)count;
-	bsRayBvh_Destroy(&rayBvh);
-	status = bsVsBuilds(def, tris, count, &bvh, summary);
-	if (status != bs_exitOk)
-	{
-		goto done;
+		bsRayBvh rayBvh;
+		if (bsRayBvh_Build(&rayBvh, &bvh) != bs_ok)
+		{
+			status = bs_exitFailure;
+			goto done;
+		}
+		summary->rayNodes = rayBvh.nodeCount;
+		summary->rayBytesPerTriangle = (double)bsRayBvh_Bytes(&rayBvh) / (double)count;
+		bsRayBvh_Destroy(&rayBvh);
+		status = bsVsBuilds(def, tris, count, &bvh, summary);
+		if (status != bs_exitOk)
+		{
+			goto done;
+		}
 	}
 	if (def->buildOnly)
 	{
@@ -1118,12 +1372,24 @@ int bsBenchVsEmbree(const bsVsEmbreeDef* def)
 	printf("rays: rtcIntersect1 against bsRayBvh_Ray (the 8-wide ray copy of the BVH, built per set), "
 		"each returning t, triangle and normal (bsBvh_Ray's answers, whose t and triangle are "
 		"bsBvh_Sweep's bs_methodRay answers)\n");
+	if (def->selected)
+	{
+		printf("a line per method: wall rate; cpu s = median process CPU seconds of a round (all "
+			"threads); x wall, x cpu = blobsim / Embree on the same kind of query (sweeps: Embree "
+			"sweep, rays: Embree ray), medians of the rounds' ratios, '-' when Embree's side did not "
+			"run; each round's queries go through bsVsTimedPass (valgrind --tool=callgrind "
+			"--toggle-collect=bsVsTimedPass, with --threads 1)\n");
+	}
 	printf("heightfield sets: start above a random point of an upward-facing triangle, motion "
 		"U(%g, %g) long, down, oblique (10-60 deg) or nearly level (0-9 deg below), a third each; "
 		"starts touching the scene redrawn\n", BS_VS_LENGTH_MIN, BS_VS_LENGTH_MAX);
 	for (size_t k = 0; k < sizeof bs_vsSets / sizeof bs_vsSets[0]; ++k)
 	{
 		const bsVsSetDef* set = bs_vsSets + k;
+		if ((def->sets >> k & 1u) == 0)
+		{
+			continue;
+		}
 		size_t redrawn = 0;
 		size_t touching = bsVsMakeQueries(def->seed ^ (0x9e3779b97f4a7c15ull * (k + 1)), &bvh, tris,
 			count, set, inputs, queries, &redrawn);
@@ -1134,7 +1400,7 @@ int bsBenchVsEmbree(const bsVsEmbreeDef* def)
 			printf(", %zu still touch it", touching);
 		}
 		printf("\n");
-		bsVsPrintRowHeader();
+		bsVsPrintRowHeader(def);
 		bsVsRow* row = summary->rows + summary->rowCount++;
 		int s = bsVsQueryScene(def, device, tris, count, &bvh, set->name, inputs, queries, row);
 		if (s != bs_exitOk)
@@ -1149,6 +1415,10 @@ int bsBenchVsEmbree(const bsVsEmbreeDef* def)
 	const char* const figures[] = {"snow", "slime"};
 	for (int f = 0; f < 2; ++f)
 	{
+		if ((def->sets >> (3 + f) & 1u) == 0)
+		{
+			continue;
+		}
 		bool ran = false;
 		bsVsRow* row = summary->rows + summary->rowCount;
 		int s = bsVsFigure(def, device, figures[f], row, &ran);
@@ -1159,7 +1429,10 @@ int bsBenchVsEmbree(const bsVsEmbreeDef* def)
 			goto done;
 		}
 	}
-	bsVsPrintTargets(summary);
+	if (!def->selected)
+	{
+		bsVsPrintTargets(summary);
+	}
 
 done:
 	if (device != NULL)
