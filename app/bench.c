@@ -36,11 +36,11 @@
 
 #define BS_PI 3.14159265358979323846
 
-// Table 1 pools: powers of two so an index is a mask. 4096 triangles (104 B) and 4096 sweeps
-// (184 B), 1.2 MB, plus their float bounds (32 B each, 256 KiB); the pair table (256 KiB) is read
-// sequentially.
-#define BS_BENCH_POOL 4096u
-#define BS_BENCH_PAIRS 65536u
+// Table 1 pools: powers of two so an index is a mask. By default 4096 triangles (104 B) and 4096
+// sweeps (184 B), 1.2 MB, plus their float bounds (32 B each, 256 KiB); the pair table (256 KiB) is
+// read sequentially. --pool and --pairs change the counts (an index is 16 bits).
+#define BS_BENCH_POOL 4096LL
+#define BS_BENCH_PAIRS 65536LL
 
 #define BS_BENCH_DEFAULT_TESTS 10000000LL
 #define BS_BENCH_DEFAULT_QUERIES 1000000LL
@@ -53,12 +53,33 @@ static const char* const bs_benchCommand = "bench";
 
 // --- Option values ---
 
+// An integer option that must be a power of two in [lo, hi] (Table 1's pool sizes are masks).
+static bool bsParsePowerOfTwoOption(const char* cmd, const char* option, const char* text, long long lo,
+	long long hi, long long* out)
+{
+	long long v = 0;
+	if (!bsParseIntOption(cmd, option, text, lo, hi, &v))
+	{
+		return false;
+	}
+	if ((v & (v - 1)) != 0)
+	{
+		char message[64];
+		snprintf(message, sizeof message, "%s: expected a power of two, got", option);
+		bsUsageError(cmd, message, text);
+		return false;
+	}
+	*out = v;
+	return true;
+}
 
 // --- Options of `blobsim bench` ---
 
 typedef struct bsBenchOptions
 {
 	long long tests;
+	long long pool;   // Table 1: triangles and sweeps
+	long long pairs;  // Table 1: scrambled pairs
 	long long queries;
 	int resolution;
 	double size;  // BVH query size in heightfield cells
@@ -115,6 +136,8 @@ static void bsBenchUsage(FILE* f)
 		"\n"
 		"options:\n"
 		"  --tests N        tests per Table 1 row (default %lld)\n"
+		"  --pool N         Table 1's triangles and sweeps, a power of two 16..65536 (default %lld)\n"
+		"  --pairs N        Table 1's scrambled pairs, a power of two 256..2^24 (default %lld)\n"
 		"  --queries N      BVH queries per method (default %lld)\n"
 		"  --resolution N   heightfield cells per side, 2 N^2 triangles (default %d)\n"
 		"  --size F         BVH query size in heightfield cells: radius U(F/4, F), length U(F, 10F),\n"
@@ -142,7 +165,8 @@ static void bsBenchUsage(FILE* f)
 		"Options take their value as the next argument or after '=' (--tests=1000).\n"
 		"Exit status: 0 ok, 1 runtime failure, 2 usage error.\n",
 		bsVsEmbree_Available() ? "" : "\n          (This blobsim was built without Embree.)",
-		BS_BENCH_DEFAULT_TESTS, BS_BENCH_DEFAULT_QUERIES, BS_BENCH_DEFAULT_RESOLUTION,
+		BS_BENCH_DEFAULT_TESTS, BS_BENCH_POOL, BS_BENCH_PAIRS, BS_BENCH_DEFAULT_QUERIES,
+		BS_BENCH_DEFAULT_RESOLUTION,
 		BS_BENCH_DEFAULT_PARTICLES, bsCoreCount(),
 		BS_BENCH_DEFAULT_RUNS, vs.queries, vs.resolution,
 		2 * vs.resolution * vs.resolution + 12 * vs.boxes, vs.rounds, vs.configDir);
@@ -153,6 +177,8 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 {
 	const char* cmd = bs_benchCommand;
 	o->tests = BS_BENCH_DEFAULT_TESTS;
+	o->pool = BS_BENCH_POOL;
+	o->pairs = BS_BENCH_PAIRS;
 	o->queries = BS_BENCH_DEFAULT_QUERIES;
 	o->resolution = BS_BENCH_DEFAULT_RESOLUTION;
 	o->size = 1.0;
@@ -190,6 +216,20 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 				return bs_exitUsage;
 			}
 			o->tests = v;
+		}
+		else if ((m = bsMatchOption(cmd, "--pool", argc, argv, &i, &value)) != 0)
+		{
+			if (m < 0 || !bsParsePowerOfTwoOption(cmd, "--pool", value, 16, 65536, &o->pool))
+			{
+				return bs_exitUsage;
+			}
+		}
+		else if ((m = bsMatchOption(cmd, "--pairs", argc, argv, &i, &value)) != 0)
+		{
+			if (m < 0 || !bsParsePowerOfTwoOption(cmd, "--pairs", value, 256, 1 << 24, &o->pairs))
+			{
+				return bs_exitUsage;
+			}
 		}
 		else if ((m = bsMatchOption(cmd, "--queries", argc, argv, &i, &value)) != 0)
 		{
@@ -576,6 +616,8 @@ typedef struct bsTable1Pools
 	bsBoxf* triBoxes;    // bsTriangle_Boxf of each triangle
 	bsBoxf* sweepBoxes;  // bsSweep_Boxf of each sweep
 	uint32_t* pairs;  // triangle index | sweep index << 16
+	uint32_t count;   // triangles, and sweeps
+	uint32_t pairCount;
 } bsTable1Pools;
 
 typedef struct bsTable1Result
@@ -586,20 +628,22 @@ typedef struct bsTable1Result
 
 // The paper's random placement: P1 uniform in the unit cube, P2 and P3 at U(0.1, 0.5) from P1 in
 // random directions; radius U(0.02, 0.1); C1 uniform in the cube, C2 at U(0, 0.5) from C1.
-static bsResult bsMakeTable1Pools(uint64_t seed, bsTable1Pools* p)
+static bsResult bsMakeTable1Pools(uint64_t seed, uint32_t count, uint32_t pairCount, bsTable1Pools* p)
 {
-	p->tris = malloc(BS_BENCH_POOL * sizeof *p->tris);
-	p->sweeps = malloc(BS_BENCH_POOL * sizeof *p->sweeps);
-	p->pairs = malloc(BS_BENCH_PAIRS * sizeof *p->pairs);
-	p->triBoxes = aligned_alloc(64, BS_BENCH_POOL * sizeof *p->triBoxes);
-	p->sweepBoxes = aligned_alloc(64, BS_BENCH_POOL * sizeof *p->sweepBoxes);
+	p->count = count;
+	p->pairCount = pairCount;
+	p->tris = malloc(count * sizeof *p->tris);
+	p->sweeps = malloc(count * sizeof *p->sweeps);
+	p->pairs = malloc(pairCount * sizeof *p->pairs);
+	p->triBoxes = aligned_alloc(64, count * sizeof *p->triBoxes);
+	p->sweepBoxes = aligned_alloc(64, count * sizeof *p->sweepBoxes);
 	if (p->tris == NULL || p->sweeps == NULL || p->pairs == NULL || p->triBoxes == NULL ||
 		p->sweepBoxes == NULL)
 	{
 		return bs_errOutOfMemory;
 	}
 	bsRng rng = bsMakeRng(seed);
-	for (uint32_t i = 0; i < BS_BENCH_POOL; ++i)
+	for (uint32_t i = 0; i < count; ++i)
 	{
 		for (;;)
 		{
@@ -612,7 +656,7 @@ static bsResult bsMakeTable1Pools(uint64_t seed, bsTable1Pools* p)
 			}
 		}
 	}
-	for (uint32_t i = 0; i < BS_BENCH_POOL; ++i)
+	for (uint32_t i = 0; i < count; ++i)
 	{
 		// One pool serves every row: a zero-length sweep (probability ~2^-53) is redrawn because
 		// bsCylinderTriangle requires len2 > 0.
@@ -633,13 +677,13 @@ static bsResult bsMakeTable1Pools(uint64_t seed, bsTable1Pools* p)
 			}
 		}
 	}
-	for (uint32_t i = 0; i < BS_BENCH_PAIRS; ++i)
+	for (uint32_t i = 0; i < pairCount; ++i)
 	{
-		uint32_t t = bsRng_Below(&rng, BS_BENCH_POOL);
-		uint32_t s = bsRng_Below(&rng, BS_BENCH_POOL);
+		uint32_t t = bsRng_Below(&rng, count);
+		uint32_t s = bsRng_Below(&rng, count);
 		p->pairs[i] = t | (s << 16);
 	}
-	for (uint32_t i = 0; i < BS_BENCH_POOL; ++i)
+	for (uint32_t i = 0; i < count; ++i)
 	{
 		p->triBoxes[i] = bsTriangle_Boxf(p->tris + i);
 		p->sweepBoxes[i] = bsSweep_Boxf(p->sweeps + i);
@@ -661,7 +705,7 @@ static void bsFreeTable1Pools(bsTable1Pools* p)
 #define BS_TABLE1_LOOP(CALL)                                                      \
 	for (uint64_t i = 0; i < n; ++i)                                              \
 	{                                                                             \
-		uint32_t pair = pairs[i & (BS_BENCH_PAIRS - 1u)];                         \
+		uint32_t pair = pairs[i & pairMask];                                      \
 		uint32_t ti = pair & 0xffffu;                                             \
 		uint32_t si = pair >> 16;                                                 \
 		const bsTriangle* tri = tris + ti;                                        \
@@ -682,6 +726,7 @@ static bsTable1Result bsRunTable1Row(bsTable1Row row, const bsTable1Pools* p, ui
 	const bsBoxf* triBoxes = p->triBoxes;
 	const bsBoxf* sweepBoxes = p->sweepBoxes;
 	const uint32_t* pairs = p->pairs;
+	uint64_t pairMask = p->pairCount - 1u;
 	uint64_t hits = 0;
 	uint64_t check = 0;
 	double tsum = 0.0;
@@ -723,9 +768,9 @@ static bsTable1Result bsRunTable1Row(bsTable1Row row, const bsTable1Pools* p, ui
 
 static int bsBenchTable1(const bsBenchOptions* o, const bsReport* report, uint64_t* checksum)
 {
-	bsTable1Pools pools = {NULL, NULL, NULL, NULL, NULL};
+	bsTable1Pools pools = {NULL, NULL, NULL, NULL, NULL, 0, 0};
 	bsTable1Result answers[bs_rowCount];
-	bsResult made = bsMakeTable1Pools(o->seed, &pools);
+	bsResult made = bsMakeTable1Pools(o->seed, (uint32_t)o->pool, (uint32_t)o->pairs, &pools);
 	if (made != bs_ok)
 	{
 		fprintf(stderr, "blobsim bench: cannot make the Table 1 pools: %s\n", bsResultString(made));
@@ -737,7 +782,7 @@ static int bsBenchTable1(const bsBenchOptions* o, const bsReport* report, uint64
 	printf("\nTable 1 (paper section 5): %" PRIu64 " random tests per row, best of %d run%s\n", n,
 		o->runs, o->runs == 1 ? "" : "s");
 	printf("pools: %u triangles, %u sweeps, %u scrambled pairs; seed %" PRIu64 "\n",
-		BS_BENCH_POOL, BS_BENCH_POOL, BS_BENCH_PAIRS, o->seed);
+		pools.count, pools.count, pools.pairCount, o->seed);
 	printf("paper: Pentium II 400 MHz, MSVC 6, seconds per 10,000,000 tests\n\n");
 	printf("%-22s %9s %12s %8s %14s %9s\n", "test", "ns/test", "s per 10M", "hits", "paper s/10M",
 		"speed-up");
@@ -749,7 +794,7 @@ static int bsBenchTable1(const bsBenchOptions* o, const bsReport* report, uint64
 		double best = 0.0;
 		bsTable1Result first = {0, 0};
 		// Untimed warm-up: code and pools into cache, the clock up to speed.
-		uint64_t warm = n < BS_BENCH_PAIRS ? n : BS_BENCH_PAIRS;
+		uint64_t warm = n < pools.pairCount ? n : pools.pairCount;
 		uint64_t warmCheck = bsRunTable1Row((bsTable1Row)row, &pools, warm).check;
 		int same = bs_table1SameAs[row];
 		if (same < 0)
