@@ -701,70 +701,86 @@ static void bsFreeTable1Pools(bsTable1Pools* p)
 }
 
 // The timed loop of one row: one direct call per test; the hit count and a checksum of the answers
-// are accumulated so the work cannot be dropped.
-#define BS_TABLE1_LOOP(CALL)                                                      \
-	for (uint64_t i = 0; i < n; ++i)                                              \
+// are accumulated so the work cannot be dropped. Each row is its own function, kept out of line so
+// that callgrind gives a row's cost whole (`callgrind_annotate --inclusive=yes`: bsTable1Row_*),
+// inlined prefilters included.
+#if defined(__GNUC__)
+#define BS_TABLE1_NOINLINE __attribute__((noinline))
+#else
+#define BS_TABLE1_NOINLINE
+#endif
+
+#define BS_TABLE1_ROW(NAME, CALL)                                                 \
+	static BS_TABLE1_NOINLINE bsTable1Result NAME(const bsTable1Pools* p, uint64_t n) \
 	{                                                                             \
-		uint32_t pair = pairs[i & pairMask];                                      \
-		uint32_t ti = pair & 0xffffu;                                             \
-		uint32_t si = pair >> 16;                                                 \
-		const bsTriangle* tri = tris + ti;                                        \
-		const bsSweep* s = sweeps + si;                                           \
-		bsTriangleHit hit = {0.0, 0, 0, 0};                                       \
-		if (CALL)                                                                 \
+		const bsTriangle* tris = p->tris;                                         \
+		const bsSweep* sweeps = p->sweeps;                                        \
+		const bsBoxf* triBoxes = p->triBoxes;                                     \
+		const bsBoxf* sweepBoxes = p->sweepBoxes;                                 \
+		const uint32_t* pairs = p->pairs;                                         \
+		uint64_t pairMask = p->pairCount - 1u;                                    \
+		uint64_t hits = 0;                                                        \
+		uint64_t check = 0;                                                       \
+		double tsum = 0.0;                                                        \
+		for (uint64_t i = 0; i < n; ++i)                                          \
 		{                                                                         \
-			hits += 1;                                                            \
-			check += (uint64_t)hit.branch * 3u + (uint64_t)hit.feature;           \
-			tsum += hit.t;                                                        \
+			uint32_t pair = pairs[i & pairMask];                                  \
+			uint32_t ti = pair & 0xffffu;                                         \
+			uint32_t si = pair >> 16;                                             \
+			const bsTriangle* tri = tris + ti;                                    \
+			const bsSweep* s = sweeps + si;                                       \
+			bsTriangleHit hit = {0.0, 0, 0, 0};                                   \
+			(void)triBoxes;                                                       \
+			(void)sweepBoxes;                                                     \
+			if (CALL)                                                             \
+			{                                                                     \
+				hits += 1;                                                        \
+				check += (uint64_t)hit.branch * 3u + (uint64_t)hit.feature;       \
+				tsum += hit.t;                                                    \
+			}                                                                     \
 		}                                                                         \
+		bsTable1Result r;                                                         \
+		r.hits = hits;                                                            \
+		r.check = bsHashMix(bsHashMix(hits, check), bsDoubleBits(tsum));          \
+		return r;                                                                 \
 	}
+
+BS_TABLE1_ROW(bsTable1Row_Sphere, bsSphereTriangle(tri, s->c2, s->radius, s->radius2, &hit))
+BS_TABLE1_ROW(bsTable1Row_Cylinder, bsCylinderTriangle(tri, s, &hit))
+BS_TABLE1_ROW(bsTable1Row_Combined, bsBoxf_Overlaps(triBoxes + ti, sweepBoxes + si) &&
+	bsKarabassiTriangle(tri, s, 2.0, &hit))
+BS_TABLE1_ROW(bsTable1Row_Exact, bsBoxf_Overlaps(triBoxes + ti, sweepBoxes + si) &&
+	bsExactTriangle(tri, s, 2.0, &hit))
+BS_TABLE1_ROW(bsTable1Row_Ray, bsRayTriangle(tri, s, 2.0, &hit))
+BS_TABLE1_ROW(bsTable1Row_CombinedDouble, bsKarabassiTriangle(tri, s, 2.0, &hit))
+BS_TABLE1_ROW(bsTable1Row_ExactDouble, bsExactTriangle(tri, s, 2.0, &hit))
+
+#undef BS_TABLE1_ROW
 
 static bsTable1Result bsRunTable1Row(bsTable1Row row, const bsTable1Pools* p, uint64_t n)
 {
-	const bsTriangle* tris = p->tris;
-	const bsSweep* sweeps = p->sweeps;
-	const bsBoxf* triBoxes = p->triBoxes;
-	const bsBoxf* sweepBoxes = p->sweepBoxes;
-	const uint32_t* pairs = p->pairs;
-	uint64_t pairMask = p->pairCount - 1u;
-	uint64_t hits = 0;
-	uint64_t check = 0;
-	double tsum = 0.0;
 	switch (row)
 	{
 		case bs_rowSphere:
-			BS_TABLE1_LOOP(bsSphereTriangle(tri, s->c2, s->radius, s->radius2, &hit))
-			break;
+			return bsTable1Row_Sphere(p, n);
 		case bs_rowCylinder:
-			BS_TABLE1_LOOP(bsCylinderTriangle(tri, s, &hit))
-			break;
+			return bsTable1Row_Cylinder(p, n);
 		case bs_rowCombined:
-			BS_TABLE1_LOOP(bsBoxf_Overlaps(triBoxes + ti, sweepBoxes + si) &&
-				bsKarabassiTriangle(tri, s, 2.0, &hit))
-			break;
+			return bsTable1Row_Combined(p, n);
 		case bs_rowExact:
-			BS_TABLE1_LOOP(bsBoxf_Overlaps(triBoxes + ti, sweepBoxes + si) &&
-				bsExactTriangle(tri, s, 2.0, &hit))
-			break;
-		case bs_rowCombinedDouble:
-			BS_TABLE1_LOOP(bsKarabassiTriangle(tri, s, 2.0, &hit))
-			break;
-		case bs_rowExactDouble:
-			BS_TABLE1_LOOP(bsExactTriangle(tri, s, 2.0, &hit))
-			break;
+			return bsTable1Row_Exact(p, n);
 		case bs_rowRay:
-			BS_TABLE1_LOOP(bsRayTriangle(tri, s, 2.0, &hit))
-			break;
+			return bsTable1Row_Ray(p, n);
+		case bs_rowCombinedDouble:
+			return bsTable1Row_CombinedDouble(p, n);
+		case bs_rowExactDouble:
+			return bsTable1Row_ExactDouble(p, n);
 		case bs_rowCount:
 			break;
 	}
-	bsTable1Result r;
-	r.hits = hits;
-	r.check = bsHashMix(bsHashMix(hits, check), bsDoubleBits(tsum));
-	return r;
+	bsTable1Result none = {0, 0};
+	return none;
 }
-
-#undef BS_TABLE1_LOOP
 
 static int bsBenchTable1(const bsBenchOptions* o, const bsReport* report, uint64_t* checksum)
 {
