@@ -2,9 +2,13 @@
 // answer worked out by hand (the comments say how), plus the guarantee of docs/algorithm.md checked
 // on each: the stop point is never before the exact first contact, and the sphere touches or
 // overlaps the triangle where it stops.
+#include "blobsim/boxf.h"
 #include "blobsim/collide.h"
 #include "blobsim/rng.h"
 #include "test.h"
+
+#include <float.h>
+#include <math.h>
 
 // The triangle of most cases: the unit right triangle in the plane z = 0, normal +z.
 static bsTriangle UnitTriangle(void)
@@ -402,6 +406,134 @@ static int Prefilters(void)
 	return 0;
 }
 
+// bsBoxf (boxf.h) in front of the capsule tests. The boxes of one pair: the triangle's vertices and
+// the sweep's double box, made by `make` (bsMakeBoxf, or the round-to-nearest box below).
+typedef bsBoxf BoxfMaker(bsVec3 lo, bsVec3 hi);
+
+// Each double rounded to the nearest float: the box may lie inside the double box, but rounding is
+// monotone, so a strict gap between two such boxes is still one between the doubles.
+static bsBoxf NearestBoxf(bsVec3 lo, bsVec3 hi)
+{
+	bsBoxf b = {{(float)lo.x, (float)lo.y, (float)lo.z, 0.0f}, {(float)hi.x, (float)hi.y, (float)hi.z, 0.0f}};
+	return b;
+}
+
+// bsMakeBoxf's margin taken the wrong way (the lower corner rounded up, the upper one down): boxes
+// that touch in doubles come apart.
+static bsBoxf InwardBoxf(bsVec3 lo, bsVec3 hi)
+{
+	bsBoxf b = {{bsFloatUp(lo.x), bsFloatUp(lo.y), bsFloatUp(lo.z), 0.0f},
+		{bsFloatDown(hi.x), bsFloatDown(hi.y), bsFloatDown(hi.z), 0.0f}};
+	return b;
+}
+
+static double* AxisOf(bsVec3* v, int axis)
+{
+	return axis == 0 ? &v->x : (axis == 1 ? &v->y : &v->z);
+}
+
+// Counts the pairs whose float boxes `make` says are disjoint while the unfiltered answer is not a
+// miss: the double box test (bsSweep_BoxOverlaps) passes, or bsKarabassiTriangle or bsExactTriangle
+// finds a contact. The sweeps touch or nearly miss a triangle's extreme vertex on one axis: the
+// sweep's box edge within a few ulps of the vertex's coordinate either way (the start sphere then
+// touches the vertex, misses it by a few ulps, or overlaps it), at scales 1e-3 and 1, 1e6 from the
+// origin; then random pairs of the Table 1 kind. *contacts counts the pairs with a contact and
+// *rejected the pairs the float boxes reject.
+static int BoxfWrongRejections(BoxfMaker* make, int* contacts, int* rejected)
+{
+	bsRng rng = bsMakeRng(51);
+	int wrong = 0;
+	*contacts = 0;
+	*rejected = 0;
+	for (int i = 0; i < 24000; ++i)
+	{
+		double scale = i % 3 == 0 ? 1e-3 : 1.0;
+		double offset = i % 4 == 0 ? 1e6 : 0.0;
+		bsTriangle tri;
+		bsSweepInput in;
+		if (i < 20000)
+		{
+			if (!RandomTriangle(&rng, bsV3(offset, -offset, 0.5 * offset), scale, 0.0, &tri))
+			{
+				continue;
+			}
+			int axis = (int)bsRng_Below(&rng, 3);
+			double sign = bsRng_Below(&rng, 2) == 0 ? 1.0 : -1.0;
+			bsVec3 v[3] = {tri.p1, tri.p2, tri.p3};
+			int e = 0;
+			for (int k = 1; k < 3; ++k)
+			{
+				e = sign * *AxisOf(v + k, axis) > sign * *AxisOf(v + e, axis) ? k : e;
+			}
+			// Straight out from the extreme vertex, R away, half the time moved by up to two floats'
+			// spacing there (bsMakeBoxf's margin) either way, then by up to three doubles' spacing.
+			in.radius = scale * bsRng_Range(&rng, 0.02, 0.1);
+			in.c1 = v[e];
+			double c = *AxisOf(&in.c1, axis) + sign * in.radius;
+			double spacing = (double)nextafterf((float)fabs(c), INFINITY) - (double)(float)fabs(c);
+			double shift = bsRng_Below(&rng, 2) == 0 ? 0.0 : spacing * bsRng_Range(&rng, -2.0, 2.0);
+			*AxisOf(&in.c1, axis) = c + sign * shift;
+			for (int k = (int)bsRng_Below(&rng, 7) - 3; k != 0; k += k > 0 ? -1 : 1)
+			{
+				*AxisOf(&in.c1, axis) = nextafter(*AxisOf(&in.c1, axis), k > 0 ? INFINITY : -INFINITY);
+			}
+			// Away along the axis or across it: C1 stays the box's side towards the triangle.
+			in.c2 = bsMulAdd(in.c1, scale * bsRng_Range(&rng, 0.0, 0.5), bsRng_UnitVector(&rng));
+			*AxisOf(&in.c2, axis) = *AxisOf(&in.c1, axis) + sign * fabs(*AxisOf(&in.c2, axis) - *AxisOf(&in.c1, axis));
+		}
+		else
+		{
+			bsVec3 base = bsV3(bsRng_Uniform(&rng), bsRng_Uniform(&rng), bsRng_Uniform(&rng));
+			if (!RandomTriangle(&rng, base, 0.3, 0.0, &tri))
+			{
+				continue;
+			}
+			in.radius = bsRng_Range(&rng, 0.02, 0.1);
+			in.c1 = bsV3(bsRng_Uniform(&rng), bsRng_Uniform(&rng), bsRng_Uniform(&rng));
+			in.c2 = bsMulAdd(in.c1, bsRng_Range(&rng, 0.0, 0.5), bsRng_UnitVector(&rng));
+		}
+		bsSweep s;
+		ENSURE(bsMakeSweep(&in, &s) == bs_ok);
+		bsBoxf tb = make(bsTriangle_Min(&tri), bsTriangle_Max(&tri));
+		bsBoxf sb = make(s.boxMin, s.boxMax);
+		bsTriangleHit hit;
+		bool contact = bsKarabassiTriangle(&tri, &s, 2.0, &hit);
+		ENSURE(contact == bsExactTriangle(&tri, &s, 2.0, &hit));
+		*contacts += contact;
+		if (!bsBoxf_Overlaps(&tb, &sb))
+		{
+			*rejected += 1;
+			wrong += contact || bsSweep_BoxOverlaps(&s, &tri);
+		}
+	}
+	return wrong;
+}
+
+// The float boxes reject no pair the unfiltered tests would answer with a contact or even pass the
+// double box test on. So would boxes rounded to nearest (both sides the same monotone rounding;
+// bsMakeBoxf rounds outward so that each box contains its doubles on its own); boxes rounded inward
+// do reject such pairs, and the check catches them.
+static int FloatBounds(void)
+{
+	int contacts = 0, rejected = 0;
+	ENSURE(BoxfWrongRejections(bsMakeBoxf, &contacts, &rejected) == 0);
+	ENSURE(contacts > 5000);
+	ENSURE(rejected > 4000);
+	ENSURE(BoxfWrongRejections(NearestBoxf, &contacts, &rejected) == 0);
+	ENSURE(BoxfWrongRejections(InwardBoxf, &contacts, &rejected) > 100);
+	// Every axis and both sides, far from the origin too.
+	bsTriangle tri;
+	ENSURE(bsMakeTriangle(bsV3(0.1, 0.2, 0.3), bsV3(0.7, 0.2, 0.3), bsV3(0.1, 0.9, 0.3), &tri) == bs_ok);
+	bsBoxf b = bsTriangle_Boxf(&tri);
+	ENSURE((double)b.lo[0] <= 0.1 && (double)b.lo[1] <= 0.2 && (double)b.lo[2] <= 0.3);
+	ENSURE((double)b.hi[0] >= 0.7 && (double)b.hi[1] >= 0.9 && (double)b.hi[2] >= 0.3);
+	ENSURE(b.lo[3] == 0.0f && b.hi[3] == 0.0f);
+	ENSURE(bsFloatDown(1e300) == FLT_MAX && bsFloatUp(1e300) == INFINITY);
+	ENSURE(bsFloatUp(-1e300) == -FLT_MAX && bsFloatDown(-1e300) == -INFINITY);
+	ENSURE(bsFloatUp(1e-60) > 0.0f && bsFloatDown(1e-60) == 0.0f && bsFloatUp(-0.0) == 0.0f);
+	return 0;
+}
+
 // Int4-Int6 of src/karabassi.c written out again, without the cull in front of Int5
 // (bsCylinder_AxisClear), as the reference for AxisClearCull. Step 2's rejection is the caller's.
 static bool IntersectingReference(const bsTriangle* tri, const bsSweep* s, const double h[3], double nd,
@@ -542,5 +674,6 @@ int KarabassiTest(void)
 	RUN_SUBTEST(MainLoop());
 	RUN_SUBTEST(Prefilters());
 	RUN_SUBTEST(AxisClearCull());
+	RUN_SUBTEST(FloatBounds());
 	return 0;
 }
