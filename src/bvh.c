@@ -1,6 +1,6 @@
 #include "bvh_internal.h"
 #include "bvh_query.h"
-#include "float_bounds.h"
+#include "blobsim/boxf.h"
 #include "dispatch.h"
 
 #include "blobsim/bvh.h"

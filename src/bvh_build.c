@@ -5,7 +5,7 @@
 #include "bvh_collapse.h"
 #include "bvh_internal.h"
 #include "bvh_split.h"
-#include "float_bounds.h"
+#include "blobsim/boxf.h"
 
 #include "blobsim/bvh.h"
 #include "blobsim/parallel.h"

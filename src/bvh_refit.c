@@ -3,7 +3,7 @@
 // SAH; the tree's quality degrades as the mesh deforms away from the shape it was built for, but
 // answers stay exact (every box still bounds its triangles). docs/bodies.md compares it to a rebuild.
 #include "bvh_internal.h"
-#include "float_bounds.h"
+#include "blobsim/boxf.h"
 
 #include "blobsim/bvh.h"
 

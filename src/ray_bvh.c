@@ -3,7 +3,7 @@
 #include "bvh_collapse.h"
 #include "bvh_query.h"
 #include "dispatch.h"
-#include "float_bounds.h"
+#include "blobsim/boxf.h"
 
 #include "blobsim/ray_bvh.h"
 #include "blobsim/timer.h"

@@ -10,17 +10,21 @@
 // The boxes contain the double bounds (the lower corner is rounded down, the upper one up), so when
 // two of them are disjoint the double bounds are too and the tests would answer "no contact" at
 // their first step: calling a test only when bsBoxf_Overlaps says yes changes no answer. The engine
-// itself keeps none of these (the BVH's node boxes already do the job for its leaves), so it costs
-// nothing where a caller does not store them.
+// keeps no bsBoxf (the BVH's node boxes already do the job for its leaves), so they cost nothing
+// where a caller does not store them; its build and refit round their float node boxes outward with
+// the same bsFloatDown / bsFloatUp, so a refit box is the box a build would make.
 #pragma once
 
 #include "blobsim/collide.h"
 #include "blobsim/triangle.h"
 #include "blobsim/vec3.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdalign.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -36,18 +40,58 @@ typedef struct bsBoxf
 
 _Static_assert(sizeof(bsBoxf) == 32, "two bsBoxf per cache line");
 
-// The largest float <= x and the smallest float >= x, for finite x (float overflow goes to
-// -FLT_MAX / FLT_MAX or beyond them to infinity, on the right side either way).
-static inline float bsFloatDown(double x)
+// The next float above (up) or below finite f: nextafterf's answer without its call (every triangle
+// of a build takes up to six).
+static inline float bsFloatStep(float f, bool up)
 {
-	float f = (float)x;
-	return (double)f > x ? nextafterf(f, -INFINITY) : f;
+	if (f == 0.0f)
+	{
+		return up ? FLT_TRUE_MIN : -FLT_TRUE_MIN;
+	}
+	uint32_t bits;
+	memcpy(&bits, &f, sizeof bits);
+	// Up from a positive float, or down from a negative one, is one step away from zero.
+	bits = (f > 0.0f) == up ? bits + 1u : bits - 1u;
+	memcpy(&f, &bits, sizeof f);
+	return f;
 }
 
+// The largest float <= x (-inf below the float range).
+static inline float bsFloatDown(double x)
+{
+	if (x >= (double)FLT_MAX)
+	{
+		return FLT_MAX;
+	}
+	if (x < -(double)FLT_MAX)
+	{
+		return -INFINITY;
+	}
+	float f = (float)x;
+	if ((double)f > x)
+	{
+		f = bsFloatStep(f, false);
+	}
+	return f;
+}
+
+// The smallest float >= x (+inf above the float range).
 static inline float bsFloatUp(double x)
 {
+	if (x <= -(double)FLT_MAX)
+	{
+		return -FLT_MAX;
+	}
+	if (x > (double)FLT_MAX)
+	{
+		return INFINITY;
+	}
 	float f = (float)x;
-	return (double)f < x ? nextafterf(f, INFINITY) : f;
+	if ((double)f < x)
+	{
+		f = bsFloatStep(f, true);
+	}
+	return f;
 }
 
 // The float box containing [lo, hi].
