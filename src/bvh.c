@@ -15,29 +15,6 @@
 #include <emmintrin.h>
 #endif
 
-// The wide tree's slots (BS_BVH_WIDTH, bvh.h) and the rows of 4 lanes an SSE slab test takes.
-#define BS_W BS_BVH_WIDTH
-#define BS_W_ROWS (BS_BVH_WIDTH / 4)
-_Static_assert(BS_BVH_WIDTH % 4 == 0 && BS_BVH_WIDTH <= 16, "the wide tree holds 4, 8 or 16 slots");
-
-// An 8-wide tree's slab tests as one 8-lane AVX operation a row: in the AVX2 copy of the walks
-// (dispatch.h), or in every copy of a build that targets AVX already. The same float operations
-// lane by lane as the SSE and scalar tests, so all enter the same boxes with the same times.
-#if BS_BVH_WIDTH == 8 && (defined(__AVX__) || BS_DISPATCH_AVX2)
-#include <immintrin.h>
-#define BS_BVH_AVX 1
-#if defined(__AVX__)
-#define BS_BVH_AVX_TARGET
-#define BS_BVH_AVX_DEFAULT true
-#else
-#define BS_BVH_AVX_TARGET BS_TARGET_AVX2
-#define BS_BVH_AVX_DEFAULT false
-#endif
-#else
-#define BS_BVH_AVX 0
-#define BS_BVH_AVX_DEFAULT false
-#endif
-
 // --- Query ---
 
 // Slab test of the segment against the four boxes of a wide node, each grown by ray->grow: returns
@@ -46,34 +23,29 @@ _Static_assert(BS_BVH_WIDTH % 4 == 0 && BS_BVH_WIDTH <= 16, "the wide tree holds
 // operations in the same order as the binary tree's scalar test did, so they agree bit for bit.
 #if defined(__SSE2__)
 static inline unsigned bsBvhRay_Boxes(const bsBvhRay* r, const bsBvhWideNode* n, float limit,
-	float entry[BS_W])
+	float entry[4])
 {
 	__m128 grow = _mm_set1_ps(r->grow);
-	unsigned mask = 0;
-	for (int h = 0; h < BS_W; h += 4)
+	__m128 tmin = _mm_setzero_ps();
+	__m128 tmax = _mm_set1_ps(limit);
+	for (int a = 0; a < 3; ++a)
 	{
-		__m128 tmin = _mm_setzero_ps();
-		__m128 tmax = _mm_set1_ps(limit);
-		for (int a = 0; a < 3; ++a)
-		{
-			__m128 o = _mm_set1_ps(r->o[a]);
-			__m128 inv = _mm_set1_ps(r->inv[a]);
-			__m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_sub_ps(_mm_load_ps(n->min[a] + h), grow), o), inv);
-			__m128 t2 = _mm_mul_ps(_mm_sub_ps(_mm_add_ps(_mm_load_ps(n->max[a] + h), grow), o), inv);
-			tmin = _mm_max_ps(tmin, _mm_min_ps(t1, t2));
-			tmax = _mm_min_ps(tmax, _mm_max_ps(t1, t2));
-		}
-		_mm_storeu_ps(entry + h, tmin);
-		mask |= (unsigned)_mm_movemask_ps(_mm_cmple_ps(tmin, tmax)) << h;
+		__m128 o = _mm_set1_ps(r->o[a]);
+		__m128 inv = _mm_set1_ps(r->inv[a]);
+		__m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_sub_ps(_mm_load_ps(n->min[a]), grow), o), inv);
+		__m128 t2 = _mm_mul_ps(_mm_sub_ps(_mm_add_ps(_mm_load_ps(n->max[a]), grow), o), inv);
+		tmin = _mm_max_ps(tmin, _mm_min_ps(t1, t2));
+		tmax = _mm_min_ps(tmax, _mm_max_ps(t1, t2));
 	}
-	return mask;
+	_mm_storeu_ps(entry, tmin);
+	return (unsigned)_mm_movemask_ps(_mm_cmple_ps(tmin, tmax));
 }
 #else
 static inline unsigned bsBvhRay_Boxes(const bsBvhRay* r, const bsBvhWideNode* n, float limit,
-	float entry[BS_W])
+	float entry[4])
 {
 	unsigned mask = 0;
-	for (int i = 0; i < BS_W; ++i)
+	for (int i = 0; i < 4; ++i)
 	{
 		float tmin = 0.0f, tmax = limit;
 		for (int a = 0; a < 3; ++a)
@@ -90,27 +62,6 @@ static inline unsigned bsBvhRay_Boxes(const bsBvhRay* r, const bsBvhWideNode* n,
 		mask |= tmin <= tmax ? 1u << i : 0u;
 	}
 	return mask;
-}
-#endif
-
-#if BS_BVH_AVX
-static BS_BVH_AVX_TARGET inline unsigned bsBvhRay_BoxesAvx(const bsBvhRay* r, const bsBvhWideNode* n,
-	float limit, float entry[BS_W])
-{
-	__m256 grow = _mm256_set1_ps(r->grow);
-	__m256 tmin = _mm256_setzero_ps();
-	__m256 tmax = _mm256_set1_ps(limit);
-	for (int a = 0; a < 3; ++a)
-	{
-		__m256 o = _mm256_set1_ps(r->o[a]);
-		__m256 inv = _mm256_set1_ps(r->inv[a]);
-		__m256 t1 = _mm256_mul_ps(_mm256_sub_ps(_mm256_sub_ps(_mm256_load_ps(n->min[a]), grow), o), inv);
-		__m256 t2 = _mm256_mul_ps(_mm256_sub_ps(_mm256_add_ps(_mm256_load_ps(n->max[a]), grow), o), inv);
-		tmin = _mm256_max_ps(tmin, _mm256_min_ps(t1, t2));
-		tmax = _mm256_min_ps(tmax, _mm256_max_ps(t1, t2));
-	}
-	_mm256_storeu_ps(entry, tmin);
-	return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(tmin, tmax, _CMP_LE_OQ));
 }
 #endif
 
@@ -163,33 +114,28 @@ static bsBvhAxial bsMakeBvhAxial(const bsBvh* bvh, const bsSweep* s, double reac
 
 #if defined(__SSE2__)
 static inline unsigned bsBvhAxial_Bound(const bsBvhAxial* x, const bsBvhWideNode* n, unsigned mask,
-	float limit, float entry[BS_W])
+	float limit, float entry[4])
 {
-	unsigned keep = 0;
-	for (int c = 0; c < BS_W; c += 4)
+	__m128 h = _mm_setzero_ps();
+	for (int a = 0; a < 3; ++a)
 	{
-		__m128 h = _mm_setzero_ps();
-		for (int a = 0; a < 3; ++a)
-		{
-			__m128 row = _mm_load_ps((x->upper[a] ? n->max[a] : n->min[a]) + c);
-			h = _mm_add_ps(h, _mm_mul_ps(_mm_set1_ps(x->axis[a]), row));
-		}
-		// h - A . C1 - margin: below every point's h minus the slack.
-		h = _mm_sub_ps(_mm_sub_ps(h, _mm_set1_ps(x->h0)), _mm_set1_ps(x->margin));
-		__m128 beyond = _mm_cmpgt_ps(h, _mm_set1_ps(x->radius));
-		__m128 t = _mm_min_ps(_mm_mul_ps(h, _mm_set1_ps(x->invLen)), _mm_set1_ps(1.0f));
-		t = _mm_and_ps(beyond, t);  // 0 where the start sphere may touch (NaN compares false too)
-		__m128 key = _mm_max_ps(t, _mm_loadu_ps(entry + c));
-		_mm_storeu_ps(entry + c, key);
-		keep |= (unsigned)_mm_movemask_ps(_mm_cmple_ps(key, _mm_set1_ps(limit))) << c;
+		__m128 row = _mm_load_ps(x->upper[a] ? n->max[a] : n->min[a]);
+		h = _mm_add_ps(h, _mm_mul_ps(_mm_set1_ps(x->axis[a]), row));
 	}
-	return mask & keep;
+	// h - A . C1 - margin: below every point's h minus the slack.
+	h = _mm_sub_ps(_mm_sub_ps(h, _mm_set1_ps(x->h0)), _mm_set1_ps(x->margin));
+	__m128 beyond = _mm_cmpgt_ps(h, _mm_set1_ps(x->radius));
+	__m128 t = _mm_min_ps(_mm_mul_ps(h, _mm_set1_ps(x->invLen)), _mm_set1_ps(1.0f));
+	t = _mm_and_ps(beyond, t);  // 0 where the start sphere may touch (NaN compares false too)
+	__m128 key = _mm_max_ps(t, _mm_loadu_ps(entry));
+	_mm_storeu_ps(entry, key);
+	return mask & (unsigned)_mm_movemask_ps(_mm_cmple_ps(key, _mm_set1_ps(limit)));
 }
 #else
 static inline unsigned bsBvhAxial_Bound(const bsBvhAxial* x, const bsBvhWideNode* n, unsigned mask,
-	float limit, float entry[BS_W])
+	float limit, float entry[4])
 {
-	for (int i = 0; i < BS_W; ++i)
+	for (int i = 0; i < 4; ++i)
 	{
 		float h = 0.0f;
 		for (int a = 0; a < 3; ++a)
@@ -204,26 +150,6 @@ static inline unsigned bsBvhAxial_Bound(const bsBvhAxial* x, const bsBvhWideNode
 		mask &= entry[i] <= limit ? ~0u : ~(1u << i);
 	}
 	return mask;
-}
-#endif
-
-#if BS_BVH_AVX
-static BS_BVH_AVX_TARGET inline unsigned bsBvhAxial_BoundAvx(const bsBvhAxial* x, const bsBvhWideNode* n,
-	unsigned mask, float limit, float entry[BS_W])
-{
-	__m256 h = _mm256_setzero_ps();
-	for (int a = 0; a < 3; ++a)
-	{
-		__m256 row = _mm256_load_ps(x->upper[a] ? n->max[a] : n->min[a]);
-		h = _mm256_add_ps(h, _mm256_mul_ps(_mm256_set1_ps(x->axis[a]), row));
-	}
-	h = _mm256_sub_ps(_mm256_sub_ps(h, _mm256_set1_ps(x->h0)), _mm256_set1_ps(x->margin));
-	__m256 beyond = _mm256_cmp_ps(h, _mm256_set1_ps(x->radius), _CMP_GT_OQ);
-	__m256 t = _mm256_min_ps(_mm256_mul_ps(h, _mm256_set1_ps(x->invLen)), _mm256_set1_ps(1.0f));
-	t = _mm256_and_ps(beyond, t);
-	__m256 key = _mm256_max_ps(t, _mm256_loadu_ps(entry));
-	_mm256_storeu_ps(entry, key);
-	return mask & (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(key, _mm256_set1_ps(limit), _CMP_LE_OQ));
 }
 #endif
 
@@ -255,53 +181,45 @@ typedef struct bsBvhStackEntry
 	double key;
 } bsBvhStackEntry;
 
-// Each wide node defers at most BS_W - 1 of its children, so while the walk is at depth D the stack
-// holds at most (BS_W - 1) (D - 1) entries; the wide tree is no deeper than the binary one.
-#define BS_BVH_STACK ((BS_W - 1) * BS_BVH_MAX_DEPTH)
+// Each wide node defers at most 3 of its children, so while the walk is at depth D the stack holds
+// at most 3 (D - 1) entries; the wide tree is no deeper than the binary one.
+#define BS_BVH_STACK (3 * BS_BVH_MAX_DEPTH)
 
 // The children of `node` in `mask`, nearest first: the nearest goes to *next, the others are pushed
-// farthest first (on equal keys the earlier slot comes later, so it is taken first). The keys are
-// the sweep's float entry times (fkey) or the closest point's double distances (dkey, fkey NULL).
-// Returns false when the mask is empty. The caller checks that BS_W - 1 more entries fit.
-static inline bool bsBvh_PushChildren(const bsBvhWideNode* node, unsigned mask, const float* fkey,
-	const double* dkey, bsBvhStackEntry* stack, int* top, bsBvhStackEntry* next)
+// farthest first (on equal keys the earlier slot comes later, so it is taken first). Returns false
+// when the mask is empty. The caller checks that 3 more entries fit.
+static inline bool bsBvh_PushChildren(const bsBvhWideNode* node, unsigned mask, const double key[4],
+	bsBvhStackEntry* stack, int* top, bsBvhStackEntry* next)
 {
-	if (mask == 0)
-	{
-		return false;
-	}
-	// One child entered (most nodes a short sweep reaches): nothing to order or push.
-	if ((mask & (mask - 1)) == 0)
-	{
-		int i = __builtin_ctz(mask);
-		*next = (bsBvhStackEntry){node->child[i], node->count[i], fkey != NULL ? (double)fkey[i] : dkey[i]};
-		return true;
-	}
-	int order[BS_W];
-	double key[BS_W];
+	int order[4];
 	int n = 0;
-	for (unsigned m = mask; m != 0; m &= m - 1)
+	for (int i = 0; i < 4; ++i)
 	{
-		int i = __builtin_ctz(m);
-		double k = fkey != NULL ? (double)fkey[i] : dkey[i];
-		int j = n++;
-		while (j > 0 && key[j - 1] <= k)
+		if ((mask >> i) & 1u)
 		{
-			order[j] = order[j - 1];
-			key[j] = key[j - 1];
-			--j;
+			int j = n++;
+			while (j > 0 && key[order[j - 1]] <= key[i])
+			{
+				order[j] = order[j - 1];
+				--j;
+			}
+			order[j] = i;
 		}
-		order[j] = i;
-		key[j] = k;
 	}
-	for (int j = 0; j + 1 < n; ++j)
+	for (int j = 0; j < n; ++j)
 	{
 		int i = order[j];
-		stack[(*top)++] = (bsBvhStackEntry){node->child[i], node->count[i], key[j]};
+		bsBvhStackEntry c = {node->child[i], node->count[i], key[i]};
+		if (j + 1 == n)
+		{
+			*next = c;
+		}
+		else
+		{
+			stack[(*top)++] = c;
+		}
 	}
-	int i = order[n - 1];
-	*next = (bsBvhStackEntry){node->child[i], node->count[i], key[n - 1]};
-	return true;
+	return n > 0;
 }
 
 // Pops the next deferred entry whose key is at most `limit` (one beyond it holds nothing as near as
@@ -325,10 +243,9 @@ static inline bool bsBvh_PopWithin(const bsBvhStackEntry* stack, int* top, doubl
 // stack would overflow (impossible for a tree from bsBvh_Build, whose depth is at most
 // BS_BVH_MAX_DEPTH).
 static BS_ALWAYS_INLINE bool bsBvh_TraverseBody(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
-	const bsBvhRay* ray, const bsBvhAxial* axial, bool useAxial, bool avx, bsBvhBest* best,
-	uint64_t* visited, uint64_t* tested)
+	const bsBvhRay* ray, const bsBvhAxial* axial, bool useAxial, bsBvhBest* best, uint64_t* visited,
+	uint64_t* tested)
 {
-	(void)avx;
 	bsBvhStackEntry stack[BS_BVH_STACK];
 	int top = 0;
 	// Contacts are at t <= 1. limit is a float >= the best t, so a box test never rejects a box
@@ -352,29 +269,20 @@ static BS_ALWAYS_INLINE bool bsBvh_TraverseBody(const bsBvh* bvh, bsMethod metho
 		{
 			const bsBvhWideNode* node = bvh->wide + e.child;
 			*visited += 1;
-			float entry[BS_W];
-#if BS_BVH_AVX
-			unsigned mask = avx ? bsBvhRay_BoxesAvx(ray, node, limit, entry)
-				: bsBvhRay_Boxes(ray, node, limit, entry);
-#else
+			float entry[4];
 			unsigned mask = bsBvhRay_Boxes(ray, node, limit, entry);
-#endif
 			// Before the first contact the limit is 1, which every bound (at most 1) passes: the
 			// bound would only reorder the boxes, which pays less than it costs (most queries miss).
 			if (useAxial && mask != 0 && bestT < 1.0)
 			{
-#if BS_BVH_AVX
-				mask = avx ? bsBvhAxial_BoundAvx(axial, node, mask, limit, entry)
-					: bsBvhAxial_Bound(axial, node, mask, limit, entry);
-#else
 				mask = bsBvhAxial_Bound(axial, node, mask, limit, entry);
-#endif
 			}
-			if (top + BS_W - 1 > BS_BVH_STACK)
+			if (top + 3 > BS_BVH_STACK)
 			{
 				return false;
 			}
-			if (bsBvh_PushChildren(node, mask, entry, NULL, stack, &top, &e))
+			double key[4] = {entry[0], entry[1], entry[2], entry[3]};
+			if (bsBvh_PushChildren(node, mask, key, stack, &top, &e))
 			{
 				continue;
 			}
@@ -394,11 +302,9 @@ static bool bsBvh_Traverse(const bsBvh* bvh, bsMethod method, const bsSweep* swe
 {
 	if (axial->on)
 	{
-		return bsBvh_TraverseBody(bvh, method, sweep, ray, axial, true, BS_BVH_AVX_DEFAULT, best,
-			visited, tested);
+		return bsBvh_TraverseBody(bvh, method, sweep, ray, axial, true, best, visited, tested);
 	}
-	return bsBvh_TraverseBody(bvh, method, sweep, ray, axial, false, BS_BVH_AVX_DEFAULT, best, visited,
-		tested);
+	return bsBvh_TraverseBody(bvh, method, sweep, ray, axial, false, best, visited, tested);
 }
 
 #if BS_DISPATCH_AVX2
@@ -407,9 +313,9 @@ static BS_TARGET_AVX2 bool bsBvh_TraverseAvx2(const bsBvh* bvh, bsMethod method,
 {
 	if (axial->on)
 	{
-		return bsBvh_TraverseBody(bvh, method, sweep, ray, axial, true, true, best, visited, tested);
+		return bsBvh_TraverseBody(bvh, method, sweep, ray, axial, true, best, visited, tested);
 	}
-	return bsBvh_TraverseBody(bvh, method, sweep, ray, axial, false, true, best, visited, tested);
+	return bsBvh_TraverseBody(bvh, method, sweep, ray, axial, false, best, visited, tested);
 }
 #endif
 
@@ -483,32 +389,28 @@ static inline bool bsBvhRayLimit_Below(bsBvhRayLimit limit, float key)
 	return key <= _mm_cvtss_f32(limit);
 }
 
-// The entry times of a node's slots.
-typedef struct bsBvhRayEntries
-{
-	_Alignas(16) float t[BS_W];
-} bsBvhRayEntries;
-
 static inline unsigned bsBvhRayLanes_Boxes(const bsBvhRayLanes* l, const bsBvhWideNode* n,
-	bsBvhRayLimit limit, bsBvhRayEntries* entry)
+	bsBvhRayLimit limit, __m128* entry)
 {
-	unsigned mask = 0;
-	for (int h = 0; h < BS_W; h += 4)
+	__m128 tmin = _mm_setzero_ps();
+	__m128 tmax = limit;
+	for (int a = 0; a < 3; ++a)
 	{
-		__m128 tmin = _mm_setzero_ps();
-		__m128 tmax = limit;
-		for (int a = 0; a < 3; ++a)
-		{
-			__m128 ninv = _mm_load_ps(l->ninv[a]);
-			__m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_load_ps(l->lower[a]), _mm_load_ps(n->min[a] + h)), ninv);
-			__m128 t2 = _mm_mul_ps(_mm_sub_ps(_mm_load_ps(l->upper[a]), _mm_load_ps(n->max[a] + h)), ninv);
-			tmin = _mm_max_ps(tmin, _mm_min_ps(t1, t2));
-			tmax = _mm_min_ps(tmax, _mm_max_ps(t1, t2));
-		}
-		_mm_store_ps(entry->t + h, tmin);
-		mask |= (unsigned)_mm_movemask_ps(_mm_cmple_ps(tmin, tmax)) << h;
+		__m128 ninv = _mm_load_ps(l->ninv[a]);
+		__m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_load_ps(l->lower[a]), _mm_load_ps(n->min[a])), ninv);
+		__m128 t2 = _mm_mul_ps(_mm_sub_ps(_mm_load_ps(l->upper[a]), _mm_load_ps(n->max[a])), ninv);
+		tmin = _mm_max_ps(tmin, _mm_min_ps(t1, t2));
+		tmax = _mm_min_ps(tmax, _mm_max_ps(t1, t2));
 	}
-	return mask;
+	*entry = tmin;
+	return (unsigned)_mm_movemask_ps(_mm_cmple_ps(tmin, tmax));
+}
+
+static inline float bsBvhRayEntry_Lane(__m128 entry, int i)
+{
+	float lanes[4];
+	_mm_storeu_ps(lanes, entry);
+	return lanes[i];
 }
 #else
 typedef float bsBvhRayLimit;
@@ -525,20 +427,20 @@ static inline bool bsBvhRayLimit_Below(bsBvhRayLimit limit, float key)
 
 typedef struct bsBvhRayEntries
 {
-	float t[BS_W];
+	float t[4];
 } bsBvhRayEntries;
 
 static inline unsigned bsBvhRayLanes_Boxes(const bsBvhRayLanes* l, const bsBvhWideNode* n,
 	bsBvhRayLimit limit, bsBvhRayEntries* entry)
 {
 	unsigned mask = 0;
-	for (int i = 0; i < BS_W; ++i)
+	for (int i = 0; i < 4; ++i)
 	{
 		float tmin = 0.0f, tmax = limit;
 		for (int a = 0; a < 3; ++a)
 		{
-			float t1 = (l->lower[a][0] - n->min[a][i]) * l->ninv[a][0];
-			float t2 = (l->upper[a][0] - n->max[a][i]) * l->ninv[a][0];
+			float t1 = (l->lower[a][i] - n->min[a][i]) * l->ninv[a][i];
+			float t2 = (l->upper[a][i] - n->max[a][i]) * l->ninv[a][i];
 			float near = t1 < t2 ? t1 : t2;
 			float far = t1 > t2 ? t1 : t2;
 			tmin = tmin > near ? tmin : near;
@@ -550,12 +452,11 @@ static inline unsigned bsBvhRayLanes_Boxes(const bsBvhRayLanes* l, const bsBvhWi
 	return mask;
 }
 
-#endif
-
-static inline float bsBvhRayEntry_Lane(const bsBvhRayEntries* entry, int i)
+static inline float bsBvhRayEntry_Lane(bsBvhRayEntries entry, int i)
 {
-	return entry->t[i];
+	return entry.t[i];
 }
+#endif
 
 // A deferred child of the ray walk: a wide node (count 0) or a leaf's range, with its float entry time.
 typedef struct bsBvhRayEntry
@@ -597,7 +498,11 @@ static bool bsBvh_RayWalk(const bsBvh* bvh, bsRayFrame* frame, const bsBvhRay* r
 		{
 			const bsBvhWideNode* node = wide + child;
 			nodes += 1;
+#if defined(__SSE2__)
+			__m128 entry;
+#else
 			bsBvhRayEntries entry;
+#endif
 			unsigned mask = bsBvhRayLanes_Boxes(&lanes, node, limit, &entry);
 			if (mask != 0)
 			{
@@ -605,14 +510,14 @@ static bool bsBvh_RayWalk(const bsBvh* bvh, bsRayFrame* frame, const bsBvhRay* r
 				// Most nodes of a short segment have one entered child: nothing to order or push.
 				if ((mask & (mask - 1)) != 0)
 				{
-					if (top + BS_W - 1 > BS_BVH_STACK)
+					if (top + 3 > BS_BVH_STACK)
 					{
 						return false;
 					}
 					for (unsigned m = mask & (mask - 1); m != 0; m &= m - 1)
 					{
 						int i = __builtin_ctz(m);
-						nearest = bsBvhRayEntry_Lane(&entry, i) < bsBvhRayEntry_Lane(&entry, nearest) ? i
+						nearest = bsBvhRayEntry_Lane(entry, i) < bsBvhRayEntry_Lane(entry, nearest) ? i
 							: nearest;
 					}
 					// The others from the last slot down, so the lowest is popped first.
@@ -620,7 +525,7 @@ static bool bsBvh_RayWalk(const bsBvh* bvh, bsRayFrame* frame, const bsBvhRay* r
 					{
 						int i = 31 - __builtin_clz(m);
 						m &= ~(1u << i);
-						bsBvhRayEntry c = {node->child[i], node->count[i], bsBvhRayEntry_Lane(&entry, i)};
+						bsBvhRayEntry c = {node->child[i], node->count[i], bsBvhRayEntry_Lane(entry, i)};
 						stack[top++] = c;
 					}
 				}
@@ -892,37 +797,34 @@ static void bsBvh_NearestRange(const bsBvh* bvh, bsVec3 q, double maxDistance, u
 // max(below, max(above, 0)), which is its choice (below > 0 makes above negative: min <= max), and
 // the squares are summed x, y, z from 0.
 static inline void bsBvhWideNode_Distance2(const bsBvhWideNode* n, const double q[3], double pad,
-	double d2[BS_W])
+	double d2[4])
 {
+	__m128d sum[2] = {_mm_setzero_pd(), _mm_setzero_pd()};
 	__m128d padv = _mm_set1_pd(pad);
 	__m128d zero = _mm_setzero_pd();
-	for (int c = 0; c < BS_W; c += 4)
+	for (int a = 0; a < 3; ++a)
 	{
-		__m128d sum[2] = {_mm_setzero_pd(), _mm_setzero_pd()};
-		for (int a = 0; a < 3; ++a)
+		__m128 lo4 = _mm_load_ps(n->min[a]);
+		__m128 hi4 = _mm_load_ps(n->max[a]);
+		__m128d qa = _mm_set1_pd(q[a]);
+		for (int h = 0; h < 2; ++h)
 		{
-			__m128 lo4 = _mm_load_ps(n->min[a] + c);
-			__m128 hi4 = _mm_load_ps(n->max[a] + c);
-			__m128d qa = _mm_set1_pd(q[a]);
-			for (int h = 0; h < 2; ++h)
-			{
-				__m128d lo = _mm_cvtps_pd(h == 0 ? lo4 : _mm_movehl_ps(lo4, lo4));
-				__m128d hi = _mm_cvtps_pd(h == 0 ? hi4 : _mm_movehl_ps(hi4, hi4));
-				__m128d below = _mm_sub_pd(_mm_sub_pd(lo, padv), qa);
-				__m128d above = _mm_sub_pd(qa, _mm_add_pd(hi, padv));
-				__m128d d = _mm_max_pd(below, _mm_max_pd(above, zero));
-				sum[h] = _mm_add_pd(sum[h], _mm_mul_pd(d, d));
-			}
+			__m128d lo = _mm_cvtps_pd(h == 0 ? lo4 : _mm_movehl_ps(lo4, lo4));
+			__m128d hi = _mm_cvtps_pd(h == 0 ? hi4 : _mm_movehl_ps(hi4, hi4));
+			__m128d below = _mm_sub_pd(_mm_sub_pd(lo, padv), qa);
+			__m128d above = _mm_sub_pd(qa, _mm_add_pd(hi, padv));
+			__m128d d = _mm_max_pd(below, _mm_max_pd(above, zero));
+			sum[h] = _mm_add_pd(sum[h], _mm_mul_pd(d, d));
 		}
-		_mm_storeu_pd(d2 + c, sum[0]);
-		_mm_storeu_pd(d2 + c + 2, sum[1]);
 	}
+	_mm_storeu_pd(d2, sum[0]);
+	_mm_storeu_pd(d2 + 2, sum[1]);
 }
 #else
 static inline void bsBvhWideNode_Distance2(const bsBvhWideNode* n, const double q[3], double pad,
-	double d2[BS_W])
+	double d2[4])
 {
-	for (int i = 0; i < BS_W; ++i)
+	for (int i = 0; i < 4; ++i)
 	{
 		double sum = 0.0;
 		for (int a = 0; a < 3; ++a)
@@ -937,39 +839,13 @@ static inline void bsBvhWideNode_Distance2(const bsBvhWideNode* n, const double 
 }
 #endif
 
-#if BS_BVH_AVX
-// The same with 4 doubles a register (one 4-lane float row converted at once).
-static BS_BVH_AVX_TARGET inline void bsBvhWideNode_Distance2Avx(const bsBvhWideNode* n, const double q[3],
-	double pad, double d2[BS_W])
-{
-	__m256d padv = _mm256_set1_pd(pad);
-	__m256d zero = _mm256_setzero_pd();
-	for (int c = 0; c < BS_W; c += 4)
-	{
-		__m256d sum = _mm256_setzero_pd();
-		for (int a = 0; a < 3; ++a)
-		{
-			__m256d lo = _mm256_cvtps_pd(_mm_load_ps(n->min[a] + c));
-			__m256d hi = _mm256_cvtps_pd(_mm_load_ps(n->max[a] + c));
-			__m256d qa = _mm256_set1_pd(q[a]);
-			__m256d below = _mm256_sub_pd(_mm256_sub_pd(lo, padv), qa);
-			__m256d above = _mm256_sub_pd(qa, _mm256_add_pd(hi, padv));
-			__m256d d = _mm256_max_pd(below, _mm256_max_pd(above, zero));
-			sum = _mm256_add_pd(sum, _mm256_mul_pd(d, d));
-		}
-		_mm256_storeu_pd(d2 + c, sum);
-	}
-}
-#endif
-
 // Nearest-first depth-first walk: at each node the nearest child box within the search radius is
 // taken next and the others are pushed farthest first; the radius shrinks to the best distance as
 // nearer triangles are found. Returns false if the stack would overflow (impossible for a tree from
 // bsBvh_Build).
 static BS_ALWAYS_INLINE bool bsBvh_NearestWalkBody(const bsBvh* bvh, bsVec3 q, double maxDistance,
-	double pad, bool avx, bsBvhNearest* best, uint64_t* visited, uint64_t* tested)
+	double pad, bsBvhNearest* best, uint64_t* visited, uint64_t* tested)
 {
-	(void)avx;
 	bsBvhStackEntry stack[BS_BVH_STACK];
 	int top = 0;
 	const double p[3] = {q.x, q.y, q.z};
@@ -992,29 +868,18 @@ static BS_ALWAYS_INLINE bool bsBvh_NearestWalkBody(const bsBvh* bvh, bsVec3 q, d
 		{
 			const bsBvhWideNode* node = bvh->wide + e.child;
 			*visited += 1;
-			double d2[BS_W];
-#if BS_BVH_AVX
-			if (avx)
-			{
-				bsBvhWideNode_Distance2Avx(node, p, pad, d2);
-			}
-			else
-			{
-				bsBvhWideNode_Distance2(node, p, pad, d2);
-			}
-#else
+			double d2[4];
 			bsBvhWideNode_Distance2(node, p, pad, d2);
-#endif
-			if (top + BS_W - 1 > BS_BVH_STACK)
+			if (top + 3 > BS_BVH_STACK)
 			{
 				return false;
 			}
 			unsigned mask = 0;
-			for (int i = 0; i < BS_W; ++i)
+			for (int i = 0; i < 4; ++i)
 			{
 				mask |= d2[i] <= limit2 ? 1u << i : 0u;
 			}
-			if (bsBvh_PushChildren(node, mask, NULL, d2, stack, &top, &e))
+			if (bsBvh_PushChildren(node, mask, d2, stack, &top, &e))
 			{
 				continue;
 			}
@@ -1031,14 +896,14 @@ static BS_ALWAYS_INLINE bool bsBvh_NearestWalkBody(const bsBvh* bvh, bsVec3 q, d
 static bool bsBvh_NearestWalkDefault(const bsBvh* bvh, bsVec3 q, double maxDistance, double pad,
 	bsBvhNearest* best, uint64_t* visited, uint64_t* tested)
 {
-	return bsBvh_NearestWalkBody(bvh, q, maxDistance, pad, BS_BVH_AVX_DEFAULT, best, visited, tested);
+	return bsBvh_NearestWalkBody(bvh, q, maxDistance, pad, best, visited, tested);
 }
 
 #if BS_DISPATCH_AVX2
 static BS_TARGET_AVX2 bool bsBvh_NearestWalkAvx2(const bsBvh* bvh, bsVec3 q, double maxDistance,
 	double pad, bsBvhNearest* best, uint64_t* visited, uint64_t* tested)
 {
-	return bsBvh_NearestWalkBody(bvh, q, maxDistance, pad, true, best, visited, tested);
+	return bsBvh_NearestWalkBody(bvh, q, maxDistance, pad, best, visited, tested);
 }
 #endif
 

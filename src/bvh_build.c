@@ -1137,7 +1137,7 @@ static void bsBvhWideNode_SetSlots(bsBvhWideNode* node, const bsBvhNode* nodes, 
 	uint32_t n)
 {
 	memset(node, 0, sizeof *node);
-	bsBvh_SlotBoxes(nodes, slot, n, BS_BVH_WIDTH, &node->min[0][0], &node->max[0][0]);
+	bsBvh_SlotBoxes(nodes, slot, n, 4, &node->min[0][0], &node->max[0][0]);
 }
 
 // Makes wide node `index` from binary node `root` (an interior node) and recurses into the interior
@@ -1150,8 +1150,8 @@ static void bsWideBuilder_Collapse(bsWideBuilder* w, uint32_t root, uint32_t ind
 	{
 		w->wideDepth = depth;
 	}
-	uint32_t slot[BS_BVH_WIDTH];
-	uint32_t n = bsBvh_OpenSlots(w->nodes, root, BS_BVH_WIDTH, slot);
+	uint32_t slot[4];
+	uint32_t n = bsBvh_OpenSlots(w->nodes, root, 4, slot);
 
 	bsBvhWideNode* node = w->wide + index;
 	bsBvhWideNode_SetSlots(node, w->nodes, slot, n);
@@ -1178,8 +1178,7 @@ static bool bsBvh_AllocWide(bsBvh* bvh)
 	// Every wide node but a leaf root consumes at least one interior binary node.
 	uint32_t interior = bvh->nodeCount - bvh->stats.leaves;
 	size_t capacity = interior > 0 ? interior : 1;
-	// Aligned for the slab tests' full-row loads (32 bytes for AVX's 8 lanes).
-	bvh->wide = aligned_alloc(64, capacity * sizeof(bsBvhWideNode));
+	bvh->wide = malloc(capacity * sizeof(bsBvhWideNode));
 	return bvh->wide != NULL;
 }
 

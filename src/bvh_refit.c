@@ -54,7 +54,7 @@ static void bsRefit_Wide(bsBvh* bvh)
 	for (uint32_t k = bvh->wideCount; k-- > 0;)
 	{
 		bsBvhWideNode* n = bvh->wide + k;
-		for (int s = 0; s < BS_BVH_WIDTH; ++s)
+		for (int s = 0; s < 4; ++s)
 		{
 			float min[3], max[3];
 			if (n->count[s] > 0)
@@ -66,12 +66,11 @@ static void bsRefit_Wide(bsBvh* bvh)
 				const bsBvhWideNode* c = bvh->wide + n->child[s];
 				for (int a = 0; a < 3; ++a)
 				{
+					min[a] = fminf(fminf(c->min[a][0], c->min[a][1]), fminf(c->min[a][2], c->min[a][3]));
 					// Unused slots hold +inf in max as well: leave them out of the union.
-					min[a] = INFINITY;
 					max[a] = -INFINITY;
-					for (int cs = 0; cs < BS_BVH_WIDTH; ++cs)
+					for (int cs = 0; cs < 4; ++cs)
 					{
-						min[a] = fminf(min[a], c->min[a][cs]);
 						max[a] = c->min[a][cs] != INFINITY ? fmaxf(max[a], c->max[a][cs]) : max[a];
 					}
 				}

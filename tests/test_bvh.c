@@ -387,7 +387,7 @@ static int CheckWide(const bsBvh* bvh)
 		maxDepth = depth > maxDepth ? depth : maxDepth;
 		const bsBvhWideNode* w = bvh->wide + index;
 		int used = 0;
-		for (int i = 0; i < BS_BVH_WIDTH; ++i)
+		for (int i = 0; i < 4; ++i)
 		{
 			bool empty = true;
 			for (int a = 0; a < 3; ++a)
@@ -449,7 +449,7 @@ static int CheckWide(const bsBvh* bvh)
 				stackDepth[top++] = depth + 1;
 			}
 		}
-		// Two to BS_BVH_WIDTH children; one only for a tree that is a single leaf.
+		// Two to four children; one only for a tree that is a single leaf.
 		if (!(used >= 2 || (used == 1 && bvh->nodeCount == 1)))
 		{
 			fprintf(stderr, "CheckWide: node %u has %d children\n", index, used);

@@ -30,23 +30,18 @@ typedef struct bsBvhNode
 
 _Static_assert(sizeof(bsBvhNode) == 32, "BVH nodes are 32 bytes");
 
-// How many children a node of the wide tree that queries walk holds (4: one SSE register a row).
-#ifndef BS_BVH_WIDTH
-#define BS_BVH_WIDTH 4
-#endif
-
-// A node of the wide tree that queries walk. Slots in use come first (2..BS_BVH_WIDTH of them, or 1
-// when the whole tree is one leaf); an unused slot has the box min = max = +inf on every axis, which
-// every slab test misses (its entry time is +inf or its exit time -inf), and child = count = 0.
+// A node of the 4-wide tree that queries walk. Slots in use come first (2..4 of them, or 1 when the
+// whole tree is one leaf); an unused slot has the box min = max = +inf on every axis, which every
+// slab test misses (its entry time is +inf or its exit time -inf), and child = count = 0.
 typedef struct bsBvhWideNode
 {
-	float min[3][BS_BVH_WIDTH];     // min[axis][slot]: the children's boxes, one SIMD register per row
-	float max[3][BS_BVH_WIDTH];
-	uint32_t child[BS_BVH_WIDTH];   // count 0: index of a wide node; count > 0: first triangle (leaf order)
-	uint32_t count[BS_BVH_WIDTH];   // triangles of a leaf child; 0 for a wide-node child or an unused slot
+	float min[3][4];     // min[axis][slot]: the children's boxes, one SIMD register per row
+	float max[3][4];
+	uint32_t child[4];   // count 0: index of a wide node; count > 0: first triangle (leaf order)
+	uint32_t count[4];   // triangles of a leaf child; 0 for a wide-node child or an unused slot
 } bsBvhWideNode;
 
-_Static_assert(sizeof(bsBvhWideNode) == 32 * BS_BVH_WIDTH, "wide nodes are 32 bytes a slot");
+_Static_assert(sizeof(bsBvhWideNode) == 128, "wide nodes are two cache lines");
 
 #define BS_BVH_MAX_DEPTH 64
 
