@@ -365,6 +365,7 @@ typedef struct bsRayLeafFrame
 	float sx, sy;       // the double shear rounded to nearest: |sx|, |sy| <= 1 as theirs are
 	float norm1, norm2; // |c1|_1, |c2|_1 of the doubles, rounded up
 	float reach1;       // the largest |coordinate| of c1, rounded up
+	float tl;           // the filter's bound: nextafter(best t) rounded up, at most 1
 } bsRayLeafFrame;
 
 // Beyond this magnitude of coordinates the filter is off: the products of its edge test (at most
@@ -384,26 +385,29 @@ static void bsMakeRayLeafFrame(bsRayLeafFrame* lf, bsRayFrame* frame, float scen
 		bsRayFrame_Shear(frame);
 	}
 	lf->ready = true;
+	lf->tl = 1.0f;
 	lf->kx = frame->kx;
 	lf->ky = frame->ky;
 	lf->kz = frame->kz;
 	double c1[3] = {frame->c1.x, frame->c1.y, frame->c1.z};
 	double c2[3] = {frame->c2.x, frame->c2.y, frame->c2.z};
-	double norm1 = 0.0, norm2 = 0.0, reach1 = 0.0;
+	float norm1 = 0.0f, norm2 = 0.0f, reach1 = 0.0f;
 	for (int a = 0; a < 3; ++a)
 	{
 		lf->c1[a] = (float)c1[a];
 		lf->c2[a] = (float)c2[a];
-		norm1 += fabs(c1[a]);
-		norm2 += fabs(c2[a]);
-		reach1 = fabs(c1[a]) > reach1 ? fabs(c1[a]) : reach1;
+		norm1 += fabsf(lf->c1[a]);
+		norm2 += fabsf(lf->c2[a]);
+		reach1 = fabsf(lf->c1[a]) > reach1 ? fabsf(lf->c1[a]) : reach1;
 	}
-	lf->on = reach1 <= BS_RAY_LEAF_LIMIT && norm2 <= 3.0 * BS_RAY_LEAF_LIMIT &&
+	lf->on = reach1 <= (float)BS_RAY_LEAF_LIMIT && norm2 <= (float)BS_RAY_LEAF_LIMIT &&
 		sceneMag <= (float)BS_RAY_LEAF_LIMIT;
-	// Rounded up by a relative 1e-15 for the double sums' own rounding.
-	lf->norm1 = bsFloatUp(norm1 * (1.0 + 1e-15));
-	lf->norm2 = bsFloatUp(norm2 * (1.0 + 1e-15));
-	lf->reach1 = bsFloatUp(reach1);
+	// The float sums of the rounded coordinates are within 3 u of the doubles' (each rounding and
+	// sum u): 1 + 2^-20 covers them, and its own rounding.
+	const float up = 1.0f + 0x1p-20f;
+	lf->norm1 = norm1 * up;
+	lf->norm2 = norm2 * up;
+	lf->reach1 = reach1 * up;
 	lf->sx = (float)frame->sx;
 	lf->sy = (float)frame->sy;
 }
@@ -437,7 +441,8 @@ static void bsMakeRayLeafFrame(bsRayLeafFrame* lf, bsRayFrame* frame, float scen
 // Then for an edge a, b the float U = xa yb - ya xb is within E_q (|xa| + |ya| + |xb| + |yb| + 2 E_q)
 // + 2.01 u (|xa yb| + |ya xb|) + 2^-148 of the double points' exact edge function (the first term
 // the projections' errors, the second the float products and difference, the last underflow):
-// B_e = E_q (|xa| + |ya| + |xb| + |yb| + 2 E_q) + 3 u (|l| + |r|) + FLT_MIN bounds it, its own
+// B_e = E_q (ma + mb + 2 E_q) + 3 u ma mb + FLT_MIN bounds it (m = |x| + |y|, and |xa yb| + |ya xb|
+// <= ma mb), its own
 // rounding inside the slack of the constants (9 for 8.01, 3 for 2.01). U > B_e proves the exact
 // sign +1, U < -B_e proves -1, with no tie, so simulation of simplicity never enters. Two edges
 // proved of opposite signs mean the segment's line misses the triangle: the lane is dropped when
@@ -458,7 +463,7 @@ static BS_ALWAYS_INLINE void bsRayLeaf_Edge(__m128 xa, __m128 ya, __m128 ma, __m
 	__m128 r = _mm_mul_ps(ya, xb);
 	__m128 e = _mm_sub_ps(l, r);
 	__m128 bound = _mm_add_ps(_mm_add_ps(_mm_mul_ps(eq, _mm_add_ps(_mm_add_ps(ma, mb), _mm_add_ps(eq, eq))),
-		_mm_mul_ps(u3, _mm_add_ps(bsRayLeaf_Abs(l), bsRayLeaf_Abs(r)))),
+		_mm_mul_ps(u3, _mm_mul_ps(ma, mb))),
 		_mm_set1_ps(FLT_MIN * BS_RAY_LEAF_BOUND_SCALE));
 	*pos = _mm_or_ps(*pos, _mm_cmpgt_ps(e, bound));
 	*neg = _mm_or_ps(*neg, _mm_cmplt_ps(e, _mm_xor_ps(bound, _mm_set1_ps(-0.0f))));
@@ -521,7 +526,7 @@ static void bsRayLeaf_Edge1(float xa, float ya, float ma, float xb, float yb, fl
 	float r = ya * xb;
 	float e = l - r;
 	float bound = eq * ((ma + mb) + (eq + eq)) + 3.0f * 0x1p-24f * BS_RAY_LEAF_BOUND_SCALE *
-		(fabsf(l) + fabsf(r)) + FLT_MIN * BS_RAY_LEAF_BOUND_SCALE;
+		(ma * mb) + FLT_MIN * BS_RAY_LEAF_BOUND_SCALE;
 	*pos = *pos || e > bound;
 	*neg = *neg || e < -bound;
 }
@@ -584,8 +589,7 @@ static BS_ALWAYS_INLINE bool bsRayBvh_TestLeaf(const bsRayBvh* rb, bsRayFrame* f
 		unsigned lanes = (1u << b->count) - 1u;
 		if (filter)
 		{
-			float tl = best->found && best->hit.t < 1.0 ? bsFloatUp(bsNextUp(best->hit.t)) : 1.0f;
-			lanes = bsRayLeaf_Survivors(b, lf, tl < 1.0f ? tl : 1.0f);
+			lanes = bsRayLeaf_Survivors(b, lf, lf->tl);
 		}
 		for (; lanes != 0; lanes &= lanes - 1u)
 		{
@@ -593,9 +597,12 @@ static BS_ALWAYS_INLINE bool bsRayBvh_TestLeaf(const bsRayBvh* rb, bsRayFrame* f
 			uint32_t k = b->first + (uint32_t)i;
 			uint32_t index = b->index[i];
 			bsTriangleHit h;
-			if (bsRay_Triangle(rb->tris + k, frame, bsBvhBest_Bound(best, index), &h))
+			if (bsRay_Triangle(rb->tris + k, frame, bsBvhBest_Bound(best, index), &h) &&
+				bsBvhBest_Offer(best, &h, k, index))
 			{
-				changed |= bsBvhBest_Offer(best, &h, k, index);
+				changed = true;
+				float tl = best->hit.t < 1.0 ? bsFloatUp(bsNextUp(best->hit.t)) : 1.0f;
+				lf->tl = tl < 1.0f ? tl : 1.0f;
 			}
 		}
 	}
