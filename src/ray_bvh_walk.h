@@ -10,7 +10,7 @@
 // does not depend on the order, only the work). Returns false if the stack would overflow
 // (impossible for a tree collapsed from bsBvh_Build's, whose depth is at most BS_BVH_MAX_DEPTH).
 static BS_RAY_WALK_TARGET bool BS_RAY_WALK(const bsRayBvh* rb, bsRayFrame* frame,
-	bsRayLeafFrame* lf, const bsRayBvhLanes* lanes, bsBvhBest* best, uint64_t* visited, uint64_t* tested)
+	const bsRayBvhLanes* lanes, bsBvhBest* best, uint64_t* visited, uint64_t* tested)
 {
 	bsRayBvhEntry stack[BS_RAY_BVH_STACK];
 	int top = 0;
@@ -22,7 +22,7 @@ static BS_RAY_WALK_TARGET bool BS_RAY_WALK(const bsRayBvh* rb, bsRayFrame* frame
 		if (count > 0)
 		{
 			triangles += count;
-			if (bsRayBvh_TestLeaf(rb, frame, lf, child, count, best))
+			if (bsRay_TestRange(rb->tris, rb->triIndex, frame, child, count, best))
 			{
 				limit = bsFloatUp(best->hit.t);
 			}

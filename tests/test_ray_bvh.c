@@ -12,7 +12,6 @@
 #include "blobsim/rng.h"
 #include "procedural.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,23 +95,16 @@ static int CheckRay(const bsBvh* bvh, const bsRayBvh* rb, const bsTriangle* tris
 	bsDispatch_SetMode(bs_dispatchBest);
 	bsResult rbest = bsRayBvh_Ray(rb, &ray, &b, NULL);
 	bsResult rc = bsBvh_Ray(bvh, &ray, &c);
-	// The code without the leaves' float filter (every triangle to the double test): the same bytes.
-	bsRayBvh exact = *rb;
-	exact.exact = true;
-	bsRayOutput x;
-	memset(&x, 0x3C, sizeof x);
-	bsResult rx = bsRayBvh_Ray(&exact, &ray, &x, NULL);
 	uint64_t off = 0, offOld = 0;
-	if (ra != rbest || memcmp(&a, &b, sizeof a) != 0 || rx != ra || memcmp(&x, &a, sizeof a) != 0 ||
+	if (ra != rbest || memcmp(&a, &b, sizeof a) != 0 ||
 		!SameOrKnownDifference(tris, &ray, re, &expect, ra, &a, &off) ||
 		!SameOrKnownDifference(tris, &ray, re, &expect, rc, &c, &offOld))
 	{
 		fprintf(stderr, "  ray (%.17g, %.17g, %.17g) -> (%.17g, %.17g, %.17g): brute %d hit %d t %.17g "
 			"tri %u; default %d hit %d t %.17g tri %u; best %d hit %d t %.17g tri %u; bsBvh_Ray %d hit "
-			"%d t %.17g tri %u; unfiltered %d hit %d t %.17g tri %u\n", ray.c1.x, ray.c1.y, ray.c1.z,
-			ray.c2.x, ray.c2.y, ray.c2.z, re, expect.hit, expect.t, expect.triangle, ra, a.hit, a.t,
-			a.triangle, rbest, b.hit, b.t, b.triangle, rc, c.hit, c.t, c.triangle, rx, x.hit, x.t,
-			x.triangle);
+			"%d t %.17g tri %u\n", ray.c1.x, ray.c1.y, ray.c1.z, ray.c2.x, ray.c2.y, ray.c2.z, re,
+			expect.hit, expect.t, expect.triangle, ra, a.hit, a.t, a.triangle, rbest, b.hit, b.t,
+			b.triangle, rc, c.hit, c.t, c.triangle);
 		return 1;
 	}
 	counts->rays += 1;
@@ -145,10 +137,8 @@ static int CheckScene(const char* name, const bsTriangle* tris, uint32_t count,
 	bsRayBvh rb;
 	ENSURE(bsRayBvh_Build(&rb, &bvh) == bs_ok);
 	ENSURE(count == 0 || (rb.nodeCount > 0 && rb.depth >= 1 && rb.depth <= BS_BVH_MAX_DEPTH));
-	ENSURE(bsRayBvh_Bytes(&rb) == (size_t)rb.nodeCount * sizeof(bsRayBvhNode) +
-		(size_t)rb.blockCount * sizeof(bsRayLeafBlock));
-	// Every triangle is in exactly one leaf block, whose lanes hold its floats and caller's index,
-	// and every node but the root is some node's child.
+	ENSURE(bsRayBvh_Bytes(&rb) == (size_t)rb.nodeCount * sizeof(bsRayBvhNode));
+	// Every triangle is in exactly one leaf, and every node but the root is some node's child.
 	uint32_t* seen = calloc((size_t)count + rb.nodeCount + 1, sizeof *seen);
 	ENSURE(seen != NULL);
 	for (uint32_t i = 0; i < rb.nodeCount; ++i)
@@ -158,24 +148,10 @@ static int CheckScene(const char* name, const bsTriangle* tris, uint32_t count,
 		{
 			if (n->count[s] > 0)
 			{
-				uint32_t left = n->count[s];
-				for (uint32_t j = n->child[s]; left > 0; ++j)
+				for (uint32_t k = n->child[s]; k < n->child[s] + n->count[s]; ++k)
 				{
-					ENSURE(j < rb.blockCount);
-					const bsRayLeafBlock* b = rb.blocks + j;
-					ENSURE(b->count >= 1 && b->count <= 4 && b->count <= left);
-					ENSURE(j == n->child[s] || b->first == b[-1].first + 4);
-					left -= b->count;
-					for (uint32_t lane = 0; lane < b->count; ++lane)
-					{
-						uint32_t k = b->first + lane;
-						ENSURE(k < count && b->index[lane] == bvh.triIndex[k]);
-						const bsTriangle* t = bvh.tris + k;
-						ENSURE(b->p[0][0][lane] == (float)t->p1.x && b->p[2][2][lane] == (float)t->p3.z &&
-							b->n[1][lane] == (float)t->n.y && b->delta[lane] == (float)t->delta);
-						ENSURE((double)b->mag >= fabs(t->p2.y) && b->mag <= rb.mag);
-						seen[k] += 1;
-					}
+					ENSURE(k < count);
+					seen[k] += 1;
 				}
 			}
 			else if (n->min[0][s] != INFINITY)
@@ -393,143 +369,8 @@ static bsTriangle* MakeTies(uint32_t copies, uint32_t* outCount)
 	return tris;
 }
 
-// p moved by k ulps (k may be negative) on every coordinate.
-static bsVec3 Ulps(bsVec3 p, int k)
-{
-	double c[3] = {p.x, p.y, p.z};
-	for (int a = 0; a < 3; ++a)
-	{
-		for (int i = 0; i < abs(k); ++i)
-		{
-			c[a] = nextafter(c[a], k > 0 ? INFINITY : -INFINITY);
-		}
-	}
-	return bsV3(c[0], c[1], c[2]);
-}
-
-// A bumpy n x n grid of cells of size `cell` at `origin` (two triangles a cell, every vertex shared),
-// with slivers (a vertex moved to 1e-6 of its cell off an edge) and repeated triangles.
-static bsTriangle* MakeFilterScene(int n, double cell, bsVec3 origin, uint32_t* outCount)
-{
-	bsTriangle* tris = malloc((size_t)(2 * n * n + 2 * n) * sizeof(bsTriangle));
-	uint32_t k = 0;
-	for (int i = 0; tris != NULL && i < n; ++i)
-	{
-		for (int j = 0; j < n; ++j)
-		{
-			bsVec3 q[4];
-			for (int c = 0; c < 4; ++c)
-			{
-				int x = i + (c == 1 || c == 2), z = j + (c >= 2);
-				double y = 0.3 * sin(0.9 * x) * cos(0.7 * z);
-				q[c] = bsAdd(origin, bsScale(cell, bsV3(x, y, z)));
-			}
-			k += bsMakeTriangle(q[0], q[2], q[1], tris + k) == bs_ok;
-			k += bsMakeTriangle(q[0], q[3], q[2], tris + k) == bs_ok;
-		}
-		// A sliver across row i, and a copy of one of its triangles (a tie).
-		bsVec3 a = bsAdd(origin, bsScale(cell, bsV3(i + 0.1, 0.5, 0.2)));
-		bsVec3 b = bsAdd(origin, bsScale(cell, bsV3(i + 0.9, 0.5, 0.8)));
-		bsVec3 c = bsAdd(origin, bsScale(cell, bsV3(i + 0.5, 0.5 + 1e-6, 0.5)));
-		k += bsMakeTriangle(a, b, c, tris + k) == bs_ok;
-		if (k > 0)
-		{
-			tris[k] = tris[k - 2];
-			k += 1;
-		}
-	}
-	*outCount = k;
-	return tris;
-}
-
-// The float filter's hard cases: segments through vertices, edge points and the slivers, moved by
-// 0 to 3 ulps either way, along the normal, an axis, a random direction and grazing (in the plane,
-// and tilted out of it by 1e-9 and 1e-15), ending on the feature or passing it, on grids from 1e-4
-// to 1e4 in size at the origin and 1e6 (and -3e7) away. Every answer must be the list loop's and
-// the unfiltered walk's (CheckRay).
-static int FilterRays(void)
-{
-	const double cells[] = {1e-4, 1.0, 1e4};
-	const bsVec3 origins[] = {bsV3(0.0, 0.0, 0.0), bsV3(1e6, -1e6, 1e6), bsV3(-3e7, 2e6, 5e5)};
-	RayCounts counts = {0, 0, 0, 0};
-	bsRng rng = bsMakeRng(77);
-	for (int ci = 0; ci < 3; ++ci)
-	{
-		for (int oi = 0; oi < 3; ++oi)
-		{
-			uint32_t count = 0;
-			bsTriangle* tris = MakeFilterScene(10, cells[ci], origins[oi], &count);
-			ENSURE(tris != NULL && count > 200);
-			bsBvh bvh;
-			ENSURE(bsBvh_Build(&bvh, tris, count, NULL) == bs_ok);
-			bsRayBvh rb;
-			ENSURE(bsRayBvh_Build(&rb, &bvh) == bs_ok);
-			for (int q = 0; q < 700; ++q)
-			{
-				const bsTriangle* t = tris + bsRng_Below(&rng, count);
-				bsVec3 at;
-				switch (bsRng_Below(&rng, 4))
-				{
-					case 0:
-						at = t->p1;
-						break;
-					case 1:
-						at = t->p3;
-						break;
-					case 2:
-						at = bsMulAdd(t->p1, bsRng_Range(&rng, 0.0, 1.0), bsSub(t->p2, t->p1));
-						break;
-					default:
-						at = bsScale(0.5, bsAdd(t->p2, t->p3));
-						break;
-				}
-				at = Ulps(at, (int)bsRng_Below(&rng, 7) - 3);
-				bsVec3 edge = bsSub(t->p2, t->p1);
-				bsVec3 d;
-				switch (bsRng_Below(&rng, 6))
-				{
-					case 0:
-						d = t->n;
-						break;
-					case 1:
-						d = Axis((int)bsRng_Below(&rng, 3), 1.0);
-						break;
-					case 2:
-						d = bsRng_UnitVector(&rng);
-						break;
-					case 3:
-						d = edge;
-						break;
-					case 4:
-						d = bsMulAdd(edge, 1e-9 * sqrt(bsLengthSquared(edge)), t->n);
-						break;
-					default:
-						d = bsMulAdd(edge, 1e-15 * sqrt(bsLengthSquared(edge)), t->n);
-						break;
-				}
-				d = bsScale(cells[ci] * bsRng_Range(&rng, 0.01, 3.0) / sqrt(bsLengthSquared(d)), d);
-				ENSURE(CheckRay(&bvh, &rb, tris, count, Through(at, d), &counts) == 0);
-				bsRayInput ends = {bsSub(at, d), at};
-				ENSURE(CheckRay(&bvh, &rb, tris, count, ends, &counts) == 0);
-				bsRayInput starts = {at, bsAdd(at, d)};
-				ENSURE(CheckRay(&bvh, &rb, tris, count, starts, &counts) == 0);
-			}
-			bsRayBvh_Destroy(&rb);
-			bsBvh_Destroy(&bvh);
-			free(tris);
-		}
-	}
-	ENSURE(counts.hits > counts.rays / 3);
-	printf("  %-12s %llu rays, %llu hits, list contacts off their box missed: %llu (bsBvh_Ray %llu)\n",
-		"filter", (unsigned long long)counts.rays, (unsigned long long)counts.hits,
-		(unsigned long long)counts.offBox, (unsigned long long)counts.offBoxOld);
-	return 0;
-}
-
 int RayBvhTest(void)
 {
-	ENSURE(FilterRays() == 0);
-
 	bsTriangle* tris = NULL;
 	uint32_t count = 0;
 	ENSURE(bsMakeHeightfieldScene(3, 40, 12, &tris, &count) == bs_ok);

@@ -20,7 +20,6 @@
 
 #include "blobsim/bvh.h"
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,44 +29,21 @@ typedef struct bsRayBvhNode
 {
 	float min[3][8];     // min[axis][slot]: one 8-lane register a row
 	float max[3][8];
-	uint32_t child[8];   // count 0: index of a node; count > 0: the leaf's first block
+	uint32_t child[8];   // count 0: index of a node; count > 0: first triangle (the bsBvh's leaf order)
 	uint32_t count[8];   // triangles of a leaf child; 0 for a node child or an unused slot
 } bsRayBvhNode;
 
 _Static_assert(sizeof(bsRayBvhNode) == 256, "8-wide ray nodes are four cache lines");
 
-// A leaf's triangles as the float filter reads them (src/ray_bvh.c, bsRayLeaf_Survivors): up to 4
-// triangles a block, one lane each, their vertices, plane and caller's index in structure-of-arrays
-// floats rounded to nearest from the doubles; a leaf of n triangles has ceil(n / 4) consecutive
-// blocks. The filter drops a lane only when it proves the double test would not take it; the
-// others go, in leaf order, to the double test on the bsBvh's triangles.
-typedef struct bsRayLeafBlock
-{
-	float p[3][3][4];    // p[vertex][axis][lane]
-	float n[3][4];       // the unit normal, n[axis][lane]
-	float delta[4];      // the plane constant
-	uint32_t index[4];   // the caller's triangle index (no indirection)
-	uint32_t first;      // leaf-order index of lane 0 (lane i is first + i)
-	uint32_t count;      // lanes in use, 1..4; the others are zero
-	float mag;           // the largest |coordinate| of the lanes' vertices, rounded up
-	uint32_t reserved;
-} bsRayLeafBlock;
-
-_Static_assert(sizeof(bsRayLeafBlock) == 240, "leaf blocks are 240 bytes");
-
 typedef struct bsRayBvh
 {
 	bsRayBvhNode* nodes;        // root first (NULL when the bsBvh has no triangles)
-	bsRayLeafBlock* blocks;     // the leaves' float blocks (a leaf child's `child` is its first block)
-	uint32_t blockCount;
-	bool exact;                 // tests only: skip the float filter (every triangle to the double test)
 	uint32_t nodeCount;
 	uint32_t depth;             // the longest root-to-leaf path in nodes, the root at 1
 	const bsTriangle* tris;     // the bsBvh's triangles in leaf order (borrowed)
 	const uint32_t* triIndex;   // leaf order -> the caller's index (borrowed)
 	uint32_t triCount;
 	float pad;                  // the bsBvh's rounding pad, added to every box on query
-	float mag;                  // the largest block's mag: the filter is off beyond ~1e17
 	double buildSeconds;        // the collapse's wall time
 } bsRayBvh;
 
@@ -77,7 +53,7 @@ bsResult bsRayBvh_Build(bsRayBvh* rays, const bsBvh* bvh);
 
 void bsRayBvh_Destroy(bsRayBvh* rays);
 
-// Bytes the copy holds (its nodes and leaf blocks; the double triangles are the bsBvh's).
+// Bytes the copy holds (its nodes; the triangles are the bsBvh's).
 size_t bsRayBvh_Bytes(const bsRayBvh* rays);
 
 // bsBvh_Ray on the 8-wide copy: the same t, triangle, normal, hit and result, bit for bit (invalid
