@@ -219,7 +219,8 @@ static inline bool bsBvh_TestLeaf(const bsBvh* bvh, bsMethod method, const bsSwe
 	for (uint32_t k = first; k < first + count; k += 4)
 	{
 		uint32_t left = first + count - k;
-		unsigned mask = bsBvhRay_TriBoxes(ray, bvh->triBoxes + k, limit);
+		// A leaf of one triangle has the triangle's box: the node's test has just passed it.
+		unsigned mask = count == 1 ? 1u : bsBvhRay_TriBoxes(ray, bvh->triBoxes + k, limit);
 		mask &= left < 4 ? (1u << left) - 1u : 15u;
 		while (mask != 0)
 		{
