@@ -22,10 +22,8 @@
 // entry times. Unused slots (inf boxes) always miss. The SSE and scalar versions do the same float
 // operations in the same order as the binary tree's scalar test did, so they agree bit for bit.
 #if defined(__SSE2__)
-// The test on four boxes given as rows lo[axis], hi[axis] (a box per lane): the entry times in
-// *entry, a bit per lane entered.
-static inline unsigned bsBvhRay_Rows(const bsBvhRay* r, const __m128 lo[3], const __m128 hi[3],
-	float limit, __m128* entry)
+static inline unsigned bsBvhRay_Boxes(const bsBvhRay* r, const bsBvhWideNode* n, float limit,
+	float entry[4])
 {
 	__m128 grow = _mm_set1_ps(r->grow);
 	__m128 tmin = _mm_setzero_ps();
@@ -34,57 +32,34 @@ static inline unsigned bsBvhRay_Rows(const bsBvhRay* r, const __m128 lo[3], cons
 	{
 		__m128 o = _mm_set1_ps(r->o[a]);
 		__m128 inv = _mm_set1_ps(r->inv[a]);
-		__m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_sub_ps(lo[a], grow), o), inv);
-		__m128 t2 = _mm_mul_ps(_mm_sub_ps(_mm_add_ps(hi[a], grow), o), inv);
+		__m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_sub_ps(_mm_load_ps(n->min[a]), grow), o), inv);
+		__m128 t2 = _mm_mul_ps(_mm_sub_ps(_mm_add_ps(_mm_load_ps(n->max[a]), grow), o), inv);
 		tmin = _mm_max_ps(tmin, _mm_min_ps(t1, t2));
 		tmax = _mm_min_ps(tmax, _mm_max_ps(t1, t2));
 	}
-	*entry = tmin;
+	_mm_storeu_ps(entry, tmin);
 	return (unsigned)_mm_movemask_ps(_mm_cmple_ps(tmin, tmax));
 }
-
-static inline unsigned bsBvhRay_Boxes(const bsBvhRay* r, const bsBvhWideNode* n, float limit,
-	float entry[4])
-{
-	__m128 lo[3], hi[3], tmin;
-	for (int a = 0; a < 3; ++a)
-	{
-		lo[a] = _mm_load_ps(n->min[a]);
-		hi[a] = _mm_load_ps(n->max[a]);
-	}
-	unsigned mask = bsBvhRay_Rows(r, lo, hi, limit, &tmin);
-	_mm_storeu_ps(entry, tmin);
-	return mask;
-}
 #else
-// The test on one box: whether the segment enters it at or before the limit, and when (*entry).
-static inline bool bsBvhRay_Box(const bsBvhRay* r, const float lo[3], const float hi[3], float limit,
-	float* entry)
-{
-	float tmin = 0.0f, tmax = limit;
-	for (int a = 0; a < 3; ++a)
-	{
-		float t1 = (lo[a] - r->grow - r->o[a]) * r->inv[a];
-		float t2 = (hi[a] + r->grow - r->o[a]) * r->inv[a];
-		// The operand order of SSE's minps/maxps (the second operand when they compare false).
-		float near = t1 < t2 ? t1 : t2;
-		float far = t1 > t2 ? t1 : t2;
-		tmin = tmin > near ? tmin : near;
-		tmax = tmax < far ? tmax : far;
-	}
-	*entry = tmin;
-	return tmin <= tmax;
-}
-
 static inline unsigned bsBvhRay_Boxes(const bsBvhRay* r, const bsBvhWideNode* n, float limit,
 	float entry[4])
 {
 	unsigned mask = 0;
 	for (int i = 0; i < 4; ++i)
 	{
-		float lo[3] = {n->min[0][i], n->min[1][i], n->min[2][i]};
-		float hi[3] = {n->max[0][i], n->max[1][i], n->max[2][i]};
-		mask |= bsBvhRay_Box(r, lo, hi, limit, entry + i) ? 1u << i : 0u;
+		float tmin = 0.0f, tmax = limit;
+		for (int a = 0; a < 3; ++a)
+		{
+			float t1 = (n->min[a][i] - r->grow - r->o[a]) * r->inv[a];
+			float t2 = (n->max[a][i] + r->grow - r->o[a]) * r->inv[a];
+			// The operand order of SSE's minps/maxps (the second operand when they compare false).
+			float near = t1 < t2 ? t1 : t2;
+			float far = t1 > t2 ? t1 : t2;
+			tmin = tmin > near ? tmin : near;
+			tmax = tmax < far ? tmax : far;
+		}
+		entry[i] = tmin;
+		mask |= tmin <= tmax ? 1u << i : 0u;
 	}
 	return mask;
 }
@@ -177,66 +152,6 @@ static inline unsigned bsBvhAxial_Bound(const bsBvhAxial* x, const bsBvhWideNode
 	return mask;
 }
 #endif
-
-// Slab test of the segment against 4 triangles' boxes (leaf order, from box), grown by ray->grow as
-// the node boxes are: a bit per triangle whose box the segment enters at or before `limit`. The same
-// float operations as bsBvhRay_Boxes on the boxes' rows, so a triangle's box, which lies inside its
-// leaf's, passes whenever the triangle may hold a contact at or before the limit.
-#if defined(__SSE2__)
-static inline unsigned bsBvhRay_TriBoxes(const bsBvhRay* r, const bsBoxf* box, float limit)
-{
-	__m128 lo[4], hi[4], entry;
-	for (int i = 0; i < 4; ++i)
-	{
-		lo[i] = _mm_load_ps(box[i].lo);
-		hi[i] = _mm_load_ps(box[i].hi);
-	}
-	_MM_TRANSPOSE4_PS(lo[0], lo[1], lo[2], lo[3]);
-	_MM_TRANSPOSE4_PS(hi[0], hi[1], hi[2], hi[3]);
-	return bsBvhRay_Rows(r, lo, hi, limit, &entry);
-}
-#else
-static inline unsigned bsBvhRay_TriBoxes(const bsBvhRay* r, const bsBoxf* box, float limit)
-{
-	unsigned mask = 0;
-	for (int i = 0; i < 4; ++i)
-	{
-		float entry;
-		mask |= bsBvhRay_Box(r, box[i].lo, box[i].hi, limit, &entry) ? 1u << i : 0u;
-	}
-	return mask;
-}
-#endif
-
-// The leaf of triangles [first, first + count) (leaf order): 4 at a time, the boxes the segment
-// enters at or before the limit (as the nodes' test, bsBvhRay_TriBoxes) go to the method's test, in
-// leaf order; the others cannot hold a contact the best would keep. Adds the triangles tested to
-// *tested. Returns true when the best contact changed.
-static inline bool bsBvh_TestLeaf(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
-	const bsBvhRay* ray, float limit, uint32_t first, uint32_t count, bsBvhBest* best, uint64_t* tested)
-{
-	bool changed = false;
-	for (uint32_t k = first; k < first + count; k += 4)
-	{
-		uint32_t left = first + count - k;
-		// A leaf of one triangle has the triangle's box: the node's test has just passed it.
-		unsigned mask = count == 1 ? 1u : bsBvhRay_TriBoxes(ray, bvh->triBoxes + k, limit);
-		mask &= left < 4 ? (1u << left) - 1u : 15u;
-		while (mask != 0)
-		{
-			uint32_t i = k + (uint32_t)__builtin_ctz(mask);
-			mask &= mask - 1u;
-			*tested += 1;
-			bsTriangleHit h;
-			uint32_t index = bvh->triIndex[i];
-			if (bsSweepTriangle(method, bvh->tris + i, sweep, bsBvhBest_Bound(best, index), &h))
-			{
-				changed |= bsBvhBest_Offer(best, &h, i, index);
-			}
-		}
-	}
-	return changed;
-}
 
 // Tests triangles [first, first + count) (leaf order). Returns true when the best contact changed.
 static inline bool bsBvh_TestRange(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
@@ -343,7 +258,8 @@ static BS_ALWAYS_INLINE bool bsBvh_TraverseBody(const bsBvh* bvh, bsMethod metho
 	{
 		if (e.count > 0)
 		{
-			if (bsBvh_TestLeaf(bvh, method, sweep, ray, limit, e.child, e.count, best, tested))
+			*tested += e.count;
+			if (bsBvh_TestRange(bvh, method, sweep, e.child, e.count, best))
 			{
 				bestT = best->hit.t;
 				limit = bsFloatUp(bestT);

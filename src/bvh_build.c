@@ -1182,17 +1182,6 @@ static bool bsBvh_AllocWide(bsBvh* bvh)
 	return bvh->wide != NULL;
 }
 
-bool bsBvh_AllocTriBoxes(bsBvh* bvh)
-{
-	bvh->triBoxes = malloc(((size_t)bvh->triCount + BS_BVH_TRIBOX_TAIL) * sizeof(bsBoxf));
-	if (bvh->triBoxes == NULL)
-	{
-		return false;
-	}
-	memset(bvh->triBoxes + bvh->triCount, 0, BS_BVH_TRIBOX_TAIL * sizeof(bsBoxf));
-	return true;
-}
-
 // Builds bvh->wide (allocated) from bvh->nodes.
 static void bsBvh_BuildWide(bsBvh* bvh)
 {
@@ -1304,7 +1293,6 @@ static void bsBuildInput_Finish(void* context, size_t begin, size_t end, int wor
 		{
 			in->ordered[i] = in->tris[in->index[i]];
 		}
-		bsBvh_SetTriBoxes(in->bvh, first, last);
 	}
 }
 
@@ -1470,7 +1458,7 @@ bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const b
 	bvh->stats.depth = b.depth;
 	bvh->stats.maxLeafTriangles = b.maxLeafTriangles;
 	bvh->stats.sahCost = rootArea > 0.0 && isfinite(rootArea) ? b.sah / rootArea : 0.0;
-	if (!bsBvh_AllocWide(bvh) || !bsBvh_AllocTriBoxes(bvh))
+	if (!bsBvh_AllocWide(bvh))
 	{
 		bsPool_Destroy(pool);
 		bsBvh_Destroy(bvh);
@@ -1493,7 +1481,6 @@ void bsBvh_Destroy(bsBvh* bvh)
 	free(bvh->wide);
 	free(bvh->tris);
 	free(bvh->triIndex);
-	free(bvh->triBoxes);
 	memset(bvh, 0, sizeof *bvh);
 }
 
@@ -1504,8 +1491,7 @@ size_t bsBvh_Bytes(const bsBvh* bvh)
 		return 0;
 	}
 	return (size_t)bvh->nodeCount * sizeof(bsBvhNode) + (size_t)bvh->wideCount * sizeof(bsBvhWideNode) +
-		(size_t)bvh->triCount * (sizeof(bsTriangle) + sizeof(uint32_t)) +
-		(bvh->triBoxes != NULL ? ((size_t)bvh->triCount + BS_BVH_TRIBOX_TAIL) * sizeof(bsBoxf) : 0);
+		(size_t)bvh->triCount * (sizeof(bsTriangle) + sizeof(uint32_t));
 }
 
 // A node of the tests' boxes (count <= BS_BVH_MAX_LEAF) as the build sees it: its prims, centroid box

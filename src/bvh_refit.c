@@ -111,7 +111,6 @@ bsResult bsBvh_Refit(bsBvh* bvh, const bsTriangle* tris)
 	{
 		bvh->tris[i] = tris[bvh->triIndex[i]];
 	}
-	bsBvh_SetTriBoxes(bvh, 0, bvh->triCount);
 	bsRefit_Binary(bvh);
 	bsRefit_Wide(bvh);
 	float extent = 0.0f;

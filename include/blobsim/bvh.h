@@ -14,7 +14,6 @@
 // tree.
 #pragma once
 
-#include "blobsim/boxf.h"
 #include "blobsim/closest.h"
 #include "blobsim/collide.h"
 
@@ -46,9 +45,6 @@ _Static_assert(sizeof(bsBvhWideNode) == 128, "wide nodes are two cache lines");
 
 #define BS_BVH_MAX_DEPTH 64
 
-// Zero boxes after the last triangle's, so a group of 4 boxes read from any leaf stays inside.
-#define BS_BVH_TRIBOX_TAIL 3
-
 typedef struct bsBvhOptions
 {
 	int bins;         // SAH bins per axis (default 16; 2..64)
@@ -79,8 +75,6 @@ typedef struct bsBvh
 	uint32_t wideCount;
 	bsTriangle* tris;      // triangles in leaf order
 	uint32_t* triIndex;    // leaf order -> index in the caller's array
-	bsBoxf* triBoxes;      // each triangle's float box (leaf order; rounded outward), then
-	                       // BS_BVH_TRIBOX_TAIL zero boxes: a leaf's are slab-tested 4 at once
 	uint32_t triCount;
 	float pad;             // added to every box on query: covers float rounding of the bounds
 	double planeSlack;     // the largest distance of a vertex from its triangle's stored plane
@@ -112,7 +106,7 @@ void bsBvh_Destroy(bsBvh* bvh);
 // tree's quality is the old shape's. bs_errInvalidArgument, bs_errNonFinite (the BVH unchanged).
 bsResult bsBvh_Refit(bsBvh* bvh, const bsTriangle* tris);
 
-// Bytes the BVH holds: both trees, the triangle copies, their boxes and the index map.
+// Bytes the BVH holds: both trees, the triangle copies and the index map.
 size_t bsBvh_Bytes(const bsBvh* bvh);
 
 // The nearest contact of the swept sphere (or, for bs_methodRay, the segment) with the mesh: the same
