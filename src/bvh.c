@@ -1,6 +1,5 @@
 #include "bvh_internal.h"
 #include "bvh_query.h"
-#include "bvh_quant.h"
 #include "blobsim/boxf.h"
 #include "dispatch.h"
 
@@ -18,12 +17,12 @@
 
 // --- Query ---
 
-// Slab test of the segment against the four dequantized boxes of a wide node (bvh_quant.h), each
-// grown by ray->grow: returns a bit per slot whose box the segment enters at or before `limit`
-// (clipped to [0, limit]) and the entry times; the caller masks off unused slots. The SSE and scalar versions do the same float
+// Slab test of the segment against the four boxes of a wide node, each grown by ray->grow: returns
+// a bit per slot whose box the segment enters at or before `limit` (clipped to [0, limit]) and the
+// entry times. Unused slots (inf boxes) always miss. The SSE and scalar versions do the same float
 // operations in the same order as the binary tree's scalar test did, so they agree bit for bit.
 #if defined(__SSE2__)
-static inline unsigned bsBvhRay_Boxes(const bsBvhRay* r, const bsBvhWideRows* n, float limit,
+static inline unsigned bsBvhRay_Boxes(const bsBvhRay* r, const bsBvhWideNode* n, float limit,
 	float entry[4])
 {
 	__m128 grow = _mm_set1_ps(r->grow);
@@ -33,8 +32,8 @@ static inline unsigned bsBvhRay_Boxes(const bsBvhRay* r, const bsBvhWideRows* n,
 	{
 		__m128 o = _mm_set1_ps(r->o[a]);
 		__m128 inv = _mm_set1_ps(r->inv[a]);
-		__m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_sub_ps(n->min[a], grow), o), inv);
-		__m128 t2 = _mm_mul_ps(_mm_sub_ps(_mm_add_ps(n->max[a], grow), o), inv);
+		__m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_sub_ps(_mm_load_ps(n->min[a]), grow), o), inv);
+		__m128 t2 = _mm_mul_ps(_mm_sub_ps(_mm_add_ps(_mm_load_ps(n->max[a]), grow), o), inv);
 		tmin = _mm_max_ps(tmin, _mm_min_ps(t1, t2));
 		tmax = _mm_min_ps(tmax, _mm_max_ps(t1, t2));
 	}
@@ -42,7 +41,7 @@ static inline unsigned bsBvhRay_Boxes(const bsBvhRay* r, const bsBvhWideRows* n,
 	return (unsigned)_mm_movemask_ps(_mm_cmple_ps(tmin, tmax));
 }
 #else
-static inline unsigned bsBvhRay_Boxes(const bsBvhRay* r, const bsBvhWideRows* n, float limit,
+static inline unsigned bsBvhRay_Boxes(const bsBvhRay* r, const bsBvhWideNode* n, float limit,
 	float entry[4])
 {
 	unsigned mask = 0;
@@ -114,13 +113,13 @@ static bsBvhAxial bsMakeBvhAxial(const bsBvh* bvh, const bsSweep* s, double reac
 }
 
 #if defined(__SSE2__)
-static inline unsigned bsBvhAxial_Bound(const bsBvhAxial* x, const bsBvhWideRows* n, unsigned mask,
+static inline unsigned bsBvhAxial_Bound(const bsBvhAxial* x, const bsBvhWideNode* n, unsigned mask,
 	float limit, float entry[4])
 {
 	__m128 h = _mm_setzero_ps();
 	for (int a = 0; a < 3; ++a)
 	{
-		__m128 row = x->upper[a] ? n->max[a] : n->min[a];
+		__m128 row = _mm_load_ps(x->upper[a] ? n->max[a] : n->min[a]);
 		h = _mm_add_ps(h, _mm_mul_ps(_mm_set1_ps(x->axis[a]), row));
 	}
 	// h - A . C1 - margin: below every point's h minus the slack.
@@ -133,7 +132,7 @@ static inline unsigned bsBvhAxial_Bound(const bsBvhAxial* x, const bsBvhWideRows
 	return mask & (unsigned)_mm_movemask_ps(_mm_cmple_ps(key, _mm_set1_ps(limit)));
 }
 #else
-static inline unsigned bsBvhAxial_Bound(const bsBvhAxial* x, const bsBvhWideRows* n, unsigned mask,
+static inline unsigned bsBvhAxial_Bound(const bsBvhAxial* x, const bsBvhWideNode* n, unsigned mask,
 	float limit, float entry[4])
 {
 	for (int i = 0; i < 4; ++i)
@@ -271,14 +270,12 @@ static BS_ALWAYS_INLINE bool bsBvh_TraverseBody(const bsBvh* bvh, bsMethod metho
 			const bsBvhWideNode* node = bvh->wide + e.child;
 			*visited += 1;
 			float entry[4];
-			bsBvhWideRows rows;
-			bsBvhWideNode_Rows(node, &rows);
-			unsigned mask = bsBvhRay_Boxes(ray, &rows, limit, entry) & node->used;
+			unsigned mask = bsBvhRay_Boxes(ray, node, limit, entry);
 			// Before the first contact the limit is 1, which every bound (at most 1) passes: the
 			// bound would only reorder the boxes, which pays less than it costs (most queries miss).
 			if (useAxial && mask != 0 && bestT < 1.0)
 			{
-				mask = bsBvhAxial_Bound(axial, &rows, mask, limit, entry);
+				mask = bsBvhAxial_Bound(axial, node, mask, limit, entry);
 			}
 			if (top + 3 > BS_BVH_STACK)
 			{
@@ -342,8 +339,8 @@ static bool bsBvh_TraverseBest(const bsBvh* bvh, bsMethod method, const bsSweep*
 // inv, one operation fewer than growing the box first. The float roundings differ from the sweep
 // walk's (bsBvhRay_Boxes) by an ulp of the origin's magnitude, far inside the pad's 1e-6 of it, so a
 // box that holds a crossing is still entered; which boxes are entered decides only the work, never
-// the answer. No NaN can arise: the origins are finite and -inv is never zero, so a plane at inf (a
-// dequantized bound that overflowed) gives an inf time. (Tried and dropped, by CPU time: the near and far planes chosen by
+// the answer. No NaN can arise: the origins are finite and -inv is never zero, so an unused slot's
+// inf plane gives an inf time. (Tried and dropped, by CPU time: the near and far planes chosen by
 // the direction's signs (three operations fewer, 9% slower: six row offsets held in registers), x and
 // y in one 8-lane AVX operation (4% slower: the fold of the halves lengthens the chain), an AVX2 copy
 // of the walk (the same time).)
@@ -377,7 +374,8 @@ static inline void bsMakeBvhRayLanes(const bsBvhRay* r, bsBvhRayLanes* l)
 }
 
 // A bit per slot whose grown box the segment enters at or before the limit (clipped to [0, limit]),
-// and the entry times; the caller masks off unused slots.
+// and the entry times. Unused slots (inf boxes) always miss: their near time is +inf, or their far
+// time -inf.
 #if defined(__SSE2__)
 typedef __m128 bsBvhRayLimit;
 
@@ -391,7 +389,7 @@ static inline bool bsBvhRayLimit_Below(bsBvhRayLimit limit, float key)
 	return key <= _mm_cvtss_f32(limit);
 }
 
-static inline unsigned bsBvhRayLanes_Boxes(const bsBvhRayLanes* l, const bsBvhWideRows* n,
+static inline unsigned bsBvhRayLanes_Boxes(const bsBvhRayLanes* l, const bsBvhWideNode* n,
 	bsBvhRayLimit limit, __m128* entry)
 {
 	__m128 tmin = _mm_setzero_ps();
@@ -399,8 +397,8 @@ static inline unsigned bsBvhRayLanes_Boxes(const bsBvhRayLanes* l, const bsBvhWi
 	for (int a = 0; a < 3; ++a)
 	{
 		__m128 ninv = _mm_load_ps(l->ninv[a]);
-		__m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_load_ps(l->lower[a]), n->min[a]), ninv);
-		__m128 t2 = _mm_mul_ps(_mm_sub_ps(_mm_load_ps(l->upper[a]), n->max[a]), ninv);
+		__m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_load_ps(l->lower[a]), _mm_load_ps(n->min[a])), ninv);
+		__m128 t2 = _mm_mul_ps(_mm_sub_ps(_mm_load_ps(l->upper[a]), _mm_load_ps(n->max[a])), ninv);
 		tmin = _mm_max_ps(tmin, _mm_min_ps(t1, t2));
 		tmax = _mm_min_ps(tmax, _mm_max_ps(t1, t2));
 	}
@@ -432,7 +430,7 @@ typedef struct bsBvhRayEntries
 	float t[4];
 } bsBvhRayEntries;
 
-static inline unsigned bsBvhRayLanes_Boxes(const bsBvhRayLanes* l, const bsBvhWideRows* n,
+static inline unsigned bsBvhRayLanes_Boxes(const bsBvhRayLanes* l, const bsBvhWideNode* n,
 	bsBvhRayLimit limit, bsBvhRayEntries* entry)
 {
 	unsigned mask = 0;
@@ -505,9 +503,7 @@ static bool bsBvh_RayWalk(const bsBvh* bvh, bsRayFrame* frame, const bsBvhRay* r
 #else
 			bsBvhRayEntries entry;
 #endif
-			bsBvhWideRows rows;
-			bsBvhWideNode_Rows(node, &rows);
-			unsigned mask = bsBvhRayLanes_Boxes(&lanes, &rows, limit, &entry) & node->used;
+			unsigned mask = bsBvhRayLanes_Boxes(&lanes, node, limit, &entry);
 			if (mask != 0)
 			{
 				int nearest = __builtin_ctz(mask);
@@ -794,13 +790,13 @@ static void bsBvh_NearestRange(const bsBvh* bvh, bsVec3 q, double maxDistance, u
 }
 
 // Squared distances from q to the four boxes of a wide node, each grown by pad: never more than the
-// computed squared distance of a triangle inside (the pad covers the rounding of both); the caller
-// masks off unused slots.
+// computed squared distance of a triangle inside (the pad covers the rounding of both). Unused slots
+// (inf boxes) are infinitely far.
 #if defined(__SSE2__)
 // Two slots per register, the same double operations in the same order as the scalar version: d is
 // max(below, max(above, 0)), which is its choice (below > 0 makes above negative: min <= max), and
 // the squares are summed x, y, z from 0.
-static inline void bsBvhWideNode_Distance2(const bsBvhWideRows* n, const double q[3], double pad,
+static inline void bsBvhWideNode_Distance2(const bsBvhWideNode* n, const double q[3], double pad,
 	double d2[4])
 {
 	__m128d sum[2] = {_mm_setzero_pd(), _mm_setzero_pd()};
@@ -808,8 +804,8 @@ static inline void bsBvhWideNode_Distance2(const bsBvhWideRows* n, const double 
 	__m128d zero = _mm_setzero_pd();
 	for (int a = 0; a < 3; ++a)
 	{
-		__m128 lo4 = n->min[a];
-		__m128 hi4 = n->max[a];
+		__m128 lo4 = _mm_load_ps(n->min[a]);
+		__m128 hi4 = _mm_load_ps(n->max[a]);
 		__m128d qa = _mm_set1_pd(q[a]);
 		for (int h = 0; h < 2; ++h)
 		{
@@ -825,7 +821,7 @@ static inline void bsBvhWideNode_Distance2(const bsBvhWideRows* n, const double 
 	_mm_storeu_pd(d2 + 2, sum[1]);
 }
 #else
-static inline void bsBvhWideNode_Distance2(const bsBvhWideRows* n, const double q[3], double pad,
+static inline void bsBvhWideNode_Distance2(const bsBvhWideNode* n, const double q[3], double pad,
 	double d2[4])
 {
 	for (int i = 0; i < 4; ++i)
@@ -873,9 +869,7 @@ static BS_ALWAYS_INLINE bool bsBvh_NearestWalkBody(const bsBvh* bvh, bsVec3 q, d
 			const bsBvhWideNode* node = bvh->wide + e.child;
 			*visited += 1;
 			double d2[4];
-			bsBvhWideRows rows;
-			bsBvhWideNode_Rows(node, &rows);
-			bsBvhWideNode_Distance2(&rows, p, pad, d2);
+			bsBvhWideNode_Distance2(node, p, pad, d2);
 			if (top + 3 > BS_BVH_STACK)
 			{
 				return false;
@@ -885,7 +879,6 @@ static BS_ALWAYS_INLINE bool bsBvh_NearestWalkBody(const bsBvh* bvh, bsVec3 q, d
 			{
 				mask |= d2[i] <= limit2 ? 1u << i : 0u;
 			}
-			mask &= node->used;
 			if (bsBvh_PushChildren(node, mask, d2, stack, &top, &e))
 			{
 				continue;

@@ -4,7 +4,6 @@
 
 #include "bvh_collapse.h"
 #include "bvh_internal.h"
-#include "bvh_quant.h"
 #include "bvh_split.h"
 #include "blobsim/boxf.h"
 
@@ -1127,63 +1126,24 @@ static void bsBvhBuilder_Build(bsBvhBuilder* b, const bsBox* cbox, bsBvhNode* sc
 typedef struct bsWideBuilder
 {
 	const bsBvhNode* nodes;  // the binary tree
-	const bsTriangle* tris;  // the caller's triangles, and the leaf order's index into them
-	const uint32_t* index;
 	bsBvhWideNode* wide;
 	uint32_t wideCount;
 	uint32_t wideDepth;
 } bsWideBuilder;
 
-static void bsWideBuilder_Range(bsWideBuilder* w, uint32_t first, uint32_t count, uint32_t index,
-	uint32_t depth);
-
-// Fills slot i of node with a leaf range, or, for a range beyond a slot's 16-bit count, a new wide
-// node over it (bsWideBuilder_Range).
-static void bsWideBuilder_LeafSlot(bsWideBuilder* w, bsBvhWideNode* node, uint32_t i, uint32_t first,
-	uint32_t count, uint32_t depth)
+// Copies the boxes of binary nodes slot[0, n) into the wide node's slots, the rest unused (an
+// inf box that every slab test misses), child and count zero.
+static void bsBvhWideNode_SetSlots(bsBvhWideNode* node, const bsBvhNode* nodes, const uint32_t* slot,
+	uint32_t n)
 {
-	if (count <= BS_BVH_WIDE_MAX_COUNT)
-	{
-		node->child[i] = first;
-		node->count[i] = (uint16_t)count;
-		return;
-	}
-	uint32_t childIndex = w->wideCount++;
-	node->child[i] = childIndex;
-	bsWideBuilder_Range(w, first, count, childIndex, depth + 1);
-}
-
-// Wide node `index` over leaf-order triangles [first, first + count), a binary leaf too large for one
-// slot (possible only at the depth limit): four slots of consecutive equal parts.
-static void bsWideBuilder_Range(bsWideBuilder* w, uint32_t first, uint32_t count, uint32_t index,
-	uint32_t depth)
-{
-	w->wideDepth = depth > w->wideDepth ? depth : w->wideDepth;
-	bsBvhWideNode* node = w->wide + index;
 	memset(node, 0, sizeof *node);
-	float min[3][4], max[3][4];
-	uint32_t start = first;
-	for (uint32_t i = 0; i < 4; ++i)
-	{
-		uint32_t end = first + (uint32_t)((uint64_t)count * (i + 1) / 4);
-		float lo[3], hi[3];
-		bsBvhWide_RangeBox(w->tris, w->index, start, end - start, lo, hi);
-		for (int a = 0; a < 3; ++a)
-		{
-			min[a][i] = lo[a];
-			max[a][i] = hi[a];
-		}
-		bsWideBuilder_LeafSlot(w, node, i, start, end - start, depth);
-		start = end;
-	}
-	bsBvhWideNode_Quantize(node, (const float(*)[4])min, (const float(*)[4])max, 4);
+	bsBvh_SlotBoxes(nodes, slot, n, 4, &node->min[0][0], &node->max[0][0]);
 }
 
 // Makes wide node `index` from binary node `root` (an interior node) and recurses into the interior
 // slots. The slots start as root's two children; while fewer than 4, the interior slot with the
 // largest surface area (the likeliest to be entered) is replaced by its two children. Depth-first
-// numbering keeps a subtree's nodes close in memory. The slots' boxes are the binary nodes', then
-// quantized (bvh_quant.h).
+// numbering keeps a subtree's nodes close in memory.
 static void bsWideBuilder_Collapse(bsWideBuilder* w, uint32_t root, uint32_t index, uint32_t depth)
 {
 	if (depth > w->wideDepth)
@@ -1194,15 +1154,14 @@ static void bsWideBuilder_Collapse(bsWideBuilder* w, uint32_t root, uint32_t ind
 	uint32_t n = bsBvh_OpenSlots(w->nodes, root, 4, slot);
 
 	bsBvhWideNode* node = w->wide + index;
-	memset(node, 0, sizeof *node);
-	float min[3][4], max[3][4];
-	bsBvh_SlotBoxes(w->nodes, slot, n, 4, &min[0][0], &max[0][0]);
+	bsBvhWideNode_SetSlots(node, w->nodes, slot, n);
 	for (uint32_t i = 0; i < n; ++i)
 	{
 		const bsBvhNode* c = w->nodes + slot[i];
 		if (c->count > 0)
 		{
-			bsWideBuilder_LeafSlot(w, node, i, c->leftFirst, c->count, depth);
+			node->child[i] = c->leftFirst;
+			node->count[i] = c->count;
 		}
 		else
 		{
@@ -1211,61 +1170,35 @@ static void bsWideBuilder_Collapse(bsWideBuilder* w, uint32_t root, uint32_t ind
 			bsWideBuilder_Collapse(w, slot[i], childIndex, depth + 1);
 		}
 	}
-	bsBvhWideNode_Quantize(node, (const float(*)[4])min, (const float(*)[4])max, n);
 }
 
-// The most wide nodes a range of count triangles takes (bsWideBuilder_Range): every node has four
-// slots, and its parts are more than a quarter of a slot's limit.
-static size_t bsWideRangeNodes(uint32_t count)
-{
-	return count <= BS_BVH_WIDE_MAX_COUNT ? 0 : 4 * ((size_t)count / (BS_BVH_WIDE_MAX_COUNT / 4) + 1);
-}
-
-// Allocates bvh->wide (aligned to a cache line) for the collapse of bvh->nodes. Returns false when
-// out of memory.
+// Allocates bvh->wide for the collapse of bvh->nodes. Returns false when out of memory.
 static bool bsBvh_AllocWide(bsBvh* bvh)
 {
-	// Every wide node but a leaf root consumes at least one interior binary node, besides the nodes
-	// over leaves too large for a slot.
+	// Every wide node but a leaf root consumes at least one interior binary node.
 	uint32_t interior = bvh->nodeCount - bvh->stats.leaves;
 	size_t capacity = interior > 0 ? interior : 1;
-	for (uint32_t i = 0; i < bvh->nodeCount; ++i)
-	{
-		capacity += bsWideRangeNodes(bvh->nodes[i].count);
-	}
-	bvh->wide = aligned_alloc(64, capacity * sizeof(bsBvhWideNode));
+	bvh->wide = malloc(capacity * sizeof(bsBvhWideNode));
 	return bvh->wide != NULL;
 }
 
-// Builds bvh->wide (allocated) from bvh->nodes; leaf-order triangle i is tris[index[i]].
-static void bsBvh_BuildWide(bsBvh* bvh, const bsTriangle* tris, const uint32_t* index)
+// Builds bvh->wide (allocated) from bvh->nodes.
+static void bsBvh_BuildWide(bsBvh* bvh)
 {
 	bsBvhWideNode* wide = bvh->wide;
 	bsWideBuilder w;
 	w.nodes = bvh->nodes;
-	w.tris = tris;
-	w.index = index;
 	w.wide = wide;
 	w.wideCount = 1;
 	w.wideDepth = 1;
 	const bsBvhNode* root = bvh->nodes;
 	if (root->count > 0)
 	{
-		// The whole tree is one leaf: a wide root with one leaf slot (or a range node).
-		if (root->count > BS_BVH_WIDE_MAX_COUNT)
-		{
-			bsWideBuilder_Range(&w, root->leftFirst, root->count, 0, 1);
-		}
-		else
-		{
-			memset(wide, 0, sizeof *wide);
-			float min[3][4], max[3][4];
-			uint32_t slot = 0;
-			bsBvh_SlotBoxes(bvh->nodes, &slot, 1, 4, &min[0][0], &max[0][0]);
-			wide->child[0] = root->leftFirst;
-			wide->count[0] = (uint16_t)root->count;
-			bsBvhWideNode_Quantize(wide, (const float(*)[4])min, (const float(*)[4])max, 1);
-		}
+		// The whole tree is one leaf: a wide root with one leaf slot.
+		uint32_t slot = 0;
+		bsBvhWideNode_SetSlots(wide, bvh->nodes, &slot, 1);
+		wide->child[0] = root->leftFirst;
+		wide->count[0] = root->count;
 	}
 	else
 	{
@@ -1351,7 +1284,7 @@ static void bsBuildInput_Finish(void* context, size_t begin, size_t end, int wor
 	{
 		if (k == 0)
 		{
-			bsBvh_BuildWide(in->bvh, in->tris, in->index);
+			bsBvh_BuildWide(in->bvh);
 			continue;
 		}
 		size_t first = (k - 1) * BS_BVH_BUILD_GRAIN;

@@ -3,12 +3,26 @@
 // SAH; the tree's quality degrades as the mesh deforms away from the shape it was built for, but
 // answers stay exact (every box still bounds its triangles). docs/bodies.md compares it to a rebuild.
 #include "bvh_internal.h"
-#include "bvh_quant.h"
+#include "blobsim/boxf.h"
 
 #include "blobsim/bvh.h"
 
 #include <float.h>
 #include <math.h>
+
+// The float box of triangles [first, first + count) of the leaf order.
+static void bsRefit_LeafBox(const bsBvh* bvh, uint32_t first, uint32_t count, float* min, float* max)
+{
+	bsVec3 lo = bsV3(INFINITY, INFINITY, INFINITY);
+	bsVec3 hi = bsNeg(lo);
+	for (uint32_t i = first; i < first + count; ++i)
+	{
+		lo = bsMin(lo, bsTriangle_Min(bvh->tris + i));
+		hi = bsMax(hi, bsTriangle_Max(bvh->tris + i));
+	}
+	min[0] = bsFloatDown(lo.x), min[1] = bsFloatDown(lo.y), min[2] = bsFloatDown(lo.z);
+	max[0] = bsFloatUp(hi.x), max[1] = bsFloatUp(hi.y), max[2] = bsFloatUp(hi.z);
+}
 
 // The binary tree: children come after their parent (the build numbers them as it splits), so one
 // pass from the last node to the root sees every child before its parent.
@@ -19,7 +33,7 @@ static void bsRefit_Binary(bsBvh* bvh)
 		bsBvhNode* n = bvh->nodes + k;
 		if (n->count > 0)
 		{
-			bsBvhWide_RangeBox(bvh->tris, NULL, n->leftFirst, n->count, n->min, n->max);
+			bsRefit_LeafBox(bvh, n->leftFirst, n->count, n->min, n->max);
 			continue;
 		}
 		const bsBvhNode* l = bvh->nodes + n->leftFirst;
@@ -32,41 +46,44 @@ static void bsRefit_Binary(bsBvh* bvh)
 	}
 }
 
-// The 4-wide tree, depth first from wide node k: a leaf slot's exact float box from its triangles, a
-// node slot's as the union of that node's exact slot boxes (so they are the binary tree's, bit for
-// bit), requantized against their union, which is returned in min, max. The quantized boxes do not
-// hold the exact ones, so the recursion carries them up; depth is bounded as the walks' is.
-static void bsRefit_Wide(bsBvh* bvh, uint32_t k, float min[3], float max[3])
+// The 4-wide tree, the same way (a child wide node is numbered after its parent): a leaf slot's box
+// from its triangles, a node slot's as the union of that node's slots, which hold exactly the
+// leaves below it (so the boxes are the binary tree's, bit for bit).
+static void bsRefit_Wide(bsBvh* bvh)
 {
-	bsBvhWideNode* n = bvh->wide + k;
-	float rowMin[3][4], rowMax[3][4];
-	uint32_t used = 0;
-	for (uint32_t s = 0; s < 4 && ((n->used >> s) & 1u); ++s, ++used)
+	for (uint32_t k = bvh->wideCount; k-- > 0;)
 	{
-		float lo[3], hi[3];
-		if (n->count[s] > 0)
+		bsBvhWideNode* n = bvh->wide + k;
+		for (int s = 0; s < 4; ++s)
 		{
-			bsBvhWide_RangeBox(bvh->tris, NULL, n->child[s], n->count[s], lo, hi);
-		}
-		else
-		{
-			bsRefit_Wide(bvh, n->child[s], lo, hi);
-		}
-		for (int a = 0; a < 3; ++a)
-		{
-			rowMin[a][s] = lo[a];
-			rowMax[a][s] = hi[a];
-		}
-	}
-	bsBvhWideNode_Quantize(n, (const float(*)[4])rowMin, (const float(*)[4])rowMax, used);
-	for (int a = 0; a < 3; ++a)
-	{
-		min[a] = rowMin[a][0];
-		max[a] = rowMax[a][0];
-		for (uint32_t s = 1; s < used; ++s)
-		{
-			min[a] = fminf(min[a], rowMin[a][s]);
-			max[a] = fmaxf(max[a], rowMax[a][s]);
+			float min[3], max[3];
+			if (n->count[s] > 0)
+			{
+				bsRefit_LeafBox(bvh, n->child[s], n->count[s], min, max);
+			}
+			else if (n->min[0][s] != INFINITY)
+			{
+				const bsBvhWideNode* c = bvh->wide + n->child[s];
+				for (int a = 0; a < 3; ++a)
+				{
+					min[a] = fminf(fminf(c->min[a][0], c->min[a][1]), fminf(c->min[a][2], c->min[a][3]));
+					// Unused slots hold +inf in max as well: leave them out of the union.
+					max[a] = -INFINITY;
+					for (int cs = 0; cs < 4; ++cs)
+					{
+						max[a] = c->min[a][cs] != INFINITY ? fmaxf(max[a], c->max[a][cs]) : max[a];
+					}
+				}
+			}
+			else
+			{
+				continue;  // unused slot
+			}
+			for (int a = 0; a < 3; ++a)
+			{
+				n->min[a][s] = min[a];
+				n->max[a][s] = max[a];
+			}
 		}
 	}
 }
@@ -95,8 +112,7 @@ bsResult bsBvh_Refit(bsBvh* bvh, const bsTriangle* tris)
 		bvh->tris[i] = tris[bvh->triIndex[i]];
 	}
 	bsRefit_Binary(bvh);
-	float min[3], max[3];
-	bsRefit_Wide(bvh, 0, min, max);
+	bsRefit_Wide(bvh);
 	float extent = 0.0f;
 	for (int a = 0; a < 3; ++a)
 	{

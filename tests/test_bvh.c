@@ -7,7 +7,6 @@
 #include "blobsim/parallel.h"
 #include "procedural.h"
 #include "blobsim/rng.h"
-#include "bvh_quant.h"
 #include "bvh_split.h"
 
 #include <float.h>
@@ -336,83 +335,10 @@ done:
 	return failed;
 }
 
-// The quantized boxes of wide node k (a valid tree: CheckWide's walk): every slot's dequantized box
-// holds the vertices of the triangles below it (in double, from the triangles themselves), and is
-// loose by at most three quanta of its node's box (2^exp <= twice the node's extent over 255, so a
-// quantization that lost its precision fails). Returns the vertices' bounds below the node in lo, hi.
-static int CheckWideBoxes(const bsBvh* bvh, uint32_t k, double* lo, double* hi)
-{
-	const bsBvhWideNode* w = bvh->wide + k;
-	double nodeLo[3] = {INFINITY, INFINITY, INFINITY}, nodeHi[3] = {-INFINITY, -INFINITY, -INFINITY};
-	for (int i = 0; i < 4 && ((w->used >> i) & 1u); ++i)
-	{
-		double sLo[3] = {INFINITY, INFINITY, INFINITY}, sHi[3] = {-INFINITY, -INFINITY, -INFINITY};
-		if (w->count[i] > 0)
-		{
-			for (uint32_t t = w->child[i]; t < w->child[i] + w->count[i]; ++t)
-			{
-				const bsTriangle* tri = bvh->tris + t;
-				const bsVec3 p[3] = {tri->p1, tri->p2, tri->p3};
-				for (int v = 0; v < 3; ++v)
-				{
-					const double c[3] = {p[v].x, p[v].y, p[v].z};
-					for (int a = 0; a < 3; ++a)
-					{
-						sLo[a] = c[a] < sLo[a] ? c[a] : sLo[a];
-						sHi[a] = c[a] > sHi[a] ? c[a] : sHi[a];
-					}
-				}
-			}
-		}
-		else if (CheckWideBoxes(bvh, w->child[i], sLo, sHi) != 0)
-		{
-			return 1;
-		}
-		float qLo[3], qHi[3];
-		bsBvhWideNode_SlotBox(w, i, qLo, qHi);
-		for (int a = 0; a < 3; ++a)
-		{
-			double quantum = ldexp(1.0, w->exp[a] - 127);
-			double slack = 3.0 * quantum + 1e-6 * (fabs(sLo[a]) + fabs(sHi[a]));
-			if (!((double)qLo[a] <= sLo[a] && (double)qHi[a] >= sHi[a]) ||
-				!((double)qLo[a] >= sLo[a] - slack && (double)qHi[a] <= sHi[a] + slack))
-			{
-				fprintf(stderr, "CheckWide: node %u slot %d axis %d: box [%.9g, %.9g] for vertices "
-					"[%.9g, %.9g], quantum %g\n", k, i, a, (double)qLo[a], (double)qHi[a], sLo[a],
-					sHi[a], quantum);
-				return 1;
-			}
-			nodeLo[a] = sLo[a] < nodeLo[a] ? sLo[a] : nodeLo[a];
-			nodeHi[a] = sHi[a] > nodeHi[a] ? sHi[a] : nodeHi[a];
-		}
-	}
-	for (int a = 0; a < 3; ++a)
-	{
-		double quantum = ldexp(1.0, w->exp[a] - 127);
-		double extent = nodeHi[a] - nodeLo[a];
-		// The smallest exp reaching the node's max: a quantum no larger than twice extent / 255
-		// (and the float rounding of the node's box).
-		if (!(quantum <= 2.0 * extent / 255.0 + 1e-6 * (fabs(nodeLo[a]) + fabs(nodeHi[a])) ||
-			w->exp[a] == 1))
-		{
-			fprintf(stderr, "CheckWide: node %u axis %d: quantum %g for extent %g\n", k, a, quantum,
-				extent);
-			return 1;
-		}
-		if (lo != NULL)
-		{
-			lo[a] = nodeLo[a] < lo[a] ? nodeLo[a] : lo[a];
-			hi[a] = nodeHi[a] > hi[a] ? nodeHi[a] : hi[a];
-		}
-	}
-	return 0;
-}
-
 // The 4-wide tree the queries walk: every slot in use holds a binary node's box (so it contains its
 // triangles' float bounds, checked by CheckTree) and either a wide node reached once or a leaf range
 // equal to a binary leaf's; the leaf ranges cover every triangle slot exactly once; unused slots come
-// last, zeroed; the depth is within the stack's bound; the quantized boxes hold their triangles
-// (CheckWideBoxes).
+// last with an inf box and count 0; the depth is within the stack's bound.
 static int CheckWide(const bsBvh* bvh)
 {
 	if (bvh->triCount == 0)
@@ -432,30 +358,17 @@ static int CheckWide(const bsBvh* bvh)
 		fprintf(stderr, "CheckWide: out of memory\n");
 		goto done;
 	}
-	// Binary leaves by first triangle: a wide leaf slot must be one of them, whole, or a part of one
-	// beyond a slot's 65535 triangles (bigLeaf: its first triangle, for every triangle in it).
+	// Binary leaves by first triangle: a wide leaf slot must be one of them, whole.
 	uint32_t* leafCount = calloc(bvh->triCount, sizeof(uint32_t));
-	uint32_t* bigLeaf = malloc(bvh->triCount * sizeof(uint32_t));
-	uint32_t bigLeaves = 0, parts = 0;
-	if (leafCount == NULL || bigLeaf == NULL)
+	if (leafCount == NULL)
 	{
-		goto doneLeaves;
-	}
-	for (uint32_t i = 0; i < bvh->triCount; ++i)
-	{
-		bigLeaf[i] = UINT32_MAX;
+		goto done;
 	}
 	for (uint32_t i = 0; i < bvh->nodeCount; ++i)
 	{
-		const bsBvhNode* b = bvh->nodes + i;
-		if (b->count > 0)
+		if (bvh->nodes[i].count > 0)
 		{
-			leafCount[b->leftFirst] = b->count;
-			for (uint32_t k = b->leftFirst; b->count > 65535u && k < b->leftFirst + b->count; ++k)
-			{
-				bigLeaf[k] = b->leftFirst;
-			}
-			bigLeaves += b->count > 65535u ? 1u : 0u;
+			leafCount[bvh->nodes[i].leftFirst] = bvh->nodes[i].count;
 		}
 	}
 	uint32_t top = 0, maxDepth = 0, leafSlots = 0, covered = 0;
@@ -476,15 +389,14 @@ static int CheckWide(const bsBvh* bvh)
 		int used = 0;
 		for (int i = 0; i < 4; ++i)
 		{
-			bool empty = !((w->used >> i) & 1u);
+			bool empty = true;
+			for (int a = 0; a < 3; ++a)
+			{
+				empty = empty && w->min[a][i] == INFINITY && w->max[a][i] == INFINITY;
+			}
 			if (empty)
 			{
-				bool zero = true;
-				for (int a = 0; a < 3; ++a)
-				{
-					zero = zero && w->qmin[a][i] == 0 && w->qmax[a][i] == 0;
-				}
-				if (w->child[i] != 0 || w->count[i] != 0 || !zero)
+				if (w->child[i] != 0 || w->count[i] != 0)
 				{
 					fprintf(stderr, "CheckWide: unused slot %d of node %u not zeroed\n", i, index);
 					goto doneLeaves;
@@ -497,11 +409,9 @@ static int CheckWide(const bsBvh* bvh)
 				goto doneLeaves;
 			}
 			++used;
-			float lo[3], hi[3];
-			bsBvhWideNode_SlotBox(w, i, lo, hi);
 			for (int a = 0; a < 3; ++a)
 			{
-				if (!(lo[a] <= hi[a]))
+				if (!(w->min[a][i] <= w->max[a][i]))
 				{
 					fprintf(stderr, "CheckWide: node %u slot %d has an empty box\n", index, i);
 					goto doneLeaves;
@@ -510,11 +420,7 @@ static int CheckWide(const bsBvh* bvh)
 			if (w->count[i] > 0)
 			{
 				uint32_t first = w->child[i];
-				uint32_t last = first + w->count[i] - 1;
-				bool part = first < bvh->triCount && last < bvh->triCount &&
-					bigLeaf[first] != UINT32_MAX && bigLeaf[first] == bigLeaf[last];
-				parts += part ? 1u : 0u;
-				if (first >= bvh->triCount || (leafCount[first] != w->count[i] && !part))
+				if (first >= bvh->triCount || leafCount[first] != w->count[i])
 				{
 					fprintf(stderr, "CheckWide: node %u slot %d is not a binary leaf\n", index, i);
 					goto doneLeaves;
@@ -550,8 +456,7 @@ static int CheckWide(const bsBvh* bvh)
 			goto doneLeaves;
 		}
 	}
-	if (covered != bvh->triCount || leafSlots - parts + bigLeaves != bvh->stats.leaves ||
-		maxDepth != bvh->stats.wideDepth)
+	if (covered != bvh->triCount || leafSlots != bvh->stats.leaves || maxDepth != bvh->stats.wideDepth)
 	{
 		fprintf(stderr, "CheckWide: %u of %u triangles, %u of %u leaves, depth %u (stats %u)\n",
 			covered, bvh->triCount, leafSlots, bvh->stats.leaves, maxDepth, bvh->stats.wideDepth);
@@ -565,14 +470,9 @@ static int CheckWide(const bsBvh* bvh)
 			goto doneLeaves;
 		}
 	}
-	if (CheckWideBoxes(bvh, 0, NULL, NULL) != 0)
-	{
-		goto doneLeaves;
-	}
 	failed = 0;
 doneLeaves:
 	free(leafCount);
-	free(bigLeaf);
 done:
 	free(nodeSeen);
 	free(slotSeen);
@@ -1806,31 +1706,6 @@ static int QueryTest(void)
 	ENSURE(tris != NULL);
 	RUN_SUBTEST(CompareScene("coincident", tris, count, NULL, 5000, 3000, 1.0));
 	free(tris);
-
-	// A leaf beyond a wide slot's 65535 triangles: the deep chain's 70 levels over 70,000 copies of
-	// its smallest triangle, so the leaf at the depth limit holds them all; the wide tree splits it
-	// into nodes over index ranges (CheckWide), and the queries at the small end still match the list.
-	{
-		uint32_t chain = 0;
-		bsTriangle* deep = MakeDeepScene(70, &chain);
-		uint32_t big = chain + 70000;
-		tris = deep != NULL ? realloc(deep, big * sizeof(bsTriangle)) : NULL;
-		ENSURE(tris != NULL && chain == 70);
-		for (uint32_t i = chain; i < big; ++i)
-		{
-			tris[i] = tris[0];
-		}
-		bsBvh bvh;
-		ENSURE(bsBvh_Build(&bvh, tris, big, &deepOptions) == bs_ok);
-		int rc = CheckWide(&bvh);
-		printf("  %-28s %7u tris: depth %u, max leaf %u, %u wide nodes, wide depth %u\n", "big leaf",
-			big, bvh.stats.depth, bvh.stats.maxLeafTriangles, bvh.stats.wideNodes, bvh.stats.wideDepth);
-		bool overflows = bvh.stats.maxLeafTriangles > 65535u;
-		bsBvh_Destroy(&bvh);
-		ENSURE(rc == 0 && overflows);
-		RUN_SUBTEST(CompareScene("big leaf", tris, big, &deepOptions, 40, 4004, 1.0));
-		free(tris);
-	}
 
 	// The deep chain spans 1 .. 5e37 (a tree at the depth limit, a big leaf at the bottom): queries
 	// sized for its small end, its middle and its big end.

@@ -4,9 +4,9 @@
 // max, count; a leaf when count > 0; the two children of an interior node are adjacent, the left at
 // leftFirst). Triangles are copied in leaf order so a leaf reads one contiguous run.
 //
-// Queries do not walk the binary tree but a 4-wide copy of it (bsBvhWideNode, 64 bytes): each
-// wide node holds the boxes of up to 4 children, quantized to bytes, as structure-of-arrays rows
-// (qmin[axis][child]), so one SIMD dequantization and slab test checks all four. It is collapsed from the binary tree by repeatedly opening the
+// Queries do not walk the binary tree but a 4-wide copy of it (bsBvhWideNode, 128 bytes): each
+// wide node holds the boxes of up to 4 children as structure-of-arrays floats (min[axis][child]), so
+// one SIMD slab test checks all four. It is collapsed from the binary tree by repeatedly opening the
 // interior child with the largest surface area, so its leaves are exactly the binary tree's leaves.
 // A wide child is either another wide node (count 0) or a binary leaf (count > 0 triangles from
 // first). Queries walk a fixed-size stack, nearest child first, and shrink the search interval as
@@ -30,27 +30,18 @@ typedef struct bsBvhNode
 
 _Static_assert(sizeof(bsBvhNode) == 32, "BVH nodes are 32 bytes");
 
-// A node of the 4-wide tree that queries walk, 64 bytes (one cache line): the children's boxes are
-// quantized against the node's own float box (the union of its children's), as Embree's compressed
-// nodes and tinybvh's CWBVH store them: on each axis a child's bound is origin + q * 2^exp, q an
-// 8-bit integer, rounded outwards, so every dequantized box contains the child's exact float box
-// (bvh_quant.h argues it) and a walk over them gives the same answers, only entering a few more
-// boxes. Slots in use come first (2..4 of them, or 1 when the whole tree is one leaf), a bit each in
-// `used`; an unused slot has q = 0, child = count = 0 and is masked off by every walk. A leaf slot
-// holds at most 65535 triangles: a larger binary leaf (possible only at the depth limit) is split by
-// index range into wide nodes of its own.
+// A node of the 4-wide tree that queries walk. Slots in use come first (2..4 of them, or 1 when the
+// whole tree is one leaf); an unused slot has the box min = max = +inf on every axis, which every
+// slab test misses (its entry time is +inf or its exit time -inf), and child = count = 0.
 typedef struct bsBvhWideNode
 {
-	float origin[3];     // the node's box's min corner
-	uint8_t exp[3];      // a quantum of 2^(exp - 127) on each axis (a float's biased exponent)
-	uint8_t used;        // a bit per slot in use
-	uint8_t qmin[3][4];  // qmin[axis][slot]: the child's min is origin + qmin * 2^exp, at or below it
-	uint8_t qmax[3][4];  // its max likewise, at or above it
+	float min[3][4];     // min[axis][slot]: the children's boxes, one SIMD register per row
+	float max[3][4];
 	uint32_t child[4];   // count 0: index of a wide node; count > 0: first triangle (leaf order)
-	uint16_t count[4];   // triangles of a leaf child; 0 for a wide-node child or an unused slot
+	uint32_t count[4];   // triangles of a leaf child; 0 for a wide-node child or an unused slot
 } bsBvhWideNode;
 
-_Static_assert(sizeof(bsBvhWideNode) == 64, "wide nodes are one cache line");
+_Static_assert(sizeof(bsBvhWideNode) == 128, "wide nodes are two cache lines");
 
 #define BS_BVH_MAX_DEPTH 64
 
