@@ -1,8 +1,8 @@
 #include "bvh_internal.h"
 #include "bvh_query.h"
-#include "blobsim/boxf.h"
 #include "dispatch.h"
 
+#include "blobsim/boxf.h"
 #include "blobsim/bvh.h"
 
 #include <float.h>

@@ -5,8 +5,8 @@
 #include "bvh_collapse.h"
 #include "bvh_internal.h"
 #include "bvh_split.h"
-#include "blobsim/boxf.h"
 
+#include "blobsim/boxf.h"
 #include "blobsim/bvh.h"
 #include "blobsim/parallel.h"
 

@@ -3,8 +3,8 @@
 // SAH; the tree's quality degrades as the mesh deforms away from the shape it was built for, but
 // answers stay exact (every box still bounds its triangles). docs/bodies.md compares it to a rebuild.
 #include "bvh_internal.h"
-#include "blobsim/boxf.h"
 
+#include "blobsim/boxf.h"
 #include "blobsim/bvh.h"
 
 #include <float.h>

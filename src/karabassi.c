@@ -212,7 +212,7 @@ static BS_ALWAYS_INLINE bool bsCylinderIntersecting(const bsTriangle* tri, const
 
 	// Int4: the axis meets the plane at Q = C1 + t (C2 - C1), t = -T.N . (C1 - T.P1) / T.N . (C2 - C1)
 	// (T.delta stands for -T.N . T.P1). Q between C1 and C2 and inside T is the intersection point.
-	// The edge functions are bsTriangle_Contains's own expressions, kept for the cull below.
+	// The edge functions are bsTriangle_Contains's, all three kept for the cull below.
 	double t = -bsTriangle_PlaneDistance(tri, s->c1) / nd;
 	if (t >= 0.0 && t <= 1.0)
 	{
@@ -220,7 +220,7 @@ static BS_ALWAYS_INLINE bool bsCylinderIntersecting(const bsTriangle* tri, const
 		double ef[3];
 		for (int i = 0; i < 3; ++i)
 		{
-			ef[i] = bsDot(bsCross(bsSub(v[i == 2 ? 0 : i + 1], v[i]), bsSub(q, v[i])), tri->n);
+			ef[i] = bsTriangle_EdgeFunction(tri, v[i], v[i == 2 ? 0 : i + 1], q);
 		}
 		if (ef[0] >= 0.0 && ef[1] >= 0.0 && ef[2] >= 0.0)
 		{

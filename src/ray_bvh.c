@@ -3,8 +3,8 @@
 #include "bvh_collapse.h"
 #include "bvh_query.h"
 #include "dispatch.h"
-#include "blobsim/boxf.h"
 
+#include "blobsim/boxf.h"
 #include "blobsim/ray_bvh.h"
 #include "blobsim/timer.h"
 

@@ -38,15 +38,19 @@ static inline double bsTriangle_PlaneDistance(const bsTriangle* t, bsVec3 q)
 	return bsDot(t->n, q) + t->delta;
 }
 
+// The edge function of the edge a -> b (two consecutive vertices of t) at q: ((b - a) x (q - a)) . n,
+// >= 0 when q, on the plane, lies on the triangle's side of the edge's line.
+static inline double bsTriangle_EdgeFunction(const bsTriangle* t, bsVec3 a, bsVec3 b, bsVec3 q)
+{
+	return bsDot(bsCross(bsSub(b, a), bsSub(q, a)), t->n);
+}
+
 // Is q, assumed on the triangle's plane, inside the closed triangle? Edge-function test.
 static inline bool bsTriangle_Contains(const bsTriangle* t, bsVec3 q)
 {
-	bsVec3 e1 = bsSub(t->p2, t->p1);
-	bsVec3 e2 = bsSub(t->p3, t->p2);
-	bsVec3 e3 = bsSub(t->p1, t->p3);
-	return bsDot(bsCross(e1, bsSub(q, t->p1)), t->n) >= 0.0 &&
-		bsDot(bsCross(e2, bsSub(q, t->p2)), t->n) >= 0.0 &&
-		bsDot(bsCross(e3, bsSub(q, t->p3)), t->n) >= 0.0;
+	return bsTriangle_EdgeFunction(t, t->p1, t->p2, q) >= 0.0 &&
+		bsTriangle_EdgeFunction(t, t->p2, t->p3, q) >= 0.0 &&
+		bsTriangle_EdgeFunction(t, t->p3, t->p1, q) >= 0.0;
 }
 
 // Axis-aligned bounds.
