@@ -199,7 +199,7 @@ static int SurfaceFlow(void)
 	return 0;
 }
 
-// --- the rules as a force of the step (src/forces.c), through bsWorld_Step ---
+// --- the rules as a force of the step (src/step/forces.c), through bsWorld_Step ---
 
 // A world without colliders on `threads` threads, and the step's settings with the field's grid.
 static bsWorld* FieldWorld(int threads)

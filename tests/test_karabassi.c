@@ -534,7 +534,7 @@ static int FloatBounds(void)
 	return 0;
 }
 
-// Int4-Int6 of src/karabassi.c written out again, without the cull in front of Int5
+// Int4-Int6 of src/collide/karabassi.c written out again, without the cull in front of Int5
 // (bsCylinder_AxisClear), as the reference for AxisClearCull. Step 2's rejection is the caller's.
 static bool IntersectingReference(const bsTriangle* tri, const bsSweep* s, const double h[3], double nd,
 	bsTriangleHit* hit)

@@ -1,4 +1,4 @@
-// test_weld.c — welding a triangle soup (src/weld.h) against a brute-force reference: every pair of
+// test_weld.c — welding a triangle soup (src/mesh/weld.h) against a brute-force reference: every pair of
 // corners compared as doubles. Soups with shared corners, -0 and +0 at one corner, duplicates of whole
 // triangles, and the order by position independent of the triangles' order.
 #include "test.h"

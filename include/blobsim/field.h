@@ -3,7 +3,7 @@
 // and surface flow. Each reads only the grid's cell at the particle (or the trilinear blend of the 8
 // around it) and the particle's own velocity, so a step can apply them to every particle in parallel.
 //
-// The step applies them in its forces phase (src/forces.c, bs_field) through bsField_ApplyRange.
+// The step applies them in its forces phase (src/step/forces.c, bs_field) through bsField_ApplyRange.
 // What the field does not guarantee: it is a lookup at the particle's position, not a sweep, so a
 // particle fast enough to cross the field's thickness (the impact's reach below) in one step passes
 // through; and a particle is a point to it (its radius is not taken into account beyond what the

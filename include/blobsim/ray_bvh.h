@@ -4,7 +4,7 @@
 // ~7 of them a query. This copy holds 8 children a node (collapsed from the binary tree the way the
 // 4-wide tree is, opening the interior child with the largest surface area until 8 slots are used),
 // so a segment walks fewer nodes; one node's 8 boxes are one AVX 8-lane slab test where the CPU has
-// AVX2 (runtime dispatch, src/dispatch.h), two 4-lane SSE halves otherwise, the same float
+// AVX2 (runtime dispatch, src/collide/dispatch.h), two 4-lane SSE halves otherwise, the same float
 // operations either way. Its leaves are the binary tree's leaves: triangle ranges of the bsBvh's own
 // leaf-ordered copies, tested with the same double-precision watertight test as bsBvh_Ray, so the
 // answers are bsBvh_Ray's and the list loop's bit for bit, but for one case older than this copy: a

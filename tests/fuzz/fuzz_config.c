@@ -1,4 +1,4 @@
-// fuzz_config.c — libFuzzer target for bsConfig_Parse (JSON config text, app/config.h; uses cJSON).
+// fuzz_config.c — libFuzzer target for bsConfig_Parse (JSON config text, app/config/config.h; uses cJSON).
 //
 // The path is a fixed fake one: bsConfig_Parse only joins relative paths to its directory, it opens
 // no file (only bsConfig_Load does). On success (the parse also hashed the whole tree for

@@ -1,4 +1,4 @@
-// grid.h — `blobsim grid build|info`: the distance/normal grid file of a mesh (app/grid.c).
+// grid.h — `blobsim grid build|info`: the distance/normal grid file of a mesh (app/commands/grid.c).
 #pragma once
 
 // argv[0] is "grid". Returns the exit status (cli.h).

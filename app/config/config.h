@@ -86,7 +86,7 @@ typedef struct bsBodyConfig bsBodyConfig;
 
 // One emitter of the config: a `file` emitter (file set) or a grid, random, nozzle or surface one
 // (file NULL, emitter ready for bsEmitter_Count; a surface's triangles are the environment's, found
-// when it is loaded: app/emission.h).
+// when it is loaded: app/scene/emission.h).
 typedef struct bsEmitterConfig
 {
 	char* file;             // file: the PLY, resolved against the config's directory; else NULL

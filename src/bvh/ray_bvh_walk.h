@@ -1,5 +1,5 @@
 // ray_bvh_walk.h — the walk of the 8-wide ray tree, included by ray_bvh.c once for each copy of the
-// runtime dispatch (src/dispatch.h): BS_RAY_WALK names the function, BS_RAY_WALK_TARGET is its
+// runtime dispatch (src/collide/dispatch.h): BS_RAY_WALK names the function, BS_RAY_WALK_TARGET is its
 // target attribute (empty for the default copy) and BS_RAY_WALK_BOXES the slab test it calls (the
 // 8-lane AVX one or the 4-lane SSE one, the same float operations). One source, two compilations:
 // an always-inline body cannot hold AVX intrinsics in a default-target function.
