@@ -5,7 +5,7 @@ Each engine subsystem (src/NAME/) is compiled with its own folder and those of t
 it only, so a wrong-way include of a private header does not compile. The public headers
 (include/blobsim/) are visible to every subsystem, so this test checks them: a subsystem's files, and
 the public headers themselves, include only public headers owned by the same subsystem or one below
-it. The order comes from the build itself (the `NAME_dep` lines of src/NAME/meson.build), and a
+it. The order comes from the build itself (the table `engine_subsystems` in src/meson.build), and a
 header's owner is the subsystem whose folder holds the .c of the same name, or the table below for
 the headers with no .c.
 
@@ -30,16 +30,12 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"blobsim/([^"]+)"', re.M)
 
 
 def subsystems(src):
-    """{name: set of the subsystems it depends on, directly}"""
+    """{name: set of the subsystems it depends on, directly}, from src/meson.build's table"""
+    text = open(os.path.join(src, "meson.build")).read()
+    table = re.search(r"engine_subsystems = \[(.*?)\n\]", text, re.S)
     deps = {}
-    for name in sorted(os.listdir(src)):
-        build = os.path.join(src, name, "meson.build")
-        if not os.path.isfile(build):
-            continue
-        text = open(build).read()
-        m = re.search(r"static_library\(.*?dependencies\s*:\s*\[([^\]]*)\]", text, re.S)
-        found = re.findall(r"(\w+)_dep\b", m.group(1)) if m else []
-        deps[name] = {d for d in found if d != name}
+    for name, below_ in re.findall(r"\['(\w+)', \[([^\]]*)\]\]", table.group(1) if table else ""):
+        deps[name] = set(re.findall(r"'(\w+)'", below_))
     return deps
 
 
