@@ -38,41 +38,14 @@
 		}                                                                                \
 	} while (0)
 
-// The suites (one file each).
-int TriangleTest(void);
-int KarabassiTest(void);
-int ExactTest(void);
-int ReferenceTest(void);
-int BvhTest(void);
-int BatchTest(void);
-int ConfigTest(void);
-int ObjTest(void);
-int StepTest(void);
-int WorldTest(void);
-int DynamicsTest(void);
-int EmitterTest(void);
-int OutputTest(void);
-int ProcessTest(void);
-int RenderProgressTest(void);
-int ImageTest(void);
-int RayTest(void);
-int ClosestTest(void);
-int ContactTest(void);
-int WeldTest(void);
-int AccumulateTest(void);
-int SurfaceTest(void);
-int GridTest(void);
-int FieldTest(void);
-int RadialTest(void);
-int GridTreeTest(void);
+// The suites, one file each: tests/meson.build's unit_suites generates test_suites.h, whose
+// BS_TEST_SUITES lists BS_TEST_SUITE(name, function) for each.
+#include "test_suites.h"
+
+#define BS_TEST_SUITE(NAME, FN) int FN(void);
+BS_TEST_SUITES
+#undef BS_TEST_SUITE
 
 // Shared fixtures.
 struct bsDistanceGrid;
 int FieldMakeFloor(struct bsDistanceGrid* g);  // test_field.c
-int InteractionTest(void);
-int RigidTest(void);
-int BodyTest(void);
-int BodyDynTest(void);
-int SensorTest(void);
-int DispatchTest(void);
-int RayBvhTest(void);

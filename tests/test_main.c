@@ -11,40 +11,11 @@ typedef struct Suite
 	int (*fn)(void);
 } Suite;
 
+// tests/meson.build's unit_suites, in its order (test_suites.h is generated from it).
 static const Suite suites[] = {
-	{"triangle", TriangleTest},
-	{"karabassi", KarabassiTest},
-	{"exact", ExactTest},
-	{"reference", ReferenceTest},
-	{"bvh", BvhTest},
-	{"batch", BatchTest},
-	{"config", ConfigTest},
-	{"obj", ObjTest},
-	{"step", StepTest},
-	{"world", WorldTest},
-	{"dynamics", DynamicsTest},
-	{"emitter", EmitterTest},
-	{"output", OutputTest},
-	{"process", ProcessTest},
-	{"render-progress", RenderProgressTest},
-	{"image", ImageTest},
-	{"ray", RayTest},
-	{"closest", ClosestTest},
-	{"contact", ContactTest},
-	{"accumulate", AccumulateTest},
-	{"surface", SurfaceTest},
-	{"grid", GridTest},
-	{"field", FieldTest},
-	{"radial", RadialTest},
-	{"gridtree", GridTreeTest},
-	{"interaction", InteractionTest},
-	{"rigid", RigidTest},
-	{"body", BodyTest},
-	{"bodydyn", BodyDynTest},
-	{"sensor", SensorTest},
-	{"weld", WeldTest},
-	{"dispatch", DispatchTest},
-	{"raybvh", RayBvhTest},
+#define BS_TEST_SUITE(NAME, FN) {NAME, FN},
+	BS_TEST_SUITES
+#undef BS_TEST_SUITE
 };
 
 enum

@@ -166,7 +166,7 @@ static BS_ALWAYS_INLINE bool bsCylinderParallel(const bsTriangle* tri, const bsS
 // false: the cull is the branches' own answer, earlier. (The errors of Q, of ef and of the squares are
 // relative 1e-16 of the coordinates, R and |s1|: Q's error along the axis moves no distance from it,
 // and its error times |cos theta| is that of s1.) Most triangles near a figure's sweep that miss the
-// cylinder end here (docs/performance.md).
+// cylinder end here (docs/performance-history.md).
 static BS_ALWAYS_INLINE bool bsCylinder_AxisClear(const bsTriangle* tri, const bsSweep* s, const bsVec3 v[3],
 	const double ef[3], double nd)
 {
@@ -343,7 +343,7 @@ static inline bool bsCylinder_AllBeyond(const bsTriangle* tri, const bsSweep* s,
 
 // Step 3 on, for a triangle that Step 2 keeps. Out of line for the bare cylinder test (Table 1's
 // random pairs mostly end at Step 2); inlined into the combined test, where the triangles a BVH query
-// reaches mostly get here (every one on the snow and slime figures' sweeps: docs/performance.md).
+// reaches mostly get here (every one on the snow and slime figures' sweeps: docs/performance-history.md).
 // Compiled twice (dispatch.h).
 static BS_ALWAYS_INLINE bool bsCylinder_BranchesBody(const bsTriangle* tri, const bsSweep* s,
 	const double h[3], bsTriangleHit* hit)
