@@ -268,7 +268,10 @@ void bsEnvBodies_Pose(bsEnvBodies* bodies, const bsWorld* world)
 		{
 			// The shape carries the scale and the deformation; the matrix is the pose alone.
 			const bsTriangle* shape = bsWorld_BodyShape(world, b->body, &n);
-			memcpy(b->shape, shape, n * sizeof(bsTriangle));
+			if (shape != NULL)
+			{
+				memcpy(b->shape, shape, n * sizeof(bsTriangle));
+			}
 			scale = bsV3(1.0, 1.0, 1.0);
 		}
 		pov->include = b->shape == NULL ? b->include : NULL;
