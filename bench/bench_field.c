@@ -350,7 +350,8 @@ static bool bsBenchTable1(long long count, uint64_t seed, uint64_t* checksum)
 			"grid (compressed: blocks of %d, %u of %u planes, %u of them beyond %g, errors %.3f cells, %.1f deg), gravity, impact beta 0.5 "
 			"L 0.01 (the grids) or bounce 0.5 (the BVH), CPU time of one thread; the paper's FPS for 800 particles; "
 			"its memory: %s, %s, %s\n", t.triCount, t.grid.nx, t.grid.ny, t.grid.nz, tdef.blockSize, t.treeStats.planes,
-			t.treeStats.blocks, t.treeStats.farPlanes, tdef.farDistance, t.treeStats.maxDistanceError / t.grid.cellSize, t.treeStats.maxAngle,
+			t.treeStats.blocks, t.treeStats.farPlanes, tdef.farDistance, t.treeStats.maxDistanceError / t.grid.cellSize,
+			t.treeStats.maxAngle * (180.0 / 3.14159265358979323846),
 			bs_table1PaperMemory[1], bs_table1PaperMemory[2], bs_table1PaperMemory[3]);
 		bsTable1Rows(&t, 800, seed, checksum, &ok);
 		bsTable1Rows(&t, count, seed, checksum, &ok);

@@ -2,6 +2,7 @@
 
 #include "atomic_file.h"
 
+#include "blobsim/blob_tiles.h"
 #include "blobsim/parallel.h"
 #include "blobsim/version.h"
 
@@ -606,11 +607,8 @@ static bool bsPov_WriteMesh(bsPovWriter* w, const bsPovMesh* m, size_t meshIndex
 
 // ---- Particles ------------------------------------------------------------------------------------
 
-// Splitting into tiles. The particles are cut by a k-d tree (median splits on the longest axis of the
-// cell) until each leaf owns at most the chunk size; the leaves' cells tile the box of every component.
-// A tile's blob holds every component whose sphere reaches its cell (its own and its neighbours') and
-// is clipped_by the cell: inside the cell the field is the whole field, so the surface is exact there
-// and continues seamlessly into the next tile. Deterministic: the splits order by (coordinate, index).
+// The particles' blob, cut into tiles (blob_tiles.h) of at most half POV-Ray's limit of components
+// each, one blob object a tile. One pool splits the tiles and formats their components.
 
 enum
 {
@@ -618,393 +616,8 @@ enum
 	bs_blobPiecesPerThread = 4, // a round of pieces: enough that the threads stay busy
 };
 
-typedef struct bsKdNode
-{
-	double lo[3], hi[3];  // the cell
-	uint32_t first;       // leaf: first index into ids
-	uint32_t count;       // leaf: particles owned
-	uint32_t child;       // interior: left child (right = child + 1); 0 for a leaf
-	uint32_t edgeFirst;   // leaf: its particles that may reach another cell, edges[edgeFirst ..
-	uint32_t edgeCount;   // edgeFirst + edgeCount), in the order of ids
-} bsKdNode;
-
-typedef struct bsTiling
-{
-	bsKdNode* nodes;
-	uint32_t nodeCount, nodeCapacity;
-	uint32_t* ids;
-	uint32_t* edges;  // every leaf's edge particles (bsTiling_Edges), when there are several leaves
-	bsPool* pool;     // the threads that split and format (NULL: the caller's alone)
-	uint32_t leaves;
-	const bsVec3* centers;
-	const bsPovParticles* ps;
-	double maxReach;  // largest component radius
-	bool failed;
-} bsTiling;
-
-static double bsCoord(bsVec3 v, int axis)
-{
-	return axis == 0 ? v.x : (axis == 1 ? v.y : v.z);
-}
-
-static double bsReach(const bsPovParticles* ps, uint32_t id)
-{
-	return (ps->radii != NULL ? ps->radii[id] : ps->radius) * ps->radiusScale;
-}
-
-static bool bsKeyLess(const bsVec3* c, int axis, uint32_t a, uint32_t b)
-{
-	double ca = bsCoord(c[a], axis), cb = bsCoord(c[b], axis);
-	return ca < cb || (ca == cb && a < b);
-}
-
-// Reorders ids[0..n) so that ids[k] is the k-th smallest by (coordinate, index), smaller ones before.
-static void bsSelect(const bsVec3* c, int axis, uint32_t* ids, uint32_t n, uint32_t k)
-{
-	uint32_t lo = 0, hi = n - 1;
-	while (hi > lo)
-	{
-		// Median of three as the pivot, moved to hi.
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (bsKeyLess(c, axis, ids[mid], ids[lo]))
-		{
-			uint32_t t = ids[mid]; ids[mid] = ids[lo]; ids[lo] = t;
-		}
-		if (bsKeyLess(c, axis, ids[hi], ids[lo]))
-		{
-			uint32_t t = ids[hi]; ids[hi] = ids[lo]; ids[lo] = t;
-		}
-		if (bsKeyLess(c, axis, ids[mid], ids[hi]))
-		{
-			uint32_t t = ids[mid]; ids[mid] = ids[hi]; ids[hi] = t;
-		}
-		uint32_t pivot = ids[hi];
-		uint32_t store = lo;
-		for (uint32_t i = lo; i < hi; ++i)
-		{
-#if defined(__GNUC__)
-			// Below the root the ids are scattered over the particles: fetch ahead so that the
-			// comparisons' cache misses overlap. A hint only.
-			if (i + 16 < hi)
-			{
-				__builtin_prefetch(c + ids[i + 16], 0);
-			}
-#endif
-			if (bsKeyLess(c, axis, ids[i], pivot))
-			{
-				uint32_t t = ids[i]; ids[i] = ids[store]; ids[store] = t;
-				++store;
-			}
-		}
-		ids[hi] = ids[store];
-		ids[store] = pivot;
-		if (store == k)
-		{
-			return;
-		}
-		if (store < k)
-		{
-			lo = store + 1;
-		}
-		else
-		{
-			hi = store - 1;
-		}
-	}
-}
-
-static uint32_t bsTiling_Push(bsTiling* t)
-{
-	if (t->nodeCount == t->nodeCapacity)
-	{
-		uint32_t capacity = t->nodeCapacity * 2 + 16;
-		bsKdNode* nodes = realloc(t->nodes, capacity * sizeof(bsKdNode));
-		if (nodes == NULL)
-		{
-			t->failed = true;
-			return 0;
-		}
-		t->nodes = nodes;
-		t->nodeCapacity = capacity;
-	}
-	memset(t->nodes + t->nodeCount, 0, sizeof(bsKdNode));
-	return t->nodeCount++;
-}
-
-// Where a node splits: the longest axis of its cell whose median falls strictly inside it, found by
-// reordering its ids (bsSelect); axis -1 when it stays a leaf (few enough particles, too deep, or every
-// particle at one point).
-typedef struct bsSplit
-{
-	int axis;
-	double plane;
-} bsSplit;
-
-static bsSplit bsTiling_FindSplit(bsTiling* t, const bsKdNode* n, size_t chunk, int depth)
-{
-	bsSplit split = {-1, 0.0};
-	if (n->count <= chunk || depth >= 60)
-	{
-		return split;
-	}
-	int order[3] = {0, 1, 2};
-	double ext[3] = {n->hi[0] - n->lo[0], n->hi[1] - n->lo[1], n->hi[2] - n->lo[2]};
-	for (int i = 0; i < 3; ++i)
-	{
-		for (int j = i + 1; j < 3; ++j)
-		{
-			if (ext[order[j]] > ext[order[i]])
-			{
-				int tmp = order[i]; order[i] = order[j]; order[j] = tmp;
-			}
-		}
-	}
-	uint32_t k = n->count / 2;
-	for (int a = 0; a < 3; ++a)
-	{
-		int axis = order[a];
-		bsSelect(t->centers, axis, t->ids + n->first, n->count, k);
-		double plane = bsCoord(t->centers[t->ids[n->first + k]], axis);
-		if (plane > n->lo[axis] && plane < n->hi[axis])
-		{
-			split.axis = axis;
-			split.plane = plane;
-			return split;
-		}
-	}
-	return split;
-}
-
-typedef struct bsSplitLevel
-{
-	bsTiling* t;
-	const uint32_t* nodes;  // this depth's nodes
-	bsSplit* splits;
-	size_t chunk;
-	int depth;
-} bsSplitLevel;
-
-static void bsSplitLevel_Range(void* context, size_t begin, size_t end, int worker)
-{
-	(void)worker;
-	bsSplitLevel* level = context;
-	for (size_t i = begin; i < end; ++i)
-	{
-		level->splits[i] = bsTiling_FindSplit(level->t, level->t->nodes + level->nodes[i], level->chunk, level->depth);
-	}
-}
-
-// The k-d tree, a depth at a time: the nodes of one depth own disjoint ranges of ids, so their
-// splits run on the pool's threads, and each range sees the same selects in the same order as it
-// would depth first: the same tree and ids for any thread count. Children are added in node order.
-static void bsTiling_Split(bsTiling* t, size_t chunk)
-{
-	uint32_t* level = malloc(sizeof(uint32_t));
-	bsSplit* splits = malloc(sizeof(bsSplit));
-	if (level == NULL || splits == NULL)
-	{
-		free(level);
-		free(splits);
-		t->failed = true;
-		return;
-	}
-	level[0] = 0;
-	uint32_t count = 1;
-	for (int depth = 0; count > 0 && !t->failed; ++depth)
-	{
-		bsSplitLevel job = {t, level, splits, chunk, depth};
-		if (t->pool != NULL)
-		{
-			bsPool_For(t->pool, count, 1, bsSplitLevel_Range, &job);
-		}
-		else
-		{
-			bsSplitLevel_Range(&job, 0, count, 0);
-		}
-		uint32_t next = 0;
-		for (uint32_t i = 0; i < count; ++i)
-		{
-			next += splits[i].axis >= 0 ? 2 : 0;
-		}
-		uint32_t* nextLevel = malloc((next > 0 ? next : 1) * sizeof(uint32_t));
-		bsSplit* nextSplits = malloc((next > 0 ? next : 1) * sizeof(bsSplit));
-		if (nextLevel == NULL || nextSplits == NULL)
-		{
-			free(nextLevel);
-			free(nextSplits);
-			t->failed = true;
-			break;
-		}
-		uint32_t added = 0;
-		for (uint32_t i = 0; i < count && !t->failed; ++i)
-		{
-			if (splits[i].axis < 0)
-			{
-				t->leaves += 1;
-				continue;
-			}
-			uint32_t left = bsTiling_Push(t);
-			bsTiling_Push(t);
-			if (t->failed)
-			{
-				break;
-			}
-			bsKdNode* n = t->nodes + level[i];
-			int axis = splits[i].axis;
-			n->child = left;
-			bsKdNode* l = t->nodes + left;
-			bsKdNode* r = l + 1;
-			memcpy(l->lo, n->lo, sizeof(n->lo));
-			memcpy(l->hi, n->hi, sizeof(n->hi));
-			memcpy(r->lo, n->lo, sizeof(n->lo));
-			memcpy(r->hi, n->hi, sizeof(n->hi));
-			l->hi[axis] = splits[i].plane;
-			r->lo[axis] = splits[i].plane;
-			uint32_t k = n->count / 2;
-			l->first = n->first;
-			l->count = k;
-			r->first = n->first + k;
-			r->count = n->count - k;
-			nextLevel[added++] = left;
-			nextLevel[added++] = left + 1;
-		}
-		free(level);
-		free(splits);
-		level = nextLevel;
-		splits = nextSplits;
-		count = added;
-	}
-	free(level);
-	free(splits);
-}
-
-// Is the particle within `margin` of a face of its leaf's cell (on the inner side: it is in the cell)?
-static bool bsNearFace(bsVec3 c, const bsKdNode* leaf, double margin)
-{
-	for (int a = 0; a < 3; ++a)
-	{
-		double v = bsCoord(c, a);
-		if (!(v - leaf->lo[a] > margin && leaf->hi[a] - v > margin))
-		{
-			return true;
-		}
-	}
-	return false;
-}
-
-// Each leaf's edge particles: those within the largest reach m (and a hair) of its cell's faces, the
-// only ones whose sphere can reach another leaf's cell, so that a tile looks at its neighbours' edges
-// instead of all their particles (most of them, with thousands of particles a tile). Exact, not a
-// heuristic: two leaves' cells lie on either side of their common ancestor's split plane, so a
-// particle farther than M = m (1 + 2^-40) inside its own cell is farther than M from the other cell
-// on that axis, its rounded squared distance exceeds the rounded m^2 >= r^2 (the relative margin is
-// far above the rounding), and bsSphereMeetsCell rejects it. Outside [1e-150, 1e150], where m^2 could
-// leave the normal range, every particle counts as an edge one.
-static bool bsTiling_Edges(bsTiling* t)
-{
-	double m = t->maxReach;
-	double margin = m >= 1e-150 && m <= 1e150 ? m * (1.0 + 0x1p-40) : (double)INFINITY;
-	size_t n = t->ps->count;
-	t->edges = malloc((n > 0 ? n : 1) * sizeof(uint32_t));
-	if (t->edges == NULL)
-	{
-		return false;
-	}
-	uint32_t used = 0;
-	for (uint32_t node = 0; node < t->nodeCount; ++node)
-	{
-		bsKdNode* leaf = t->nodes + node;
-		if (leaf->child != 0)
-		{
-			continue;
-		}
-		leaf->edgeFirst = used;
-		for (uint32_t k = 0; k < leaf->count; ++k)
-		{
-#if defined(__GNUC__)
-			if (k + 16 < leaf->count)
-			{
-				__builtin_prefetch(t->centers + t->ids[leaf->first + k + 16], 0);
-			}
-#endif
-			uint32_t id = t->ids[leaf->first + k];
-			if (bsNearFace(t->centers[id], leaf, margin))
-			{
-				t->edges[used++] = id;
-			}
-		}
-		leaf->edgeCount = used - leaf->edgeFirst;
-	}
-	uint32_t* fit = realloc(t->edges, (used > 0 ? used : 1) * sizeof(uint32_t));
-	t->edges = fit != NULL ? fit : t->edges;
-	return true;
-}
-
-// Builds the tiling; false when out of memory. One leaf (no clipping) when the count fits a blob.
-static bool bsTiling_Build(bsTiling* t, const bsPovParticles* ps, size_t chunk)
-{
-	memset(t, 0, sizeof(*t));
-	t->centers = ps->centers;
-	t->ps = ps;
-	size_t n = ps->count;
-	// A pool only when there is more than one piece to share out; one that cannot start leaves the
-	// caller's thread alone (the same bytes).
-	int threads = bsResolveThreads(ps->threads, n / bs_blobPieceIds + 1);
-	t->pool = threads > 1 ? bsPool_Create(threads) : NULL;
-	t->ids = malloc((n > 0 ? n : 1) * sizeof(uint32_t));
-	if (t->ids == NULL || bsTiling_Push(t) != 0 || t->failed)
-	{
-		return false;
-	}
-	double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
-	for (size_t i = 0; i < n; ++i)
-	{
-		t->ids[i] = (uint32_t)i;
-		double reach = bsReach(ps, (uint32_t)i);
-		t->maxReach = reach > t->maxReach ? reach : t->maxReach;
-		for (int a = 0; a < 3; ++a)
-		{
-			double c = bsCoord(ps->centers[i], a);
-			lo[a] = c < lo[a] ? c : lo[a];
-			hi[a] = c > hi[a] ? c : hi[a];
-		}
-	}
-	// The root cell holds every component's sphere.
-	for (int a = 0; a < 3; ++a)
-	{
-		t->nodes[0].lo[a] = lo[a] - t->maxReach;
-		t->nodes[0].hi[a] = hi[a] + t->maxReach;
-	}
-	t->nodes[0].count = (uint32_t)n;
-	bsTiling_Split(t, chunk);
-	return !t->failed && (t->leaves == 1 || bsTiling_Edges(t));
-}
-
-static void bsTiling_Free(bsTiling* t)
-{
-	free(t->nodes);
-	free(t->ids);
-	free(t->edges);
-	bsPool_Destroy(t->pool);
-	memset(t, 0, sizeof(*t));
-}
-
-// Does the sphere (c, r) reach the cell?
-static bool bsSphereMeetsCell(bsVec3 c, double r, const double lo[3], const double hi[3])
-{
-	double d2 = 0.0;
-	for (int a = 0; a < 3; ++a)
-	{
-		double v = bsCoord(c, a);
-		double e = v < lo[a] ? lo[a] - v : (v > hi[a] ? v - hi[a] : 0.0);
-		d2 += e * e;
-	}
-	return d2 <= r * r;
-}
-
-// Writing the tiles. A tile's components are its own particles, then, for every other leaf near it
-// in tree order, those of the leaf's particles that reach the tile's cell: the same list in the same
-// order whatever the threads. The list is cut into pieces of at most bs_blobPieceIds particles, each
+// Writing the tiles. A tile's components are those of bsBlobTiles_Components' lists that reach the
+// tile's cell (all its own particles): the same list in the same order whatever the threads. The list is cut into pieces of at most bs_blobPieceIds particles, each
 // formatted into its own buffer on the pool's threads, a round of pieces at a time, and the buffers
 // are written in piece order: byte-identical files for any thread count, and memory bounded by the
 // round's buffers (bs_blobPieceIds x bs_componentLineMax bytes each, 4 a thread), not by the file.
@@ -1024,9 +637,9 @@ typedef struct bsBlobPiece
 typedef struct bsBlobWriter
 {
 	bsPovWriter* w;
-	const bsTiling* t;
-	bsPool* pool;           // the tiling's: NULL for the caller's thread alone
-	const bsKdNode* leaf;   // the tile being written
+	const bsBlobTilesDef* def;
+	bsPool* pool;           // NULL for the caller's thread alone
+	const bsBlobTile* tile; // the tile being written
 	char strength[bs_povNumberMax + 8];
 	size_t strengthLen;
 	bsBlobPiece* pieces;    // the round: roundCapacity pieces, each with a buffer
@@ -1037,8 +650,7 @@ typedef struct bsBlobWriter
 
 static size_t bsBlobWriter_Format(const bsBlobWriter* bw, const bsBlobPiece* piece, char* out)
 {
-	const bsTiling* t = bw->t;
-	const bsPovParticles* ps = t->ps;
+	const bsBlobTilesDef* def = bw->def;
 	char* q = out;
 	for (uint32_t k = 0; k < piece->count; ++k)
 	{
@@ -1047,21 +659,21 @@ static size_t bsBlobWriter_Format(const bsBlobWriter* bw, const bsBlobPiece* pie
 		// overlap. A hint only.
 		if (k + 8 < piece->count)
 		{
-			__builtin_prefetch(t->centers + piece->ids[k + 8], 0);
-			if (ps->radii != NULL)
+			__builtin_prefetch(def->centers + piece->ids[k + 8], 0);
+			if (def->radii != NULL)
 			{
-				__builtin_prefetch(ps->radii + piece->ids[k + 8], 0);
+				__builtin_prefetch(def->radii + piece->ids[k + 8], 0);
 			}
 		}
 #endif
 		uint32_t id = piece->ids[k];
-		double reach = bsReach(ps, id);
-		if (!piece->own && !bsSphereMeetsCell(t->centers[id], reach, bw->leaf->lo, bw->leaf->hi))
+		double reach = bsBlobTilesDef_Reach(def, id);
+		if (!piece->own && !bsBlobTile_Reaches(bw->tile, def->centers[id], reach))
 		{
 			continue;
 		}
 		q = BS_PUT_LITERAL(q, "\tsphere { ");
-		q = bsPutVector(q, t->centers[id]);
+		q = bsPutVector(q, def->centers[id]);
 		*q++ = ',';
 		*q++ = ' ';
 		q = bsPutDouble(q, reach);
@@ -1104,8 +716,9 @@ static void bsBlobWriter_Flush(bsBlobWriter* bw)
 	bw->pieceCount = 0;
 }
 
-static void bsBlobWriter_Add(bsBlobWriter* bw, const uint32_t* ids, uint32_t count, bool own)
+static void bsBlobWriter_Add(void* context, const uint32_t* ids, uint32_t count, bool own)
 {
+	bsBlobWriter* bw = context;
 	for (uint32_t first = 0; first < count; first += bs_blobPieceIds)
 	{
 		if (bw->pieceCount == bw->roundCapacity)
@@ -1118,64 +731,26 @@ static void bsBlobWriter_Add(bsBlobWriter* bw, const uint32_t* ids, uint32_t cou
 	}
 }
 
-// Every other leaf near the tile, in tree order: the particles of its edge list (bsTiling_Edges),
-// the only ones that can reach another cell.
-static void bsTiling_Gather(const bsTiling* t, uint32_t node, bsBlobWriter* bw)
-{
-	const bsKdNode* n = t->nodes + node;
-	const bsKdNode* leaf = bw->leaf;
-	for (int a = 0; a < 3; ++a)
-	{
-		if (n->hi[a] < leaf->lo[a] - t->maxReach || n->lo[a] > leaf->hi[a] + t->maxReach)
-		{
-			return;  // nothing in this cell reaches the leaf
-		}
-	}
-	if (n->child != 0)
-	{
-		bsTiling_Gather(t, n->child, bw);
-		bsTiling_Gather(t, n->child + 1, bw);
-		return;
-	}
-	if (n == leaf)
-	{
-		bsBlobWriter_Add(bw, t->ids + n->first, n->count, true);
-	}
-	else
-	{
-		bsBlobWriter_Add(bw, t->edges + n->edgeFirst, n->edgeCount, false);
-	}
-}
-
-static void bsTiling_WriteLeaves(const bsTiling* t, uint32_t node, bsBlobWriter* bw, const char* threshold,
+static void bsBlobWriter_WriteTiles(bsBlobWriter* bw, const bsBlobTiles* t, const char* threshold,
 	const char* material)
 {
-	const bsKdNode* n = t->nodes + node;
-	if (n->child != 0)
-	{
-		bsTiling_WriteLeaves(t, n->child, bw, threshold, material);
-		bsTiling_WriteLeaves(t, n->child + 1, bw, threshold, material);
-		return;
-	}
 	bsPovWriter* w = bw->w;
-	bsAtomicFile_Printf(&w->file, "\nblob\n{\n\tthreshold %s\n", threshold);
-	bw->leaf = n;
-	if (t->leaves == 1)
+	uint32_t tiles = bsBlobTiles_Count(t);
+	for (uint32_t k = 0; k < tiles; ++k)
 	{
-		bsBlobWriter_Add(bw, t->ids + n->first, n->count, true);
+		const bsBlobTile* tile = bsBlobTiles_Tile(t, k);
+		bsAtomicFile_Printf(&w->file, "\nblob\n{\n\tthreshold %s\n", threshold);
+		bw->tile = tile;
+		bsBlobTiles_Components(t, k, bsBlobWriter_Add, bw);
+		bsBlobWriter_Flush(bw);
+		bsAtomicFile_Printf(&w->file, "\ttexture { %s }\n", material);
+		if (tiles > 1)
+		{
+			bsPutVectorLine(w, "\tclipped_by { box { ", bsV3(tile->lo[0], tile->lo[1], tile->lo[2]), ", ");
+			bsPutVectorLine(w, "", bsV3(tile->hi[0], tile->hi[1], tile->hi[2]), " } }\n");
+		}
+		bsPutString(w, "}\n");
 	}
-	else
-	{
-		bsTiling_Gather(t, 0, bw);
-	}
-	bsBlobWriter_Flush(bw);
-	bsAtomicFile_Printf(&w->file, "\ttexture { %s }\n", material);
-	if (t->leaves > 1)
-	{
-		bsPutVectorLine(w, "\tclipped_by { box { ", bsV3(n->lo[0], n->lo[1], n->lo[2]), ", ");
-		bsPutVectorLine(w, "", bsV3(n->hi[0], n->hi[1], n->hi[2]), " } }\n");
-	}
-	bsPutString(w, "}\n");
 }
 
 static size_t bsBlobChunk(const bsPovParticles* ps)
@@ -1198,13 +773,13 @@ static void bsBlobWriter_Free(bsBlobWriter* bw)
 }
 
 // The round's buffers; false when out of memory.
-static bool bsBlobWriter_Init(bsBlobWriter* bw, bsPovWriter* w, const bsTiling* t)
+static bool bsBlobWriter_Init(bsBlobWriter* bw, bsPovWriter* w, const bsBlobTilesDef* def, bsPool* pool)
 {
 	memset(bw, 0, sizeof(*bw));
 	bw->w = w;
-	bw->t = t;
-	bw->pool = t->pool;
-	size_t pieces = t->ps->count / bs_blobPieceIds + 1;
+	bw->def = def;
+	bw->pool = pool;
+	size_t pieces = def->count / bs_blobPieceIds + 1;
 	int threads = bw->pool != NULL ? bsPool_ThreadCount(bw->pool) : 1;
 	size_t capacity = (size_t)threads * bs_blobPiecesPerThread;
 	bw->roundCapacity = capacity < pieces ? capacity : pieces;
@@ -1226,10 +801,11 @@ static bool bsBlobWriter_Init(bsBlobWriter* bw, bsPovWriter* w, const bsTiling* 
 	return true;
 }
 
-static bool bsPov_WriteParticles(bsPovWriter* w, const bsPovParticles* ps, const bsTiling* t)
+static bool bsPov_WriteParticles(bsPovWriter* w, const bsPovParticles* ps, const bsBlobTilesDef* def,
+	const bsBlobTiles* t, bsPool* pool)
 {
 	bsBlobWriter bw;
-	if (!bsBlobWriter_Init(&bw, w, t))
+	if (!bsBlobWriter_Init(&bw, w, def, pool))
 	{
 		bsBlobWriter_Free(&bw);
 		return bsPovFail(w, "particles: out of memory");
@@ -1240,7 +816,7 @@ static bool bsPov_WriteParticles(bsPovWriter* w, const bsPovParticles* ps, const
 	char threshold[bs_povNumberMax];
 	bsPov_FormatDouble(threshold, ps->threshold);
 	const char* material = ps->material != NULL ? ps->material : bsDefaultMaterial;
-	bsTiling_WriteLeaves(t, 0, &bw, threshold, material);
+	bsBlobWriter_WriteTiles(&bw, t, threshold, material);
 	bsBlobWriter_Free(&bw);
 	return true;
 }
@@ -1292,10 +868,15 @@ static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 {
 	const bsPovParticles* ps = &s->particles;
 	bool blobs = ps->count > 0 && ps->surfaceInclude == NULL;
-	bsTiling tiling;
-	if (blobs && !bsTiling_Build(&tiling, ps, bsBlobChunk(ps)))
+	bsBlobTilesDef tilesDef = {ps->centers, ps->radii, ps->radius, ps->radiusScale, ps->count, bsBlobChunk(ps)};
+	// A pool only when there is more than one piece to share out; one that cannot start leaves the
+	// caller's thread alone (the same bytes).
+	int threads = blobs ? bsResolveThreads(ps->threads, ps->count / bs_blobPieceIds + 1) : 1;
+	bsPool* pool = threads > 1 ? bsPool_Create(threads) : NULL;
+	bsBlobTiles* tiles = blobs ? bsBlobTiles_Create(&tilesDef, pool) : NULL;
+	if (blobs && tiles == NULL)
 	{
-		bsTiling_Free(&tiling);
+		bsPool_Destroy(pool);
 		bsPovFail(w, "particles: out of memory");
 		return;
 	}
@@ -1305,7 +886,7 @@ static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 		triangles += s->meshes[i].triangleCount;
 	}
 	char num[bs_povNumberMax], drawn[64];
-	size_t blobCount = blobs ? tiling.leaves : 0;
+	size_t blobCount = blobs ? bsBlobTiles_Count(tiles) : 0;
 	if (ps->surfaceInclude != NULL)
 	{
 		snprintf(drawn, sizeof(drawn), "as a mesh");
@@ -1353,10 +934,8 @@ static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 		}
 		if (!bsPov_WriteMesh(w, s->meshes + i, i, NULL))
 		{
-			if (blobs)
-			{
-				bsTiling_Free(&tiling);
-			}
+			bsBlobTiles_Destroy(tiles);
+			bsPool_Destroy(pool);
 			return;
 		}
 	}
@@ -1377,8 +956,7 @@ static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 	bsPov_WriteSensors(w, s);
 	if (blobs)
 	{
-		bsPov_WriteParticles(w, ps, &tiling);
-		bsTiling_Free(&tiling);
+		bsPov_WriteParticles(w, ps, &tilesDef, tiles, pool);
 	}
 	else if (ps->surfaceInclude != NULL)
 	{
@@ -1387,6 +965,8 @@ static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 			"#ifndef (BlobsimSurface)\n#declare BlobsimSurface = \"%s\";\n#end\n#include BlobsimSurface\n",
 			ps->surfaceInclude);
 	}
+	bsBlobTiles_Destroy(tiles);
+	bsPool_Destroy(pool);
 }
 
 // Runs with LC_NUMERIC "C" on this thread, whatever the program set, so that the library formatting

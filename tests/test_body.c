@@ -671,6 +671,60 @@ static int Deforming(void)
 	return 0;
 }
 
+// bsWorld_BodyShape after each step is the body's shape at bsWorld_Time, to the bit: what a frame
+// draws. dt = 0.025 in 11 substeps: 11 (dt / 11) falls short of dt on some steps, so this needs the
+// last substep to end at the step's end.
+static int ShapeAtWorldTime(void)
+{
+	bsTriangle* tris;
+	uint32_t count;
+	ENSURE(bsMakeBoxMesh(bsV3(-1, -0.1, -1), bsV3(1, 0, 1), 4, false, &tris, &count) == bs_ok);
+	bsVec3 control[1] = {{0, 0, 0}};
+	double times[3] = {0.0, 0.5, 1.2};
+	bsVec3 disp[3] = {{0, 0.1, 0}, {0, 0.3, 0.1}, {0.2, 0, 0}};
+	bsVec3Key scale[2] = {{0.0, {1, 1, 1}}, {1.2, {1.5, 0.5, 1}}};
+	bsBodyDef def = bsDefaultBodyDef();
+	def.triangles = tris;
+	def.triangleCount = count;
+	def.kind = bs_motionDeforming;
+	def.keys.scale = scale;
+	def.keys.scaleCount = 2;
+	bsDeformDef deform = {control, 1, 0.8, times, disp, 3};
+	def.deform = deform;
+	bsBody* body;
+	ENSURE(bsBody_Create(&def, &body) == bs_ok);
+	bsWorldDef wd = bsDefaultWorldDef();
+	bsWorld* w = bsWorld_Create(&wd);
+	ENSURE(w != NULL && bsWorld_AddBody(w, body) == bs_ok);
+	bsParticles p;
+	memset(&p, 0, sizeof p);
+	bsStepDef st = bsDefaultStepDef();
+	st.dt = 0.025;
+	st.substeps = 11;
+	uint32_t n = 0;
+	for (int step = 0; step <= 48; ++step)
+	{
+		ENSURE(step == 0 || bsWorld_Step(w, &st, &p, NULL) == bs_ok);
+		const bsTriangle* shape = bsWorld_BodyShape(w, body, &n);
+		ENSURE(shape != NULL && n == count);
+		bsTransform pose;
+		bsVec3 s, weights[1];
+		bsBody_Pose(body, bsWorld_Time(w), &pose, &s);
+		bsBody_DeformWeights(body, bsWorld_Time(w), weights);
+		for (uint32_t i = 0; i < n; ++i)
+		{
+			bsVec3 v[3] = {bsBody_ShapePoint(body, weights, s, tris[i].p1),
+				bsBody_ShapePoint(body, weights, s, tris[i].p2), bsBody_ShapePoint(body, weights, s, tris[i].p3)};
+			ENSURE(memcmp(&shape[i].p1, v, sizeof v) == 0);
+		}
+	}
+	bsParticles_Free(&p);
+	bsWorld_Destroy(w);
+	bsBody_Destroy(body);
+	free(tris);
+	return 0;
+}
+
 // The paddle through resting particles on a floor (slide, gravity, sleep): the same bytes at 1 and 2
 // threads.
 static int RunPaddleScene(int threads, bsParticles* p)
@@ -727,6 +781,7 @@ int BodyTest(void)
 	RUN_SUBTEST(Carried());
 	RUN_SUBTEST(Growing());
 	RUN_SUBTEST(Deforming());
+	RUN_SUBTEST(ShapeAtWorldTime());
 	RUN_SUBTEST(Determinism());
 	return 0;
 }

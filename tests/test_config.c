@@ -448,6 +448,22 @@ static int TestDefaults(void)
 	return 0;
 }
 
+// field.compress.max_angle is degrees in the config, radians in the engine's def (the default too).
+static int TestCompressAngle(void)
+{
+	const char* given = WITH("\"field\": {\"build\": {\"resolution\": 16}, \"compress\": {\"max_angle\": 20}}");
+	const char* left = WITH("\"field\": {\"build\": {\"resolution\": 16}, \"compress\": {\"block\": 2}}");
+	bsConfig c;
+	bsConfigError error;
+	ENSURE(bsConfig_Parse(given, strlen(given), "c.json", &c, &error) == bs_ok);
+	ENSURE(c.field.compress && c.field.compressDef.maxAngle == 20.0 * (3.14159265358979323846 / 180.0));
+	bsConfig_Free(&c);
+	ENSURE(bsConfig_Parse(left, strlen(left), "c.json", &c, &error) == bs_ok);
+	ENSURE(c.field.compress && c.field.compressDef.maxAngle == bsDefaultGridTreeDef().maxAngle);
+	bsConfig_Free(&c);
+	return 0;
+}
+
 static int TestPaths(void)
 {
 	const char* text =
@@ -781,6 +797,7 @@ int ConfigTest(void)
 	RUN_SUBTEST(TestMalformed());
 	RUN_SUBTEST(TestDefaults());
 	RUN_SUBTEST(TestSurface());
+	RUN_SUBTEST(TestCompressAngle());
 	RUN_SUBTEST(TestPaths());
 	RUN_SUBTEST(TestTidyPath());
 	RUN_SUBTEST(TestOverrides());

@@ -119,7 +119,7 @@ static int LookupsWithinReported(const bsDistanceGrid* g, const bsGridTree* t, c
 		double e = fabs((double)tree.distance - (double)dense->distance);
 		double a = AngleDegrees(tree.normal, dense->normal);
 		ENSURE(e <= st->maxDistanceError);
-		ENSURE(a <= st->maxAngle + 1e-9);
+		ENSURE(a <= st->maxAngle * (180.0 / 3.14159265358979323846) + 1e-9);
 		worstD = fmax(worstD, e);
 		worstA = fmax(worstA, a);
 		bsGridCell dt, tt;
@@ -128,7 +128,7 @@ static int LookupsWithinReported(const bsDistanceGrid* g, const bsGridTree* t, c
 		ENSURE(e <= st->maxDistanceError + slack);
 		worstTD = fmax(worstTD, e);
 		double len = DenseBlendLength(g, p);
-		double chord = 2.0 * sin(0.5 * st->maxAngle * (3.14159265358979323846 / 180.0));
+		double chord = 2.0 * sin(0.5 * st->maxAngle);
 		if (len > 2.0 * chord)
 		{
 			double bound = asin(chord / len) * (180.0 / 3.14159265358979323846) + 1e-3;
@@ -294,10 +294,11 @@ static int Compression(const bsDistanceGrid* sphere)
 			printf("  %s %d x %d x %d, blocks of %d: %u of %u blocks planes, %llu of %llu bytes (%.1f%%); "
 				"errors %.3g cells, %.2f deg\n", names[which], g.nx, g.ny, g.nz, b, st.planes, st.blocks,
 				(unsigned long long)st.treeBytes, (unsigned long long)st.denseBytes,
-				100.0 * (double)st.treeBytes / (double)st.denseBytes, st.maxDistanceError / g.cellSize, st.maxAngle);
+				100.0 * (double)st.treeBytes / (double)st.denseBytes, st.maxDistanceError / g.cellSize,
+				st.maxAngle * (180.0 / 3.14159265358979323846));
 			// The tolerances asked hold (the fit is decided in doubles, the tree stores floats).
 			ENSURE(st.maxDistanceError <= def.distanceTolerance * g.cellSize * (1.0 + 1e-4) + 1e-6 * g.cellSize);
-			ENSURE(st.maxAngle <= def.maxAngle + 0.01);
+			ENSURE(st.maxAngle <= def.maxAngle + 0.01 * (3.14159265358979323846 / 180.0));
 			ENSURE(st.farPlanes == 0 && st.planes > 0);
 			ENSURE(which == 2 || st.treeBytes < st.denseBytes);  // the noisy terrain is curved everywhere
 			ENSURE(st.treeBytes == bsGridTree_Bytes(&t));

@@ -222,6 +222,23 @@ static int Jacobi(void)
 	return 0;
 }
 
+// bsRotation_EulerXYZ is the rotation Rz Ry Rx of the quaternions (to rounding, not to the bit).
+static int EulerXYZ(void)
+{
+	bsRng rng = bsMakeRng(11);
+	for (int trial = 0; trial < 100; ++trial)
+	{
+		bsVec3 a = bsV3(bsRng_Range(&rng, -4.0, 4.0), bsRng_Range(&rng, -4.0, 4.0), bsRng_Range(&rng, -4.0, 4.0));
+		bsQuat q = bsQuat_Mul(bsQuat_FromAxisAngle(bsV3(0, 0, 1), a.z),
+			bsQuat_Mul(bsQuat_FromAxisAngle(bsV3(0, 1, 0), a.y), bsQuat_FromAxisAngle(bsV3(1, 0, 0), a.x)));
+		double r[3][3], m[3][3];
+		bsRotation_EulerXYZ(a, r);
+		QuatMatrix(q, m);
+		ENSURE_SMALL(MaxDiff(r, m), 1e-14);
+	}
+	return 0;
+}
+
 // A body from a box mesh (sides s) or an icosphere, at a pose with velocities.
 static int MakeBox(bsRigidBody* body, bsVec3 s, double density, bsTransform pose, bsVec3 v, bsVec3 w)
 {
@@ -860,6 +877,7 @@ int RigidTest(void)
 	RUN_SUBTEST(MassSphere());
 	RUN_SUBTEST(MassTransformed());
 	RUN_SUBTEST(Jacobi());
+	RUN_SUBTEST(EulerXYZ());
 	RUN_SUBTEST(HeadOn());
 	RUN_SUBTEST(OffCentre());
 	RUN_SUBTEST(StaticHit());

@@ -343,7 +343,7 @@ static bool bsMakeScene(const bsConfig* c, const bsEnvironment* env, bsSceneBuff
 	scene->meshCount = env->groupCount;
 	scene->planes = b->planes;
 	scene->planeCount = env->planeCount;
-	scene->bodies = bsEnvBodies_Pose(env->bodies, 0.0, &scene->bodyCount);  // moved with each step
+	scene->bodies = bsEnvBodies_Scene(env->bodies, &scene->bodyCount);  // posed with each step
 	scene->particles.threshold = rc->blob.threshold;
 	scene->particles.strength = rc->blob.strength;
 	scene->particles.radiusScale = rc->blob.radiusScale;
@@ -885,6 +885,7 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 		return false;
 	}
 	bsProgress progress = {run->progress, bsNow(), 0.0};
+	bsEnvBodies_Pose(env->bodies, world);
 	bool ok = c->output.frameEvery <= 0 || bsWriteFrame(run, p, err, errlen);  // frame 0: before any step
 	for (int step = 1; ok && step <= c->motion.steps; ++step)
 	{
@@ -893,7 +894,7 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 		run->times->simulate += bsNow() - t0;
 		bsStepProfile profile = bsWorld_GetProfile(world);
 		bsStepProfile_Add(&run->times->step, &profile);
-		bsEnvBodies_Pose(env->bodies, bsWorld_Time(world), &run->scene->bodyCount);
+		bsEnvBodies_Pose(env->bodies, world);
 		bsEnvBodies_Sensors(env->bodies, world, c->render.sensors, run->scene);
 		if (r != bs_ok)
 		{

@@ -40,7 +40,7 @@ static const bsSchemaKey bsFlowKeys[] = {
 static const bsSchema bsFlowSchema = BS_OBJECT(bsFlowKeys);
 
 // field.compress: the compressed tree's settings (grid_tree.h), read into a bsGridTreeDef filled with
-// its defaults first.
+// its defaults first; max_angle is in degrees, the def's in radians (bsReadFieldCompress converts).
 static const bsRange bsFieldAngle = {0.0, 180.0, false, "a number 0 .. 180"};
 static const bsSchemaKey bsCompressKeys[] = {
 	BS_INT_IN("block", bsGridTreeDef, blockSize, 2, 16),
@@ -116,6 +116,10 @@ static bool bsReadFieldCompress(bsCtx* c, const cJSON* field, bsFieldConfig* f)
 	if (!bsReadFields(c, o, &bsCompressSchema, &f->compressDef))
 	{
 		return false;
+	}
+	if (bsMember(o, "max_angle") != NULL)
+	{
+		f->compressDef.maxAngle *= 3.14159265358979323846 / 180.0;
 	}
 	int b = f->compressDef.blockSize;
 	if ((b & (b - 1)) != 0)

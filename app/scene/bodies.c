@@ -19,8 +19,7 @@ typedef struct bsEnvBody
 	char include[48];   // body_N_HASH.inc (named by its content: see bsEnvBodies_WriteIncludes)
 	char declared[32];  // BlobsimBodyN
 	char* name;         // the OBJ's path, for the comment
-	bsTriangle* shape;  // deforming: the shape at the scene's time
-	bsVec3* weights;
+	bsTriangle* shape;  // deforming: the world's shape at the scene's time (the scene outlives the world)
 } bsEnvBody;
 
 struct bsEnvBodies
@@ -44,7 +43,6 @@ void bsEnvBodies_Free(bsEnvBodies* bodies)
 	{
 		bsBody_Destroy(bodies->items[i].body);
 		free(bodies->items[i].shape);
-		free(bodies->items[i].weights);
 	}
 	free(bodies->items);
 	free(bodies->pov);
@@ -195,8 +193,7 @@ bool bsEnvBodies_Load(bsEnvBodies** out, const bsConfig* config, char* err, size
 		if (bc->deforming)
 		{
 			b->shape = malloc(count * sizeof(bsTriangle));
-			b->weights = calloc((size_t)bsBody_DeformWeightCount(b->body), sizeof(bsVec3));
-			if (b->shape == NULL || b->weights == NULL)
+			if (b->shape == NULL)
 			{
 				snprintf(err, errlen, "%s: out of memory", config->path);
 				bsEnvBodies_Free(bodies);
@@ -250,9 +247,15 @@ bool bsEnvBodies_WriteIncludes(const bsEnvBodies* bodies, const char* dir, char*
 	return true;
 }
 
-const bsPovBody* bsEnvBodies_Pose(bsEnvBodies* bodies, double t, size_t* count)
+const bsPovBody* bsEnvBodies_Scene(const bsEnvBodies* bodies, size_t* count)
 {
 	*count = bodies != NULL ? (size_t)bodies->count : 0;
+	return bodies != NULL ? bodies->pov : NULL;
+}
+
+void bsEnvBodies_Pose(bsEnvBodies* bodies, const bsWorld* world)
+{
+	double t = bsWorld_Time(world);
 	for (int i = 0; bodies != NULL && i < bodies->count; ++i)
 	{
 		bsEnvBody* b = bodies->items + i;
@@ -260,24 +263,21 @@ const bsPovBody* bsEnvBodies_Pose(bsEnvBodies* bodies, double t, size_t* count)
 		bsTransform pose;
 		bsVec3 scale;
 		bsBody_Pose(b->body, t, &pose, &scale);
-		uint32_t n;
-		const bsTriangle* rest = bsBody_Triangles(b->body, &n);
+		uint32_t n = 0;
 		if (b->shape != NULL)
 		{
 			// The shape carries the scale and the deformation; the matrix is the pose alone.
-			bsBody_DeformWeights(b->body, t, b->weights);
-			for (uint32_t k = 0; k < n; ++k)
+			const bsTriangle* shape = bsWorld_BodyShape(world, b->body, &n);
+			if (shape != NULL)
 			{
-				b->shape[k].p1 = bsBody_ShapePoint(b->body, b->weights, scale, rest[k].p1);
-				b->shape[k].p2 = bsBody_ShapePoint(b->body, b->weights, scale, rest[k].p2);
-				b->shape[k].p3 = bsBody_ShapePoint(b->body, b->weights, scale, rest[k].p3);
+				memcpy(b->shape, shape, n * sizeof(bsTriangle));
 			}
 			scale = bsV3(1.0, 1.0, 1.0);
 		}
 		pov->include = b->shape == NULL ? b->include : NULL;
 		pov->declared = b->declared;
 		pov->triangles = b->shape;
-		pov->triangleCount = b->shape != NULL ? n : 0;
+		pov->triangleCount = n;
 		// POV-Ray's matrix maps a row vector: the rows are the images of the scaled axes.
 		bsVec3 rows[4] = {bsQuat_Rotate(pose.rotation, bsV3(scale.x, 0, 0)),
 			bsQuat_Rotate(pose.rotation, bsV3(0, scale.y, 0)), bsQuat_Rotate(pose.rotation, bsV3(0, 0, scale.z)),
@@ -289,7 +289,6 @@ const bsPovBody* bsEnvBodies_Pose(bsEnvBodies* bodies, double t, size_t* count)
 			pov->matrix[3 * r + 2] = rows[r].z;
 		}
 	}
-	return bodies != NULL ? bodies->pov : NULL;
 }
 
 void bsEnvBodies_Sensors(bsEnvBodies* bodies, const bsWorld* world, double radius, bsPovScene* scene)

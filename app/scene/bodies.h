@@ -22,8 +22,12 @@ bsResult bsEnvBodies_AddToWorld(const bsEnvBodies* bodies, bsWorld* world);
 // there is kept) and adds it to the open deferred group's outputs. False with a message.
 bool bsEnvBodies_WriteIncludes(const bsEnvBodies* bodies, const char* dir, char* err, size_t errlen);
 
-// The bodies as the scene draws them at time t (count in *count; valid until the next call).
-const bsPovBody* bsEnvBodies_Pose(bsEnvBodies* bodies, double t, size_t* count);
+// The bodies as the scene draws them (count in *count), posed by bsEnvBodies_Pose.
+const bsPovBody* bsEnvBodies_Scene(const bsEnvBodies* bodies, size_t* count);
+
+// Poses the bodies of bsEnvBodies_Scene at the world's time: a deforming one's shape is the world's
+// (bsWorld_BodyShape), copied, since the scene is written once more after the world is gone.
+void bsEnvBodies_Pose(bsEnvBodies* bodies, const bsWorld* world);
 
 // The sensor particles of the world's body pairs into the scene (radius 0: none drawn; render.sensors).
 // Valid until the next call.

@@ -3,49 +3,45 @@
 #include "bodies.h"
 
 #include "obj.h"
+#include "blobsim/quat.h"
 #include "blobsim/timer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-// scale, then rotate about x, then y, then z (degrees), then translate.
-typedef struct bsTransform
+// Where a mesh's OBJ goes: scale, then rotate about x, then y, then z, then translate. An affine map
+// (the scale need not be uniform), so not a rigid bsTransform (quat.h); its rotation is the engine's
+// bsRotation_EulerXYZ with the scale folded into the columns.
+typedef struct bsMeshPlacement
 {
 	double m[3][3];
 	bsVec3 t;
-} bsTransform;
+} bsMeshPlacement;
 
-static bsTransform bsMakeTransform(const bsMeshConfig* mc)
+static bsMeshPlacement bsMakePlacement(const bsMeshConfig* mc)
 {
-	double rad = 3.14159265358979323846 / 180.0;
-	double cx = cos(mc->rotate.x * rad), sx = sin(mc->rotate.x * rad);
-	double cy = cos(mc->rotate.y * rad), sy = sin(mc->rotate.y * rad);
-	double cz = cos(mc->rotate.z * rad), sz = sin(mc->rotate.z * rad);
-	// R = Rz * Ry * Rx, applied to the scaled point.
-	double r[3][3] = {
-		{cz * cy, cz * sy * sx - sz * cx, cz * sy * cx + sz * sx},
-		{sz * cy, sz * sy * sx + cz * cx, sz * sy * cx - cz * sx},
-		{-sy, cy * sx, cy * cx},
-	};
+	double rad = 3.14159265358979323846 / 180.0;  // the config's degrees
+	double r[3][3];
+	bsRotation_EulerXYZ(bsV3(mc->rotate.x * rad, mc->rotate.y * rad, mc->rotate.z * rad), r);
 	double s[3] = {mc->scale.x, mc->scale.y, mc->scale.z};
-	bsTransform tr;
+	bsMeshPlacement pl;
 	for (int i = 0; i < 3; ++i)
 	{
 		for (int j = 0; j < 3; ++j)
 		{
-			tr.m[i][j] = r[i][j] * s[j];
+			pl.m[i][j] = r[i][j] * s[j];
 		}
 	}
-	tr.t = mc->translate;
-	return tr;
+	pl.t = mc->translate;
+	return pl;
 }
 
-static bsVec3 bsApply(const bsTransform* tr, bsVec3 p)
+static bsVec3 bsPlace(const bsMeshPlacement* pl, bsVec3 p)
 {
-	return bsV3(tr->m[0][0] * p.x + tr->m[0][1] * p.y + tr->m[0][2] * p.z + tr->t.x,
-		tr->m[1][0] * p.x + tr->m[1][1] * p.y + tr->m[1][2] * p.z + tr->t.y,
-		tr->m[2][0] * p.x + tr->m[2][1] * p.y + tr->m[2][2] * p.z + tr->t.z);
+	return bsV3(pl->m[0][0] * p.x + pl->m[0][1] * p.y + pl->m[0][2] * p.z + pl->t.x,
+		pl->m[1][0] * p.x + pl->m[1][1] * p.y + pl->m[1][2] * p.z + pl->t.y,
+		pl->m[2][0] * p.x + pl->m[2][1] * p.y + pl->m[2][2] * p.z + pl->t.z);
 }
 
 int bsEnvGroup_Match(const char* configName, const char* key)
@@ -201,7 +197,7 @@ static bsResult bsEnvironment_AddMesh(bsEnvironment* env, const bsMeshConfig* mc
 	{
 		order[start[mesh.triangleGroup[k]]++] = k;
 	}
-	bsTransform tr = bsMakeTransform(mc);
+	bsMeshPlacement placement = bsMakePlacement(mc);
 	const char* fileName = bsBaseName(mc->file);
 	uint32_t next = 0;
 	bsResult result = bs_ok;
@@ -214,7 +210,7 @@ static bsResult bsEnvironment_AddMesh(bsEnvironment* env, const bsMeshConfig* mc
 			bsVec3 p[3];
 			for (int c = 0; c < 3; ++c)
 			{
-				p[c] = bsApply(&tr, mesh.vertices[mesh.triangles[k][c]]);
+				p[c] = bsPlace(&placement, mesh.vertices[mesh.triangles[k][c]]);
 			}
 			bsResult tri = bsMakeTriangle(p[0], p[1], p[2], env->triangles + env->triangleCount);
 			if (tri == bs_ok)

@@ -35,7 +35,7 @@ typedef struct bsGridTreeDef
 {
 	int blockSize;             // B, cells along a block's edge: 2, 4, 8 or 16 [4]
 	double distanceTolerance;  // a plane's largest distance error, in cells (>= 0) [0.25]
-	double maxAngle;           // a plane's largest normal error, degrees (0..180) [10]
+	double maxAngle;           // a plane's largest normal error, radians (0..pi) [10 degrees]
 	double farDistance;        // > 0: blocks all beyond it are planes (see above); 0: none [0]
 } bsGridTreeDef;
 
@@ -92,7 +92,7 @@ typedef struct bsGridTreeStats
 	uint64_t treeBytes;        // nodes and subgrids
 	// Measured at every cell centre, cells of far planes left out (their distance is a lower bound):
 	double maxDistanceError;   // |tree - dense|, scene units
-	double maxAngle;           // degrees between the normals
+	double maxAngle;           // radians between the normals
 	bool farLowerBound;        // every cell of a far plane: same sign, nearer than dense, beyond far
 } bsGridTreeStats;
 

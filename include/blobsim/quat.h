@@ -3,6 +3,7 @@
 //
 // A rotation is a unit quaternion q = (x, y, z, w) with w the scalar part; rotating v is q v q*.
 // A transform maps a body's local point p to world space as rotate(q, p) + translation.
+// Angles are in radians, as everywhere in the engine (docs/architecture.md, "Units").
 #pragma once
 
 #include "blobsim/vec3.h"
@@ -138,4 +139,19 @@ static inline bsTransform bsTransform_Mul(bsTransform a, bsTransform b)
 {
 	bsTransform t = {bsQuat_Mul(a.rotation, b.rotation), bsTransform_Apply(a, b.translation)};
 	return t;
+}
+
+// The rotation about the fixed x, then y, then z axis by angles.x, .y, .z radians, as a matrix
+// r = Rz Ry Rx (column k the image of e_k, as bsQuat_FromMatrix reads it) made straight from the
+// angles' sines and cosines. The same rotation as bsQuat_Mul(qz, bsQuat_Mul(qy, qx)), not the same
+// bits: the environment's meshes are placed with these products (and a matrix turns a whole mesh for
+// 9 products a vertex where bsQuat_Rotate takes 18).
+static inline void bsRotation_EulerXYZ(bsVec3 angles, double r[3][3])
+{
+	double cx = cos(angles.x), sx = sin(angles.x);
+	double cy = cos(angles.y), sy = sin(angles.y);
+	double cz = cos(angles.z), sz = sin(angles.z);
+	r[0][0] = cz * cy, r[0][1] = cz * sy * sx - sz * cx, r[0][2] = cz * sy * cx + sz * sx;
+	r[1][0] = sz * cy, r[1][1] = sz * sy * sx + cz * cx, r[1][2] = sz * sy * cx - cz * sx;
+	r[2][0] = -sy, r[2][1] = cy * sx, r[2][2] = cy * cx;
 }

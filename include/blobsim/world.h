@@ -57,6 +57,12 @@ bsResult bsWorld_AddPlanes(bsWorld* world, const bsPlane* planes, uint32_t count
 // (its chord set every substep: body.h), so it is not const. bs_errOutOfMemory, bs_errTooLarge.
 bsResult bsWorld_AddBody(bsWorld* world, bsBody* body);
 
+// A body's shape at the world's time (bsWorld_Time): its triangles in the body's own frame, scaled and
+// deformed (body.h; bsBody_Pose at that time places them), the ones the particles collide with. A
+// triangle the deformation makes degenerate keeps its last shape. count triangles in the body's
+// order, valid until the next step; NULL (count 0) for a body not in the world.
+const bsTriangle* bsWorld_BodyShape(const bsWorld* world, const bsBody* body, uint32_t* count);
+
 // Settings for the dynamic bodies (body.h bsBodyDynamicsDef, copied; default
 // bsDefaultBodyDynamicsDef()). Before the first step. bs_errInvalidArgument for a setting out of range.
 typedef struct bsBodyDynamicsDef bsBodyDynamicsDef;

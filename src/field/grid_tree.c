@@ -10,7 +10,7 @@ bsGridTreeDef bsDefaultGridTreeDef(void)
 	bsGridTreeDef def;
 	def.blockSize = 4;
 	def.distanceTolerance = 0.25;
-	def.maxAngle = 10.0;
+	def.maxAngle = 10.0 * (3.14159265358979323846 / 180.0);
 	def.farDistance = 0.0;
 	return def;
 }
@@ -24,7 +24,7 @@ bsResult bsGridTreeDef_Check(const bsGridTreeDef* def)
 	int b = def->blockSize;
 	bool power = b == 2 || b == 4 || b == 8 || b == 16;
 	bool ok = power && def->distanceTolerance >= 0.0 && isfinite(def->distanceTolerance) &&
-		def->maxAngle >= 0.0 && def->maxAngle <= 180.0 && def->farDistance >= 0.0 && isfinite(def->farDistance);
+		def->maxAngle >= 0.0 && def->maxAngle <= 3.14159265358979323846 && def->farDistance >= 0.0 && isfinite(def->farDistance);
 	return ok ? bs_ok : bs_errInvalidArgument;
 }
 
@@ -193,7 +193,7 @@ static bool bsBlock_Plane(const bsDistanceGrid* g, const bsBlock* b, const bsGri
 	{
 		return false;
 	}
-	bool fits = bsBlock_MinCos(g, b, n) >= cos(def->maxAngle * (3.14159265358979323846 / 180.0)) &&
+	bool fits = bsBlock_MinCos(g, b, n) >= cos(def->maxAngle) &&
 		bsBlock_FitDistance(g, b, &c, grad) <= def->distanceTolerance * g->cellSize;
 	if (!fits)
 	{
@@ -232,7 +232,7 @@ static void bsBlock_CopyCells(const bsDistanceGrid* g, const bsBlock* b, int shi
 			}
 }
 
-static double bsAngleDegrees(const float a[3], const float b[3])
+static double bsAngle(const float a[3], const float b[3])
 {
 	double x[3] = {a[0], a[1], a[2]}, y[3] = {b[0], b[1], b[2]};
 	double dot = x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
@@ -240,7 +240,7 @@ static double bsAngleDegrees(const float a[3], const float b[3])
 	double lb = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
 	double cs = dot / (la * lb);
 	cs = cs > 1.0 ? 1.0 : cs < -1.0 ? -1.0 : cs;
-	return acos(cs) * (180.0 / 3.14159265358979323846);
+	return acos(cs);
 }
 
 // The errors of the tree's cells against the grid's, measured through bsGridTree_Cell.
@@ -265,7 +265,7 @@ static void bsGridTree_Measure(const bsGridTree* t, const bsDistanceGrid* g, con
 					continue;
 				}
 				double e = fabs((double)c.distance - (double)d->distance);
-				double a = bsAngleDegrees(c.normal, d->normal);
+				double a = bsAngle(c.normal, d->normal);
 				stats->maxDistanceError = e > stats->maxDistanceError ? e : stats->maxDistanceError;
 				stats->maxAngle = a > stats->maxAngle ? a : stats->maxAngle;
 			}

@@ -238,6 +238,21 @@ const bsBvh* bsWorldBodies_Shape(const bsWorldBodies* bodies, int k)
 	return &bodies->states[k]->bvh;
 }
 
+const bsTriangle* bsWorld_BodyShape(const bsWorld* world, const bsBody* body, uint32_t* count)
+{
+	const bsWorldBodies* w = world->bodies;
+	for (int k = 0; w != NULL && k < w->count; ++k)
+	{
+		if (w->states[k]->body == body)
+		{
+			bsBody_Triangles(body, count);
+			return w->states[k]->shape;
+		}
+	}
+	*count = 0;
+	return NULL;
+}
+
 // --- the substep ---
 
 // The shape at t1 into the BVH. A triangle the deformation makes degenerate keeps its last shape.

@@ -761,8 +761,10 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 		bsLap(&clock, &profile->forces);
 		// The colliders of stuck and sleeping particles: the grid gathers, in index order, those that
 		// stuck or fell asleep since the last move phase (and lets go of woken and expired ones).
-		result = world->bodies != NULL ? bsWorldBodies_Begin(world, world->time + k * h, world->time + (k + 1) * h, particles)
-									   : bs_ok;
+		// The last substep ends at the step's end exactly (k h sums need not reach dt in floating
+		// point), so the bodies' shapes after a step are at bsWorld_Time (bsWorld_BodyShape).
+		double end = k + 1 == substeps ? world->time + def->dt : world->time + (k + 1) * h;
+		result = world->bodies != NULL ? bsWorldBodies_Begin(world, world->time + k * h, end, particles) : bs_ok;
 		result = result == bs_ok && world->stuck != NULL ? bsStuckGrid_Sync(world->stuck, particles) : result;
 		bsLap(&clock, &profile->colliders);
 		if (result != bs_ok)
