@@ -105,6 +105,8 @@ def check_help():
     for name in listed:
         if name != "help":
             check_command_usage(name)
+    # help is a command too: `blobsim help help` is the top-level help.
+    ensure(run("help", "help") == out, "'blobsim help help' does not print what --help prints")
 
 
 def check_command_usage(name):

@@ -115,7 +115,8 @@ int main(int argc, char** argv)
 	}
 	if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0 || strcmp(first, "help") == 0)
 	{
-		if (argc == 2)
+		// `blobsim help` and `blobsim help help`: help is a command of its own, and this is its help.
+		if (argc == 2 || (argc == 3 && strcmp(argv[2], "help") == 0))
 		{
 			bsUsage(stdout);
 			return bs_exitOk;
