@@ -58,6 +58,12 @@ def owners(root, deps):
         for f in os.listdir(os.path.join(src, name)):
             if f.endswith(".c"):
                 owner[f[:-2] + ".h"] = name
+    # A force class's file (src/step/force_radial.c) owns its settings' header (radial.h) when no
+    # file of that name does (field.h is src/field/field.c's, not force_field.c's).
+    for name in deps:
+        for f in os.listdir(os.path.join(src, name)):
+            if f.startswith("force_") and f.endswith(".c"):
+                owner.setdefault(f[6:-2] + ".h", name)
     result = {}
     for h in os.listdir(os.path.join(root, "include", "blobsim")):
         if h.endswith(".h"):

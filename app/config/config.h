@@ -84,9 +84,9 @@ typedef struct bsEnvironmentConfig
 } bsEnvironmentConfig;
 typedef struct bsBodyConfig bsBodyConfig;
 
-// One emitter of the config: a `file` emitter (file set) or a grid, random, nozzle or surface one
-// (file NULL, emitter ready for bsEmitter_Count; a surface's triangles are the environment's, found
-// when it is loaded: app/scene/emission.h).
+// One emitter of the config: a `file` emitter (file set, emitter.type bs_emitterList) or a grid,
+// random, nozzle or surface one (file NULL, emitter ready for bsEmitter_Count; a surface's triangles
+// are the environment's, found when it is loaded: app/scene/emission.h).
 typedef struct bsEmitterConfig
 {
 	char* file;             // file: the PLY, resolved against the config's directory; else NULL

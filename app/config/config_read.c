@@ -42,9 +42,9 @@ static const bsSchemaKey bsEnvironmentKeys[] = {
 	BS_KEY("dynamics", &bsDynamicsSchema)};
 static const bsSchema bsEnvironmentSchema = BS_OBJECT(bsEnvironmentKeys);
 
-// Every emitter key; each type allows a subset (bsGridKeys, bsRandomKeys, bsFileKeys, bsNozzleKeys,
-// bsSurfaceKeys),
-// and every type the timing keys (BS_TIMING_KEYS).
+// Every emitter key; each type allows a subset (its key table in bsEmitterReaders: bsGridKeys,
+// bsRandomKeys, bsFileKeys, bsNozzleKeys, bsSurfaceKeys), and every type the timing keys
+// (BS_TIMING_KEYS).
 #define BS_TIMING_KEYS BS_KEY("start", BS_VALUE), BS_KEY("stop", BS_VALUE), BS_KEY("rate", BS_VALUE)
 static const bsSchemaKey bsEmitterKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("min", BS_VALUE),
 	BS_KEY("max", BS_VALUE), BS_KEY("count", BS_VALUE), BS_KEY("jitter", BS_VALUE),
@@ -298,15 +298,6 @@ static bool bsReadEnvironment(bsCtx* c, const cJSON* root, bsEnvironmentConfig* 
 
 // --- Particles ---
 
-// The `type` of an emitter, in the order of bsEmitterType, with the config's `file` for the list.
-static const char* const bsEmitterNames[] = {"grid", "random", "file", "nozzle", "surface"};
-_Static_assert(sizeof(bsEmitterNames) / sizeof(bsEmitterNames[0]) == bs_emitterTypeCount,
-	"a config name for every emitter type");
-enum
-{
-	bs_emitterFileIndex = bs_emitterList
-};
-
 // A key of object v that keys (a type's subset) does not have: an error that lists the ones it does.
 static bool bsCheckKeysOf(bsCtx* c, const cJSON* v, const bsSchemaKey* keys, int keyCount, const char* kind,
 	const char* type)
@@ -327,19 +318,6 @@ static bool bsCheckKeysOf(bsCtx* c, const cJSON* v, const bsSchemaKey* keys, int
 		}
 	}
 	return true;
-}
-
-// A key that the emitter's type does not use is an error that lists the ones it does.
-static bool bsCheckEmitterKeys(bsCtx* c, const cJSON* v, int type)
-{
-	const bsSchemaKey* keys = type == bs_emitterGrid ? bsGridKeys
-		: type == bs_emitterRandom ? bsRandomKeys : type == bs_emitterNozzle ? bsNozzleKeys
-		: type == bs_emitterSurface ? bsSurfaceKeys : bsFileKeys;
-	int keyCount = type == bs_emitterGrid ? BS_COUNT(bsGridKeys)
-		: type == bs_emitterRandom ? BS_COUNT(bsRandomKeys)
-		: type == bs_emitterNozzle ? BS_COUNT(bsNozzleKeys)
-		: type == bs_emitterSurface ? BS_COUNT(bsSurfaceKeys) : BS_COUNT(bsFileKeys);
-	return bsCheckKeysOf(c, v, keys, keyCount, "emitter", bsEmitterNames[type]);
 }
 
 // The count of a grid (3 positive integers) or random (1) emitter into e->count, each held to at
@@ -547,10 +525,11 @@ static bool bsReadSurface(bsCtx* c, const cJSON* v, double radius, bsEmitterConf
 	return true;
 }
 
-// Random, nozzle and surface emitters take a count or a rate, not both; a grid always has its lattice's count.
+// Random, nozzle and surface emitters take a count or a rate, not both (a grid always has its
+// lattice's count).
 static bool bsCheckCountOrRate(bsCtx* c, const cJSON* v, const bsEmitterConfig* em)
 {
-	if (em->emitter.type == bs_emitterGrid || em->rate == 0.0 || bsMember(v, "count") == NULL)
+	if (em->rate == 0.0 || bsMember(v, "count") == NULL)
 	{
 		return true;
 	}
@@ -558,55 +537,110 @@ static bool bsCheckCountOrRate(bsCtx* c, const cJSON* v, const bsEmitterConfig* 
 	return bsFail(c, "not used with a rate (the emitter makes rate x (stop - start) particles)");
 }
 
-// user: the particles section read so far (its radius, and the running total of particles).
-static bool bsReadEmitter(bsCtx* c, const cJSON* v, void* element, void* user)
+// The particles of a shape emitter (not a file): its count as read (asRead) when counted, or a rate's.
+static bool bsCountShape(bsCtx* c, bsEmitterConfig* em, bool counted, double asRead, bsParticlesConfig* pc)
 {
-	bsEmitterConfig* em = element;
-	bsParticlesConfig* pc = user;
-	if (!cJSON_IsObject(v))
-	{
-		return bsFailExpected(c, bsEmitterSchema.what, v);
-	}
-	int type = 0;
-	if (!bsCheckKeys(c, v, bsEmitterKeys, BS_COUNT(bsEmitterKeys)) ||
-		!bsReadChoice(c, v, "type", true, bsEmitterNames, BS_COUNT(bsEmitterNames), 0, &type) ||
-		!bsCheckEmitterKeys(c, v, type) || !bsReadEmitterTiming(c, v, em))
-	{
-		return false;
-	}
-	if (type == bs_emitterFileIndex)
-	{
-		// Its particles are known when read, unless a rate says how many.
-		return bsReadFile(c, v, "file", true, NULL, &em->file) &&
-			(em->rate == 0.0 || bsCountRate(c, em, &pc->particleCount));
-	}
-	bsEmitter* e = &em->emitter;
-	e->type = (bsEmitterType)type;
-	if (!bsCheckCountOrRate(c, v, em))
-	{
-		return false;
-	}
-	// The shape, then its count (a grid's lattice always; the others' unless a rate gives it).
-	double asRead = 0.0;
-	bool counted = em->rate == 0.0 || e->type == bs_emitterGrid;
-	bool shape = type == bs_emitterNozzle || type == bs_emitterSurface
-		? (type == bs_emitterNozzle ? bsReadNozzle(c, v, &e->nozzle) : bsReadSurface(c, v, pc->radius, em)) &&
-			(!counted || bsReadEmitterCount(c, v, e, &asRead))
-		: bsReadVec3(c, v, "min", true, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0), &e->min) &&
-			bsReadVec3(c, v, "max", true, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0), &e->max) &&
-			bsCheckMinMax(c, v, e->min, e->max) && (!counted || bsReadEmitterCount(c, v, e, &asRead)) &&
-			(e->type != bs_emitterGrid || bsReadNumber(c, v, "jitter", false, &bsUnit, 0.0, &e->jitter));
-	if (!shape)
-	{
-		return false;
-	}
 	uint64_t n = 0;
-	bool over = counted && bsEmitter_Count(e, BS_CONFIG_MAX_PARTICLES, &n) != bs_ok;
+	bool over = counted && bsEmitter_Count(&em->emitter, BS_CONFIG_MAX_PARTICLES, &n) != bs_ok;
 	if (em->rate > 0.0 && !over)
 	{
 		return bsCountRate(c, em, &pc->particleCount);
 	}
 	return bsCountParticles(c, "count", "", asRead, over, n, em, &pc->particleCount);
+}
+
+// After the shape of a random, nozzle or surface emitter: its count unless a rate gives it, then its
+// particles.
+static bool bsReadCountOrRate(bsCtx* c, const cJSON* v, bsEmitterConfig* em, bsParticlesConfig* pc)
+{
+	bool counted = em->rate == 0.0;
+	double asRead = 0.0;
+	return (!counted || bsReadEmitterCount(c, v, &em->emitter, &asRead)) && bsCountShape(c, em, counted, asRead, pc);
+}
+
+// The box [min, max] of a grid or random emitter.
+static bool bsReadEmitterBox(bsCtx* c, const cJSON* v, bsEmitter* e)
+{
+	return bsReadVec3(c, v, "min", true, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0), &e->min) &&
+		bsReadVec3(c, v, "max", true, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0), &e->max) &&
+		bsCheckMinMax(c, v, e->min, e->max);
+}
+
+// --- the readers of the emitter types: each the keys of its type after the timing ---
+
+// A grid's box, lattice (always counted, with a rate too) and jitter.
+static bool bsReadGridEmitter(bsCtx* c, const cJSON* v, bsEmitterConfig* em, bsParticlesConfig* pc)
+{
+	bsEmitter* e = &em->emitter;
+	double asRead = 0.0;
+	return bsReadEmitterBox(c, v, e) && bsReadEmitterCount(c, v, e, &asRead) &&
+		bsReadNumber(c, v, "jitter", false, &bsUnit, 0.0, &e->jitter) && bsCountShape(c, em, true, asRead, pc);
+}
+
+static bool bsReadRandomEmitter(bsCtx* c, const cJSON* v, bsEmitterConfig* em, bsParticlesConfig* pc)
+{
+	return bsCheckCountOrRate(c, v, em) && bsReadEmitterBox(c, v, &em->emitter) && bsReadCountOrRate(c, v, em, pc);
+}
+
+// A file's particles are known when it is read, unless a rate says how many.
+static bool bsReadFileEmitter(bsCtx* c, const cJSON* v, bsEmitterConfig* em, bsParticlesConfig* pc)
+{
+	return bsReadFile(c, v, "file", true, NULL, &em->file) &&
+		(em->rate == 0.0 || bsCountRate(c, em, &pc->particleCount));
+}
+
+static bool bsReadNozzleEmitter(bsCtx* c, const cJSON* v, bsEmitterConfig* em, bsParticlesConfig* pc)
+{
+	return bsCheckCountOrRate(c, v, em) && bsReadNozzle(c, v, &em->emitter.nozzle) && bsReadCountOrRate(c, v, em, pc);
+}
+
+static bool bsReadSurfaceEmitter(bsCtx* c, const cJSON* v, bsEmitterConfig* em, bsParticlesConfig* pc)
+{
+	return bsCheckCountOrRate(c, v, em) && bsReadSurface(c, v, pc->radius, em) && bsReadCountOrRate(c, v, em, pc);
+}
+
+// An emitter type of the config, at its bsEmitterType: its `type` name (the list is a `file`), the
+// keys it allows (an error lists them) and its reader. A new type is one line here and its reader.
+typedef struct bsEmitterReader
+{
+	const char* name;
+	const bsSchemaKey* keys;
+	int keyCount;
+	bool (*read)(bsCtx* c, const cJSON* v, bsEmitterConfig* em, bsParticlesConfig* pc);
+} bsEmitterReader;
+
+static const bsEmitterReader bsEmitterReaders[] = {
+	[bs_emitterGrid] = {"grid", bsGridKeys, BS_COUNT(bsGridKeys), bsReadGridEmitter},
+	[bs_emitterRandom] = {"random", bsRandomKeys, BS_COUNT(bsRandomKeys), bsReadRandomEmitter},
+	[bs_emitterList] = {"file", bsFileKeys, BS_COUNT(bsFileKeys), bsReadFileEmitter},
+	[bs_emitterNozzle] = {"nozzle", bsNozzleKeys, BS_COUNT(bsNozzleKeys), bsReadNozzleEmitter},
+	[bs_emitterSurface] = {"surface", bsSurfaceKeys, BS_COUNT(bsSurfaceKeys), bsReadSurfaceEmitter},
+};
+_Static_assert(BS_COUNT(bsEmitterReaders) == bs_emitterTypeCount, "a config reader for every emitter type");
+
+// user: the particles section read so far (its radius, and the running total of particles).
+static bool bsReadEmitter(bsCtx* c, const cJSON* v, void* element, void* user)
+{
+	bsEmitterConfig* em = element;
+	if (!cJSON_IsObject(v))
+	{
+		return bsFailExpected(c, bsEmitterSchema.what, v);
+	}
+	const char* names[bs_emitterTypeCount];
+	for (int k = 0; k < bs_emitterTypeCount; ++k)
+	{
+		names[k] = bsEmitterReaders[k].name;
+	}
+	int type = 0;
+	if (!bsCheckKeys(c, v, bsEmitterKeys, BS_COUNT(bsEmitterKeys)) ||
+		!bsReadChoice(c, v, "type", true, names, bs_emitterTypeCount, 0, &type))
+	{
+		return false;
+	}
+	const bsEmitterReader* r = bsEmitterReaders + type;
+	em->emitter.type = (bsEmitterType)type;
+	return bsCheckKeysOf(c, v, r->keys, r->keyCount, "emitter", r->name) && bsReadEmitterTiming(c, v, em) &&
+		r->read(c, v, em, user);
 }
 
 static bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p)

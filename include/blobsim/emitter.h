@@ -107,8 +107,9 @@ typedef struct bsEmitterDef
 // at once at t = 0, living for ever.
 bsEmitterDef bsDefaultEmitterDef(void);
 
-// Number of particles the emitter makes; bs_errTooLarge when the product overflows or exceeds
-// `limit`.
+// Number of particles the emitter makes (a grid's lattice, else count[0]; a list's particles are its
+// def's: 0 here); bs_errTooLarge when the product overflows or exceeds `limit`,
+// bs_errInvalidArgument for an unknown type.
 bsResult bsEmitter_Count(const bsEmitter* emitter, uint64_t limit, uint64_t* count);
 
 // Writes bsEmitter_Count positions (grid or random). The random stream is consumed in emission

@@ -4,9 +4,10 @@
 // Figure 8 (WSCG 2006) has one: "a force generator that pushes particles away from the center of the
 // explosion".
 //
-// The step applies it in its forces phase (src/step/forces.c, bs_radial) through bsRadial_Acceleration,
-// each particle from its own position alone, so the outcome is the same for any thread count. It is
-// an acceleration (units/s^2), like gravity: every particle feels the same push whatever its size.
+// The step applies it in its forces phase (src/step/force_radial.c, bs_radialForce) through
+// bsRadial_Acceleration, each particle from its own position alone, so the outcome is the same for
+// any thread count. It is an acceleration (units/s^2), like gravity: every particle feels the same
+// push whatever its size.
 #pragma once
 
 #include "blobsim/vec3.h"

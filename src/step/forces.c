@@ -2,88 +2,10 @@
 
 #include <math.h>
 
-// --- gravity: a uniform acceleration ---
-
-static bool bsGravity_Active(const bsForceContext* c)
-{
-	(void)c;
-	return true;  // always asked, so that a zero gravity adds +0 as v += 0 dt always did
-}
-
-static void bsGravity_Accelerate(const bsForceContext* c, size_t i, bsVec3* a)
-{
-	(void)i;
-	*a = bsAdd(*a, c->def->gravity);
-}
-
-static const bsForceClass bs_gravity = {"gravity", bsGravity_Active, true, bsGravity_Accelerate, NULL, NULL};
-
-// --- air drag: linear in the velocity, dv/dt = -drag v ---
-
-static bool bsDrag_Active(const bsForceContext* c)
-{
-	return c->def->drag > 0.0;
-}
-
-static void bsDrag_Damp(const bsForceContext* c, size_t i, double* rate)
-{
-	(void)i;
-	*rate += c->def->drag;
-}
-
-static const bsForceClass bs_drag = {"drag", bsDrag_Active, true, NULL, bsDrag_Damp, NULL};
-
-// --- the distance/normal field (field.h): spring, impact, drag and surface flow from the grid ---
-
-static bool bsFieldForce_Active(const bsForceContext* c)
-{
-	return c->def->fieldGrid != NULL || c->def->fieldTree != NULL;
-}
-
-// Reads only each particle's own position and velocity and the grid: the same for any thread count.
-static void bsFieldForce_Adjust(const bsForceContext* c, bsParticles* p, size_t begin, size_t end)
-{
-	bsField_ApplyRange(c->def->fieldGrid, c->def->fieldTree, &c->def->field, c->h, p->position, p->velocity, p->state,
-		begin, end);
-}
-
-static const bsForceClass bs_field = {"field", bsFieldForce_Active, false, NULL, NULL, bsFieldForce_Adjust};
-
-// --- the radial forces (radial.h): pushes away from centres (explosions), in time windows ---
-
-static bool bsRadialForce_Active(const bsForceContext* c)
-{
-	for (int k = 0; k < c->def->radialCount; ++k)
-	{
-		if (bsRadial_Acts(c->def->radial + k, c->time, c->h))
-		{
-			return true;
-		}
-	}
-	return false;
-}
-
-// Reads only the particle's own position, and adds the forces in their order: the same for any
-// thread count. bsRadial_Acceleration already gives zero outside a force's window (as beyond its
-// reach), so the window is not tested again here; a lone force is asked only in substeps it acts in
-// (bsRadialForce_Active), as before there were several.
-static void bsRadialForce_Accelerate(const bsForceContext* c, size_t i, bsVec3* a)
-{
-	for (int k = 0; k < c->def->radialCount; ++k)
-	{
-		*a = bsAdd(*a, bsRadial_Acceleration(c->def->radial + k, c->particles->position[i], c->time, c->h));
-	}
-}
-
-static const bsForceClass bs_radial = {"radial", bsRadialForce_Active, false, bsRadialForce_Accelerate, NULL, NULL};
-
-// The forces, in the order they are added up: a new force is a module and one line here.
-static const bsForceClass* const bs_forces[] = {
-	&bs_gravity,
-	&bs_drag,
-	&bs_radial,
-	&bs_field,
-};
+// The table of BS_FORCE_LIST (forces.h), in its order: the order in which the forces are added up.
+#define BS_FORCE_ENTRY(name) &name,
+static const bsForceClass* const bs_forces[] = {BS_FORCE_LIST(BS_FORCE_ENTRY)};
+#undef BS_FORCE_ENTRY
 
 _Static_assert(sizeof(bs_forces) / sizeof(bs_forces[0]) <= BS_MAX_FORCES, "raise BS_MAX_FORCES");
 
@@ -98,6 +20,29 @@ static void bsForce_Add(const bsForceClass* f, const bsForceContext* context, si
 	{
 		f->damp(context, i, rate);
 	}
+}
+
+void bsForces_SetDefaults(bsStepDef* def)
+{
+	for (size_t k = 0; k < sizeof(bs_forces) / sizeof(bs_forces[0]); ++k)
+	{
+		if (bs_forces[k]->setDefaults != NULL)
+		{
+			bs_forces[k]->setDefaults(def);
+		}
+	}
+}
+
+bool bsForces_AreValid(const bsStepDef* def)
+{
+	for (size_t k = 0; k < sizeof(bs_forces) / sizeof(bs_forces[0]); ++k)
+	{
+		if (bs_forces[k]->isValid != NULL && !bs_forces[k]->isValid(def))
+		{
+			return false;
+		}
+	}
+	return true;
 }
 
 void bsForces_Prepare(const bsForceContext* context, bsForces* forces)

@@ -1,7 +1,8 @@
 // forces.h — the forces phase of a step: each free particle's velocity for the move that follows,
 // from the forces acting on it.
 //
-// A force is a module with one bsForceClass and one line in forces.c's table. It gives an
+// A force is a class in its own file, src/step/force_NAME.c, that defines one
+// `const bsForceClass bs_NAMEForce`, and one line in BS_FORCE_LIST below. It gives an
 // acceleration (added up over the forces, then v += a dt) and/or a linear damping rate (added up,
 // then v *= exp(-rate dt), the exact solution of dv/dt = -rate v). The phase writes only velocities,
 // each particle its own: a force may read any particle's position and its own particle's velocity,
@@ -34,7 +35,26 @@ typedef struct bsForceClass
 	// Called in table order, once per range, so that what a range shares (a grid's scale) is worked
 	// out once; each particle's result must still depend on that particle alone.
 	void (*adjust)(const bsForceContext* context, bsParticles* particles, size_t begin, size_t end);
+	// Sets the force's settings in a bsStepDef to their defaults, on bsDefaultStepDef's zeroed def
+	// (NULL: zero is the default).
+	void (*setDefaults)(bsStepDef* def);
+	// The force's settings in def are in range (NULL: any value is); bsWorld_Step refuses a def
+	// for which one is not.
+	bool (*isValid)(const bsStepDef* def);
 } bsForceClass;
+
+// The forces, in the order they are added up (so the order of every sum: a force's place here is
+// part of the results): a new force is its file and one line here. Each line declares the class and
+// puts it in forces.c's table.
+#define BS_FORCE_LIST(X) \
+	X(bs_gravityForce)   \
+	X(bs_dragForce)      \
+	X(bs_radialForce)    \
+	X(bs_fieldForce)
+
+#define BS_FORCE_DECLARE(name) extern const bsForceClass name;
+BS_FORCE_LIST(BS_FORCE_DECLARE)
+#undef BS_FORCE_DECLARE
 
 #define BS_MAX_FORCES 16
 
@@ -46,6 +66,12 @@ typedef struct bsForces
 	bsVec3 uniformAcceleration;
 	double uniformRate;
 } bsForces;
+
+// Sets every force's settings in def to their defaults (bsDefaultStepDef).
+void bsForces_SetDefaults(bsStepDef* def);
+
+// Every force's settings in def are in range.
+bool bsForces_AreValid(const bsStepDef* def);
 
 void bsForces_Prepare(const bsForceContext* context, bsForces* forces);
 

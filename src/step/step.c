@@ -45,13 +45,7 @@ bsStepDef bsDefaultStepDef(void)
 	def.maxContacts = 4;
 	def.maxSubsteps = 1000;
 	def.interaction = bsDefaultInteractionDef();
-	def.fieldGrid = NULL;
-	def.field = bsDefaultFieldDef();
-	for (int k = 0; k < BS_MAX_RADIALS; ++k)
-	{
-		def.radial[k] = bsDefaultRadialDef();
-	}
-	def.radialCount = 0;
+	bsForces_SetDefaults(&def);
 	return def;
 }
 
@@ -110,22 +104,6 @@ static void bsLap(double* clock, double* phase)
 	*clock = now;
 }
 
-static bool bsStepDef_RadialsValid(const bsStepDef* def)
-{
-	if (def->radialCount < 0 || def->radialCount > BS_MAX_RADIALS)
-	{
-		return false;
-	}
-	for (int k = 0; k < def->radialCount; ++k)
-	{
-		if (!bsRadialDef_IsValid(def->radial + k))
-		{
-			return false;
-		}
-	}
-	return true;
-}
-
 static bool bsStepDef_IsValid(const bsStepDef* def)
 {
 	return def->maxContacts >= 1 && def->maxContacts <= BS_MAX_CONTACTS && def->substeps >= 0 &&
@@ -134,7 +112,7 @@ static bool bsStepDef_IsValid(const bsStepDef* def)
 		(def->interaction.type == bs_interactionNone || bsInteractionDef_IsValid(&def->interaction)) &&
 		def->sleepSteps >= 0 && def->sleepSpeed >= 0.0 && isfinite(def->sleepSpeed) && def->sleepAcceleration >= 0.0 &&
 		isfinite(def->sleepAcceleration) && def->wakeSpeed >= 0.0 && !isnan(def->wakeSpeed) &&
-		bsFieldDef_IsValid(&def->field) && bsStepDef_RadialsValid(def);
+		bsForces_AreValid(def);
 }
 
 // The substeps of this step: as given, or as the interaction's rule plans them (interaction.h) from

@@ -1,6 +1,7 @@
 // world.c — the world's colliders, emitters and pool, and the sweep against every collider.
 #include "body_dynamics.h"
 #include "collider_body.h"
+#include "emitter_class.h"
 #include "stuck_grid.h"
 #include "world_internal.h"
 
@@ -135,26 +136,6 @@ bsResult bsWorld_AddStuckParticles(bsWorld* world, double cell)
 	}
 	world->stuck = grid;
 	return bs_ok;
-}
-
-// The timing of an emitter and its nozzle's or surface's settings are in range (their particles are checked as
-// they are emitted).
-static bool bsEmitterDef_IsValid(const bsEmitterDef* def)
-{
-	const bsNozzle* n = &def->shape.nozzle;
-	bool timing = def->start >= 0.0 && isfinite(def->start) && def->rate >= 0.0 && isfinite(def->rate) &&
-		def->lifetime > 0.0 && (def->rate == 0.0 || (isfinite(def->stop) && def->stop > def->start));
-	bool nozzle = def->shape.type != bs_emitterNozzle ||
-		(fabs(bsLength(n->direction) - 1.0) < 1e-9 && n->diskRadius >= 0.0 && isfinite(n->diskRadius) &&
-			n->coneAngle >= 0.0 && n->coneAngle <= 3.141592653589794 && n->speedMin >= 0.0 &&
-			n->speedMax >= n->speedMin && isfinite(n->speedMax));
-	// A grid by rate cycles through its lattice: it needs one of at least one cell.
-	uint64_t cells = 0;
-	bool lattice = def->shape.type != bs_emitterGrid || def->rate == 0.0 ||
-		(bsEmitter_Count(&def->shape, UINT64_MAX, &cells) == bs_ok && cells > 0);
-	bool surface = def->shape.type != bs_emitterSurface || bsSurface_IsValid(&def->shape.surface);
-	return timing && nozzle && lattice && surface && (unsigned)def->shape.type < (unsigned)bs_emitterTypeCount &&
-		!(def->shape.type == bs_emitterList && def->list == NULL && def->listCount > 0);
 }
 
 bsResult bsWorld_AddEmitter(bsWorld* world, const bsEmitterDef* def)

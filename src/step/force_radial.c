@@ -1,3 +1,7 @@
+// force_radial.c — the radial forces (radial.h, bsStepDef.radial): pushes away from centres
+// (explosions), in time windows; the falloffs and windows, and the force class that adds them up.
+#include "forces.h"
+
 #include "blobsim/radial.h"
 
 #include <math.h>
@@ -78,3 +82,62 @@ bsVec3 bsRadial_Acceleration(const bsRadialDef* def, bsVec3 position, double t, 
 	}
 	return bsScale(share * bsRadial_Magnitude(def, r) / r, d);
 }
+
+// --- the force class ---
+
+static bool bsRadialForce_Active(const bsForceContext* c)
+{
+	for (int k = 0; k < c->def->radialCount; ++k)
+	{
+		if (bsRadial_Acts(c->def->radial + k, c->time, c->h))
+		{
+			return true;
+		}
+	}
+	return false;
+}
+
+// Reads only the particle's own position, and adds the forces in their order: the same for any
+// thread count. bsRadial_Acceleration already gives zero outside a force's window (as beyond its
+// reach), so the window is not tested again here; a lone force is asked only in substeps it acts in
+// (bsRadialForce_Active), as before there were several.
+static void bsRadialForce_Accelerate(const bsForceContext* c, size_t i, bsVec3* a)
+{
+	for (int k = 0; k < c->def->radialCount; ++k)
+	{
+		*a = bsAdd(*a, bsRadial_Acceleration(c->def->radial + k, c->particles->position[i], c->time, c->h));
+	}
+}
+
+static void bsRadialForce_SetDefaults(bsStepDef* def)
+{
+	for (int k = 0; k < BS_MAX_RADIALS; ++k)
+	{
+		def->radial[k] = bsDefaultRadialDef();
+	}
+	def->radialCount = 0;
+}
+
+static bool bsRadialForce_IsValid(const bsStepDef* def)
+{
+	if (def->radialCount < 0 || def->radialCount > BS_MAX_RADIALS)
+	{
+		return false;
+	}
+	for (int k = 0; k < def->radialCount; ++k)
+	{
+		if (!bsRadialDef_IsValid(def->radial + k))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+const bsForceClass bs_radialForce = {
+	.name = "radial",
+	.active = bsRadialForce_Active,
+	.accelerate = bsRadialForce_Accelerate,
+	.setDefaults = bsRadialForce_SetDefaults,
+	.isValid = bsRadialForce_IsValid,
+};
