@@ -19,7 +19,6 @@
 // deformation's departure from linear motion over the substep.
 #include "collider_body.h"
 
-#include "body_dynamics.h"
 #include "stuck_grid.h"
 
 #include <math.h>
@@ -344,9 +343,7 @@ static bsResult bsWorldBodies_Workers(bsWorldBodies* w, int workers, size_t part
 bsResult bsWorldBodies_Begin(bsWorld* world, double t0, double t1, bsParticles* p)
 {
 	bsWorldBodies* w = world->bodies;
-	// The dynamic bodies first: their contacts at t0 and the rigid step give their chords over [t0, t1].
-	bsResult r = bsWorldDynamics_Step(world, t0, t1);
-	r = r == bs_ok ? bsWorldBodies_Workers(w, bsPool_ThreadCount(world->pool), p->count) : r;
+	bsResult r = bsWorldBodies_Workers(w, bsPool_ThreadCount(world->pool), p->count);
 	for (int k = 0; r == bs_ok && k < w->count; ++k)
 	{
 		r = bsBodyState_Begin(w->states[k], t0, t1);

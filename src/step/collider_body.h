@@ -22,7 +22,8 @@ void bsWorldBodies_Destroy(bsWorldBodies* bodies);
 // The substeps a step of dt needs so that no body turns by more than its maxAngle in one (>= 1).
 double bsWorldBodies_Substeps(const bsWorldBodies* bodies, double dt);
 
-// Moves every body to the substep [t0, t1]: poses at both ends, the shape at t1 (BVH refit), then the
+// Moves every body to the substep [t0, t1] (after the dynamic bodies' step, body_dynamics.h, has set
+// their chords over it): poses at both ends, the shape at t1 (BVH refit), then the
 // particles stuck to a body to where it carries them by t1 (velocity: that displacement / (t1 - t0)),
 // released from the stuck grid (the step's sync puts them back where they are now).
 // bs_errNonFinite when a shape cannot be refit.

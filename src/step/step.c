@@ -1,4 +1,5 @@
 // step.c — bsWorld_Step: the phases of a step (step.h) on the world's pool.
+#include "body_dynamics.h"
 #include "collider_body.h"
 #include "forces.h"
 #include "interaction_phase.h"
@@ -761,8 +762,11 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 		bsLap(&clock, &profile->forces);
 		// The colliders of stuck and sleeping particles: the grid gathers, in index order, those that
 		// stuck or fell asleep since the last move phase (and lets go of woken and expired ones).
-		result = world->bodies != NULL ? bsWorldBodies_Begin(world, world->time + k * h, world->time + (k + 1) * h, particles)
-									   : bs_ok;
+		// The dynamic bodies first: their contacts at t0 and the rigid step give their chords over the
+		// substep, along which bsWorldBodies_Begin then moves every body.
+		double t0 = world->time + k * h, t1 = world->time + (k + 1) * h;
+		result = world->bodies != NULL ? bsWorldDynamics_Step(world, t0, t1) : bs_ok;
+		result = result == bs_ok && world->bodies != NULL ? bsWorldBodies_Begin(world, t0, t1, particles) : result;
 		result = result == bs_ok && world->stuck != NULL ? bsStuckGrid_Sync(world->stuck, particles) : result;
 		bsLap(&clock, &profile->colliders);
 		if (result != bs_ok)
