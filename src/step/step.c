@@ -470,17 +470,19 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 	bsQueryStats qs = {0, 0, 0, 0};
 	bsContactPlanes planes;
 	planes.count = 0;
-	int pushedBy = -1;  // the moving body of the last contact
+	bsContactContext context = {job->world, worker, p, fmax(def->wakeSpeed, job->restSpeed)};
+	const bsCollider* last = NULL;  // the collider of the last contact, and its class
+	const bsColliderClass* lastClass = NULL;
 
 	for (int contact = 0;; ++contact)
 	{
 		if (contact == def->maxContacts)
 		{
 			// Every contact of this substep used (a particle wedged in a corner): it waits here for
-			// the next one rather than tunnelling; pressed on by a moving body, it moves with the
-			// body's surface for the rest of the substep instead, so the body does not run it over.
+			// the next one rather than tunnelling; pressed on by a moving surface, it rides with it
+			// for the rest of the substep instead, so the surface does not run it over.
 			stats->contactLimit += 1;
-			x = pushedBy >= 0 ? bsWorldBodies_Ride(job->world, (uint16_t)pushedBy, x, 1.0 - remaining / job->h) : x;
+			x = last != NULL && lastClass->ride != NULL ? lastClass->ride(last, x, 1.0 - remaining / job->h) : x;
 			break;
 		}
 		bsSweepInput in = {x, bsMulAdd(x, remaining, v), radius};
@@ -499,12 +501,9 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 			break;
 		}
 		stats->contacts[out.test][out.branch] += 1;
-		// A sleeping particle hit faster than wakeSpeed wakes after the phase (its state is not this
-		// worker's to write). A resting contact (no faster than restSpeed, bsRespond) never wakes it:
-		// a particle lying on a sleeper does not hit it.
-		if (out.kind == bs_colliderStuck && p->state[out.triangle] == bs_particleSleeping &&
-			-bsDot(v, out.normal) > fmax(def->wakeSpeed, job->restSpeed) &&
-			!bsWakeList_Push(&worker->wakes, out.triangle))
+		// The collider's own response first (waking a sleeper hit hard: collider_stuck.c).
+		const bsColliderClass* class = bs_colliderClasses[out.kind];
+		if (class->touch != NULL && !class->touch(&context, &out, v))
 		{
 			return bs_errOutOfMemory;
 		}
@@ -517,9 +516,8 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 			v = bsV3(0.0, 0.0, 0.0);
 			p->state[i] = bs_particleStuck;
 			stats->stuck += 1;
-			// Stuck to a moving body: it rides with it from the next substep.
-			if (out.kind == bs_colliderBody &&
-				!bsWorldBodies_Stick(job->world, (int)(worker - job->world->workers), out.collider, (uint32_t)i, x, u0 + out.t * (1.0 - u0)))
+			// Stuck to a collider that keeps it (a moving body: it rides with it from the next substep).
+			if (class->stick != NULL && !class->stick(&context, &out, (uint32_t)i, x, u0 + out.t * (1.0 - u0)))
 			{
 				return bs_errOutOfMemory;
 			}
@@ -527,14 +525,16 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 		}
 
 		// Slide or bounce: just clear of the surface, then on with the rest of the substep.
+		// (The placed contact may be another collider's: exact's touching one, bsPlace.)
 		out = bsPlace(job, &s, &out, u0, &x, &qs);
 		bsVec3 n = out.normal;
 		remaining *= 1.0 - out.t;
-		pushedBy = out.kind == bs_colliderBody ? out.collider : -1;
-		if (out.kind == bs_colliderBody)
+		last = job->world->colliders + out.collider;
+		lastClass = bs_colliderClasses[out.kind];
+		if (lastClass->surfaceVelocity != NULL)
 		{
 			// A moving surface: the response to the velocity relative to it (it pushes and carries).
-			bsVec3 surface = bsWorldBodies_SurfaceVelocity(job->world, out.collider, out.point, u0 + out.t * (1.0 - u0));
+			bsVec3 surface = lastClass->surfaceVelocity(last, out.point, u0 + out.t * (1.0 - u0));
 			v = bsAdd(surface, bsContactPlanes_Clip(&planes, n, bsRespond(def, job->restSpeed, bsSub(v, surface), n)));
 		}
 		else
@@ -589,15 +589,18 @@ static bsResult bsPushResting(const bsMoveJob* job, size_t i, bsStepWorker* work
 	stats->nodesVisited += qs.nodesVisited;
 	stats->trianglesTested += qs.trianglesTested;
 	stats->contacts[out.test][out.branch] += 1;
+	// A body's contact: its class has every hook a moving surface needs.
+	const bsCollider* body = job->world->colliders + out.collider;
+	const bsColliderClass* class = bs_colliderClasses[out.kind];
 	if (job->def->response == bs_responseStick)
 	{
 		p->state[i] = bs_particleStuck;
 		p->position[i] = out.center;
 		p->velocity[i] = bsV3(0.0, 0.0, 0.0);
-		return bsWorldBodies_Stick(job->world, (int)(worker - job->world->workers), out.collider, (uint32_t)i, out.center, out.t)
-			? bs_ok : bs_errOutOfMemory;
+		bsContactContext context = {job->world, worker, p, 0.0};
+		return class->stick(&context, &out, (uint32_t)i, out.center, out.t) ? bs_ok : bs_errOutOfMemory;
 	}
-	bsVec3 surface = bsWorldBodies_SurfaceVelocity(job->world, out.collider, out.point, out.t);
+	bsVec3 surface = class->surfaceVelocity(body, out.point, out.t);
 	p->state[i] = bs_particleFree;
 	p->position[i] = bsClearOf(&out, job->def->method == bs_methodRay ? 0.0 : radius, radius);
 	p->velocity[i] = bsAdd(surface, bsRespond(job->def, job->restSpeed, bsNeg(surface), out.normal));
