@@ -300,6 +300,7 @@ typedef struct bsMoveJob
 	bsParticles* particles;
 	const uint32_t* order;  // particles in the order they move; NULL for 0, 1, 2, ...
 	double restSpeed;       // approach speeds up to this are inelastic (bsRespond)
+	double wakeSpeed;       // a sleeper hit faster than this wakes: wakeSpeed, and faster than a resting contact
 } bsMoveJob;
 
 static bool bsOutside(const bsStepDef* def, bsVec3 x)
@@ -470,7 +471,7 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 	bsQueryStats qs = {0, 0, 0, 0};
 	bsContactPlanes planes;
 	planes.count = 0;
-	bsContactContext context = {job->world, worker, p, fmax(def->wakeSpeed, job->restSpeed)};
+	bsContactContext context = {job->world, worker, p, job->wakeSpeed};
 	const bsCollider* last = NULL;  // the collider of the last contact, and its class
 	const bsColliderClass* lastClass = NULL;
 
@@ -597,7 +598,7 @@ static bsResult bsPushResting(const bsMoveJob* job, size_t i, bsStepWorker* work
 		p->state[i] = bs_particleStuck;
 		p->position[i] = out.center;
 		p->velocity[i] = bsV3(0.0, 0.0, 0.0);
-		bsContactContext context = {job->world, worker, p, 0.0};
+		bsContactContext context = {job->world, worker, p, job->wakeSpeed};
 		return class->stick(&context, &out, (uint32_t)i, out.center, out.t) ? bs_ok : bs_errOutOfMemory;
 	}
 	bsVec3 surface = class->surfaceVelocity(body, out.point, out.t);
@@ -741,15 +742,16 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	}
 	double h = def->dt / substeps;
 	bsForcesJob forces = {.context = {def, particles, world->time, h}, .particles = particles};
-	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h};
+	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h, 0.0};
+	move.wakeSpeed = fmax(def->wakeSpeed, move.restSpeed);
 	bsLap(&clock, &profile->plan);
 	for (int k = 0; result == bs_ok && k < substeps; ++k)
 	{
 		if (def->interaction.type != bs_interactionNone)
 		{
-			// The wake rule of the move phase (bsMoveParticle): faster than wakeSpeed and than a
-			// resting contact; the phase raises the latter to a settling spring's speed.
-			result = bsInteraction_Run(world, def, h, fmax(def->wakeSpeed, move.restSpeed), particles);
+			// The wake rule of the move phase (collider_stuck.c's touch): faster than wakeSpeed and
+			// than a resting contact; the phase raises the latter to a settling spring's speed.
+			result = bsInteraction_Run(world, def, h, move.wakeSpeed, particles);
 			if (result != bs_ok)
 			{
 				bsGatherWorkers(world, &local);  // clears the workers' slots for the next step
