@@ -765,13 +765,13 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 		bsForces_Prepare(&forces.context, &forces.forces);
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsForces_Range, &forces);
 		bsLap(&clock, &profile->forces);
-		// The colliders of stuck and sleeping particles: the grid gathers, in index order, those that
-		// stuck or fell asleep since the last move phase (and lets go of woken and expired ones).
-		// The dynamic bodies first: their contacts at t0 and the rigid step give their chords over the
-		// substep, along which bsWorldBodies_Begin then moves every body.
+		// The moving bodies, the dynamic ones first: their contacts at t0 and the rigid step give their
+		// chords over the substep, along which bsWorldBodies_Begin then moves every body.
 		double t0 = world->time + k * h, t1 = world->time + (k + 1) * h;
 		result = world->bodies != NULL ? bsWorldDynamics_Step(world, t0, t1) : bs_ok;
 		result = result == bs_ok && world->bodies != NULL ? bsWorldBodies_Begin(world, t0, t1, particles) : result;
+		// The colliders of stuck and sleeping particles: the grid gathers, in index order, those that
+		// stuck or fell asleep since the last move phase (and lets go of woken and expired ones).
 		result = result == bs_ok && world->stuck != NULL ? bsStuckGrid_Sync(world->stuck, particles) : result;
 		bsLap(&clock, &profile->colliders);
 		if (result != bs_ok)
