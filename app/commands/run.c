@@ -10,7 +10,7 @@
 #include "inputs.h"
 #include "blobsim/parallel.h"
 #include "output_set.h"
-#include "ply.h"
+#include "output_writers.h"
 #include "pov_writer.h"
 #include "bodies.h"
 #include "process.h"
@@ -283,8 +283,6 @@ typedef struct bsSceneBuffers
 	bsPovMesh* meshes;
 	bsPovPlane* planes;
 	bsPovLight* lights;
-	bsVec3* centers;  // the particles that have not escaped, made when some have
-	double* radii;
 	bsSceneSurface surface;  // render.surface: blobs, or a mesh written beside each scene
 } bsSceneBuffers;
 
@@ -293,8 +291,6 @@ static void bsSceneBuffers_Free(bsSceneBuffers* b)
 	free(b->meshes);
 	free(b->planes);
 	free(b->lights);
-	free(b->centers);
-	free(b->radii);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -350,47 +346,6 @@ static bool bsMakeScene(const bsConfig* c, const bsEnvironment* env, bsSceneBuff
 	scene->particles.maxComponents = (size_t)rc->blob.maxComponents;
 	scene->particles.material = rc->particleMaterial.texture;
 	return true;
-}
-
-// Escaped particles have left the scene: they are in particles.ply but not drawn. The writer reads
-// the particle arrays directly; compacted copies are made (once, then reused) only when some particle
-// has escaped, so a run needs no memory per particle beyond the particles themselves.
-static bool bsWriteSceneFile(const char* path, bsPovScene* scene, bsSceneBuffers* b, const bsParticles* p,
-	char* err, size_t errlen)
-{
-	uint64_t counts[bs_particleStateCount];
-	bsParticles_CountStates(p, counts);
-	if (counts[bs_particleEscaped] == 0)
-	{
-		scene->particles.centers = p->position;
-		scene->particles.radii = p->radius;
-		scene->particles.count = p->count;
-		return bsSceneSurface_WriteScene(&b->surface, path, scene, err, errlen);
-	}
-	if (b->centers == NULL)
-	{
-		b->centers = malloc((p->count + 1) * sizeof(bsVec3));
-		b->radii = malloc((p->count + 1) * sizeof(double));
-		if (b->centers == NULL || b->radii == NULL)
-		{
-			snprintf(err, errlen, "%s: out of memory", path);
-			return false;
-		}
-	}
-	size_t n = 0;
-	for (size_t i = 0; i < p->count; ++i)
-	{
-		if (p->state[i] != bs_particleEscaped)
-		{
-			b->centers[n] = p->position[i];
-			b->radii[n] = p->radius[i];
-			++n;
-		}
-	}
-	scene->particles.centers = b->centers;
-	scene->particles.radii = b->radii;
-	scene->particles.count = n;
-	return bsSceneSurface_WriteScene(&b->surface, path, scene, err, errlen);
 }
 
 // --- summary.json ---
@@ -816,10 +771,8 @@ static bool bsCheckMemory(const char* config, uint64_t particles, int perParticl
 typedef struct bsRunFrames
 {
 	const bsConfig* config;
-	const char* dir;
 	bool progress;        // a progress bar on stderr
-	bsPovScene* scene;
-	bsSceneBuffers* buffers;
+	bsOutputContext* output;  // the writers' (output_writers.h): each frame walks them
 	int frames;           // written so far (frame 0 is the initial state)
 	bsRunTimes* times;
 } bsRunFrames;
@@ -858,13 +811,11 @@ static void bsStepError(const bsConfig* c, const bsWorld* world, const bsParticl
 	snprintf(err, errlen, "%s: step %d: %s", c->path, step, bsResultString(r));
 }
 
-static bool bsWriteFrame(bsRunFrames* run, const bsParticles* p, char* err, size_t errlen)
+// The frame writer: every output writer of a frame, for the particles as they are now.
+static bool bsWriteFrame(bsRunFrames* run, char* err, size_t errlen)
 {
-	char name[32], path[BS_PATH_MAX];
 	double t0 = bsNow();
-	bsPov_FrameFileName(name, sizeof(name), run->frames++);
-	bsJoin(path, sizeof(path), run->dir, name);
-	bool ok = bsWriteSceneFile(path, run->scene, run->buffers, p, err, errlen);
+	bool ok = bsOutputWriters_Write(run->output, run->frames++, err, errlen);
 	run->times->write += bsNow() - t0;
 	return ok;
 }
@@ -886,7 +837,7 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 	}
 	bsProgress progress = {run->progress, bsNow(), 0.0};
 	bsEnvBodies_Pose(env->bodies, world);
-	bool ok = c->output.frameEvery <= 0 || bsWriteFrame(run, p, err, errlen);  // frame 0: before any step
+	bool ok = c->output.frameEvery <= 0 || bsWriteFrame(run, err, errlen);  // frame 0: before any step
 	for (int step = 1; ok && step <= c->motion.steps; ++step)
 	{
 		double t0 = bsNow();
@@ -895,7 +846,7 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 		bsStepProfile profile = bsWorld_GetProfile(world);
 		bsStepProfile_Add(&run->times->step, &profile);
 		bsEnvBodies_Pose(env->bodies, world);
-		bsEnvBodies_Sensors(env->bodies, world, c->render.sensors, run->scene);
+		bsEnvBodies_Sensors(env->bodies, world, c->render.sensors, run->output->scene);
 		if (r != bs_ok)
 		{
 			bsStepError(c, world, p, step, r, err, errlen);
@@ -905,7 +856,7 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 		int every = c->output.frameEvery;
 		if (every > 0 && (step % every == 0 || step == c->motion.steps))
 		{
-			ok = bsWriteFrame(run, p, err, errlen);
+			ok = bsWriteFrame(run, err, errlen);
 		}
 		bsProgress_Update(&progress, step, c->motion.steps, p->count, step == c->motion.steps);
 	}
@@ -930,14 +881,7 @@ static bool bsRenderOutputs(const bsConfig* c, const bsRunOptions* o, const char
 	for (int k = -1; ok && k < frames; ++k)
 	{
 		char name[32], path[BS_PATH_MAX];
-		if (k < 0)
-		{
-			snprintf(name, sizeof(name), "scene.pov");
-		}
-		else
-		{
-			bsPov_FrameFileName(name, sizeof(name), k);
-		}
+		bsOutput_SceneName(name, sizeof(name), k);
 		bsJoin(path, sizeof(path), dir, name);
 		const char* pending = bsAtomicFile_DeferredPath(path);
 		ok = bsRenderPlan_Add(&plan, k, pending != NULL ? pending : path);
@@ -1118,6 +1062,8 @@ int bsRunMain(int argc, char** argv)
 	bsSceneBuffers buffers;
 	memset(&buffers, 0, sizeof(buffers));
 	bsPovScene scene;
+	bsOutputContext output;
+	memset(&output, 0, sizeof(output));
 	bsStepStats stats;
 	memset(&stats, 0, sizeof(stats));
 	int frames = 0;
@@ -1207,7 +1153,12 @@ int bsRunMain(int argc, char** argv)
 	{
 		goto fail;
 	}
-	bsRunFrames run = {&c, dir, !o.quiet && isatty(2), &scene, &buffers, 0, &times};
+	output.config = &c;
+	output.dir = dir;
+	output.particles = &p;
+	output.scene = &scene;
+	output.surface = &buffers.surface;
+	bsRunFrames run = {&c, !o.quiet && isatty(2), &output, 0, &times};
 	if (!bsSimulate(&run, &o, &env, &emission, &p, &stats, err, sizeof(err)))
 	{
 		goto fail;
@@ -1217,24 +1168,10 @@ int bsRunMain(int argc, char** argv)
 	{
 		char path[BS_PATH_MAX];
 		double t0 = bsNow();
-		bsJoin(path, sizeof(path), dir, "scene.pov");
-		if (!bsWriteSceneFile(path, &scene, &buffers, &p, err, sizeof(err)))
+		output.frames = frames;
+		if (!bsOutputWriters_Write(&output, -1, err, sizeof(err)))
 		{
 			goto fail;
-		}
-		bsJoin(path, sizeof(path), dir, "particles.ply");
-		if (!bsPly_WriteParticles(path, &p, err, sizeof(err)))
-		{
-			goto fail;
-		}
-		if (frames > 0)
-		{
-			bsJoin(path, sizeof(path), dir, "animation.ini");
-			if (!bsPov_WriteAnimationIni(path, frames - 1, c.render.width, c.render.height, c.render.antialias,
-					c.render.jitter, err, sizeof(err)))
-			{
-				goto fail;
-			}
 		}
 		times.write += bsNow() - t0;
 		if (o.render)
@@ -1325,6 +1262,7 @@ fail:
 		fprintf(stderr, "blobsim: %s\n", err);
 	}
 done:
+	bsOutputContext_Free(&output);
 	bsSceneBuffers_Free(&buffers);
 	bsParticles_Free(&p);
 	bsEmission_Free(&emission);

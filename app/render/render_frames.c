@@ -6,6 +6,7 @@
 #include "atomic_file.h"
 #include "files.h"
 #include "inputs.h"
+#include "output_writers.h"
 #include "png_text.h"
 #include "pov_writer.h"
 #include "scene_surface.h"
@@ -46,13 +47,8 @@ void bsRenderPlan_Free(bsRenderPlan* plan)
 // "frame_0003" or "scene": the name of item frame's files without the extension.
 static void bsRenderItem_Stem(char* out, size_t size, int frame)
 {
-	if (frame < 0)
-	{
-		snprintf(out, size, "scene");
-		return;
-	}
 	char pov[32];
-	bsPov_FrameFileName(pov, sizeof(pov), frame);
+	bsOutput_SceneName(pov, sizeof(pov), frame);
 	snprintf(out, size, "%.*s", (int)(strlen(pov) - 4), pov);
 }
 

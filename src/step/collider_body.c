@@ -19,7 +19,6 @@
 // deformation's departure from linear motion over the substep.
 #include "collider_body.h"
 
-#include "body_dynamics.h"
 #include "stuck_grid.h"
 
 #include <math.h>
@@ -359,9 +358,7 @@ static bsResult bsWorldBodies_Workers(bsWorldBodies* w, int workers, size_t part
 bsResult bsWorldBodies_Begin(bsWorld* world, double t0, double t1, bsParticles* p)
 {
 	bsWorldBodies* w = world->bodies;
-	// The dynamic bodies first: their contacts at t0 and the rigid step give their chords over [t0, t1].
-	bsResult r = bsWorldDynamics_Step(world, t0, t1);
-	r = r == bs_ok ? bsWorldBodies_Workers(w, bsPool_ThreadCount(world->pool), p->count) : r;
+	bsResult r = bsWorldBodies_Workers(w, bsPool_ThreadCount(world->pool), p->count);
 	for (int k = 0; r == bs_ok && k < w->count; ++k)
 	{
 		r = bsBodyState_Begin(w->states[k], t0, t1);
@@ -450,13 +447,12 @@ static bool bsBody_Sweep(const bsCollider* c, bsMethod method, const bsSweep* s,
 	return bsBody_SweepMoving(c, method, s, 0.0, 1.0, out, stats);
 }
 
-const bsColliderClass bs_bodyCollider = {"body", bsBody_Sweep, bsBody_SweepMoving};
-
 // --- contacts ---
 
-bsVec3 bsWorldBodies_SurfaceVelocity(const bsWorld* world, uint16_t collider, bsVec3 point, double u)
+// The velocity of the body's surface at `point`, at fraction u of the substep.
+static bsVec3 bsBody_SurfaceVelocity(const bsCollider* c, bsVec3 point, double u)
 {
-	const bsBodyState* b = world->colliders[collider].shape;
+	const bsBodyState* b = c->shape;
 	bsTransform pose = bsBodyState_PoseAt(b, u);
 	double inv = b->h > 0.0 ? 1.0 / b->h : 0.0;
 	bsVec3 omega = bsScale(b->angle * inv, b->axis);
@@ -471,9 +467,10 @@ bsVec3 bsWorldBodies_SurfaceVelocity(const bsWorld* world, uint16_t collider, bs
 	return v;
 }
 
-bsVec3 bsWorldBodies_Ride(const bsWorld* world, uint16_t collider, bsVec3 x, double u)
+// Where the body's surface takes the point x (world, at fraction u of the substep) by the substep's end.
+static bsVec3 bsBody_Ride(const bsCollider* c, bsVec3 x, double u)
 {
-	const bsBodyState* b = world->colliders[collider].shape;
+	const bsBodyState* b = c->shape;
 	return bsTransform_Apply(b->pose1, bsBodyState_LocalAtEnd(b, x, u));
 }
 
@@ -515,11 +512,15 @@ static bool bsCarryList_Push(bsCarryList* list, bsCarried c)
 	return true;
 }
 
-bool bsWorldBodies_Stick(const bsWorld* world, int worker, uint16_t collider, uint32_t particle, bsVec3 x, double u)
+// A particle stuck at world point x at fraction u of the substep: recorded in the worker's own list,
+// it rides with the body from the next substep on (bsWorldBodies_Gather).
+static bool bsBody_Stick(const bsContactContext* cx, const bsSweepOutput* contact, uint32_t particle, bsVec3 x,
+	double u)
 {
-	const bsBodyState* b = world->colliders[collider].shape;
-	bsCarried c = {particle, collider, bsBodyState_LocalAtEnd(b, x, u)};
-	return bsCarryList_Push(world->bodies->pending + worker, c);
+	const bsWorld* world = cx->world;
+	const bsBodyState* b = world->colliders[contact->collider].shape;
+	bsCarried c = {particle, contact->collider, bsBodyState_LocalAtEnd(b, x, u)};
+	return bsCarryList_Push(world->bodies->pending + (cx->worker - world->workers), c);
 }
 
 bsResult bsWorldBodies_Gather(bsWorld* world)
@@ -556,3 +557,6 @@ bool bsWorldBodies_SweepResting(const bsWorld* world, bsMethod method, const bsS
 	}
 	return out->hit;
 }
+
+const bsColliderClass bs_bodyCollider = {.name = "body", .sweep = bsBody_Sweep, .sweepMoving = bsBody_SweepMoving,
+	.stick = bsBody_Stick, .surfaceVelocity = bsBody_SurfaceVelocity, .ride = bsBody_Ride};

@@ -1,6 +1,7 @@
 // collider_body.h — the moving bodies of a world (collider_body.c): each body's pose and shape over
-// the current substep, the sweep taken into the body's frame, the surface's velocity at a contact,
-// and the particles stuck to a body, which ride with it.
+// the current substep, the sweep taken into the body's frame, and the particles stuck to a body, which
+// ride with it. The response to a contact (the surface's velocity, sticking, riding) is
+// bs_bodyCollider's contact hooks (world_internal.h).
 #pragma once
 
 #include "world_internal.h"
@@ -22,26 +23,16 @@ void bsWorldBodies_Destroy(bsWorldBodies* bodies);
 // The substeps a step of dt needs so that no body turns by more than its maxAngle in one (>= 1).
 double bsWorldBodies_Substeps(const bsWorldBodies* bodies, double dt);
 
-// Moves every body to the substep [t0, t1]: poses at both ends, the shape at t1 (BVH refit), then the
+// Moves every body to the substep [t0, t1] (after the dynamic bodies' step, body_dynamics.h, has set
+// their chords over it): poses at both ends, the shape at t1 (BVH refit), then the
 // particles stuck to a body to where it carries them by t1 (velocity: that displacement / (t1 - t0)),
 // released from the stuck grid (the step's sync puts them back where they are now).
 // bs_errNonFinite when a shape cannot be refit.
 bsResult bsWorldBodies_Begin(bsWorld* world, double t0, double t1, bsParticles* particles);
 
-// The world-space velocity, at fraction u of the substep, of the surface point `point` of the body
-// that collider `collider` holds.
-bsVec3 bsWorldBodies_SurfaceVelocity(const bsWorld* world, uint16_t collider, bsVec3 point, double u);
-
-// Where the body's surface takes the point x (world, at fraction u of the substep) by the substep's end.
-bsVec3 bsWorldBodies_Ride(const bsWorld* world, uint16_t collider, bsVec3 x, double u);
-
 // True when a particle at rest at x, of radius r, could meet a body during this substep (a cheap
 // bounds test: the step checks resting particles against bodies only then).
 bool bsWorldBodies_Near(const bsWorld* world, bsVec3 x, double radius);
-
-// A particle stuck at world point x at fraction u of the substep to the body of `collider`: recorded by
-// a worker (its own list), ridden from the next substep on. False when out of memory.
-bool bsWorldBodies_Stick(const bsWorld* world, int worker, uint16_t collider, uint32_t particle, bsVec3 x, double u);
 
 // Is the particle stuck to a body (riding with it)?
 bool bsWorldBodies_IsCarried(const bsWorld* world, uint32_t particle);

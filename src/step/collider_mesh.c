@@ -17,4 +17,4 @@ static bool bsMesh_Sweep(const bsCollider* c, bsMethod method, const bsSweep* s,
 	return true;
 }
 
-const bsColliderClass bs_meshCollider = {"mesh", bsMesh_Sweep, NULL};
+const bsColliderClass bs_meshCollider = {.name = "mesh", .sweep = bsMesh_Sweep};

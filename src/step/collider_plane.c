@@ -40,4 +40,4 @@ static bool bsPlanes_Sweep(const bsCollider* c, bsMethod method, const bsSweep* 
 	return replaced;
 }
 
-const bsColliderClass bs_planeCollider = {"plane", bsPlanes_Sweep, NULL};
+const bsColliderClass bs_planeCollider = {.name = "plane", .sweep = bsPlanes_Sweep};

@@ -1,7 +1,8 @@
 // collider_stuck.c — stuck and sleeping particles as a collider: the dynamic sphere/sphere test
 // (sphere.h) against the spheres of a hash grid (stuck_grid.h) that the step keeps in step with the
 // particles' states. A contact's index is the particle's; its normal points from the particle's
-// centre to the moving one's.
+// centre to the moving one's. A sleeper hit hard wakes (its touch).
+#include "sleep.h"
 #include "stuck_grid.h"
 #include "world_internal.h"
 
@@ -44,4 +45,13 @@ static bool bsStuck_Sweep(const bsCollider* c, bsMethod method, const bsSweep* s
 	return true;
 }
 
-const bsColliderClass bs_stuckCollider = {"stuck", bsStuck_Sweep, NULL};
+// A sleeping particle hit faster than the wake speed wakes after the phase (its state is not this
+// worker's to write). A resting contact (no faster than the move phase's rest speed) never wakes it: a
+// particle lying on a sleeper does not hit it.
+static bool bsStuck_Touch(const bsContactContext* cx, const bsSweepOutput* contact, bsVec3 v)
+{
+	return cx->particles->state[contact->triangle] != bs_particleSleeping ||
+		!(-bsDot(v, contact->normal) > cx->wakeSpeed) || bsWakeList_Push(&cx->worker->wakes, contact->triangle);
+}
+
+const bsColliderClass bs_stuckCollider = {.name = "stuck", .sweep = bsStuck_Sweep, .touch = bsStuck_Touch};

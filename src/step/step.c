@@ -1,4 +1,5 @@
 // step.c — bsWorld_Step: the phases of a step (step.h) on the world's pool.
+#include "body_dynamics.h"
 #include "collider_body.h"
 #include "forces.h"
 #include "interaction_phase.h"
@@ -277,6 +278,7 @@ typedef struct bsMoveJob
 	bsParticles* particles;
 	const uint32_t* order;  // particles in the order they move; NULL for 0, 1, 2, ...
 	double restSpeed;       // approach speeds up to this are inelastic (bsRespond)
+	double wakeSpeed;       // a sleeper hit faster than this wakes: wakeSpeed, and faster than a resting contact
 } bsMoveJob;
 
 static bool bsOutside(const bsStepDef* def, bsVec3 x)
@@ -447,17 +449,19 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 	bsQueryStats qs = {0, 0, 0, 0};
 	bsContactPlanes planes;
 	planes.count = 0;
-	int pushedBy = -1;  // the moving body of the last contact
+	bsContactContext context = {job->world, worker, p, job->wakeSpeed};
+	const bsCollider* last = NULL;  // the collider of the last contact, and its class
+	const bsColliderClass* lastClass = NULL;
 
 	for (int contact = 0;; ++contact)
 	{
 		if (contact == def->maxContacts)
 		{
 			// Every contact of this substep used (a particle wedged in a corner): it waits here for
-			// the next one rather than tunnelling; pressed on by a moving body, it moves with the
-			// body's surface for the rest of the substep instead, so the body does not run it over.
+			// the next one rather than tunnelling; pressed on by a moving surface, it rides with it
+			// for the rest of the substep instead, so the surface does not run it over.
 			stats->contactLimit += 1;
-			x = pushedBy >= 0 ? bsWorldBodies_Ride(job->world, (uint16_t)pushedBy, x, 1.0 - remaining / job->h) : x;
+			x = last != NULL && lastClass->ride != NULL ? lastClass->ride(last, x, 1.0 - remaining / job->h) : x;
 			break;
 		}
 		bsSweepInput in = {x, bsMulAdd(x, remaining, v), radius};
@@ -476,12 +480,9 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 			break;
 		}
 		stats->contacts[out.test][out.branch] += 1;
-		// A sleeping particle hit faster than wakeSpeed wakes after the phase (its state is not this
-		// worker's to write). A resting contact (no faster than restSpeed, bsRespond) never wakes it:
-		// a particle lying on a sleeper does not hit it.
-		if (out.kind == bs_colliderStuck && p->state[out.triangle] == bs_particleSleeping &&
-			-bsDot(v, out.normal) > fmax(def->wakeSpeed, job->restSpeed) &&
-			!bsWakeList_Push(&worker->wakes, out.triangle))
+		// The collider's own response first (waking a sleeper hit hard: collider_stuck.c).
+		const bsColliderClass* class = bs_colliderClasses[out.kind];
+		if (class->touch != NULL && !class->touch(&context, &out, v))
 		{
 			return bs_errOutOfMemory;
 		}
@@ -494,9 +495,8 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 			v = bsV3(0.0, 0.0, 0.0);
 			p->state[i] = bs_particleStuck;
 			stats->stuck += 1;
-			// Stuck to a moving body: it rides with it from the next substep.
-			if (out.kind == bs_colliderBody &&
-				!bsWorldBodies_Stick(job->world, (int)(worker - job->world->workers), out.collider, (uint32_t)i, x, u0 + out.t * (1.0 - u0)))
+			// Stuck to a collider that keeps it (a moving body: it rides with it from the next substep).
+			if (class->stick != NULL && !class->stick(&context, &out, (uint32_t)i, x, u0 + out.t * (1.0 - u0)))
 			{
 				return bs_errOutOfMemory;
 			}
@@ -504,14 +504,16 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 		}
 
 		// Slide or bounce: just clear of the surface, then on with the rest of the substep.
+		// (The placed contact may be another collider's: exact's touching one, bsPlace.)
 		out = bsPlace(job, &s, &out, u0, &x, &qs);
 		bsVec3 n = out.normal;
 		remaining *= 1.0 - out.t;
-		pushedBy = out.kind == bs_colliderBody ? out.collider : -1;
-		if (out.kind == bs_colliderBody)
+		last = job->world->colliders + out.collider;
+		lastClass = bs_colliderClasses[out.kind];
+		if (lastClass->surfaceVelocity != NULL)
 		{
 			// A moving surface: the response to the velocity relative to it (it pushes and carries).
-			bsVec3 surface = bsWorldBodies_SurfaceVelocity(job->world, out.collider, out.point, u0 + out.t * (1.0 - u0));
+			bsVec3 surface = lastClass->surfaceVelocity(last, out.point, u0 + out.t * (1.0 - u0));
 			v = bsAdd(surface, bsContactPlanes_Clip(&planes, n, bsRespond(def, job->restSpeed, bsSub(v, surface), n)));
 		}
 		else
@@ -566,15 +568,18 @@ static bsResult bsPushResting(const bsMoveJob* job, size_t i, bsStepWorker* work
 	stats->nodesVisited += qs.nodesVisited;
 	stats->trianglesTested += qs.trianglesTested;
 	stats->contacts[out.test][out.branch] += 1;
+	// A body's contact: its class has every hook a moving surface needs.
+	const bsCollider* body = job->world->colliders + out.collider;
+	const bsColliderClass* class = bs_colliderClasses[out.kind];
 	if (job->def->response == bs_responseStick)
 	{
 		p->state[i] = bs_particleStuck;
 		p->position[i] = out.center;
 		p->velocity[i] = bsV3(0.0, 0.0, 0.0);
-		return bsWorldBodies_Stick(job->world, (int)(worker - job->world->workers), out.collider, (uint32_t)i, out.center, out.t)
-			? bs_ok : bs_errOutOfMemory;
+		bsContactContext context = {job->world, worker, p, job->wakeSpeed};
+		return class->stick(&context, &out, (uint32_t)i, out.center, out.t) ? bs_ok : bs_errOutOfMemory;
 	}
-	bsVec3 surface = bsWorldBodies_SurfaceVelocity(job->world, out.collider, out.point, out.t);
+	bsVec3 surface = class->surfaceVelocity(body, out.point, out.t);
 	p->state[i] = bs_particleFree;
 	p->position[i] = bsClearOf(&out, job->def->method == bs_methodRay ? 0.0 : radius, radius);
 	p->velocity[i] = bsAdd(surface, bsRespond(job->def, job->restSpeed, bsNeg(surface), out.normal));
@@ -715,15 +720,16 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	}
 	double h = def->dt / substeps;
 	bsForcesJob forces = {.context = {def, particles, world->time, h}, .particles = particles};
-	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h};
+	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h, 0.0};
+	move.wakeSpeed = fmax(def->wakeSpeed, move.restSpeed);
 	bsLap(&clock, &profile->plan);
 	for (int k = 0; result == bs_ok && k < substeps; ++k)
 	{
 		if (def->interaction.type != bs_interactionNone)
 		{
-			// The wake rule of the move phase (bsMoveParticle): faster than wakeSpeed and than a
-			// resting contact; the phase raises the latter to a settling spring's speed.
-			result = bsInteraction_Run(world, def, h, fmax(def->wakeSpeed, move.restSpeed), particles);
+			// The wake rule of the move phase (collider_stuck.c's touch): faster than wakeSpeed and
+			// than a resting contact; the phase raises the latter to a settling spring's speed.
+			result = bsInteraction_Run(world, def, h, move.wakeSpeed, particles);
 			if (result != bs_ok)
 			{
 				bsGatherWorkers(world, &local);  // clears the workers' slots for the next step
@@ -737,12 +743,16 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 		bsForces_Prepare(&forces.context, &forces.forces);
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsForces_Range, &forces);
 		bsLap(&clock, &profile->forces);
-		// The colliders of stuck and sleeping particles: the grid gathers, in index order, those that
-		// stuck or fell asleep since the last move phase (and lets go of woken and expired ones).
+		// The moving bodies, the dynamic ones first: their contacts at t0 and the rigid step give their
+		// chords over the substep, along which bsWorldBodies_Begin then moves every body.
 		// The last substep ends at the step's end exactly (k h sums need not reach dt in floating
 		// point), so the bodies' shapes after a step are at bsWorld_Time (bsWorld_BodyShape).
-		double end = k + 1 == substeps ? world->time + def->dt : world->time + (k + 1) * h;
-		result = world->bodies != NULL ? bsWorldBodies_Begin(world, world->time + k * h, end, particles) : bs_ok;
+		double t0 = world->time + k * h;
+		double t1 = k + 1 == substeps ? world->time + def->dt : world->time + (k + 1) * h;
+		result = world->bodies != NULL ? bsWorldDynamics_Step(world, t0, t1) : bs_ok;
+		result = result == bs_ok && world->bodies != NULL ? bsWorldBodies_Begin(world, t0, t1, particles) : result;
+		// The colliders of stuck and sleeping particles: the grid gathers, in index order, those that
+		// stuck or fell asleep since the last move phase (and lets go of woken and expired ones).
 		result = result == bs_ok && world->stuck != NULL ? bsStuckGrid_Sync(world->stuck, particles) : result;
 		bsLap(&clock, &profile->colliders);
 		if (result != bs_ok)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 // The collider kinds, indexed by bsColliderKind: a new kind is a module and one line here.
-static const bsColliderClass* const bs_colliderClasses[bs_colliderKindCount] = {
+const bsColliderClass* const bs_colliderClasses[bs_colliderKindCount] = {
 	[bs_colliderMesh] = &bs_meshCollider,
 	[bs_colliderPlane] = &bs_planeCollider,
 	[bs_colliderStuck] = &bs_stuckCollider,

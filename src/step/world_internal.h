@@ -1,9 +1,11 @@
 // world_internal.h — the world's insides, shared by world.c, step.c and the collider modules.
 //
-// A collider kind is a module with one bsColliderClass (collider_mesh.c, collider_plane.c) and one
-// line in world.c's table. Its sweep tests the prepared sweep against its primitives and replaces
-// *out when it finds a contact strictly nearer than out's (any contact when out is a miss), so
-// earlier colliders keep ties.
+// A collider kind is a module with one bsColliderClass (collider_mesh.c, collider_plane.c,
+// collider_stuck.c, collider_body.c), its value in bsColliderKind (blobsim/collide.h) and one line in
+// world.c's table (docs/architecture.md: "Adding a collider"). Its sweep tests the prepared sweep
+// against its primitives and replaces *out when it finds a contact strictly nearer than out's (any
+// contact when out is a miss), so earlier colliders keep ties. Its contact hooks are the whole of
+// what the move phase (step.c) does differently for it: step.c has no branch on a collider's kind.
 #pragma once
 
 #include "blobsim/neighbour_grid.h"
@@ -18,6 +20,8 @@ typedef struct bsCollider
 	uint8_t kind;       // bsColliderKind
 } bsCollider;
 
+typedef struct bsContactContext bsContactContext;
+
 typedef struct bsColliderClass
 {
 	const char* name;
@@ -29,7 +33,27 @@ typedef struct bsColliderClass
 	// NULL for the static kinds.
 	bool (*sweepMoving)(const bsCollider* collider, bsMethod method, const bsSweep* sweep, double u0,
 		double u1, bsSweepOutput* out, bsQueryStats* stats);
+
+	// The response to a contact, each NULL where the kind has none (a static surface that keeps
+	// nothing). `contact` is a hit of this collider (its index, point, normal and primitive).
+	// A particle of velocity v met the collider (the stuck kind wakes a sleeper hit hard). Called for
+	// every contact, before the particle sticks, slides or bounces. False when out of memory.
+	bool (*touch)(const bsContactContext* context, const bsSweepOutput* contact, bsVec3 v);
+	// Particle `particle` stuck to it at x, at fraction u of the substep (the body kind carries it from
+	// the next substep on). False when out of memory. NULL: it stays where it stuck.
+	bool (*stick)(const bsContactContext* context, const bsSweepOutput* contact, uint32_t particle, bsVec3 x,
+		double u);
+	// The velocity of its surface at `point` at fraction u of the substep: a sliding or bouncing
+	// particle responds to its velocity relative to the surface (it pushes and carries). NULL: at rest.
+	bsVec3 (*surfaceVelocity)(const bsCollider* collider, bsVec3 point, double u);
+	// Where its surface takes the point x (at fraction u of the substep) by the substep's end: a
+	// particle pressed on by it with no contact left moves with it, so it is not run over. NULL: the
+	// particle waits where it is.
+	bsVec3 (*ride)(const bsCollider* collider, bsVec3 x, double u);
 } bsColliderClass;
+
+// The kinds' classes, indexed by bsColliderKind (world.c).
+extern const bsColliderClass* const bs_colliderClasses[bs_colliderKindCount];
 
 extern const bsColliderClass bs_meshCollider;
 extern const bsColliderClass bs_planeCollider;
@@ -52,6 +76,16 @@ typedef struct bsStepWorker
 	bsWakeList wakes;
 	char padding[64];
 } bsStepWorker;
+
+// What a collider's contact hooks see of the move phase: the worker moving a particle (its own lists:
+// the sleepers it woke, the particles it stuck to a body) and the particles, read only.
+struct bsContactContext
+{
+	const bsWorld* world;
+	bsStepWorker* worker;
+	const bsParticles* particles;
+	double wakeSpeed;  // a sleeper hit faster than this wakes
+};
 
 // An emitter of the world and how many of its particles it has emitted.
 typedef struct bsWorldEmitter

@@ -1,0 +1,53 @@
+// output_scene.c — the POV-Ray scene of a snapshot, scene.pov or frame_NNNN.pov (pov_writer.h); in
+// mesh mode (render.surface) its surface files first (scene_surface.h).
+#include "output_writers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+// Escaped particles have left the scene: they are in particles.ply but not drawn. The writer reads
+// the particle arrays directly; compacted copies are made (once, then reused) only when some particle
+// has escaped, so a run needs no memory per particle beyond the particles themselves.
+static bool bsSceneOutput_Write(bsOutputContext* o, int frame, char* err, size_t errlen)
+{
+	char name[32], path[bs_outputPathMax];
+	bsOutput_SceneName(name, sizeof(name), frame);
+	bsOutput_Path(path, o->dir, name);
+	const bsParticles* p = o->particles;
+	bsPovScene* scene = o->scene;
+	uint64_t counts[bs_particleStateCount];
+	bsParticles_CountStates(p, counts);
+	if (counts[bs_particleEscaped] == 0)
+	{
+		scene->particles.centers = p->position;
+		scene->particles.radii = p->radius;
+		scene->particles.count = p->count;
+		return bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
+	}
+	if (o->centers == NULL)
+	{
+		o->centers = malloc((p->count + 1) * sizeof(bsVec3));
+		o->radii = malloc((p->count + 1) * sizeof(double));
+		if (o->centers == NULL || o->radii == NULL)
+		{
+			snprintf(err, errlen, "%s: out of memory", path);
+			return false;
+		}
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < p->count; ++i)
+	{
+		if (p->state[i] != bs_particleEscaped)
+		{
+			o->centers[n] = p->position[i];
+			o->radii[n] = p->radius[i];
+			++n;
+		}
+	}
+	scene->particles.centers = o->centers;
+	scene->particles.radii = o->radii;
+	scene->particles.count = n;
+	return bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
+}
+
+const bsOutputWriter bs_sceneOutput = {"scene", bs_outputScene | bs_outputFrame, bsSceneOutput_Write};

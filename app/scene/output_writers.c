@@ -1,0 +1,49 @@
+// output_writers.c — the table of output writers (output_writers.h) and its walk.
+#include "output_writers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+// The writers in the order they write: a new format is a module and one line here.
+static const bsOutputWriter* const bs_outputWriters[] = {
+	&bs_sceneOutput,
+	&bs_particlesOutput,
+	&bs_animationOutput,
+};
+
+bool bsOutputWriters_Write(bsOutputContext* context, int frame, char* err, size_t errlen)
+{
+	int snapshot = frame < 0 ? bs_outputScene : bs_outputFrame;
+	for (size_t k = 0; k < sizeof(bs_outputWriters) / sizeof(bs_outputWriters[0]); ++k)
+	{
+		const bsOutputWriter* w = bs_outputWriters[k];
+		if ((w->snapshots & snapshot) != 0 && !w->write(context, frame, err, errlen))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+void bsOutputContext_Free(bsOutputContext* context)
+{
+	free(context->centers);
+	free(context->radii);
+	context->centers = NULL;
+	context->radii = NULL;
+}
+
+void bsOutput_SceneName(char* out, size_t size, int frame)
+{
+	if (frame < 0)
+	{
+		snprintf(out, size, "scene.pov");
+		return;
+	}
+	bsPov_FrameFileName(out, size, frame);
+}
+
+void bsOutput_Path(char* out, const char* dir, const char* name)
+{
+	snprintf(out, bs_outputPathMax, "%s/%s", dir, name);
+}

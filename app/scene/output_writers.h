@@ -1,0 +1,70 @@
+// output_writers.h — the files a run writes for a snapshot of its particles, as one table of writers
+// (docs/architecture.md: "Adding an output writer"). `blobsim run` walks the table for its final
+// state (scene.pov, particles.ply, animation.ini) and its frame writer walks it for every frame
+// (frame_NNNN.pov), so a new format is a module and one line in output_writers.c.
+//
+// Writers run in table order and write through io/atomic_file.h, inside the run's deferred group
+// (output_set.h): nothing is in place until the run commits, and outputs.txt lists what they wrote.
+// The table lives in app/scene, beside scene_surface.c, because a writer needs the config and the
+// assembled scene, and both `run` (app/commands) and the renderer (app/render, which reads the scene
+// files by bsOutput_SceneName) sit above it.
+#pragma once
+
+#include "config.h"
+#include "scene_surface.h"
+
+#include "blobsim/particles.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+// Which snapshots a writer writes for (bsOutputWriter.snapshots).
+enum
+{
+	bs_outputScene = 1,  // the run's final state (scene.pov, particles.ply, ...)
+	bs_outputFrame = 2,  // every frame of an animation (output.frame_every)
+};
+
+enum
+{
+	bs_outputPathMax = 4096,
+};
+
+// The run's writers' shared state, set once by the run (frames: before the final walk).
+typedef struct bsOutputContext
+{
+	const bsConfig* config;
+	const char* dir;                // the output directory
+	int frames;                     // the frames the run wrote (known by the final walk)
+	const bsParticles* particles;
+	bsPovScene* scene;              // camera, lights, environment, bodies; its particles are set per write
+	bsSceneSurface* surface;        // render.surface: blobs, or a mesh beside each scene (and its totals)
+	bsVec3* centers;                // the particles that have not escaped, made when some have
+	double* radii;
+} bsOutputContext;
+
+typedef struct bsOutputWriter
+{
+	const char* name;
+	int snapshots;  // bs_outputScene and/or bs_outputFrame
+	// Writes its files for the snapshot (frame < 0: the final state). False with a message naming
+	// the file.
+	bool (*write)(bsOutputContext* context, int frame, char* err, size_t errlen);
+} bsOutputWriter;
+
+extern const bsOutputWriter bs_sceneOutput;      // output_scene.c: scene.pov / frame_NNNN.pov (+ surface files)
+extern const bsOutputWriter bs_particlesOutput;  // output_particles.c: particles.ply
+extern const bsOutputWriter bs_animationOutput;  // output_animation.c: animation.ini
+
+// Walks the table for a snapshot: the final state's writers (bs_outputScene) when frame < 0, else
+// frame's (bs_outputFrame; 0: the initial state), in table order, until one fails.
+bool bsOutputWriters_Write(bsOutputContext* context, int frame, char* err, size_t errlen);
+
+// Frees the compacted particle arrays.
+void bsOutputContext_Free(bsOutputContext* context);
+
+// The scene file of a snapshot: "scene.pov" (frame < 0) or "frame_NNNN.pov" (pov_writer.h).
+void bsOutput_SceneName(char* out, size_t size, int frame);
+
+// DIR/NAME (out has bs_outputPathMax bytes).
+void bsOutput_Path(char* out, const char* dir, const char* name);
