@@ -12,6 +12,7 @@
 #include "blobsim/rng.h"
 #include "blobsim/step.h"
 #include "blobsim/world.h"
+#include "core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,7 @@ static double AngleDegrees(const float a[3], const float b[3])
 		lb += (double)b[m] * (double)b[m];
 	}
 	double c = dot / sqrt(la * lb);
-	return acos(c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c) * (180.0 / 3.14159265358979323846);
+	return acos(c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c) * (180.0 / BS_PI);
 }
 
 // The length of the dense trilinear blend of the 8 normals around p before it is normalized,
@@ -128,10 +129,10 @@ static int LookupsWithinReported(const bsDistanceGrid* g, const bsGridTree* t, c
 		ENSURE(e <= st->maxDistanceError + slack);
 		worstTD = fmax(worstTD, e);
 		double len = DenseBlendLength(g, p);
-		double chord = 2.0 * sin(0.5 * st->maxAngle * (3.14159265358979323846 / 180.0));
+		double chord = 2.0 * sin(0.5 * st->maxAngle * (BS_PI / 180.0));
 		if (len > 2.0 * chord)
 		{
-			double bound = asin(chord / len) * (180.0 / 3.14159265358979323846) + 1e-3;
+			double bound = asin(chord / len) * (180.0 / BS_PI) + 1e-3;
 			a = AngleDegrees(tt.normal, dt.normal);
 			ENSURE(a <= bound);
 			worstTA = fmax(worstTA, a);

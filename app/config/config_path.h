@@ -8,13 +8,12 @@
 #include "config.h"
 
 #include "atomic_file.h"  // BS_PRINTF_FORMAT
+#include "core.h"         // BS_COUNT
 
 #include <cjson/cJSON.h>
 
 #include <stdbool.h>
 #include <stddef.h>
-
-#define BS_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 // --- Text for messages ---
 

@@ -2,6 +2,7 @@
 
 #include "bodies.h"
 
+#include "core.h"
 #include "obj.h"
 #include "blobsim/timer.h"
 
@@ -18,7 +19,7 @@ typedef struct bsTransform
 
 static bsTransform bsMakeTransform(const bsMeshConfig* mc)
 {
-	double rad = 3.14159265358979323846 / 180.0;
+	double rad = BS_PI / 180.0;
 	double cx = cos(mc->rotate.x * rad), sx = sin(mc->rotate.x * rad);
 	double cy = cos(mc->rotate.y * rad), sy = sin(mc->rotate.y * rad);
 	double cz = cos(mc->rotate.z * rad), sz = sin(mc->rotate.z * rad);

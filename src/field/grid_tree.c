@@ -1,5 +1,6 @@
 // grid_tree.c — the two-level compressed distance/normal grid (see grid_tree.h).
 #include "blobsim/grid_tree.h"
+#include "core.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -193,7 +194,7 @@ static bool bsBlock_Plane(const bsDistanceGrid* g, const bsBlock* b, const bsGri
 	{
 		return false;
 	}
-	bool fits = bsBlock_MinCos(g, b, n) >= cos(def->maxAngle * (3.14159265358979323846 / 180.0)) &&
+	bool fits = bsBlock_MinCos(g, b, n) >= cos(def->maxAngle * (BS_PI / 180.0)) &&
 		bsBlock_FitDistance(g, b, &c, grad) <= def->distanceTolerance * g->cellSize;
 	if (!fits)
 	{
@@ -240,7 +241,7 @@ static double bsAngleDegrees(const float a[3], const float b[3])
 	double lb = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
 	double cs = dot / (la * lb);
 	cs = cs > 1.0 ? 1.0 : cs < -1.0 ? -1.0 : cs;
-	return acos(cs) * (180.0 / 3.14159265358979323846);
+	return acos(cs) * (180.0 / BS_PI);
 }
 
 // The errors of the tree's cells against the grid's, measured through bsGridTree_Cell.

@@ -1,4 +1,5 @@
 #include "blobsim/emitter.h"
+#include "core.h"
 
 #include <math.h>
 
@@ -194,7 +195,7 @@ static void bsBasis(bsVec3 d, bsVec3* u, bsVec3* w)
 // linear in cos theta, then the azimuth; two draws.
 static bsVec3 bsConeDirection(bsVec3 a, bsVec3 u, bsVec3 w, double angle, bsRng* rng)
 {
-	const double twoPi = 6.283185307179586;
+	const double twoPi = 2.0 * BS_PI;
 	double c = 1.0 - bsRng_Uniform(rng) * (1.0 - cos(angle));
 	double s = sqrt(fmax(0.0, 1.0 - c * c));
 	double psi = twoPi * bsRng_Uniform(rng);
@@ -207,7 +208,7 @@ static void bsNozzle_Emit(const bsNozzle* n, bsRng* rng, bsVec3* position, bsVec
 {
 	bsVec3 u, w;
 	bsBasis(n->direction, &u, &w);
-	const double twoPi = 6.283185307179586;
+	const double twoPi = 2.0 * BS_PI;
 	double r = n->diskRadius * sqrt(bsRng_Uniform(rng));
 	double phi = twoPi * bsRng_Uniform(rng);
 	*position = bsMulAdd(bsMulAdd(n->center, r * cos(phi), u), r * sin(phi), w);
@@ -255,7 +256,7 @@ bool bsSurface_IsValid(const bsSurface* s)
 {
 	double total = s->count > 0 && s->cumulative != NULL ? s->cumulative[s->count - 1] : 0.0;
 	return s->triangles != NULL && total > 0.0 && isfinite(total) && s->gap >= 0.0 && isfinite(s->gap) &&
-		s->coneAngle >= 0.0 && s->coneAngle <= 1.5707963267948967 && s->speedMin >= 0.0 &&
+		s->coneAngle >= 0.0 && s->coneAngle <= 0.5 * BS_PI && s->speedMin >= 0.0 &&
 		s->speedMax >= s->speedMin && isfinite(s->speedMax);
 }
 

@@ -1,6 +1,8 @@
 // interaction.c — the interaction phase (interaction.h): forces between free particles, gathered
 // per particle from the neighbour grid's copy of the state before the substep.
 #include "interaction_phase.h"
+
+#include "core.h"
 #include "sleep.h"
 
 #include <float.h>
@@ -8,8 +10,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define BS_PI 3.14159265358979323846
 
 enum
 {

@@ -1,6 +1,7 @@
 // world.c — the world's colliders, emitters and pool, and the sweep against every collider.
 #include "body_dynamics.h"
 #include "collider_body.h"
+#include "core.h"
 #include "stuck_grid.h"
 #include "world_internal.h"
 
@@ -146,7 +147,7 @@ static bool bsEmitterDef_IsValid(const bsEmitterDef* def)
 		def->lifetime > 0.0 && (def->rate == 0.0 || (isfinite(def->stop) && def->stop > def->start));
 	bool nozzle = def->shape.type != bs_emitterNozzle ||
 		(fabs(bsLength(n->direction) - 1.0) < 1e-9 && n->diskRadius >= 0.0 && isfinite(n->diskRadius) &&
-			n->coneAngle >= 0.0 && n->coneAngle <= 3.141592653589794 && n->speedMin >= 0.0 &&
+			n->coneAngle >= 0.0 && n->coneAngle <= BS_PI && n->speedMin >= 0.0 &&
 			n->speedMax >= n->speedMin && isfinite(n->speedMax));
 	// A grid by rate cycles through its lattice: it needs one of at least one cell.
 	uint64_t cells = 0;
