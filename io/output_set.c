@@ -1,6 +1,7 @@
 // output_set.c — the list of a folder's outputs (outputs.txt) and the commit that replaces them.
 #include "output_set.h"
 
+#include "array.h"
 #include "atomic_file.h"
 
 #include <dirent.h>
@@ -83,13 +84,11 @@ static bool bsOutputList_Add(bsOutputList* list, const char* name, size_t n)
 		free(copy);
 		return true;
 	}
-	char** grown = realloc(list->names, (list->count + 1) * sizeof(char*));
-	if (grown == NULL)
+	if (!BS_ARRAY_RESERVE(list->names, list->capacity, list->count + 1))
 	{
 		free(copy);
 		return false;
 	}
-	list->names = grown;
 	list->names[list->count++] = copy;
 	return true;
 }

@@ -1,5 +1,6 @@
 #include "ply.h"
 
+#include "array.h"
 #include "atomic_file.h"
 
 #include "blobsim/version.h"
@@ -935,16 +936,10 @@ bool bsPly_Read(const char* path, bsPlyData* out, char* errbuf, size_t errlen)
 	}
 	while (ok)
 	{
-		if (size == capacity)
+		if (size == capacity && !BS_ARRAY_RESERVE(data, capacity, capacity + 1))
 		{
-			uint8_t* grown = capacity <= SIZE_MAX / 2 ? realloc(data, capacity * 2) : NULL;
-			if (grown == NULL)
-			{
-				ok = bsPlyFail(&c, 0, "out of memory for %zu bytes", capacity);
-				break;
-			}
-			data = grown;
-			capacity *= 2;
+			ok = bsPlyFail(&c, 0, "out of memory for %zu bytes", capacity);
+			break;
 		}
 		ssize_t n = read(fd, data + size, capacity - size);
 		if (n < 0)

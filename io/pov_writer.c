@@ -1,5 +1,6 @@
 #include "pov_writer.h"
 
+#include "array.h"
 #include "atomic_file.h"
 
 #include "blobsim/parallel.h"
@@ -631,7 +632,8 @@ typedef struct bsKdNode
 typedef struct bsTiling
 {
 	bsKdNode* nodes;
-	uint32_t nodeCount, nodeCapacity;
+	uint32_t nodeCount;
+	size_t nodeCapacity;
 	uint32_t* ids;
 	uint32_t* edges;  // every leaf's edge particles (bsTiling_Edges), when there are several leaves
 	bsPool* pool;     // the threads that split and format (NULL: the caller's alone)
@@ -715,17 +717,10 @@ static void bsSelect(const bsVec3* c, int axis, uint32_t* ids, uint32_t n, uint3
 
 static uint32_t bsTiling_Push(bsTiling* t)
 {
-	if (t->nodeCount == t->nodeCapacity)
+	if (!BS_ARRAY_RESERVE(t->nodes, t->nodeCapacity, (size_t)t->nodeCount + 1))
 	{
-		uint32_t capacity = t->nodeCapacity * 2 + 16;
-		bsKdNode* nodes = realloc(t->nodes, capacity * sizeof(bsKdNode));
-		if (nodes == NULL)
-		{
-			t->failed = true;
-			return 0;
-		}
-		t->nodes = nodes;
-		t->nodeCapacity = capacity;
+		t->failed = true;
+		return 0;
 	}
 	memset(t->nodes + t->nodeCount, 0, sizeof(bsKdNode));
 	return t->nodeCount++;
@@ -935,8 +930,7 @@ static bool bsTiling_Edges(bsTiling* t)
 		}
 		leaf->edgeCount = used - leaf->edgeFirst;
 	}
-	uint32_t* fit = realloc(t->edges, (used > 0 ? used : 1) * sizeof(uint32_t));
-	t->edges = fit != NULL ? fit : t->edges;
+	(void)BS_ARRAY_RESIZE(t->edges, used);  // the block shrunk to its use (kept whole on failure)
 	return true;
 }
 

@@ -59,6 +59,7 @@ int RayTest(void);
 int ClosestTest(void);
 int ContactTest(void);
 int WeldTest(void);
+int CoreTest(void);
 int AccumulateTest(void);
 int SurfaceTest(void);
 int GridTest(void);

@@ -7,6 +7,7 @@
 #include "blobsim/rng.h"
 #include "blobsim/step.h"
 #include "test.h"
+#include "array.h"
 #include "core.h"
 
 #include <stdio.h>
@@ -19,15 +20,14 @@ typedef struct Mesh
 {
 	bsTriangle* tris;
 	uint32_t count;
-	uint32_t capacity;
+	size_t capacity;
 } Mesh;
 
 static void Mesh_Add(Mesh* m, bsVec3 a, bsVec3 b, bsVec3 c, bool flip)
 {
-	if (m->count == m->capacity)
+	if (!BS_ARRAY_RESERVE(m->tris, m->capacity, (size_t)m->count + 1))
 	{
-		m->capacity = m->capacity ? 2 * m->capacity : 64;
-		m->tris = realloc(m->tris, m->capacity * sizeof(bsTriangle));
+		abort();  // a test mesh of a few hundred triangles: out of memory is not a case here
 	}
 	if (bsMakeTriangle(a, flip ? c : b, flip ? b : c, m->tris + m->count) == bs_ok)
 	{

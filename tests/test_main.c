@@ -43,6 +43,7 @@ static const Suite suites[] = {
 	{"bodydyn", BodyDynTest},
 	{"sensor", SensorTest},
 	{"weld", WeldTest},
+	{"core", CoreTest},
 	{"dispatch", DispatchTest},
 	{"raybvh", RayBvhTest},
 };

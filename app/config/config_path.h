@@ -57,6 +57,7 @@ typedef struct bsCtx
 	size_t pathLength;
 	char** setPaths;        // JSON paths written by --set overrides
 	int setPathCount;
+	size_t setPathCapacity;
 } bsCtx;
 
 // A context at the top level for the config at path (NULL: "<config>" in the current directory).

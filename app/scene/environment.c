@@ -2,7 +2,7 @@
 
 #include "bodies.h"
 
-#include "core.h"
+#include "array.h"
 #include "obj.h"
 #include "blobsim/timer.h"
 
@@ -161,17 +161,7 @@ static bsResult bsEnvironment_AddMesh(bsEnvironment* env, const bsMeshConfig* mc
 		bsObj_Free(&mesh);
 		return bs_errTooLarge;
 	}
-	bsTriangle* tris = realloc(env->triangles, (size_t)(total > 0 ? total : 1) * sizeof(bsTriangle));
-	if (tris != NULL)
-	{
-		env->triangles = tris;
-	}
-	bsEnvGroup* gs = realloc(env->groups, (size_t)(groups > 0 ? groups : 1) * sizeof(bsEnvGroup));
-	if (gs != NULL)
-	{
-		env->groups = gs;
-	}
-	if (tris == NULL || gs == NULL)
+	if (!BS_ARRAY_RESIZE(env->triangles, (size_t)total) || !BS_ARRAY_RESIZE(env->groups, (size_t)groups))
 	{
 		snprintf(err, errlen, "%s: out of memory", mc->file);
 		bsObj_Free(&mesh);

@@ -1,7 +1,7 @@
 // core.h — the chores every part of blobsim shares: π, the element count of an array, the cold-path
 // attribute, assertions. Private: not part of the API (include/blobsim/), but visible to every layer
 // above the engine too (io/, shared/, app/, bench/, the tests), since src/core is the bottom of them
-// all.
+// all. Growable arrays are in array.h beside it.
 #pragma once
 
 #include <assert.h>
