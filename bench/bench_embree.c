@@ -1383,7 +1383,7 @@ int bsBenchVsEmbree(const bsVsEmbreeDef* def)
 	printf("heightfield sets: start above a random point of an upward-facing triangle, motion "
 		"U(%g, %g) long, down, oblique (10-60 deg) or nearly level (0-9 deg below), a third each; "
 		"starts touching the scene redrawn\n", BS_VS_LENGTH_MIN, BS_VS_LENGTH_MAX);
-	for (size_t k = 0; k < sizeof bs_vsSets / sizeof bs_vsSets[0]; ++k)
+	for (int k = 0; k < BS_COUNT(bs_vsSets); ++k)
 	{
 		const bsVsSetDef* set = bs_vsSets + k;
 		if ((def->sets >> k & 1u) == 0)

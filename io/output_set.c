@@ -3,6 +3,7 @@
 
 #include "array.h"
 #include "atomic_file.h"
+#include "core.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -254,7 +255,7 @@ static bool bsIsAlnum(char c)
 static bool bsTempEnding(const char* s)
 {
 	static const char* const endings[] = {"png", "log", "pov", "pov-state", "mp4", "gif"};
-	for (size_t i = 0; i < sizeof(endings) / sizeof(endings[0]); ++i)
+	for (int i = 0; i < BS_COUNT(endings); ++i)
 	{
 		if (strcmp(s, endings[i]) == 0)
 		{

@@ -2,6 +2,7 @@
 
 #include "array.h"
 #include "atomic_file.h"
+#include "core.h"
 
 #include "blobsim/version.h"
 
@@ -173,7 +174,7 @@ static bool bsTokenIs(bsToken t, const char* s)
 
 static bsPlyType bsLookupType(bsToken t)
 {
-	for (size_t i = 0; i < sizeof(bsPlyTypeNames) / sizeof(bsPlyTypeNames[0]); ++i)
+	for (int i = 0; i < BS_COUNT(bsPlyTypeNames); ++i)
 	{
 		if (bsTokenIs(t, bsPlyTypeNames[i].name))
 		{
