@@ -26,6 +26,7 @@
 #include "blobsim/vec3.h"
 
 #include "blobsim/version.h"
+#include "core.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -33,8 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define BS_PI 3.14159265358979323846
 
 // Table 1 pools: powers of two so an index is a mask. By default 4096 triangles (104 B) and 4096
 // sweeps (184 B), 1.2 MB, plus their float bounds (32 B each, 256 KiB); the pair table (256 KiB) is

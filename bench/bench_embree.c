@@ -111,6 +111,7 @@ int bsBenchVsEmbree(const bsVsEmbreeDef* def)
 #include "blobsim/rng.h"
 #include "blobsim/timer.h"
 #include "blobsim/vec3.h"
+#include "core.h"
 
 #include <embree3/rtcore.h>
 
@@ -119,7 +120,6 @@ int bsBenchVsEmbree(const bsVsEmbreeDef* def)
 #include <stdlib.h>
 #include <string.h>
 
-#define BS_VS_PI 3.14159265358979323846
 // Queries per chunk of the parallel loop: small enough to balance 2 threads, large enough that the
 // hand-out costs nothing.
 #define BS_VS_GRAIN 256
@@ -981,7 +981,7 @@ static void bsVsMakeQuery(bsRng* rng, const bsTriangle* tris, uint32_t count, co
 	bsVec3 point = bsAdd(tri->p1, bsAdd(bsScale(r1 * (1.0 - r2), e1), bsScale(r1 * r2, e2)));
 	double lift = bsRng_Range(rng, set->liftMin, set->liftMax);
 	double length = bsRng_Range(rng, BS_VS_LENGTH_MIN, BS_VS_LENGTH_MAX);
-	double phi = bsRng_Range(rng, 0.0, 2.0 * BS_VS_PI);
+	double phi = bsRng_Range(rng, 0.0, 2.0 * BS_PI);
 	double down;  // angle from straight down, radians
 	switch (bsRng_Below(rng, 3))
 	{
@@ -989,10 +989,10 @@ static void bsVsMakeQuery(bsRng* rng, const bsTriangle* tris, uint32_t count, co
 			down = 0.0;
 			break;
 		case 1:
-			down = bsRng_Range(rng, 10.0, 60.0) * (BS_VS_PI / 180.0);
+			down = bsRng_Range(rng, 10.0, 60.0) * (BS_PI / 180.0);
 			break;
 		default:
-			down = bsRng_Range(rng, 81.0, 90.0) * (BS_VS_PI / 180.0);
+			down = bsRng_Range(rng, 81.0, 90.0) * (BS_PI / 180.0);
 			break;
 	}
 	bsVec3 dir = bsV3(sin(down) * cos(phi), -cos(down), sin(down) * sin(phi));
@@ -1383,7 +1383,7 @@ int bsBenchVsEmbree(const bsVsEmbreeDef* def)
 	printf("heightfield sets: start above a random point of an upward-facing triangle, motion "
 		"U(%g, %g) long, down, oblique (10-60 deg) or nearly level (0-9 deg below), a third each; "
 		"starts touching the scene redrawn\n", BS_VS_LENGTH_MIN, BS_VS_LENGTH_MAX);
-	for (size_t k = 0; k < sizeof bs_vsSets / sizeof bs_vsSets[0]; ++k)
+	for (int k = 0; k < BS_COUNT(bs_vsSets); ++k)
 	{
 		const bsVsSetDef* set = bs_vsSets + k;
 		if ((def->sets >> k & 1u) == 0)

@@ -1,5 +1,6 @@
 // bench_field.c — the lookup rate of the distance/normal field and the paper's Table 1 (bench_field.h).
 #include "bench_field.h"
+#include "core.h"
 
 #include "procedural.h"
 
@@ -351,7 +352,7 @@ static bool bsBenchTable1(long long count, uint64_t seed, uint64_t* checksum)
 			"L 0.01 (the grids) or bounce 0.5 (the BVH), CPU time of one thread; the paper's FPS for 800 particles; "
 			"its memory: %s, %s, %s\n", t.triCount, t.grid.nx, t.grid.ny, t.grid.nz, tdef.blockSize, t.treeStats.planes,
 			t.treeStats.blocks, t.treeStats.farPlanes, tdef.farDistance, t.treeStats.maxDistanceError / t.grid.cellSize,
-			t.treeStats.maxAngle * (180.0 / 3.14159265358979323846),
+			t.treeStats.maxAngle * (180.0 / BS_PI),
 			bs_table1PaperMemory[1], bs_table1PaperMemory[2], bs_table1PaperMemory[3]);
 		bsTable1Rows(&t, 800, seed, checksum, &ok);
 		bsTable1Rows(&t, count, seed, checksum, &ok);

@@ -1,5 +1,7 @@
 #include "atomic_file.h"
 
+#include "array.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -237,16 +239,9 @@ static bool bsDeferred_AddLocked(char* path, char* tmpPath)
 			return true;
 		}
 	}
-	if (bsDeferredCount == bsDeferredCapacity)
+	if (!BS_ARRAY_RESERVE(bsDeferredFiles, bsDeferredCapacity, bsDeferredCount + 1))
 	{
-		size_t capacity = bsDeferredCapacity == 0 ? 16 : 2 * bsDeferredCapacity;
-		bsDeferredFile* grown = realloc(bsDeferredFiles, capacity * sizeof(*grown));
-		if (grown == NULL)
-		{
-			return false;
-		}
-		bsDeferredFiles = grown;
-		bsDeferredCapacity = capacity;
+		return false;
 	}
 	bsDeferredFiles[bsDeferredCount].path = path;
 	bsDeferredFiles[bsDeferredCount].tmpPath = tmpPath;

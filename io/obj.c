@@ -13,6 +13,8 @@
 // them collide. The seed is not secret against someone who watches the process; it need not be.
 #include "obj.h"
 
+#include "array.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -1303,15 +1305,12 @@ bsResult bsObj_ParseWithOptions(const char* text, size_t length, const char* nam
 	// a way that matters: on failure the larger block is kept).
 	if (mesh->triangleCount < triangleCount)
 	{
-		void* t = realloc(mesh->triangles, mesh->triangleCount * sizeof(mesh->triangles[0]));
-		mesh->triangles = t != NULL ? t : mesh->triangles;
-		void* g = realloc(mesh->triangleGroup, mesh->triangleCount * sizeof(uint32_t));
-		mesh->triangleGroup = g != NULL ? g : mesh->triangleGroup;
+		(void)BS_ARRAY_RESIZE(mesh->triangles, mesh->triangleCount);
+		(void)BS_ARRAY_RESIZE(mesh->triangleGroup, mesh->triangleCount);
 	}
 	if (mesh->groupCount < groupCapacity)
 	{
-		void* g = realloc(mesh->groups, mesh->groupCount * sizeof(bsObjGroup));
-		mesh->groups = g != NULL ? g : mesh->groups;
+		(void)BS_ARRAY_RESIZE(mesh->groups, mesh->groupCount);
 	}
 	return bs_ok;
 }

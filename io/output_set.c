@@ -1,7 +1,9 @@
 // output_set.c — the list of a folder's outputs (outputs.txt) and the commit that replaces them.
 #include "output_set.h"
 
+#include "array.h"
 #include "atomic_file.h"
+#include "core.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -83,13 +85,11 @@ static bool bsOutputList_Add(bsOutputList* list, const char* name, size_t n)
 		free(copy);
 		return true;
 	}
-	char** grown = realloc(list->names, (list->count + 1) * sizeof(char*));
-	if (grown == NULL)
+	if (!BS_ARRAY_RESERVE(list->names, list->capacity, list->count + 1))
 	{
 		free(copy);
 		return false;
 	}
-	list->names = grown;
 	list->names[list->count++] = copy;
 	return true;
 }
@@ -255,7 +255,7 @@ static bool bsIsAlnum(char c)
 static bool bsTempEnding(const char* s)
 {
 	static const char* const endings[] = {"png", "log", "pov", "pov-state", "mp4", "gif"};
-	for (size_t i = 0; i < sizeof(endings) / sizeof(endings[0]); ++i)
+	for (int i = 0; i < BS_COUNT(endings); ++i)
 	{
 		if (strcmp(s, endings[i]) == 0)
 		{

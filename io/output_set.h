@@ -82,7 +82,7 @@ int bsOutputSet_RemoveDeadTemps(const char* dir, FILE* notices);
 typedef struct bsOutputList
 {
 	char** names;
-	size_t count;
+	size_t count, capacity;
 	bool complete;  // "# state: complete" (or no state line)
 } bsOutputList;
 

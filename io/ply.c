@@ -1,6 +1,8 @@
 #include "ply.h"
 
+#include "array.h"
 #include "atomic_file.h"
+#include "core.h"
 
 #include "blobsim/version.h"
 
@@ -172,7 +174,7 @@ static bool bsTokenIs(bsToken t, const char* s)
 
 static bsPlyType bsLookupType(bsToken t)
 {
-	for (size_t i = 0; i < sizeof(bsPlyTypeNames) / sizeof(bsPlyTypeNames[0]); ++i)
+	for (int i = 0; i < BS_COUNT(bsPlyTypeNames); ++i)
 	{
 		if (bsTokenIs(t, bsPlyTypeNames[i].name))
 		{
@@ -935,16 +937,10 @@ bool bsPly_Read(const char* path, bsPlyData* out, char* errbuf, size_t errlen)
 	}
 	while (ok)
 	{
-		if (size == capacity)
+		if (size == capacity && !BS_ARRAY_RESERVE(data, capacity, capacity + 1))
 		{
-			uint8_t* grown = capacity <= SIZE_MAX / 2 ? realloc(data, capacity * 2) : NULL;
-			if (grown == NULL)
-			{
-				ok = bsPlyFail(&c, 0, "out of memory for %zu bytes", capacity);
-				break;
-			}
-			data = grown;
-			capacity *= 2;
+			ok = bsPlyFail(&c, 0, "out of memory for %zu bytes", capacity);
+			break;
 		}
 		ssize_t n = read(fd, data + size, capacity - size);
 		if (n < 0)

@@ -1,5 +1,6 @@
 #include "pov_writer.h"
 
+#include "array.h"
 #include "atomic_file.h"
 
 #include "blobsim/blob_tiles.h"

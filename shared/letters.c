@@ -3,6 +3,7 @@
 
 #include "blobsim/mesh_distance.h"
 #include "blobsim/surface.h"
+#include "core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -170,7 +171,7 @@ bsResult bsMakeLetter(char letter, uint32_t targetTriangles, bsTriangle** outTri
 bsTransform bsLetterApproachPose(int frame, int frames, double closestX)
 {
 	double s = frames > 1 ? fabs(1.0 - 2.0 * frame / (double)(frames - 1)) : 0.0;
-	bsQuat crosswise = bsQuat_FromAxisAngle(bsV3(0.0, 1.0, 0.0), 0.5 * 3.14159265358979323846);
+	bsQuat crosswise = bsQuat_FromAxisAngle(bsV3(0.0, 1.0, 0.0), 0.5 * BS_PI);
 	bsQuat turn = bsQuat_FromAxisAngle(bsV3(0.3, 1.0, 0.2), 0.8 * s);
 	bsTransform t = {bsQuat_Mul(turn, crosswise), bsV3(closestX + 1.2 * s, 0.25 * s, 0.3 * s)};
 	return t;

@@ -1,6 +1,7 @@
 #include "procedural.h"
 
 #include "blobsim/rng.h"
+#include "core.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -138,7 +139,7 @@ bsResult bsMakeHeightfieldScene(uint64_t seed, int resolution, int boxes, bsTria
 		double hx = bsRng_Range(&rng, 0.01, 0.05);
 		double hz = bsRng_Range(&rng, 0.01, 0.05);
 		double height = bsRng_Range(&rng, 0.02, 0.15);
-		double angle = (k % 2 == 0) ? 0.0 : bsRng_Range(&rng, 0.0, 1.5707963267948966);
+		double angle = (k % 2 == 0) ? 0.0 : bsRng_Range(&rng, 0.0, 0.5 * BS_PI);
 		double cs = cos(angle), sn = sin(angle);
 
 		// The footprint's corners in x/z; the box's bottom goes below the lowest ground under them.

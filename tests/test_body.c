@@ -7,11 +7,11 @@
 #include "blobsim/rng.h"
 #include "blobsim/step.h"
 #include "test.h"
+#include "core.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static const double bsPi = 3.14159265358979323846;
 
 // --- keyframes ---
 
@@ -386,7 +386,7 @@ static int MakePaddle(Paddle* paddle, double maxAngle)
 	for (int k = 0; k < 3; ++k)
 	{
 		rotate[k].time = 0.5 * k;
-		rotate[k].value = bsQuat_FromAxisAngle(bsV3(0, 1, 0), 0.5 * bsPi * k);
+		rotate[k].value = bsQuat_FromAxisAngle(bsV3(0, 1, 0), 0.5 * BS_PI * k);
 	}
 	bsBodyDef def = bsDefaultBodyDef();
 	def.triangles = paddle->tris;
@@ -395,7 +395,7 @@ static int MakePaddle(Paddle* paddle, double maxAngle)
 	def.keys.rotateCount = 3;
 	def.maxAngle = maxAngle;
 	ENSURE(bsBody_Create(&def, &paddle->body) == bs_ok);
-	ENSURE_SMALL(bsBody_MaxAngularSpeed(paddle->body) - bsPi, 1e-12);
+	ENSURE_SMALL(bsBody_MaxAngularSpeed(paddle->body) - BS_PI, 1e-12);
 	return 0;
 }
 
@@ -412,7 +412,7 @@ static int PaddleParticles(bsParticles* p, uint64_t seed, int count, double radi
 	bsRng rng = bsMakeRng(seed);
 	for (int k = 0; k < count; ++k)
 	{
-		double rho = bsRng_Range(&rng, 0.15, 0.9), phi = bsRng_Range(&rng, 0.1, bsPi - 0.1);
+		double rho = bsRng_Range(&rng, 0.15, 0.9), phi = bsRng_Range(&rng, 0.1, BS_PI - 0.1);
 		bsParticleDef d = {bsV3(rho * cos(phi), bsRng_Range(&rng, -0.4, 0.4), -rho * sin(phi)), bsV3(0, 0, 0), radius,
 			bs_particleFree};
 		ENSURE(bsParticles_Append(p, &d) == bs_ok);
@@ -430,7 +430,7 @@ static int RotatingPaddle(void)
 	const double maxAngle = 0.1, radius = 0.01, dt = 0.05;
 	Paddle paddle;
 	RUN_SUBTEST(MakePaddle(&paddle, maxAngle));
-	double theta = bsPi * dt / ceil(bsPi * dt / maxAngle);
+	double theta = BS_PI * dt / ceil(BS_PI * dt / maxAngle);
 	double bound = theta * theta * 1.0 / 8.0;  // rho <= 1 (the paddle's tip)
 	for (int response = 0; response < 2; ++response)
 	{

@@ -8,6 +8,7 @@
 #include "procedural.h"
 #include "blobsim/rng.h"
 #include "bvh_split.h"
+#include "core.h"
 
 #include <float.h>
 #include <math.h>
@@ -1587,8 +1588,8 @@ static int ContactLookupTest(void)
 		int spokes = 5 + f;
 		for (int k = 0; k < spokes; ++k)
 		{
-			double a0 = 2.0 * 3.141592653589793 * k / spokes;
-			double a1 = 2.0 * 3.141592653589793 * (k + 1) / spokes;
+			double a0 = 2.0 * BS_PI * k / spokes;
+			double a1 = 2.0 * BS_PI * (k + 1) / spokes;
 			bsVec3 p0 = bsAdd(hub, bsV3(cos(a0), 0.1 * (double)(k % 3) - 0.1, sin(a0)));
 			bsVec3 p1 = bsAdd(hub, bsV3(cos(a1), 0.1 * (double)((k + 1) % 3) - 0.1, sin(a1)));
 			ENSURE(bsMakeTriangle(hub, p1, p0, tris + count++) == bs_ok);
@@ -1631,7 +1632,7 @@ static int ContactLookupTest(void)
 		bsVec3 target = bsV3(f * 2.0, 0.0, 0.0);
 		if (q % 3 == 1)
 		{
-			double a = 2.0 * 3.141592653589793 * (double)bsRng_Below(&rng, (uint32_t)(5 + f)) / (5 + f);
+			double a = 2.0 * BS_PI * (double)bsRng_Below(&rng, (uint32_t)(5 + f)) / (5 + f);
 			double r = bsRng_Range(&rng, 0.0, 1.0);
 			target = bsAdd(target, bsV3(r * cos(a), 0.0, r * sin(a)));
 		}

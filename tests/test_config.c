@@ -3,6 +3,7 @@
 #include "config.h"
 #include "files.h"
 #include "test.h"
+#include "core.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -456,7 +457,7 @@ static int TestCompressAngle(void)
 	bsConfig c;
 	bsConfigError error;
 	ENSURE(bsConfig_Parse(given, strlen(given), "c.json", &c, &error) == bs_ok);
-	ENSURE(c.field.compress && c.field.compressDef.maxAngle == 20.0 * (3.14159265358979323846 / 180.0));
+	ENSURE(c.field.compress && c.field.compressDef.maxAngle == 20.0 * (BS_PI / 180.0));
 	bsConfig_Free(&c);
 	ENSURE(bsConfig_Parse(left, strlen(left), "c.json", &c, &error) == bs_ok);
 	ENSURE(c.field.compress && c.field.compressDef.maxAngle == bsDefaultGridTreeDef().maxAngle);
@@ -783,7 +784,7 @@ static int TestSurface(void)
 	ENSURE(a->emitter.surface.speedMin == 0.0 && a->emitter.surface.speedMax == 0.0);
 	ENSURE(a->emitter.surface.triangles == NULL && a->emitter.surface.cumulative == NULL);
 	ENSURE(b->mesh == 2 && strcmp(b->group, "roof:tiles") == 0 && b->emitter.surface.gap == 0.25);
-	ENSURE(b->emitter.surface.back && b->emitter.surface.coneAngle == 3.141592653589793 / 2.0);
+	ENSURE(b->emitter.surface.back && b->emitter.surface.coneAngle == BS_PI / 2.0);
 	ENSURE(b->emitter.surface.speedMin == 1.0 && b->emitter.surface.speedMax == 2.0);
 	ENSURE(b->particleCount == 30 && c.particles.particleCount == 35);
 	bsConfig_Free(&c);

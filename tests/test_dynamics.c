@@ -7,6 +7,8 @@
 #include "blobsim/rng.h"
 #include "blobsim/step.h"
 #include "test.h"
+#include "array.h"
+#include "core.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,15 +20,14 @@ typedef struct Mesh
 {
 	bsTriangle* tris;
 	uint32_t count;
-	uint32_t capacity;
+	size_t capacity;
 } Mesh;
 
 static void Mesh_Add(Mesh* m, bsVec3 a, bsVec3 b, bsVec3 c, bool flip)
 {
-	if (m->count == m->capacity)
+	if (!BS_ARRAY_RESERVE(m->tris, m->capacity, (size_t)m->count + 1))
 	{
-		m->capacity = m->capacity ? 2 * m->capacity : 64;
-		m->tris = realloc(m->tris, m->capacity * sizeof(bsTriangle));
+		abort();  // a test mesh of a few hundred triangles: out of memory is not a case here
 	}
 	if (bsMakeTriangle(a, flip ? c : b, flip ? b : c, m->tris + m->count) == bs_ok)
 	{
@@ -324,7 +325,7 @@ static int ThinPlate(void)
 // Two walls through the line x = y = 0 (along z), each at `half` degrees from the vertical: a V.
 static Mesh MakeCrease(double halfDegrees, int strips)
 {
-	double a = halfDegrees * 3.14159265358979323846 / 180.0;
+	double a = halfDegrees * BS_PI / 180.0;
 	bsVec3 left = bsV3(-sin(a), cos(a), 0), right = bsV3(sin(a), cos(a), 0);
 	Mesh m = {0};
 	for (int k = 0; k < strips; ++k)
@@ -341,7 +342,7 @@ static Mesh MakeCrease(double halfDegrees, int strips)
 
 static int Crease(double halfDegrees)
 {
-	double a = halfDegrees * 3.14159265358979323846 / 180.0;
+	double a = halfDegrees * BS_PI / 180.0;
 	bsVec3 inLeft = bsV3(cos(a), sin(a), 0), inRight = bsV3(-cos(a), sin(a), 0);  // wall normals, inwards
 	for (int m = 0; m < bs_methodCount; ++m)
 	{
@@ -459,7 +460,7 @@ static int Floor(void)
 
 static int Incline(void)
 {
-	double theta = 25.0 * 3.14159265358979323846 / 180.0;
+	double theta = 25.0 * BS_PI / 180.0;
 	bsVec3 down = bsV3(cos(theta), -sin(theta), 0);  // along the slope, downhill
 	bsVec3 normal = bsV3(sin(theta), cos(theta), 0);
 	Mesh mesh = {0};

@@ -2,6 +2,7 @@
 // determinism, overflow.
 #include "blobsim/emitter.h"
 #include "test.h"
+#include "core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,7 @@ static int Nozzle(void)
 	nz->center = bsV3(1, 2, 3);
 	nz->direction = bsNormalize(bsV3(1, 2, -0.5));
 	nz->diskRadius = 0.5;
-	nz->coneAngle = 30.0 * 3.141592653589793 / 180.0;
+	nz->coneAngle = 30.0 * BS_PI / 180.0;
 	nz->speedMin = 1.0;
 	nz->speedMax = 3.0;
 	def.radius = 0.01;
@@ -68,8 +69,8 @@ static int Nozzle(void)
 		double c = bsDot(d, nz->direction);
 		ENSURE(c >= cosMax - 1e-12);  // inside the cone
 		cosBins[(int)fmin(bs_bins - 1, (1.0 - c) / (1.0 - cosMax) * bs_bins)] += 1;
-		double azimuth = atan2(bsDot(d, w), bsDot(d, u)) + 3.141592653589793;
-		azimuthBins[(int)fmin(bs_bins - 1, azimuth / 6.283185307179586 * bs_bins)] += 1;
+		double azimuth = atan2(bsDot(d, w), bsDot(d, u)) + BS_PI;
+		azimuthBins[(int)fmin(bs_bins - 1, azimuth / (2.0 * BS_PI) * bs_bins)] += 1;
 		areaBins[(int)fmin(bs_bins - 1, r2 * bs_bins)] += 1;
 		// The test's power: directions with theta uniform in [0, angle] (not uniform over the solid
 		// angle) binned the same way.
@@ -161,7 +162,7 @@ static int Surface(void)
 	ENSURE(fabs(total - totalArea) <= 1e-9 * totalArea);
 	bsEmitterDef def = bsDefaultEmitterDef();
 	def.shape.type = bs_emitterSurface;
-	def.shape.surface = (bsSurface){t, cumulative, bs_surfaceTriangles, 0.002, 40.0 * 3.141592653589793 / 180.0, 0.5, 2.0, false};
+	def.shape.surface = (bsSurface){t, cumulative, bs_surfaceTriangles, 0.002, 40.0 * BS_PI / 180.0, 0.5, 2.0, false};
 	ENSURE(bsSurface_IsValid(&def.shape.surface));
 	def.radius = 0.01;
 	def.radiusSpread = 0.5;

@@ -11,6 +11,7 @@
 
 #include "blobsim/distance_grid.h"
 #include "blobsim/rng.h"
+#include "core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,7 @@ static double AngleDegrees(const float n[3], bsVec3 ref)
 	bsVec3 a = bsNormalize(bsV3(n[0], n[1], n[2]));
 	double c = bsDot(a, bsNormalize(ref));
 	c = c > 1.0 ? 1.0 : (c < -1.0 ? -1.0 : c);
-	return acos(c) * 180.0 / 3.14159265358979323846;
+	return acos(c) * 180.0 / BS_PI;
 }
 
 static size_t CellIndex(const bsDistanceGrid* g, int i, int j, int k)

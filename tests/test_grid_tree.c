@@ -12,6 +12,7 @@
 #include "blobsim/rng.h"
 #include "blobsim/step.h"
 #include "blobsim/world.h"
+#include "core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,7 @@ static double AngleDegrees(const float a[3], const float b[3])
 		lb += (double)b[m] * (double)b[m];
 	}
 	double c = dot / sqrt(la * lb);
-	return acos(c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c) * (180.0 / 3.14159265358979323846);
+	return acos(c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c) * (180.0 / BS_PI);
 }
 
 // The length of the dense trilinear blend of the 8 normals around p before it is normalized,
@@ -119,7 +120,7 @@ static int LookupsWithinReported(const bsDistanceGrid* g, const bsGridTree* t, c
 		double e = fabs((double)tree.distance - (double)dense->distance);
 		double a = AngleDegrees(tree.normal, dense->normal);
 		ENSURE(e <= st->maxDistanceError);
-		ENSURE(a <= st->maxAngle * (180.0 / 3.14159265358979323846) + 1e-9);
+		ENSURE(a <= st->maxAngle * (180.0 / BS_PI) + 1e-9);
 		worstD = fmax(worstD, e);
 		worstA = fmax(worstA, a);
 		bsGridCell dt, tt;
@@ -131,7 +132,7 @@ static int LookupsWithinReported(const bsDistanceGrid* g, const bsGridTree* t, c
 		double chord = 2.0 * sin(0.5 * st->maxAngle);
 		if (len > 2.0 * chord)
 		{
-			double bound = asin(chord / len) * (180.0 / 3.14159265358979323846) + 1e-3;
+			double bound = asin(chord / len) * (180.0 / BS_PI) + 1e-3;
 			a = AngleDegrees(tt.normal, dt.normal);
 			ENSURE(a <= bound);
 			worstTA = fmax(worstTA, a);
@@ -295,10 +296,10 @@ static int Compression(const bsDistanceGrid* sphere)
 				"errors %.3g cells, %.2f deg\n", names[which], g.nx, g.ny, g.nz, b, st.planes, st.blocks,
 				(unsigned long long)st.treeBytes, (unsigned long long)st.denseBytes,
 				100.0 * (double)st.treeBytes / (double)st.denseBytes, st.maxDistanceError / g.cellSize,
-				st.maxAngle * (180.0 / 3.14159265358979323846));
+				st.maxAngle * (180.0 / BS_PI));
 			// The tolerances asked hold (the fit is decided in doubles, the tree stores floats).
 			ENSURE(st.maxDistanceError <= def.distanceTolerance * g.cellSize * (1.0 + 1e-4) + 1e-6 * g.cellSize);
-			ENSURE(st.maxAngle <= def.maxAngle + 0.01 * (3.14159265358979323846 / 180.0));
+			ENSURE(st.maxAngle <= def.maxAngle + 0.01 * (BS_PI / 180.0));
 			ENSURE(st.farPlanes == 0 && st.planes > 0);
 			ENSURE(which == 2 || st.treeBytes < st.denseBytes);  // the noisy terrain is curved everywhere
 			ENSURE(st.treeBytes == bsGridTree_Bytes(&t));

@@ -11,11 +11,11 @@
 #include "blobsim/rng.h"
 #include "blobsim/step.h"
 #include "test.h"
+#include "core.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define PI 3.14159265358979323846
 
 // --- the neighbour grid against all pairs ---
 
@@ -250,7 +250,7 @@ static void Scene_Free(Scene* s)
 
 static double Mass(double r)
 {
-	return 1000.0 * 4.0 / 3.0 * PI * r * r * r;
+	return 1000.0 * 4.0 / 3.0 * BS_PI * r * r * r;
 }
 
 // --- head-on: restitution and momentum ---
@@ -270,7 +270,7 @@ static int HeadOn(double r0, double r1, double e, bool byStiffness)
 		double l = log(e);
 		double meff = Mass(r0) * Mass(r1) / (Mass(r0) + Mass(r1));
 		s.def.interaction.contactTime = 0.0;
-		s.def.interaction.stiffness = meff * (PI * PI + l * l) / (tc * tc);
+		s.def.interaction.stiffness = meff * (BS_PI * BS_PI + l * l) / (tc * tc);
 	}
 	s.def.dt = tc / 25.0;
 	s.def.substeps = 8;  // h = t_c / 200
@@ -438,7 +438,7 @@ static int Pocket(double tangential, double* sink)
 	double ring = 2.0 * R / sqrt(3.0);
 	for (int k = 0; k < 3; ++k)
 	{
-		double a = 2.0 * PI * k / 3.0;
+		double a = 2.0 * BS_PI * k / 3.0;
 		s.p.position[k] = bsV3(ring * cos(a), R, ring * sin(a));
 	}
 	double top = R + 2.0 * R * sqrt(2.0 / 3.0);
@@ -653,7 +653,7 @@ static int SubstepRule(void)
 	d.type = bs_interactionRepulsion;
 	p.velocity[0] = bsV3(0, 0, 0);
 	bsInteraction_PlanSubsteps(&d, 0.1, bsV3(0, 0, 0), &p, &plan);
-	ENSURE_SMALL(plan.period - 2.0 * PI / sqrt(200.0 / 0.3), 1e-15);
+	ENSURE_SMALL(plan.period - 2.0 * BS_PI / sqrt(200.0 / 0.3), 1e-15);
 	ENSURE(plan.substeps == ceil(50.0 * 0.1 / plan.period));
 	// none: always 1.
 	d.type = bs_interactionNone;
@@ -753,7 +753,7 @@ static int RestsOnSleeper(void)
 		ENSURE(bsWorld_Step(s.world, &s.def, &s.p, &stats) == bs_ok);
 	}
 	double l = log(e);
-	double overlap = g / ((PI * PI + l * l) / (tc * tc));
+	double overlap = g / ((BS_PI * BS_PI + l * l) / (tc * tc));
 	ENSURE(s.p.state[0] == bs_particleSleeping && stats.woken == 0 && s.p.position[0].y == 0.0);
 	ENSURE_SMALL(2.0 * r - s.p.position[1].y - overlap, 1e-3 * overlap);
 	ENSURE_SMALL(s.p.position[1].x, 0.0);

@@ -2,6 +2,7 @@
 // a %.17g round trip, files, random mutations (for the sanitizer build) and the parsing speed.
 #include "test.h"
 
+#include "array.h"
 #include "obj.h"
 #include "blobsim/rng.h"
 
@@ -47,20 +48,9 @@ typedef struct Text
 
 static int Text_Append(Text* t, const char* s, size_t n)
 {
-	if (t->length + n + 1 > t->capacity)
+	if (!BS_ARRAY_RESERVE(t->data, t->capacity, t->length + n + 1))
 	{
-		size_t cap = t->capacity < 4096 ? 4096 : t->capacity;
-		while (cap < t->length + n + 1)
-		{
-			cap *= 2;
-		}
-		char* data = realloc(t->data, cap);
-		if (data == NULL)
-		{
-			return 1;
-		}
-		t->data = data;
-		t->capacity = cap;
+		return 1;
 	}
 	memcpy(t->data + t->length, s, n);
 	t->length += n;

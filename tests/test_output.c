@@ -1,6 +1,7 @@
 // test_output.c — atomic files (and their deferred groups), PLY particle files and POV-Ray scenes.
 #include "test.h"
 
+#include "array.h"
 #include "atomic_file.h"
 #include "output_set.h"
 #include "ply.h"
@@ -44,17 +45,11 @@ static uint8_t* ReadAll(const char* path, size_t* size)
 	uint8_t* data = malloc(cap);
 	while (data != NULL)
 	{
-		if (n == cap)
+		if (n == cap && !BS_ARRAY_RESERVE(data, cap, cap + 1))
 		{
-			uint8_t* grown = realloc(data, cap * 2);
-			if (grown == NULL)
-			{
-				free(data);
-				data = NULL;
-				break;
-			}
-			data = grown;
-			cap *= 2;
+			free(data);
+			data = NULL;
+			break;
 		}
 		size_t got = fread(data + n, 1, cap - n, f);
 		n += got;

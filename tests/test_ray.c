@@ -9,6 +9,7 @@
 
 #include "blobsim/collide.h"
 #include "blobsim/rng.h"
+#include "core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -158,7 +159,7 @@ static int ExactCrossings(const char* name, const bsTriangle* tris, uint32_t cou
 // direction (a, b, +-1) has |a|, |b| <= 1/2 crosses the fan exactly once.
 static int FanCrossings(bsRng* rng, RayCounts* vertices, RayCounts* edges)
 {
-	const double twoPi = 6.283185307179586;
+	const double twoPi = 2.0 * BS_PI;
 	for (int fan = 0; fan < 2000; ++fan)
 	{
 		int k = 3 + (int)bsRng_Below(rng, 10);

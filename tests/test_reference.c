@@ -6,6 +6,7 @@
 #include "reference.h"
 #include "blobsim/rng.h"
 #include "test.h"
+#include "core.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -278,7 +279,7 @@ static void MakeCase(bsRng* rng, int dist, long index, Case* c)
 			}
 			else
 			{
-				double phi = bsRng_Range(rng, 0.0, 6.283185307179586);
+				double phi = bsRng_Range(rng, 0.0, 2.0 * BS_PI);
 				SetC(&d, b1, len * cos(phi));
 				SetC(&d, b2, len * sin(phi));
 			}

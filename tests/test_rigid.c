@@ -10,6 +10,7 @@
 #include "blobsim/bvh.h"
 #include "blobsim/rigid.h"
 #include "blobsim/rng.h"
+#include "core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@ static double RelErr(double a, double b)
 
 static bsQuat RandomRotation(bsRng* rng)
 {
-	return bsQuat_FromAxisAngle(bsRng_UnitVector(rng), bsRng_Range(rng, 0.0, 6.283185307179586));
+	return bsQuat_FromAxisAngle(bsRng_UnitVector(rng), bsRng_Range(rng, 0.0, 2.0 * BS_PI));
 }
 
 // The columns of q's rotation matrix.
@@ -141,7 +142,7 @@ static int MassSphere(void)
 	ENSURE(bsMakeIcosphere(5, r, 0.0, false, &tris, &n) == bs_ok);
 	bsMassProperties mp;
 	ENSURE(bsComputeMassProperties(tris, n, rho, &mp) == bs_ok);
-	double V = 4.0 / 3.0 * 3.14159265358979323846 * r * r * r, m = rho * V, I = 0.4 * m * r * r;
+	double V = 4.0 / 3.0 * BS_PI * r * r * r, m = rho * V, I = 0.4 * m * r * r;
 	// Level 5 (20480 triangles): inscribed, so a little smaller; measured 5e-4 and 8e-4.
 	ENSURE_SMALL(RelErr(mp.volume, V), 1e-3);
 	ENSURE(mp.volume < V);
@@ -665,7 +666,7 @@ static int PushOut(void)
 // steps of symplectic Euler it has gone a dt^2 n (n + 1) / 2.
 static int Incline(double degrees, double mu)
 {
-	double theta = degrees * 3.14159265358979323846 / 180.0;
+	double theta = degrees * BS_PI / 180.0;
 	bsVec3 n = bsV3(-sin(theta), cos(theta), 0.0), down = bsV3(-cos(theta), -sin(theta), 0.0);
 	bsRigidBody body;
 	bsTransform pose = {bsQuat_FromAxisAngle(bsV3(0, 0, 1), theta), bsScale(0.05, n)};

@@ -19,6 +19,7 @@
 #include "blobsim/mesh_topology.h"
 #include "blobsim/rng.h"
 #include "blobsim/sensor.h"
+#include "core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -484,7 +485,7 @@ static int DeformingTest(void)
 	ENSURE(bsBvh_Build(&rest, tris, n, NULL) == bs_ok);
 	bsVec3* bent = malloc(sizeof(bsVec3) * topo.vertexCount);
 	bsTriangle* bentTris = malloc(sizeof(bsTriangle) * n);
-	Approach ap = {bsV3(1, 0, 0), bsQuat_FromAxisAngle(bsV3(0, 1, 0), 1.5707963267948966), bsV3(0, 1, 0), 0.0};
+	Approach ap = {bsV3(1, 0, 0), bsQuat_FromAxisAngle(bsV3(0, 1, 0), 0.5 * BS_PI), bsV3(0, 1, 0), 0.0};
 	FitApproach(&rest, &rest, &ap, 0.0);
 	bsSensorPair* pair;
 	ENSURE(bsSensorPair_Create(&pair, &topo, &topo, NULL) == bs_ok);
@@ -495,7 +496,7 @@ static int DeformingTest(void)
 		for (uint32_t v = 0; v < topo.vertexCount; ++v)
 		{
 			bsVec3 p = topo.positions[v];
-			bent[v] = bsV3(p.x + amp * sin(3.14159 * p.y), p.y, p.z);
+			bent[v] = bsV3(p.x + amp * sin(BS_PI * p.y), p.y, p.z);
 		}
 		uint32_t kept = 0;
 		for (uint32_t i = 0; i < n; ++i)

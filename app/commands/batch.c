@@ -7,6 +7,7 @@
 // shard i mod N, so every machine of a sharded batch agrees on who runs what.
 #include "batch.h"
 
+#include "array.h"
 #include "atomic_file.h"
 #include "cli.h"
 #include "config.h"
@@ -56,21 +57,10 @@ static void bsText_Put(bsText* t, const char* text, size_t n)
 	{
 		return;
 	}
-	if (t->length + n + 1 > t->capacity)
+	if (!BS_ARRAY_RESERVE(t->s, t->capacity, t->length + n + 1))
 	{
-		size_t capacity = t->capacity > 0 ? t->capacity : 64;
-		while (t->length + n + 1 > capacity)
-		{
-			capacity *= 2;
-		}
-		char* s = realloc(t->s, capacity);
-		if (s == NULL)
-		{
-			t->ok = false;
-			return;
-		}
-		t->s = s;
-		t->capacity = capacity;
+		t->ok = false;
+		return;
 	}
 	memcpy(t->s + t->length, text, n);
 	t->length += n;
@@ -170,7 +160,7 @@ typedef struct bsBatchPlan
 {
 	bsBatchRun* runs;
 	int count;
-	int capacity;
+	size_t capacity;
 	char* root;        // output root from the first batch file with "output" (owned), or NULL
 	char* rootSource;  // that batch file
 } bsBatchPlan;
@@ -211,18 +201,11 @@ static bool bsBatchPlan_Add(bsBatchPlan* plan, bsBatchRun* r, char* err, size_t 
 		bsBatchRun_Free(r);
 		return false;
 	}
-	if (plan->count == plan->capacity)
+	if (!BS_ARRAY_RESERVE(plan->runs, plan->capacity, (size_t)plan->count + 1))
 	{
-		int capacity = plan->capacity > 0 ? 2 * plan->capacity : 16;
-		bsBatchRun* runs = realloc(plan->runs, (size_t)capacity * sizeof(bsBatchRun));
-		if (runs == NULL)
-		{
-			snprintf(err, errlen, "out of memory");
-			bsBatchRun_Free(r);
-			return false;
-		}
-		plan->runs = runs;
-		plan->capacity = capacity;
+		snprintf(err, errlen, "out of memory");
+		bsBatchRun_Free(r);
+		return false;
 	}
 	r->index = plan->count;
 	r->exitCode = -1;
@@ -684,6 +667,7 @@ static bool bsAddFolder(bsBatchPlan* plan, const char* dir, char* err, size_t er
 	}
 	char** names = NULL;
 	int count = 0;
+	size_t capacity = 0;
 	bool ok = true;
 	struct dirent* e;
 	while (ok && (e = readdir(d)) != NULL)
@@ -693,11 +677,9 @@ static bool bsAddFolder(bsBatchPlan* plan, const char* dir, char* err, size_t er
 		{
 			continue;
 		}
-		char** grown = realloc(names, (size_t)(count + 1) * sizeof(char*));
-		ok = grown != NULL;
+		ok = BS_ARRAY_RESERVE(names, capacity, (size_t)count + 1);
 		if (ok)
 		{
-			names = grown;
 			names[count] = bsFormat("%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name);
 			ok = names[count] != NULL;
 			count += ok;
@@ -823,11 +805,12 @@ typedef struct bsHashCache
 {
 	bsInputFile* files;
 	int count;
+	size_t capacity;
 } bsHashCache;
 
 static void bsHashCache_Free(bsHashCache* cache)
 {
-	bsInputList list = {cache->files, cache->count};
+	bsInputList list = {cache->files, cache->count, cache->capacity};
 	bsInputList_Free(&list);
 	memset(cache, 0, sizeof(*cache));
 }
@@ -846,17 +829,14 @@ static void bsHashCache_Hash(bsHashCache* cache, bsInputFile* in)
 		}
 	}
 	in->hashed = bsHashFile(in->path, &in->size, &in->hash);
-	bsInputFile* files = realloc(cache->files, (size_t)(cache->count + 1) * sizeof(bsInputFile));
 	char* path = bsFormat("%s", in->path);
-	if (files == NULL || path == NULL)
+	if (path == NULL || !BS_ARRAY_RESERVE(cache->files, cache->capacity, (size_t)cache->count + 1))
 	{
-		cache->files = files != NULL ? files : cache->files;
 		free(path);
 		return;  // not cached: hashed again next time
 	}
-	cache->files = files;
-	files[cache->count] = *in;
-	files[cache->count].path = path;
+	cache->files[cache->count] = *in;
+	cache->files[cache->count].path = path;
 	cache->count += 1;
 }
 
@@ -882,7 +862,7 @@ static bool bsUpToDate(const bsBatchRun* r, bool render, bsHashCache* cache, cha
 		return false;
 	}
 	bsConfig c;
-	bsInputList inputs = {NULL, 0};
+	bsInputList inputs = {NULL, 0, 0};
 	const char* const* overrides = (const char* const*)r->overrides;
 	bool configOk = bsConfig_LoadWithOverrides(r->config, overrides, r->overrideCount, &c, &cerr) == bs_ok;
 	bool ok = false;
@@ -1533,7 +1513,7 @@ int bsBatchMain(int argc, char** argv)
 		return bsBatchFail("out of memory");
 	}
 	int mineCount = 0, todoCount = 0;
-	bsHashCache cache = {NULL, 0};
+	bsHashCache cache = {NULL, 0, 0};
 	for (int i = 0; i < plan.count; ++i)
 	{
 		if (o.shardCount > 0 && i % o.shardCount != o.shard)

@@ -7,6 +7,7 @@
 #include "bench.h"
 #include "cli.h"
 #include "compare.h"
+#include "core.h"
 #include "grid.h"
 #include "regress.h"
 #include "render_command.h"
@@ -47,7 +48,7 @@ static const bsCommand bs_commands[] = {
 
 enum
 {
-	bs_commandCount = sizeof(bs_commands) / sizeof(bs_commands[0])
+	bs_commandCount = BS_COUNT(bs_commands)
 };
 
 static void bsUsage(FILE* f)

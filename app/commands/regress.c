@@ -9,6 +9,7 @@
 // pixel for pixel (only the PNG's time stamp differs).
 #include "regress.h"
 
+#include "array.h"
 #include "atomic_file.h"
 #include "cli.h"
 #include "json.h"
@@ -97,6 +98,7 @@ typedef struct bsRegressSuite
 	bsRegressLimits limits;
 	bsRegressCase* cases;
 	int count;
+	size_t capacity;
 } bsRegressSuite;
 
 typedef struct bsRegressOptions
@@ -324,16 +326,14 @@ static bool bsAddCase(bsRegressSuite* s, char* name, const char* written, const 
 		free(config);
 		return bsSuiteFail(err, errlen, file, path, "more than %d cases", bs_regressMaxCases);
 	}
-	bsRegressCase* cases = realloc(s->cases, ((size_t)s->count + 1) * sizeof(*cases));
-	if (cases == NULL)
+	if (!BS_ARRAY_RESERVE(s->cases, s->capacity, (size_t)s->count + 1))
 	{
 		free(name);
 		free(config);
 		snprintf(err, errlen, "%s: out of memory", file);
 		return false;
 	}
-	s->cases = cases;
-	bsRegressCase* c = cases + s->count++;
+	bsRegressCase* c = s->cases + s->count++;
 	memset(c, 0, sizeof(*c));
 	c->name = name;
 	c->config = config;
@@ -554,6 +554,7 @@ static bool bsReadSuiteFolder(bsRegressSuite* s, char* err, size_t errlen)
 	}
 	char** names = NULL;
 	int count = 0;
+	size_t capacity = 0;
 	bool ok = true;
 	struct dirent* e;
 	while (ok && (e = readdir(d)) != NULL)
@@ -563,12 +564,8 @@ static bool bsReadSuiteFolder(bsRegressSuite* s, char* err, size_t errlen)
 		{
 			continue;
 		}
-		char** grown = count < bs_regressMaxCases ? realloc(names, ((size_t)count + 1) * sizeof(char*)) : NULL;
-		char* name = grown != NULL ? bsFormat("%s", e->d_name) : NULL;
-		if (grown != NULL)
-		{
-			names = grown;
-		}
+		bool room = count < bs_regressMaxCases && BS_ARRAY_RESERVE(names, capacity, (size_t)count + 1);
+		char* name = room ? bsFormat("%s", e->d_name) : NULL;
 		if (name == NULL)
 		{
 			snprintf(err, errlen, "%s: too many configs or out of memory", s->dir);

@@ -8,13 +8,14 @@
 #include "blobsim/body.h"
 #include "blobsim/csrbf.h"
 #include "blobsim/quat.h"
+#include "core.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const double bsDegrees = 3.14159265358979323846 / 180.0;
+static const double bsDegrees = BS_PI / 180.0;
 static const bsRange bsMaxAngleRange = {0.0, 180.0, true, "a number > 0 and <= 180 (degrees)"};
 
 static const bsSchemaKey bsRotateKeys[] = {
@@ -46,7 +47,7 @@ static const bsSchemaKey bsBodyKeys[] = {
 	BS_REQUIRED_FILE("file", bsBodyConfig, file),
 	BS_KEY("material", &bsMaterialSchema),
 	BS_KEY("loop", BS_VALUE),
-	BS_NUMBER("max_angle", bsBodyConfig, maxAngle, &bsMaxAngleRange, 5.729577951308232),
+	BS_NUMBER("max_angle", bsBodyConfig, maxAngle, &bsMaxAngleRange, 0.1 * 180.0 / BS_PI),
 	BS_KEY("keys", &bsKeyArraySchema),
 	BS_KEY("deform", &bsDeformSchema),
 	BS_KEY("dynamic", &bsDynamicSchema)};

@@ -4,6 +4,7 @@
 // (or the next segment, an index) says.
 #include "config_override.h"
 
+#include "array.h"
 #include "config_read.h"
 #include "json.h"
 
@@ -240,14 +241,11 @@ static bool bsOverrideDescend(bsCtx* c, bsOverrideWalk* w, const bsOverrideStep*
 static bool bsRememberSetPath(bsCtx* c, const char* text, const char* path)
 {
 	char* copy = bsStrDup(path);
-	char** grown = copy != NULL
-		? realloc(c->setPaths, (size_t)(c->setPathCount + 1) * sizeof *c->setPaths) : NULL;
-	if (grown == NULL)
+	if (copy == NULL || !BS_ARRAY_RESERVE(c->setPaths, c->setPathCapacity, (size_t)c->setPathCount + 1))
 	{
 		free(copy);
 		return bsOverrideFail(c, bs_errOutOfMemory, text, "out of memory");
 	}
-	c->setPaths = grown;
 	c->setPaths[c->setPathCount++] = copy;
 	return true;
 }

@@ -8,13 +8,12 @@
 #include "config.h"
 
 #include "atomic_file.h"  // BS_PRINTF_FORMAT
+#include "core.h"         // BS_COUNT
 
 #include <cjson/cJSON.h>
 
 #include <stdbool.h>
 #include <stddef.h>
-
-#define BS_COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 // --- Text for messages ---
 
@@ -58,6 +57,7 @@ typedef struct bsCtx
 	size_t pathLength;
 	char** setPaths;        // JSON paths written by --set overrides
 	int setPathCount;
+	size_t setPathCapacity;
 } bsCtx;
 
 // A context at the top level for the config at path (NULL: "<config>" in the current directory).

@@ -8,6 +8,7 @@
 #include "config_material.h"
 #include "config_path.h"
 #include "pov_writer.h"
+#include "core.h"
 
 #include <float.h>
 #include <limits.h>
@@ -473,7 +474,7 @@ static bool bsReadNozzle(bsCtx* c, const cJSON* v, bsNozzle* n)
 	{
 		return false;
 	}
-	n->coneAngle = degrees * (3.141592653589793 / 180.0);
+	n->coneAngle = degrees * (BS_PI / 180.0);
 	double m = bsMaxAbs(n->direction);
 	if (m == 0.0)
 	{
@@ -505,7 +506,7 @@ static bool bsReadSurface(bsCtx* c, const cJSON* v, double radius, bsEmitterConf
 	}
 	em->mesh = (int)mesh;
 	s->back = side == 1;
-	s->coneAngle = degrees * (3.141592653589793 / 180.0);
+	s->coneAngle = degrees * (BS_PI / 180.0);
 	const cJSON* group = bsMember(v, "group");
 	if (group == NULL)
 	{

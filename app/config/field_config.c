@@ -1,5 +1,6 @@
 // field_config.c — reads the config's `field` block (field_config.h) into bsConfig.field.
 #include "field_config.h"
+#include "core.h"
 
 #include "config.h"
 #include "config_read.h"
@@ -119,7 +120,7 @@ static bool bsReadFieldCompress(bsCtx* c, const cJSON* field, bsFieldConfig* f)
 	}
 	if (bsMember(o, "max_angle") != NULL)
 	{
-		f->compressDef.maxAngle *= 3.14159265358979323846 / 180.0;
+		f->compressDef.maxAngle *= BS_PI / 180.0;
 	}
 	int b = f->compressDef.blockSize;
 	if ((b & (b - 1)) != 0)

@@ -2,6 +2,7 @@
 // line:column, then cJSON for the tree; and reading a JSON file with a size cap.
 #include "json.h"
 
+#include "array.h"
 #include "atomic_file.h"  // BS_PRINTF_FORMAT
 #include "files.h"
 
@@ -670,17 +671,11 @@ static char* bsReadCapped(FILE* f, size_t* length, bool* failed)
 	*failed = false;
 	while (text != NULL && n <= BS_JSON_MAX_FILE_SIZE)
 	{
-		if (n == capacity)
+		if (n == capacity && !BS_ARRAY_RESERVE(text, capacity, capacity + 1))
 		{
-			char* grown = realloc(text, capacity * 2);
-			if (grown == NULL)
-			{
-				free(text);
-				text = NULL;
-				break;
-			}
-			text = grown;
-			capacity *= 2;
+			free(text);
+			text = NULL;
+			break;
 		}
 		size_t got = fread(text + n, 1, capacity - n, f);
 		n += got;

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "render_frames.h"
 
+#include "array.h"
 #include "atomic_file.h"
 #include "files.h"
 #include "inputs.h"
@@ -69,16 +70,9 @@ static bool bsRenderItem_SetSurface(bsRenderItem* item, const char* dir, const c
 
 bool bsRenderPlan_Add(bsRenderPlan* plan, int frame, const char* readPath)
 {
-	if (plan->count == plan->capacity)
+	if (!BS_ARRAY_RESERVE(plan->items, plan->capacity, (size_t)plan->count + 1))
 	{
-		int capacity = plan->capacity > 0 ? 2 * plan->capacity : 16;
-		bsRenderItem* items = realloc(plan->items, (size_t)capacity * sizeof(bsRenderItem));
-		if (items == NULL)
-		{
-			return false;
-		}
-		plan->items = items;
-		plan->capacity = capacity;
+		return false;
 	}
 	bsRenderItem* item = plan->items + plan->count;
 	memset(item, 0, sizeof(*item));

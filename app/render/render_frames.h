@@ -56,7 +56,8 @@ typedef struct bsRenderPlan
 	bool commitNow;            // each image into place when done (render DIR), not with the group (run)
 	bsRenderMeter* meter;      // begun by the caller for the pending renders; NULL (Init): no progress
 	bsRenderItem* items;
-	int count, capacity;
+	int count;
+	size_t capacity;
 	int rendered;              // images made by Run (rendered or copied)
 } bsRenderPlan;
 

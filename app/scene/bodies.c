@@ -1,6 +1,7 @@
 // bodies.c — a run's moving bodies (bodies.h).
 #include "bodies.h"
 
+#include "array.h"
 #include "atomic_file.h"
 #include "files.h"
 #include "obj.h"
@@ -301,15 +302,13 @@ void bsEnvBodies_Sensors(bsEnvBodies* bodies, const bsWorld* world, double radiu
 	size_t n = bsWorld_SensorParticles(world, NULL, NULL, 0);
 	if (n > bodies->sensorCapacity)
 	{
-		bsVec3* grown = realloc(bodies->sensors, n * sizeof(bsVec3));
-		bodies->sensors = grown != NULL ? grown : bodies->sensors;
-		uint8_t* side = realloc(bodies->sensorSide, n);
-		bodies->sensorSide = side != NULL ? side : bodies->sensorSide;
-		if (grown == NULL || side == NULL)
+		// Both arrays grow together, to one capacity.
+		size_t capacity = bsArray_NextCapacity(bodies->sensorCapacity, n);
+		if (!BS_ARRAY_RESIZE(bodies->sensors, capacity) || !BS_ARRAY_RESIZE(bodies->sensorSide, capacity))
 		{
 			return;  // out of memory: the scene goes without them
 		}
-		bodies->sensorCapacity = n;
+		bodies->sensorCapacity = capacity;
 	}
 	scene->sensorCount = bsWorld_SensorParticles(world, bodies->sensors, bodies->sensorSide, n);
 	scene->sensors = bodies->sensors;

@@ -2,6 +2,7 @@
 
 #include "bodies.h"
 
+#include "array.h"
 #include "obj.h"
 #include "blobsim/quat.h"
 #include "blobsim/timer.h"
@@ -21,7 +22,7 @@ typedef struct bsMeshPlacement
 
 static bsMeshPlacement bsMakePlacement(const bsMeshConfig* mc)
 {
-	double rad = 3.14159265358979323846 / 180.0;  // the config's degrees
+	double rad = BS_PI / 180.0;  // the config's degrees
 	double r[3][3];
 	bsRotation_EulerXYZ(bsV3(mc->rotate.x * rad, mc->rotate.y * rad, mc->rotate.z * rad), r);
 	double s[3] = {mc->scale.x, mc->scale.y, mc->scale.z};
@@ -156,17 +157,7 @@ static bsResult bsEnvironment_AddMesh(bsEnvironment* env, const bsMeshConfig* mc
 		bsObj_Free(&mesh);
 		return bs_errTooLarge;
 	}
-	bsTriangle* tris = realloc(env->triangles, (size_t)(total > 0 ? total : 1) * sizeof(bsTriangle));
-	if (tris != NULL)
-	{
-		env->triangles = tris;
-	}
-	bsEnvGroup* gs = realloc(env->groups, (size_t)(groups > 0 ? groups : 1) * sizeof(bsEnvGroup));
-	if (gs != NULL)
-	{
-		env->groups = gs;
-	}
-	if (tris == NULL || gs == NULL)
+	if (!BS_ARRAY_RESIZE(env->triangles, (size_t)total) || !BS_ARRAY_RESIZE(env->groups, (size_t)groups))
 	{
 		snprintf(err, errlen, "%s: out of memory", mc->file);
 		bsObj_Free(&mesh);

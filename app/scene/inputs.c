@@ -1,6 +1,7 @@
 // inputs.c — the input files of a run and their content hashes.
 #include "inputs.h"
 
+#include "array.h"
 #include "files.h"
 #include "blobsim/hash.h"
 
@@ -52,13 +53,11 @@ static bool bsInputList_Add(bsInputList* list, const char* path, bool hash)
 			return true;
 		}
 	}
-	bsInputFile* files = realloc(list->files, (size_t)(list->count + 1) * sizeof(bsInputFile));
-	if (files == NULL)
+	if (!BS_ARRAY_RESERVE(list->files, list->capacity, (size_t)list->count + 1))
 	{
 		return false;
 	}
-	list->files = files;
-	bsInputFile* f = files + list->count;
+	bsInputFile* f = list->files + list->count;
 	memset(f, 0, sizeof(*f));
 	size_t n = strlen(path);
 	f->path = malloc(n + 1);

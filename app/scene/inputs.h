@@ -24,6 +24,7 @@ typedef struct bsInputList
 {
 	bsInputFile* files;
 	int count;
+	size_t capacity;
 } bsInputList;
 
 // The files config names, in config order (meshes, then `file` emitters), each path once. With hash,

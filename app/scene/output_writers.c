@@ -1,5 +1,6 @@
 // output_writers.c — the table of output writers (output_writers.h) and its walk.
 #include "output_writers.h"
+#include "core.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@ static const bsOutputWriter* const bs_outputWriters[] = {
 bool bsOutputWriters_Write(bsOutputContext* context, int frame, char* err, size_t errlen)
 {
 	int snapshot = frame < 0 ? bs_outputScene : bs_outputFrame;
-	for (size_t k = 0; k < sizeof(bs_outputWriters) / sizeof(bs_outputWriters[0]); ++k)
+	for (int k = 0; k < BS_COUNT(bs_outputWriters); ++k)
 	{
 		const bsOutputWriter* w = bs_outputWriters[k];
 		if ((w->snapshots & snapshot) != 0 && !w->write(context, frame, err, errlen))

@@ -119,14 +119,6 @@ typedef struct bsSweep
 	double roundoff; // bound on the rounding of a plane distance at C1 or C2 (bsSweep_ReachesSlabBefore)
 } bsSweep;
 
-// The body of a test after its cheap rejection: kept out of line so that the rejection, which most
-// calls end at, runs without the body's register saves and stack frame.
-#if defined(__GNUC__)
-#define BS_COLD_PATH __attribute__((noinline))
-#else
-#define BS_COLD_PATH
-#endif
-
 // Cheap rejections shared by the capsule tests, on the triangle's bounds. "Every vertex below a
 // bound on an axis" is "the largest coordinate below it", so the SSE2 versions take the bounds with
 // minpd/maxpd (x and y in one register, z in the low lane of another) and compare them once: the

@@ -1,6 +1,7 @@
 // body.c — bodies and their motion (body.h): keyframe tracks, the CSRBF deformation, and the one
 // switch on the motion kind.
 #include "blobsim/body.h"
+#include "core.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -214,7 +215,7 @@ bsResult bsBody_Create(const bsBodyDef* def, bsBody** body)
 {
 	*body = NULL;
 	if (def->triangleCount == 0 || def->triangles == NULL || (unsigned)def->kind >= (unsigned)bs_motionKindCount ||
-		!(def->maxAngle > 0.0) || !(def->maxAngle <= 3.14159))
+		!(def->maxAngle > 0.0) || !(def->maxAngle <= BS_PI))
 	{
 		return bs_errInvalidArgument;
 	}

@@ -2,6 +2,7 @@
 // main loop over a plain triangle list (the brute-force answer the BVH must reproduce).
 #include "blobsim/closest.h"
 #include "blobsim/collide.h"
+#include "core.h"
 
 #include <string.h>
 
@@ -166,7 +167,7 @@ const char* bsTestName(bsTest test)
 {
 	static const char* names[] = {"none", "start-sphere", "cylinder", "end-sphere", "exact", "ray",
 		"plane", "sphere"};
-	_Static_assert(sizeof(names) / sizeof(names[0]) == bs_testCount, "one name per test");
+	_Static_assert(BS_COUNT(names) == bs_testCount, "one name per test");
 	return (unsigned)test < (unsigned)bs_testCount ? names[test] : "unknown";
 }
 
@@ -174,6 +175,6 @@ const char* bsBranchName(bsBranch branch)
 {
 	static const char* names[] = {"none", "Step2", "Step3", "Step4", "Par5", "Par6", "Par7", "Int4",
 		"Int6", "start", "face", "edge", "vertex"};
-	_Static_assert(sizeof(names) / sizeof(names[0]) == bs_branchCount, "one name per branch");
+	_Static_assert(BS_COUNT(names) == bs_branchCount, "one name per branch");
 	return (unsigned)branch < (unsigned)bs_branchCount ? names[branch] : "unknown";
 }

@@ -8,6 +8,7 @@
 #include "blobsim/parallel.h"
 #include "blobsim/timer.h"
 #include "weld.h"
+#include "core.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -43,7 +44,7 @@ enum
 	bs_cellSided = 64,   // bs_cellInside is decided
 };
 
-static const double bs_fourPi = 12.566370614359172953850573533118;
+static const double bs_fourPi = 4.0 * BS_PI;
 
 const char* bsGridMethodName(bsGridMethod method)
 {

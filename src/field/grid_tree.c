@@ -1,5 +1,6 @@
 // grid_tree.c — the two-level compressed distance/normal grid (see grid_tree.h).
 #include "blobsim/grid_tree.h"
+#include "core.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@ bsGridTreeDef bsDefaultGridTreeDef(void)
 	bsGridTreeDef def;
 	def.blockSize = 4;
 	def.distanceTolerance = 0.25;
-	def.maxAngle = 10.0 * (3.14159265358979323846 / 180.0);
+	def.maxAngle = 10.0 * (BS_PI / 180.0);
 	def.farDistance = 0.0;
 	return def;
 }
@@ -24,7 +25,7 @@ bsResult bsGridTreeDef_Check(const bsGridTreeDef* def)
 	int b = def->blockSize;
 	bool power = b == 2 || b == 4 || b == 8 || b == 16;
 	bool ok = power && def->distanceTolerance >= 0.0 && isfinite(def->distanceTolerance) &&
-		def->maxAngle >= 0.0 && def->maxAngle <= 3.14159265358979323846 && def->farDistance >= 0.0 && isfinite(def->farDistance);
+		def->maxAngle >= 0.0 && def->maxAngle <= BS_PI && def->farDistance >= 0.0 && isfinite(def->farDistance);
 	return ok ? bs_ok : bs_errInvalidArgument;
 }
 

@@ -1,6 +1,7 @@
 // mesh_topology.c — welding a triangle soup, face adjacency and one-rings (mesh_topology.h).
 #include "blobsim/mesh_topology.h"
 
+#include "array.h"
 #include "weld.h"
 
 #include <stdlib.h>
@@ -155,12 +156,12 @@ static bool bsBuildRings(bsMeshTopology* m)
 		m->ringStart[v + 1] = used;
 	}
 	free(fill);
-	m->ring = realloc(twice, sizeof(uint32_t) * (used > 0 ? used : 1));
-	if (m->ring == NULL)
+	if (!BS_ARRAY_RESIZE(twice, used))
 	{
 		free(twice);
 		return false;
 	}
+	m->ring = twice;
 	return true;
 }
 

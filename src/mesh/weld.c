@@ -1,6 +1,8 @@
 // weld.c — welding a triangle soup by exact position (weld.h).
 #include "weld.h"
 
+#include "array.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,8 +79,7 @@ bsResult bsWeld_Build(bsWeld* weld, const bsTriangle* tris, uint32_t count)
 		weld->cornerVertex[c] = bsWeld_Insert(weld, table, slots - 1, bsWeld_Corner(tris, c));
 	}
 	free(table);
-	bsVec3* fit = realloc(weld->positions, sizeof(bsVec3) * (weld->vertexCount > 0 ? weld->vertexCount : 1));
-	weld->positions = fit != NULL ? fit : weld->positions;
+	(void)BS_ARRAY_RESIZE(weld->positions, weld->vertexCount);  // shrunk to the welded vertices, or kept
 	return bs_ok;
 }
 

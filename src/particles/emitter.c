@@ -1,6 +1,7 @@
 // emitter.c — what every emitter class shares (emitter_class.h): the table of classes by type, the
 // counts, emission all at once and one particle after another, the check of the particles appended.
 #include "emitter_class.h"
+#include "core.h"
 
 #include <math.h>
 
@@ -198,7 +199,7 @@ void bsEmitter_Basis(bsVec3 d, bsVec3* u, bsVec3* w)
 // the azimuth.
 bsVec3 bsEmitter_ConeDirection(bsVec3 a, bsVec3 u, bsVec3 w, double angle, bsRng* rng)
 {
-	const double twoPi = 6.283185307179586;
+	const double twoPi = 2.0 * BS_PI;
 	double c = 1.0 - bsRng_Uniform(rng) * (1.0 - cos(angle));
 	double s = sqrt(fmax(0.0, 1.0 - c * c));
 	double psi = twoPi * bsRng_Uniform(rng);

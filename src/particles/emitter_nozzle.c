@@ -1,6 +1,7 @@
 // emitter_nozzle.c — the nozzle emitter (bs_emitterNozzle, bsNozzle): count[0] particles on a disk,
 // directions uniform in a cone, speeds in a range.
 #include "emitter_class.h"
+#include "core.h"
 
 #include <math.h>
 
@@ -13,7 +14,7 @@ static void bsNozzleEmitter_EmitOne(const bsEmitterDef* def, uint64_t k, bsRng* 
 	const bsNozzle* n = &def->shape.nozzle;
 	bsVec3 u, w;
 	bsEmitter_Basis(n->direction, &u, &w);
-	const double twoPi = 6.283185307179586;
+	const double twoPi = 2.0 * BS_PI;
 	double r = n->diskRadius * sqrt(bsRng_Uniform(rng));
 	double phi = twoPi * bsRng_Uniform(rng);
 	bsVec3 position = bsMulAdd(bsMulAdd(n->center, r * cos(phi), u), r * sin(phi), w);
@@ -26,7 +27,7 @@ static bool bsNozzleEmitter_IsValid(const bsEmitterDef* def)
 {
 	const bsNozzle* n = &def->shape.nozzle;
 	return fabs(bsLength(n->direction) - 1.0) < 1e-9 && n->diskRadius >= 0.0 && isfinite(n->diskRadius) &&
-		n->coneAngle >= 0.0 && n->coneAngle <= 3.141592653589794 && n->speedMin >= 0.0 &&
+		n->coneAngle >= 0.0 && n->coneAngle <= BS_PI && n->speedMin >= 0.0 &&
 		n->speedMax >= n->speedMin && isfinite(n->speedMax);
 }
 

@@ -1,6 +1,7 @@
 // emitter_surface.c — the surface emitter (bs_emitterSurface, bsSurface): count[0] particles on
 // triangles by area, off the face, moving along its normal.
 #include "emitter_class.h"
+#include "core.h"
 
 #include <math.h>
 
@@ -41,7 +42,7 @@ bool bsSurface_IsValid(const bsSurface* s)
 {
 	double total = s->count > 0 && s->cumulative != NULL ? s->cumulative[s->count - 1] : 0.0;
 	return s->triangles != NULL && total > 0.0 && isfinite(total) && s->gap >= 0.0 && isfinite(s->gap) &&
-		s->coneAngle >= 0.0 && s->coneAngle <= 1.5707963267948967 && s->speedMin >= 0.0 &&
+		s->coneAngle >= 0.0 && s->coneAngle <= 0.5 * BS_PI && s->speedMin >= 0.0 &&
 		s->speedMax >= s->speedMin && isfinite(s->speedMax);
 }
 

@@ -1,6 +1,8 @@
 // neighbour_grid.c — the uniform grid of the free particles (neighbour_grid.h).
 #include "blobsim/neighbour_grid.h"
 
+#include "array.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,27 +23,6 @@ static void bsGrid_For(bsPool* pool, size_t count, bsRangeFn* fn, void* context)
 	{
 		fn(context, 0, count, 0);
 	}
-}
-
-// Grows *array to hold count elements of size bytes; false (array kept) when out of memory.
-static bool bsGrow(void** array, size_t* capacity, size_t count, size_t size)
-{
-	if (*capacity >= count)
-	{
-		return true;
-	}
-	if (count > SIZE_MAX / size)
-	{
-		return false;
-	}
-	void* grown = realloc(*array, count * size);
-	if (grown == NULL)
-	{
-		return false;
-	}
-	*array = grown;
-	*capacity = count;
-	return true;
 }
 
 // --- bounds: the free particles' box, largest radius and count ---
@@ -285,12 +266,12 @@ static void bsGrid_Sort(bsNeighbourGrid* g, size_t particleCount, size_t buckets
 // Every array large enough; on failure the caller frees the grid (a partly grown one is no use).
 static bool bsGrid_Reserve(bsNeighbourGrid* g, size_t particles, size_t slots, size_t buckets)
 {
-	if (!bsGrow((void**)&g->bucketOf, &g->particleCapacity, particles, sizeof(uint32_t)) ||
-		!bsGrow((void**)&g->start, &g->bucketCapacity, buckets + 1, sizeof(uint32_t)))
+	if (!BS_ARRAY_RESERVE(g->bucketOf, g->particleCapacity, particles) ||
+		!BS_ARRAY_RESERVE(g->start, g->bucketCapacity, buckets + 1))
 	{
 		return false;
 	}
-	if (g->fixedStates != 0 && !bsGrow((void**)&g->fixed, &g->fixedCapacity, slots, sizeof(uint8_t)))
+	if (g->fixedStates != 0 && !BS_ARRAY_RESERVE(g->fixed, g->fixedCapacity, slots))
 	{
 		return false;
 	}
@@ -298,13 +279,11 @@ static bool bsGrid_Reserve(bsNeighbourGrid* g, size_t particles, size_t slots, s
 	{
 		return true;
 	}
-	// The four slot arrays grow together: each from the same capacity to the same count.
-	size_t c[4] = {g->slotCapacity, g->slotCapacity, g->slotCapacity, g->slotCapacity};
-	bool grown = bsGrow((void**)&g->index, c, slots, sizeof(uint32_t)) &&
-		bsGrow((void**)&g->position, c + 1, slots, sizeof(bsVec3)) &&
-		bsGrow((void**)&g->velocity, c + 2, slots, sizeof(bsVec3)) &&
-		bsGrow((void**)&g->radius, c + 3, slots, sizeof(double));
-	g->slotCapacity = grown ? slots : g->slotCapacity;
+	// The four slot arrays grow together, to one capacity.
+	size_t capacity = bsArray_NextCapacity(g->slotCapacity, slots);
+	bool grown = BS_ARRAY_RESIZE(g->index, capacity) && BS_ARRAY_RESIZE(g->position, capacity) &&
+		BS_ARRAY_RESIZE(g->velocity, capacity) && BS_ARRAY_RESIZE(g->radius, capacity);
+	g->slotCapacity = grown ? capacity : g->slotCapacity;
 	return grown;
 }
 

@@ -1,5 +1,7 @@
 #include "blobsim/particles.h"
 
+#include "array.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,18 +54,6 @@ void bsParticleFault_Describe(bsParticleFault fault, const bsParticleDef* p, cha
 	snprintf(out, size, "unknown fault");
 }
 
-// Reallocates one array to capacity elements of size bytes; NULL keeps the old one.
-static bool bsGrow(void** array, size_t capacity, size_t size)
-{
-	void* grown = realloc(*array, capacity * size);
-	if (grown == NULL)
-	{
-		return false;
-	}
-	*array = grown;
-	return true;
-}
-
 bsResult bsParticles_Reserve(bsParticles* p, size_t capacity)
 {
 	if (capacity <= p->capacity)
@@ -80,11 +70,9 @@ bsResult bsParticles_Reserve(bsParticles* p, size_t capacity)
 	}
 	// Each array grows on its own; one that fails leaves the others larger, which is harmless: the
 	// capacity only moves up once all of them succeeded.
-	if (!bsGrow((void**)&p->position, capacity, sizeof(bsVec3)) ||
-		!bsGrow((void**)&p->velocity, capacity, sizeof(bsVec3)) ||
-		!bsGrow((void**)&p->radius, capacity, sizeof(double)) ||
-		!bsGrow((void**)&p->state, capacity, sizeof(uint8_t)) ||
-		!bsGrow((void**)&p->id, capacity, sizeof(uint32_t)))
+	if (!BS_ARRAY_RESIZE(p->position, capacity) || !BS_ARRAY_RESIZE(p->velocity, capacity) ||
+		!BS_ARRAY_RESIZE(p->radius, capacity) || !BS_ARRAY_RESIZE(p->state, capacity) ||
+		!BS_ARRAY_RESIZE(p->id, capacity))
 	{
 		return bs_errOutOfMemory;
 	}
@@ -123,8 +111,8 @@ bsResult bsParticles_Append(bsParticles* p, const bsParticleDef* particle)
 	}
 	if (p->count == p->capacity)
 	{
-		size_t grown = p->capacity < 16 ? 16 : p->capacity + p->capacity / 2;
-		bsResult r = bsParticles_Reserve(p, grown);
+		size_t grown = bsArray_NextCapacity(p->capacity, p->count + 1);
+		bsResult r = bsParticles_Reserve(p, grown <= BS_PARTICLES_MAX ? grown : p->count + 1);
 		if (r != bs_ok)
 		{
 			return r;

@@ -10,6 +10,7 @@
 // bodies were added, so the result is the same at any thread count.
 #include "body_dynamics.h"
 
+#include "array.h"
 #include "collider_body.h"
 
 #include "blobsim/body.h"
@@ -41,6 +42,7 @@ struct bsWorldDynamics
 	int32_t contactCount, contactCapacity;
 	bsBodyPair* pairs;
 	int pairCount;
+	size_t pairCapacity;
 	bsMeshTopology** topology;    // per world body, built on its first sensor query (NULL before; a
 	                              // pointer each: the sensor pairs hold them while bodies are added)
 	bsVec3* positions;            // a deforming body's welded vertices for a sensor query
@@ -123,15 +125,8 @@ static bsResult bsWorldDynamics_Sync(bsWorldDynamics* d, const bsWorldBodies* bo
 	{
 		return bs_ok;
 	}
-	int* rigidOf = realloc(d->rigidOf, (size_t)n * sizeof(int));
-	bsMeshTopology** topology = realloc(d->topology, (size_t)n * sizeof(bsMeshTopology*));
-	bsRigidBody* rigid = realloc(d->rigid, (size_t)n * sizeof(bsRigidBody));
-	bsTransform* start = realloc(d->start, (size_t)n * sizeof(bsTransform));
-	d->rigidOf = rigidOf != NULL ? rigidOf : d->rigidOf;
-	d->topology = topology != NULL ? topology : d->topology;
-	d->rigid = rigid != NULL ? rigid : d->rigid;
-	d->start = start != NULL ? start : d->start;
-	if (rigidOf == NULL || topology == NULL || rigid == NULL || start == NULL)
+	if (!BS_ARRAY_RESIZE(d->rigidOf, (size_t)n) || !BS_ARRAY_RESIZE(d->topology, (size_t)n) ||
+		!BS_ARRAY_RESIZE(d->rigid, (size_t)n) || !BS_ARRAY_RESIZE(d->start, (size_t)n))
 	{
 		return bs_errOutOfMemory;
 	}
@@ -171,18 +166,13 @@ static bsResult bsWorldDynamics_Reserve(bsWorldDynamics* d, uint32_t extra)
 	{
 		return bs_errTooLarge;
 	}
-	int32_t capacity = d->contactCapacity < 64 ? 64 : d->contactCapacity;
-	while (capacity < need)
-	{
-		capacity *= 2;
-	}
-	bsRigidContact* grown = realloc(d->contacts, (size_t)capacity * sizeof(bsRigidContact));
-	if (grown == NULL)
+	// At most twice INT32_MAX / 2: an int32_t, as the contact generators take it.
+	size_t capacity = bsArray_NextCapacity((size_t)d->contactCapacity, (size_t)need);
+	if (!BS_ARRAY_RESIZE(d->contacts, capacity))
 	{
 		return bs_errOutOfMemory;
 	}
-	d->contacts = grown;
-	d->contactCapacity = capacity;
+	d->contactCapacity = (int32_t)capacity;
 	return bs_ok;
 }
 
@@ -276,12 +266,10 @@ static bsBodyPair* bsWorldDynamics_Pair(bsWorldDynamics* d, int i, int j)
 			return d->pairs + k;
 		}
 	}
-	bsBodyPair* grown = realloc(d->pairs, (size_t)(d->pairCount + 1) * sizeof(bsBodyPair));
-	if (grown == NULL)
+	if (!BS_ARRAY_RESERVE(d->pairs, d->pairCapacity, (size_t)d->pairCount + 1))
 	{
 		return NULL;
 	}
-	d->pairs = grown;
 	bsBodyPair* p = d->pairs + d->pairCount++;
 	memset(p, 0, sizeof *p);
 	p->i = i;
@@ -362,15 +350,9 @@ static bsResult bsWorldDynamics_SensorQuery(bsWorldDynamics* d, const bsWorldBod
 		}
 	}
 	size_t need = (size_t)ta->vertexCount + tb->vertexCount;
-	if (d->positionCapacity < need)
+	if (!BS_ARRAY_RESERVE(d->positions, d->positionCapacity, need))
 	{
-		bsVec3* grown = realloc(d->positions, need * sizeof(bsVec3));
-		if (grown == NULL)
-		{
-			return bs_errOutOfMemory;
-		}
-		d->positions = grown;
-		d->positionCapacity = need;
+		return bs_errOutOfMemory;
 	}
 	bsSensorQueryInput in = {a->pose, b->pose, NULL, NULL};
 	r = bsWorldDynamics_Positions(a, ta, t0, d->positions, &in.positionsA);

@@ -19,6 +19,7 @@
 // deformation's departure from linear motion over the substep.
 #include "collider_body.h"
 
+#include "array.h"
 #include "stuck_grid.h"
 
 #include <math.h>
@@ -58,10 +59,11 @@ struct bsWorldBodies
 {
 	bsBodyState** states;
 	int count;
+	size_t stateCapacity;
 	bsCarryList carried;
 	bsCarryList* pending;    // one per worker
 	int workers;
-	uint8_t* isCarried;      // per particle
+	uint8_t* isCarried;      // per particle index, isCarriedCount of them (0 past the particles)
 	size_t isCarriedCount;
 };
 
@@ -144,12 +146,10 @@ bsResult bsWorldBodies_Add(bsWorldBodies** bodies, bsBody* body, const void** st
 		return bs_errOutOfMemory;
 	}
 	bsWorldBodies* w = *bodies;
-	bsBodyState** grown = realloc(w->states, (size_t)(w->count + 1) * sizeof(bsBodyState*));
-	if (grown == NULL)
+	if (!BS_ARRAY_RESERVE(w->states, w->stateCapacity, (size_t)w->count + 1))
 	{
 		return bs_errOutOfMemory;
 	}
-	w->states = grown;
 	bsBodyState* b = calloc(1, sizeof *b);
 	if (b == NULL)
 	{
@@ -332,25 +332,22 @@ static bsResult bsWorldBodies_Workers(bsWorldBodies* w, int workers, size_t part
 {
 	if (w->workers < workers)
 	{
-		bsCarryList* grown = realloc(w->pending, (size_t)workers * sizeof(bsCarryList));
-		if (grown == NULL)
+		if (!BS_ARRAY_RESIZE(w->pending, (size_t)workers))
 		{
 			return bs_errOutOfMemory;
 		}
-		memset(grown + w->workers, 0, (size_t)(workers - w->workers) * sizeof(bsCarryList));
-		w->pending = grown;
+		memset(w->pending + w->workers, 0, (size_t)(workers - w->workers) * sizeof(bsCarryList));
 		w->workers = workers;
 	}
 	if (w->isCarriedCount < particles)
 	{
-		uint8_t* grown = realloc(w->isCarried, particles);
-		if (grown == NULL)
+		size_t capacity = bsArray_NextCapacity(w->isCarriedCount, particles);
+		if (!BS_ARRAY_RESIZE(w->isCarried, capacity))
 		{
 			return bs_errOutOfMemory;
 		}
-		memset(grown + w->isCarriedCount, 0, particles - w->isCarriedCount);
-		w->isCarried = grown;
-		w->isCarriedCount = particles;
+		memset(w->isCarried + w->isCarriedCount, 0, capacity - w->isCarriedCount);
+		w->isCarriedCount = capacity;
 	}
 	return bs_ok;
 }
@@ -497,16 +494,9 @@ bool bsWorldBodies_IsCarried(const bsWorld* world, uint32_t particle)
 
 static bool bsCarryList_Push(bsCarryList* list, bsCarried c)
 {
-	if (list->count == list->capacity)
+	if (!BS_ARRAY_RESERVE(list->items, list->capacity, list->count + 1))
 	{
-		size_t capacity = list->capacity < 64 ? 64 : 2 * list->capacity;
-		bsCarried* grown = realloc(list->items, capacity * sizeof(bsCarried));
-		if (grown == NULL)
-		{
-			return false;
-		}
-		list->items = grown;
-		list->capacity = capacity;
+		return false;
 	}
 	list->items[list->count++] = c;
 	return true;

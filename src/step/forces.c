@@ -1,4 +1,5 @@
 #include "forces.h"
+#include "core.h"
 
 #include <math.h>
 
@@ -7,7 +8,7 @@
 static const bsForceClass* const bs_forces[] = {BS_FORCE_LIST(BS_FORCE_ENTRY)};
 #undef BS_FORCE_ENTRY
 
-_Static_assert(sizeof(bs_forces) / sizeof(bs_forces[0]) <= BS_MAX_FORCES, "raise BS_MAX_FORCES");
+_Static_assert(BS_COUNT(bs_forces) <= BS_MAX_FORCES, "raise BS_MAX_FORCES");
 
 // Asks force f for particle i: its acceleration into *a, its damping rate into *rate.
 static void bsForce_Add(const bsForceClass* f, const bsForceContext* context, size_t i, bsVec3* a, double* rate)
@@ -24,7 +25,7 @@ static void bsForce_Add(const bsForceClass* f, const bsForceContext* context, si
 
 void bsForces_SetDefaults(bsStepDef* def)
 {
-	for (size_t k = 0; k < sizeof(bs_forces) / sizeof(bs_forces[0]); ++k)
+	for (int k = 0; k < BS_COUNT(bs_forces); ++k)
 	{
 		if (bs_forces[k]->setDefaults != NULL)
 		{
@@ -35,7 +36,7 @@ void bsForces_SetDefaults(bsStepDef* def)
 
 bool bsForces_AreValid(const bsStepDef* def)
 {
-	for (size_t k = 0; k < sizeof(bs_forces) / sizeof(bs_forces[0]); ++k)
+	for (int k = 0; k < BS_COUNT(bs_forces); ++k)
 	{
 		if (bs_forces[k]->isValid != NULL && !bs_forces[k]->isValid(def))
 		{
@@ -50,7 +51,7 @@ void bsForces_Prepare(const bsForceContext* context, bsForces* forces)
 	forces->count = 0;
 	forces->uniformAcceleration = bsV3(0.0, 0.0, 0.0);
 	forces->uniformRate = 0.0;
-	for (size_t k = 0; k < sizeof(bs_forces) / sizeof(bs_forces[0]); ++k)
+	for (int k = 0; k < BS_COUNT(bs_forces); ++k)
 	{
 		const bsForceClass* f = bs_forces[k];
 		if (!f->active(context))

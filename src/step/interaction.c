@@ -1,6 +1,9 @@
 // interaction.c — the interaction phase (interaction.h): forces between free particles, gathered
 // per particle from the neighbour grid's copy of the state before the substep.
 #include "interaction_phase.h"
+
+#include "array.h"
+#include "core.h"
 #include "sleep.h"
 
 #include <float.h>
@@ -8,8 +11,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define BS_PI 3.14159265358979323846
 
 enum
 {
@@ -540,26 +541,20 @@ static void bsInteract_Range(void* context, size_t begin, size_t end, int worker
 // Room for the tangential springs of count particles; the new ones have none.
 static bsResult bsInteraction_ReserveSprings(bsWorld* world, size_t count)
 {
-	if (world->springCapacity >= count)
-	{
-		return bs_ok;
-	}
-	size_t capacity = count > 2 * world->springCapacity ? count : 2 * world->springCapacity;
-	if (capacity > SIZE_MAX / (BS_CONTACT_SPRINGS * sizeof(bsContactSpring)))
+	size_t row = BS_CONTACT_SPRINGS * sizeof(bsContactSpring);  // a particle's springs
+	if (count > SIZE_MAX / row)
 	{
 		return bs_errTooLarge;
 	}
-	bsContactSpring* grown = realloc(world->springs, capacity * BS_CONTACT_SPRINGS * sizeof(bsContactSpring));
-	if (grown == NULL)
+	size_t old = world->springCapacity;
+	if (!bsArray_Reserve(&world->springs, &world->springCapacity, count, row))
 	{
 		return bs_errOutOfMemory;
 	}
-	for (size_t i = world->springCapacity; i < capacity; ++i)
+	for (size_t i = old; i < world->springCapacity; ++i)
 	{
-		grown[i * BS_CONTACT_SPRINGS].partner = UINT32_MAX;
+		world->springs[i * BS_CONTACT_SPRINGS].partner = UINT32_MAX;
 	}
-	world->springs = grown;
-	world->springCapacity = capacity;
 	return bs_ok;
 }
 

@@ -1,33 +1,25 @@
 // sleep.c — rest: the sleep check and waking (sleep.h).
 #include "sleep.h"
 
-#include <stdlib.h>
+#include "array.h"
 
-static bool bsGrow(void** array, size_t count, size_t size)
-{
-	void* grown = realloc(*array, count * size);
-	if (grown == NULL)
-	{
-		return false;
-	}
-	*array = grown;
-	return true;
-}
+#include <stdlib.h>
 
 bsResult bsSleep_Begin(bsWorld* world, const bsParticles* p)
 {
 	if (world->restCapacity < p->count)
 	{
-		if (!bsGrow((void**)&world->restVelocity, p->count, sizeof(bsVec3)) ||
-			!bsGrow((void**)&world->calm, p->count, sizeof(uint32_t)))
+		// Both arrays grow together, to one capacity; the new particles have not been calm.
+		size_t capacity = bsArray_NextCapacity(world->restCapacity, p->count);
+		if (!BS_ARRAY_RESIZE(world->restVelocity, capacity) || !BS_ARRAY_RESIZE(world->calm, capacity))
 		{
 			return bs_errOutOfMemory;
 		}
-		for (size_t i = world->restCapacity; i < p->count; ++i)
+		for (size_t i = world->restCapacity; i < capacity; ++i)
 		{
 			world->calm[i] = 0;
 		}
-		world->restCapacity = p->count;
+		world->restCapacity = capacity;
 	}
 	for (size_t i = 0; i < p->count; ++i)
 	{
@@ -61,14 +53,9 @@ void bsSleep_Check(bsWorld* world, const bsStepDef* def, bsParticles* p, size_t 
 
 bool bsWakeList_Push(bsWakeList* list, uint32_t sleeper)
 {
-	if (list->count == list->capacity)
+	if (!BS_ARRAY_RESERVE(list->particles, list->capacity, list->count + 1))
 	{
-		size_t capacity = list->capacity < 16 ? 16 : 2 * list->capacity;
-		if (!bsGrow((void**)&list->particles, capacity, sizeof(uint32_t)))
-		{
-			return false;
-		}
-		list->capacity = capacity;
+		return false;
 	}
 	list->particles[list->count++] = sleeper;
 	return true;

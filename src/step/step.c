@@ -1,5 +1,6 @@
 // step.c — bsWorld_Step: the phases of a step (step.h) on the world's pool.
 #include "body_dynamics.h"
+#include "array.h"
 #include "collider_body.h"
 #include "forces.h"
 #include "interaction_phase.h"
@@ -156,16 +157,9 @@ static bsResult bsWorld_AddBirth(bsWorld* world, const bsEmitterDef* def, size_t
 	{
 		return bs_ok;
 	}
-	if (world->birthCount == world->birthCapacity)
+	if (!BS_ARRAY_RESERVE(world->births, world->birthCapacity, world->birthCount + 1))
 	{
-		size_t capacity = world->birthCapacity < 16 ? 16 : 2 * world->birthCapacity;
-		bsBirth* grown = realloc(world->births, capacity * sizeof(bsBirth));
-		if (grown == NULL)
-		{
-			return bs_errOutOfMemory;
-		}
-		world->births = grown;
-		world->birthCapacity = capacity;
+		return bs_errOutOfMemory;
 	}
 	bsBirth b = {first, count, world->time + def->lifetime};
 	world->births[world->birthCount++] = b;
@@ -635,15 +629,9 @@ static const uint32_t* bsMoveOrder(bsWorld* world, const bsParticles* p)
 	{
 		return NULL;
 	}
-	if (world->orderCapacity < p->count)
+	if (!BS_ARRAY_RESERVE(world->order, world->orderCapacity, p->count))
 	{
-		uint32_t* grown = realloc(world->order, p->count * sizeof(uint32_t));
-		if (grown == NULL)
-		{
-			return NULL;
-		}
-		world->order = grown;
-		world->orderCapacity = p->count;
+		return NULL;
 	}
 	bsVec3 lo = bsV3(INFINITY, INFINITY, INFINITY);
 	bsVec3 hi = bsNeg(lo);

@@ -5,6 +5,8 @@
 // is found through slotOf, so removing one walks only its chain.
 #include "stuck_grid.h"
 
+#include "array.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,17 +140,6 @@ static bsResult bsRehash(bsStuckGrid* g)
 	return bs_ok;
 }
 
-static bool bsGrowArray(void** array, size_t count, size_t size)
-{
-	void* grown = realloc(*array, count * size);
-	if (grown == NULL)
-	{
-		return false;
-	}
-	*array = grown;
-	return true;
-}
-
 static bsResult bsReserveSlot(bsStuckGrid* g)
 {
 	if (g->freeHead != BS_NONE || g->slotCount < g->slotCapacity)
@@ -159,17 +150,16 @@ static bsResult bsReserveSlot(bsStuckGrid* g)
 	{
 		return bs_errTooLarge;
 	}
-	uint32_t capacity = g->slotCapacity < 64 ? 64 : 2 * g->slotCapacity;
-	bool ok = bsGrowArray((void**)&g->center, capacity, sizeof(bsVec3)) &&
-		bsGrowArray((void**)&g->radius, capacity, sizeof(double)) &&
-		bsGrowArray((void**)&g->particle, capacity, sizeof(uint32_t)) &&
-		bsGrowArray((void**)&g->next, capacity, sizeof(uint32_t)) &&
-		bsGrowArray((void**)&g->key, capacity, sizeof(int32_t[3]));
+	// The five slot arrays grow together, to one capacity (below UINT32_MAX, from the test above).
+	size_t capacity = bsArray_NextCapacity(g->slotCapacity, (size_t)g->slotCount + 1);
+	bool ok = BS_ARRAY_RESIZE(g->center, capacity) && BS_ARRAY_RESIZE(g->radius, capacity) &&
+		BS_ARRAY_RESIZE(g->particle, capacity) && BS_ARRAY_RESIZE(g->next, capacity) &&
+		BS_ARRAY_RESIZE(g->key, capacity);
 	if (!ok)
 	{
 		return bs_errOutOfMemory;
 	}
-	g->slotCapacity = capacity;
+	g->slotCapacity = (uint32_t)capacity;
 	return bs_ok;
 }
 
@@ -257,12 +247,13 @@ bsResult bsStuckGrid_Sync(bsStuckGrid* g, const bsParticles* p)
 	}
 	if (g->slotOfCount < p->count)
 	{
-		if (!bsGrowArray((void**)&g->slotOf, p->count, sizeof(uint32_t)))
+		size_t capacity = bsArray_NextCapacity(g->slotOfCount, p->count);
+		if (!BS_ARRAY_RESIZE(g->slotOf, capacity))
 		{
 			return bs_errOutOfMemory;
 		}
-		memset(g->slotOf + g->slotOfCount, 0xff, (p->count - g->slotOfCount) * sizeof(uint32_t));
-		g->slotOfCount = p->count;
+		memset(g->slotOf + g->slotOfCount, 0xff, (capacity - g->slotOfCount) * sizeof(uint32_t));
+		g->slotOfCount = capacity;
 	}
 	for (size_t i = 0; i < p->count; ++i)
 	{

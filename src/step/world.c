@@ -1,7 +1,9 @@
 // world.c — the world's colliders, emitters and pool, and the sweep against every collider.
+#include "array.h"
 #include "body_dynamics.h"
 #include "collider_body.h"
 #include "emitter_class.h"
+#include "core.h"
 #include "stuck_grid.h"
 #include "world_internal.h"
 
@@ -148,12 +150,10 @@ bsResult bsWorld_AddEmitter(bsWorld* world, const bsEmitterDef* def)
 	{
 		return bs_errTooLarge;
 	}
-	bsWorldEmitter* grown = realloc(world->emitters, (size_t)(world->emitterCount + 1) * sizeof(bsWorldEmitter));
-	if (grown == NULL)
+	if (!BS_ARRAY_RESERVE(world->emitters, world->emitterCapacity, (size_t)world->emitterCount + 1))
 	{
 		return bs_errOutOfMemory;
 	}
-	world->emitters = grown;
 	world->emitters[world->emitterCount].def = *def;
 	world->emitters[world->emitterCount].born = 0;
 	world->emitterCount += 1;

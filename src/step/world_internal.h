@@ -124,6 +124,7 @@ struct bsWorld
 	size_t meshBytes;       // bytes of the meshes' BVHs (bsBvh_Bytes), summed
 	bsWorldEmitter* emitters;
 	int emitterCount;
+	size_t emitterCapacity;
 	double time;            // the start of the next step, seconds (the sum of the steps' dt)
 	bsBirth* births;        // emitted particles with a finite lifetime, still in the simulation
 	size_t birthCount, birthCapacity;

@@ -1,6 +1,7 @@
 // blob_tiles.c — the k-d tree that cuts a blob into tiles (blob_tiles.h), split a depth at a time on
 // the pool's threads.
 #include "blobsim/blob_tiles.h"
+#include "array.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -9,7 +10,8 @@
 struct bsBlobTiles
 {
 	bsBlobTile* nodes;
-	uint32_t nodeCount, nodeCapacity;
+	uint32_t nodeCount;
+	size_t nodeCapacity;
 	uint32_t* ids;
 	uint32_t* edges;      // every leaf's edge components (bsBlobTiles_Edges), when there are several leaves
 	uint32_t* leafOrder;  // the leaves' nodes, depth first
@@ -89,17 +91,10 @@ static void bsSelect(const bsVec3* c, int axis, uint32_t* ids, uint32_t n, uint3
 
 static uint32_t bsBlobTiles_Push(bsBlobTiles* t)
 {
-	if (t->nodeCount == t->nodeCapacity)
+	if (!BS_ARRAY_RESERVE(t->nodes, t->nodeCapacity, (size_t)t->nodeCount + 1))
 	{
-		uint32_t capacity = t->nodeCapacity * 2 + 16;
-		bsBlobTile* nodes = realloc(t->nodes, capacity * sizeof(bsBlobTile));
-		if (nodes == NULL)
-		{
-			t->failed = true;
-			return 0;
-		}
-		t->nodes = nodes;
-		t->nodeCapacity = capacity;
+		t->failed = true;
+		return 0;
 	}
 	memset(t->nodes + t->nodeCount, 0, sizeof(bsBlobTile));
 	return t->nodeCount++;
@@ -309,8 +304,7 @@ static bool bsBlobTiles_Edges(bsBlobTiles* t)
 		}
 		leaf->edgeCount = used - leaf->edgeFirst;
 	}
-	uint32_t* fit = realloc(t->edges, (used > 0 ? used : 1) * sizeof(uint32_t));
-	t->edges = fit != NULL ? fit : t->edges;
+	(void)BS_ARRAY_RESIZE(t->edges, used);  // the block shrunk to its use (kept whole on failure)
 	return true;
 }
 

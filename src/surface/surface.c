@@ -12,6 +12,8 @@
 
 #include "blobsim/parallel.h"
 
+#include "array.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -606,24 +608,11 @@ static void bsBrick_Field(const bsBuild* b, bsBrick* br, double* field)
 	}
 }
 
-static bool bsBrick_Reserve(bsBrick* br, uint32_t capacity)
+// The brick's three vertex arrays, grown together to one capacity.
+static bool bsBrick_Reserve(bsBrick* br, size_t capacity)
 {
-	uint16_t* e = realloc(br->edges, capacity * sizeof(uint16_t));
-	if (e != NULL)
-	{
-		br->edges = e;
-	}
-	bsVec3* p = realloc(br->positions, capacity * sizeof(bsVec3));
-	if (p != NULL)
-	{
-		br->positions = p;
-	}
-	bsVec3* n = realloc(br->normals, capacity * sizeof(bsVec3));
-	if (n != NULL)
-	{
-		br->normals = n;
-	}
-	return e != NULL && p != NULL && n != NULL;
+	return BS_ARRAY_RESIZE(br->edges, capacity) && BS_ARRAY_RESIZE(br->positions, capacity) &&
+		BS_ARRAY_RESIZE(br->normals, capacity);
 }
 
 // One vertex per owned edge that crosses the surface, in increasing local edge id.
@@ -632,7 +621,7 @@ static void bsBrick_Vertices(const bsBuild* b, bsBrick* br, double* field, bsEdg
 	bsBrick_Field(b, br, field);
 	double h = b->h, T = b->def->threshold;
 	int32_t base[3] = {br->key[0] * bsB, br->key[1] * bsB, br->key[2] * bsB};
-	uint32_t capacity = 0;
+	size_t capacity = 0;
 	for (int z = 0; z < bsB; ++z)
 	{
 		for (int y = 0; y < bsB; ++y)
@@ -649,7 +638,7 @@ static void bsBrick_Vertices(const bsBuild* b, bsBrick* br, double* field, bsEdg
 					}
 					if (br->vertexCount == capacity)
 					{
-						capacity = capacity == 0 ? 64 : 2 * capacity;
+						capacity = bsArray_NextCapacity(capacity, capacity + 1);
 						if (!bsBrick_Reserve(br, capacity))
 						{
 							br->failed = true;
@@ -718,7 +707,7 @@ static uint32_t bsFindVertex(const bsBuild* b, size_t brick, int x, int y, int z
 static void bsBrick_Triangles(const bsBuild* b, size_t brick)
 {
 	bsBrick* br = b->bricks + brick;
-	uint32_t capacity = 0;
+	size_t capacity = 0;  // triangles, 3 indices each
 	for (int z = 0; z < bsB; ++z)
 	{
 		for (int y = 0; y < bsB; ++y)
@@ -735,16 +724,11 @@ static void bsBrick_Triangles(const bsBuild* b, size_t brick)
 				{
 					continue;
 				}
-				if (br->triangleCount + cc->triangleCount > capacity)
+				size_t need = (size_t)br->triangleCount + cc->triangleCount;
+				if (!bsArray_Reserve(&br->triangles, &capacity, need, 3 * sizeof(uint32_t)))
 				{
-					capacity = capacity == 0 ? 256 : 2 * capacity;
-					uint32_t* t = realloc(br->triangles, 3 * (size_t)capacity * sizeof(uint32_t));
-					if (t == NULL)
-					{
-						br->failed = true;
-						return;
-					}
-					br->triangles = t;
+					br->failed = true;
+					return;
 				}
 				for (int t = 0; t < cc->triangleCount; ++t)
 				{
