@@ -15,13 +15,12 @@
 #include "bench_particles.h"
 #include "bench_sensors.h"
 
+#include "blobsim/base.h"
 #include "blobsim/boxf.h"
 #include "blobsim/bvh.h"
 #include "blobsim/collide.h"
-#include "blobsim/parallel.h"
 #include "procedural.h"
 #include "blobsim/rng.h"
-#include "blobsim/timer.h"
 #include "blobsim/triangle.h"
 #include "blobsim/vec3.h"
 

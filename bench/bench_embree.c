@@ -102,14 +102,13 @@ int bsBenchVsEmbree(const bsVsEmbreeDef* def)
 #include "environment.h"
 #include "procedural.h"
 
+#include "blobsim/base.h"
 #include "blobsim/bvh.h"
 #include "blobsim/collide.h"
-#include "blobsim/step.h"
 #include "emission.h"
-#include "blobsim/parallel.h"
 #include "blobsim/ray_bvh.h"
 #include "blobsim/rng.h"
-#include "blobsim/timer.h"
+#include "blobsim/step.h"
 #include "blobsim/vec3.h"
 
 #include <embree3/rtcore.h>

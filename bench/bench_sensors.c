@@ -3,8 +3,8 @@
 
 #include "letters.h"
 
+#include "blobsim/base.h"
 #include "blobsim/bvh.h"
-#include "blobsim/hash.h"
 #include "blobsim/mesh_distance.h"
 #include "blobsim/mesh_topology.h"
 #include "blobsim/sensor.h"

@@ -73,7 +73,7 @@
 // (result.h has no parse or I/O code: bs_errInvalidArgument stands for both.)
 #pragma once
 
-#include "blobsim/result.h"
+#include "blobsim/base.h"
 #include "blobsim/triangle.h"
 #include "blobsim/vec3.h"
 

@@ -2,7 +2,7 @@
 
 #include "atomic_file.h"
 
-#include "blobsim/parallel.h"
+#include "blobsim/base.h"
 #include "blobsim/version.h"
 
 #include <locale.h>

@@ -19,8 +19,8 @@ import sys
 HEADER_ONLY = {
     "vec3.h": "core",
     "quat.h": "core",
+    "base.h": "core",
     "rng.h": "core",
-    "hash.h": "core",
     "version.h": "core",
     "collide.h": "collide",
     "boxf.h": "collide",

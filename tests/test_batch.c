@@ -3,8 +3,8 @@
 // reported by the first failing index.
 #include "test.h"
 
+#include "blobsim/base.h"
 #include "blobsim/bvh.h"
-#include "blobsim/parallel.h"
 #include "procedural.h"
 #include "blobsim/rng.h"
 

@@ -2,9 +2,9 @@
 // loop (bsSweepList) over the caller's array for every method.
 #include "test.h"
 
+#include "blobsim/base.h"
 #include "blobsim/bvh.h"
 #include "blobsim/closest.h"
-#include "blobsim/parallel.h"
 #include "procedural.h"
 #include "blobsim/rng.h"
 #include "bvh_split.h"

@@ -8,7 +8,7 @@
 #include "environment.h"
 #include "files.h"
 #include "inputs.h"
-#include "blobsim/parallel.h"
+#include "blobsim/base.h"
 #include "output_set.h"
 #include "ply.h"
 #include "pov_writer.h"
@@ -21,7 +21,6 @@
 #include "scene_surface.h"
 #include "blobsim/step.h"
 #include "field_grid.h"
-#include "blobsim/timer.h"
 #include "blobsim/triangle.h"
 
 #include "blobsim/version.h"

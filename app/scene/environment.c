@@ -3,7 +3,7 @@
 #include "bodies.h"
 
 #include "obj.h"
-#include "blobsim/timer.h"
+#include "blobsim/base.h"
 
 #include <stdio.h>
 #include <stdlib.h>

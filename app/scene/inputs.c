@@ -2,7 +2,7 @@
 #include "inputs.h"
 
 #include "files.h"
-#include "blobsim/hash.h"
+#include "blobsim/base.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -19,9 +19,9 @@
 // "shape" at t; the pose is rotation then translation (quat.h).
 #pragma once
 
+#include "blobsim/base.h"
 #include "blobsim/csrbf.h"
 #include "blobsim/quat.h"
-#include "blobsim/result.h"
 #include "blobsim/rigid.h"
 #include "blobsim/sensor.h"
 #include "blobsim/triangle.h"

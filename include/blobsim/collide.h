@@ -15,7 +15,7 @@
 // (closed sets: a tangential touch is a contact).
 #pragma once
 
-#include "blobsim/result.h"
+#include "blobsim/base.h"
 #include "blobsim/triangle.h"
 #include "blobsim/vec3.h"
 

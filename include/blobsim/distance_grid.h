@@ -52,7 +52,7 @@
 // in the same order whatever the thread), so the grid is byte-identical for any thread count.
 #pragma once
 
-#include "blobsim/result.h"
+#include "blobsim/base.h"
 #include "blobsim/triangle.h"
 #include "blobsim/vec3.h"
 

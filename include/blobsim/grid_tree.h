@@ -23,8 +23,8 @@
 // length of the dense blend of the 8 normals before it is normalized.
 #pragma once
 
+#include "blobsim/base.h"
 #include "blobsim/distance_grid.h"
-#include "blobsim/result.h"
 #include "blobsim/vec3.h"
 
 #include <stdbool.h>

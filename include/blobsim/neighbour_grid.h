@@ -19,9 +19,8 @@
 // a particle for its bucket, 4 for the slot order, 56 for the copies: at most 72 bytes a particle.
 #pragma once
 
-#include "blobsim/parallel.h"
+#include "blobsim/base.h"
 #include "blobsim/particles.h"
-#include "blobsim/result.h"
 
 typedef struct bsNeighbourGrid
 {

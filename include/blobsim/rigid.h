@@ -12,10 +12,10 @@
 // particles or the exact mesh distance): each is a bsRigidContact. See docs/bodies_dynamics.md.
 #pragma once
 
+#include "blobsim/base.h"
 #include "blobsim/bvh.h"
 #include "blobsim/plane.h"
 #include "blobsim/quat.h"
-#include "blobsim/result.h"
 #include "blobsim/triangle.h"
 
 #include <stdbool.h>

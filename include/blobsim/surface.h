@@ -23,7 +23,7 @@
 // mesh is byte-identical for any thread count.
 #pragma once
 
-#include "blobsim/result.h"
+#include "blobsim/base.h"
 #include "blobsim/vec3.h"
 
 #include <stddef.h>

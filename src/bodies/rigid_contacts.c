@@ -2,7 +2,7 @@
 // planes, and triangle meshes through the BVH's closest-point query.
 #include "blobsim/rigid.h"
 
-#include "blobsim/hash.h"
+#include "blobsim/base.h"
 
 static bool bsPush(bsRigidContact* out, int32_t capacity, int32_t* count, bsRigidContact c)
 {

@@ -4,9 +4,9 @@
 #include "bvh_query.h"
 #include "dispatch.h"
 
+#include "blobsim/base.h"
 #include "blobsim/boxf.h"
 #include "blobsim/ray_bvh.h"
-#include "blobsim/timer.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -2,11 +2,9 @@
 // each guarantees) and looking it up.
 #include "blobsim/distance_grid.h"
 
+#include "blobsim/base.h"
 #include "blobsim/bvh.h"
 #include "blobsim/closest.h"
-#include "blobsim/hash.h"
-#include "blobsim/parallel.h"
-#include "blobsim/timer.h"
 #include "weld.h"
 
 #include <math.h>

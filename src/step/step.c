@@ -7,7 +7,7 @@
 #include "stuck_grid.h"
 #include "world_internal.h"
 
-#include "blobsim/timer.h"
+#include "blobsim/base.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,8 +6,8 @@
 // earlier colliders keep ties.
 #pragma once
 
+#include "blobsim/base.h"
 #include "blobsim/neighbour_grid.h"
-#include "blobsim/parallel.h"
 #include "blobsim/step.h"
 #include "blobsim/world.h"
 
