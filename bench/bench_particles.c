@@ -10,8 +10,8 @@
 #include "bench_particles.h"
 
 #include "blobsim/base.h"
+#include "blobsim/collide.h"
 #include "blobsim/neighbour_grid.h"
-#include "blobsim/plane.h"
 #include "blobsim/rng.h"
 #include "blobsim/step.h"
 

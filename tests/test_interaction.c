@@ -5,9 +5,9 @@
 // friction against Coulomb's closed form (tan theta below or above mu); a column of four, a particle
 // in the pocket of three and a settled pile at rest; the same bytes at 1, 2 and 3 threads for every
 // mode; the substep rule against its formula.
+#include "blobsim/collide.h"
 #include "blobsim/interaction.h"
 #include "blobsim/neighbour_grid.h"
-#include "blobsim/plane.h"
 #include "blobsim/rng.h"
 #include "blobsim/step.h"
 #include "test.h"

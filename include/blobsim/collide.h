@@ -13,12 +13,16 @@
 //              ignored; watertight at shared edges and vertices.
 // Motion is parametrised as C(t) = C1 + t (C2 - C1), t in [0, 1]. Contact means dist(C(t), T) <= R
 // (closed sets: a tangential touch is a contact).
+//
+// The same sweep against the environment's other shapes, analytic planes and static spheres, and the
+// point of a triangle list nearest a query point, are at the end (plane.c, sphere.c, closest.c).
 #pragma once
 
 #include "blobsim/base.h"
 #include "blobsim/triangle.h"
 #include "blobsim/vec3.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 #if defined(__SSE2__)
@@ -42,8 +46,8 @@ typedef enum bsTest
 	bs_testEndSphere,    // karabassi: sphere/triangle test at C2 (the paper's spherical cap)
 	bs_testExact,        // exact
 	bs_testRay,          // ray
-	bs_testPlane,        // an analytic plane of the environment (plane.h), any method
-	bs_testSphere,       // a static sphere: a stuck or sleeping particle (sphere.h), any method
+	bs_testPlane,        // an analytic plane of the environment (bsPlaneSweep), any method
+	bs_testSphere,       // a static sphere: a stuck or sleeping particle (bsSphereSweep), any method
 	bs_testCount
 } bsTest;
 
@@ -335,3 +339,121 @@ const char* bsTestName(bsTest test);
 const char* bsBranchName(bsBranch branch);
 // Parses a method name; returns false when it is none of them.
 bool bsParseMethod(const char* name, bsMethod* method);
+
+// --- Planes (plane.c) ---
+
+// Analytic planes of the environment (an infinite floor, say), swept against with the
+// dynamic sphere/plane test of Real-Time Rendering (3rd ed., section 16.18.1).
+
+typedef struct bsPlane
+{
+	bsVec3 n;  // unit normal
+	double d;  // n . x + d = 0 on the plane
+} bsPlane;
+
+// The plane through `point` with normal `normal` (normalised). Fails with bs_errNonFinite on
+// NaN/inf and bs_errInvalidArgument on a zero normal.
+bsResult bsMakePlane(bsVec3 point, bsVec3 normal, bsPlane* out);
+
+// First contact of the sweep with the (two-sided) plane, t < tmax. For the sphere methods
+// (karabassi and exact alike: the paper's tests are for triangles) the exact time: t = 0 when the
+// sphere starts within R of the plane, else RTR's eq. 16.61, t = (s_c - r) / (s_c - s_e) on the side
+// it starts from. For ray the radius is ignored. hit->test is bs_testPlane, branch start or face.
+bool bsPlaneSweep(const bsPlane* plane, const bsSweep* sweep, bsMethod method, double tmax,
+	bsTriangleHit* hit);
+
+// --- Spheres (sphere.c) ---
+
+// A moving sphere against a static one: the dynamic sphere/sphere test of Real-Time
+// Rendering (3rd ed., section 16.18.2), the companion of the sphere/plane test (above). Stuck and
+// sleeping particles are such spheres (the stuck collider of world.h).
+
+// First contact of the sweep's sphere, of radius `movingRadius` (the sweep's radius, or 0 for a point
+// as the ray method has it), with the static sphere (center, radius), for t < tmax (pass 2.0 for no
+// bound). Contact means |C(t) - center| <= movingRadius + radius (closed: a graze is a contact).
+// t = 0 when the spheres overlap at C1 (branch start), as the triangle tests report a sweep that
+// starts in contact; otherwise the exact entry time (branch face). hit->test is bs_testSphere.
+//
+// Solved along the sweep's unit axis in length units, so that no product of a tiny or huge motion
+// with itself under- or overflows, and with no cancellation: the distance h of the centre from the
+// line gives the half chord sqrt((R - h)(R + h)), and the entry distance is
+// (|m| - R)(|m| + R) / (-m.u + half chord), m = C1 - center, R the sum of the radii.
+bool bsSphereSweep(const bsSweep* sweep, double movingRadius, bsVec3 center, double radius, double tmax,
+	bsTriangleHit* hit);
+
+// --- Closest points (closest.c) ---
+
+// The point of a triangle mesh nearest a query point: the question a response asks to
+// push a sphere clear of every surface, and a distance field asks per grid point.
+//
+// Over a plain triangle list here (brute force); over the BVH in bvh.h (bsBvh_ClosestPoint), with
+// the same answer bit for bit. The distance to a triangle is |q - c| with c its closest point
+// (bsTriangle_ClosestPoint); the nearest triangle wins, the lowest caller's index among triangles at
+// the same distance (the same double), so the answer does not depend on any tree.
+
+typedef struct bsClosestPointInput
+{
+	bsVec3 point;        // the query point
+	double maxDistance;  // only triangles at distance <= maxDistance count; >= 0; HUGE_VAL: all
+} bsClosestPointInput;
+
+typedef struct bsClosestPointOutput
+{
+	bsVec3 point;        // the mesh's point nearest the query (on the reported triangle)
+	bsVec3 normal;       // unit, from the surface towards the query point (see below); zero on a miss
+	double distance;     // |query - point|; HUGE_VAL (infinity) on a miss
+	uint32_t triangle;   // the caller's index of the nearest triangle, BS_NO_TRIANGLE on a miss
+	uint8_t hit;         // 1 when a triangle is within maxDistance
+	uint8_t feature;     // bsFeature of the closest point: face, edge or vertex
+	uint8_t index;       // the edge (0: p1p2, 1: p2p3, 2: p3p1) or vertex (0..2) index
+	uint8_t onSurface;   // 1 when the query point is on the surface (the normal is the stored one)
+} bsClosestPointOutput;
+
+// The normal, by where the closest point lies: on the face (the query projects inside the
+// triangle), the triangle's face normal on the query's side; on an edge or vertex, the direction
+// from the closest point to the query. When the query point is on the surface (the plane distance,
+// for a face, or the distance, for an edge or vertex, is at most 1e-12 (1 + max |q_i|)) no side can
+// be told: the triangle's stored normal, and onSurface = 1.
+
+// Squared distance from q to the closed triangle (one triangle of a query; the BVH and the list
+// loop both use it, so their answers agree to the bit).
+static inline double bsTriangle_Distance2(const bsTriangle* t, bsVec3 q)
+{
+	return bsDistanceSquared(q, bsTriangle_ClosestPoint(t, q, NULL, NULL));
+}
+
+// Checks the input: bs_errNonFinite for a NaN/inf point or one whose squared length overflows
+// (beyond ~1e154), bs_errInvalidArgument for a NaN or negative maxDistance.
+bsResult bsClosestPointInput_Check(const bsClosestPointInput* input);
+
+// Does a triangle at squared distance d2 and caller's index i beat the best so far (bestD2, best
+// index; found false when there is none yet), within maxDistance?
+static inline bool bsClosestPoint_Better(double d2, uint32_t i, bool found, double bestD2,
+	uint32_t bestIndex, double maxDistance)
+{
+	if (found && !(d2 < bestD2 || (d2 == bestD2 && i < bestIndex)))
+	{
+		return false;
+	}
+	return sqrt(d2) <= maxDistance;
+}
+
+// Fills out for triangle `tri` (caller's index `index`) as the nearest to q.
+void bsClosestPoint_Finish(const bsTriangle* tri, uint32_t index, bsVec3 q, bsClosestPointOutput* out);
+
+// Fills out for a query with no triangle within maxDistance (point q, or the origin when q is not
+// finite).
+void bsClosestPoint_Miss(bsVec3 q, bsClosestPointOutput* out);
+
+// Brute force over a triangle list. On an invalid input returns the error of
+// bsClosestPointInput_Check and fills out with a miss. Every byte of out is written.
+bsResult bsClosestPointList(const bsTriangle* tris, uint32_t count, const bsClosestPointInput* input,
+	bsClosestPointOutput* out);
+
+// Replaces a sweep's contact point and normal by the mesh's point nearest its stop centre (a
+// bsClosestPointList / bsBvh_ClosestPoint answer within the hit triangle's distance, so never
+// farther than it): the normal from that point, or, when the centre is on the surface there, the
+// face normal on the side the motion comes from. The other fields (t, centre, triangle, test)
+// still describe the hit.
+void bsSweep_UseMeshContact(const bsSweep* sweep, const bsClosestPointOutput* contact,
+	bsSweepOutput* out);

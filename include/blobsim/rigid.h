@@ -14,7 +14,7 @@
 
 #include "blobsim/base.h"
 #include "blobsim/bvh.h"
-#include "blobsim/plane.h"
+#include "blobsim/collide.h"
 #include "blobsim/quat.h"
 #include "blobsim/triangle.h"
 

@@ -1,4 +1,4 @@
-#include "blobsim/plane.h"
+#include "blobsim/collide.h"
 
 bsResult bsMakePlane(bsVec3 point, bsVec3 normal, bsPlane* out)
 {

@@ -4,7 +4,7 @@
 
 #include "blobsim/base.h"
 #include "blobsim/bvh.h"
-#include "blobsim/closest.h"
+#include "blobsim/collide.h"
 #include "weld.h"
 
 #include <math.h>
