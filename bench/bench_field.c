@@ -5,9 +5,7 @@
 
 #include "blobsim/base.h"
 #include "blobsim/bvh.h"
-#include "blobsim/distance_grid.h"
 #include "blobsim/field.h"
-#include "blobsim/grid_tree.h"
 #include "blobsim/particles.h"
 #include "blobsim/step.h"
 #include "blobsim/world.h"

@@ -9,7 +9,7 @@
 #include "obj.h"
 
 #include "blobsim/base.h"
-#include "blobsim/distance_grid.h"
+#include "blobsim/field.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -39,7 +39,7 @@ static const bsSchemaKey bsFlowKeys[] = {
 	BS_REQUIRED_NUMBER("distance", bsFieldDef, flowDistance, &bsPositive)};
 static const bsSchema bsFlowSchema = BS_OBJECT(bsFlowKeys);
 
-// field.compress: the compressed tree's settings (grid_tree.h), read into a bsGridTreeDef filled with
+// field.compress: the compressed tree's settings (field.h), read into a bsGridTreeDef filled with
 // its defaults first.
 static const bsRange bsFieldAngle = {0.0, 180.0, false, "a number 0 .. 180"};
 static const bsSchemaKey bsCompressKeys[] = {

@@ -82,7 +82,7 @@ typedef struct bsStepDef
 	// forces phase after the other forces, each particle from its own position and velocity and the
 	// grid alone. NULL: none [NULL]. The step borrows the grid: it must outlive the step.
 	const bsDistanceGrid* fieldGrid;
-	// Its compressed tree (grid_tree.h): when not NULL the rules look it up instead of fieldGrid
+	// Its compressed tree (field.h): when not NULL the rules look it up instead of fieldGrid
 	// (which may then be NULL) [NULL].
 	const bsGridTree* fieldTree;
 	bsFieldDef field;              // the rules [bsDefaultFieldDef(): all off]

@@ -1,6 +1,6 @@
-// distance_grid.c — building the distance/normal grid (see distance_grid.h for the phases and what
+// distance_grid.c — building the distance/normal grid (see field.h for the phases and what
 // each guarantees) and looking it up.
-#include "blobsim/distance_grid.h"
+#include "blobsim/field.h"
 
 #include "blobsim/base.h"
 #include "blobsim/bvh.h"

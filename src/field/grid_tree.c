@@ -1,5 +1,5 @@
-// grid_tree.c — the two-level compressed distance/normal grid (see grid_tree.h).
-#include "blobsim/grid_tree.h"
+// grid_tree.c — the two-level compressed distance/normal grid (see field.h).
+#include "blobsim/field.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -176,7 +176,7 @@ static bool bsBlock_Far(const bsDistanceGrid* g, const bsBlock* b, double far, d
 	return true;
 }
 
-// x, or +0 for -0: no stored value is -0 (grid_tree.h), which changes none of the sums a stored cell
+// x, or +0 for -0: no stored value is -0 (field.h), which changes none of the sums a stored cell
 // is (they add +0 to it), and lets a lookup leave the +0 out.
 static float bsNoNegativeZero(double x)
 {
