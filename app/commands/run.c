@@ -824,7 +824,7 @@ typedef struct bsRunFrames
 } bsRunFrames;
 
 // A step that would need more substeps than motion.max_substeps: why, from the same plan the step
-// made (interaction.h), and what to change.
+// made (step.h), and what to change.
 static void bsUnstableError(const bsConfig* c, const bsParticles* p, int step, char* err, size_t errlen)
 {
 	bsSubstepPlan plan;

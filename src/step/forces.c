@@ -1,4 +1,5 @@
 #include "forces.h"
+#include "radial.h"
 
 #include <math.h>
 

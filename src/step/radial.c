@@ -1,4 +1,4 @@
-#include "blobsim/radial.h"
+#include "radial.h"
 
 #include <math.h>
 

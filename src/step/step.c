@@ -137,7 +137,7 @@ static bool bsStepDef_IsValid(const bsStepDef* def)
 		bsFieldDef_IsValid(&def->field) && bsStepDef_RadialsValid(def);
 }
 
-// The substeps of this step: as given, or as the interaction's rule plans them (interaction.h) from
+// The substeps of this step: as given, or as the interaction's rule plans them (step.h) from
 // the particles as they are after the emit phase; more than maxSubsteps is bs_errUnstable. Moving
 // bodies raise either to as many as keep every body's turn per substep within its maxAngle
 // (collider_body.c: the bound of the relative sweep).

@@ -69,7 +69,7 @@ typedef struct bsBirth
 	double expires;
 } bsBirth;
 
-// One contact's tangential spring (interaction.h: tangentialStiffness), kept by each particle of the
+// One contact's tangential spring (step.h: tangentialStiffness), kept by each particle of the
 // pair for the other: the partner's index and the tangential displacement (floats: 16 bytes).
 typedef struct bsContactSpring
 {
