@@ -14,9 +14,9 @@
 #include "bench_field.h"
 #include "bench_particles.h"
 #include "bench_sensors.h"
+#include "boxf.h"
 
 #include "blobsim/base.h"
-#include "blobsim/boxf.h"
 #include "blobsim/bvh.h"
 #include "blobsim/collide.h"
 #include "procedural.h"

@@ -101,12 +101,12 @@ int bsBenchVsEmbree(const bsVsEmbreeDef* def)
 #include "config.h"
 #include "environment.h"
 #include "procedural.h"
+#include "ray_bvh.h"
 
 #include "blobsim/base.h"
 #include "blobsim/bvh.h"
 #include "blobsim/collide.h"
 #include "emission.h"
-#include "blobsim/ray_bvh.h"
 #include "blobsim/rng.h"
 #include "blobsim/step.h"
 #include "blobsim/vec3.h"

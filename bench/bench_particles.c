@@ -9,9 +9,10 @@
 // apart (the same build the step does), and the same steps without interaction give the ratio.
 #include "bench_particles.h"
 
+#include "neighbour_grid.h"
+
 #include "blobsim/base.h"
 #include "blobsim/collide.h"
-#include "blobsim/neighbour_grid.h"
 #include "blobsim/rng.h"
 #include "blobsim/step.h"
 

@@ -23,7 +23,6 @@ HEADER_ONLY = {
     "rng.h": "core",
     "version.h": "core",
     "collide.h": "collide",
-    "boxf.h": "collide",
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"blobsim/([^"]+)"', re.M)

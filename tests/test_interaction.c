@@ -6,7 +6,7 @@
 // in the pocket of three and a settled pile at rest; the same bytes at 1, 2 and 3 threads for every
 // mode; the substep rule against its formula.
 #include "blobsim/collide.h"
-#include "blobsim/neighbour_grid.h"
+#include "neighbour_grid.h"
 #include "blobsim/rng.h"
 #include "blobsim/step.h"
 #include "test.h"

@@ -6,9 +6,9 @@
 #include "test.h"
 
 #include "dispatch.h"
+#include "ray_bvh.h"
 
 #include "blobsim/bvh.h"
-#include "blobsim/ray_bvh.h"
 #include "blobsim/rng.h"
 #include "procedural.h"
 

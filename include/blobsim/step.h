@@ -284,7 +284,7 @@ bool bsWorld_EmitFailure(const bsWorld* world, int* emitter, size_t* index);
 
 void bsStepStats_Add(bsStepStats* total, const bsStepStats* add);
 
-// Seconds the last step spent in each of its phases, on the monotonic clock (timer.h): one clock read
+// Seconds the last step spent in each of its phases, on the monotonic clock (bsNow): one clock read
 // per phase and substep, none per particle. The phases follow each other, so they add up to at most
 // the step's wall time. Unlike bsStepStats they depend on the machine and its load: report them, never
 // compare them (they change no other result).

@@ -1,6 +1,6 @@
 // rigid_contacts.c — contacts of a dynamic body's vertices with the static environment: analytic
 // planes, and triangle meshes through the BVH's closest-point query.
-#include "blobsim/rigid.h"
+#include "rigid.h"
 
 #include "blobsim/base.h"
 

@@ -1,8 +1,8 @@
+#include "boxf.h"
 #include "bvh_internal.h"
 #include "bvh_query.h"
 #include "dispatch.h"
 
-#include "blobsim/boxf.h"
 #include "blobsim/bvh.h"
 
 #include <float.h>

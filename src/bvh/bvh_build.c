@@ -2,12 +2,12 @@
 // the build's threads, the same tree for any thread count) and the 4-wide tree collapsed from it;
 // bsBvh_Destroy and bsBvh_Bytes. The queries that walk it are in bvh.c.
 
+#include "boxf.h"
 #include "bvh_collapse.h"
 #include "bvh_internal.h"
 #include "bvh_split.h"
 
 #include "blobsim/base.h"
-#include "blobsim/boxf.h"
 #include "blobsim/bvh.h"
 
 #include <float.h>

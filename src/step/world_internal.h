@@ -6,8 +6,9 @@
 // earlier colliders keep ties.
 #pragma once
 
+#include "neighbour_grid.h"
+
 #include "blobsim/base.h"
-#include "blobsim/neighbour_grid.h"
 #include "blobsim/step.h"
 #include "blobsim/world.h"
 
