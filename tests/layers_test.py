@@ -7,7 +7,8 @@ it only, so a wrong-way include of a private header does not compile. The public
 the public headers themselves, include only public headers owned by the same subsystem or one below
 it. The order comes from the build itself (the `NAME_dep` lines of src/NAME/meson.build), and a
 header's owner is the subsystem whose folder holds the .c of the same name, or the table below for
-the headers with no .c.
+the headers with no .c. The umbrella, blobsim.h, includes every public header, so no subsystem owns it
+and no subsystem's file may include it (a subsystem that did would see every other).
 
     tests/layers_test.py SOURCE_ROOT
 """
@@ -24,6 +25,9 @@ HEADER_ONLY = {
     "version.h": "core",
     "collide.h": "collide",
 }
+
+# The umbrella header: a program's, not a subsystem's.
+UMBRELLA = "blobsim.h"
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"blobsim/([^"]+)"', re.M)
 
@@ -63,7 +67,7 @@ def owners(root, deps):
                 owner[f[:-2] + ".h"] = name
     result = {}
     for h in os.listdir(os.path.join(root, "include", "blobsim")):
-        if h.endswith(".h"):
+        if h.endswith(".h") and h != UMBRELLA:
             result[h] = HEADER_ONLY.get(h) or owner.get(h)
     result.setdefault("version.h", "core")
     return result
@@ -93,6 +97,10 @@ def main():
     for path, name in checks:
         allowed = below(deps, name)
         for inc in INCLUDE.findall(open(os.path.join(root, path)).read()):
+            if inc == UMBRELLA:
+                errors.append(f"{path}: includes blobsim/{UMBRELLA}, every public header at once "
+                              "(include the ones it needs)")
+                continue
             o = own.get(inc)
             if o is not None and o not in allowed:
                 errors.append(f"{path}: includes blobsim/{inc}, which belongs to src/{o}/, "

@@ -12,7 +12,7 @@
 #include "render_command.h"
 #include "run.h"
 
-#include "blobsim/version.h"
+#include "blobsim/blobsim.h"
 
 #include <stdio.h>
 #include <string.h>
