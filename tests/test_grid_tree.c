@@ -486,9 +486,9 @@ static bool IsNegativeZero(float x)
 	return x == 0.0f && signbit(x);
 }
 
-// A grid with -0 in its cells (a normal component of every 5th cell, the distance of every 13th): the
-// tree stores no -0 (which lets the range read a plane or a dense cell alone, field.h), and the
-// range's lookups still give the bits of its stored cells.
+// A grid with -0 in its cells (a normal component of every 5th cell, the distance of every 13th):
+// the tree stores no -0 (which lets the range read a plane or a dense cell alone,
+// grid_tree_internal.h), and the range's lookups still give the bits of its stored cells.
 static int NegativeZeros(const bsDistanceGrid* sphere)
 {
 	bsDistanceGrid g = *sphere;
