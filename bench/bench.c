@@ -15,6 +15,7 @@
 #include "bench_particles.h"
 #include "bench_sensors.h"
 #include "boxf.h"
+#include "collide_internal.h"
 
 #include "blobsim/base.h"
 #include "blobsim/bvh.h"

@@ -19,6 +19,7 @@
 #include "bench_embree.h"
 
 #include "cli.h"
+#include "collide_internal.h"
 
 #include <stdio.h>
 #include <string.h>

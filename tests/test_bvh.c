@@ -1,5 +1,6 @@
 // test_bvh.c — the BVH: tree validity on several scenes, then queries compared with the brute-force
 // loop (bsSweepList) over the caller's array for every method.
+#include "collide_internal.h"
 #include "test.h"
 
 #include "blobsim/base.h"

@@ -3,6 +3,7 @@
 // on each: the stop point is never before the exact first contact, and the sphere touches or
 // overlaps the triangle where it stops.
 #include "boxf.h"
+#include "collide_internal.h"
 
 #include "blobsim/collide.h"
 #include "blobsim/rng.h"

@@ -4,6 +4,7 @@
 #include "blobsim/rng.h"
 #include "blobsim/step.h"
 #include "test.h"
+#include "collide_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

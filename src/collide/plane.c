@@ -1,3 +1,5 @@
+#include "collide_internal.h"
+
 #include "blobsim/collide.h"
 
 bsResult bsMakePlane(bsVec3 point, bsVec3 normal, bsPlane* out)

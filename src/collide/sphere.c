@@ -1,4 +1,6 @@
 // sphere.c — the dynamic sphere/sphere test (collide.h).
+#include "collide_internal.h"
+
 #include "blobsim/collide.h"
 
 bool bsSphereSweep(const bsSweep* s, double movingRadius, bsVec3 center, double radius, double tmax,

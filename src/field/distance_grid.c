@@ -1,5 +1,7 @@
 // distance_grid.c — building the distance/normal grid (see field.h for the phases and what
 // each guarantees) and looking it up.
+#include "collide_internal.h"
+
 #include "blobsim/field.h"
 
 #include "blobsim/base.h"
