@@ -23,7 +23,7 @@
 
 // Geometry and queries
 #include "blobsim/triangle.h" // the environment's primitive: vertices, unit normal, plane constant
-#include "blobsim/collide.h"  // a moving sphere against triangles, planes and spheres; closest points
+#include "blobsim/collide.h"  // a sphere swept against a triangle list, planes, closest points
 #include "blobsim/bvh.h"      // the BVH over a mesh: sweeps, rays, closest points, batches
 
 // What moves

@@ -1,4 +1,4 @@
-// ray_bvh.c — the 8-wide copy of a bsBvh for ray queries (include/blobsim/ray_bvh.h): its collapse
+// ray_bvh.c — the 8-wide copy of a bsBvh for ray queries (ray_bvh.h): its collapse
 // from the binary tree and its walk.
 #include "boxf.h"
 #include "bvh_collapse.h"
