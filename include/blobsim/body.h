@@ -62,7 +62,7 @@ typedef struct bsRigidBodyDef
 
 bsRigidBodyDef bsDefaultRigidBodyDef(void);
 
-// Settings of bsRigid_Step.
+// Settings of the rigid step the world takes each substep (bsBodyDynamicsDef.step).
 typedef struct bsRigidStepDef
 {
 	bsVec3 gravity;            // default (0, -9.81, 0)

@@ -43,8 +43,8 @@ typedef enum bsTest
 	bs_testEndSphere,    // karabassi: sphere/triangle test at C2 (the paper's spherical cap)
 	bs_testExact,        // exact
 	bs_testRay,          // ray
-	bs_testPlane,        // an analytic plane of the environment (bsPlaneSweep), any method
-	bs_testSphere,       // a static sphere: a stuck or sleeping particle (bsSphereSweep), any method
+	bs_testPlane,        // an analytic plane of the environment (bsPlane), any method
+	bs_testSphere,       // a static sphere: a stuck or sleeping particle (world.h), any method
 	bs_testCount
 } bsTest;
 
@@ -92,8 +92,8 @@ typedef struct bsSweepOutput
 {
 	double t;          // stop fraction in [0, 1]; 1 when nothing is hit
 	bsVec3 center;     // centre where the sphere stops: C1 + t (C2 - C1) (C2 exactly when t == 1)
-	bsVec3 point;      // contact point: the mesh's point nearest center (see bsSweep_Finish and
-	                   // bsSweep_RefinesContact: the hit triangle's unless a neighbour is nearer)
+	bsVec3 point;      // contact point: the mesh's point nearest center (the hit triangle's unless
+	                   // a neighbour is nearer: see bsSweepList)
 	bsVec3 normal;     // unit contact normal at point, from the surface towards the centre
 	uint32_t triangle; // the primitive hit within its collider: the triangle's index for a mesh, the
 	                   // plane's for planes; BS_NO_TRIANGLE when none
@@ -117,7 +117,7 @@ typedef struct bsSweep
 	double radius2;
 	bsVec3 boxMin;   // bounds of the capsule: min(C1, C2) - R
 	bsVec3 boxMax;   // max(C1, C2) + R
-	double roundoff; // bound on the rounding of a plane distance at C1 or C2 (bsSweep_ReachesSlabBefore)
+	double roundoff; // bound on the rounding of a plane distance at C1 or C2 (the slab cull)
 } bsSweep;
 
 // Checks the input (finite coordinates, radius >= 0) and precomputes the sweep.
