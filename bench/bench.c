@@ -14,14 +14,14 @@
 #include "bench_field.h"
 #include "bench_particles.h"
 #include "bench_sensors.h"
+#include "boxf.h"
+#include "collide_internal.h"
 
-#include "blobsim/boxf.h"
+#include "blobsim/base.h"
 #include "blobsim/bvh.h"
 #include "blobsim/collide.h"
-#include "blobsim/parallel.h"
 #include "procedural.h"
 #include "blobsim/rng.h"
-#include "blobsim/timer.h"
 #include "blobsim/triangle.h"
 #include "blobsim/vec3.h"
 

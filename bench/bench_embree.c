@@ -19,6 +19,7 @@
 #include "bench_embree.h"
 
 #include "cli.h"
+#include "collide_internal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -101,15 +102,14 @@ int bsBenchVsEmbree(const bsVsEmbreeDef* def)
 #include "config.h"
 #include "environment.h"
 #include "procedural.h"
+#include "ray_bvh.h"
 
+#include "blobsim/base.h"
 #include "blobsim/bvh.h"
 #include "blobsim/collide.h"
-#include "blobsim/step.h"
 #include "emission.h"
-#include "blobsim/parallel.h"
-#include "blobsim/ray_bvh.h"
 #include "blobsim/rng.h"
-#include "blobsim/timer.h"
+#include "blobsim/step.h"
 #include "blobsim/vec3.h"
 #include "core.h"
 

@@ -4,14 +4,11 @@
 
 #include "procedural.h"
 
+#include "blobsim/base.h"
 #include "blobsim/bvh.h"
-#include "blobsim/distance_grid.h"
 #include "blobsim/field.h"
-#include "blobsim/grid_tree.h"
-#include "blobsim/hash.h"
 #include "blobsim/particles.h"
 #include "blobsim/step.h"
-#include "blobsim/timer.h"
 #include "blobsim/world.h"
 
 #include <inttypes.h>

@@ -9,12 +9,12 @@
 // apart (the same build the step does), and the same steps without interaction give the ratio.
 #include "bench_particles.h"
 
-#include "blobsim/hash.h"
-#include "blobsim/neighbour_grid.h"
-#include "blobsim/plane.h"
+#include "neighbour_grid.h"
+
+#include "blobsim/base.h"
+#include "blobsim/collide.h"
 #include "blobsim/rng.h"
 #include "blobsim/step.h"
-#include "blobsim/timer.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -2,12 +2,12 @@
 #include "bench_sensors.h"
 
 #include "letters.h"
+#include "mesh_distance.h"
+#include "mesh_topology.h"
+#include "sensor.h"
 
+#include "blobsim/base.h"
 #include "blobsim/bvh.h"
-#include "blobsim/hash.h"
-#include "blobsim/mesh_distance.h"
-#include "blobsim/mesh_topology.h"
-#include "blobsim/sensor.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -51,7 +51,7 @@
 // file", "file too large".
 #pragma once
 
-#include "blobsim/distance_grid.h"
+#include "blobsim/field.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -70,10 +70,10 @@
 //   name: invalid argument                      (mesh NULL, text NULL with a length)
 //   path: cannot open: <strerror> | cannot read: <strerror> | not a regular file   (bsObj_Load)
 //   path: file too large                        (bigger than memory can address)   bs_errTooLarge
-// (result.h has no parse or I/O code: bs_errInvalidArgument stands for both.)
+// (base.h has no parse or I/O code: bs_errInvalidArgument stands for both.)
 #pragma once
 
-#include "blobsim/result.h"
+#include "blobsim/base.h"
 #include "blobsim/triangle.h"
 #include "blobsim/vec3.h"
 

@@ -3,8 +3,8 @@
 #include "array.h"
 #include "atomic_file.h"
 
-#include "blobsim/blob_tiles.h"
-#include "blobsim/parallel.h"
+#include "blobsim/base.h"
+#include "blobsim/surface.h"
 #include "blobsim/version.h"
 
 #include <locale.h>
@@ -608,7 +608,7 @@ static bool bsPov_WriteMesh(bsPovWriter* w, const bsPovMesh* m, size_t meshIndex
 
 // ---- Particles ------------------------------------------------------------------------------------
 
-// The particles' blob, cut into tiles (blob_tiles.h) of at most half POV-Ray's limit of components
+// The particles' blob, cut into tiles (surface.h) of at most half POV-Ray's limit of components
 // each, one blob object a tile. One pool splits the tiles and formats their components.
 
 enum

@@ -1,7 +1,8 @@
 // letters.c — implicit letters polygonized by blobsim's surface mesher (letters.h).
 #include "letters.h"
 
-#include "blobsim/mesh_distance.h"
+#include "mesh_distance.h"
+
 #include "blobsim/surface.h"
 #include "core.h"
 

@@ -10,9 +10,9 @@
 // mesh is the same on every machine.
 #pragma once
 
+#include "blobsim/base.h"
 #include "blobsim/bvh.h"
 #include "blobsim/quat.h"
-#include "blobsim/result.h"
 #include "blobsim/triangle.h"
 
 #include <stdint.h>

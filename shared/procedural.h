@@ -5,7 +5,7 @@
 // on failure *outTris is NULL and *outCount is 0.
 #pragma once
 
-#include "blobsim/result.h"
+#include "blobsim/base.h"
 #include "blobsim/rng.h"
 #include "blobsim/triangle.h"
 

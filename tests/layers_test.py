@@ -7,7 +7,8 @@ it only, so a wrong-way include of a private header does not compile. The public
 the public headers themselves, include only public headers owned by the same subsystem or one below
 it. The order comes from the build itself (the table `engine_subsystems` in src/meson.build), and a
 header's owner is the subsystem whose folder holds the .c of the same name, or the table below for
-the headers with no .c.
+the headers with no .c. The umbrella, blobsim.h, includes every public header, so no subsystem owns it
+and no subsystem's file may include it (a subsystem that did would see every other).
 
     tests/layers_test.py SOURCE_ROOT
 """
@@ -19,12 +20,14 @@ import sys
 HEADER_ONLY = {
     "vec3.h": "core",
     "quat.h": "core",
+    "base.h": "core",
     "rng.h": "core",
-    "hash.h": "core",
     "version.h": "core",
     "collide.h": "collide",
-    "boxf.h": "collide",
 }
+
+# The umbrella header: a program's, not a subsystem's.
+UMBRELLA = "blobsim.h"
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"blobsim/([^"]+)"', re.M)
 
@@ -66,7 +69,7 @@ def owners(root, deps):
                 owner.setdefault(f[6:-2] + ".h", name)
     result = {}
     for h in os.listdir(os.path.join(root, "include", "blobsim")):
-        if h.endswith(".h"):
+        if h.endswith(".h") and h != UMBRELLA:
             result[h] = HEADER_ONLY.get(h) or owner.get(h)
     result.setdefault("version.h", "core")
     return result
@@ -96,6 +99,10 @@ def main():
     for path, name in checks:
         allowed = below(deps, name)
         for inc in INCLUDE.findall(open(os.path.join(root, path)).read()):
+            if inc == UMBRELLA:
+                errors.append(f"{path}: includes blobsim/{UMBRELLA}, every public header at once "
+                              "(include the ones it needs)")
+                continue
             o = own.get(inc)
             if o is not None and o not in allowed:
                 errors.append(f"{path}: includes blobsim/{inc}, which belongs to src/{o}/, "

@@ -2,8 +2,8 @@
 // long double, the stuck grid against brute force over every stuck sphere, columns of particles piled
 // on a stuck one (heights analytic), the sleep rule, and byte-identical steps for any thread count.
 #include "stuck_grid.h"
+#include "blobsim/collide.h"
 #include "blobsim/rng.h"
-#include "blobsim/sphere.h"
 #include "blobsim/step.h"
 #include "test.h"
 

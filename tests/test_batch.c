@@ -3,8 +3,8 @@
 // reported by the first failing index.
 #include "test.h"
 
+#include "blobsim/base.h"
 #include "blobsim/bvh.h"
-#include "blobsim/parallel.h"
 #include "procedural.h"
 #include "blobsim/rng.h"
 
@@ -320,8 +320,9 @@ static void SignalRange(void* context, size_t begin, size_t end, int worker)
 	}
 }
 
-// The threads blobsim starts never take a termination signal (parallel.h), while the caller's mask is
-// left as it was: the signal reaches the main thread, whose output commit blocks it.
+// The threads blobsim starts never take a termination signal (base.h: bsThread_Create), while the
+// caller's mask is left as it was: the signal reaches the main thread, whose output commit blocks
+// it.
 static int WorkerSignalsTest(void)
 {
 	SignalJob job;

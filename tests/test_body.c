@@ -2,6 +2,7 @@
 // the CSRBF at its control points and its smoothness, refit against the list loop, a particle meeting
 // a translating plate against the relative-motion answer computed here, a rotating paddle at the
 // documented substep bound, particles riding a body, a growing body, and determinism.
+#include "csrbf.h"
 #include "procedural.h"
 #include "blobsim/body.h"
 #include "blobsim/rng.h"

@@ -3,8 +3,9 @@
 // sensors) keep their momentum and never interpenetrate beyond a stated depth; a dynamic body sweeps
 // particles out of its way; the same at 1 and 2 threads. Distances are checked by brute force over
 // the triangles, apart from the queries under test.
+#include "mesh_distance.h"
+
 #include "blobsim/body.h"
-#include "blobsim/mesh_distance.h"
 #include "blobsim/step.h"
 #include "blobsim/world.h"
 #include "procedural.h"

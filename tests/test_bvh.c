@@ -1,10 +1,11 @@
 // test_bvh.c — the BVH: tree validity on several scenes, then queries compared with the brute-force
 // loop (bsSweepList) over the caller's array for every method.
+#include "collide_internal.h"
 #include "test.h"
 
+#include "blobsim/base.h"
 #include "blobsim/bvh.h"
-#include "blobsim/closest.h"
-#include "blobsim/parallel.h"
+#include "blobsim/collide.h"
 #include "procedural.h"
 #include "blobsim/rng.h"
 #include "bvh_split.h"

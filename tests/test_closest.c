@@ -8,7 +8,7 @@
 #include "reference.h"
 
 #include "blobsim/bvh.h"
-#include "blobsim/closest.h"
+#include "blobsim/collide.h"
 #include "blobsim/rng.h"
 
 #include <stdlib.h>

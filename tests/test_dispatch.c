@@ -1,6 +1,7 @@
 // test_dispatch.c — runtime CPU dispatch (src/collide/dispatch.h): the AVX2 copies of the swept-sphere tests
 // and of the BVH walk give the default copies' answers, byte for byte, on the same random queries.
 // The reference is the default copy itself, run in the same process with the AVX2 copy turned off.
+#include "collide_internal.h"
 #include "test.h"
 
 #include "dispatch.h"

@@ -4,6 +4,7 @@
 // C(t) = X + (1 - t) L u, the contact is at t = 1 - R / L, exactly, on X's feature.
 #include "blobsim/collide.h"
 #include "blobsim/rng.h"
+#include "collide_internal.h"
 #include "test.h"
 
 static bsTriangle UnitTriangle(void)

@@ -7,7 +7,6 @@
 
 #include "procedural.h"
 
-#include "blobsim/distance_grid.h"
 #include "blobsim/field.h"
 #include "blobsim/step.h"
 #include "blobsim/world.h"

@@ -9,7 +9,7 @@
 #include "procedural.h"
 #include "reference.h"
 
-#include "blobsim/distance_grid.h"
+#include "blobsim/field.h"
 #include "blobsim/rng.h"
 #include "core.h"
 

@@ -1,4 +1,4 @@
-// test_grid_tree.c — the compressed distance/normal grid (grid_tree.h) against the dense grid it was
+// test_grid_tree.c — the compressed distance/normal grid (field.h) against the dense grid it was
 // built from: at random points its nearest and trilinear lookups stay within the errors it reports
 // (and those within the tolerances asked), far planes are lower bounds, and the field's rules over
 // it behave as over the dense grid (a bounce to beta^2, the step the same at 1 and 2 threads, the
@@ -8,7 +8,6 @@
 #include "procedural.h"
 
 #include "blobsim/field.h"
-#include "blobsim/grid_tree.h"
 #include "blobsim/rng.h"
 #include "blobsim/step.h"
 #include "blobsim/world.h"
@@ -489,9 +488,9 @@ static bool IsNegativeZero(float x)
 	return x == 0.0f && signbit(x);
 }
 
-// A grid with -0 in its cells (a normal component of every 5th cell, the distance of every 13th): the
-// tree stores no -0 (which lets the range read a plane or a dense cell alone, grid_tree.h), and the
-// range's lookups still give the bits of its stored cells.
+// A grid with -0 in its cells (a normal component of every 5th cell, the distance of every 13th):
+// the tree stores no -0 (which lets the range read a plane or a dense cell alone,
+// grid_tree_internal.h), and the range's lookups still give the bits of its stored cells.
 static int NegativeZeros(const bsDistanceGrid* sphere)
 {
 	bsDistanceGrid g = *sphere;

@@ -1,13 +1,12 @@
-// test_interaction.c — particle-particle interaction (interaction.h) and its neighbour grid
+// test_interaction.c — particle-particle interaction (step.h) and its neighbour grid
 // (neighbour_grid.h), against independent references: the grid's neighbours against all pairs by
 // brute force; a head-on collision against the closed form of the spring-dashpot (restitution e, the
 // pair's momentum); an elastic pair's energy over 1,000 bounces (never above its start); static
 // friction against Coulomb's closed form (tan theta below or above mu); a column of four, a particle
 // in the pocket of three and a settled pile at rest; the same bytes at 1, 2 and 3 threads for every
 // mode; the substep rule against its formula.
-#include "blobsim/interaction.h"
-#include "blobsim/neighbour_grid.h"
-#include "blobsim/plane.h"
+#include "blobsim/collide.h"
+#include "neighbour_grid.h"
 #include "blobsim/rng.h"
 #include "blobsim/step.h"
 #include "test.h"

@@ -2,7 +2,9 @@
 // answer worked out by hand (the comments say how), plus the guarantee of docs/algorithm.md checked
 // on each: the stop point is never before the exact first contact, and the sphere touches or
 // overlaps the triangle where it stops.
-#include "blobsim/boxf.h"
+#include "boxf.h"
+#include "collide_internal.h"
+
 #include "blobsim/collide.h"
 #include "blobsim/rng.h"
 #include "test.h"

@@ -1,8 +1,8 @@
-// The radial force (radial.h) through bsWorld_Step, against closed forms: the push of a constant
+// The radial force (step.h) through bsWorld_Step, against closed forms: the push of a constant
 // falloff integrated by symplectic Euler, the falloffs' magnitudes, the window's impulse, symmetry,
 // nothing outside the window, the radius or at the centre, and the same bytes at 1 and 2 threads.
 #include "test.h"
-#include "blobsim/radial.h"
+#include "radial.h"
 #include "blobsim/step.h"
 #include "blobsim/world.h"
 
@@ -304,7 +304,7 @@ static int TwoForces(void)
 	return 0;
 }
 
-// bsWorld_Step refuses a radial force out of range (radial.h's list), one setting wrong at a time.
+// bsWorld_Step refuses a radial force out of range (step.h's list), one setting wrong at a time.
 static int RefusesBad(void)
 {
 	bsWorld* world = RadialWorld(1);

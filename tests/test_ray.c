@@ -3,6 +3,7 @@
 // a closed convex mesh to outside hits exactly one triangle, however near an edge or vertex it
 // passes. Hits are counted triangle by triangle, as the list loop sees them. The crossings are built
 // exact in floating point: dyadic vertices, and segments whose midpoint is the vertex or edge point.
+#include "collide_internal.h"
 #include "test.h"
 
 #include "procedural.h"

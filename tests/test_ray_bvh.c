@@ -1,4 +1,4 @@
-// test_ray_bvh.c — the 8-wide ray tree (include/blobsim/ray_bvh.h) against brute force: every ray's
+// test_ray_bvh.c — the 8-wide ray tree (ray_bvh.h) against brute force: every ray's
 // answer (result, t, triangle, normal, hit, every byte) is the list loop's (bsSweepList with
 // bs_methodRay, its normal turned against the motion), from both copies of the runtime dispatch, and
 // bsBvh_Ray's; rays along the axes, through vertices and edges, lying in a plane, of zero length,
@@ -6,9 +6,9 @@
 #include "test.h"
 
 #include "dispatch.h"
+#include "ray_bvh.h"
 
 #include "blobsim/bvh.h"
-#include "blobsim/ray_bvh.h"
 #include "blobsim/rng.h"
 #include "procedural.h"
 

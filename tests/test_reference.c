@@ -6,7 +6,7 @@
 #include "reference.h"
 #include "blobsim/rng.h"
 #include "test.h"
-#include "core.h"
+#include "collide_internal.h"
 
 #include <math.h>
 #include <stdio.h>

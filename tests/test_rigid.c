@@ -6,9 +6,9 @@
 #include "test.h"
 
 #include "procedural.h"
+#include "rigid.h"
 
 #include "blobsim/bvh.h"
-#include "blobsim/rigid.h"
 #include "blobsim/rng.h"
 #include "core.h"
 

@@ -11,14 +11,14 @@
 #include "test.h"
 
 #include "letters.h"
+#include "mesh_distance.h"
+#include "mesh_topology.h"
 #include "procedural.h"
 #include "reference.h"
+#include "sensor.h"
 
 #include "blobsim/bvh.h"
-#include "blobsim/mesh_distance.h"
-#include "blobsim/mesh_topology.h"
 #include "blobsim/rng.h"
-#include "blobsim/sensor.h"
 #include "core.h"
 
 #include <stdlib.h>

@@ -4,6 +4,7 @@
 #include "blobsim/rng.h"
 #include "blobsim/step.h"
 #include "test.h"
+#include "collide_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -196,7 +197,7 @@ static int Responses(void)
 	st.maxContacts = 4;
 	st.substeps = -1;
 	ENSURE(bsWorld_Step(empty, &st, &p, NULL) == bs_errInvalidArgument);
-	st.substeps = 0;  // planned (interaction.h), within maxSubsteps >= 1
+	st.substeps = 0;  // planned (step.h), within maxSubsteps >= 1
 	st.maxSubsteps = 0;
 	ENSURE(bsWorld_Step(empty, &st, &p, NULL) == bs_errInvalidArgument);
 	st.maxSubsteps = 1;

@@ -3,7 +3,7 @@
 // the check every particle passes, emission in the emit phase, and substeps.
 #include "morton.h"
 #include "procedural.h"
-#include "blobsim/parallel.h"
+#include "blobsim/base.h"
 #include "blobsim/rng.h"
 #include "blobsim/step.h"
 #include "test.h"

@@ -14,11 +14,10 @@
 #include "files.h"
 #include "inputs.h"
 #include "json.h"
-#include "blobsim/parallel.h"
+#include "blobsim/base.h"
 #include "process.h"
 #include "render_progress.h"
 #include "run_child.h"
-#include "blobsim/timer.h"
 
 #include "blobsim/version.h"
 

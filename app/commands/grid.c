@@ -8,8 +8,8 @@
 #include "environment.h"
 #include "obj.h"
 
-#include "blobsim/distance_grid.h"
-#include "blobsim/timer.h"
+#include "blobsim/base.h"
+#include "blobsim/field.h"
 
 #include <inttypes.h>
 #include <stdio.h>

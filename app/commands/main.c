@@ -13,7 +13,7 @@
 #include "render_command.h"
 #include "run.h"
 
-#include "blobsim/version.h"
+#include "blobsim/blobsim.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -18,7 +18,7 @@
 #include "image_compare.h"
 #include "process.h"
 #include "run_child.h"
-#include "blobsim/timer.h"
+#include "blobsim/base.h"
 
 #include "blobsim/version.h"
 

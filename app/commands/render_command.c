@@ -11,7 +11,7 @@
 #include "render_movie.h"
 #include "render_progress.h"
 #include "run.h"
-#include "blobsim/timer.h"
+#include "blobsim/base.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

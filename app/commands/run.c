@@ -8,7 +8,7 @@
 #include "environment.h"
 #include "files.h"
 #include "inputs.h"
-#include "blobsim/parallel.h"
+#include "blobsim/base.h"
 #include "output_set.h"
 #include "output_writers.h"
 #include "pov_writer.h"
@@ -21,7 +21,6 @@
 #include "scene_surface.h"
 #include "blobsim/step.h"
 #include "field_grid.h"
-#include "blobsim/timer.h"
 #include "blobsim/triangle.h"
 
 #include "blobsim/version.h"
@@ -778,7 +777,7 @@ typedef struct bsRunFrames
 } bsRunFrames;
 
 // A step that would need more substeps than motion.max_substeps: why, from the same plan the step
-// made (interaction.h), and what to change.
+// made (step.h), and what to change.
 static void bsUnstableError(const bsConfig* c, const bsParticles* p, int step, char* err, size_t errlen)
 {
 	bsSubstepPlan plan;

@@ -18,9 +18,9 @@
 #include "field_config.h"
 #include "json.h"
 
+#include "blobsim/base.h"
 #include "blobsim/collide.h"
 #include "blobsim/emitter.h"
-#include "blobsim/result.h"
 #include "blobsim/step.h"
 #include "blobsim/vec3.h"
 

@@ -6,7 +6,6 @@
 #include "config_material.h"
 #include "config_read.h"
 #include "blobsim/body.h"
-#include "blobsim/csrbf.h"
 #include "blobsim/quat.h"
 #include "core.h"
 
@@ -274,10 +273,9 @@ static bool bsReadDeform(bsCtx* c, const cJSON* v, bsBodyConfig* body)
 	{
 		return false;
 	}
-	// The weights exist only for distinct enough control points (csrbf.h).
-	bsCsrbf rbf;
-	bsResult r = count > 4096 ? bs_errTooLarge : bsCsrbf_Init(&rbf, body->controls, count, body->support);
-	bsCsrbf_Free(&rbf);
+	// The weights exist only for distinct enough control points (bsDeformDef_CheckControls).
+	bsDeformDef controlsDef = {.controls = body->controls, .controlCount = count, .support = body->support};
+	bsResult r = count > 4096 ? bs_errTooLarge : bsDeformDef_CheckControls(&controlsDef);
 	if (r != bs_ok)
 	{
 		bsPushKey(c, "controls");

@@ -111,7 +111,7 @@ static const bsSchemaKey bsSleepKeys[] = {
 	BS_NUMBER("acceleration", bsStepDef, sleepAcceleration, &bsNonNegative, 0),
 	BS_NUMBER("wake_speed", bsStepDef, wakeSpeed, &bsNonNegative, 0)};
 static const bsSchema bsSleepSchema = BS_OBJECT(bsSleepKeys);
-// motion.radial: a push away from a point (radial.h), read into a bsRadialDef filled with its
+// motion.radial: a push away from a point (step.h), read into a bsRadialDef filled with its
 // defaults first; falloff is a choice, read by bsReadRadial.
 static const bsSchemaKey bsRadialKeys[] = {
 	BS_REQUIRED_VEC3("center", bsRadialDef, center, &bsAnyNumber, "3 numbers"),

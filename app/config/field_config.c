@@ -40,7 +40,7 @@ static const bsSchemaKey bsFlowKeys[] = {
 	BS_REQUIRED_NUMBER("distance", bsFieldDef, flowDistance, &bsPositive)};
 static const bsSchema bsFlowSchema = BS_OBJECT(bsFlowKeys);
 
-// field.compress: the compressed tree's settings (grid_tree.h), read into a bsGridTreeDef filled with
+// field.compress: the compressed tree's settings (field.h), read into a bsGridTreeDef filled with
 // its defaults first; max_angle is in degrees, the def's in radians (bsReadFieldCompress converts).
 static const bsRange bsFieldAngle = {0.0, 180.0, false, "a number 0 .. 180"};
 static const bsSchemaKey bsCompressKeys[] = {

@@ -3,9 +3,7 @@
 // or a grid built from the config's meshes (docs/config.md, docs/dngrid.md).
 #pragma once
 
-#include "blobsim/distance_grid.h"
 #include "blobsim/field.h"
-#include "blobsim/grid_tree.h"
 
 #include <stdbool.h>
 

@@ -9,7 +9,7 @@
 // read). Safe for untrusted input; thread-safe.
 #pragma once
 
-#include "blobsim/result.h"
+#include "blobsim/base.h"
 
 #include <stdbool.h>
 #include <stddef.h>

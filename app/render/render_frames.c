@@ -12,7 +12,7 @@
 #include "pov_writer.h"
 #include "scene_surface.h"
 #include "render_progress.h"
-#include "blobsim/parallel.h"
+#include "blobsim/base.h"
 
 #include <inttypes.h>
 #include <limits.h>

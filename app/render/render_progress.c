@@ -1,7 +1,7 @@
 // render_progress.c — POV-Ray's progress reports, and the progress line of one or several renders.
 #include "render_progress.h"
 
-#include "blobsim/timer.h"
+#include "blobsim/base.h"
 
 #include <stdio.h>
 #include <string.h>

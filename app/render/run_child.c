@@ -2,7 +2,7 @@
 #include "run_child.h"
 
 #include "render_progress.h"
-#include "blobsim/timer.h"
+#include "blobsim/base.h"
 
 #include <signal.h>
 #include <stdatomic.h>

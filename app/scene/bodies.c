@@ -6,8 +6,8 @@
 #include "files.h"
 #include "obj.h"
 #include "output_set.h"
+#include "blobsim/base.h"
 #include "blobsim/body.h"
-#include "blobsim/hash.h"
 #include "blobsim/version.h"
 
 #include <stdio.h>

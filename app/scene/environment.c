@@ -4,8 +4,8 @@
 
 #include "array.h"
 #include "obj.h"
+#include "blobsim/base.h"
 #include "blobsim/quat.h"
-#include "blobsim/timer.h"
 
 #include <stdio.h>
 #include <stdlib.h>

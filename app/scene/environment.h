@@ -9,9 +9,9 @@
 #pragma once
 
 #include "blobsim/bvh.h"
-#include "blobsim/world.h"
+#include "blobsim/collide.h"
 #include "config.h"
-#include "blobsim/plane.h"
+#include "blobsim/world.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,8 +3,7 @@
 
 #include "dng.h"
 #include "files.h"
-#include "blobsim/hash.h"
-#include "blobsim/timer.h"
+#include "blobsim/base.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,8 +14,7 @@
 #include "config.h"
 #include "environment.h"
 
-#include "blobsim/distance_grid.h"
-#include "blobsim/grid_tree.h"
+#include "blobsim/field.h"
 
 #include <cjson/cJSON.h>
 

@@ -3,7 +3,7 @@
 
 #include "array.h"
 #include "files.h"
-#include "blobsim/hash.h"
+#include "blobsim/base.h"
 
 #include <stdio.h>
 #include <stdlib.h>

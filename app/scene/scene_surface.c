@@ -3,8 +3,8 @@
 #include "ply.h"
 #include "surface_file.h"
 
+#include "blobsim/base.h"
 #include "blobsim/surface.h"
-#include "blobsim/timer.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,9 +6,9 @@
 //              (constant angular speed) for rotation; before the first key the first holds, after
 //              the last the last holds, or with `loop` each track repeats its span [first, last]
 //              (it jumps from its last key back to its first: make them equal for a smooth loop).
-//   deforming  the same keys for the pose, plus a CSRBF deformation of the rest shape (csrbf.h):
+//   deforming  the same keys for the pose, plus a CSRBF deformation of the rest shape (Wendland's C2 function):
 //              control points with displacements keyed at shared times, linear between keys.
-//   dynamic    a rigid body (rigid.h) moved by gravity and contacts: it starts at its keys' pose at
+//   dynamic    a rigid body (below) moved by gravity and contacts: it starts at its keys' pose at
 //              time 0 with the given velocities (no scale keys, no deformation); the world integrates
 //              it per substep (body_dynamics.c) and gives it the chord of that substep
 //              (bsBody_SetChord): bsBody_Pose between the substep's ends is the linear + slerp
@@ -19,15 +19,85 @@
 // "shape" at t; the pose is rotation then translation (quat.h).
 #pragma once
 
-#include "blobsim/csrbf.h"
+#include "blobsim/base.h"
 #include "blobsim/quat.h"
-#include "blobsim/result.h"
-#include "blobsim/rigid.h"
-#include "blobsim/sensor.h"
 #include "blobsim/triangle.h"
 
 #include <stdbool.h>
 #include <stdint.h>
+
+// --- Rigid dynamics' settings (rigid.c, rigid_solver.c, mass_properties.c) ---
+
+// A dynamic body is a rigid body of Senin, Kojekine, Savchenko & Hagiwara, "Particle-based Collision
+// Detection", section 4: a closed triangle mesh with a density, its mass, centre of mass and inertia
+// from the mesh's volume integrals, moved by gravity and contacts with the collision response of
+// effective mass and pulses (docs/bodies_dynamics.md). The world integrates it (bsWorld_SetBodyDynamics
+// takes the settings below); the solver itself is the engine's.
+
+// Mass properties of a closed mesh of uniform density.
+typedef struct bsMassProperties
+{
+	double volume;          // > 0 for a closed mesh whose normals point outwards
+	double mass;            // density * volume
+	bsVec3 centre;          // centre of mass, mesh coordinates
+	double inertia[3][3];   // inertia tensor about the centre, mesh axes (products with minus sign)
+	bsVec3 principal;       // principal moments (I_x, I_y, I_z), ascending
+	bsQuat axes;            // principal frame -> mesh axes: axis k of oxyz is Rotate(axes, e_k)
+} bsMassProperties;
+
+// Mass properties of count triangles at `density`. Fails with bs_errInvalidArgument (tris NULL,
+// count 0, density not positive and finite, a volume that is not positive: an open mesh or one
+// whose normals point inwards) or bs_errNonFinite. On failure *out is zeroed.
+bsResult bsComputeMassProperties(const bsTriangle* tris, uint32_t count, double density,
+	bsMassProperties* out);
+
+// A body's initial state. The mesh is given in its own coordinates; pose maps it to the world.
+typedef struct bsRigidBodyDef
+{
+	double density;           // mass per unit volume (default 1000, water)
+	bsTransform pose;         // mesh -> world at the start (default identity)
+	bsVec3 velocity;          // of the centre of mass, world (default 0)
+	bsVec3 angularVelocity;   // world (default 0)
+} bsRigidBodyDef;
+
+bsRigidBodyDef bsDefaultRigidBodyDef(void);
+
+// Settings of the rigid step the world takes each substep (bsBodyDynamicsDef.step).
+typedef struct bsRigidStepDef
+{
+	bsVec3 gravity;            // default (0, -9.81, 0)
+	double restitution;        // e of the response, 0..1 (default 0.5)
+	double friction;           // Coulomb coefficient (default 0.5; 0: the paper, normal pulses only)
+	double restThreshold;      // approach speeds below this get e = 0 (default 0.2 m/s)
+	double slop;               // overlap left uncorrected, keeps contacts alive (default 0.001 m)
+	double positionFactor;     // fraction of overlap beyond slop removed per substep (default 0.2)
+	int iterations;            // sequential passes over the contacts (default 10; 1..1000)
+	double sleepSpeed;         // a body whose |v| and |w| * radius stay below this... (0.05 m/s)
+	double sleepDelay;         // ...for this long falls asleep (default 0.5 s; 0 disables sleep)
+} bsRigidStepDef;
+
+bsRigidStepDef bsDefaultRigidStepDef(void);
+
+// --- Sensor particles' settings (sensor.c) ---
+
+// How two bodies' separation is tracked by Senin et al.'s sensor particles (section 3), when the
+// world is told to find body contacts that way (bsBodyDynamicsDef.method).
+typedef struct bsSensorDef
+{
+	int particlesA;          // particles on body A; 0: 2 x its estimated convex parts
+	int particlesB;
+	double effectiveRadius;  // R_eff; 0: auto
+	int maxSteps;            // N_max; 0: auto
+	int minMoved;            // N_min; 0: auto
+	double tolerance;        // exact check below this particle separation; 0: auto; < 0: never
+	int exactRings;          // face rings around each particle in the exact check; 0..8 (default 1)
+	double cacheDistance;    // distant particles' influence cached beyond this; 0: auto; < 0: off
+	uint64_t seed;           // the initial random sites (default 1)
+} bsSensorDef;
+
+bsSensorDef bsDefaultSensorDef(void);
+
+// --- Bodies (body.c) ---
 
 typedef enum bsMotionKind
 {
@@ -74,6 +144,12 @@ typedef struct bsDeformDef
 	int keyCount;
 } bsDeformDef;
 
+// Can a deformation take def's control points at def's support? bs_ok when the CSRBF system over
+// them can be solved (what bsBody_Create asks of them, for a reader that checks its input before it
+// makes a body); bs_errInvalidArgument for two points too close to tell apart at this support (or
+// no points, a support not > 0), bs_errNonFinite, bs_errOutOfMemory. The keys are not looked at.
+bsResult bsDeformDef_CheckControls(const bsDeformDef* def);
+
 typedef struct bsBodyDef
 {
 	const bsTriangle* triangles;  // the rest mesh (copied)
@@ -86,7 +162,7 @@ typedef struct bsBodyDef
 	double density;               // mass per unit volume [1000]
 	bsVec3 velocity;              // of the centre of mass at time 0, world [0]
 	bsVec3 angularVelocity;       // radians per second, world [0]
-	int sensorParticles;          // sensor particles on it (sensor.h); 0: the paper's auto rule [0]
+	int sensorParticles;          // sensor particles on it (above); 0: the paper's auto rule [0]
 } bsBodyDef;
 
 bsBodyDef bsDefaultBodyDef(void);
@@ -117,8 +193,8 @@ void bsBody_DeformWeights(const bsBody* body, double t, bsVec3* weights);
 // A rest point's shape-frame position for given weights (NULL: no deformation) and scale.
 bsVec3 bsBody_ShapePoint(const bsBody* body, const bsVec3* weights, bsVec3 scale, bsVec3 rest);
 
-// Dynamic bodies: the initial state for rigid.h (density, pose at time 0, velocities), the sensor
-// particle count, and the chord the world sets each substep: pose p0 at t0, p1 at t1 (poses before
+// Dynamic bodies: the rigid body's initial state (above: density, pose at time 0, velocities), the
+// sensor particle count, and the chord the world sets each substep: pose p0 at t0, p1 at t1 (poses before
 // t0 hold p0, after t1 hold p1). Until the first chord the body stands at its time-0 pose.
 bsRigidBodyDef bsBody_DynamicDef(const bsBody* body);
 int bsBody_SensorParticles(const bsBody* body);
@@ -129,8 +205,8 @@ void bsBody_SetChord(bsBody* body, double t0, bsTransform p0, double t1, bsTrans
 double bsBody_MaxAngularSpeed(const bsBody* body);
 
 // How the world finds contacts between two bodies (at least one dynamic): the exact BVH-BVH closest
-// pair (mesh_distance.h; the default: docs/sensors.md measured it faster on every frame) or Senin's
-// sensor particles (sensor.h).
+// pair (the default: docs/sensors.md measured it faster on every frame) or Senin's sensor particles
+// (above).
 typedef enum bsBodyContactMethod
 {
 	bs_bodyContactExact = 0,
@@ -140,7 +216,7 @@ typedef enum bsBodyContactMethod
 // The world's settings for dynamic bodies (bsWorld_SetBodyDynamics).
 typedef struct bsBodyDynamicsDef
 {
-	bsRigidStepDef step;           // rigid.h's step: gravity, restitution, friction, sleep...
+	bsRigidStepDef step;           // the rigid step (above): gravity, restitution, friction, sleep...
 	bsBodyContactMethod method;    // [exact]
 	bsSensorDef sensors;           // sensors: N_min, N_max, tolerance...; particlesA/B come from the bodies
 } bsBodyDynamicsDef;

@@ -14,7 +14,6 @@
 // tree.
 #pragma once
 
-#include "blobsim/closest.h"
 #include "blobsim/collide.h"
 
 #include <stddef.h>
@@ -163,7 +162,7 @@ bsResult bsBvh_Ray(const bsBvh* bvh, const bsRayInput* input, bsRayOutput* out);
 bsResult bsBvh_SweepBatch(const bsBvh* bvh, bsMethod method, const bsSweepInput* inputs,
 	bsSweepOutput* outputs, size_t count, int threads, bsQueryStats* stats);
 
-// The mesh's point nearest input->point within input->maxDistance (closest.h): the same answer as
+// The mesh's point nearest input->point within input->maxDistance (collide.h): the same answer as
 // bsClosestPointList over the caller's array, bit for bit (the nearest triangle; of triangles at the
 // same distance, the lowest caller's index). Walks the 4-wide tree nearest box first and skips every
 // box farther than the best distance so far (boxes are padded for rounding, so ties are kept).

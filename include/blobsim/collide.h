@@ -13,17 +13,18 @@
 //              ignored; watertight at shared edges and vertices.
 // Motion is parametrised as C(t) = C1 + t (C2 - C1), t in [0, 1]. Contact means dist(C(t), T) <= R
 // (closed sets: a tangential touch is a contact).
+//
+// At the end: analytic planes (the world's other static collider) and the point of a triangle list
+// nearest a query point. The tests of one triangle, plane or sphere at a time, which the list loops,
+// the BVH's walks and the world's colliders share, are the engine's (src/collide/collide_internal.h).
 #pragma once
 
-#include "blobsim/result.h"
+#include "blobsim/base.h"
 #include "blobsim/triangle.h"
 #include "blobsim/vec3.h"
 
+#include <stddef.h>
 #include <stdint.h>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 typedef enum bsMethod
 {
@@ -42,8 +43,8 @@ typedef enum bsTest
 	bs_testEndSphere,    // karabassi: sphere/triangle test at C2 (the paper's spherical cap)
 	bs_testExact,        // exact
 	bs_testRay,          // ray
-	bs_testPlane,        // an analytic plane of the environment (plane.h), any method
-	bs_testSphere,       // a static sphere: a stuck or sleeping particle (sphere.h), any method
+	bs_testPlane,        // an analytic plane of the environment (bsPlane), any method
+	bs_testSphere,       // a static sphere: a stuck or sleeping particle (world.h), any method
 	bs_testCount
 } bsTest;
 
@@ -91,8 +92,8 @@ typedef struct bsSweepOutput
 {
 	double t;          // stop fraction in [0, 1]; 1 when nothing is hit
 	bsVec3 center;     // centre where the sphere stops: C1 + t (C2 - C1) (C2 exactly when t == 1)
-	bsVec3 point;      // contact point: the mesh's point nearest center (see bsSweep_Finish and
-	                   // bsSweep_RefinesContact: the hit triangle's unless a neighbour is nearer)
+	bsVec3 point;      // contact point: the mesh's point nearest center (the hit triangle's unless
+	                   // a neighbour is nearer: see bsSweepList)
 	bsVec3 normal;     // unit contact normal at point, from the surface towards the centre
 	uint32_t triangle; // the primitive hit within its collider: the triangle's index for a mesh, the
 	                   // plane's for planes; BS_NO_TRIANGLE when none
@@ -116,208 +117,16 @@ typedef struct bsSweep
 	double radius2;
 	bsVec3 boxMin;   // bounds of the capsule: min(C1, C2) - R
 	bsVec3 boxMax;   // max(C1, C2) + R
-	double roundoff; // bound on the rounding of a plane distance at C1 or C2 (bsSweep_ReachesSlabBefore)
+	double roundoff; // bound on the rounding of a plane distance at C1 or C2 (the slab cull)
 } bsSweep;
-
-// Cheap rejections shared by the capsule tests, on the triangle's bounds. "Every vertex below a
-// bound on an axis" is "the largest coordinate below it", so the SSE2 versions take the bounds with
-// minpd/maxpd (x and y in one register, z in the low lane of another) and compare them once: the
-// same comparisons of the same doubles for finite vertices (bsMakeTriangle's), a quarter of the
-// instructions of 18 scalar comparisons.
-#if defined(__SSE2__)
-typedef struct bsTriangleBounds
-{
-	__m128d lo, hi;      // x, y
-	__m128d loz, hiz;    // z in the low lane, 0 in the high one
-} bsTriangleBounds;
-
-static inline bsTriangleBounds bsTriangle_Bounds(const bsTriangle* t)
-{
-	__m128d a = _mm_loadu_pd(&t->p1.x);
-	__m128d b = _mm_loadu_pd(&t->p2.x);
-	__m128d c = _mm_loadu_pd(&t->p3.x);
-	__m128d az = _mm_load_sd(&t->p1.z);
-	__m128d bz = _mm_load_sd(&t->p2.z);
-	__m128d cz = _mm_load_sd(&t->p3.z);
-	bsTriangleBounds r;
-	r.hi = _mm_max_pd(_mm_max_pd(a, b), c);
-	r.lo = _mm_min_pd(_mm_min_pd(a, b), c);
-	r.hiz = _mm_max_sd(_mm_max_sd(az, bz), cz);
-	r.loz = _mm_min_sd(_mm_min_sd(az, bz), cz);
-	return r;
-}
-
-// Is the box [lo, hi] (x and y in one register, z in the low lane of another) disjoint from the
-// triangle's bounds? Only the low lane of the z comparisons counts.
-static inline bool bsTriangleBounds_Outside(const bsTriangleBounds* r, __m128d lo, __m128d hi,
-	__m128d loz, __m128d hiz)
-{
-	__m128d out = _mm_or_pd(_mm_cmplt_pd(r->hi, lo), _mm_cmpgt_pd(r->lo, hi));
-	__m128d outz = _mm_or_pd(_mm_cmplt_sd(r->hiz, loz), _mm_cmpgt_sd(r->loz, hiz));
-	return (_mm_movemask_pd(out) | (_mm_movemask_pd(outz) & 1)) != 0;
-}
-
-// False when the triangle's bounds and the capsule's are disjoint, so no contact is possible.
-// Changes no answer. Most random pairs end here (Table 1: 93%).
-static inline bool bsSweep_BoxOverlaps(const bsSweep* s, const bsTriangle* t)
-{
-	bsTriangleBounds r = bsTriangle_Bounds(t);
-	return !bsTriangleBounds_Outside(&r, _mm_loadu_pd(&s->boxMin.x), _mm_loadu_pd(&s->boxMax.x),
-		_mm_load_sd(&s->boxMin.z), _mm_load_sd(&s->boxMax.z));
-}
-
-// False when the triangle is, on some axis, farther than R from c by a margin, 1e-8 (1 + R + the
-// largest coordinate of c and of the triangle): then the sphere/triangle steps (bsSphereTriangle)
-// and the exact start test (bsTriangle_ClosestPoint and its squared distance <= R^2) find no
-// contact, whatever their rounding. Each of them accepts only a computed point within R of c (up to
-// a relative 1e-16 of R^2) that lies on the triangle up to a few ulps of the coordinates: a vertex,
-// c's projection found inside by the edge functions, a point of an edge, a convex combination of
-// the vertices. Such a point is within R + 1e-15 (R + size) of c, so the triangle's bounds are too.
-// The sweeps' start and end spheres cut the plane of most neighbours of a contact: this replaces
-// their ~50-300 instructions by ~25.
-static inline bool bsTriangle_BoxNear(const bsTriangle* t, bsVec3 c, double radius)
-{
-	bsTriangleBounds r = bsTriangle_Bounds(t);
-	__m128d cxy = _mm_loadu_pd(&c.x);
-	__m128d cz = _mm_load_sd(&c.z);
-	__m128d sign = _mm_set1_pd(-0.0);
-	__m128d big = _mm_max_pd(_mm_max_pd(_mm_andnot_pd(sign, r.lo), _mm_andnot_pd(sign, r.hi)),
-		_mm_andnot_pd(sign, cxy));
-	__m128d bigz = _mm_max_sd(_mm_max_sd(_mm_andnot_pd(sign, r.loz), _mm_andnot_pd(sign, r.hiz)),
-		_mm_andnot_pd(sign, cz));
-	big = _mm_max_sd(_mm_max_pd(big, bigz), _mm_unpackhi_pd(big, big));
-	double reach = radius + 1e-8 * (1.0 + radius + _mm_cvtsd_f64(big));
-	__m128d grow = _mm_set1_pd(reach);
-	return !bsTriangleBounds_Outside(&r, _mm_sub_pd(cxy, grow), _mm_add_pd(cxy, grow),
-		_mm_sub_sd(cz, grow), _mm_add_sd(cz, grow));
-}
-#else
-static inline bool bsSweep_BoxOverlaps(const bsSweep* s, const bsTriangle* t)
-{
-	bool below = (t->p1.x < s->boxMin.x) & (t->p2.x < s->boxMin.x) & (t->p3.x < s->boxMin.x);
-	below |= (t->p1.y < s->boxMin.y) & (t->p2.y < s->boxMin.y) & (t->p3.y < s->boxMin.y);
-	below |= (t->p1.z < s->boxMin.z) & (t->p2.z < s->boxMin.z) & (t->p3.z < s->boxMin.z);
-	bool above = (t->p1.x > s->boxMax.x) & (t->p2.x > s->boxMax.x) & (t->p3.x > s->boxMax.x);
-	above |= (t->p1.y > s->boxMax.y) & (t->p2.y > s->boxMax.y) & (t->p3.y > s->boxMax.y);
-	above |= (t->p1.z > s->boxMax.z) & (t->p2.z > s->boxMax.z) & (t->p3.z > s->boxMax.z);
-	return !(below | above);
-}
-
-static inline bool bsTriangle_BoxNear(const bsTriangle* t, bsVec3 c, double radius)
-{
-	bsVec3 lo = bsTriangle_Min(t);
-	bsVec3 hi = bsTriangle_Max(t);
-	double big = fmax(bsMaxAbs(c), fmax(bsMaxAbs(lo), bsMaxAbs(hi)));
-	double reach = radius + 1e-8 * (1.0 + radius + big);
-	return !(hi.x < c.x - reach || hi.y < c.y - reach || hi.z < c.z - reach ||
-		lo.x > c.x + reach || lo.y > c.y + reach || lo.z > c.z + reach);
-}
-#endif
-
-// A contact with one triangle, before the output is completed.
-typedef struct bsTriangleHit
-{
-	double t;
-	uint8_t test;
-	uint8_t branch;
-	uint8_t feature;
-} bsTriangleHit;
-
-// Can the sphere, starting outside the slab |N.x + delta| <= R (plane distances s1 at C1, s2 at C2,
-// on the same side), reach it before tmax? It reaches it at (|s1| - R) / (side (s1 - s2)); no
-// contact of any method comes earlier. Allows for the rounding of s1 and s2 so that it never says no
-// wrongly: the answers of the list loop and the BVH must not depend on the order of triangles.
-static inline bool bsSweep_ReachesSlabBefore(const bsSweep* s, double s1, double s2, double tmax)
-{
-	double side = s1 > 0.0 ? 1.0 : -1.0;
-	double gap = fabs(s1) - s->radius;
-	double approach = side * (s1 - s2);
-	return !(gap - s->roundoff > tmax * (approach + s->roundoff));
-}
 
 // Checks the input (finite coordinates, radius >= 0) and precomputes the sweep.
 bsResult bsMakeSweep(const bsSweepInput* input, bsSweep* sweep);
 
-// --- The paper's tests (karabassi.c) ---
-
-// Sphere/triangle, Steps 1-4 with the section 3.1 sphere/edge test. Exact: true iff the closed
-// sphere and the closed triangle intersect. Reports the step that decided and the vertex/edge index.
-bool bsSphereTriangle(const bsTriangle* tri, bsVec3 center, double radius, double radius2,
-	bsTriangleHit* hit);
-
-// Cylinder/triangle, Steps 1-3 then Par4-Par8 or Int4-Int6. The cylinder has no caps; when it
-// returns false, contacts may remain for the spherical caps. On true, hit->t is the paper's
-// intersection estimate on the axis. Requires sweep->len2 > 0.
-bool bsCylinderTriangle(const bsTriangle* tri, const bsSweep* sweep, bsTriangleHit* hit);
-
-// The combined capsule/triangle test: the sphere at C1 (blobsim checks it; the paper assumes the
-// start position is free), then the cylinder, else the sphere at C2 (t = 1). Reports only t < tmax
-// (pass 2.0 for no bound): a nearer contact already known lets it skip triangles whose plane the
-// sphere reaches only later. tmax filters; it never changes the estimate.
-bool bsKarabassiTriangle(const bsTriangle* tri, const bsSweep* sweep, double tmax, bsTriangleHit* hit);
-
-// --- Beyond the paper ---
-
-// Exact time of first contact (exact.c). Reports only contacts with t < tmax (pass 1 + anything
-// above 1, e.g. 2.0, for no bound).
-bool bsExactTriangle(const bsTriangle* tri, const bsSweep* sweep, double tmax, bsTriangleHit* hit);
-
-// Segment C1 -> C2 against the triangle, radius ignored (ray.c). Reports only t < tmax. Watertight:
-// a segment crossing exactly through an edge or vertex shared by triangles of a closed mesh is
-// reported by exactly one of them (one tie rule for every triangle, docs/algorithm.md), so a lone
-// triangle's boundary is half-open: it has some of its edges and vertices, not all.
-bool bsRayTriangle(const bsTriangle* tri, const bsSweep* sweep, double tmax, bsTriangleHit* hit);
-
-// --- Queries over many triangles (sweep.c) ---
-
-// One triangle by method; only contacts with t < tmax. Inline: the BVH and the list loop call it
-// once per triangle.
-static inline bool bsSweepTriangle(bsMethod method, const bsTriangle* tri, const bsSweep* sweep,
-	double tmax, bsTriangleHit* hit)
-{
-	switch (method)
-	{
-		case bs_methodKarabassi:
-			return bsKarabassiTriangle(tri, sweep, tmax, hit);
-		case bs_methodExact:
-			return bsExactTriangle(tri, sweep, tmax, hit);
-		case bs_methodRay:
-			return bsRayTriangle(tri, sweep, tmax, hit);
-		case bs_methodCount:
-			break;
-	}
-	return false;
-}
-
-// Fills out from the winning hit: centre, contact point (the triangle's point nearest the centre),
-// normal and the sub-test fields; returns where on the triangle the point lies. The normal points
-// from the surface to the centre (bsTriangle_NormalTowards): the face normal on the centre's side
-// when the point is on the face, (centre - point) / |centre - point| on an edge or vertex. When the
-// centre is on the surface (within 1e-12 (1 + max |centre_i|): the ray method, karabassi's Int4) the
-// face normal on the side the motion comes from (for motion along the plane, C1's side).
-bsFeature bsSweep_Finish(const bsSweep* sweep, const bsTriangle* tri, uint32_t triangleIndex,
-	const bsTriangleHit* hit, bsSweepOutput* out);
-
-// Is the contact point worth looking up on the whole mesh? When the stop centre may be nearer the
-// surface than R (karabassi's estimate overlaps it; exact at t = 0 starts in contact) and the
-// winning triangle's point is on an edge or vertex: a neighbour sharing that edge can be nearer the
-// centre (two triangles reach the same t, up to rounding, and the earlier or lower index wins), and
-// the neighbour's point gives the normal of the contact geometry rather than of the tie. Otherwise
-// exact stops touching, where the winner's point is the mesh's nearest up to rounding, and ray stops
-// on the triangle its segment crosses.
-static inline bool bsSweep_RefinesContact(bsMethod method, double t, bsFeature feature)
-{
-	bool overlaps = method == bs_methodKarabassi || (method == bs_methodExact && t == 0.0);
-	return overlaps && feature != bs_featureFace;
-}
-
-// Fills out for a sweep that hits nothing (t = 1, centre C2).
-void bsSweep_Miss(const bsSweep* sweep, bsSweepOutput* out);
-
 // The paper's main loop over a triangle list: the contact nearest C1 wins (the first triangle on
 // ties); the contact point and normal are then those of the mesh's point nearest the stop centre
-// when bsSweep_RefinesContact says so. Brute force; the BVH answers the same question faster
-// (bvh.h).
+// when the stop may overlap the surface on an edge or a vertex (a karabassi estimate, an exact sweep
+// that starts in contact). Brute force; the BVH answers the same question faster (bvh.h).
 bsResult bsSweepList(bsMethod method, const bsTriangle* tris, uint32_t count,
 	const bsSweepInput* input, bsSweepOutput* out);
 
@@ -327,3 +136,61 @@ const char* bsTestName(bsTest test);
 const char* bsBranchName(bsBranch branch);
 // Parses a method name; returns false when it is none of them.
 bool bsParseMethod(const char* name, bsMethod* method);
+
+// --- Planes (plane.c) ---
+
+// Analytic planes of the environment (an infinite floor, say), swept against with the
+// dynamic sphere/plane test of Real-Time Rendering (3rd ed., section 16.18.1).
+
+typedef struct bsPlane
+{
+	bsVec3 n;  // unit normal
+	double d;  // n . x + d = 0 on the plane
+} bsPlane;
+
+// The plane through `point` with normal `normal` (normalised). Fails with bs_errNonFinite on
+// NaN/inf and bs_errInvalidArgument on a zero normal.
+bsResult bsMakePlane(bsVec3 point, bsVec3 normal, bsPlane* out);
+
+// --- Closest points (closest.c) ---
+
+// The point of a triangle mesh nearest a query point: the question a response asks to
+// push a sphere clear of every surface, and a distance field asks per grid point.
+//
+// Over a plain triangle list here (brute force); over the BVH in bvh.h (bsBvh_ClosestPoint), with
+// the same answer bit for bit. The distance to a triangle is |q - c| with c its closest point
+// (bsTriangle_ClosestPoint); the nearest triangle wins, the lowest caller's index among triangles at
+// the same distance (the same double), so the answer does not depend on any tree.
+
+typedef struct bsClosestPointInput
+{
+	bsVec3 point;        // the query point
+	double maxDistance;  // only triangles at distance <= maxDistance count; >= 0; HUGE_VAL: all
+} bsClosestPointInput;
+
+typedef struct bsClosestPointOutput
+{
+	bsVec3 point;        // the mesh's point nearest the query (on the reported triangle)
+	bsVec3 normal;       // unit, from the surface towards the query point (see below); zero on a miss
+	double distance;     // |query - point|; HUGE_VAL (infinity) on a miss
+	uint32_t triangle;   // the caller's index of the nearest triangle, BS_NO_TRIANGLE on a miss
+	uint8_t hit;         // 1 when a triangle is within maxDistance
+	uint8_t feature;     // bsFeature of the closest point: face, edge or vertex
+	uint8_t index;       // the edge (0: p1p2, 1: p2p3, 2: p3p1) or vertex (0..2) index
+	uint8_t onSurface;   // 1 when the query point is on the surface (the normal is the stored one)
+} bsClosestPointOutput;
+
+// The normal, by where the closest point lies: on the face (the query projects inside the
+// triangle), the triangle's face normal on the query's side; on an edge or vertex, the direction
+// from the closest point to the query. When the query point is on the surface (the plane distance,
+// for a face, or the distance, for an edge or vertex, is at most 1e-12 (1 + max |q_i|)) no side can
+// be told: the triangle's stored normal, and onSurface = 1.
+
+// Checks the input: bs_errNonFinite for a NaN/inf point or one whose squared length overflows
+// (beyond ~1e154), bs_errInvalidArgument for a NaN or negative maxDistance.
+bsResult bsClosestPointInput_Check(const bsClosestPointInput* input);
+
+// Brute force over a triangle list. On an invalid input returns the error of
+// bsClosestPointInput_Check and fills out with a miss. Every byte of out is written.
+bsResult bsClosestPointList(const bsTriangle* tris, uint32_t count, const bsClosestPointInput* input,
+	bsClosestPointOutput* out);

@@ -7,8 +7,8 @@
 // (the default, at t = 0), or over time at `rate` particles a second from `start` to `stop`.
 #pragma once
 
+#include "blobsim/base.h"
 #include "blobsim/particles.h"
-#include "blobsim/result.h"
 #include "blobsim/rng.h"
 #include "blobsim/triangle.h"
 #include "blobsim/vec3.h"

@@ -2,7 +2,7 @@
 // passes on its way in, whether an emitter made it or a file held it.
 #pragma once
 
-#include "blobsim/result.h"
+#include "blobsim/base.h"
 #include "blobsim/vec3.h"
 
 #include <stdbool.h>

@@ -1,8 +1,8 @@
 // step.h — one time step of every particle, a fixed sequence of phases run on the world's pool:
 //
 //     emit       the particles born in [t, t + dt) are appended (in emitter order, one random stream)
-//     per substep (dt / substeps, substeps given or planned by interaction.h's rule):
-//       interact the free particles' velocities from the forces between them (interaction.h), read
+//     per substep (dt / substeps, substeps given or planned by the interaction's rule below):
+//       interact the free particles' velocities from the forces between them (below), read
 //                from a copy of the state before the substep (only with an interaction)
 //       forces   each free particle's velocity from the forces (forces.c: gravity, air drag, the
 //                radial force, then the distance/normal field's rules), read from the state before
@@ -25,10 +25,161 @@
 #pragma once
 
 #include "blobsim/field.h"
-#include "blobsim/interaction.h"
 #include "blobsim/particles.h"
-#include "blobsim/radial.h"
+#include "blobsim/vec3.h"
 #include "blobsim/world.h"
+
+#include <stdbool.h>
+
+// --- Forces between particles (interaction.c) ---
+
+// The interaction phase of a step. Every free particle i gathers the forces of the free particles j
+// within reach of it, read from the positions and velocities before the substep (a copy in a
+// neighbour grid), in a fixed order (the grid's cells, then slot order), and sets its own velocity
+// only: the outcome is byte-identical for any thread count. Escaped particles take no part.
+// Sleeping particles (with rest on, below) and stuck ones (only with the stuck collider, world.h:
+// otherwise they are no collider and take no part) are fixed neighbours: at rest and of infinite
+// mass, so a free particle takes the whole of a pair's relative acceleration, and never integrated;
+// a free particle touching a sleeper faster than the wake speed and than |g| x the shortest period
+// (a particle settling onto it under gravity approaches at up to about |g| t_c / pi) wakes it after
+// the phase (the step, below).
+//
+// A pair's force is written as the relative acceleration a it gives the pair; particle i takes the
+// share m_j / (m_i + m_j) of it (m = density 4/3 pi r^3), so the pair's momentum is conserved and
+// mixed radii work. Along the unit vector n from i to j, with distance d, overlap delta = r_i + r_j - d
+// and normal approach speed -v_n (v_n = (v_j - v_i) . n):
+//   repulsion  a = strength (1 - d / R)^2 pushing apart, for d < R = range (r_i + r_j): Karabassi's
+//              spherical repulsive force field;
+//   granular   for delta > 0, a = K delta - C v_n pushing apart (a linear spring-dashpot), with
+//              K = (pi^2 + ln^2 e) / t_c^2 and C = -2 ln e / t_c for a contact time t_c: a head-on
+//              contact lasts t_c and keeps the fraction e (restitution) of the approach speed,
+//              whatever the masses. Given a stiffness k instead, K = k / m_eff (m_eff = m_i m_j /
+//              (m_i + m_j)) and C = 2 beta sqrt(K), beta = -ln e / sqrt(pi^2 + ln^2 e). The spring
+//              takes the overlap averaged over the pair's normal travel one substep either way
+//              (delta +- h |v_n|): delta itself once a substep's travel into contact, it starts a
+//              substep's travel before touching, so that no elastic contact gains energy (the kink
+//              of max(delta, 0) under symplectic Euler gave +-3.2e-5 a contact; now -2e-6 to -4e-6).
+//              Tangentially, without a tangential stiffness, friction along the relative tangential
+//              velocity v_t: min(gamma |v_t|, mu max(a, 0)), gamma = tangential_damping / t_c
+//              (Coulomb's bound on a viscous damping); a pile with it creeps at about g / gamma.
+//              With a tangential stiffness s (Cundall-Strack), each particle keeps for each of its
+//              first BS_CONTACT_SPRINGS (8) contacts the tangential displacement xi (grown by h v_t
+//              each substep, turned into the tangent plane): friction k_t xi + gamma v_t, k_t = s K,
+//              at most mu max(a, 0) (sliding: xi is cut back to the bound). It holds a particle at
+//              rest on a slope below atan mu: static friction, a true angle of repose. 128 bytes a
+//              particle (world_internal.h). A contact beyond a particle's 8 gets the viscous
+//              friction (on that side only: such a pair keeps its momentum only to the difference).
+//              Particles have no spin (they cannot roll).
+//   cohesion   (with either) a = cohesion pulling together for d <= r_i + r_j, falling linearly to
+//              0 at d = cohesion_range (r_i + r_j);
+//   viscosity  (with either) the velocity relaxes towards the mass-weighted mean of the neighbours'
+//              within reach (weight 1 - d / R): v += (1 - exp(-viscosity h)) (mean - v), XSPH-like.
+
+typedef enum bsInteractionType
+{
+	bs_interactionNone = 0,   // particles ignore each other (the paper's behaviour)
+	bs_interactionRepulsion,  // spherical repulsive force fields
+	bs_interactionGranular,   // soft-sphere contacts with friction
+	bs_interactionCount
+} bsInteractionType;
+
+const char* bsInteractionName(bsInteractionType type);
+bool bsParseInteraction(const char* name, bsInteractionType* type);
+
+// Every setting of the interaction; bsDefaultInteractionDef() gives each its default (in brackets).
+typedef struct bsInteractionDef
+{
+	bsInteractionType type;    // [none]
+	double density;            // kg/m^3, > 0: m = density 4/3 pi r^3 [1000]
+	double strength;           // repulsion: relative acceleration at d = 0, m/s^2, > 0 [100]
+	double range;              // repulsion: field radius / particle radius, >= 1 [1.5]
+	double restitution;        // granular: e, 0 < e <= 1 [0.5]
+	double contactTime;        // granular: t_c, seconds, > 0; 0: from stiffness [0.005]
+	double stiffness;          // granular: k, N/m, > 0, used when contactTime is 0 [0]
+	double friction;           // granular: Coulomb mu, >= 0 [0.5]
+	double tangentialDamping;  // granular: gamma t_c, 0..10 [1]
+	double tangentialStiffness; // granular: k_t / K, 0..1; 0: no tangential spring [0]
+	double cohesion;           // relative acceleration, m/s^2, >= 0 [0]
+	double cohesionRange;      // cohesion_range, >= 1 [1.25]
+	double viscosity;          // per second, >= 0 [0]
+} bsInteractionDef;
+
+bsInteractionDef bsDefaultInteractionDef(void);
+
+// False for a setting out of range.
+bool bsInteractionDef_IsValid(const bsInteractionDef* def);
+
+// The reach of a pair as a multiple of r_i + r_j: the largest range of the active forces (>= 1).
+double bsInteractionDef_Reach(const bsInteractionDef* def);
+
+// The substep rule, for a step of dt seconds under gravity g of the free particles of a set:
+// h = dt / substeps must be at most (50 substeps a contact: for an elastic head-on pair, 20 gained
+// 2.6e-4 to 4.5e-4 of the energy a bounce in every phase tried, 50 changed it by under 3e-5 either way)
+//   period / 50    period: the shortest contact or oscillation period of any pair (granular: t_c,
+//                  or from the stiffness and the two lightest masses; repulsion and cohesion: 2 pi /
+//                  sqrt of their largest stiffness per unit relative mass, at the smallest radius);
+//   1 / gamma      the tangential damping rate (integrated explicitly);
+//   0.1 r / s      for every free particle, s = |v| + |g| dt: none moves more than a tenth of its
+//                  radius in a substep.
+// With interaction none there is no bound: the plan is 1 substep.
+typedef struct bsSubstepPlan
+{
+	double substeps;      // the smallest count that keeps every bound (>= 1; may be huge)
+	double period;        // the shortest period, seconds (INFINITY: none)
+	double speed;         // |v| + |g| dt of the particle with the largest one over its radius, m/s
+	double radius;        // that particle's radius
+} bsSubstepPlan;
+
+#define BS_SUBSTEPS_PER_PERIOD 50.0
+#define BS_SUBSTEP_TRAVEL 0.1
+
+void bsInteraction_PlanSubsteps(const bsInteractionDef* def, double dt, bsVec3 gravity,
+	const bsParticles* particles, bsSubstepPlan* plan);
+
+// --- Radial forces (radial.c) ---
+
+// A radial force (an explosion, a point force generator): an acceleration along the line
+// from a centre through the particle, outwards for a positive strength, inwards (an attractor) for a
+// negative one, with a falloff with distance, a reach and a time window. Ilmonen, Takala & Laitinen's
+// Figure 8 (WSCG 2006) has one: "a force generator that pushes particles away from the center of the
+// explosion".
+//
+// The step applies them in its forces phase, each particle from its own position alone, so the
+// outcome is the same for any thread count. It is an acceleration (units/s^2), like gravity: every
+// particle feels the same push whatever its size.
+
+typedef enum bsFalloff
+{
+	bs_falloffConstant = 0,  // |a| = strength within the radius
+	bs_falloffLinear,        // |a| = strength (1 - r / radius): from strength at the centre to 0 at the radius
+	bs_falloffInverseSquare, // |a| = strength / (1 + (r / softening)^2): strength at the centre, half at
+	                         // the softening radius, then as strength softening^2 / r^2
+	bs_falloffCount
+} bsFalloff;
+
+const char* bsFalloffName(bsFalloff falloff);
+
+typedef struct bsRadialDef
+{
+	bsVec3 center;       // scene units [0, 0, 0]
+	double strength;     // the acceleration at the centre, units/s^2, any; 0: off [0]
+	bsFalloff falloff;   // [constant]
+	double radius;       // nothing acts beyond this distance from the centre, > 0, may be infinite
+	                     // (linear: finite) [infinity]
+	double softening;    // inverse square: the distance at which the push is half its strength, > 0 [1]
+	double start;        // the window in which it acts: from `start` seconds, any [0] ...
+	double duration;     // ... for `duration` seconds, > 0, may be infinite [infinity]
+} bsRadialDef;
+
+// Off (strength 0), constant falloff, unlimited reach, acting from time 0 for ever.
+bsRadialDef bsDefaultRadialDef(void);
+
+// False for a setting out of range: center, strength, softening or start not finite, radius, softening
+// or duration not > 0 (or NaN), a linear falloff with an infinite radius, an unknown falloff.
+// bsWorld_Step refuses such a bsStepDef.radial (bs_errInvalidArgument).
+bool bsRadialDef_IsValid(const bsRadialDef* def);
+
+// --- The step (step.c) ---
 
 typedef enum bsResponse
 {
@@ -69,7 +220,7 @@ typedef struct bsStepDef
 	// (a contact with the stuck collider, world.h) approaching faster than wakeSpeed along the contact
 	// normal, which wakes it after that move phase. A resting contact (an approach no faster than the
 	// speed gravity adds in two substeps, which the response treats as inelastic) never wakes one.
-	// With an interaction, sleepers are fixed neighbours of the interaction phase (interaction.h),
+	// With an interaction, sleepers are fixed neighbours of the interaction phase (above),
 	// which wakes them by the same rule when a free particle touches one. Without one, free
 	// particles pass through each other, so a woken particle lets the one that woke it sink into it:
 	// for piles, a wakeSpeed above the landing speeds keeps the sleepers asleep.
@@ -82,11 +233,11 @@ typedef struct bsStepDef
 	// forces phase after the other forces, each particle from its own position and velocity and the
 	// grid alone. NULL: none [NULL]. The step borrows the grid: it must outlive the step.
 	const bsDistanceGrid* fieldGrid;
-	// Its compressed tree (grid_tree.h): when not NULL the rules look it up instead of fieldGrid
+	// Its compressed tree (field.h): when not NULL the rules look it up instead of fieldGrid
 	// (which may then be NULL) [NULL].
 	const bsGridTree* fieldTree;
 	bsFieldDef field;              // the rules [bsDefaultFieldDef(): all off]
-	// Pushes away from (or towards) points in time windows (radial.h: explosions), applied in the
+	// Pushes away from (or towards) points in time windows (above: explosions), applied in the
 	// forces phase with gravity, each particle from its own position; radial[0] .. radial[radialCount
 	// - 1] are added in that order [radialCount 0: none; each entry bsDefaultRadialDef()].
 	bsRadialDef radial[BS_MAX_RADIALS];
@@ -133,7 +284,7 @@ bool bsWorld_EmitFailure(const bsWorld* world, int* emitter, size_t* index);
 
 void bsStepStats_Add(bsStepStats* total, const bsStepStats* add);
 
-// Seconds the last step spent in each of its phases, on the monotonic clock (timer.h): one clock read
+// Seconds the last step spent in each of its phases, on the monotonic clock (bsNow): one clock read
 // per phase and substep, none per particle. The phases follow each other, so they add up to at most
 // the step's wall time. Unlike bsStepStats they depend on the machine and its load: report them, never
 // compare them (they change no other result).

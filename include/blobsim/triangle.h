@@ -2,7 +2,7 @@
 // normal N = (α, β, γ) and the plane constant δ of αx + βy + γz + δ = 0, precomputed once per mesh.
 #pragma once
 
-#include "blobsim/result.h"
+#include "blobsim/base.h"
 #include "blobsim/vec3.h"
 
 #include <stdint.h>

@@ -17,8 +17,8 @@
 #pragma once
 
 #include "blobsim/bvh.h"
+#include "blobsim/collide.h"
 #include "blobsim/emitter.h"
-#include "blobsim/plane.h"
 
 #include <stdint.h>
 

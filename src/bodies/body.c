@@ -1,5 +1,7 @@
 // body.c — bodies and their motion (body.h): keyframe tracks, the CSRBF deformation, and the one
 // switch on the motion kind.
+#include "csrbf.h"
+
 #include "blobsim/body.h"
 #include "core.h"
 
@@ -40,6 +42,14 @@ bsBodyDef bsDefaultBodyDef(void)
 	def.maxAngle = 0.1;
 	def.density = 1000.0;
 	return def;
+}
+
+bsResult bsDeformDef_CheckControls(const bsDeformDef* def)
+{
+	bsCsrbf rbf;
+	bsResult r = bsCsrbf_Init(&rbf, def->controls, def->controlCount, def->support);
+	bsCsrbf_Free(&rbf);
+	return r;
 }
 
 // --- keys ---

@@ -1,6 +1,6 @@
 // csrbf.c — Wendland C² CSRBF interpolation (csrbf.h): a Cholesky factor once, two triangular solves
 // per set of values.
-#include "blobsim/csrbf.h"
+#include "csrbf.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 // Mass Properties (Revisited)", 2002, itself a simplification of Mirtich 1996 for triangles). The
 // vertices are taken relative to the centre of the mesh's bounds first, so a mesh far from the origin
 // loses no digits to cancellation.
-#include "blobsim/rigid.h"
+#include "rigid.h"
 
 #include <string.h>
 

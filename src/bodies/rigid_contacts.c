@@ -1,8 +1,8 @@
 // rigid_contacts.c — contacts of a dynamic body's vertices with the static environment: analytic
 // planes, and triangle meshes through the BVH's closest-point query.
-#include "blobsim/rigid.h"
+#include "rigid.h"
 
-#include "blobsim/hash.h"
+#include "blobsim/base.h"
 
 static bool bsPush(bsRigidContact* out, int32_t capacity, int32_t* count, bsRigidContact c)
 {

@@ -1,7 +1,7 @@
 // rigid_internal.h — what rigid.c shares with the contact solver (rigid_solver.c).
 #pragma once
 
-#include "blobsim/rigid.h"
+#include "rigid.h"
 
 // The impulse j at world point p applied to the velocities *v, *w (the body's own, or the
 // pseudo-velocities of the position correction): *v += j / m, and in oxyz w_c += (r_c x j_c) / I.

@@ -1,7 +1,8 @@
 // sensor.c — Senin et al.'s sensor particles (sensor.h).
-#include "blobsim/sensor.h"
+#include "sensor.h"
 
-#include "blobsim/mesh_distance.h"
+#include "mesh_distance.h"
+
 #include "blobsim/rng.h"
 
 #include <stdlib.h>

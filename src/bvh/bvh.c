@@ -1,8 +1,8 @@
+#include "boxf.h"
 #include "bvh_internal.h"
 #include "bvh_query.h"
 #include "dispatch.h"
 
-#include "blobsim/boxf.h"
 #include "blobsim/bvh.h"
 
 #include <float.h>
@@ -762,7 +762,7 @@ double bsBvh_PlaneSlack(const bsTriangle* tris, uint32_t count)
 
 // --- Closest point ---
 
-// The nearest triangle so far (closest.h's order: distance, then the caller's index).
+// The nearest triangle so far (the closest-point order of collide.h: distance, then the caller's index).
 typedef struct bsBvhNearest
 {
 	double d2;

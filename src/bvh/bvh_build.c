@@ -2,13 +2,13 @@
 // the build's threads, the same tree for any thread count) and the 4-wide tree collapsed from it;
 // bsBvh_Destroy and bsBvh_Bytes. The queries that walk it are in bvh.c.
 
+#include "boxf.h"
 #include "bvh_collapse.h"
 #include "bvh_internal.h"
 #include "bvh_split.h"
 
-#include "blobsim/boxf.h"
+#include "blobsim/base.h"
 #include "blobsim/bvh.h"
-#include "blobsim/parallel.h"
 
 #include <float.h>
 #include <math.h>
@@ -16,7 +16,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -1207,13 +1206,6 @@ static void bsBvh_BuildWide(bsBvh* bvh)
 	bvh->wideCount = w.wideCount;
 	bvh->stats.wideNodes = w.wideCount;
 	bvh->stats.wideDepth = w.wideDepth;
-}
-
-static double bsNow(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static bool bsValidOptions(const bsBvhOptions* o)

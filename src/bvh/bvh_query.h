@@ -4,7 +4,7 @@
 #ifndef BLOBSIM_BVH_QUERY_H
 #define BLOBSIM_BVH_QUERY_H
 
-#include "core.h"
+#include "collide_internal.h"
 #include "ray_test.h"
 
 #include "blobsim/bvh.h"

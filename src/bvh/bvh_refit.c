@@ -2,9 +2,9 @@
 // deforming bodies' BVHs, refit every substep). A refit is one pass over the nodes, no sorting or
 // SAH; the tree's quality degrades as the mesh deforms away from the shape it was built for, but
 // answers stay exact (every box still bounds its triangles). docs/bodies.md compares it to a rebuild.
+#include "boxf.h"
 #include "bvh_internal.h"
 
-#include "blobsim/boxf.h"
 #include "blobsim/bvh.h"
 
 #include <float.h>

@@ -1,12 +1,12 @@
-// ray_bvh.c — the 8-wide copy of a bsBvh for ray queries (include/blobsim/ray_bvh.h): its collapse
+// ray_bvh.c — the 8-wide copy of a bsBvh for ray queries (ray_bvh.h): its collapse
 // from the binary tree and its walk.
+#include "boxf.h"
 #include "bvh_collapse.h"
 #include "bvh_query.h"
 #include "dispatch.h"
+#include "ray_bvh.h"
 
-#include "blobsim/boxf.h"
-#include "blobsim/ray_bvh.h"
-#include "blobsim/timer.h"
+#include "blobsim/base.h"
 
 #include <math.h>
 #include <stdlib.h>

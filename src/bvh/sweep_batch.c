@@ -1,5 +1,5 @@
+#include "blobsim/base.h"
 #include "blobsim/bvh.h"
-#include "blobsim/parallel.h"
 #include "morton.h"
 
 #include <math.h>

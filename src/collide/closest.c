@@ -1,6 +1,8 @@
 // closest.c — the mesh's point nearest a query point, over a triangle list (the brute force the
 // BVH's query must reproduce), and the output shared by both.
-#include "blobsim/closest.h"
+#include "collide_internal.h"
+
+#include "blobsim/collide.h"
 
 #include <string.h>
 

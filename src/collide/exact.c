@@ -10,7 +10,7 @@
 // A sweep that starts in contact (closest point within R of C1) reports t = 0. Quadratics are solved
 // in the cancellation-free form t = c / (-b + sqrt(b^2 - a c)).
 #include "blobsim/collide.h"
-#include "core.h"
+#include "collide_internal.h"
 #include "dispatch.h"
 
 // Is the closest point of the triangle to C1 within R? The bounds first (bsTriangle_BoxNear): the

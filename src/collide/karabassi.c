@@ -7,7 +7,7 @@
 //   section 2    the combination: cylinder test, else the spherical cap at the final position.
 // docs/algorithm.md explains what each estimate guarantees and where blobsim reads the text.
 #include "blobsim/collide.h"
-#include "core.h"
+#include "collide_internal.h"
 #include "dispatch.h"
 
 #include <float.h>

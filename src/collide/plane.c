@@ -1,4 +1,6 @@
-#include "blobsim/plane.h"
+#include "collide_internal.h"
+
+#include "blobsim/collide.h"
 
 bsResult bsMakePlane(bsVec3 point, bsVec3 normal, bsPlane* out)
 {

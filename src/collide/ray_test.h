@@ -11,6 +11,7 @@
 #ifndef BLOBSIM_RAY_TEST_H
 #define BLOBSIM_RAY_TEST_H
 
+#include "collide_internal.h"
 #include "dispatch.h"
 
 #include "blobsim/collide.h"

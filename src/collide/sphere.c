@@ -1,5 +1,7 @@
-// sphere.c — the dynamic sphere/sphere test (sphere.h).
-#include "blobsim/sphere.h"
+// sphere.c — the dynamic sphere/sphere test (collide.h).
+#include "collide_internal.h"
+
+#include "blobsim/collide.h"
 
 bool bsSphereSweep(const bsSweep* s, double movingRadius, bsVec3 center, double radius, double tmax,
 	bsTriangleHit* hit)

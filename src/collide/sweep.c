@@ -1,6 +1,7 @@
 // sweep.c — a query prepared once, dispatched by method, completed into an output; and the paper's
 // main loop over a plain triangle list (the brute-force answer the BVH must reproduce).
-#include "blobsim/closest.h"
+#include "collide_internal.h"
+
 #include "blobsim/collide.h"
 #include "core.h"
 

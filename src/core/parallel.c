@@ -1,4 +1,4 @@
-#include "blobsim/parallel.h"
+#include "blobsim/base.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-#include "blobsim/result.h"
+#include "blobsim/base.h"
 
 const char* bsResultString(bsResult result)
 {

@@ -1,4 +1,4 @@
-#include "blobsim/timer.h"
+#include "blobsim/base.h"
 
 #include <time.h>
 

@@ -1,12 +1,12 @@
-// distance_grid.c — building the distance/normal grid (see distance_grid.h for the phases and what
+// distance_grid.c — building the distance/normal grid (see field.h for the phases and what
 // each guarantees) and looking it up.
-#include "blobsim/distance_grid.h"
+#include "collide_internal.h"
 
+#include "blobsim/field.h"
+
+#include "blobsim/base.h"
 #include "blobsim/bvh.h"
-#include "blobsim/closest.h"
-#include "blobsim/hash.h"
-#include "blobsim/parallel.h"
-#include "blobsim/timer.h"
+#include "blobsim/collide.h"
 #include "weld.h"
 #include "core.h"
 

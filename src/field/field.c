@@ -4,6 +4,8 @@
 // Every entry point goes through one lookup (bsFieldLookup, the grid's scale worked out once) and one
 // set of rules (bsFieldRules, the def's constants worked out once), so a particle's result is the
 // same bit for bit whether it is asked alone (bsField_Apply) or in a range (the step's forces phase).
+#include "grid_tree_internal.h"
+
 #include "blobsim/field.h"
 
 #include <math.h>
@@ -292,11 +294,11 @@ static inline void bsField_DenseBatch(bsFieldLookup lookup, bsFieldRules rules, 
 }
 
 // The lookups of a batch over the tree, `kinds` the kinds of block its particles are in (a constant
-// where it is inlined): all in plane blocks (1), the plane at the cell and the node's normal; all in
-// dense blocks (2), the subgrid cell as stored; both (3), plane + subgrid cell for each (the same bits
-// without a branch on the kind, which is as good as random when the particles are). No stored value
-// is -0 (grid_tree.h), so the first two need not add the other part's zeros to give the bits of
-// bsGridTree_Cell.
+// where it is inlined): all in plane blocks (1), the plane at the cell and the node's normal; all
+// in dense blocks (2), the subgrid cell as stored; both (3), plane + subgrid cell for each (the
+// same bits without a branch on the kind, which is as good as random when the particles are). No
+// stored value is -0 (grid_tree_internal.h), so the first two need not add the other part's zeros
+// to give the bits of bsGridTree_Cell.
 static inline void bsField_TreeLookups(const bsGridTree* t, bsFieldRules rules, int kinds,
 	const bsGridTreeNode* const* node, const bsGridCell* const* cell, const int (*ijk)[3], const bool* in, bsVec3* v,
 	size_t n)
@@ -315,8 +317,8 @@ static inline void bsField_TreeLookups(const bsGridTree* t, bsFieldRules rules, 
 	}
 }
 
-// A free particle's cell in the tree: its key (grid_tree.h), its indices into ijk and whether it is
-// in the grid into *in (cell 0's key and indices when not).
+// A free particle's cell in the tree: its key (grid_tree_internal.h), its indices into ijk and
+// whether it is in the grid into *in (cell 0's key and indices when not).
 static inline uint64_t bsField_TreeLocate(const bsFieldLookup* l, bsVec3 x, bool free, int ijk[3], bool* in)
 {
 	int i = 0, j = 0, k = 0;
@@ -329,7 +331,7 @@ static inline uint64_t bsField_TreeLocate(const bsFieldLookup* l, bsVec3 x, bool
 
 // One batch over the tree. The first pass reads each particle's node and prefetches its subgrid cell
 // (subgrid 0's in a plane block, always in cache); the cell's node and subgrid offset come from the
-// axes' tables (grid_tree.h), without shifts or masks by the block size. The plane is worked out in
+// axes' tables (field.h), without shifts or masks by the block size. The plane is worked out in
 // the second pass: in the first its chain of products and sums from the node's load held back the
 // next particles' loads (the same batch was 10% slower in cell order). The nodes are 32 bytes for
 // B^3 cells and mostly stay in cache; when farNodes (a constant where it is inlined) they do not, and

@@ -1,6 +1,8 @@
-// grid_tree.c — the two-level compressed distance/normal grid (see grid_tree.h).
-#include "blobsim/grid_tree.h"
+// grid_tree.c — the two-level compressed distance/normal grid (see field.h).
+#include "grid_tree_internal.h"
 #include "core.h"
+
+#include "blobsim/field.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -177,8 +179,8 @@ static bool bsBlock_Far(const bsDistanceGrid* g, const bsBlock* b, double far, d
 	return true;
 }
 
-// x, or +0 for -0: no stored value is -0 (grid_tree.h), which changes none of the sums a stored cell
-// is (they add +0 to it), and lets a lookup leave the +0 out.
+// x, or +0 for -0: no stored value is -0 (grid_tree_internal.h), which changes none of the sums a
+// stored cell is (they add +0 to it), and lets a lookup leave the +0 out.
 static float bsNoNegativeZero(double x)
 {
 	return (float)x + 0.0f;

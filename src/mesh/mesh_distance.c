@@ -1,5 +1,5 @@
 // mesh_distance.c — triangle-triangle distance and the BVH-BVH closest pair (mesh_distance.h).
-#include "blobsim/mesh_distance.h"
+#include "mesh_distance.h"
 
 #include <string.h>
 

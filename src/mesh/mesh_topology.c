@@ -1,5 +1,5 @@
 // mesh_topology.c — welding a triangle soup, face adjacency and one-rings (mesh_topology.h).
-#include "blobsim/mesh_topology.h"
+#include "mesh_topology.h"
 
 #include "array.h"
 #include "weld.h"

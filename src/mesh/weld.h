@@ -4,7 +4,7 @@
 // and the distance grid's connected components.
 #pragma once
 
-#include "blobsim/result.h"
+#include "blobsim/base.h"
 #include "blobsim/triangle.h"
 
 #include <stdint.h>

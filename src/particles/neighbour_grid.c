@@ -1,5 +1,5 @@
 // neighbour_grid.c — the uniform grid of the free particles (neighbour_grid.h).
-#include "blobsim/neighbour_grid.h"
+#include "neighbour_grid.h"
 
 #include "array.h"
 

@@ -12,9 +12,11 @@
 
 #include "array.h"
 #include "collider_body.h"
+#include "mesh_distance.h"
+#include "rigid.h"
+#include "sensor.h"
 
 #include "blobsim/body.h"
-#include "blobsim/mesh_distance.h"
 
 #include <math.h>
 #include <stdlib.h>

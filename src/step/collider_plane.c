@@ -1,4 +1,5 @@
 // collider_plane.c — analytic planes as a collider (plane.h: the dynamic sphere/plane test).
+#include "collide_internal.h"
 #include "world_internal.h"
 
 #include <string.h>

@@ -1,8 +1,7 @@
-// force_radial.c — the radial forces (radial.h, bsStepDef.radial): pushes away from centres
+// force_radial.c — the radial forces (radial.h, step.h: bsStepDef.radial): pushes away from centres
 // (explosions), in time windows; the falloffs and windows, and the force class that adds them up.
 #include "forces.h"
-
-#include "blobsim/radial.h"
+#include "radial.h"
 
 #include <math.h>
 

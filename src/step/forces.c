@@ -1,5 +1,6 @@
 #include "forces.h"
 #include "core.h"
+#include "radial.h"
 
 #include <math.h>
 

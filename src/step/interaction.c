@@ -1,4 +1,4 @@
-// interaction.c — the interaction phase (interaction.h): forces between free particles, gathered
+// interaction.c — the interaction phase (step.h): forces between free particles, gathered
 // per particle from the neighbour grid's copy of the state before the substep.
 #include "interaction_phase.h"
 

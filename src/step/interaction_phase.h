@@ -1,4 +1,4 @@
-// interaction_phase.h — the step's interaction phase (interaction.h), for step.c.
+// interaction_phase.h — the step's interaction phase (step.h), for step.c.
 #pragma once
 
 #include "world_internal.h"

@@ -9,7 +9,7 @@
 #include "stuck_grid.h"
 #include "world_internal.h"
 
-#include "blobsim/timer.h"
+#include "blobsim/base.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -117,7 +117,7 @@ static bool bsStepDef_IsValid(const bsStepDef* def)
 		bsForces_AreValid(def);
 }
 
-// The substeps of this step: as given, or as the interaction's rule plans them (interaction.h) from
+// The substeps of this step: as given, or as the interaction's rule plans them (step.h) from
 // the particles as they are after the emit phase; more than maxSubsteps is bs_errUnstable. Moving
 // bodies raise either to as many as keep every body's turn per substep within its maxAngle
 // (collider_body.c: the bound of the relative sweep).

@@ -8,8 +8,10 @@
 // so it depends neither on the layout of the table nor on the order spheres were added.
 #pragma once
 
+#include "collide_internal.h"
+
+#include "blobsim/collide.h"
 #include "blobsim/particles.h"
-#include "blobsim/sphere.h"
 
 typedef struct bsStuckGrid bsStuckGrid;
 

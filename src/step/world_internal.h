@@ -8,8 +8,9 @@
 // what the move phase (step.c) does differently for it: step.c has no branch on a collider's kind.
 #pragma once
 
-#include "blobsim/neighbour_grid.h"
-#include "blobsim/parallel.h"
+#include "neighbour_grid.h"
+
+#include "blobsim/base.h"
 #include "blobsim/step.h"
 #include "blobsim/world.h"
 
@@ -103,7 +104,7 @@ typedef struct bsBirth
 	double expires;
 } bsBirth;
 
-// One contact's tangential spring (interaction.h: tangentialStiffness), kept by each particle of the
+// One contact's tangential spring (step.h: tangentialStiffness), kept by each particle of the
 // pair for the other: the partner's index and the tangential displacement (floats: 16 bytes).
 typedef struct bsContactSpring
 {

@@ -1,6 +1,6 @@
-// blob_tiles.c — the k-d tree that cuts a blob into tiles (blob_tiles.h), split a depth at a time on
+// blob_tiles.c — the k-d tree that cuts a blob into tiles (surface.h), split a depth at a time on
 // the pool's threads.
-#include "blobsim/blob_tiles.h"
+#include "blobsim/surface.h"
 #include "array.h"
 
 #include <math.h>

@@ -10,7 +10,7 @@
 // the edge's inside end lies within some component that marked it. Outputs join in brick order.
 #include "blobsim/surface.h"
 
-#include "blobsim/parallel.h"
+#include "blobsim/base.h"
 
 #include "array.h"
 

@@ -42,27 +42,16 @@
 // Poses are rigid (bsTransform); a deforming body passes its current vertex positions (welded order,
 // local frame) per query; its adjacency must not change. Everything is deterministic: the same
 // inputs give the same outputs bit for bit.
+//
+// A private header of src/bodies: its settings, bsSensorDef, are public in body.h.
 #pragma once
 
-#include "blobsim/mesh_topology.h"
+#include "mesh_topology.h"
+
+#include "blobsim/body.h"
 #include "blobsim/quat.h"
 
 #include <stdint.h>
-
-typedef struct bsSensorDef
-{
-	int particlesA;          // particles on body A; 0: 2 x its estimated convex parts
-	int particlesB;
-	double effectiveRadius;  // R_eff; 0: auto
-	int maxSteps;            // N_max; 0: auto
-	int minMoved;            // N_min; 0: auto
-	double tolerance;        // exact check below this particle separation; 0: auto; < 0: never
-	int exactRings;          // face rings around each particle in the exact check; 0..8 (default 1)
-	double cacheDistance;    // distant particles' influence cached beyond this; 0: auto; < 0: off
-	uint64_t seed;           // the initial random sites (default 1)
-} bsSensorDef;
-
-bsSensorDef bsDefaultSensorDef(void);
 
 typedef struct bsSensorPair bsSensorPair;
 

@@ -10,33 +10,20 @@
 // The per-substep API (bsRigid_Step) takes contacts from anywhere: the generators here (a body's
 // vertices against static planes and static meshes), helper queries between two bodies (sensor
 // particles or the exact mesh distance): each is a bsRigidContact. See docs/bodies_dynamics.md.
+//
+// A private header of src/bodies: a program sets dynamic bodies up through body.h, which holds the
+// settings (bsRigidBodyDef, bsRigidStepDef) and the mass properties; the solver is the engine's.
 #pragma once
 
+#include "blobsim/base.h"
+#include "blobsim/body.h"
 #include "blobsim/bvh.h"
-#include "blobsim/plane.h"
+#include "blobsim/collide.h"
 #include "blobsim/quat.h"
-#include "blobsim/result.h"
 #include "blobsim/triangle.h"
 
 #include <stdbool.h>
 #include <stdint.h>
-
-// Mass properties of a closed mesh of uniform density.
-typedef struct bsMassProperties
-{
-	double volume;          // > 0 for a closed mesh whose normals point outwards
-	double mass;            // density * volume
-	bsVec3 centre;          // centre of mass, mesh coordinates
-	double inertia[3][3];   // inertia tensor about the centre, mesh axes (products with minus sign)
-	bsVec3 principal;       // principal moments (I_x, I_y, I_z), ascending
-	bsQuat axes;            // principal frame -> mesh axes: axis k of oxyz is Rotate(axes, e_k)
-} bsMassProperties;
-
-// Mass properties of count triangles at `density`. Fails with bs_errInvalidArgument (tris NULL,
-// count 0, density not positive and finite, a volume that is not positive: an open mesh or one
-// whose normals point inwards) or bs_errNonFinite. On failure *out is zeroed.
-bsResult bsComputeMassProperties(const bsTriangle* tris, uint32_t count, double density,
-	bsMassProperties* out);
 
 // Eigen-decomposition of a symmetric 3x3 matrix by cyclic Jacobi rotations: a = V diag(values) V^T,
 // values ascending, V a proper rotation (det +1) whose columns are the eigenvectors.
@@ -87,16 +74,6 @@ typedef struct bsRigidContactCache
 
 void bsRigidContactCache_Destroy(bsRigidContactCache* cache);
 
-// A body's initial state. The mesh is given in its own coordinates; pose maps it to the world.
-typedef struct bsRigidBodyDef
-{
-	double density;           // mass per unit volume (default 1000, water)
-	bsTransform pose;         // mesh -> world at the start (default identity)
-	bsVec3 velocity;          // of the centre of mass, world (default 0)
-	bsVec3 angularVelocity;   // world (default 0)
-} bsRigidBodyDef;
-
-bsRigidBodyDef bsDefaultRigidBodyDef(void);
 
 typedef struct bsRigidBody
 {
@@ -153,21 +130,6 @@ void bsRigidBody_ApplyImpulse(bsRigidBody* body, bsVec3 p, bsVec3 j);
 bsVec3 bsRigid_SeninResponse(bsRigidBody* a, bsRigidBody* b, bsVec3 point, bsVec3 normal,
 	double restitution);
 
-// Settings of bsRigid_Step.
-typedef struct bsRigidStepDef
-{
-	bsVec3 gravity;            // default (0, -9.81, 0)
-	double restitution;        // e of the response, 0..1 (default 0.5)
-	double friction;           // Coulomb coefficient (default 0.5; 0: the paper, normal pulses only)
-	double restThreshold;      // approach speeds below this get e = 0 (default 0.2 m/s)
-	double slop;               // overlap left uncorrected, keeps contacts alive (default 0.001 m)
-	double positionFactor;     // fraction of overlap beyond slop removed per substep (default 0.2)
-	int iterations;            // sequential passes over the contacts (default 10; 1..1000)
-	double sleepSpeed;         // a body whose |v| and |w| * radius stay below this... (0.05 m/s)
-	double sleepDelay;         // ...for this long falls asleep (default 0.5 s; 0 disables sleep)
-} bsRigidStepDef;
-
-bsRigidStepDef bsDefaultRigidStepDef(void);
 
 // Counts of one step.
 typedef struct bsRigidStepStats

@@ -8,7 +8,7 @@
 // order of the triangles' corners beyond the triangles' own order.
 #pragma once
 
-#include "blobsim/result.h"
+#include "blobsim/base.h"
 #include "blobsim/triangle.h"
 
 #include <stdint.h>

@@ -1,5 +1,5 @@
 // neighbour_grid.h — the free particles sorted into a uniform grid, rebuilt every substep, for the
-// particle-particle interaction (interaction.h) and anything else that asks "who is near particle i".
+// particle-particle interaction (step.h) and anything else that asks "who is near particle i".
 //
 // The cell edge is the largest interaction diameter (reach x 2 x the largest free radius), so every
 // particle within reach of another lies in one of the 27 cells around it. The cells are a dense
@@ -19,9 +19,8 @@
 // a particle for its bucket, 4 for the slot order, 56 for the copies: at most 72 bytes a particle.
 #pragma once
 
-#include "blobsim/parallel.h"
+#include "blobsim/base.h"
 #include "blobsim/particles.h"
-#include "blobsim/result.h"
 
 typedef struct bsNeighbourGrid
 {
@@ -69,7 +68,7 @@ bsResult bsNeighbourGrid_Build(bsNeighbourGrid* grid, const bsParticles* particl
 // then the free particles only; with fixed ones it is free + fixedCount). 1 byte a slot more.
 // travel (seconds, >= 0) widens the cells so that pairs that may touch within that time are neighbours
 // too: the cell edge is at least 2 x the largest radius + approach (the granular spring starts a
-// substep's approach before contact, interaction.h).
+// substep's approach before contact, step.h).
 bsResult bsNeighbourGrid_BuildWith(bsNeighbourGrid* grid, const bsParticles* particles, double reach,
 	double travel, unsigned fixedStates, bsPool* pool);
 

@@ -7,7 +7,7 @@
 // centre.
 #pragma once
 
-#include "blobsim/result.h"
+#include "blobsim/base.h"
 #include "blobsim/vec3.h"
 
 typedef struct bsCsrbf
