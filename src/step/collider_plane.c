@@ -1,4 +1,4 @@
-// collider_plane.c — analytic planes as a collider (plane.h: the dynamic sphere/plane test).
+// collider_plane.c — analytic planes as a collider (collide.h: the dynamic sphere/plane test).
 #include "collide_internal.h"
 #include "world_internal.h"
 

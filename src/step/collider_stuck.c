@@ -1,5 +1,5 @@
 // collider_stuck.c — stuck and sleeping particles as a collider: the dynamic sphere/sphere test
-// (sphere.h) against the spheres of a hash grid (stuck_grid.h) that the step keeps in step with the
+// (collide.h) against the spheres of a hash grid (stuck_grid.h) that the step keeps in step with the
 // particles' states. A contact's index is the particle's; its normal points from the particle's
 // centre to the moving one's. A sleeper hit hard wakes (its touch).
 #include "sleep.h"
