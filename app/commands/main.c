@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "core.h"
-#include "grid.h"
+#include "grid_command.h"
 #include "regress.h"
 #include "render_command.h"
 #include "run.h"

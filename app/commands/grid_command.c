@@ -1,6 +1,6 @@
-// grid.c — `blobsim grid build` and `blobsim grid info`: the distance/normal grid of a mesh or of a
+// grid_command.c — `blobsim grid build` and `blobsim grid info`: the distance/normal grid of a mesh or of a
 // config's meshes, written to and described from a .dng file (io/dng.h).
-#include "grid.h"
+#include "grid_command.h"
 
 #include "cli.h"
 #include "config.h"
