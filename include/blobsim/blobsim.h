@@ -35,4 +35,4 @@
 #include "blobsim/field.h"   // the distance/normal field: grid, compressed tree, rules
 #include "blobsim/world.h"   // colliders, emitters and the thread pool; sweeps against all of them
 #include "blobsim/step.h"    // one time step: its settings (forces, interaction, radial), stats
-#include "blobsim/surface.h" // the particles' blob surface as a triangle mesh
+#include "blobsim/surface.h" // the particles' blob surface: a triangle mesh, or tiles for a renderer
