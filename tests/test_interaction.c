@@ -4,8 +4,9 @@
 // pair's momentum); an elastic pair's energy over 1,000 bounces (never above its start); static
 // friction against Coulomb's closed form (tan theta below or above mu); a column of four, a particle
 // in the pocket of three and a settled pile at rest; the same bytes at 1, 2 and 3 threads for every
-// mode; the substep rule against its formula.
+// mode; the substep rule against its formula; the kinds' class table (interaction_class.h).
 #include "blobsim/collide.h"
+#include "interaction_class.h"
 #include "neighbour_grid.h"
 #include "blobsim/rng.h"
 #include "blobsim/step.h"
@@ -628,6 +629,54 @@ static int SameBytesAnyThreads(void)
 	return 0;
 }
 
+// --- the class table ---
+
+// Every type has a class whose name parses back to it; none has no phase; each kind checks the
+// settings it uses and no other; the defaults are the documented ones (step.h).
+static int ClassTable(void)
+{
+	for (int t = 0; t < bs_interactionCount; ++t)
+	{
+		const bsInteractionClass* c = bsInteractionClass_Of((bsInteractionType)t);
+		bsInteractionType parsed;
+		ENSURE(c != NULL && strcmp(c->name, bsInteractionName((bsInteractionType)t)) == 0);
+		ENSURE(bsParseInteraction(c->name, &parsed) && parsed == (bsInteractionType)t);
+		ENSURE((c->run == NULL) == (t == bs_interactionNone));
+	}
+	bsInteractionType parsed;
+	ENSURE(bsInteractionClass_Of(bs_interactionCount) == NULL && !bsParseInteraction("granula", &parsed));
+	ENSURE(strcmp(bsInteractionName(bs_interactionCount), "unknown") == 0);
+	bsInteractionDef d = bsDefaultInteractionDef();
+	ENSURE(d.type == bs_interactionNone && d.density == 1000.0 && d.strength == 100.0 && d.range == 1.5);
+	ENSURE(d.restitution == 0.5 && d.contactTime == 0.005 && d.stiffness == 0.0 && d.friction == 0.5);
+	ENSURE(d.tangentialDamping == 1.0 && d.tangentialStiffness == 0.0 && d.cohesion == 0.0);
+	ENSURE(d.cohesionRange == 1.25 && d.viscosity == 0.0 && bsInteractionDef_Reach(&d) == 1.0);
+	// none uses no setting: a bad one does not make it invalid.
+	d.restitution = 0.0;
+	d.density = -1.0;
+	ENSURE(bsInteractionDef_IsValid(&d));
+	// Repulsion checks the shared settings and its own, not granular's.
+	d.type = bs_interactionRepulsion;
+	ENSURE(!bsInteractionDef_IsValid(&d));
+	d.density = 1000.0;
+	ENSURE(bsInteractionDef_IsValid(&d) && bsInteractionDef_Reach(&d) == 1.5);
+	d.range = 0.5;
+	ENSURE(!bsInteractionDef_IsValid(&d));
+	// Granular checks its own and not repulsion's.
+	d.type = bs_interactionGranular;
+	ENSURE(!bsInteractionDef_IsValid(&d));
+	d.restitution = 0.5;
+	ENSURE(bsInteractionDef_IsValid(&d) && bsInteractionDef_Reach(&d) == 1.0);
+	d.cohesion = 1.0;
+	d.cohesionRange = 1.75;
+	ENSURE(bsInteractionDef_Reach(&d) == 1.75);
+	d.viscosity = (double)NAN;
+	ENSURE(!bsInteractionDef_IsValid(&d));
+	d.type = bs_interactionCount;
+	ENSURE(!bsInteractionDef_IsValid(&d));
+	return 0;
+}
+
 // --- the substep rule ---
 
 static int SubstepRule(void)
@@ -828,6 +877,7 @@ static int SleepersAreFixedNeighbours(void)
 
 int InteractionTest(void)
 {
+	RUN_SUBTEST(ClassTable());
 	RUN_SUBTEST(SubstepRule());
 	RUN_SUBTEST(SpringHoldsAtRest());
 	RUN_SUBTEST(HeadOnCollisions());

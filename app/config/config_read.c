@@ -92,6 +92,21 @@ static const bsSchemaKey bsNoInteractionKeys[] = {BS_KEY("type", BS_VALUE)};
 static const bsSchemaKey bsRepulsionKeys[] = {BS_INTERACTION_COMMON_KEYS, BS_REPULSION_KEYS};
 static const bsSchemaKey bsGranularKeys[] = {BS_INTERACTION_COMMON_KEYS, BS_GRANULAR_KEYS};
 
+// The keys of each bsInteractionType, at its type (an error lists them); its name is the engine's
+// (bsInteractionName). A new interaction is its key table and one line here.
+typedef struct bsInteractionKeyTable
+{
+	const bsSchemaKey* keys;
+	int count;
+} bsInteractionKeyTable;
+
+static const bsInteractionKeyTable bsInteractionKeysOf[] = {
+	[bs_interactionNone] = {bsNoInteractionKeys, BS_COUNT(bsNoInteractionKeys)},
+	[bs_interactionRepulsion] = {bsRepulsionKeys, BS_COUNT(bsRepulsionKeys)},
+	[bs_interactionGranular] = {bsGranularKeys, BS_COUNT(bsGranularKeys)},
+};
+_Static_assert(BS_COUNT(bsInteractionKeysOf) == bs_interactionCount, "config keys for every interaction type");
+
 static const bsSchemaKey bsParticlesKeys[] = {
 	BS_REQUIRED_NUMBER("radius", bsParticlesConfig, radius, &bsPositive),
 	BS_NUMBER("radius_spread", bsParticlesConfig, radiusSpread, &bsUnit, 0),
@@ -684,14 +699,32 @@ static bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p)
 
 // --- Interaction ---
 
-// The interaction's type, from a name or an object's "type" (required there).
-static bool bsReadInteractionType(bsCtx* c, const cJSON* v, const cJSON* parent, bsInteractionType* type)
+// The engine's interaction names, at their types.
+static void bsInteractionNames(const char* names[bs_interactionCount])
 {
-	const char* names[bs_interactionCount];
 	for (int i = 0; i < bs_interactionCount; ++i)
 	{
 		names[i] = bsInteractionName((bsInteractionType)i);
 	}
+}
+
+// particles.interaction is neither a name nor an object: the error lists the names.
+static bool bsFailInteraction(bsCtx* c, const cJSON* v)
+{
+	const char* names[bs_interactionCount];
+	bsInteractionNames(names);
+	char list[256], what[300];
+	bsJoinNames(list, sizeof list, names, bs_interactionCount, true);
+	snprintf(what, sizeof what, "a type name (%s) or an object", list);
+	bsPushKey(c, "interaction");
+	return bsFailExpected(c, what, v);
+}
+
+// The interaction's type, from a name or an object's "type" (required there).
+static bool bsReadInteractionType(bsCtx* c, const cJSON* v, const cJSON* parent, bsInteractionType* type)
+{
+	const char* names[bs_interactionCount];
+	bsInteractionNames(names);
 	int chosen = 0;
 	if (cJSON_IsString(v))
 	{
@@ -726,8 +759,7 @@ static bool bsReadInteraction(bsCtx* c, const cJSON* root, bsStepDef* step)
 	bsInteractionDef* d = &step->interaction;
 	if (!cJSON_IsString(v) && !cJSON_IsObject(v))
 	{
-		bsPushKey(c, "interaction");
-		return bsFailExpected(c, "a type name (\"none\", \"repulsion\", \"granular\") or an object", v);
+		return bsFailInteraction(c, v);
 	}
 	if (!bsReadInteractionType(c, v, particles, &d->type))
 	{
@@ -736,10 +768,8 @@ static bool bsReadInteraction(bsCtx* c, const cJSON* root, bsStepDef* step)
 	if (cJSON_IsObject(v))
 	{
 		size_t inner = bsPushKey(c, "interaction");
-		const bsSchemaKey* keys = d->type == bs_interactionGranular ? bsGranularKeys
-			: d->type == bs_interactionRepulsion ? bsRepulsionKeys : bsNoInteractionKeys;
-		int count = d->type == bs_interactionGranular ? BS_COUNT(bsGranularKeys)
-			: d->type == bs_interactionRepulsion ? BS_COUNT(bsRepulsionKeys) : BS_COUNT(bsNoInteractionKeys);
+		const bsSchemaKey* keys = bsInteractionKeysOf[d->type].keys;
+		int count = bsInteractionKeysOf[d->type].count;
 		bsSchema schema = {bs_kindObject, keys, count, NULL, NULL};
 		if (!bsCheckKeys(c, v, bsInteractionKeys, BS_COUNT(bsInteractionKeys)) ||
 			!bsCheckKeysOf(c, v, keys, count, "interaction", bsInteractionName(d->type)) ||

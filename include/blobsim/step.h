@@ -31,7 +31,7 @@
 
 #include <stdbool.h>
 
-// --- Forces between particles (interaction.c) ---
+// --- Forces between particles (interaction.c, a class per kind: interaction_NAME.c) ---
 
 // The interaction phase of a step. Every free particle i gathers the forces of the free particles j
 // within reach of it, read from the positions and velocities before the substep (a copy in a
@@ -106,7 +106,8 @@ typedef struct bsInteractionDef
 
 bsInteractionDef bsDefaultInteractionDef(void);
 
-// False for a setting out of range.
+// False for a type out of range or a setting its kind uses out of range (those of other kinds are not
+// checked: none uses none).
 bool bsInteractionDef_IsValid(const bsInteractionDef* def);
 
 // The reach of a pair as a multiple of r_i + r_j: the largest range of the active forces (>= 1).

@@ -1,6 +1,9 @@
-// interaction.c — the interaction phase (step.h): forces between free particles, gathered
-// per particle from the neighbour grid's copy of the state before the substep.
-#include "interaction_phase.h"
+// interaction.c — the interaction kinds' table (interaction_class.h) and what step.h asks of it (the
+// names, the defaults, the validity, the reach, the substep plan), and the pair phase the pair kinds
+// share: forces between free particles, gathered per particle from the neighbour grid's copy of the
+// state before the substep. It has no branch on a type: each kind is its class, in its own file; the
+// pair forces are terms of the shared gather (bsGather_Pair), read from the pair model's flags.
+#include "interaction_class.h"
 
 #include "array.h"
 #include "core.h"
@@ -17,17 +20,36 @@ enum
 	bs_interactGrain = 256,  // slots per chunk
 };
 
+// none: particles ignore each other. It has no settings and no phase (run NULL: the step skips it,
+// and the substep plan has no bound), so it needs no file of its own; it is in the table so that its
+// name and its type are found as every other kind's are.
+const bsInteractionClass bs_noInteraction = {.name = "none"};
+
+#define BS_INTERACTION_ENTRY(type, name) [type] = &name,
+static const bsInteractionClass* const bs_interactionClasses[bs_interactionCount] = {
+	BS_INTERACTION_LIST(BS_INTERACTION_ENTRY)};
+#undef BS_INTERACTION_ENTRY
+
+#define BS_INTERACTION_ONE(type, name) +1
+_Static_assert(0 BS_INTERACTION_LIST(BS_INTERACTION_ONE) == bs_interactionCount, "a class for every interaction type");
+#undef BS_INTERACTION_ONE
+
+const bsInteractionClass* bsInteractionClass_Of(bsInteractionType type)
+{
+	return (unsigned)type < (unsigned)bs_interactionCount ? bs_interactionClasses[type] : NULL;
+}
+
 const char* bsInteractionName(bsInteractionType type)
 {
-	static const char* names[] = {"none", "repulsion", "granular"};
-	return (unsigned)type < (unsigned)bs_interactionCount ? names[type] : "unknown";
+	const bsInteractionClass* c = bsInteractionClass_Of(type);
+	return c != NULL ? c->name : "unknown";
 }
 
 bool bsParseInteraction(const char* name, bsInteractionType* type)
 {
 	for (int t = 0; t < bs_interactionCount; ++t)
 	{
-		if (strcmp(name, bsInteractionName((bsInteractionType)t)) == 0)
+		if (strcmp(name, bs_interactionClasses[t]->name) == 0)
 		{
 			*type = (bsInteractionType)t;
 			return true;
@@ -36,127 +58,50 @@ bool bsParseInteraction(const char* name, bsInteractionType* type)
 	return false;
 }
 
+// The settings every pair kind shares here; each class sets its own.
 bsInteractionDef bsDefaultInteractionDef(void)
 {
 	bsInteractionDef def;
 	memset(&def, 0, sizeof(def));
 	def.type = bs_interactionNone;
 	def.density = 1000.0;
-	def.strength = 100.0;
-	def.range = 1.5;
-	def.restitution = 0.5;
-	def.contactTime = 0.005;
-	def.stiffness = 0.0;
-	def.friction = 0.5;
-	def.tangentialDamping = 1.0;
-	def.tangentialStiffness = 0.0;
 	def.cohesion = 0.0;
 	def.cohesionRange = 1.25;
 	def.viscosity = 0.0;
+	for (int t = 0; t < bs_interactionCount; ++t)
+	{
+		if (bs_interactionClasses[t]->setDefaults != NULL)
+		{
+			bs_interactionClasses[t]->setDefaults(&def);
+		}
+	}
 	return def;
-}
-
-// lo <= x <= hi: false for NaN and, every hi being finite, for infinity.
-static bool bsWithin(double x, double lo, double hi)
-{
-	return x >= lo && x <= hi;
 }
 
 bool bsInteractionDef_IsValid(const bsInteractionDef* d)
 {
-	const double big = DBL_MAX;
-	bool masses = bsWithin(d->density, DBL_MIN, big);
-	bool repulsion = bsWithin(d->strength, 0.0, big) && bsWithin(d->range, 1.0, 1e6);
-	bool granular = bsWithin(d->restitution, DBL_MIN, 1.0) && bsWithin(d->contactTime, 0.0, big) &&
-		bsWithin(d->stiffness, 0.0, big) && (d->contactTime > 0.0 || d->stiffness > 0.0) &&
-		bsWithin(d->friction, 0.0, big) && bsWithin(d->tangentialDamping, 0.0, 10.0) &&
-		bsWithin(d->tangentialStiffness, 0.0, 1.0);
-	bool extras = bsWithin(d->cohesion, 0.0, big) && bsWithin(d->cohesionRange, 1.0, 1e6) &&
-		bsWithin(d->viscosity, 0.0, big);
-	return (unsigned)d->type < (unsigned)bs_interactionCount && masses && repulsion && granular && extras;
+	const bsInteractionClass* c = bsInteractionClass_Of(d->type);
+	return c != NULL && (c->isValid == NULL || c->isValid(d));
 }
 
 double bsInteractionDef_Reach(const bsInteractionDef* d)
 {
-	double reach = 1.0;
-	if (d->type == bs_interactionRepulsion)
-	{
-		reach = fmax(reach, d->range);
-	}
-	if (d->cohesion > 0.0)
-	{
-		reach = fmax(reach, d->cohesionRange);
-	}
-	return reach;
+	const bsInteractionClass* c = bsInteractionClass_Of(d->type);
+	return c != NULL && c->reach != NULL ? c->reach(d) : 1.0;
 }
 
-// --- the pair model ---
-
-// ln e, beta = -ln e / sqrt(pi^2 + ln^2 e): the damping ratio that keeps e of the approach speed.
-static double bsLogRestitution(const bsInteractionDef* d)
+// The shortest period of def's kind at radius r (INFINITY: none).
+static double bsInteraction_Period(const bsInteractionDef* d, double r)
 {
-	return log(d->restitution);
+	const bsInteractionClass* c = bsInteractionClass_Of(d->type);
+	return c != NULL && c->period != NULL ? c->period(d, r) : (double)INFINITY;
 }
 
-static double bsDampingRatio(const bsInteractionDef* d)
+// Records in plan the free particle with the largest speed over radius (speed |v| + fall) and
+// returns the smallest free radius (INFINITY: no free particle).
+static double bsInteraction_ScanFree(const bsParticles* p, double fall, bsSubstepPlan* plan, double* rate)
 {
-	double l = bsLogRestitution(d);
-	return -l / sqrt(BS_PI * BS_PI + l * l);
-}
-
-// The shortest contact time of any pair: t_c, or with a stiffness the contact of the two lightest
-// particles (m_eff = m / 2): pi / (omega sqrt(1 - beta^2)), omega^2 = k / m_eff.
-static double bsContactTime(const bsInteractionDef* d, double smallestRadius)
-{
-	if (d->contactTime > 0.0)
-	{
-		return d->contactTime;
-	}
-	double mass = d->density * (4.0 / 3.0) * BS_PI * smallestRadius * smallestRadius * smallestRadius;
-	double beta = bsDampingRatio(d);
-	return BS_PI / (sqrt(d->stiffness / (0.5 * mass)) * sqrt(1.0 - beta * beta));
-}
-
-// The shortest period of the active forces, at the smallest radius.
-static double bsShortestPeriod(const bsInteractionDef* d, double smallestRadius)
-{
-	double period = INFINITY;
-	if (d->type == bs_interactionGranular)
-	{
-		period = bsContactTime(d, smallestRadius);
-	}
-	// Largest relative stiffness per unit distance: repulsion 2 strength / R at d = 0; cohesion's
-	// ramp cohesion / ((range - 1) 2 r).
-	double stiff = 0.0;
-	if (d->type == bs_interactionRepulsion)
-	{
-		stiff = 2.0 * d->strength / (d->range * 2.0 * smallestRadius);
-	}
-	if (d->cohesion > 0.0 && d->cohesionRange > 1.0)
-	{
-		stiff = fmax(stiff, d->cohesion / ((d->cohesionRange - 1.0) * 2.0 * smallestRadius));
-	}
-	if (stiff > 0.0)
-	{
-		period = fmin(period, 2.0 * BS_PI / sqrt(stiff));
-	}
-	return period;
-}
-
-void bsInteraction_PlanSubsteps(const bsInteractionDef* d, double dt, bsVec3 gravity, const bsParticles* p,
-	bsSubstepPlan* plan)
-{
-	plan->substeps = 1.0;
-	plan->period = INFINITY;
-	plan->speed = 0.0;
-	plan->radius = 0.0;
-	if (d->type == bs_interactionNone)
-	{
-		return;
-	}
-	double fall = bsLength(gravity) * dt;
 	double smallest = INFINITY;
-	double rate = 0.0;  // the largest speed over radius
 	for (size_t i = 0; i < p->count; ++i)
 	{
 		if (p->state[i] != bs_particleFree)
@@ -166,69 +111,83 @@ void bsInteraction_PlanSubsteps(const bsInteractionDef* d, double dt, bsVec3 gra
 		double r = p->radius[i];
 		double s = bsLength(p->velocity[i]) + fall;
 		smallest = fmin(smallest, r);
-		if (s / r > rate)
+		if (s / r > *rate)
 		{
-			rate = s / r;
+			*rate = s / r;
 			plan->speed = s;
 			plan->radius = r;
 		}
 	}
+	return smallest;
+}
+
+void bsInteraction_PlanSubsteps(const bsInteractionDef* d, double dt, bsVec3 gravity, const bsParticles* p,
+	bsSubstepPlan* plan)
+{
+	plan->substeps = 1.0;
+	plan->period = INFINITY;
+	plan->speed = 0.0;
+	plan->radius = 0.0;
+	const bsInteractionClass* c = bsInteractionClass_Of(d->type);
+	if (c == NULL || c->run == NULL)
+	{
+		return;  // no phase, no bound
+	}
+	double rate = 0.0;  // the largest speed over radius
+	double smallest = bsInteraction_ScanFree(p, bsLength(gravity) * dt, plan, &rate);
 	if (!isfinite(smallest))
 	{
 		return;
 	}
-	plan->period = bsShortestPeriod(d, smallest);
+	plan->period = bsInteraction_Period(d, smallest);
 	double n = fmax(1.0, dt * rate / BS_SUBSTEP_TRAVEL);
 	n = fmax(n, BS_SUBSTEPS_PER_PERIOD * dt / plan->period);
-	if (d->type == bs_interactionGranular)
+	if (c->substeps != NULL)
 	{
-		n = fmax(n, dt * d->tangentialDamping / bsContactTime(d, smallest));
+		n = fmax(n, c->substeps(d, dt, smallest, plan));
 	}
 	plan->substeps = ceil(n);
 }
 
-// --- the phase ---
+// --- what the pair kinds share ---
 
-// What a pair needs, worked out once per substep.
-typedef struct bsPairModel
+bool bsPairInteraction_IsValid(const bsInteractionDef* d)
 {
-	bool repulsion, granular, cohesion, viscosity;
-	double reach;        // x (r_i + r_j)
-	double strength, range;
-	double K, C;         // granular, from a contact time
-	double stiffness;    // granular, k / (density 4/3 pi): K = stiffness / (r_i^3 r_j^3 / (r_i^3 + r_j^3))
-	double beta2;        // 2 beta, with a stiffness
-	double friction, gamma;
-	double tangential;   // k_t / K; > 0: tangential springs with contact history
-	double cohesionAcc, cohesionRange;
-	double blend;        // viscosity: 1 - exp(-viscosity h)
-	double h;
-} bsPairModel;
+	const double big = DBL_MAX;
+	return bsWithin(d->density, DBL_MIN, big) && bsWithin(d->cohesion, 0.0, big) &&
+		bsWithin(d->cohesionRange, 1.0, 1e6) && bsWithin(d->viscosity, 0.0, big);
+}
 
-static void bsPairModel_Make(const bsInteractionDef* d, double h, double smallestRadius, bsPairModel* m)
+double bsPairInteraction_Reach(const bsInteractionDef* d, double own)
+{
+	return d->cohesion > 0.0 ? fmax(own, d->cohesionRange) : own;
+}
+
+// Cohesion's largest relative stiffness per unit distance is its ramp's, cohesion / ((range - 1) 2 r).
+double bsPairInteraction_Period(const bsInteractionDef* d, double r, double period, double stiff)
+{
+	if (d->cohesion > 0.0 && d->cohesionRange > 1.0)
+	{
+		stiff = fmax(stiff, d->cohesion / ((d->cohesionRange - 1.0) * 2.0 * r));
+	}
+	if (stiff > 0.0)
+	{
+		period = fmin(period, 2.0 * BS_PI / sqrt(stiff));
+	}
+	return period;
+}
+
+// --- the pair phase ---
+
+// The shared terms of the pair model, after the kind's own.
+static void bsPairModel_Make(const bsPairKind* kind, const bsInteractionDef* d, double h, double smallestRadius,
+	bsPairModel* m)
 {
 	memset(m, 0, sizeof(*m));
-	m->repulsion = d->type == bs_interactionRepulsion;
-	m->granular = d->type == bs_interactionGranular;
+	kind->model(d, h, smallestRadius, m);
 	m->cohesion = d->cohesion > 0.0;
 	m->viscosity = d->viscosity > 0.0;
 	m->reach = bsInteractionDef_Reach(d);
-	m->strength = d->strength;
-	m->range = d->range;
-	double l = bsLogRestitution(d);
-	if (d->contactTime > 0.0)
-	{
-		m->K = (BS_PI * BS_PI + l * l) / (d->contactTime * d->contactTime);
-		m->C = -2.0 * l / d->contactTime;
-	}
-	else
-	{
-		m->stiffness = d->stiffness / (d->density * (4.0 / 3.0) * BS_PI);
-		m->beta2 = 2.0 * bsDampingRatio(d);
-	}
-	m->friction = d->friction;
-	m->gamma = m->granular ? d->tangentialDamping / bsContactTime(d, smallestRadius) : 0.0;
-	m->tangential = m->granular ? d->tangentialStiffness : 0.0;
 	m->cohesionAcc = d->cohesion;
 	m->cohesionRange = d->cohesionRange;
 	m->blend = m->viscosity ? -expm1(-d->viscosity * h) : 0.0;
@@ -558,7 +517,8 @@ static bsResult bsInteraction_ReserveSprings(bsWorld* world, size_t count)
 	return bs_ok;
 }
 
-bsResult bsInteraction_Run(bsWorld* world, const bsStepDef* def, double h, double wakeSpeed, bsParticles* particles)
+bsResult bsPairInteraction_Run(const bsPairKind* kind, bsWorld* world, const bsStepDef* def, double h,
+	double wakeSpeed, bsParticles* particles)
 {
 	const bsInteractionDef* d = &def->interaction;
 	bsNeighbourGrid* grid = &world->grid;
@@ -566,10 +526,9 @@ bsResult bsInteraction_Run(bsWorld* world, const bsStepDef* def, double h, doubl
 	// neighbours. Without accumulation stuck particles stay out, as before: snow passes through snow.
 	unsigned fixedStates = (def->sleepSteps > 0 ? 1u << bs_particleSleeping : 0u) |
 		(world->stuck != NULL ? 1u << bs_particleStuck : 0u);
-	bool granular = d->type == bs_interactionGranular;
-	bool springs = granular && d->tangentialStiffness > 0.0;
-	bsResult r = bsNeighbourGrid_BuildWith(grid, particles, bsInteractionDef_Reach(d), granular ? h : 0.0, fixedStates,
-		world->pool);
+	bool springs = kind->springs != NULL && kind->springs(d);
+	bsResult r = bsNeighbourGrid_BuildWith(grid, particles, bsInteractionDef_Reach(d), kind->approach ? h : 0.0,
+		fixedStates, world->pool);
 	if (r == bs_ok && springs)
 	{
 		r = bsInteraction_ReserveSprings(world, particles->count);
@@ -578,13 +537,12 @@ bsResult bsInteraction_Run(bsWorld* world, const bsStepDef* def, double h, doubl
 	{
 		return r;
 	}
-	// The smallest free radius sets the contact time with a stiffness (the tangential damping).
 	bsPairModel model;
-	bsPairModel_Make(d, h, grid->smallestRadius, &model);
+	bsPairModel_Make(kind, d, h, grid->smallestRadius, &model);
 	// A particle settling onto a sleeper under gravity approaches it at up to about g t_c / pi (the
 	// spring's response to its weight), far above the move phase's resting speed (2 g h): a touch
 	// wakes a sleeper only faster than g x the shortest period, so settling never does.
-	double resting = bsLength(def->gravity) * bsShortestPeriod(d, grid->smallestRadius);
+	double resting = bsLength(def->gravity) * bsInteraction_Period(d, grid->smallestRadius);
 	bsInteractJob job = {grid, &model, particles, world->workers, springs ? world->springs : NULL,
 		isfinite(resting) ? fmax(wakeSpeed, resting) : wakeSpeed};
 	bsPool_For(world->pool, grid->count, bs_interactGrain, bsInteract_Range, &job);

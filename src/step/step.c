@@ -3,7 +3,7 @@
 #include "array.h"
 #include "collider_body.h"
 #include "forces.h"
-#include "interaction_phase.h"
+#include "interaction_class.h"
 #include "morton.h"
 #include "sleep.h"
 #include "stuck_grid.h"
@@ -111,7 +111,7 @@ static bool bsStepDef_IsValid(const bsStepDef* def)
 	return def->maxContacts >= 1 && def->maxContacts <= BS_MAX_CONTACTS && def->substeps >= 0 &&
 		(def->substeps >= 1 || def->maxSubsteps >= 1) && def->dt > 0.0 && isfinite(def->dt) &&
 		(unsigned)def->method < (unsigned)bs_methodCount && (unsigned)def->response < (unsigned)bs_responseCount &&
-		(def->interaction.type == bs_interactionNone || bsInteractionDef_IsValid(&def->interaction)) &&
+		bsInteractionDef_IsValid(&def->interaction) &&
 		def->sleepSteps >= 0 && def->sleepSpeed >= 0.0 && isfinite(def->sleepSpeed) && def->sleepAcceleration >= 0.0 &&
 		isfinite(def->sleepAcceleration) && def->wakeSpeed >= 0.0 && !isnan(def->wakeSpeed) &&
 		bsForces_AreValid(def);
@@ -710,14 +710,17 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	bsForcesJob forces = {.context = {def, particles, world->time, h}, .particles = particles};
 	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h, 0.0};
 	move.wakeSpeed = fmax(def->wakeSpeed, move.restSpeed);
+	// The interaction's phase, through its class (a valid def has one): none has no phase.
+	const bsInteractionClass* interaction = bsInteractionClass_Of(def->interaction.type);
+	BS_ASSERT(interaction != NULL);
 	bsLap(&clock, &profile->plan);
 	for (int k = 0; result == bs_ok && k < substeps; ++k)
 	{
-		if (def->interaction.type != bs_interactionNone)
+		if (interaction->run != NULL)
 		{
 			// The wake rule of the move phase (collider_stuck.c's touch): faster than wakeSpeed and
 			// than a resting contact; the phase raises the latter to a settling spring's speed.
-			result = bsInteraction_Run(world, def, h, move.wakeSpeed, particles);
+			result = interaction->run(world, def, h, move.wakeSpeed, particles);
 			if (result != bs_ok)
 			{
 				bsGatherWorkers(world, &local);  // clears the workers' slots for the next step
