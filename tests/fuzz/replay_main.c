@@ -3,6 +3,8 @@
 // directories named there (not recursive), in sorted order, and prints how many it ran. Exits non-zero
 // when an argument cannot be read or nothing ran; a crashing input crashes this program, which is the
 // test's failure (under ASan and UBSan in the sanitize build).
+#include "array.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
@@ -27,18 +29,12 @@ static int bsReplayFile(const char* path, long* ran)
 	uint8_t* data = NULL;
 	for (;;)
 	{
-		if (size == capacity)
+		if (!BS_ARRAY_RESERVE(data, capacity, size + 4096))
 		{
-			capacity = capacity == 0 ? 4096 : capacity * 2;
-			uint8_t* grown = realloc(data, capacity);
-			if (grown == NULL)
-			{
-				fprintf(stderr, "%s: out of memory\n", path);
-				free(data);
-				fclose(f);
-				return 1;
-			}
-			data = grown;
+			fprintf(stderr, "%s: out of memory\n", path);
+			free(data);
+			fclose(f);
+			return 1;
 		}
 		size_t n = fread(data + size, 1, capacity - size, f);
 		size += n;
@@ -112,17 +108,11 @@ static int bsReplayDirectory(const char* path, long* ran)
 			free(full);
 			continue;
 		}
-		if (count == capacity)
+		if (!BS_ARRAY_RESERVE(names, capacity, count + 1))
 		{
-			capacity = capacity == 0 ? 64 : capacity * 2;
-			char** grown = realloc(names, capacity * sizeof *names);
-			if (grown == NULL)
-			{
-				free(full);
-				status = 1;
-				break;
-			}
-			names = grown;
+			free(full);
+			status = 1;
+			break;
 		}
 		names[count++] = full;
 	}
