@@ -1017,6 +1017,224 @@ int bsCheckMain(int argc, char** argv)
 	return bs_exitOk;
 }
 
+// Everything one `blobsim run` holds, from the config to the committed outputs: bsRunMain's phases
+// (check the tools, load the inputs, open the outputs, simulate, write, commit, report) each take it.
+typedef struct bsRunState
+{
+	const bsRunOptions* o;
+	bsConfig c;
+	const char* dir;  // the output directory (-o, or the config's)
+	bsInputList inputs;
+	bsEnvironment env;
+	bsDistanceGrid fieldGrid;
+	bsFieldGridReport fieldReport;
+	bsGridTree fieldTree;
+	bsEmission emission;
+	bsParticles p;
+	bsSceneBuffers buffers;
+	bsPovScene scene;
+	bsOutputContext output;
+	bsStepStats stats;
+	bsRunTimes times;
+	double start;
+	int frames;
+	bool rendered;
+	int imagesRendered, imagesKept;
+	bsCreatedFolders created;  // the output folders this run made, removed again when it fails
+	bool deferred;             // the outputs are held back (output_set.h) until the commit
+	char err[BS_ERR_MAX];
+} bsRunState;
+
+// Fails before the simulation, not after it, when the outputs asked for cannot be made.
+static bool bsRun_CheckTools(bsRunState* r)
+{
+	if (r->o->movie && r->c.output.frameEvery <= 0)
+	{
+		snprintf(r->err, sizeof(r->err), "--movie: %s writes no frames; set output.frame_every (e.g. --set "
+			"output.frame_every=10)", r->c.path);
+		return false;
+	}
+	char path[BS_PATH_MAX];
+	return (!r->o->render || bsRender_FindPovray("--render", r->dir, path, sizeof(path), r->err, sizeof(r->err))) &&
+		(!r->o->movie || bsMovie_FindFfmpeg("--movie", path, sizeof(path), r->err, sizeof(r->err)));
+}
+
+// The environment, the emitters, the distance/normal grid, and the memory they and the particles will
+// take against the limit. Inputs first: a bad config, OBJ or PLY leaves no output directory behind.
+static bool bsRun_LoadInputs(bsRunState* r)
+{
+	bsConfig* c = &r->c;
+	if (bsEnvironment_Load(&r->env, c, r->o->threads, r->err, sizeof(r->err)) != bs_ok ||
+		!bsEmission_Load(&r->emission, c, &r->env, r->err, sizeof(r->err)) ||
+		(c->field.enabled && !bsFieldGrid_Use(c, &r->env, &r->fieldGrid, &r->fieldTree, &r->fieldReport, r->err,
+			sizeof(r->err))))
+	{
+		return false;
+	}
+	int perParticle = bsMemoryPerParticle(c);
+	// A body's mesh and its collider's BVH cost what the environment's triangles do.
+	bsMemoryExtras extras = {bsFieldBytes(c, &r->fieldGrid, &r->fieldTree), bsSurfaceTableBytes(&r->emission),
+		bsEnvBodies_TriangleCount(r->env.bodies) * bs_memoryPerTriangle};
+	return bsCheckMemory(c->path, r->emission.total, perParticle, r->env.triangleCount, &extras,
+		r->o->maxMemoryGiven ? r->o->maxMemory : bsPhysicalMemory(), r->o->maxMemoryGiven, r->err, sizeof(r->err));
+}
+
+// The output directory, the held-back output set, the particles' room, the scene and the writers'
+// context. From here every output is only renamed into place once all of them (and the render)
+// succeeded, and the earlier run's outputs that this one does not write go at the same time.
+static bool bsRun_OpenOutputs(bsRunState* r)
+{
+	const bsConfig* c = &r->c;
+	if (r->dir[0] == '\0')
+	{
+		snprintf(r->err, sizeof(r->err), "the output directory is an empty path (-o or output.directory)");
+		return false;
+	}
+	if (!bsMakeFolders(r->dir, "the output directory", &r->created, r->err, sizeof(r->err)) ||
+		!bsOutputSet_Begin(r->dir, r->err, sizeof(r->err)))
+	{
+		return false;
+	}
+	r->deferred = true;
+	if (bsParticles_Reserve(&r->p, (size_t)r->emission.total) != bs_ok)
+	{
+		snprintf(r->err, sizeof(r->err), "%s: out of memory for %" PRIu64 " particles", c->path, r->emission.total);
+		return false;
+	}
+	r->times.load = bsNow() - r->start - r->env.buildSeconds;  // config, meshes, particle files
+	r->times.build = r->env.buildSeconds;
+	if (!bsMakeScene(c, &r->env, &r->buffers, &r->scene))
+	{
+		snprintf(r->err, sizeof(r->err), "%s: out of memory", c->path);
+		return false;
+	}
+	r->buffers.surface = bsSceneSurface_FromConfig(&c->render, r->o->threads);
+	r->scene.particles.threads = r->o->threads;  // the blobs' formatting: the same bytes at any count
+	r->output.config = c;
+	r->output.dir = r->dir;
+	r->output.particles = &r->p;
+	r->output.scene = &r->scene;
+	r->output.surface = &r->buffers.surface;
+	return bsEnvBodies_WriteIncludes(r->env.bodies, r->dir, r->err, sizeof(r->err));
+}
+
+// The steps, and the frames written along the way.
+static bool bsRun_Simulate(bsRunState* r)
+{
+	bsRunFrames run = {&r->c, !r->o->quiet && isatty(2), &r->output, 0, &r->times};
+	bool ok = bsSimulate(&run, r->o, &r->env, &r->emission, &r->p, &r->stats, r->err, sizeof(r->err));
+	r->frames = run.frames;
+	return ok;
+}
+
+// The final state's outputs (output_writers.h), the render and the movie's frames when asked, then
+// summary.json with the times of it all: held back until the commit.
+static bool bsRun_WriteOutputs(bsRunState* r)
+{
+	const bsConfig* c = &r->c;
+	double t0 = bsNow();
+	r->output.frames = r->frames;
+	if (!bsOutputWriters_Write(&r->output, -1, r->err, sizeof(r->err)))
+	{
+		return false;
+	}
+	r->times.write += bsNow() - t0;
+	if (r->o->render)
+	{
+		t0 = bsNow();
+		if (!bsRenderOutputs(c, r->o, r->dir, r->frames, &r->imagesRendered, &r->imagesKept, r->err, sizeof(r->err)) ||
+			((r->o->movie || c->render.movie) && r->frames > 0 && !bsKeepMovie(r->dir, r->err, sizeof(r->err))))
+		{
+			return false;
+		}
+		r->rendered = true;
+		r->times.render = bsNow() - t0;
+	}
+	r->times.total = bsNow() - r->start;
+	char* summary = bsSummaryJson(c, r->o, &r->inputs, &r->env, &r->p, &r->stats,
+		bsResolveThreads(r->o->threads, r->p.count), &r->times, r->frames, r->rendered, &r->buffers.surface,
+		&r->fieldReport);
+	char path[BS_PATH_MAX];
+	bsJoin(path, sizeof(path), r->dir, "summary.json");
+	bool ok = summary != NULL && bsWriteTextFile(path, summary, r->err, sizeof(r->err));
+	if (summary == NULL)
+	{
+		snprintf(r->err, sizeof(r->err), "%s: out of memory", path);
+	}
+	cJSON_free(summary);
+	return ok;
+}
+
+// What the run did, on stdout (without --quiet): the phases' times, the particles' states, the images.
+static void bsRun_Report(const bsRunState* r, bool movie)
+{
+	const bsConfig* c = &r->c;
+	uint64_t counts[bs_particleStateCount];
+	bsParticles_CountStates(&r->p, counts);
+	char sleeping[48] = "";
+	if (c->step.sleepSteps > 0)
+	{
+		snprintf(sleeping, sizeof(sleeping), ", %" PRIu64 " sleeping", counts[bs_particleSleeping]);
+	}
+	const char* names[bs_stepPhaseCount];
+	double values[bs_stepPhaseCount];
+	bsRunTimes_Phases(&r->times, names, values);
+	bsPrintPhases("run", bs_runPhaseCount, names, values);
+	bsStepProfile_Phases(&r->times.step, names, values);
+	bsPrintPhases("step", bs_stepPhaseCount, names, values);
+	printf("blobsim: %zu particle%s (%" PRIu64 " stuck, %" PRIu64 " free, %" PRIu64 " escaped%s), %d step%s, "
+		"%s/%s, %.3f s -> %s/scene.pov%s\n",
+		r->p.count, bsPlural(r->p.count), counts[bs_particleStuck], counts[bs_particleFree], counts[bs_particleEscaped],
+		sleeping,
+		c->motion.steps, bsPlural((uint64_t)c->motion.steps), bsMethodName(c->step.method),
+		bsResponseName(c->step.response), bsNow() - r->start, r->dir, r->rendered ? " (+ scene.png)" : "");
+	if (r->rendered && r->frames > 0)
+	{
+		printf("blobsim: %d image%s rendered, %d up to date%s\n", r->imagesRendered,
+			bsPlural((uint64_t)r->imagesRendered), r->imagesKept, movie ? "; animation.mp4 and preview.gif" : "");
+	}
+}
+
+// After the commit: the movie (only an explicit --movie fails the run when it cannot be made; the
+// run's outputs are in place either way) and the report. The exit status.
+static int bsRun_Finish(bsRunState* r)
+{
+	const bsConfig* c = &r->c;
+	bool movie = false;
+	if (r->rendered && r->frames > 0 && (r->o->movie || c->render.movie) &&
+		!bsMakeMovie(c, r->dir, r->frames, &movie, r->err, sizeof(r->err)))
+	{
+		// render.movie in a config (which may travel to a machine without ffmpeg) only warns.
+		if (r->o->movie)
+		{
+			fprintf(stderr, "blobsim: %s (the run's other outputs are written)\n", r->err);
+			return bs_exitFailure;
+		}
+		fprintf(stderr, "blobsim: warning: %s\n", r->err);
+	}
+	if (!r->o->quiet)
+	{
+		bsRun_Report(r, movie);
+	}
+	return bs_exitOk;
+}
+
+static void bsRunState_Free(bsRunState* r)
+{
+	bsOutputContext_Free(&r->output);
+	bsSceneBuffers_Free(&r->buffers);
+	bsParticles_Free(&r->p);
+	bsEmission_Free(&r->emission);
+	bsGridTree_Free(&r->fieldTree);
+	bsDistanceGrid_Free(&r->fieldGrid);
+	bsEnvironment_Free(&r->env);
+	bsInputList_Free(&r->inputs);
+	bsConfig_Free(&r->c);
+}
+
+// `blobsim run`: the data path, phase by phase. A failure before the commit leaves no output of this
+// run and the previous complete outputs as they were (the held-back set is aborted, the folders this
+// run made are removed).
 int bsRunMain(int argc, char** argv)
 {
 	bsRun_InstallSignalHandlers();
@@ -1026,249 +1244,45 @@ int bsRunMain(int argc, char** argv)
 	{
 		return status;
 	}
-	double start = bsNow();
-	bsRunTimes times;
-	memset(&times, 0, sizeof(times));
-	char err[BS_ERR_MAX];
-	bsConfig c;
+	bsRunState run;
+	bsRunState* r = &run;
+	memset(r, 0, sizeof(*r));
+	r->o = &o;
+	r->start = bsNow();
 	bsConfigError cerr;
-	if (bsConfig_LoadWithOverrides(o.config, o.overrides, o.overrideCount, &c, &cerr) != bs_ok)
+	if (bsConfig_LoadWithOverrides(o.config, o.overrides, o.overrideCount, &r->c, &cerr) != bs_ok)
 	{
 		return bsFail(cerr.message);
 	}
-	const char* dir = o.output != NULL ? o.output : c.output.directory;
+	r->dir = o.output != NULL ? o.output : r->c.output.directory;
 	// Hashed before the loaders read them: a file changed in between is then recorded with its old
 	// hash, which makes the run stale for `blobsim batch`, never wrongly up to date.
-	bsInputList inputs;
-	if (!bsInputList_Make(&c, true, &inputs))
+	if (!bsInputList_Make(&r->c, true, &r->inputs))
 	{
-		bsConfig_Free(&c);
+		bsConfig_Free(&r->c);
 		return bsFail("out of memory");
 	}
-
-	bsEnvironment env;
-	memset(&env, 0, sizeof(env));
-	bsDistanceGrid fieldGrid;
-	memset(&fieldGrid, 0, sizeof(fieldGrid));
-	bsFieldGridReport fieldReport;
-	memset(&fieldReport, 0, sizeof(fieldReport));
-	bsGridTree fieldTree;
-	memset(&fieldTree, 0, sizeof(fieldTree));
-	bsEmission emission;
-	memset(&emission, 0, sizeof(emission));
-	bsParticles p;
-	memset(&p, 0, sizeof(p));
-	bsSceneBuffers buffers;
-	memset(&buffers, 0, sizeof(buffers));
-	bsPovScene scene;
-	bsOutputContext output;
-	memset(&output, 0, sizeof(output));
-	bsStepStats stats;
-	memset(&stats, 0, sizeof(stats));
-	int frames = 0;
-	bool rendered = false;
-	int imagesRendered = 0, imagesKept = 0;
-	bool deferred = false;
-	bsCreatedFolders created = {{0}, 0};
-	status = bs_exitFailure;
-
-	if (o.movie && c.output.frameEvery <= 0)
+	bool ok = bsRun_CheckTools(r) && bsRun_LoadInputs(r) && bsRun_OpenOutputs(r) && bsRun_Simulate(r) &&
+		bsRun_WriteOutputs(r);
+	if (ok)
 	{
-		snprintf(err, sizeof(err), "--movie: %s writes no frames; set output.frame_every (e.g. --set "
-			"output.frame_every=10)", c.path);
-		goto fail;
+		r->deferred = false;
+		ok = bsOutputSet_Commit(r->dir, bs_outputSetReplace, r->err, sizeof(r->err));
 	}
-	if (o.render)
+	if (ok)
 	{
-		// Fail before the simulation, not after it, when the render cannot happen.
-		char povray[BS_PATH_MAX];
-		if (!bsRender_FindPovray("--render", dir, povray, sizeof(povray), err, sizeof(err)))
+		status = bsRun_Finish(r);
+	}
+	else
+	{
+		if (r->deferred)
 		{
-			goto fail;
+			bsAtomicFile_AbortDeferred();
 		}
+		bsRemoveCreatedFolders(r->dir, &r->created);
+		fprintf(stderr, "blobsim: %s\n", r->err);
+		status = bs_exitFailure;
 	}
-	if (o.movie)
-	{
-		char ffmpeg[BS_PATH_MAX];
-		if (!bsMovie_FindFfmpeg("--movie", ffmpeg, sizeof(ffmpeg), err, sizeof(err)))
-		{
-			goto fail;
-		}
-	}
-
-	// Inputs first: a bad config, OBJ or PLY leaves no output directory behind.
-	if (bsEnvironment_Load(&env, &c, o.threads, err, sizeof(err)) != bs_ok)
-	{
-		goto fail;
-	}
-	if (!bsEmission_Load(&emission, &c, &env, err, sizeof(err)))
-	{
-		goto fail;
-	}
-	if (c.field.enabled && !bsFieldGrid_Use(&c, &env, &fieldGrid, &fieldTree, &fieldReport, err, sizeof(err)))
-	{
-		goto fail;
-	}
-	int perParticle = bsMemoryPerParticle(&c);
-	// A body's mesh and its collider's BVH cost what the environment's triangles do.
-	bsMemoryExtras extras = {bsFieldBytes(&c, &fieldGrid, &fieldTree), bsSurfaceTableBytes(&emission),
-		bsEnvBodies_TriangleCount(env.bodies) * bs_memoryPerTriangle};
-	if (!bsCheckMemory(c.path, emission.total, perParticle, env.triangleCount, &extras,
-			o.maxMemoryGiven ? o.maxMemory : bsPhysicalMemory(), o.maxMemoryGiven, err, sizeof(err)))
-	{
-		goto fail;
-	}
-	if (dir[0] == '\0')
-	{
-		snprintf(err, sizeof(err), "the output directory is an empty path (-o or output.directory)");
-		goto fail;
-	}
-	if (!bsMakeFolders(dir, "the output directory", &created, err, sizeof(err)))
-	{
-		goto fail;
-	}
-	// From here every output is only renamed into place once all of them (and the render) succeeded,
-	// and the earlier run's outputs that this one does not write go at the same time (output_set.h).
-	if (!bsOutputSet_Begin(dir, err, sizeof(err)))
-	{
-		goto fail;
-	}
-	deferred = true;
-	if (bsParticles_Reserve(&p, (size_t)emission.total) != bs_ok)
-	{
-		snprintf(err, sizeof(err), "%s: out of memory for %" PRIu64 " particles", c.path, emission.total);
-		goto fail;
-	}
-	times.load = bsNow() - start - env.buildSeconds;  // config, meshes, particle files
-	times.build = env.buildSeconds;
-	if (!bsMakeScene(&c, &env, &buffers, &scene))
-	{
-		snprintf(err, sizeof(err), "%s: out of memory", c.path);
-		goto fail;
-	}
-	buffers.surface = bsSceneSurface_FromConfig(&c.render, o.threads);
-	scene.particles.threads = o.threads;  // the blobs' formatting: the same bytes at any count
-	if (!bsEnvBodies_WriteIncludes(env.bodies, dir, err, sizeof(err)))
-	{
-		goto fail;
-	}
-	output.config = &c;
-	output.dir = dir;
-	output.particles = &p;
-	output.scene = &scene;
-	output.surface = &buffers.surface;
-	bsRunFrames run = {&c, !o.quiet && isatty(2), &output, 0, &times};
-	if (!bsSimulate(&run, &o, &env, &emission, &p, &stats, err, sizeof(err)))
-	{
-		goto fail;
-	}
-	frames = run.frames;
-
-	{
-		char path[BS_PATH_MAX];
-		double t0 = bsNow();
-		output.frames = frames;
-		if (!bsOutputWriters_Write(&output, -1, err, sizeof(err)))
-		{
-			goto fail;
-		}
-		times.write += bsNow() - t0;
-		if (o.render)
-		{
-			t0 = bsNow();
-			if (!bsRenderOutputs(&c, &o, dir, frames, &imagesRendered, &imagesKept, err, sizeof(err)) ||
-				((o.movie || c.render.movie) && frames > 0 && !bsKeepMovie(dir, err, sizeof(err))))
-			{
-				goto fail;
-			}
-			rendered = true;
-			times.render = bsNow() - t0;
-		}
-		times.total = bsNow() - start;
-		char* summary = bsSummaryJson(&c, &o, &inputs, &env, &p, &stats, bsResolveThreads(o.threads, p.count), &times,
-			frames, rendered, &buffers.surface, &fieldReport);
-		bsJoin(path, sizeof(path), dir, "summary.json");
-		bool ok = summary != NULL && bsWriteTextFile(path, summary, err, sizeof(err));
-		if (summary == NULL)
-		{
-			snprintf(err, sizeof(err), "%s: out of memory", path);
-		}
-		cJSON_free(summary);
-		if (!ok)
-		{
-			goto fail;
-		}
-	}
-	deferred = false;
-	if (!bsOutputSet_Commit(dir, bs_outputSetReplace, err, sizeof(err)))
-	{
-		goto fail;
-	}
-
-	bool movie = false;
-	if (rendered && frames > 0 && (o.movie || c.render.movie) && !bsMakeMovie(&c, dir, frames, &movie, err, sizeof(err)))
-	{
-		// The run's outputs are in place. Only an explicit --movie fails the run; render.movie in a
-		// config (which may travel to a machine without ffmpeg) warns.
-		if (o.movie)
-		{
-			fprintf(stderr, "blobsim: %s (the run's other outputs are written)\n", err);
-			status = bs_exitFailure;
-			goto done;
-		}
-		fprintf(stderr, "blobsim: warning: %s\n", err);
-	}
-	if (!o.quiet)
-	{
-		uint64_t counts[bs_particleStateCount];
-		bsParticles_CountStates(&p, counts);
-		char sleeping[48] = "";
-		if (c.step.sleepSteps > 0)
-		{
-			snprintf(sleeping, sizeof(sleeping), ", %" PRIu64 " sleeping", counts[bs_particleSleeping]);
-		}
-		const char* names[bs_stepPhaseCount];
-		double values[bs_stepPhaseCount];
-		bsRunTimes_Phases(&times, names, values);
-		bsPrintPhases("run", bs_runPhaseCount, names, values);
-		bsStepProfile_Phases(&times.step, names, values);
-		bsPrintPhases("step", bs_stepPhaseCount, names, values);
-		printf("blobsim: %zu particle%s (%" PRIu64 " stuck, %" PRIu64 " free, %" PRIu64 " escaped%s), %d step%s, "
-			"%s/%s, %.3f s -> %s/scene.pov%s\n",
-			p.count, bsPlural(p.count), counts[bs_particleStuck], counts[bs_particleFree], counts[bs_particleEscaped],
-			sleeping,
-			c.motion.steps, bsPlural((uint64_t)c.motion.steps), bsMethodName(c.step.method),
-			bsResponseName(c.step.response), bsNow() - start, dir, rendered ? " (+ scene.png)" : "");
-		if (rendered && frames > 0)
-		{
-			printf("blobsim: %d image%s rendered, %d up to date%s\n", imagesRendered, bsPlural((uint64_t)imagesRendered),
-				imagesKept, movie ? "; animation.mp4 and preview.gif" : "");
-		}
-	}
-	status = bs_exitOk;
-
-fail:
-	if (deferred)
-	{
-		bsAtomicFile_AbortDeferred();
-	}
-	if (status != bs_exitOk)
-	{
-		bsRemoveCreatedFolders(dir, &created);
-	}
-	if (status != bs_exitOk)
-	{
-		fprintf(stderr, "blobsim: %s\n", err);
-	}
-done:
-	bsOutputContext_Free(&output);
-	bsSceneBuffers_Free(&buffers);
-	bsParticles_Free(&p);
-	bsEmission_Free(&emission);
-	bsGridTree_Free(&fieldTree);
-	bsDistanceGrid_Free(&fieldGrid);
-	bsEnvironment_Free(&env);
-	bsInputList_Free(&inputs);
-	bsConfig_Free(&c);
+	bsRunState_Free(r);
 	return status;
 }
