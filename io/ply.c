@@ -219,269 +219,275 @@ enum
 	bsMaxTokens = 6
 };
 
-static bool bsPly_ParseHeader(const uint8_t* data, size_t size, const bsPlyContext* c, bsPlyHeader* h)
+// Header line `line` from data[*pos]: its text without the line end in *out, *pos past it. False,
+// with the failure reported, past the line or size limits or with no end_header before the end.
+static bool bsPly_HeaderLine(const uint8_t* data, size_t size, size_t* pos, int line, const bsPlyContext* c,
+	bsToken* out)
 {
-	memset(h, 0, sizeof(*h));
-	h->vertex = -1;
-	if (size < 4 || memcmp(data, "ply", 3) != 0 ||
-		!(data[3] == '\n' || (data[3] == '\r' && size > 4 && data[4] == '\n')))
+	if (line > bs_plyMaxHeaderLines)
 	{
-		return bsPlyFail(c, 1, "not a PLY file (the first line is not 'ply')");
+		return bsPlyFail(c, line, "header longer than %d lines", bs_plyMaxHeaderLines);
 	}
-	size_t pos = 0;
-	bool formatSeen = false;
-	for (int line = 1;; ++line)
+	size_t window = size - *pos;
+	if (window > bs_plyMaxLineLength + 2)
 	{
-		if (line > bs_plyMaxHeaderLines)
+		window = bs_plyMaxLineLength + 2;  // the line, a '\r' and the '\n'
+	}
+	const uint8_t* nl = memchr(data + *pos, '\n', window);
+	if (nl == NULL)
+	{
+		if (window == size - *pos)
 		{
-			return bsPlyFail(c, line, "header longer than %d lines", bs_plyMaxHeaderLines);
+			return bsPlyFail(c, 0, "missing end_header");
 		}
-		size_t window = size - pos;
-		if (window > bs_plyMaxLineLength + 2)
-		{
-			window = bs_plyMaxLineLength + 2;  // the line, a '\r' and the '\n'
-		}
-		const uint8_t* nl = memchr(data + pos, '\n', window);
-		if (nl == NULL)
-		{
-			if (window == size - pos)
-			{
-				return bsPlyFail(c, 0, "missing end_header");
-			}
-			return bsPlyFail(c, line, "header line longer than %d bytes", bs_plyMaxLineLength);
-		}
-		const char* s = (const char*)(data + pos);
-		size_t len = (size_t)(nl - (data + pos));
-		pos += len + 1;
-		if (len > 0 && s[len - 1] == '\r')
-		{
-			--len;
-		}
-		if (len > bs_plyMaxLineLength)
-		{
-			return bsPlyFail(c, line, "header line longer than %d bytes", bs_plyMaxLineLength);
-		}
-		if (line == 1)
-		{
-			continue;  // "ply", checked above
-		}
-		for (size_t i = 0; i < len; ++i)
-		{
-			unsigned char ch = (unsigned char)s[i];
-			if (ch != '\t' && (ch < 0x20 || ch > 0x7e))
-			{
-				return bsPlyFail(c, line, "invalid byte 0x%02x in the header", ch);
-			}
-		}
+		return bsPlyFail(c, line, "header line longer than %d bytes", bs_plyMaxLineLength);
+	}
+	out->s = (const char*)(data + *pos);
+	out->len = (size_t)(nl - (data + *pos));
+	*pos += out->len + 1;
+	if (out->len > 0 && out->s[out->len - 1] == '\r')
+	{
+		--out->len;
+	}
+	if (out->len > bs_plyMaxLineLength)
+	{
+		return bsPlyFail(c, line, "header line longer than %d bytes", bs_plyMaxLineLength);
+	}
+	return true;
+}
 
-		bsToken tok[bsMaxTokens];
-		int ntok = 0;
-		for (size_t i = 0; i < len;)
+// Splits a line at spaces and tabs: the number of words (only the first bsMaxTokens are kept).
+static int bsTokenize(bsToken text, bsToken tok[bsMaxTokens])
+{
+	const char* s = text.s;
+	size_t len = text.len;
+	int ntok = 0;
+	for (size_t i = 0; i < len;)
+	{
+		while (i < len && (s[i] == ' ' || s[i] == '\t'))
 		{
-			while (i < len && (s[i] == ' ' || s[i] == '\t'))
-			{
-				++i;
-			}
-			if (i == len)
-			{
-				break;
-			}
-			size_t start = i;
-			while (i < len && s[i] != ' ' && s[i] != '\t')
-			{
-				++i;
-			}
-			if (ntok < bsMaxTokens)
-			{
-				tok[ntok].s = s + start;
-				tok[ntok].len = i - start;
-			}
-			++ntok;
+			++i;
 		}
-		if (ntok == 0)
+		if (i == len)
 		{
-			continue;  // tolerated: some writers leave blank lines
-		}
-		char quoted[64];
-		if (bsTokenIs(tok[0], "comment") || bsTokenIs(tok[0], "obj_info"))
-		{
-			continue;
-		}
-		if (bsTokenIs(tok[0], "format"))
-		{
-			if (formatSeen)
-			{
-				return bsPlyFail(c, line, "second format line");
-			}
-			if (h->elementCount > 0)
-			{
-				return bsPlyFail(c, line, "format line after an element");
-			}
-			if (ntok != 3)
-			{
-				return bsPlyFail(c, line,
-					"expected 'format <ascii|binary_little_endian|binary_big_endian> 1.0'");
-			}
-			if (bsTokenIs(tok[1], "ascii"))
-			{
-				h->format = bsFormat_ascii;
-			}
-			else if (bsTokenIs(tok[1], "binary_little_endian"))
-			{
-				h->format = bsFormat_binaryLittle;
-			}
-			else if (bsTokenIs(tok[1], "binary_big_endian"))
-			{
-				h->format = bsFormat_binaryBig;
-			}
-			else
-			{
-				bsQuote(quoted, sizeof(quoted), tok[1].s, tok[1].len);
-				return bsPlyFail(c, line, "unknown format '%s'", quoted);
-			}
-			if (!bsTokenIs(tok[2], "1.0"))
-			{
-				bsQuote(quoted, sizeof(quoted), tok[2].s, tok[2].len);
-				return bsPlyFail(c, line, "unsupported PLY version '%s'", quoted);
-			}
-			formatSeen = true;
-			continue;
-		}
-		if (bsTokenIs(tok[0], "element"))
-		{
-			if (!formatSeen)
-			{
-				return bsPlyFail(c, line, "missing format line");
-			}
-			if (ntok != 3)
-			{
-				return bsPlyFail(c, line, "expected 'element <name> <count>'");
-			}
-			if (h->elementCount == bs_plyMaxElements)
-			{
-				return bsPlyFail(c, line, "more than %d elements", bs_plyMaxElements);
-			}
-			if (tok[1].len > bs_plyMaxNameLength)
-			{
-				return bsPlyFail(c, line, "name longer than %d characters", bs_plyMaxNameLength);
-			}
-			bsPlyElement* e = h->elements + h->elementCount;
-			memcpy(e->name, tok[1].s, tok[1].len);
-			e->name[tok[1].len] = '\0';
-			if (!bsParseCount(tok[2], &e->count))
-			{
-				bsQuote(quoted, sizeof(quoted), tok[2].s, tok[2].len);
-				return bsPlyFail(c, line, "bad element count '%s'", quoted);
-			}
-			e->first = h->propertyCount;
-			e->propertyCount = 0;
-			e->line = line;
-			if (strcmp(e->name, "vertex") == 0)
-			{
-				if (h->vertex >= 0)
-				{
-					return bsPlyFail(c, line, "second vertex element");
-				}
-				h->vertex = h->elementCount;
-			}
-			h->elementCount += 1;
-			continue;
-		}
-		if (bsTokenIs(tok[0], "property"))
-		{
-			if (h->elementCount == 0)
-			{
-				return bsPlyFail(c, line, "property before any element");
-			}
-			bool isList = ntok >= 2 && bsTokenIs(tok[1], "list");
-			if (ntok != (isList ? 5 : 3))
-			{
-				return bsPlyFail(c, line, isList ? "expected 'property list <count type> <type> <name>'"
-												 : "expected 'property <type> <name>'");
-			}
-			if (h->propertyCount == bs_plyMaxProperties)
-			{
-				return bsPlyFail(c, line, "more than %d properties", bs_plyMaxProperties);
-			}
-			bsPlyProperty* p = h->properties + h->propertyCount;
-			p->countType = bsPlyType_none;
-			if (isList)
-			{
-				bsPlyType countType = bsLookupType(tok[2]);
-				if (countType == bsPlyType_none)
-				{
-					bsQuote(quoted, sizeof(quoted), tok[2].s, tok[2].len);
-					return bsPlyFail(c, line, "unknown property type '%s'", quoted);
-				}
-				if (!bsIsIntegerType(countType))
-				{
-					bsQuote(quoted, sizeof(quoted), tok[2].s, tok[2].len);
-					return bsPlyFail(c, line, "list count type '%s' is not an integer type", quoted);
-				}
-				p->countType = (uint8_t)countType;
-			}
-			bsToken typeTok = tok[isList ? 3 : 1];
-			bsToken nameTok = tok[isList ? 4 : 2];
-			bsPlyType type = bsLookupType(typeTok);
-			if (type == bsPlyType_none)
-			{
-				bsQuote(quoted, sizeof(quoted), typeTok.s, typeTok.len);
-				return bsPlyFail(c, line, "unknown property type '%s'", quoted);
-			}
-			if (nameTok.len > bs_plyMaxNameLength)
-			{
-				return bsPlyFail(c, line, "name longer than %d characters", bs_plyMaxNameLength);
-			}
-			p->type = (uint8_t)type;
-			p->target = -1;
-			bsPlyElement* e = h->elements + h->elementCount - 1;
-			if (h->elementCount - 1 == h->vertex)
-			{
-				for (int t = 0; t < bsTargetCount; ++t)
-				{
-					if (bsTokenIs(nameTok, bsTargetName[t]))
-					{
-						p->target = (int8_t)t;
-					}
-				}
-				if (p->target >= 0)
-				{
-					if (isList)
-					{
-						return bsPlyFail(c, line, "property '%s' must not be a list",
-							bsTargetName[p->target]);
-					}
-					for (int q = e->first; q < h->propertyCount; ++q)
-					{
-						if (h->properties[q].target == p->target)
-						{
-							return bsPlyFail(c, line, "duplicate property '%s'", bsTargetName[p->target]);
-						}
-					}
-				}
-			}
-			e->propertyCount += 1;
-			h->propertyCount += 1;
-			continue;
-		}
-		if (bsTokenIs(tok[0], "end_header"))
-		{
-			if (ntok != 1)
-			{
-				return bsPlyFail(c, line, "unexpected text after end_header");
-			}
-			if (!formatSeen)
-			{
-				return bsPlyFail(c, line, "missing format line");
-			}
-			h->bodyOffset = pos;
-			h->bodyLine = line + 1;
 			break;
 		}
-		bsQuote(quoted, sizeof(quoted), tok[0].s, tok[0].len);
-		return bsPlyFail(c, line, "unknown header keyword '%s'", quoted);
+		size_t start = i;
+		while (i < len && s[i] != ' ' && s[i] != '\t')
+		{
+			++i;
+		}
+		if (ntok < bsMaxTokens)
+		{
+			tok[ntok].s = s + start;
+			tok[ntok].len = i - start;
+		}
+		++ntok;
 	}
+	return ntok;
+}
 
+// The header as it is read, a keyword line at a time.
+typedef struct bsPlyHeaderReader
+{
+	const bsPlyContext* c;
+	bsPlyHeader* h;
+	int line;
+	bool formatSeen;
+} bsPlyHeaderReader;
+
+// `format <ascii|binary_little_endian|binary_big_endian> 1.0`, once, before any element.
+static bool bsPlyHeaderReader_Format(bsPlyHeaderReader* r, const bsToken* tok, int ntok)
+{
+	const bsPlyContext* c = r->c;
+	char quoted[64];
+	if (r->formatSeen)
+	{
+		return bsPlyFail(c, r->line, "second format line");
+	}
+	if (r->h->elementCount > 0)
+	{
+		return bsPlyFail(c, r->line, "format line after an element");
+	}
+	if (ntok != 3)
+	{
+		return bsPlyFail(c, r->line, "expected 'format <ascii|binary_little_endian|binary_big_endian> 1.0'");
+	}
+	if (bsTokenIs(tok[1], "ascii"))
+	{
+		r->h->format = bsFormat_ascii;
+	}
+	else if (bsTokenIs(tok[1], "binary_little_endian"))
+	{
+		r->h->format = bsFormat_binaryLittle;
+	}
+	else if (bsTokenIs(tok[1], "binary_big_endian"))
+	{
+		r->h->format = bsFormat_binaryBig;
+	}
+	else
+	{
+		bsQuote(quoted, sizeof(quoted), tok[1].s, tok[1].len);
+		return bsPlyFail(c, r->line, "unknown format '%s'", quoted);
+	}
+	if (!bsTokenIs(tok[2], "1.0"))
+	{
+		bsQuote(quoted, sizeof(quoted), tok[2].s, tok[2].len);
+		return bsPlyFail(c, r->line, "unsupported PLY version '%s'", quoted);
+	}
+	r->formatSeen = true;
+	return true;
+}
+
+// `element <name> <count>`; the one named vertex is the particles'.
+static bool bsPlyHeaderReader_Element(bsPlyHeaderReader* r, const bsToken* tok, int ntok)
+{
+	const bsPlyContext* c = r->c;
+	bsPlyHeader* h = r->h;
+	if (!r->formatSeen)
+	{
+		return bsPlyFail(c, r->line, "missing format line");
+	}
+	if (ntok != 3)
+	{
+		return bsPlyFail(c, r->line, "expected 'element <name> <count>'");
+	}
+	if (h->elementCount == bs_plyMaxElements)
+	{
+		return bsPlyFail(c, r->line, "more than %d elements", bs_plyMaxElements);
+	}
+	if (tok[1].len > bs_plyMaxNameLength)
+	{
+		return bsPlyFail(c, r->line, "name longer than %d characters", bs_plyMaxNameLength);
+	}
+	bsPlyElement* e = h->elements + h->elementCount;
+	memcpy(e->name, tok[1].s, tok[1].len);
+	e->name[tok[1].len] = '\0';
+	if (!bsParseCount(tok[2], &e->count))
+	{
+		char quoted[64];
+		bsQuote(quoted, sizeof(quoted), tok[2].s, tok[2].len);
+		return bsPlyFail(c, r->line, "bad element count '%s'", quoted);
+	}
+	e->first = h->propertyCount;
+	e->propertyCount = 0;
+	e->line = r->line;
+	if (strcmp(e->name, "vertex") == 0)
+	{
+		if (h->vertex >= 0)
+		{
+			return bsPlyFail(c, r->line, "second vertex element");
+		}
+		h->vertex = h->elementCount;
+	}
+	h->elementCount += 1;
+	return true;
+}
+
+// Property p, named nameTok, of the vertex element e: which particle field it fills (p->target,
+// -1: none), once each and never as a list.
+static bool bsPlyHeaderReader_Target(bsPlyHeaderReader* r, const bsPlyElement* e, bsPlyProperty* p, bsToken nameTok,
+	bool isList)
+{
+	for (int t = 0; t < bsTargetCount; ++t)
+	{
+		if (bsTokenIs(nameTok, bsTargetName[t]))
+		{
+			p->target = (int8_t)t;
+		}
+	}
+	if (p->target < 0)
+	{
+		return true;
+	}
+	if (isList)
+	{
+		return bsPlyFail(r->c, r->line, "property '%s' must not be a list", bsTargetName[p->target]);
+	}
+	for (int q = e->first; q < r->h->propertyCount; ++q)
+	{
+		if (r->h->properties[q].target == p->target)
+		{
+			return bsPlyFail(r->c, r->line, "duplicate property '%s'", bsTargetName[p->target]);
+		}
+	}
+	return true;
+}
+
+// A type word that must name a PLY type: the type, or bsPlyType_none after reporting it.
+static bsPlyType bsPlyHeaderReader_Type(bsPlyHeaderReader* r, bsToken t)
+{
+	bsPlyType type = bsLookupType(t);
+	if (type == bsPlyType_none)
+	{
+		char quoted[64];
+		bsQuote(quoted, sizeof(quoted), t.s, t.len);
+		bsPlyFail(r->c, r->line, "unknown property type '%s'", quoted);
+	}
+	return type;
+}
+
+// `property <type> <name>` or `property list <count type> <type> <name>`, of the last element.
+static bool bsPlyHeaderReader_Property(bsPlyHeaderReader* r, const bsToken* tok, int ntok)
+{
+	const bsPlyContext* c = r->c;
+	bsPlyHeader* h = r->h;
+	if (h->elementCount == 0)
+	{
+		return bsPlyFail(c, r->line, "property before any element");
+	}
+	bool isList = ntok >= 2 && bsTokenIs(tok[1], "list");
+	if (ntok != (isList ? 5 : 3))
+	{
+		return bsPlyFail(c, r->line, isList ? "expected 'property list <count type> <type> <name>'"
+											: "expected 'property <type> <name>'");
+	}
+	if (h->propertyCount == bs_plyMaxProperties)
+	{
+		return bsPlyFail(c, r->line, "more than %d properties", bs_plyMaxProperties);
+	}
+	bsPlyProperty* p = h->properties + h->propertyCount;
+	p->countType = bsPlyType_none;
+	if (isList)
+	{
+		bsPlyType countType = bsPlyHeaderReader_Type(r, tok[2]);
+		if (countType == bsPlyType_none)
+		{
+			return false;
+		}
+		if (!bsIsIntegerType(countType))
+		{
+			char quoted[64];
+			bsQuote(quoted, sizeof(quoted), tok[2].s, tok[2].len);
+			return bsPlyFail(c, r->line, "list count type '%s' is not an integer type", quoted);
+		}
+		p->countType = (uint8_t)countType;
+	}
+	bsToken nameTok = tok[isList ? 4 : 2];
+	bsPlyType type = bsPlyHeaderReader_Type(r, tok[isList ? 3 : 1]);
+	if (type == bsPlyType_none)
+	{
+		return false;
+	}
+	if (nameTok.len > bs_plyMaxNameLength)
+	{
+		return bsPlyFail(c, r->line, "name longer than %d characters", bs_plyMaxNameLength);
+	}
+	p->type = (uint8_t)type;
+	p->target = -1;
+	bsPlyElement* e = h->elements + h->elementCount - 1;
+	if (h->elementCount - 1 == h->vertex && !bsPlyHeaderReader_Target(r, e, p, nameTok, isList))
+	{
+		return false;
+	}
+	e->propertyCount += 1;
+	h->propertyCount += 1;
+	return true;
+}
+
+// After end_header: a vertex element with x, y and z, and all of vx, vy, vz or none.
+static bool bsPlyHeader_CheckVertex(const bsPlyHeader* h, const bsPlyContext* c)
+{
 	if (h->vertex < 0)
 	{
 		return bsPlyFail(c, 0, "no vertex element");
@@ -508,6 +514,84 @@ static bool bsPly_ParseHeader(const uint8_t* data, size_t size, const bsPlyConte
 		return bsPlyFail(c, v->line, "element vertex has only some of vx, vy, vz");
 	}
 	return true;
+}
+
+// The header, a line at a time up to end_header: its format, elements and properties, and where the
+// body starts. Every failure names the line.
+static bool bsPly_ParseHeader(const uint8_t* data, size_t size, const bsPlyContext* c, bsPlyHeader* h)
+{
+	memset(h, 0, sizeof(*h));
+	h->vertex = -1;
+	if (size < 4 || memcmp(data, "ply", 3) != 0 ||
+		!(data[3] == '\n' || (data[3] == '\r' && size > 4 && data[4] == '\n')))
+	{
+		return bsPlyFail(c, 1, "not a PLY file (the first line is not 'ply')");
+	}
+	bsPlyHeaderReader r = {c, h, 0, false};
+	size_t pos = 0;
+	for (r.line = 1;; ++r.line)
+	{
+		bsToken text;
+		if (!bsPly_HeaderLine(data, size, &pos, r.line, c, &text))
+		{
+			return false;
+		}
+		if (r.line == 1)
+		{
+			continue;  // "ply", checked above
+		}
+		for (size_t i = 0; i < text.len; ++i)
+		{
+			unsigned char ch = (unsigned char)text.s[i];
+			if (ch != '\t' && (ch < 0x20 || ch > 0x7e))
+			{
+				return bsPlyFail(c, r.line, "invalid byte 0x%02x in the header", ch);
+			}
+		}
+		bsToken tok[bsMaxTokens];
+		int ntok = bsTokenize(text, tok);
+		bool ok = true;
+		if (ntok == 0 || bsTokenIs(tok[0], "comment") || bsTokenIs(tok[0], "obj_info"))
+		{
+			continue;  // blank lines tolerated: some writers leave them
+		}
+		else if (bsTokenIs(tok[0], "format"))
+		{
+			ok = bsPlyHeaderReader_Format(&r, tok, ntok);
+		}
+		else if (bsTokenIs(tok[0], "element"))
+		{
+			ok = bsPlyHeaderReader_Element(&r, tok, ntok);
+		}
+		else if (bsTokenIs(tok[0], "property"))
+		{
+			ok = bsPlyHeaderReader_Property(&r, tok, ntok);
+		}
+		else if (bsTokenIs(tok[0], "end_header"))
+		{
+			if (ntok != 1)
+			{
+				return bsPlyFail(c, r.line, "unexpected text after end_header");
+			}
+			if (!r.formatSeen)
+			{
+				return bsPlyFail(c, r.line, "missing format line");
+			}
+			h->bodyOffset = pos;
+			h->bodyLine = r.line + 1;
+			return bsPlyHeader_CheckVertex(h, c);
+		}
+		else
+		{
+			char quoted[64];
+			bsQuote(quoted, sizeof(quoted), tok[0].s, tok[0].len);
+			return bsPlyFail(c, r.line, "unknown header keyword '%s'", quoted);
+		}
+		if (!ok)
+		{
+			return false;
+		}
+	}
 }
 
 // ---- Body -----------------------------------------------------------------------------------------
