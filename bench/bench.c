@@ -209,266 +209,261 @@ static bool bsParseVsList(const char* cmd, const char* option, const char* value
 	return false;
 }
 
+static bsBenchOptions bsDefaultBenchOptions(void)
+{
+	bsBenchOptions o;
+	memset(&o, 0, sizeof(o));
+	o.tests = BS_BENCH_DEFAULT_TESTS;
+	o.pool = BS_BENCH_POOL;
+	o.pairs = BS_BENCH_PAIRS;
+	o.queries = BS_BENCH_DEFAULT_QUERIES;
+	o.resolution = BS_BENCH_DEFAULT_RESOLUTION;
+	o.size = 1.0;
+	o.seed = 1;
+	o.runs = BS_BENCH_DEFAULT_RUNS;
+	o.table1 = true;
+	o.bvh = true;
+	o.particles = BS_BENCH_DEFAULT_PARTICLES;
+	o.field = true;
+	o.gridResolution = 64;
+	o.sensorFrames = 2000;
+	o.vs = bsDefaultVsEmbreeDef();
+	return o;
+}
+
+// A whole-number option: its range and the fields it sets (a long long and a second one, or an int).
+typedef struct bsBenchIntOption
+{
+	const char* name;
+	long long lo, hi;
+	long long* wide;
+	long long* also;
+	int* narrow;
+} bsBenchIntOption;
+
+// The option matching results of bsMatchOption: 1 matched (and stored), 0 another option, -1 a usage
+// error already printed.
+static int bsMatchIntOptions(const char* cmd, int argc, char** argv, int* i, const bsBenchIntOption* table,
+	int count)
+{
+	for (int k = 0; k < count; ++k)
+	{
+		const char* value = NULL;
+		long long v = 0;
+		int m = bsMatchOption(cmd, table[k].name, argc, argv, i, &value);
+		if (m == 0)
+		{
+			continue;
+		}
+		if (m < 0 || !bsParseIntOption(cmd, table[k].name, value, table[k].lo, table[k].hi, &v))
+		{
+			return -1;
+		}
+		if (table[k].wide != NULL)
+		{
+			*table[k].wide = v;
+		}
+		if (table[k].also != NULL)
+		{
+			*table[k].also = v;
+		}
+		if (table[k].narrow != NULL)
+		{
+			*table[k].narrow = (int)v;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+// --only PART: that part alone.
+static bool bsBenchOptions_Only(bsBenchOptions* o, const char* value)
+{
+	if (strcmp(value, "table1") != 0 && strcmp(value, "bvh") != 0 && strcmp(value, "particles") != 0 &&
+		strcmp(value, "embree") != 0 && strcmp(value, "field") != 0 && strcmp(value, "sensors") != 0)
+	{
+		bsUsageError(bs_benchCommand, "--only: expected table1, bvh, particles, field, sensors or embree, got", value);
+		return false;
+	}
+	o->table1 = strcmp(value, "table1") == 0;
+	o->bvh = strcmp(value, "bvh") == 0;
+	o->vsEmbree = strcmp(value, "embree") == 0;
+	o->field = strcmp(value, "field") == 0;
+	o->sensors = strcmp(value, "sensors") == 0;
+	return true;
+}
+
+// A value that must be `expected`, or one that must not be empty: false after the usage error.
+static bool bsExpectValue(const char* message, const char* value, const char* expected)
+{
+	if (strcmp(value, expected) != 0)
+	{
+		bsUsageError(bs_benchCommand, message, value);
+		return false;
+	}
+	return true;
+}
+
+static bool bsExpectNonEmpty(const char* message, const char* value)
+{
+	if (value[0] == '\0')
+	{
+		bsUsageError(bs_benchCommand, message, value);
+		return false;
+	}
+	return true;
+}
+
+// The options with a value of their own kind: --pool, --pairs, --size, --seed, --csv, --only.
+static int bsMatchBenchOption(int argc, char** argv, int* i, bsBenchOptions* o, const char** only)
+{
+	const char* cmd = bs_benchCommand;
+	const char* value = NULL;
+	int m;
+	if ((m = bsMatchOption(cmd, "--pool", argc, argv, i, &value)) != 0)
+	{
+		return m < 0 || !bsParsePowerOfTwoOption(cmd, "--pool", value, 16, 65536, &o->pool) ? -1 : 1;
+	}
+	if ((m = bsMatchOption(cmd, "--pairs", argc, argv, i, &value)) != 0)
+	{
+		return m < 0 || !bsParsePowerOfTwoOption(cmd, "--pairs", value, 256, 1 << 24, &o->pairs) ? -1 : 1;
+	}
+	if ((m = bsMatchOption(cmd, "--size", argc, argv, i, &value)) != 0)
+	{
+		return m < 0 || !bsParseDoubleOption(cmd, "--size", value, 0.01, 100.0, &o->size) ? -1 : 1;
+	}
+	if ((m = bsMatchOption(cmd, "--seed", argc, argv, i, &value)) != 0)
+	{
+		return m < 0 || !bsParseU64Option(cmd, "--seed", value, &o->seed) ? -1 : 1;
+	}
+	if ((m = bsMatchOption(cmd, "--csv", argc, argv, i, &value)) != 0)
+	{
+		if (m < 0 || !bsExpectNonEmpty("--csv: expected a file name, got", value))
+		{
+			return -1;
+		}
+		o->csvPath = value;
+		return 1;
+	}
+	if ((m = bsMatchOption(cmd, "--only", argc, argv, i, &value)) != 0)
+	{
+		if (m < 0 || !bsBenchOptions_Only(o, value))
+		{
+			return -1;
+		}
+		*only = value;
+		return 1;
+	}
+	return 0;
+}
+
+// --vs-sets or --vs-methods NAME,...: the subset of the comparison that runs.
+static int bsMatchVsList(int argc, char** argv, int* i, const char* option, const char* const* names, int count,
+	unsigned* mask, bsBenchOptions* o)
+{
+	const char* value = NULL;
+	int m = bsMatchOption(bs_benchCommand, option, argc, argv, i, &value);
+	if (m <= 0)
+	{
+		return m;
+	}
+	if (!bsParseVsList(bs_benchCommand, option, value, names, count, mask))
+	{
+		return -1;
+	}
+	o->vsEmbree = true;
+	o->vs.selected = true;
+	return 1;
+}
+
+// The comparison with Embree's options: --vs, --vs-only, --vs-sets, --vs-methods, --vs-counts,
+// --vs-configs (its sizes are whole-number options).
+static int bsMatchVsOption(int argc, char** argv, int* i, bsBenchOptions* o)
+{
+	const char* cmd = bs_benchCommand;
+	const char* value = NULL;
+	int m;
+	if ((m = bsMatchOption(cmd, "--vs", argc, argv, i, &value)) != 0)
+	{
+		if (m < 0 || !bsExpectValue("--vs: expected embree, got", value, "embree"))
+		{
+			return -1;
+		}
+		o->vsEmbree = true;
+		return 1;
+	}
+	if ((m = bsMatchOption(cmd, "--vs-only", argc, argv, i, &value)) != 0)
+	{
+		if (m < 0 || !bsExpectValue("--vs-only: expected build, got", value, "build"))
+		{
+			return -1;
+		}
+		o->vsEmbree = true;
+		o->vs.buildOnly = true;
+		return 1;
+	}
+	if ((m = bsMatchVsList(argc, argv, i, "--vs-sets", bs_vsSetNames, BS_VS_SET_COUNT, &o->vs.sets, o)) != 0 ||
+		(m = bsMatchVsList(argc, argv, i, "--vs-methods", bs_vsMethodNames, BS_VS_METHOD_COUNT, &o->vs.methods,
+			 o)) != 0)
+	{
+		return m;
+	}
+	if (strcmp(argv[*i], "--vs-counts") == 0)
+	{
+		o->vsEmbree = true;
+		o->vs.counts = true;
+		*i += 1;
+		return 1;
+	}
+	if ((m = bsMatchOption(cmd, "--vs-configs", argc, argv, i, &value)) != 0)
+	{
+		if (m < 0 || !bsExpectNonEmpty("--vs-configs: expected a directory, got", value))
+		{
+			return -1;
+		}
+		o->vs.configDir = value;
+		return 1;
+	}
+	return 0;
+}
+
 // Returns -1 when the options are fine, else the exit status (0 after --help).
 static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 {
 	const char* cmd = bs_benchCommand;
-	o->tests = BS_BENCH_DEFAULT_TESTS;
-	o->pool = BS_BENCH_POOL;
-	o->pairs = BS_BENCH_PAIRS;
-	o->queries = BS_BENCH_DEFAULT_QUERIES;
-	o->resolution = BS_BENCH_DEFAULT_RESOLUTION;
-	o->size = 1.0;
-	o->threads = 0;
-	o->seed = 1;
-	o->runs = BS_BENCH_DEFAULT_RUNS;
-	o->csvPath = NULL;
-	o->table1 = true;
-	o->bvh = true;
-	o->particles = BS_BENCH_DEFAULT_PARTICLES;
-	o->vsEmbree = false;
-	o->field = true;
-	o->gridResolution = 64;
-	o->sensors = false;
-	o->sensorFrames = 2000;
-	o->vs = bsDefaultVsEmbreeDef();
+	*o = bsDefaultBenchOptions();
+	const bsBenchIntOption ints[] = {
+		{"--tests", 1, 100000000000LL, &o->tests, NULL, NULL},
+		{"--queries", 1, 100000000LL, &o->queries, NULL, NULL},
+		{"--resolution", 2, 4096, NULL, NULL, &o->resolution},
+		{"--particles", 0, 100000000LL, &o->particles, NULL, NULL},
+		{"--grid-resolution", 8, 512, NULL, NULL, &o->gridResolution},
+		{"--threads", 0, 1024, NULL, NULL, &o->threads},
+		{"--runs", 1, 1000, NULL, NULL, &o->runs},
+		{"--sensor-frames", 2, 1000000, NULL, NULL, &o->sensorFrames},
+		{"--vs-queries", 1, 100000000LL, &o->vs.queries, &o->vs.figureQueries, NULL},
+		{"--vs-resolution", 2, 4096, NULL, NULL, &o->vs.resolution},
+		{"--vs-rounds", 1, 1000, NULL, NULL, &o->vs.rounds},
+	};
 	const char* only = NULL;
-
-	int i = 1;
-	while (i < argc)
+	for (int i = 1; i < argc;)
 	{
 		const char* arg = argv[i];
-		const char* value = NULL;
-		long long v = 0;
-		int m;
 		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0)
 		{
 			bsBenchUsage(stdout);
 			return bs_exitOk;
 		}
-		if ((m = bsMatchOption(cmd, "--tests", argc, argv, &i, &value)) != 0)
+		int m = bsMatchIntOptions(cmd, argc, argv, &i, ints, BS_COUNT(ints));
+		m = m != 0 ? m : bsMatchBenchOption(argc, argv, &i, o, &only);
+		m = m != 0 ? m : bsMatchVsOption(argc, argv, &i, o);
+		if (m < 0)
 		{
-			if (m < 0 || !bsParseIntOption(cmd, "--tests", value, 1, 100000000000LL, &v))
-			{
-				return bs_exitUsage;
-			}
-			o->tests = v;
-		}
-		else if ((m = bsMatchOption(cmd, "--pool", argc, argv, &i, &value)) != 0)
-		{
-			if (m < 0 || !bsParsePowerOfTwoOption(cmd, "--pool", value, 16, 65536, &o->pool))
-			{
-				return bs_exitUsage;
-			}
-		}
-		else if ((m = bsMatchOption(cmd, "--pairs", argc, argv, &i, &value)) != 0)
-		{
-			if (m < 0 || !bsParsePowerOfTwoOption(cmd, "--pairs", value, 256, 1 << 24, &o->pairs))
-			{
-				return bs_exitUsage;
-			}
-		}
-		else if ((m = bsMatchOption(cmd, "--queries", argc, argv, &i, &value)) != 0)
-		{
-			if (m < 0 || !bsParseIntOption(cmd, "--queries", value, 1, 100000000LL, &v))
-			{
-				return bs_exitUsage;
-			}
-			o->queries = v;
-		}
-		else if ((m = bsMatchOption(cmd, "--resolution", argc, argv, &i, &value)) != 0)
-		{
-			if (m < 0 || !bsParseIntOption(cmd, "--resolution", value, 2, 4096, &v))
-			{
-				return bs_exitUsage;
-			}
-			o->resolution = (int)v;
-		}
-		else if ((m = bsMatchOption(cmd, "--particles", argc, argv, &i, &value)) != 0)
-		{
-			if (m < 0 || !bsParseIntOption(cmd, "--particles", value, 0, 100000000LL, &v))
-			{
-				return bs_exitUsage;
-			}
-			o->particles = v;
-		}
-		else if ((m = bsMatchOption(cmd, "--grid-resolution", argc, argv, &i, &value)) != 0)
-		{
-			if (m < 0 || !bsParseIntOption(cmd, "--grid-resolution", value, 8, 512, &v))
-			{
-				return bs_exitUsage;
-			}
-			o->gridResolution = (int)v;
-		}
-		else if ((m = bsMatchOption(cmd, "--size", argc, argv, &i, &value)) != 0)
-		{
-			if (m < 0 || !bsParseDoubleOption(cmd, "--size", value, 0.01, 100.0, &o->size))
-			{
-				return bs_exitUsage;
-			}
-		}
-		else if ((m = bsMatchOption(cmd, "--threads", argc, argv, &i, &value)) != 0)
-		{
-			if (m < 0 || !bsParseIntOption(cmd, "--threads", value, 0, 1024, &v))
-			{
-				return bs_exitUsage;
-			}
-			o->threads = (int)v;
-		}
-		else if ((m = bsMatchOption(cmd, "--seed", argc, argv, &i, &value)) != 0)
-		{
-			if (m < 0 || !bsParseU64Option(cmd, "--seed", value, &o->seed))
-			{
-				return bs_exitUsage;
-			}
-		}
-		else if ((m = bsMatchOption(cmd, "--runs", argc, argv, &i, &value)) != 0)
-		{
-			if (m < 0 || !bsParseIntOption(cmd, "--runs", value, 1, 1000, &v))
-			{
-				return bs_exitUsage;
-			}
-			o->runs = (int)v;
-		}
-		else if ((m = bsMatchOption(cmd, "--sensor-frames", argc, argv, &i, &value)) != 0)
-		{
-			if (m < 0 || !bsParseIntOption(cmd, "--sensor-frames", value, 2, 1000000, &v))
-			{
-				return bs_exitUsage;
-			}
-			o->sensorFrames = (int)v;
-		}
-		else if ((m = bsMatchOption(cmd, "--csv", argc, argv, &i, &value)) != 0)
-		{
-			if (m < 0)
-			{
-				return bs_exitUsage;
-			}
-			if (value[0] == '\0')
-			{
-				bsUsageError(cmd, "--csv: expected a file name, got", value);
-				return bs_exitUsage;
-			}
-			o->csvPath = value;
-		}
-		else if ((m = bsMatchOption(cmd, "--only", argc, argv, &i, &value)) != 0)
-		{
-			if (m < 0)
-			{
-				return bs_exitUsage;
-			}
-			if (strcmp(value, "table1") != 0 && strcmp(value, "bvh") != 0 && strcmp(value, "particles") != 0 &&
-				strcmp(value, "embree") != 0 && strcmp(value, "field") != 0 && strcmp(value, "sensors") != 0)
-			{
-				bsUsageError(cmd, "--only: expected table1, bvh, particles, field, sensors or embree, got", value);
-				return bs_exitUsage;
-			}
-			o->table1 = strcmp(value, "table1") == 0;
-			o->bvh = strcmp(value, "bvh") == 0;
-			o->vsEmbree = strcmp(value, "embree") == 0;
-			o->field = strcmp(value, "field") == 0;
-			o->sensors = strcmp(value, "sensors") == 0;
-			only = value;
-		}
-		else if ((m = bsMatchOption(cmd, "--vs", argc, argv, &i, &value)) != 0)
-		{
-			if (m < 0)
-			{
-				return bs_exitUsage;
-			}
-			if (strcmp(value, "embree") != 0)
-			{
-				bsUsageError(cmd, "--vs: expected embree, got", value);
-				return bs_exitUsage;
-			}
-			o->vsEmbree = true;
-		}
-		else if ((m = bsMatchOption(cmd, "--vs-only", argc, argv, &i, &value)) != 0)
-		{
-			if (m < 0)
-			{
-				return bs_exitUsage;
-			}
-			if (strcmp(value, "build") != 0)
-			{
-				bsUsageError(cmd, "--vs-only: expected build, got", value);
-				return bs_exitUsage;
-			}
-			o->vsEmbree = true;
-			o->vs.buildOnly = true;
-		}
-		else if ((m = bsMatchOption(cmd, "--vs-queries", argc, argv, &i, &value)) != 0)
-		{
-			if (m < 0 || !bsParseIntOption(cmd, "--vs-queries", value, 1, 100000000LL, &v))
-			{
-				return bs_exitUsage;
-			}
-			o->vs.queries = v;
-			o->vs.figureQueries = v;
-		}
-		else if ((m = bsMatchOption(cmd, "--vs-resolution", argc, argv, &i, &value)) != 0)
-		{
-			if (m < 0 || !bsParseIntOption(cmd, "--vs-resolution", value, 2, 4096, &v))
-			{
-				return bs_exitUsage;
-			}
-			o->vs.resolution = (int)v;
-		}
-		else if ((m = bsMatchOption(cmd, "--vs-rounds", argc, argv, &i, &value)) != 0)
-		{
-			if (m < 0 || !bsParseIntOption(cmd, "--vs-rounds", value, 1, 1000, &v))
-			{
-				return bs_exitUsage;
-			}
-			o->vs.rounds = (int)v;
-		}
-		else if ((m = bsMatchOption(cmd, "--vs-sets", argc, argv, &i, &value)) != 0)
-		{
-			if (m < 0 || !bsParseVsList(cmd, "--vs-sets", value, bs_vsSetNames, BS_VS_SET_COUNT,
-				&o->vs.sets))
-			{
-				return bs_exitUsage;
-			}
-			o->vsEmbree = true;
-			o->vs.selected = true;
-		}
-		else if ((m = bsMatchOption(cmd, "--vs-methods", argc, argv, &i, &value)) != 0)
-		{
-			if (m < 0 || !bsParseVsList(cmd, "--vs-methods", value, bs_vsMethodNames,
-				BS_VS_METHOD_COUNT, &o->vs.methods))
-			{
-				return bs_exitUsage;
-			}
-			o->vsEmbree = true;
-			o->vs.selected = true;
-		}
-		else if (strcmp(arg, "--vs-counts") == 0)
-		{
-			o->vsEmbree = true;
-			o->vs.counts = true;
-			i += 1;
-		}
-		else if ((m = bsMatchOption(cmd, "--vs-configs", argc, argv, &i, &value)) != 0)
-		{
-			if (m < 0)
-			{
-				return bs_exitUsage;
-			}
-			if (value[0] == '\0')
-			{
-				bsUsageError(cmd, "--vs-configs: expected a directory, got", value);
-				return bs_exitUsage;
-			}
-			o->vs.configDir = value;
-		}
-		else if (arg[0] == '-')
-		{
-			bsUsageError(cmd, "unknown option", arg);
 			return bs_exitUsage;
 		}
-		else
+		if (m == 0)
 		{
-			bsUsageError(cmd, "unexpected argument", arg);
+			bsUsageError(cmd, arg[0] == '-' ? "unknown option" : "unexpected argument", arg);
 			return bs_exitUsage;
 		}
 	}
