@@ -1474,6 +1474,181 @@ static int bsBatchFail(const char* message)
 	return bs_exitFailure;
 }
 
+// This shard's runs (mine), and of them those not up to date (todo, with why in their note).
+static void bsBatch_Select(bsBatchPlan* plan, const bsBatchOptions* o, int* mine, int* mineCount, int* todo,
+	int* todoCount)
+{
+	*mineCount = *todoCount = 0;
+	bsHashCache cache = {NULL, 0, 0};
+	for (int i = 0; i < plan->count; ++i)
+	{
+		if (o->shardCount > 0 && i % o->shardCount != o->shard)
+		{
+			continue;
+		}
+		bsBatchRun* r = plan->runs + i;
+		mine[(*mineCount)++] = i;
+		char why[BS_BATCH_PATH_MAX + 64] = "--force";
+		if (!o->force && bsUpToDate(r, o->render, &cache, why, sizeof(why)))
+		{
+			r->status = bs_runSkipped;
+		}
+		else
+		{
+			r->status = bs_runToRun;
+			r->note = bsFormat("%s", why);
+			todo[(*todoCount)++] = i;
+		}
+	}
+	bsHashCache_Free(&cache);
+}
+
+// --dry-run: a line a run (index, up-to-date or run, output, config, overrides), and a count.
+static void bsBatch_PrintPlan(const bsBatchPlan* plan, const bsBatchOptions* o, const int* mine, int mineCount,
+	int todoCount)
+{
+	for (int k = 0; k < mineCount; ++k)
+	{
+		const bsBatchRun* r = plan->runs + mine[k];
+		printf("%d\t%s\t%s\t%s", r->index, r->status == bs_runSkipped ? "up-to-date" : "run", r->output,
+			r->config);
+		for (int v = 0; v < r->overrideCount; ++v)
+		{
+			printf("\t%s", r->overrides[v]);
+		}
+		printf("\n");
+	}
+	if (!o->quiet)
+	{
+		fprintf(stderr, "blobsim batch: %d run%s (%d to run, %d up to date)%s; nothing run (--dry-run)\n",
+			mineCount, mineCount == 1 ? "" : "s", todoCount, mineCount - todoCount,
+			o->shardCount > 0 ? " in this shard" : "");
+	}
+}
+
+// Runs the todo list as child processes (bsBatchExecute), with the termination signals passed on.
+static void bsBatch_Run(bsBatchPlan* plan, const bsBatchOptions* o, const char* exe, int* todo, int todoCount)
+{
+	bsBatchExec x;
+	memset(&x, 0, sizeof(x));
+	x.plan = plan;
+	x.o = o;
+	x.exe = exe;
+	x.todo = todo;
+	x.todoCount = todoCount;
+	x.start = bsNow();
+	x.progress = !o->quiet && isatty(2) && todoCount > 0;
+	pthread_mutex_init(&x.lock, NULL);
+	bsBatchExecute(&x);
+	pthread_mutex_destroy(&x.lock);
+}
+
+// What the batch did: the table (or, with --quiet, the failures alone).
+static void bsBatch_Report(const bsBatchPlan* plan, const bsBatchOptions* o, const int* mine, int mineCount)
+{
+	if (!o->quiet)
+	{
+		bsPrintTable(plan, mine, mineCount);
+		fflush(stdout);
+		return;
+	}
+	for (int k = 0; k < mineCount; ++k)
+	{
+		const bsBatchRun* r = plan->runs + mine[k];
+		if (r->status == bs_runFailed)
+		{
+			fprintf(stderr, "blobsim batch: %s: failed: %s\n", r->output, r->note != NULL ? r->note : "");
+		}
+	}
+}
+
+// The closing line: runs by status, and where batch.json is.
+static void bsBatch_PrintTotals(const bsBatchOptions* o, int mineCount, const int* counts, int sig,
+	const char* batchPath, double seconds)
+{
+	char stopped[64] = "";
+	if (sig != 0)
+	{
+		snprintf(stopped, sizeof(stopped), ", %d interrupted, %d not run", counts[bs_runInterrupted],
+			counts[bs_runNotRun]);
+	}
+	fprintf(stderr, "blobsim batch: %d ok, %d failed, %d skipped (up to date)%s of %d run%s%s in %.1f s; %s\n",
+		counts[bs_runOk], counts[bs_runFailed], counts[bs_runSkipped], stopped, mineCount,
+		mineCount == 1 ? "" : "s",
+		o->shardCount > 0 ? " in this shard" : "", seconds, batchPath != NULL ? batchPath : "no batch file");
+}
+
+// The runs of every input, each with its output folder under root (-o, the batch file's, or
+// out/batch). False with the message in err.
+static bool bsBatch_Plan(const bsBatchOptions* o, bsBatchPlan* plan, const char** root, char* err, size_t errlen)
+{
+	for (int k = 0; k < o->inputCount; ++k)
+	{
+		if (!bsAddInput(plan, o->inputs[k], err, errlen))
+		{
+			return false;
+		}
+	}
+	*root = o->output != NULL ? o->output : plan->root != NULL ? plan->root : "out/batch";
+	return bsAssignOutputs(plan, *root, err, errlen);
+}
+
+// Runs what is to run, writes batch.json (or the shard's) and reports: the exit status.
+static int bsBatch_Execute(bsBatchPlan* plan, const bsBatchOptions* o, const char* root, const int* mine,
+	int mineCount, int* todo, int todoCount, double start)
+{
+	char err[BS_BATCH_ERR_MAX];
+	char batchPath[BS_BATCH_PATH_MAX];
+	if (o->shardCount > 0)
+	{
+		snprintf(batchPath, sizeof(batchPath), "%s/batch.shard-%d-of-%d.json", root, o->shard, o->shardCount);
+	}
+	else
+	{
+		snprintf(batchPath, sizeof(batchPath), "%s/batch.json", root);
+	}
+	char exe[BS_BATCH_PATH_MAX];
+	if (!bsMakeFolders(root, "the batch's output folder", NULL, err, sizeof(err)))
+	{
+		return bsBatchFail(err);
+	}
+	if (!bsProcess_SelfPath(NULL, exe, sizeof(exe)))
+	{
+		return bsBatchFail("cannot find the blobsim executable (/proc/self/exe)");
+	}
+	bsRunChildSignals savedSignals;
+	bsRunChild_InstallSignals(&savedSignals);
+	bsBatch_Run(plan, o, exe, todo, todoCount);
+	int sig = bsRunChild_StopSignal();
+	int counts[bs_runNotRun + 1] = {0};
+	for (int k = 0; k < mineCount; ++k)
+	{
+		bsBatchRun* r = plan->runs + mine[k];
+		if (r->status == bs_runToRun)
+		{
+			r->status = bs_runNotRun;  // never started: the batch was interrupted
+		}
+		counts[r->status] += 1;
+	}
+	bool written = bsWriteBatchJson(plan, mine, mineCount, o, root, batchPath, sig, counts, bsNow() - start,
+		err, sizeof(err));
+	bsBatch_Report(plan, o, mine, mineCount);
+	if (!written)
+	{
+		fprintf(stderr, "blobsim batch: %s\n", err);
+	}
+	if (!o->quiet || counts[bs_runFailed] > 0 || sig != 0)
+	{
+		bsBatch_PrintTotals(o, mineCount, counts, sig, written ? batchPath : NULL, bsNow() - start);
+	}
+	bsRunChild_RestoreSignals(&savedSignals);
+	if (sig != 0)
+	{
+		return 128 + sig;
+	}
+	return counts[bs_runFailed] > 0 || !written ? bs_exitFailure : bs_exitOk;
+}
+
 int bsBatchMain(int argc, char** argv)
 {
 	bsBatchOptions o;
@@ -1486,171 +1661,34 @@ int bsBatchMain(int argc, char** argv)
 	char err[BS_BATCH_ERR_MAX];
 	bsBatchPlan plan;
 	memset(&plan, 0, sizeof(plan));
-	for (int k = 0; k < o.inputCount; ++k)
+	const char* root = NULL;
+	int* mine = NULL;
+	int* todo = NULL;
+	if (!bsBatch_Plan(&o, &plan, &root, err, sizeof(err)))
 	{
-		if (!bsAddInput(&plan, o.inputs[k], err, sizeof(err)))
-		{
-			bsBatchPlan_Free(&plan);
-			return bsBatchFail(err);
-		}
+		status = bsBatchFail(err);
 	}
-	const char* root = o.output != NULL ? o.output : plan.root != NULL ? plan.root : "out/batch";
-	if (!bsAssignOutputs(&plan, root, err, sizeof(err)))
+	else if ((mine = malloc((size_t)plan.count * sizeof(int) + 1)) == NULL ||
+		(todo = malloc((size_t)plan.count * sizeof(int) + 1)) == NULL)
 	{
-		bsBatchPlan_Free(&plan);
-		return bsBatchFail(err);
+		status = bsBatchFail("out of memory");
 	}
-
-	// This shard's runs, and which of them are up to date.
-	int* mine = malloc((size_t)plan.count * sizeof(int) + 1);
-	int* todo = malloc((size_t)plan.count * sizeof(int) + 1);
-	if (mine == NULL || todo == NULL)
+	else
 	{
-		free(mine);
-		free(todo);
-		bsBatchPlan_Free(&plan);
-		return bsBatchFail("out of memory");
-	}
-	int mineCount = 0, todoCount = 0;
-	bsHashCache cache = {NULL, 0, 0};
-	for (int i = 0; i < plan.count; ++i)
-	{
-		if (o.shardCount > 0 && i % o.shardCount != o.shard)
+		int mineCount, todoCount;
+		bsBatch_Select(&plan, &o, mine, &mineCount, todo, &todoCount);
+		if (o.dryRun)
 		{
-			continue;
-		}
-		bsBatchRun* r = plan.runs + i;
-		mine[mineCount++] = i;
-		char why[BS_BATCH_PATH_MAX + 64] = "--force";
-		if (!o.force && bsUpToDate(r, o.render, &cache, why, sizeof(why)))
-		{
-			r->status = bs_runSkipped;
+			bsBatch_PrintPlan(&plan, &o, mine, mineCount, todoCount);
+			status = bs_exitOk;
 		}
 		else
 		{
-			r->status = bs_runToRun;
-			r->note = bsFormat("%s", why);
-			todo[todoCount++] = i;
+			status = bsBatch_Execute(&plan, &o, root, mine, mineCount, todo, todoCount, start);
 		}
 	}
-	bsHashCache_Free(&cache);
-
-	if (o.dryRun)
-	{
-		for (int k = 0; k < mineCount; ++k)
-		{
-			const bsBatchRun* r = plan.runs + mine[k];
-			printf("%d\t%s\t%s\t%s", r->index, r->status == bs_runSkipped ? "up-to-date" : "run", r->output,
-				r->config);
-			for (int v = 0; v < r->overrideCount; ++v)
-			{
-				printf("\t%s", r->overrides[v]);
-			}
-			printf("\n");
-		}
-		if (!o.quiet)
-		{
-			fprintf(stderr, "blobsim batch: %d run%s (%d to run, %d up to date)%s; nothing run (--dry-run)\n",
-				mineCount, mineCount == 1 ? "" : "s", todoCount, mineCount - todoCount,
-				o.shardCount > 0 ? " in this shard" : "");
-		}
-		free(mine);
-		free(todo);
-		bsBatchPlan_Free(&plan);
-		return bs_exitOk;
-	}
-
-	char batchPath[BS_BATCH_PATH_MAX];
-	if (o.shardCount > 0)
-	{
-		snprintf(batchPath, sizeof(batchPath), "%s/batch.shard-%d-of-%d.json", root, o.shard, o.shardCount);
-	}
-	else
-	{
-		snprintf(batchPath, sizeof(batchPath), "%s/batch.json", root);
-	}
-	char exe[BS_BATCH_PATH_MAX];
-	if (!bsMakeFolders(root, "the batch's output folder", NULL, err, sizeof(err)) || !bsProcess_SelfPath(NULL, exe, sizeof(exe)))
-	{
-		if (!bsProcess_SelfPath(NULL, exe, sizeof(exe)))
-		{
-			snprintf(err, sizeof(err), "cannot find the blobsim executable (/proc/self/exe)");
-		}
-		free(mine);
-		free(todo);
-		bsBatchPlan_Free(&plan);
-		return bsBatchFail(err);
-	}
-
-	bsRunChildSignals savedSignals;
-	bsRunChild_InstallSignals(&savedSignals);
-
-	bsBatchExec x;
-	memset(&x, 0, sizeof(x));
-	x.plan = &plan;
-	x.o = &o;
-	x.exe = exe;
-	x.todo = todo;
-	x.todoCount = todoCount;
-	x.start = bsNow();
-	x.progress = !o.quiet && isatty(2) && todoCount > 0;
-	pthread_mutex_init(&x.lock, NULL);
-	bsBatchExecute(&x);
-	pthread_mutex_destroy(&x.lock);
-
-	int sig = bsRunChild_StopSignal();
-	int counts[bs_runNotRun + 1] = {0};
-	for (int k = 0; k < mineCount; ++k)
-	{
-		bsBatchRun* r = plan.runs + mine[k];
-		if (r->status == bs_runToRun)
-		{
-			r->status = bs_runNotRun;  // never started: the batch was interrupted
-		}
-		counts[r->status] += 1;
-	}
-	bool written = bsWriteBatchJson(&plan, mine, mineCount, &o, root, batchPath, sig, counts, bsNow() - start,
-		err, sizeof(err));
-	if (!o.quiet)
-	{
-		bsPrintTable(&plan, mine, mineCount);
-		fflush(stdout);
-	}
-	else
-	{
-		for (int k = 0; k < mineCount; ++k)
-		{
-			const bsBatchRun* r = plan.runs + mine[k];
-			if (r->status == bs_runFailed)
-			{
-				fprintf(stderr, "blobsim batch: %s: failed: %s\n", r->output, r->note != NULL ? r->note : "");
-			}
-		}
-	}
-	if (!written)
-	{
-		fprintf(stderr, "blobsim batch: %s\n", err);
-	}
-	if (!o.quiet || counts[bs_runFailed] > 0 || sig != 0)
-	{
-		char stopped[64] = "";
-		if (sig != 0)
-		{
-			snprintf(stopped, sizeof(stopped), ", %d interrupted, %d not run", counts[bs_runInterrupted],
-				counts[bs_runNotRun]);
-		}
-		fprintf(stderr, "blobsim batch: %d ok, %d failed, %d skipped (up to date)%s of %d run%s%s in %.1f s; %s\n",
-			counts[bs_runOk], counts[bs_runFailed], counts[bs_runSkipped], stopped, mineCount,
-			mineCount == 1 ? "" : "s",
-			o.shardCount > 0 ? " in this shard" : "", bsNow() - start, written ? batchPath : "no batch file");
-	}
-	bsRunChild_RestoreSignals(&savedSignals);
 	free(mine);
 	free(todo);
 	bsBatchPlan_Free(&plan);
-	if (sig != 0)
-	{
-		return 128 + sig;
-	}
-	return counts[bs_runFailed] > 0 || !written ? bs_exitFailure : bs_exitOk;
+	return status;
 }
