@@ -44,6 +44,3 @@ bool bsWorldBodies_SweepResting(const bsWorld* world, bsMethod method, const bsS
 // After a move phase: the workers' recorded sticks join the carried particles (in worker order).
 bsResult bsWorldBodies_Gather(bsWorld* world);
 
-// A particle that leaves its body (pushed free, expired): no longer carried. Forgets every carried
-// particle whose state is no longer stuck.
-void bsWorldBodies_Forget(bsWorld* world, const bsParticles* particles);
