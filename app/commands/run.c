@@ -492,6 +492,16 @@ static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInp
 		cJSON_AddNumberToObject(in, "substeps", (double)stats->substeps);
 		cJSON_AddNumberToObject(in, "neighbour_pairs", 0.5 * (double)stats->pairs);
 		cJSON_AddNumberToObject(in, "contact_pairs", 0.5 * (double)stats->contactPairs);
+		if (c->step.interaction.type == bs_interactionFluid)
+		{
+			cJSON_AddNumberToObject(in, "fluid_substeps", (double)stats->fluidSubsteps);
+			cJSON_AddNumberToObject(in, "divergence_iterations", (double)stats->divergenceIterations);
+			cJSON_AddNumberToObject(in, "density_iterations", (double)stats->densityIterations);
+			cJSON_AddNumberToObject(in, "viscosity_iterations", (double)stats->viscosityIterations);
+			cJSON_AddNumberToObject(in, "unconverged", (double)stats->unconverged);
+			cJSON_AddNumberToObject(in, "density_error_mean", stats->densityErrorMean);
+			cJSON_AddNumberToObject(in, "density_error_max", stats->densityErrorMax);
+		}
 	}
 
 	cJSON* e = cJSON_AddObjectToObject(root, "environment");

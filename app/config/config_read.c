@@ -86,11 +86,20 @@ static const bsRange bsTangentialDamping = {0.0, 10.0, false, "a number from 0 t
 	BS_INTERACTION_KEY("friction", friction, &bsNonNegative), \
 	BS_INTERACTION_KEY("tangential_damping", tangentialDamping, &bsTangentialDamping), \
 	BS_INTERACTION_KEY("tangential_stiffness", tangentialStiffness, &bsUnit)
-static const bsSchemaKey bsInteractionKeys[] = {BS_INTERACTION_COMMON_KEYS, BS_REPULSION_KEYS, BS_GRANULAR_KEYS};
+static const bsSchemaKey bsInteractionKeys[] = {BS_INTERACTION_COMMON_KEYS, BS_REPULSION_KEYS, BS_GRANULAR_KEYS,
+	BS_KEY("kinematic_viscosity", BS_VALUE), BS_KEY("yield_stress", BS_VALUE), BS_KEY("max_viscosity", BS_VALUE),
+	BS_KEY("surface_tension", BS_VALUE), BS_KEY("adhesion", BS_VALUE), BS_KEY("cfl", BS_VALUE)};
 static const bsSchema bsInteractionSchema = BS_OBJECT(bsInteractionKeys);
 static const bsSchemaKey bsNoInteractionKeys[] = {BS_KEY("type", BS_VALUE)};
 static const bsSchemaKey bsRepulsionKeys[] = {BS_INTERACTION_COMMON_KEYS, BS_REPULSION_KEYS};
 static const bsSchemaKey bsGranularKeys[] = {BS_INTERACTION_COMMON_KEYS, BS_GRANULAR_KEYS};
+static const bsSchemaKey bsFluidKeys[] = {BS_KEY("type", BS_VALUE), BS_INTERACTION_KEY("density", density, &bsPositive),
+	BS_INTERACTION_KEY("kinematic_viscosity", fluid.kinematicViscosity, &bsNonNegative),
+	BS_INTERACTION_KEY("yield_stress", fluid.yieldStress, &bsNonNegative),
+	BS_INTERACTION_KEY("max_viscosity", fluid.maxViscosity, &bsNonNegative),
+	BS_INTERACTION_KEY("surface_tension", fluid.surfaceTension, &bsNonNegative),
+	BS_INTERACTION_KEY("adhesion", fluid.adhesion, &bsNonNegative),
+	BS_INTERACTION_KEY("cfl", fluid.cfl, &bsPositive)};
 
 // The keys of each bsInteractionType, at its type (an error lists them); its name is the engine's
 // (bsInteractionName). A new interaction is its key table and one line here.
@@ -104,6 +113,7 @@ static const bsInteractionKeyTable bsInteractionKeysOf[] = {
 	[bs_interactionNone] = {bsNoInteractionKeys, BS_COUNT(bsNoInteractionKeys)},
 	[bs_interactionRepulsion] = {bsRepulsionKeys, BS_COUNT(bsRepulsionKeys)},
 	[bs_interactionGranular] = {bsGranularKeys, BS_COUNT(bsGranularKeys)},
+	[bs_interactionFluid] = {bsFluidKeys, BS_COUNT(bsFluidKeys)},
 };
 _Static_assert(BS_COUNT(bsInteractionKeysOf) == bs_interactionCount, "config keys for every interaction type");
 

@@ -169,5 +169,11 @@ bsResult bsBvh_SweepBatch(const bsBvh* bvh, bsMethod method, const bsSweepInput*
 // out->triangle is the caller's index. stats may be NULL; when not, the counts are added to it. An
 // invalid input returns bs_errInvalidArgument (bvh, input or out NULL) or bsClosestPointInput_Check's
 // error and fills out (when not NULL) with a miss. Every byte of out is written.
+// The triangles near q: fn gets every triangle of every leaf whose box lies within radius of q (a
+// superset of the triangles within radius), with its caller's index, in the tree's order (the same
+// for any thread). For the fluid's walls, which sum the planes near a particle.
+typedef void bsBvhVisitFn(void* context, const bsTriangle* triangle, uint32_t index);
+void bsBvh_VisitNear(const bsBvh* bvh, bsVec3 q, double radius, bsBvhVisitFn* fn, void* context);
+
 bsResult bsBvh_ClosestPoint(const bsBvh* bvh, const bsClosestPointInput* input,
 	bsClosestPointOutput* out, bsQueryStats* stats);

@@ -892,6 +892,52 @@ static BS_ALWAYS_INLINE bool bsBvh_NearestWalkBody(const bsBvh* bvh, bsVec3 q, d
 	}
 }
 
+// Every leaf whose box (padded) lies within `radius` of q, depth first in the tree's child order: its
+// triangles go to fn, so the order is the tree's and never depends on a caller's thread.
+void bsBvh_VisitNear(const bsBvh* bvh, bsVec3 q, double radius, bsBvhVisitFn* fn, void* context)
+{
+	if (bvh == NULL || bvh->wide == NULL || !(radius >= 0.0))
+	{
+		return;
+	}
+	uint32_t stack[BS_BVH_STACK];
+	int top = 0;
+	stack[top++] = 0;
+	const double p[3] = {q.x, q.y, q.z};
+	double limit2 = radius * radius * (1.0 + 1e-12);
+	while (top > 0)
+	{
+		const bsBvhWideNode* node = bvh->wide + stack[--top];
+		double d2[4];
+		bsBvhWideNode_Distance2(node, p, bvh->pad, d2);
+		for (int i = 3; i >= 0; --i)  // pushed last first: visited in child order
+		{
+			if (!(d2[i] <= limit2) || (node->count[i] == 0 && node->child[i] == 0))
+			{
+				continue;
+			}
+			if (node->count[i] > 0)
+			{
+				continue;  // leaves below, after the wide children are queued
+			}
+			if (top < BS_BVH_STACK)
+			{
+				stack[top++] = node->child[i];
+			}
+		}
+		for (int i = 0; i < 4; ++i)
+		{
+			if (d2[i] <= limit2 && node->count[i] > 0)
+			{
+				for (uint32_t k = node->child[i]; k < node->child[i] + node->count[i]; ++k)
+				{
+					fn(context, bvh->tris + k, bvh->triIndex[k]);
+				}
+			}
+		}
+	}
+}
+
 // The walk compiled twice (dispatch.h): the default copy and, where the CPU has it, AVX2.
 static bool bsBvh_NearestWalkDefault(const bsBvh* bvh, bsVec3 q, double maxDistance, double pad,
 	bsBvhNearest* best, uint64_t* visited, uint64_t* tested)

@@ -471,6 +471,27 @@ static bsVec3 bsBody_Ride(const bsCollider* c, bsVec3 x, double u)
 	return bsTransform_Apply(b->pose1, bsBodyState_LocalAtEnd(b, x, u));
 }
 
+// The body's walls near x where it is at the start of the substep (the last substep's end), each
+// moving with the body's surface.
+static int bsBody_Walls(const bsCollider* c, bsVec3 x, double maxDistance, bsWallPoint* out, int capacity)
+{
+	const bsBodyState* b = c->shape;
+	bool apart = x.x + maxDistance < b->boxMin.x || x.y + maxDistance < b->boxMin.y ||
+		x.z + maxDistance < b->boxMin.z || x.x - maxDistance > b->boxMax.x || x.y - maxDistance > b->boxMax.y ||
+		x.z - maxDistance > b->boxMax.z;
+	if (apart)
+	{
+		return 0;
+	}
+	int count = bsMeshWalls(&b->bvh, bsBodyState_LocalAtEnd(b, x, 1.0), maxDistance, out, capacity);
+	for (int k = 0; k < count; ++k)
+	{
+		out[k].normal = bsQuat_Rotate(b->pose1.rotation, out[k].normal);
+		out[k].velocity = bsBody_SurfaceVelocity(c, bsMulSub(x, out[k].distance, out[k].normal), 1.0);
+	}
+	return count;
+}
+
 bool bsWorldBodies_Near(const bsWorld* world, bsVec3 x, double radius)
 {
 	const bsWorldBodies* w = world->bodies;
@@ -549,4 +570,5 @@ bool bsWorldBodies_SweepResting(const bsWorld* world, bsMethod method, const bsS
 }
 
 const bsColliderClass bs_bodyCollider = {.name = "body", .sweep = bsBody_Sweep, .sweepMoving = bsBody_SweepMoving,
-	.stick = bsBody_Stick, .surfaceVelocity = bsBody_SurfaceVelocity, .ride = bsBody_Ride};
+	.stick = bsBody_Stick, .surfaceVelocity = bsBody_SurfaceVelocity, .ride = bsBody_Ride,
+	.walls = bsBody_Walls};

@@ -2,6 +2,7 @@
 #include "collide_internal.h"
 #include "world_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 static bool bsPlanes_Sweep(const bsCollider* c, bsMethod method, const bsSweep* s, bsSweepOutput* out,
@@ -41,4 +42,21 @@ static bool bsPlanes_Sweep(const bsCollider* c, bsMethod method, const bsSweep* 
 	return replaced;
 }
 
-const bsColliderClass bs_planeCollider = {.name = "plane", .sweep = bsPlanes_Sweep};
+// Every plane within maxDistance of x is a wall (on x's side of it).
+static int bsPlanes_Walls(const bsCollider* c, bsVec3 x, double maxDistance, bsWallPoint* out, int capacity)
+{
+	const bsPlane* planes = c->shape;
+	int count = 0;
+	for (uint32_t k = 0; k < c->count && count < capacity; ++k)
+	{
+		double side = bsDot(planes[k].n, x) + planes[k].d;
+		if (fabs(side) < maxDistance)
+		{
+			bsWallPoint w = {fabs(side), side >= 0.0 ? planes[k].n : bsNeg(planes[k].n), bsV3(0.0, 0.0, 0.0)};
+			out[count++] = w;
+		}
+	}
+	return count;
+}
+
+const bsColliderClass bs_planeCollider = {.name = "plane", .sweep = bsPlanes_Sweep, .walls = bsPlanes_Walls};

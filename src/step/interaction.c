@@ -140,7 +140,7 @@ void bsInteraction_PlanSubsteps(const bsInteractionDef* d, double dt, bsVec3 gra
 		return;
 	}
 	plan->period = bsInteraction_Period(d, smallest);
-	double n = fmax(1.0, dt * rate / BS_SUBSTEP_TRAVEL);
+	double n = c->ownTravel ? 1.0 : fmax(1.0, dt * rate / BS_SUBSTEP_TRAVEL);
 	n = fmax(n, BS_SUBSTEPS_PER_PERIOD * dt / plan->period);
 	if (c->substeps != NULL)
 	{

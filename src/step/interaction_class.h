@@ -38,6 +38,17 @@ typedef struct bsInteractionClass
 	// memory is the worker's error). Adds to the workers' statistics. bs_errOutOfMemory or
 	// bs_errTooLarge.
 	bsResult (*run)(bsWorld* world, const bsStepDef* def, double h, double wakeSpeed, bsParticles* particles);
+	// The phase runs after the forces phase rather than before it: a pressure solve (the fluid)
+	// corrects the velocity the forces made, the one the move phase then uses.
+	bool afterForces;
+	// The kind's substeps rule bounds the particles' travel itself (the fluid's CFL number), instead
+	// of the shared BS_SUBSTEP_TRAVEL of a radius.
+	bool ownTravel;
+	// The substeps the world's state asks for a step of dt, given the count planned from the particles
+	// (NULL: that count): the fluid asks for as many as its last step's fastest particle needs by its
+	// CFL number (the pressure can speed particles up within a step far beyond gravity), times a
+	// factor that grows while its solves stop at their iteration limit (interaction_fluid.c).
+	double (*worldSubsteps)(const bsWorld* world, const bsInteractionDef* def, double dt, double planned);
 } bsInteractionClass;
 
 // The class of each bsInteractionType (its value first): a new interaction is its type, its file and
@@ -45,7 +56,8 @@ typedef struct bsInteractionClass
 #define BS_INTERACTION_LIST(X)                              \
 	X(bs_interactionNone, bs_noInteraction)                 \
 	X(bs_interactionRepulsion, bs_repulsionInteraction)     \
-	X(bs_interactionGranular, bs_granularInteraction)
+	X(bs_interactionGranular, bs_granularInteraction)     \
+	X(bs_interactionFluid, bs_fluidInteraction)
 
 #define BS_INTERACTION_DECLARE(type, name) extern const bsInteractionClass name;
 BS_INTERACTION_LIST(BS_INTERACTION_DECLARE)

@@ -73,6 +73,13 @@ void bsStepStats_Add(bsStepStats* total, const bsStepStats* add)
 	total->substeps += add->substeps;
 	total->pairs += add->pairs;
 	total->contactPairs += add->contactPairs;
+	total->fluidSubsteps += add->fluidSubsteps;
+	total->divergenceIterations += add->divergenceIterations;
+	total->densityIterations += add->densityIterations;
+	total->viscosityIterations += add->viscosityIterations;
+	total->unconverged += add->unconverged;
+	total->densityErrorMean = fmax(total->densityErrorMean, add->densityErrorMean);
+	total->densityErrorMax = fmax(total->densityErrorMax, add->densityErrorMax);
 }
 
 bsStepProfile bsWorld_GetProfile(const bsWorld* world)
@@ -130,7 +137,9 @@ static bsResult bsStepSubsteps(const bsWorld* world, const bsStepDef* def, const
 	{
 		bsSubstepPlan plan;
 		bsInteraction_PlanSubsteps(&def->interaction, def->dt, def->gravity, particles, &plan);
-		planned = plan.substeps;
+		const bsInteractionClass* c = bsInteractionClass_Of(def->interaction.type);
+		planned = c->worldSubsteps != NULL ? c->worldSubsteps(world, &def->interaction, def->dt, plan.substeps) :
+			plan.substeps;
 	}
 	if (world->bodies != NULL)
 	{
@@ -683,6 +692,27 @@ static void bsSleep_Range(void* context, size_t begin, size_t end, int worker)
 	bsSleep_Check(job->world, job->def, job->particles, begin, end, &job->world->workers[worker].stats);
 }
 
+// The interaction's phase of a substep, through its class (none has no phase). The wake rule of the
+// move phase (collider_stuck.c's touch): faster than wakeSpeed and than a resting contact; the phase
+// raises the latter to a settling spring's speed.
+static bsResult bsStep_Interact(bsWorld* world, const bsStepDef* def, const bsInteractionClass* interaction,
+	const bsMoveJob* move, bsParticles* particles, bsStepStats* local, double* clock)
+{
+	if (interaction->run == NULL)
+	{
+		return bs_ok;
+	}
+	bsResult result = interaction->run(world, def, move->h, move->wakeSpeed, particles);
+	if (result != bs_ok)
+	{
+		bsGatherWorkers(world, local);  // clears the workers' slots for the next step
+		return result;
+	}
+	bsSleep_Wake(world, particles, local);
+	bsLap(clock, &world->profile.interaction);
+	return bs_ok;
+}
+
 bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particles, bsStepStats* stats)
 {
 	if (!bsStepDef_IsValid(def))
@@ -716,24 +746,26 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	bsLap(&clock, &profile->plan);
 	for (int k = 0; result == bs_ok && k < substeps; ++k)
 	{
-		if (interaction->run != NULL)
+		if (!interaction->afterForces)
 		{
-			// The wake rule of the move phase (collider_stuck.c's touch): faster than wakeSpeed and
-			// than a resting contact; the phase raises the latter to a settling spring's speed.
-			result = interaction->run(world, def, h, move.wakeSpeed, particles);
-			if (result != bs_ok)
-			{
-				bsGatherWorkers(world, &local);  // clears the workers' slots for the next step
-				break;
-			}
-			bsSleep_Wake(world, particles, &local);
-			bsLap(&clock, &profile->interaction);
+			result = bsStep_Interact(world, def, interaction, &move, particles, &local, &clock);
 		}
 		// Which forces act depends on the substep's time (the radial force's window).
 		forces.context.time = world->time + k * h;
 		bsForces_Prepare(&forces.context, &forces.forces);
-		bsPool_For(world->pool, particles->count, bs_stepGrain, bsForces_Range, &forces);
-		bsLap(&clock, &profile->forces);
+		if (result == bs_ok)
+		{
+			bsPool_For(world->pool, particles->count, bs_stepGrain, bsForces_Range, &forces);
+			bsLap(&clock, &profile->forces);
+		}
+		if (result == bs_ok && interaction->afterForces)
+		{
+			result = bsStep_Interact(world, def, interaction, &move, particles, &local, &clock);
+		}
+		if (result != bs_ok)
+		{
+			break;
+		}
 		// The moving bodies, the dynamic ones first: their contacts at t0 and the rigid step give their
 		// chords over the substep, along which bsWorldBodies_Begin then moves every body.
 		// The last substep ends at the step's end exactly (k h sums need not reach dt in floating

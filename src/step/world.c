@@ -1,6 +1,7 @@
 // world.c — the world's colliders, emitters and pool, and the sweep against every collider.
 #include "array.h"
 #include "body_dynamics.h"
+#include "fluid.h"
 #include "collider_body.h"
 #include "emitter_class.h"
 #include "core.h"
@@ -67,6 +68,11 @@ void bsWorld_Destroy(bsWorld* world)
 	bsNeighbourGrid_Free(&world->grid);
 	bsWorldBodies_Destroy(world->bodies);
 	bsWorldDynamics_Destroy(world->dynamics);
+	if (world->fluid != NULL)
+	{
+		bsFluid_Free(world->fluid);
+		free(world->fluid);
+	}
 	free(world);
 }
 

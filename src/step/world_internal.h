@@ -23,6 +23,14 @@ typedef struct bsCollider
 
 typedef struct bsContactContext bsContactContext;
 
+// A collider's point nearest a fluid particle (bsColliderClass.nearest).
+typedef struct bsWallPoint
+{
+	double distance;  // from the particle to the surface
+	bsVec3 normal;    // unit, from the surface to the particle
+	bsVec3 velocity;  // the surface's there
+} bsWallPoint;
+
 typedef struct bsColliderClass
 {
 	const char* name;
@@ -51,7 +59,23 @@ typedef struct bsColliderClass
 	// particle pressed on by it with no contact left moves with it, so it is not run over. NULL: the
 	// particle waits where it is.
 	bsVec3 (*ride)(const bsCollider* collider, bsVec3 x, double u);
+	// The walls it puts within maxDistance of x, where it is at the start of the substep, for the
+	// fluid (interaction_fluid.c): each a plane through its nearest point, at most `capacity` of them
+	// into out (bsMeshWalls: one per distinct face plane near x, else the nearest point). Returns how
+	// many. NULL: it is no wall to a fluid (the stuck particles).
+	int (*walls)(const bsCollider* collider, bsVec3 x, double maxDistance, bsWallPoint* out, int capacity);
 } bsColliderClass;
+
+// The most walls a collider gives a fluid particle.
+#define BS_WALLS_MAX 6
+
+// The walls a triangle mesh puts within maxDistance of x (in the mesh's frame): each face whose
+// closest point to x is inside it (not on an edge or a vertex) is a wall, faces whose normals lie
+// within about 25 degrees of each other counted once (the nearer: the facets of a curved surface, the
+// triangles of a flat one); with no such face, the nearest point of an edge or vertex is one wall (a
+// convex edge or corner). So a concave corner of a box gives its two or three faces, a convex edge
+// one wall. At rest (velocity 0). Returns how many (<= capacity).
+int bsMeshWalls(const bsBvh* bvh, bsVec3 x, double maxDistance, bsWallPoint* out, int capacity);
 
 // The kinds' classes, indexed by bsColliderKind (world.c).
 extern const bsColliderClass* const bs_colliderClasses[bs_colliderKindCount];
@@ -142,6 +166,7 @@ struct bsWorld
 	bsContactSpring* springs;  // BS_CONTACT_SPRINGS a particle, with a tangential stiffness, else NULL
 	size_t springCapacity;     // particles they have room for
 	struct bsWorldDynamics* dynamics;  // the dynamic bodies' rigid states (body_dynamics.h), NULL until needed
+	struct bsFluid* fluid;  // the fluid interaction's solver state (src/fluid/fluid.h), NULL until needed
 	bsStepProfile profile;  // the last step's phase times (bsWorld_GetProfile)
 };
 

@@ -1,0 +1,364 @@
+// fluid.c — the fluid solver's state, its neighbour lists and the order of its passes (fluid.h).
+#include "fluid.h"
+
+#include "array.h"
+#include "core.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+// Grows every by-slot array to hold `slots` (one capacity for all; the walls' array only with walls).
+static bool bsFluid_ReserveSlots(bsFluid* f, size_t slots, bool walls)
+{
+	if (slots <= f->slotCapacity)
+	{
+		return !walls || f->wall != NULL || BS_ARRAY_RESIZE(f->wall, f->slotCapacity);
+	}
+	size_t n = bsArray_NextCapacity(f->slotCapacity, slots);
+	bool ok = BS_ARRAY_RESIZE(f->first, n + 1) && BS_ARRAY_RESIZE(f->density, n) &&
+		BS_ARRAY_RESIZE(f->factor, n) && BS_ARRAY_RESIZE(f->kappa, n) && BS_ARRAY_RESIZE(f->nu, n);
+	for (int k = 0; ok && k < 4; ++k)
+	{
+		ok = BS_ARRAY_RESIZE(f->scratch[k], n);
+	}
+	ok = ok && (!walls && f->wall == NULL ? true : BS_ARRAY_RESIZE(f->wall, n));
+	if (ok)
+	{
+		f->slotCapacity = n;  // the arrays that grew before a failure keep their room: harmless
+	}
+	return ok;
+}
+
+// The warm starts by particle index: new particles start from none.
+static bool bsFluid_ReserveParticles(bsFluid* f, size_t count)
+{
+	if (count <= f->particleCapacity)
+	{
+		return true;
+	}
+	size_t n = bsArray_NextCapacity(f->particleCapacity, count);
+	if (!BS_ARRAY_RESIZE(f->warmDensity, n) || !BS_ARRAY_RESIZE(f->warmDivergence, n))
+	{
+		return false;
+	}
+	memset(f->warmDensity + f->particleCapacity, 0, (n - f->particleCapacity) * sizeof(float));
+	memset(f->warmDivergence + f->particleCapacity, 0, (n - f->particleCapacity) * sizeof(float));
+	f->particleCapacity = n;
+	return true;
+}
+
+bsResult bsFluid_Reserve(bsFluid* fluid, const bsNeighbourGrid* grid, size_t particles, bool walls)
+{
+	size_t chunks = grid->count / bs_fluidGrain + 1;
+	if (!bsFluid_ReserveSlots(fluid, grid->count, walls) || !bsFluid_ReserveParticles(fluid, particles) ||
+		!BS_ARRAY_RESERVE(fluid->chunkSum, fluid->chunkCapacity, chunks * 4))
+	{
+		return bs_errOutOfMemory;
+	}
+	if (!walls && fluid->wall != NULL)
+	{
+		free(fluid->wall);
+		fluid->wall = NULL;
+	}
+	return bs_ok;
+}
+
+void bsFluid_SumChunks(const bsFluid* fluid, uint32_t slots, int width, double* out)
+{
+	size_t chunks = slots / bs_fluidGrain + (slots % bs_fluidGrain != 0);
+	for (int k = 0; k < width; ++k)
+	{
+		out[k] = 0.0;
+	}
+	for (size_t c = 0; c < chunks; ++c)
+	{
+		for (int k = 0; k < width; ++k)
+		{
+			out[k] += fluid->chunkSum[c * 4 + (size_t)k];
+		}
+	}
+}
+
+// --- neighbour lists ---
+
+typedef struct bsNeighbourJob
+{
+	bsFluid* fluid;
+	const bsNeighbourGrid* grid;
+	bool fill;  // false: count into first[s + 1]; true: write the lists
+} bsNeighbourJob;
+
+// Slot s's neighbours within support, in the grid's fixed order: counted, or written from first[s].
+static uint32_t bsFluid_ScanSlot(const bsNeighbourGrid* grid, uint32_t s, uint32_t* out)
+{
+	bsVec3 xi = grid->position[s];
+	double ri = grid->radius[s];
+	double far = 2.0 * (ri + grid->slotRadius);
+	bsNeighbourRanges ranges;
+	bsNeighbourGrid_Ranges(grid, s, &ranges);
+	uint32_t n = 0;
+	for (int k = 0; k < ranges.count; ++k)
+	{
+		for (uint32_t t = ranges.begin[k]; t < ranges.end[k]; ++t)
+		{
+			bsVec3 x = bsSub(grid->position[t], xi);
+			double d2 = bsDot(x, x);
+			if (!(d2 < far * far) || t == s)
+			{
+				continue;
+			}
+			double H = 2.0 * (ri + grid->radius[t]);
+			if (d2 < H * H)
+			{
+				if (out != NULL)
+				{
+					out[n] = t;
+				}
+				n += 1;
+			}
+		}
+	}
+	return n;
+}
+
+static void bsNeighbours_Range(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	bsNeighbourJob* job = context;
+	bsFluid* f = job->fluid;
+	for (size_t s = begin; s < end; ++s)
+	{
+		if (job->fill)
+		{
+			bsFluid_ScanSlot(job->grid, (uint32_t)s, f->list + f->first[s]);
+		}
+		else
+		{
+			f->first[s + 1] = bsFluid_ScanSlot(job->grid, (uint32_t)s, NULL);
+		}
+	}
+}
+
+bsResult bsFluid_FindNeighbours(bsFluid* fluid, const bsNeighbourGrid* grid, bsPool* pool)
+{
+	bsNeighbourJob job = {fluid, grid, false};
+	fluid->first[0] = 0;
+	bsPool_For(pool, grid->count, bs_fluidGrain, bsNeighbours_Range, &job);
+	uint64_t total = 0;
+	for (uint32_t s = 0; s < grid->count; ++s)
+	{
+		total += fluid->first[s + 1];
+		if (total >= UINT32_MAX)
+		{
+			return bs_errTooLarge;
+		}
+		fluid->first[s + 1] = (uint32_t)total;
+	}
+	if (!BS_ARRAY_RESERVE(fluid->list, fluid->listCapacity, (size_t)total))
+	{
+		return bs_errOutOfMemory;
+	}
+	fluid->listLength = total;
+	job.fill = true;
+	bsPool_For(pool, grid->count, bs_fluidGrain, bsNeighbours_Range, &job);
+	return bs_ok;
+}
+
+static void bsRate_Range(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	const void** job = context;
+	bsFluid* f = (bsFluid*)job[0];
+	const bsNeighbourGrid* g = job[1];
+	double largest = 0.0;
+	for (size_t s = begin; s < end; ++s)
+	{
+		double rate = bsLength(g->velocity[s]) / g->radius[s];
+		largest = rate > largest ? rate : largest;
+	}
+	f->chunkSum[(begin / bs_fluidGrain) * 4] = largest;
+}
+
+double bsFluid_LargestRate(bsFluid* fluid, const bsNeighbourGrid* grid, bsPool* pool)
+{
+	const void* job[2] = {fluid, grid};
+	bsPool_For(pool, grid->count, bs_fluidGrain, bsRate_Range, (void*)job);
+	size_t chunks = grid->count / bs_fluidGrain + (grid->count % bs_fluidGrain != 0);
+	double largest = 0.0;
+	for (size_t c = 0; c < chunks; ++c)
+	{
+		largest = fmax(largest, fluid->chunkSum[c * 4]);
+	}
+	return largest;
+}
+
+size_t bsFluid_Bytes(const bsFluid* f)
+{
+	size_t slot = sizeof(uint32_t) + 4 * sizeof(double) + 4 * sizeof(bsVec3) + (f->wall != NULL ? sizeof(bsFluidWall) : 0);
+	return f->slotCapacity * slot + f->listCapacity * sizeof(uint32_t) + f->particleCapacity * 2 * sizeof(float) +
+		f->chunkCapacity * sizeof(double);
+}
+
+void bsFluid_Free(bsFluid* f)
+{
+	free(f->first);
+	free(f->list);
+	free(f->density);
+	free(f->factor);
+	free(f->kappa);
+	free(f->nu);
+	for (int k = 0; k < 4; ++k)
+	{
+		free(f->scratch[k]);
+	}
+	free(f->wall);
+	free(f->warmDensity);
+	free(f->warmDivergence);
+	free(f->chunkSum);
+	memset(f, 0, sizeof(*f));
+}
+
+// --- the walls ---
+
+// Keeps the wall among the contact constraints when it is one of the nearest.
+static void bsFluidWall_Constrain(bsFluidWall* wall, double gap, bsVec3 n)
+{
+	int k = wall->contacts;
+	if (k == BS_FLUID_CONTACTS)
+	{
+		int far = 0;
+		for (int c = 1; c < k; ++c)
+		{
+			far = wall->gap[c] > wall->gap[far] ? c : far;
+		}
+		if (!(gap < wall->gap[far]))
+		{
+			return;
+		}
+		k = far;
+	}
+	else
+	{
+		wall->contacts += 1;
+	}
+	wall->gap[k] = gap > 0.0 ? gap : 0.0;
+	wall->normal[k] = n;
+}
+
+bsVec3 bsFluidWall_Clip(const bsFluidWall* wall, bsVec3 v, double h)
+{
+	for (int c = 0; c < wall->contacts; ++c)
+	{
+		double vn = bsDot(v, wall->normal[c]);
+		double least = -wall->gap[c] / h;
+		if (vn < least)
+		{
+			v = bsMulAdd(v, least - vn, wall->normal[c]);
+		}
+	}
+	return v;
+}
+
+#define BS_WALL_RIGHT_ANGLE 0.1  // |cos| below which two walls meet at a right angle
+
+void bsFluidWall_Finish(bsFluidWall* wall, double r)
+{
+	for (int a = 0; a < wall->contacts; ++a)
+	{
+		for (int b = a + 1; b < wall->contacts; ++b)
+		{
+			if (!(fabs(bsDot(wall->normal[a], wall->normal[b])) < BS_WALL_RIGHT_ANGLE))
+			{
+				continue;
+			}
+			double phi, sa, sb;
+			bsFluidWall_Edge(wall->gap[a] + r, wall->gap[b] + r, r, 4.0 * r, &phi, &sa, &sb);
+			wall->phi -= phi;
+			wall->gradPhi = bsMulSub(bsMulSub(wall->gradPhi, sa, wall->normal[a]), sb, wall->normal[b]);
+		}
+	}
+}
+
+void bsFluidWall_Add(bsFluidWall* wall, const bsFluidDef* def, double density, double d, bsVec3 n, bsVec3 vw,
+	double r)
+{
+	double H = 4.0 * r;
+	bsFluidWall_Constrain(wall, d - r, n);
+	bsWallKernels k = bsFluidWall_Kernels(d, r, H);
+	bsVec3 grad = bsScale(-k.gradient, n);
+	wall->phi += k.phi;
+	wall->gradPhi = bsAdd(wall->gradPhi, grad);
+	wall->flux += bsDot(grad, vw);
+	// bt I + (bn - bt) n n^T
+	double bt = k.viscosityTangential, dn = k.viscosityNormal - bt;
+	double t[6] = {bt + dn * n.x * n.x, bt + dn * n.y * n.y, bt + dn * n.z * n.z, dn * n.x * n.y, dn * n.x * n.z,
+		dn * n.y * n.z};
+	for (int c = 0; c < 6; ++c)
+	{
+		wall->visc[c] += t[c];
+	}
+	wall->viscWall = bsAdd(wall->viscWall, bsV3(t[0] * vw.x + t[3] * vw.y + t[4] * vw.z,
+		t[3] * vw.x + t[1] * vw.y + t[5] * vw.z, t[4] * vw.x + t[5] * vw.y + t[2] * vw.z));
+	wall->adhesion = bsMulSub(wall->adhesion, def->adhesion * density * k.adhesion, n);
+}
+
+// --- the substep ---
+
+typedef struct bsClipJob
+{
+	const bsFluid* fluid;
+	bsNeighbourGrid* grid;
+	double h;
+} bsClipJob;
+
+static void bsClip_Range(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	bsClipJob* job = context;
+	for (size_t s = begin; s < end; ++s)
+	{
+		job->grid->velocity[s] = bsFluidWall_Clip(job->fluid->wall + s, job->grid->velocity[s], job->h);
+	}
+}
+
+// Every velocity within the walls' contact constraints (the forces' and the viscosity's steps are not
+// clipped as they go).
+static void bsFluid_ClipAll(const bsFluid* fluid, bsNeighbourGrid* grid, double h, bsPool* pool)
+{
+	if (fluid->wall != NULL)
+	{
+		bsClipJob job = {fluid, grid, h};
+		bsPool_For(pool, grid->count, bs_fluidGrain, bsClip_Range, &job);
+	}
+}
+
+void bsFluid_Solve(bsFluid* fluid, const bsFluidDef* def, double density, bsNeighbourGrid* grid, double h,
+	bsPool* pool, bsFluidReport* report)
+{
+	memset(report, 0, sizeof(*report));
+	report->pairs = fluid->listLength;
+	bsFluid_ComputeDensity(fluid, grid, pool);
+	bsFluid_ClipAll(fluid, grid, h, pool);
+	double mean, largest;
+	int n = bsFluid_PressureSolve(fluid, grid, h, true, def->divergenceError, def->maxIterations, pool, &mean,
+		&largest);
+	report->divergenceIterations = (uint64_t)n;
+	report->unconverged += n >= def->maxIterations;
+	if (def->surfaceTension > 0.0 || (fluid->wall != NULL && def->adhesion > 0.0))
+	{
+		bsFluid_ApplyTension(fluid, grid, def, density, h, pool);
+	}
+	if (def->kinematicViscosity > 0.0 || def->yieldStress > 0.0)
+	{
+		bool converged;
+		report->viscosityIterations = (uint64_t)bsFluid_ViscositySolve(fluid, grid, def, density, h, pool, &converged);
+		report->unconverged += !converged;
+		bsFluid_ClipAll(fluid, grid, h, pool);
+	}
+	n = bsFluid_PressureSolve(fluid, grid, h, false, def->densityError, def->maxIterations, pool, &mean, &largest);
+	report->densityIterations = (uint64_t)n;
+	report->unconverged += n >= def->maxIterations;
+	report->densityErrorMean = mean;
+	report->densityErrorMax = largest;
+}

@@ -1,0 +1,158 @@
+// fluid.h — the particle fluid's solver (docs/fluids.md), run by the fluid interaction
+// (src/step/interaction_fluid.c) once per substep over the free particles in the neighbour grid's
+// slot order:
+//
+//     neighbours  each slot's neighbours within the support H = 2 (r_i + r_j), a list per slot
+//     density     the density ratio rho / rho0 (particles and walls) and the DFSPH factor
+//     divergence  DFSPH's divergence-free solve (Bender & Koschier 2017, Algorithm 2)
+//     tension     Akinci et al.'s (2013) cohesion, curvature and wall adhesion (explicit)
+//     viscosity   Weiler et al.'s (2018) implicit viscosity, conjugate gradients, with a
+//                 Herschel-Bulkley effective viscosity for a yield stress
+//     density     DFSPH's constant-density solve (Algorithm 3)
+//
+// on the grid's velocities (grid->velocity, the state after the forces phase), which the caller
+// writes back to the particles. Every pass is a gather over a slot's list, every sum over particles
+// is a sum of fixed chunks in chunk order: the result is the same bytes for any thread count.
+// A particle of radius r is the fluid of a cube of side 2r: volume V = (2r)^3, mass rho0 V.
+#pragma once
+
+#include "fluid_wall.h"
+#include "neighbour_grid.h"
+#include "sph_kernel.h"
+
+#include "blobsim/base.h"
+#include "blobsim/step.h"
+
+#define BS_FLUID_CONTACTS 3  // the nearest walls kept as contact constraints
+
+// What the walls within a particle's support add to it, summed over the walls (a wall: a collider's
+// nearest point within the support; the caller fills it, bsFluidWall_Add).
+typedef struct bsFluidWall
+{
+	double phi;         // the walls' share of the density ratio
+	bsVec3 gradPhi;     // its gradient at the particle
+	double flux;        // sum over walls of gradPhi_w . v_w (a moving wall's share of the density change)
+	double visc[6];     // Weiler's Laplacian tensor of the walls (xx, yy, zz, xy, xz, yz), 1/m^2, times nu_w
+	bsVec3 viscWall;    // that tensor times the walls' velocities
+	bsVec3 adhesion;    // Akinci's adhesion, an acceleration towards the walls
+	// The nearest walls as contact constraints (speculative contacts): the particle, of radius r, may
+	// approach the wall along -normal at most gap / h in a substep of h (gap = d - r), so that the
+	// solver sees what the move phase's exact sweep will do: a particle pressed against a wall stays
+	// there, and its pressure pushes its neighbours instead.
+	bsVec3 normal[BS_FLUID_CONTACTS];
+	double gap[BS_FLUID_CONTACTS];
+	int contacts;
+} bsFluidWall;
+
+// Adds one wall at distance d (< H) along the unit normal n (from the wall to the particle), moving at
+// v_w, for a particle of support H, to *wall (zeroed first).
+void bsFluidWall_Add(bsFluidWall* wall, const bsFluidDef* def, double density, double d, bsVec3 n, bsVec3 vw,
+	double r);
+
+// After the walls are added: the edges between walls at right angles counted once (bsFluidWall_Edge).
+void bsFluidWall_Finish(bsFluidWall* wall, double r);
+
+// v with its approach to each wall of the constraints cut to the gap over h (relative to the wall's
+// velocity, taken as at rest: a moving wall's own motion is the move phase's).
+bsVec3 bsFluidWall_Clip(const bsFluidWall* wall, bsVec3 v, double h);
+
+typedef struct bsFluid
+{
+	// By slot, for the substep.
+	uint32_t* first;    // slot s's neighbours are list[first[s] .. first[s + 1])
+	uint32_t* list;
+	double* density;    // rho / rho0
+	double* factor;     // DFSPH: 1 / (|sum V_j grad W_ij + grad Phi|^2 + sum |V_j grad W_ij|^2), 0: none
+	double* kappa;      // a pressure solve's current pressure (p / (rho0 rho^2) h^2-free form), scratch
+	double* nu;         // the effective kinematic viscosity
+	bsVec3* scratch[4]; // the viscosity solve's vectors; the normals of the tension pass
+	bsFluidWall* wall;  // NULL when the world has no walls in reach of any particle
+	// By particle index, kept between substeps: the pressure solves' warm starts (p / rho^2 h^2).
+	float* warmDensity;
+	float* warmDivergence;
+	double* chunkSum;   // per chunk sums of a pass, summed in chunk order
+	size_t slotCapacity, listCapacity, particleCapacity, chunkCapacity;
+	uint64_t listLength;
+	double substepScale; // the convergence rule's factor on the planned substeps (>= 1)
+	double rate;         // the largest |v| / r after a solve in the step at stepTime, 1/s
+	double stepTime;     // the world's time of that step
+} bsFluid;
+
+// The solve's counts for the step statistics.
+typedef struct bsFluidReport
+{
+	uint64_t divergenceIterations, densityIterations, viscosityIterations, unconverged;
+	double densityErrorMean, densityErrorMax;
+	uint64_t pairs;
+} bsFluidReport;
+
+// Room for the slots of grid, its particles, and walls when `walls`. bs_errOutOfMemory.
+bsResult bsFluid_Reserve(bsFluid* fluid, const bsNeighbourGrid* grid, size_t particles, bool walls);
+
+// The neighbour lists of every slot. bs_errOutOfMemory, bs_errTooLarge (more than 2^32 - 1 pairs).
+bsResult bsFluid_FindNeighbours(bsFluid* fluid, const bsNeighbourGrid* grid, bsPool* pool);
+
+// One substep of h seconds on grid->velocity (the lists found, the walls filled when fluid->wall).
+void bsFluid_Solve(bsFluid* fluid, const bsFluidDef* def, double density, bsNeighbourGrid* grid, double h,
+	bsPool* pool, bsFluidReport* report);
+
+size_t bsFluid_Bytes(const bsFluid* fluid);
+
+// The largest |v| / r of the slots (their speed over their radius).
+double bsFluid_LargestRate(bsFluid* fluid, const bsNeighbourGrid* grid, bsPool* pool);
+
+void bsFluid_Free(bsFluid* fluid);
+
+// --- shared by the solver's files ---
+
+enum
+{
+	bs_fluidGrain = 512,  // slots per chunk of a pass
+};
+
+// The volume of a particle of radius r: a cube of side 2r.
+static inline double bsFluid_Volume(double r)
+{
+	double d = 2.0 * r;
+	return d * d * d;
+}
+
+// A pair of slots (s, j) as every pass reads it: x = x_s - x_j, its length r, the pair's support
+// H = 2 (r_s + r_j), j's volume and grad W at x (from s towards j).
+typedef struct bsFluidPair
+{
+	bsVec3 x;
+	double r, H, V;
+	bsVec3 grad;
+} bsFluidPair;
+
+static inline bsFluidPair bsFluid_Pair(const bsNeighbourGrid* g, uint32_t s, uint32_t j)
+{
+	bsFluidPair p;
+	p.x = bsSub(g->position[s], g->position[j]);
+	p.r = bsLength(p.x);
+	p.H = 2.0 * (g->radius[s] + g->radius[j]);
+	p.V = bsFluid_Volume(g->radius[j]);
+	p.grad = bsSph_GradW(p.x, p.r, p.H);
+	return p;
+}
+
+// Runs fn over the slots on the pool; fn writes sums[0..width) of its chunk into chunkSum[chunk *
+// width ...]; returns nothing: bsFluid_SumChunks adds them in chunk order.
+void bsFluid_SumChunks(const bsFluid* fluid, uint32_t slots, int width, double* out);
+
+// The passes, in the order bsFluid_Solve runs them (fluid_pressure.c, fluid_tension.c,
+// fluid_viscosity.c).
+void bsFluid_ComputeDensity(bsFluid* fluid, bsNeighbourGrid* grid, bsPool* pool);
+
+// One DFSPH solve (divergence-free or constant-density) to `tolerance` or maxIterations; its
+// iterations, and the mean and largest error it ended with.
+int bsFluid_PressureSolve(bsFluid* fluid, bsNeighbourGrid* grid, double h, bool divergence, double tolerance,
+	int maxIterations, bsPool* pool, double* mean, double* largest);
+
+void bsFluid_ApplyTension(bsFluid* fluid, bsNeighbourGrid* grid, const bsFluidDef* def, double density, double h,
+	bsPool* pool);
+
+// The implicit viscosity solve; its iterations (*converged false when it stopped at the limit).
+int bsFluid_ViscositySolve(bsFluid* fluid, bsNeighbourGrid* grid, const bsFluidDef* def, double density, double h,
+	bsPool* pool, bool* converged);

@@ -1,0 +1,280 @@
+// fluid_viscosity.c — Weiler, Koschier, Brand & Bender (2018), "A Physically Consistent Implicit
+// Viscosity Solver for SPH Fluids": the Laplacian of the velocity
+//
+//   (lap v)_i = 10 sum_j nu_ij (V_j / rho_ij) ((v_i - v_j) . x_ij) / (|x_ij|^2 + 0.01 H^2) grad W_ij
+//
+// (10 = 2 (d + 2) in 3D; rho_ij the pair's mean density ratio, nu_ij its mean viscosity), taken
+// implicitly: V_i v_i - h V_i (lap v)_i = V_i v*_i, with the walls' share (the half-space integral of
+// the same kernel, fluid_wall.c) on the diagonal and in the right-hand side. Multiplied by V_i the
+// matrix is symmetric positive definite (each pair's 3x3 block x x^T dW / (r (r^2 + 0.01 H^2)) is the
+// same both ways and negative semidefinite), solved by conjugate gradients with a Jacobi
+// preconditioner from v* (the velocity after the forces), every dot product a sum of fixed chunks.
+//
+// A yield stress makes the viscosity the regularised Herschel-Bulkley effective one, from the strain
+// rate of v* (|gamma'| = sqrt(2 D:D), D the symmetric part of the SPH velocity gradient):
+// nu_i = min(tau_y / (rho0 |gamma'|) + nu |gamma'|^(n - 1), nu_max). Where the mud barely moves the
+// viscosity is nu_max and the solve holds it nearly rigid: it stops, and its free surface stays put.
+#include "fluid.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct bsViscosityJob
+{
+	bsFluid* fluid;
+	bsNeighbourGrid* grid;
+	const bsFluidDef* def;
+	double density;  // rho0
+	double h;
+	double alpha, beta;  // the CG step's
+} bsViscosityJob;
+
+// The pair's tensor factor: the block is factor x x^T (<= 0).
+static double bsViscosity_Pair(const bsViscosityJob* job, uint32_t s, uint32_t j, bsVec3 x, double r)
+{
+	const bsFluid* f = job->fluid;
+	const bsNeighbourGrid* g = job->grid;
+	double H = 2.0 * (g->radius[s] + g->radius[j]);
+	double nu = 0.5 * (f->nu[s] + f->nu[j]);
+	double rho = 0.5 * (f->density[s] + f->density[j]);
+	double c = 10.0 * nu * bsFluid_Volume(g->radius[s]) * bsFluid_Volume(g->radius[j]) / rho;
+	return r > 0.0 ? c * bsSph_dW(r, H) / (r * (r * r + 0.01 * H * H)) : 0.0;
+}
+
+// The walls' tensor times p (their Laplacian's share, times nu_w and 10).
+static bsVec3 bsViscosity_Wall(const bsFluidWall* w, bsVec3 p)
+{
+	const double* t = w->visc;
+	return bsV3(t[0] * p.x + t[3] * p.y + t[4] * p.z, t[3] * p.x + t[1] * p.y + t[5] * p.z,
+		t[4] * p.x + t[5] * p.y + t[2] * p.z);
+}
+
+static double bsViscosity_WallNu(const bsViscosityJob* job, uint32_t s)
+{
+	return isnan(job->def->wallViscosity) ? job->fluid->nu[s] : job->def->wallViscosity;
+}
+
+// (A p)_i: V_i p_i - h V_i (lap p)_i, walls at rest (their velocity is in the right-hand side).
+static bsVec3 bsViscosity_Apply(const bsViscosityJob* job, uint32_t s, const bsVec3* p)
+{
+	const bsFluid* f = job->fluid;
+	const bsNeighbourGrid* g = job->grid;
+	double Vi = bsFluid_Volume(g->radius[s]);
+	bsVec3 lap = bsV3(0.0, 0.0, 0.0);
+	for (uint32_t k = f->first[s]; k < f->first[s + 1]; ++k)
+	{
+		uint32_t j = f->list[k];
+		bsVec3 x = bsSub(g->position[s], g->position[j]);
+		double c = bsViscosity_Pair(job, s, j, x, bsLength(x));
+		lap = bsMulAdd(lap, c * bsDot(bsSub(p[s], p[j]), x), x);
+	}
+	bsVec3 out = bsMulSub(bsScale(Vi, p[s]), job->h, lap);
+	if (f->wall != NULL)
+	{
+		double scale = 10.0 * bsViscosity_WallNu(job, s) * Vi * job->h;
+		out = bsMulSub(out, scale, bsViscosity_Wall(f->wall + s, p[s]));
+	}
+	return out;
+}
+
+// The Jacobi preconditioner's diagonal of slot s.
+static bsVec3 bsViscosity_Diagonal(const bsViscosityJob* job, uint32_t s)
+{
+	const bsFluid* f = job->fluid;
+	const bsNeighbourGrid* g = job->grid;
+	double Vi = bsFluid_Volume(g->radius[s]);
+	bsVec3 d = bsV3(Vi, Vi, Vi);
+	for (uint32_t k = f->first[s]; k < f->first[s + 1]; ++k)
+	{
+		uint32_t j = f->list[k];
+		bsVec3 x = bsSub(g->position[s], g->position[j]);
+		double c = bsViscosity_Pair(job, s, j, x, bsLength(x));
+		d = bsSub(d, bsScale(job->h * c, bsV3(x.x * x.x, x.y * x.y, x.z * x.z)));
+	}
+	if (f->wall != NULL)
+	{
+		double scale = 10.0 * bsViscosity_WallNu(job, s) * Vi * job->h;
+		const double* t = f->wall[s].visc;
+		d = bsSub(d, bsScale(scale, bsV3(t[0], t[1], t[2])));
+	}
+	return d;
+}
+
+static bsVec3 bsDivide(bsVec3 a, bsVec3 b)
+{
+	return bsV3(a.x / b.x, a.y / b.y, a.z / b.z);
+}
+
+// The strain rate |gamma'| of slot s from the grid's velocities.
+static double bsViscosity_StrainRate(const bsFluid* f, const bsNeighbourGrid* g, uint32_t s)
+{
+	double G[3][3];
+	memset(G, 0, sizeof(G));
+	for (uint32_t k = f->first[s]; k < f->first[s + 1]; ++k)
+	{
+		uint32_t j = f->list[k];
+		bsFluidPair p = bsFluid_Pair(g, s, j);
+		bsVec3 grad = bsScale(p.V / f->density[j], p.grad);
+		bsVec3 dv = bsSub(g->velocity[j], g->velocity[s]);
+		double a[3] = {dv.x, dv.y, dv.z}, b[3] = {grad.x, grad.y, grad.z};
+		for (int r = 0; r < 3; ++r)
+		{
+			for (int c = 0; c < 3; ++c)
+			{
+				G[r][c] += a[r] * b[c];
+			}
+		}
+	}
+	double dd = 0.0;
+	for (int r = 0; r < 3; ++r)
+	{
+		for (int c = 0; c < 3; ++c)
+		{
+			double D = 0.5 * (G[r][c] + G[c][r]);
+			dd += D * D;
+		}
+	}
+	return sqrt(2.0 * dd);
+}
+
+static void bsViscosityNu_Range(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	bsViscosityJob* job = context;
+	const bsFluidDef* d = job->def;
+	for (size_t s = begin; s < end; ++s)
+	{
+		double rate = bsViscosity_StrainRate(job->fluid, job->grid, (uint32_t)s);
+		double nu = d->maxViscosity;
+		if (rate > 0.0)
+		{
+			double power = d->flowIndex == 1.0 ? 1.0 : pow(rate, d->flowIndex - 1.0);
+			nu = fmin(d->yieldStress / (job->density * rate) + d->kinematicViscosity * power, nu);
+		}
+		job->fluid->nu[s] = nu;
+	}
+}
+
+// r = b - A x, z = r / diag, p = z; chunk sums r.z, |b|^2. scratch: 0 r, 1 p, 2 Ap, 3 diagonal.
+static void bsViscosityStart_Range(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	bsViscosityJob* job = context;
+	bsFluid* f = job->fluid;
+	bsNeighbourGrid* g = job->grid;
+	double rz = 0.0, bb = 0.0;
+	for (size_t s = begin; s < end; ++s)
+	{
+		double Vi = bsFluid_Volume(g->radius[s]);
+		bsVec3 b = bsScale(Vi, g->velocity[s]);
+		if (f->wall != NULL)
+		{
+			double scale = 10.0 * bsViscosity_WallNu(job, (uint32_t)s) * Vi * job->h;
+			b = bsMulSub(b, scale, f->wall[s].viscWall);
+		}
+		bsVec3 r = bsSub(b, bsViscosity_Apply(job, (uint32_t)s, g->velocity));
+		bsVec3 diag = bsViscosity_Diagonal(job, (uint32_t)s);
+		bsVec3 z = bsDivide(r, diag);
+		f->scratch[0][s] = r;
+		f->scratch[1][s] = z;
+		f->scratch[3][s] = diag;
+		rz += bsDot(r, z);
+		bb += bsDot(b, b);
+	}
+	double* out = f->chunkSum + (begin / bs_fluidGrain) * 4;
+	out[0] = rz;
+	out[1] = bb;
+}
+
+// Ap; chunk sum p.Ap.
+static void bsViscosityApply_Range(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	bsViscosityJob* job = context;
+	bsFluid* f = job->fluid;
+	double pAp = 0.0;
+	for (size_t s = begin; s < end; ++s)
+	{
+		bsVec3 ap = bsViscosity_Apply(job, (uint32_t)s, f->scratch[1]);
+		f->scratch[2][s] = ap;
+		pAp += bsDot(f->scratch[1][s], ap);
+	}
+	f->chunkSum[(begin / bs_fluidGrain) * 4] = pAp;
+}
+
+// x += alpha p, r -= alpha Ap; chunk sums r.z (z = r / diag) and |r|^2.
+static void bsViscosityStep_Range(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	bsViscosityJob* job = context;
+	bsFluid* f = job->fluid;
+	double rz = 0.0, rr = 0.0;
+	for (size_t s = begin; s < end; ++s)
+	{
+		job->grid->velocity[s] = bsMulAdd(job->grid->velocity[s], job->alpha, f->scratch[1][s]);
+		bsVec3 r = bsMulSub(f->scratch[0][s], job->alpha, f->scratch[2][s]);
+		f->scratch[0][s] = r;
+		rz += bsDot(r, bsDivide(r, f->scratch[3][s]));
+		rr += bsDot(r, r);
+	}
+	double* out = f->chunkSum + (begin / bs_fluidGrain) * 4;
+	out[0] = rz;
+	out[1] = rr;
+}
+
+// p = z + beta p.
+static void bsViscosityDirection_Range(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	bsViscosityJob* job = context;
+	bsFluid* f = job->fluid;
+	for (size_t s = begin; s < end; ++s)
+	{
+		bsVec3 z = bsDivide(f->scratch[0][s], f->scratch[3][s]);
+		f->scratch[1][s] = bsMulAdd(z, job->beta, f->scratch[1][s]);
+	}
+}
+
+static void bsViscosityConstant_Range(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	bsViscosityJob* job = context;
+	for (size_t s = begin; s < end; ++s)
+	{
+		job->fluid->nu[s] = job->def->kinematicViscosity;
+	}
+}
+
+int bsFluid_ViscositySolve(bsFluid* fluid, bsNeighbourGrid* grid, const bsFluidDef* def, double density, double h,
+	bsPool* pool, bool* converged)
+{
+	bsViscosityJob job = {fluid, grid, def, density, h, 0.0, 0.0};
+	bool plastic = def->yieldStress > 0.0 || def->flowIndex != 1.0;
+	bsPool_For(pool, grid->count, bs_fluidGrain, plastic ? bsViscosityNu_Range : bsViscosityConstant_Range, &job);
+	bsPool_For(pool, grid->count, bs_fluidGrain, bsViscosityStart_Range, &job);
+	double sums[2];
+	bsFluid_SumChunks(fluid, grid->count, 2, sums);
+	double rz = sums[0], target = def->viscosityError * def->viscosityError * sums[1];
+	*converged = true;
+	for (int k = 0; k < def->maxViscosityIterations; ++k)
+	{
+		bsPool_For(pool, grid->count, bs_fluidGrain, bsViscosityApply_Range, &job);
+		bsFluid_SumChunks(fluid, grid->count, 1, sums);
+		if (!(sums[0] > 0.0))
+		{
+			return k;  // p = 0: r = 0, solved
+		}
+		job.alpha = rz / sums[0];
+		bsPool_For(pool, grid->count, bs_fluidGrain, bsViscosityStep_Range, &job);
+		bsFluid_SumChunks(fluid, grid->count, 2, sums);
+		if (sums[1] <= target)
+		{
+			return k + 1;
+		}
+		job.beta = sums[0] / rz;
+		rz = sums[0];
+		bsPool_For(pool, grid->count, bs_fluidGrain, bsViscosityDirection_Range, &job);
+	}
+	*converged = false;
+	return def->maxViscosityIterations;
+}

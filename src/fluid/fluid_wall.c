@@ -1,0 +1,186 @@
+// fluid_wall.c — the half-space integrals of the fluid's viscosity and adhesion kernels (a wall behind
+// the plane at distance d from a particle, as sph_kernel.h's density integral), tabulated once in
+// q = d / H by quadrature: they have no short closed form.
+#include "fluid_wall.h"
+
+#include "sph_kernel.h"
+
+#include <math.h>
+#include <pthread.h>
+
+enum
+{
+	bs_wallTableSize = 256,     // intervals of q over [0, 1]
+	bs_wallQuadrature = 512,    // Simpson intervals of each half of an integral
+};
+
+typedef struct bsWallTables
+{
+	double normal[bs_wallTableSize + 1];      // b_n(q)
+	double tangential[bs_wallTableSize + 1];  // b_t(q)
+	double adhesion[bs_wallTableSize + 1];    // a_n(q)
+	double line[bs_wallTableSize + 1];        // l(u): the kernel's integral along a line at u H
+	double lineSlope[bs_wallTableSize + 1];   // l'(u)
+} bsWallTables;
+
+static bsWallTables bs_wallTables;
+static pthread_once_t bs_wallOnce = PTHREAD_ONCE_INIT;
+
+// The viscosity kernel's radial factor (8 / pi) w'(s) / (s (s^2 + 0.01)), s = r / H (Weiler et al.
+// 2018's Laplacian with its 0.01 H^2 regulariser), in units of 1 / H^2 after the integral.
+static double bsWall_ViscosityKernel(double s)
+{
+	double dw = s <= 0.5 ? 18.0 * s - 12.0 : (s < 1.0 ? -6.0 * (1.0 - s) * (1.0 - s) / s : 0.0);
+	return 8.0 / BS_SPH_PI * dw / (s * s + 0.01);
+}
+
+// Akinci et al.'s adhesion kernel without its 0.007 / H^3: (-4 s^2 + 6 s - 2)^(1/4) for 1/2 < s < 1.
+static double bsWall_AdhesionKernel(double s)
+{
+	double u = -4.0 * s * s + 6.0 * s - 2.0;
+	return s > 0.5 && s < 1.0 && u > 0.0 ? pow(u, 0.25) : 0.0;
+}
+
+// The integrand over the shell at s of each table at q: the kernel times the part of the shell beyond
+// the plane (c = cos of the angle to the normal, from a = q / s to 1) of the tensor's component.
+static void bsWall_Shell(double q, double s, double out[3])
+{
+	double a = q / s;
+	double g = bsWall_ViscosityKernel(s) * s * s * s * s;
+	out[0] = g * (1.0 - a * a * a) / 3.0;
+	out[1] = g * (2.0 / 3.0 - a + a * a * a / 3.0) / 2.0;
+	out[2] = bsWall_AdhesionKernel(s) * s * s * (1.0 - a * a) / 2.0;
+}
+
+// Simpson over [lo, hi] of the shell integrands at q, added to sum.
+static void bsWall_Simpson(double q, double lo, double hi, double sum[3])
+{
+	double step = (hi - lo) / bs_wallQuadrature;
+	for (int k = 0; k <= bs_wallQuadrature; ++k)
+	{
+		double w = (k == 0 || k == bs_wallQuadrature) ? 1.0 : (k % 2 == 1 ? 4.0 : 2.0);
+		double f[3];
+		bsWall_Shell(q, lo + k * step, f);
+		for (int c = 0; c < 3; ++c)
+		{
+			sum[c] += w * step / 3.0 * f[c] * 2.0 * BS_SPH_PI;
+		}
+	}
+}
+
+// The dimensionless cubic spline w(s) (8 / pi included) and its slope.
+static double bsWall_w(double s)
+{
+	return 8.0 / BS_SPH_PI * (s <= 0.5 ? 6.0 * s * s * (s - 1.0) + 1.0 : (s < 1.0 ? 2.0 * pow(1.0 - s, 3.0) : 0.0));
+}
+
+static double bsWall_dw(double s)
+{
+	return 8.0 / BS_SPH_PI * (s <= 0.5 ? s * (18.0 * s - 12.0) : (s < 1.0 ? -6.0 * (1.0 - s) * (1.0 - s) : 0.0));
+}
+
+// l(u) = the integral of w along a line at distance u, and its slope (Simpson in t).
+static void bsWall_Line(double u, double* l, double* slope)
+{
+	double reach = u < 1.0 ? sqrt(1.0 - u * u) : 0.0;
+	double step = reach / bs_wallQuadrature;
+	*l = 0.0;
+	*slope = 0.0;
+	for (int k = 0; k <= bs_wallQuadrature && reach > 0.0; ++k)
+	{
+		double w = (k == 0 || k == bs_wallQuadrature) ? 1.0 : (k % 2 == 1 ? 4.0 : 2.0);
+		double t = k * step;
+		double s = sqrt(u * u + t * t);
+		*l += 2.0 * w * step / 3.0 * bsWall_w(s);
+		*slope += s > 0.0 ? 2.0 * w * step / 3.0 * bsWall_dw(s) * u / s : 0.0;
+	}
+}
+
+static void bsWall_Build(void)
+{
+	for (int k = 0; k <= bs_wallTableSize; ++k)
+	{
+		double q = (double)k / bs_wallTableSize;
+		double sum[3] = {0.0, 0.0, 0.0};
+		if (q < 0.5)
+		{
+			bsWall_Simpson(q, fmax(q, 1e-9), 0.5, sum);  // the kernels are piecewise: a node at 1/2
+		}
+		if (q < 1.0)
+		{
+			bsWall_Simpson(q, fmax(q, 0.5), 1.0, sum);
+		}
+		bs_wallTables.normal[k] = sum[0];
+		bs_wallTables.tangential[k] = sum[1];
+		bs_wallTables.adhesion[k] = sum[2];
+		bsWall_Line(q, bs_wallTables.line + k, bs_wallTables.lineSlope + k);
+	}
+}
+
+static double bsWall_Lookup(const double* table, double q)
+{
+	if (!(q < 1.0))
+	{
+		return 0.0;
+	}
+	q = q > 0.0 ? q : 0.0;
+	double x = q * bs_wallTableSize;
+	int k = (int)x;
+	double t = x - k;
+	return table[k] + t * (table[k + 1] - table[k]);
+}
+
+// The wall's share of the density as the fluid's own lattice would give it: layers of particles at
+// the rest spacing s = 2r behind the wall (the first a half spacing behind it, as a particle touching
+// it sits a half spacing in front), each smeared over its plane: the density s P(z) of a layer at
+// depth z. A particle at rest touching the wall then has the density ratio of one inside the fluid
+// (1.0001 on the lattice, where the half-space integral Phi gave 1.038), and moving towards the wall
+// raises its density as fast as moving towards its neighbours lowers it (50.0 against the lattice's
+// 51.0 per unit of s), where Phi's slope (48.75) let a pressed particle ease its pressure by pressing
+// into the wall.
+static void bsWall_Layers(double d, double r, double H, double* phi, double* gradient)
+{
+	double s = 2.0 * r;
+	*phi = 0.0;
+	*gradient = 0.0;
+	for (double z = d + r; z < H; z += s)
+	{
+		*phi += s * bsSph_WallP(z, H);
+		*gradient -= s * bsSph_WallSlope(z, H);
+	}
+}
+
+bsWallKernels bsFluidWall_Kernels(double d, double r, double H)
+{
+	pthread_once(&bs_wallOnce, bsWall_Build);
+	double q = d / H;
+	bsWallKernels k;
+	bsWall_Layers(d, r, H, &k.phi, &k.gradient);
+	k.viscosityNormal = bsWall_Lookup(bs_wallTables.normal, q) / (H * H);
+	k.viscosityTangential = bsWall_Lookup(bs_wallTables.tangential, q) / (H * H);
+	k.adhesion = 0.007 * bsWall_Lookup(bs_wallTables.adhesion, q);
+	return k;
+}
+
+// Two walls at right angles (an edge of a box) each counted as its layers of particles count the
+// rows behind both twice: the rows at depths (d_a + r + 2ri, d_b + r + 2rj), each smeared along the
+// edge (a line of particles 2r apart: (2r)^2 l(rho) / H^2 x 8 / pi). Their density, to subtract, and
+// its slopes along each wall's distance.
+void bsFluidWall_Edge(double da, double db, double r, double H, double* phi, double* slopeA, double* slopeB)
+{
+	pthread_once(&bs_wallOnce, bsWall_Build);
+	double s = 2.0 * r;
+	double scale = s * s / (H * H);
+	*phi = *slopeA = *slopeB = 0.0;
+	for (double a = da + r; a < H; a += s)
+	{
+		for (double b = db + r; a * a + b * b < H * H; b += s)
+		{
+			double rho = sqrt(a * a + b * b);
+			double slope = bsWall_Lookup(bs_wallTables.lineSlope, rho / H) * scale / H;
+			*phi += bsWall_Lookup(bs_wallTables.line, rho / H) * scale;
+			*slopeA += slope * a / rho;
+			*slopeB += slope * b / rho;
+		}
+	}
+}

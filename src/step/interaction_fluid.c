@@ -1,0 +1,217 @@
+// interaction_fluid.c — the fluid interaction (step.h: bsFluidDef): its settings, its substep rule
+// (a CFL number, raised when the solves stop converging) and its phase, which runs after the forces:
+// the neighbour grid of the free particles, the walls each particle sees (every collider's nearest
+// point within its support), the solver's substep (src/fluid/fluid.h) on the grid's copy of the
+// velocities, and the velocities written back. Stuck and sleeping particles take no part.
+#include "interaction_class.h"
+
+#include "core.h"
+#include "fluid.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+// The convergence rule: a step whose solves stopped at their limit multiplies the next steps'
+// substeps by this (up to the largest factor); a step whose solves converged well lowers it again.
+#define BS_FLUID_SCALE_UP 1.5
+#define BS_FLUID_SCALE_DOWN 1.1
+#define BS_FLUID_SCALE_MAX 64.0
+
+static void bsFluid_SetDefaults(bsInteractionDef* def)
+{
+	bsFluidDef* f = &def->fluid;
+	f->kinematicViscosity = 1e-6;
+	f->wallViscosity = (double)NAN;
+	f->yieldStress = 0.0;
+	f->flowIndex = 1.0;
+	f->maxViscosity = 1000.0;
+	f->surfaceTension = 0.0;
+	f->adhesion = 0.0;
+	f->densityError = 5e-4;
+	f->divergenceError = 1e-3;
+	f->maxIterations = 100;
+	f->viscosityError = 1e-4;
+	f->maxViscosityIterations = 200;
+	f->cfl = 0.4;
+}
+
+static bool bsFluid_IsValid(const bsInteractionDef* def)
+{
+	const bsFluidDef* f = &def->fluid;
+	const double big = DBL_MAX;
+	return bsWithin(def->density, DBL_MIN, big) && bsWithin(f->kinematicViscosity, 0.0, big) &&
+		(isnan(f->wallViscosity) || bsWithin(f->wallViscosity, 0.0, big)) && bsWithin(f->yieldStress, 0.0, big) &&
+		bsWithin(f->flowIndex, 0.2, 2.0) && bsWithin(f->maxViscosity, f->kinematicViscosity, big) &&
+		bsWithin(f->surfaceTension, 0.0, big) && bsWithin(f->adhesion, 0.0, big) &&
+		bsWithin(f->densityError, DBL_MIN, 1.0) && bsWithin(f->divergenceError, DBL_MIN, 1.0) &&
+		f->maxIterations >= 1 && f->maxIterations <= 10000 && bsWithin(f->viscosityError, DBL_MIN, 1.0) &&
+		f->maxViscosityIterations >= 1 && f->maxViscosityIterations <= 10000 && bsWithin(f->cfl, DBL_MIN, 1.0);
+}
+
+// The support is 2 (r_i + r_j): twice the contact distance.
+static double bsFluid_Reach(const bsInteractionDef* def)
+{
+	(void)def;
+	return 2.0;
+}
+
+// The CFL rule: no particle moves more than cfl x 2r in a substep.
+static double bsFluid_Substeps(const bsInteractionDef* def, double dt, double smallestRadius,
+	const bsSubstepPlan* plan)
+{
+	(void)smallestRadius;
+	return plan->radius > 0.0 ? dt * plan->speed / (def->fluid.cfl * 2.0 * plan->radius) : 1.0;
+}
+
+static double bsFluid_WorldSubsteps(const bsWorld* world, const bsInteractionDef* def, double dt, double planned)
+{
+	const bsFluid* f = world->fluid;
+	if (f == NULL)
+	{
+		return planned;
+	}
+	double fastest = dt * f->rate / (def->fluid.cfl * 2.0);
+	return ceil(fmax(planned, fastest) * f->substepScale);
+}
+
+// --- the walls ---
+
+typedef struct bsWallJob
+{
+	const bsWorld* world;
+	bsFluid* fluid;
+	const bsNeighbourGrid* grid;
+	const bsInteractionDef* def;
+} bsWallJob;
+
+static void bsWalls_Range(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	bsWallJob* job = context;
+	const bsWorld* world = job->world;
+	for (size_t s = begin; s < end; ++s)
+	{
+		bsFluidWall* wall = job->fluid->wall + s;
+		memset(wall, 0, sizeof(*wall));
+		double H = 4.0 * job->grid->radius[s];
+		for (int c = 0; c < world->colliderCount; ++c)
+		{
+			const bsCollider* collider = world->colliders + c;
+			const bsColliderClass* k = bs_colliderClasses[collider->kind];
+			bsWallPoint p[BS_WALLS_MAX];
+			int n = k->walls != NULL ? k->walls(collider, job->grid->position[s], H, p, BS_WALLS_MAX) : 0;
+			for (int w = 0; w < n; ++w)
+			{
+				bsFluidWall_Add(wall, &job->def->fluid, job->def->density, p[w].distance, p[w].normal, p[w].velocity,
+					job->grid->radius[s]);
+			}
+		}
+		bsFluidWall_Finish(wall, job->grid->radius[s]);
+	}
+}
+
+static bool bsFluid_HasWalls(const bsWorld* world)
+{
+	for (int c = 0; c < world->colliderCount; ++c)
+	{
+		if (bs_colliderClasses[world->colliders[c].kind]->walls != NULL)
+		{
+			return true;
+		}
+	}
+	return false;
+}
+
+// --- the phase ---
+
+static void bsFluid_WriteBack(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	const bsNeighbourGrid* grid = ((const void**)context)[0];
+	bsParticles* particles = ((void**)context)[1];
+	for (size_t s = begin; s < end; ++s)
+	{
+		particles->velocity[grid->index[s]] = grid->velocity[s];
+	}
+}
+
+// The report into worker 0's statistics (the phase is one solve: no other worker adds to these), and
+// the convergence rule's factor for the next steps.
+static void bsFluid_Record(bsWorld* world, const bsFluidDef* def, const bsFluidReport* r)
+{
+	bsStepStats* stats = &world->workers[0].stats;
+	stats->fluidSubsteps += 1;
+	stats->pairs += r->pairs;
+	stats->divergenceIterations += r->divergenceIterations;
+	stats->densityIterations += r->densityIterations;
+	stats->viscosityIterations += r->viscosityIterations;
+	stats->unconverged += r->unconverged;
+	stats->densityErrorMean = fmax(stats->densityErrorMean, r->densityErrorMean);
+	stats->densityErrorMax = fmax(stats->densityErrorMax, r->densityErrorMax);
+	bsFluid* f = world->fluid;
+	if (r->unconverged > 0)
+	{
+		f->substepScale = fmin(f->substepScale * BS_FLUID_SCALE_UP, BS_FLUID_SCALE_MAX);
+	}
+	else if ((int)r->densityIterations * 4 < def->maxIterations)
+	{
+		f->substepScale = fmax(f->substepScale / BS_FLUID_SCALE_DOWN, 1.0);
+	}
+}
+
+static bsResult bsFluid_Prepare(bsWorld* world)
+{
+	if (world->fluid == NULL)
+	{
+		world->fluid = calloc(1, sizeof(bsFluid));
+		if (world->fluid == NULL)
+		{
+			return bs_errOutOfMemory;
+		}
+		world->fluid->substepScale = 1.0;
+	}
+	return bs_ok;
+}
+
+static bsResult bsFluid_Run(bsWorld* world, const bsStepDef* def, double h, double wakeSpeed, bsParticles* particles)
+{
+	(void)wakeSpeed;
+	bsNeighbourGrid* grid = &world->grid;
+	bsResult r = bsFluid_Prepare(world);
+	r = r == bs_ok ? bsNeighbourGrid_BuildWith(grid, particles, 2.0, 0.0, 0u, world->pool) : r;
+	if (r != bs_ok || grid->count == 0)
+	{
+		return r;
+	}
+	bsFluid* fluid = world->fluid;
+	if (fluid->stepTime != world->time)
+	{
+		fluid->stepTime = world->time;  // a new step: its fastest particle so far
+		fluid->rate = 0.0;
+	}
+	bool walls = bsFluid_HasWalls(world);
+	r = bsFluid_Reserve(fluid, grid, particles->count, walls);
+	r = r == bs_ok ? bsFluid_FindNeighbours(fluid, grid, world->pool) : r;
+	if (r != bs_ok)
+	{
+		return r;
+	}
+	if (walls)
+	{
+		bsWallJob job = {world, fluid, grid, &def->interaction};
+		bsPool_For(world->pool, grid->count, bs_fluidGrain, bsWalls_Range, &job);
+	}
+	bsFluidReport report;
+	bsFluid_Solve(fluid, &def->interaction.fluid, def->interaction.density, grid, h, world->pool, &report);
+	void* back[2] = {grid, particles};
+	bsPool_For(world->pool, grid->count, bs_fluidGrain, bsFluid_WriteBack, back);
+	fluid->rate = fmax(fluid->rate, bsFluid_LargestRate(fluid, grid, world->pool));
+	bsFluid_Record(world, &def->interaction.fluid, &report);
+	return bs_ok;
+}
+
+const bsInteractionClass bs_fluidInteraction = {.name = "fluid", .setDefaults = bsFluid_SetDefaults,
+	.isValid = bsFluid_IsValid, .reach = bsFluid_Reach, .substeps = bsFluid_Substeps, .run = bsFluid_Run,
+	.afterForces = true, .ownTravel = true, .worldSubsteps = bsFluid_WorldSubsteps};
