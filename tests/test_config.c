@@ -436,12 +436,12 @@ static int TestDefaults(void)
 
 	// The presets: a name that is none lists them all, in order, and each of those is one.
 	const char* names[] = {"white", "plaster", "wood", "metal", "glass", "grass", "stone", "roof",
-		"snow", "slime", "mud", "oil"};
+		"snow", "slime", "mud", "oil", "honey"};
 	const char* chrome = WITH("\"render\": {\"particle_material\": \"chrome\"}");
 	ENSURE(ExpectError(chrome, strlen(chrome), "dir/c.json: render.particle_material: unknown "
 		"material preset \"chrome\" (presets: white, plaster, wood, metal, glass, grass, stone, roof, "
-		"snow, slime, mud, oil)") == 0);
-	for (int i = 0; i < 12; ++i)
+		"snow, slime, mud, oil, honey)") == 0);
+	for (int i = 0; i < 13; ++i)
 	{
 		ENSURE(bsMaterialPreset(names[i]) != NULL);
 	}

@@ -112,6 +112,8 @@ typedef struct bsParticlesConfig
 	bsVec3 velocity;        // initial velocity of every particle but a nozzle's or surface's [0, 0, 0]
 	double lifetime;        // seconds a particle lives from the step it is emitted in, > 0 [infinity]
 	bool accumulate;        // stuck and sleeping particles are colliders (snow on snow) [false]
+	const char* material;   // particles.material: a fluid preset's name (docs/config.md), a static string
+	                        // (not owned, not freed); it set step.interaction [NULL: none]
 	bsEmitterConfig* emitters;
 	int emitterCount;       // >= 1
 	int64_t particleCount;  // total of the emitters known without their files, <= BS_CONFIG_MAX_PARTICLES
@@ -156,7 +158,7 @@ typedef struct bsRenderConfig
 	bool movie;             // encode the rendered frames into animation.mp4 and preview.gif [false]
 	int fps;                // the movie's frames per second, 1..240 [25]
 	bsBlobConfig blob;
-	bsMaterial particleMaterial;  // ["snow"]
+	bsMaterial particleMaterial;  // [particles.material's look (docs/config.md), else "snow"]
 	int surface;            // how the particles are drawn: bs_surfaceBlobs or bs_surfaceMesh ["blob"]
 	double surfaceSpacing;  // mesh grid spacing / the largest blob component radius, in [0.05, 2] [0.3]
 	bool surfaceObj;        // render.surface_files holds "obj": also write the mesh as OBJ [false]

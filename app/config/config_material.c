@@ -45,6 +45,8 @@ static const bsPreset bsPresets[] = {
 		"finish { ambient 0.04 diffuse 0.7 specular 0.3 roughness 0.03 } normal { wrinkles 0.3 scale 0.1 }"},
 	{"oil", "pigment { color rgb <0.05, 0.04, 0.03> } "
 		"finish { ambient 0.02 diffuse 0.3 specular 1 roughness 0.002 reflection 0.2 }"},
+	{"honey", "pigment { color rgbf <0.85, 0.5, 0.08, 0.5> } "
+		"finish { ambient 0.08 diffuse 0.55 specular 0.9 roughness 0.004 reflection 0.06 }"},
 };
 
 const char* bsMaterialPreset(const char* name)

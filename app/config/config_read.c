@@ -5,6 +5,7 @@
 #include "config_read.h"
 
 #include "config_bodies.h"
+#include "config_fluid.h"
 #include "config_material.h"
 #include "config_path.h"
 #include "pov_writer.h"
@@ -69,37 +70,48 @@ static const bsSchemaKey bsSurfaceKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("me
 
 // particles.interaction: a type name, or an object with a type and that type's keys (bsCheckKeysOf),
 // read straight into the config's bsStepDef.interaction (filled by bsDefaultStepDef() first).
-static const bsRange bsRestitution = {0.0, 1.0, true, "a number > 0 and <= 1"};
+static const bsRange bsOpenUnit = {0.0, 1.0, true, "a number > 0 and <= 1"};
 static const bsRange bsRangeFactor = {1.0, 1000.0, false, "a number from 1 to 1000"};
 static const bsRange bsTangentialDamping = {0.0, 10.0, false, "a number from 0 to 10"};
+static const bsRange bsFlowIndex = {0.2, 2.0, false, "a number from 0.2 to 2"};
 #define BS_INTERACTION_KEY(K, M, R) BS_NUMBER_IN(K, bsInteractionDef, M, R)
-#define BS_INTERACTION_COMMON_KEYS BS_KEY("type", BS_VALUE), \
-	BS_INTERACTION_KEY("density", density, &bsPositive), \
+#define BS_INTERACTION_DENSITY_KEYS BS_KEY("type", BS_VALUE), BS_INTERACTION_KEY("density", density, &bsPositive)
+#define BS_INTERACTION_COMMON_KEYS BS_INTERACTION_DENSITY_KEYS, \
 	BS_INTERACTION_KEY("cohesion", cohesion, &bsNonNegative), \
 	BS_INTERACTION_KEY("cohesion_range", cohesionRange, &bsRangeFactor), \
 	BS_INTERACTION_KEY("viscosity", viscosity, &bsNonNegative)
 #define BS_REPULSION_KEYS BS_INTERACTION_KEY("strength", strength, &bsPositive), \
 	BS_INTERACTION_KEY("range", range, &bsRangeFactor)
-#define BS_GRANULAR_KEYS BS_INTERACTION_KEY("restitution", restitution, &bsRestitution), \
+#define BS_GRANULAR_KEYS BS_INTERACTION_KEY("restitution", restitution, &bsOpenUnit), \
 	BS_INTERACTION_KEY("contact_time", contactTime, &bsPositive), \
 	BS_INTERACTION_KEY("stiffness", stiffness, &bsPositive), \
 	BS_INTERACTION_KEY("friction", friction, &bsNonNegative), \
 	BS_INTERACTION_KEY("tangential_damping", tangentialDamping, &bsTangentialDamping), \
 	BS_INTERACTION_KEY("tangential_stiffness", tangentialStiffness, &bsUnit)
+// The fluid's own keys (bsFluidDef): not the pair kinds' cohesion, cohesion_range and viscosity. Its
+// checks across keys are bsCheckFluid's (config_fluid.c).
+#define BS_FLUID_KEY(K, M, R) BS_INTERACTION_KEY(K, fluid.M, R)
+#define BS_FLUID_INT(K, M) BS_INT_IN(K, bsInteractionDef, fluid.M, 1, 10000)
+#define BS_FLUID_KEYS BS_FLUID_KEY("kinematic_viscosity", kinematicViscosity, &bsNonNegative), \
+	BS_FLUID_KEY("wall_viscosity", wallViscosity, &bsNonNegative), \
+	BS_FLUID_KEY("yield_stress", yieldStress, &bsNonNegative), \
+	BS_FLUID_KEY("flow_index", flowIndex, &bsFlowIndex), \
+	BS_FLUID_KEY("max_viscosity", maxViscosity, &bsNonNegative), \
+	BS_FLUID_KEY("surface_tension", surfaceTension, &bsNonNegative), \
+	BS_FLUID_KEY("adhesion", adhesion, &bsNonNegative), \
+	BS_FLUID_KEY("density_error", densityError, &bsPositive), \
+	BS_FLUID_KEY("divergence_error", divergenceError, &bsPositive), \
+	BS_FLUID_INT("max_iterations", maxIterations), \
+	BS_FLUID_KEY("viscosity_error", viscosityError, &bsPositive), \
+	BS_FLUID_INT("max_viscosity_iterations", maxViscosityIterations), \
+	BS_FLUID_KEY("cfl", cfl, &bsOpenUnit)
 static const bsSchemaKey bsInteractionKeys[] = {BS_INTERACTION_COMMON_KEYS, BS_REPULSION_KEYS, BS_GRANULAR_KEYS,
-	BS_KEY("kinematic_viscosity", BS_VALUE), BS_KEY("yield_stress", BS_VALUE), BS_KEY("max_viscosity", BS_VALUE),
-	BS_KEY("surface_tension", BS_VALUE), BS_KEY("adhesion", BS_VALUE), BS_KEY("cfl", BS_VALUE)};
+	BS_FLUID_KEYS};
 static const bsSchema bsInteractionSchema = BS_OBJECT(bsInteractionKeys);
 static const bsSchemaKey bsNoInteractionKeys[] = {BS_KEY("type", BS_VALUE)};
 static const bsSchemaKey bsRepulsionKeys[] = {BS_INTERACTION_COMMON_KEYS, BS_REPULSION_KEYS};
 static const bsSchemaKey bsGranularKeys[] = {BS_INTERACTION_COMMON_KEYS, BS_GRANULAR_KEYS};
-static const bsSchemaKey bsFluidKeys[] = {BS_KEY("type", BS_VALUE), BS_INTERACTION_KEY("density", density, &bsPositive),
-	BS_INTERACTION_KEY("kinematic_viscosity", fluid.kinematicViscosity, &bsNonNegative),
-	BS_INTERACTION_KEY("yield_stress", fluid.yieldStress, &bsNonNegative),
-	BS_INTERACTION_KEY("max_viscosity", fluid.maxViscosity, &bsNonNegative),
-	BS_INTERACTION_KEY("surface_tension", fluid.surfaceTension, &bsNonNegative),
-	BS_INTERACTION_KEY("adhesion", fluid.adhesion, &bsNonNegative),
-	BS_INTERACTION_KEY("cfl", fluid.cfl, &bsPositive)};
+static const bsSchemaKey bsFluidKeys[] = {BS_INTERACTION_DENSITY_KEYS, BS_FLUID_KEYS};
 
 // The keys of each bsInteractionType, at its type (an error lists them); its name is the engine's
 // (bsInteractionName). A new interaction is its key table and one line here.
@@ -124,6 +136,7 @@ static const bsSchemaKey bsParticlesKeys[] = {
 	BS_NUMBER("lifetime", bsParticlesConfig, lifetime, &bsPositive, (double)INFINITY),
 	BS_KEY("accumulate", BS_VALUE),
 	BS_KEY("interaction", &bsInteractionSchema),
+	BS_KEY("material", BS_VALUE),
 	BS_KEY("emitters", &bsEmitterArraySchema)};
 static const bsSchema bsParticlesSchema = BS_OBJECT(bsParticlesKeys);
 
@@ -755,52 +768,92 @@ static bool bsReadInteractionType(bsCtx* c, const cJSON* v, const cJSON* parent,
 	return bsParseInteraction(names[chosen], type);
 }
 
-// particles.interaction into step->interaction: a name (its defaults) or an object; contact_time and
-// stiffness exclude each other (a stiffness replaces the default contact time).
-static bool bsReadInteraction(bsCtx* c, const cJSON* root, bsStepDef* step)
+// The type of particles.interaction v: as it says, or with a material (which has set d's type) the
+// material's when it says none (an object without "type"), and an error when it says another.
+static bool bsReadInteractionTypeWith(bsCtx* c, const cJSON* v, const cJSON* particles, const char* material,
+	bsInteractionDef* d)
 {
-	const cJSON* particles = bsMember(root, "particles");
-	const cJSON* v = bsMember(particles, "interaction");
-	if (v == NULL)
+	if (material != NULL && cJSON_IsObject(v) && bsMember(v, "type") == NULL)
 	{
 		return true;
 	}
-	size_t mark = bsPushKey(c, "particles");
-	bsInteractionDef* d = &step->interaction;
-	if (!cJSON_IsString(v) && !cJSON_IsObject(v))
-	{
-		return bsFailInteraction(c, v);
-	}
-	if (!bsReadInteractionType(c, v, particles, &d->type))
+	bsInteractionType type;
+	if (!bsReadInteractionType(c, v, particles, &type))
 	{
 		return false;
 	}
-	if (cJSON_IsObject(v))
+	if (material != NULL && type != d->type)
 	{
-		size_t inner = bsPushKey(c, "interaction");
-		const bsSchemaKey* keys = bsInteractionKeysOf[d->type].keys;
-		int count = bsInteractionKeysOf[d->type].count;
-		bsSchema schema = {bs_kindObject, keys, count, NULL, NULL};
-		if (!bsCheckKeys(c, v, bsInteractionKeys, BS_COUNT(bsInteractionKeys)) ||
-			!bsCheckKeysOf(c, v, keys, count, "interaction", bsInteractionName(d->type)) ||
-			!bsReadFields(c, v, &schema, d))
+		bsPushKey(c, "interaction");
+		if (cJSON_IsObject(v))
 		{
-			return false;
+			bsPushKey(c, "type");
 		}
-		if (bsMember(v, "stiffness") != NULL)
+		return bsFail(c, "\"%s\" does not go with particles.material \"%s\", a \"%s\" material (give \"%s\" or "
+			"leave the type out)", bsInteractionName(type), material, bsInteractionName(d->type),
+			bsInteractionName(d->type));
+	}
+	d->type = type;
+	return true;
+}
+
+// The keys of an interaction object v of d's type into d; contact_time and stiffness exclude each
+// other (a stiffness replaces the default contact time).
+static bool bsReadInteractionKeys(bsCtx* c, const cJSON* v, bsInteractionDef* d)
+{
+	size_t inner = bsPushKey(c, "interaction");
+	const bsSchemaKey* keys = bsInteractionKeysOf[d->type].keys;
+	int count = bsInteractionKeysOf[d->type].count;
+	bsSchema schema = {bs_kindObject, keys, count, NULL, NULL};
+	if (!bsCheckKeys(c, v, bsInteractionKeys, BS_COUNT(bsInteractionKeys)) ||
+		!bsCheckKeysOf(c, v, keys, count, "interaction", bsInteractionName(d->type)) ||
+		!bsReadFields(c, v, &schema, d))
+	{
+		return false;
+	}
+	if (bsMember(v, "stiffness") != NULL)
+	{
+		if (bsMember(v, "contact_time") != NULL)
 		{
-			if (bsMember(v, "contact_time") != NULL)
-			{
-				bsPushKey(c, "stiffness");
-				return bsFail(c, "give contact_time or stiffness, not both");
-			}
-			d->contactTime = 0.0;
+			bsPushKey(c, "stiffness");
+			return bsFail(c, "give contact_time or stiffness, not both");
 		}
-		bsPop(c, inner);
+		d->contactTime = 0.0;
+	}
+	bsPop(c, inner);
+	return true;
+}
+
+// particles.material (a fluid's preset, config_fluid.h) and particles.interaction into
+// config->step.interaction: a name (its defaults) or an object whose keys override them. With a
+// material the interaction's type is the material's: an object may leave it out, another is an error.
+static bool bsReadInteraction(bsCtx* c, const cJSON* root, bsConfig* config)
+{
+	const cJSON* particles = bsMember(root, "particles");
+	const cJSON* v = bsMember(particles, "interaction");
+	bsInteractionDef* d = &config->step.interaction;
+	const char** material = &config->particles.material;
+	size_t mark = bsPushKey(c, "particles");
+	if (!bsReadFluidMaterial(c, particles, d, material))
+	{
+		return false;
+	}
+	if (v != NULL && !cJSON_IsString(v) && !cJSON_IsObject(v))
+	{
+		return bsFailInteraction(c, v);
+	}
+	if (v != NULL && (!bsReadInteractionTypeWith(c, v, particles, *material, d) ||
+			(cJSON_IsObject(v) && !bsReadInteractionKeys(c, v, d))))
+	{
+		return false;
+	}
+	if (d->type == bs_interactionFluid && !bsCheckFluid(c, v, d))
+	{
+		return false;
 	}
 	bsPop(c, mark);
 	// With an interaction the substeps are planned unless motion.substeps gives them.
-	step->substeps = d->type == bs_interactionNone ? 1 : 0;
+	config->step.substeps = d->type == bs_interactionNone ? 1 : 0;
 	return true;
 }
 
@@ -1087,7 +1140,8 @@ static bool bsReadRenderSurface(bsCtx* c, const cJSON* render, bsRenderConfig* r
 	return true;
 }
 
-static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r)
+// look: the particles' material when render.particle_material is absent (NULL: "snow").
+static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r, const char* look)
 {
 	const cJSON* o;
 	if (!bsReadObject(c, root, "render", &bsRenderSchema, &o))
@@ -1098,7 +1152,8 @@ static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r)
 	if (!bsReadCamera(c, o, &r->camera) || !bsReadLights(c, o, r) ||
 		!bsReadFields(c, o, &bsRenderSchema, r) || !bsReadBool(c, o, "movie", false, &r->movie) ||
 		!bsReadBlob(c, o, &r->blob) ||
-		!bsReadMaterial(c, o, "particle_material", "snow", &r->particleMaterial) || !bsReadRenderSurface(c, o, r))
+		!bsReadMaterial(c, o, "particle_material", look != NULL ? look : "snow", &r->particleMaterial) ||
+		!bsReadRenderSurface(c, o, r))
 	{
 		return false;
 	}
@@ -1131,8 +1186,9 @@ bool bsReadConfig(bsCtx* c, const cJSON* root, bsConfig* config)
 	config->seed = (uint64_t)seed;
 	config->step = bsDefaultStepDef();
 	return bsReadEnvironment(c, root, &config->environment) &&
-		bsReadParticles(c, root, &config->particles) && bsReadInteraction(c, root, &config->step) &&
+		bsReadParticles(c, root, &config->particles) && bsReadInteraction(c, root, config) &&
 		bsReadMotion(c, root, config) &&
-		bsReadCollision(c, root, &config->step) && bsReadRender(c, root, &config->render) &&
+		bsReadCollision(c, root, &config->step) &&
+		bsReadRender(c, root, &config->render, bsFluidMaterial_Look(config->particles.material)) &&
 		bsReadOutput(c, root, &config->output) && bsReadFieldConfig(c, root, &config->field);
 }
