@@ -260,6 +260,28 @@ PY
 	if ls "$work/a" | grep -q '\.tmp'; then
 		fail "temporary files left: $(ls "$work/a")"
 	fi
+	# The fluid's solver statistics are in the interaction object of a fluid run only (with a material,
+	# its name too); a granular run's object keeps its four keys.
+	short=(--set motion.steps=1 --set motion.dt=0.01 --set output.frame_every=0)
+	run "$work/fluid" "${short[@]}" --set particles.material=mud
+	run "$work/grain" "${short[@]}" --set particles.interaction=granular
+	python3 - "$work/fluid/summary.json" "$work/grain/summary.json" <<'PY' || fail "summary.json: the fluid's statistics"
+import json, sys
+f = json.load(open(sys.argv[1]))["interaction"]
+g = json.load(open(sys.argv[2]))["interaction"]
+assert list(g) == ["type", "substeps", "neighbour_pairs", "contact_pairs"], g
+solves = ["divergence", "density", "viscosity"]
+keys = ["type", "substeps", "neighbour_pairs", "contact_pairs", "material", "fluid_substeps"]
+keys += [k for s in solves for k in (s + "_iterations", s + "_iterations_per_substep")]
+keys += ["unconverged", "density_error_mean", "density_error_max"]
+assert list(f) == keys, list(f)
+assert f["type"] == "fluid" and f["material"] == "mud", f
+n = f["fluid_substeps"]
+for s in solves:
+    total = f[s + "_iterations"]
+    assert total >= 0 and f[s + "_iterations_per_substep"] == (total / n if n > 0 else 0), f
+assert 0 <= f["unconverged"] and 0 <= f["density_error_mean"] <= f["density_error_max"], f
+PY
 	;;
 chain)
 	# A run's particles.ply feeds the next run (the `file` emitter).
