@@ -1,0 +1,497 @@
+"""The fluid validation (docs/validation.md): runs each case's config with blobsim, measures it
+(measures.py), draws it beside its reference and writes the page. Run through tools/validate, which
+installs numpy and matplotlib and builds blobsim first; `tools/validate --help` lists the options."""
+import argparse
+import json
+import math
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import measures as m  # noqa: E402
+
+G = 9.81
+
+
+# ---- running blobsim ------------------------------------------------------------------------------
+
+class Context:
+	def __init__(self, args):
+		self.blobsim = args.blobsim
+		self.threads = args.threads
+		self.quick = args.quick
+		self.stand_in = args.stand_in
+		self.out = args.out
+		self.figures = args.figures
+		self.commands = []
+
+	def config(self, name):
+		return os.path.join(HERE, name + ("-quick" if self.quick else "") + ".json")
+
+	def load(self, name):
+		with open(self.config(name)) as f:
+			return json.load(f)
+
+	def run(self, name, outdir, sets=(), fluid_sets=()):
+		"""blobsim run of the case's config into outdir, --set each of sets (and of fluid_sets unless a
+		stand-in replaces the fluid); its summary.json."""
+		sets = list(sets)
+		if self.stand_in:
+			sets.append("particles.interaction=" + json.dumps(self.stand_in))
+		else:
+			sets += list(fluid_sets)
+		cmd = [self.blobsim, "run", self.config(name), "-o", outdir, "--quiet", "--threads", str(self.threads)]
+		for s in sets:
+			cmd += ["--set", s]
+		shown = [os.path.relpath(c, ROOT) if os.path.isabs(c) else c.replace(ROOT + os.sep, "") for c in cmd]
+		self.commands.append(" ".join(shlex.quote(c) for c in shown))
+		print("validate: " + self.commands[-1], file=sys.stderr, flush=True)
+		subprocess.run(cmd, check=True)
+		with open(os.path.join(outdir, "summary.json")) as f:
+			return json.load(f)
+
+
+def frames(outdir, summary, every):
+	"""(time, centres) of every frame that holds particles (frame 0, before the first step's emission,
+	holds none)."""
+	out = []
+	k = 0
+	while os.path.exists(os.path.join(outdir, "frame_%04d.pov" % k)):
+		pos, _ = m.read_pov_components(os.path.join(outdir, "frame_%04d.pov" % k))
+		t = min(k * every, summary["steps"]) * summary["dt"]
+		if len(pos):
+			out.append((t, pos))
+		k += 1
+	return out
+
+
+def row(measure, measured, reference, tolerance, passed):
+	return {"measure": measure, "measured": measured, "reference": reference, "tolerance": tolerance,
+		"pass": bool(passed)}
+
+
+def fmt(x, digits=3):
+	if x is None or (isinstance(x, float) and math.isnan(x)):
+		return "n/a"
+	return "%.*g" % (digits, x)
+
+
+def dress(ax, xlabel, ylabel, title, **legend):
+	"""An axis's labels, title and legend (legend's keyword arguments)."""
+	ax.set_xlabel(xlabel)
+	ax.set_ylabel(ylabel)
+	ax.set_title(title)
+	ax.legend(**legend)
+
+
+def save(fig, path):
+	fig.tight_layout()
+	fig.savefig(path, dpi=110)
+	plt.close(fig)
+
+
+# ---- the cases ------------------------------------------------------------------------------------
+
+class DamBreak:
+	name = "dam-break"
+	title = "Dam break (Martin & Moyce 1952)"
+	about = (
+		"A water column of width a = 2.25 in (0.05715 m) and height 2a (n^2 = 2) stands against the back wall "
+		"of a box (a slab a few particles deep between two side walls) and is released at t = 0. The measure "
+		"is the surge front z, the leading edge (centre + radius) of the particles within 2 spacings of the "
+		"floor, dropping spray (a particle more than 2 spacings ahead of the next) and the 2 foremost of the "
+		"rest, read from every frame (output.frame_every, a frame every dT = 0.1). Reference: Martin & Moyce "
+		"(1952), Phil. Trans. R. Soc. Lond. A 244, 312-324, Fig. 3, n^2 = 2, a = 2.25 in, as digitized in "
+		"PySPH (pypr/pysph, pysph/examples/db_exp_data.py, get_martin_moyce_2). Pass: every reference point "
+		"with T <= 3 within 10% (the simulated Z interpolated at its T).")
+
+	def run(self, ctx):
+		cfg = ctx.load(self.name)
+		outdir = os.path.join(ctx.out, self.name)
+		summary = ctx.run(self.name, outdir)
+		r = cfg["particles"]["radius"]
+		a = cfg["particles"]["emitters"][0]["max"][0] - cfg["particles"]["emitters"][0]["min"][0]
+		scale = math.sqrt(2 * G / a)
+		series = [(t * scale, m.surge_front(p, r, 2 * r) / a, p) for t, p in frames(outdir, summary, cfg["output"]["frame_every"])]
+		T = np.array([0.0] + [s[0] for s in series])
+		Z = np.array([1.0] + [s[1] for s in series])
+		t_ref, z_ref, z_sim, err = m.compare_series(m.MARTIN_MOYCE_T, m.MARTIN_MOYCE_Z, T, Z, 3.0)
+		rows = [row("Z at T = %.2f" % t, float(z), "%.3f" % zr, "10%", abs(e) <= 0.10)
+			for t, zr, z, e in zip(t_ref, z_ref, z_sim, err)]
+		if not rows:
+			rows = [row("Z up to T = 3", None, "Martin & Moyce", "10%", False)]
+		self.plot(ctx, T, Z, series, a)
+		return rows, summary
+
+	def plot(self, ctx, T, Z, series, a):
+		fig = plt.figure(figsize=(12, 4.8))
+		grid = fig.add_gridspec(3, 2, width_ratios=[1.1, 1])
+		ax = fig.add_subplot(grid[:, 0])
+		ref = m.MARTIN_MOYCE_T <= 3.0
+		ax.fill_between(m.MARTIN_MOYCE_T[ref], 0.9 * m.MARTIN_MOYCE_Z[ref], 1.1 * m.MARTIN_MOYCE_Z[ref], color="0.85",
+			label="reference ±10% (T <= 3)")
+		ax.plot(m.MARTIN_MOYCE_T, m.MARTIN_MOYCE_Z, "ks", label="Martin & Moyce 1952 (a = 2.25 in)")
+		ax.plot(T, Z, "o-", color="C0", ms=3, label="blobsim")
+		ax.set_xlim(0, max(3.6, T.max() + 0.1))
+		ax.set_ylim(0.8, max(np.nanmax(Z), 4.2) + 0.2)
+		dress(ax, "T = t sqrt(2g/a)", "Z = z/a", "surge front", loc="upper left")
+		for k, target in enumerate((1.0, 2.0, 3.0)):
+			bx = fig.add_subplot(grid[k, 1])
+			if series:
+				t, z, p = min(series, key=lambda s: abs(s[0] - target))
+				bx.scatter(p[:, 0] / a, p[:, 1] / a, s=0.5, color="C0")
+				bx.axvline(z, color="C3", lw=0.8)
+				bx.set_title("T = %.1f: particles from the side, the front (red)" % t, fontsize=8)
+			bx.set_xlim(0, 6)
+			bx.set_ylim(0, 2.1)
+			bx.set_aspect("equal")
+			bx.tick_params(labelsize=7)
+		bx.set_xlabel("x/a")
+		save(fig, os.path.join(ctx.figures, self.name + ".png"))
+
+
+class Hydrostatic:
+	name = "hydrostatic"
+	title = "Hydrostatic column"
+	about = (
+		"A column of water of height H fills a square box and settles (1 s); a second run continues from its "
+		"particles.ply for 0.1 s, and its summary.json gives the solver's own density error over those "
+		"substeps (interaction.density_error_mean and _max: the largest mean and largest particle "
+		"compression after a constant-density solve). The pressure is not an output, so the page measures "
+		"two things from the settled particles: the density profile rho(y)/rho0 (the number density smoothed "
+		"along y by a Gaussian one spacing wide, times (2r)^3, over the box's cross-section, valid 3 "
+		"spacings away from the floor and the surface) and the pressure that holds the column, the weight of "
+		"the fluid above each height per unit area, against rho0 g h, h the depth below the rest-volume "
+		"surface H_rest = N (2r)^3 / A (a compression eps makes it fall short by eps rho0 g y). Pass: "
+		"density error mean <= 0.1%, max <= 1% (the solver's), |rho/rho0 - 1| <= 1% everywhere in the "
+		"profile, |p - rho0 g h| <= 1% of rho0 g H_rest.")
+
+	def run(self, ctx):
+		cfg = ctx.load(self.name)
+		settle = os.path.join(ctx.out, self.name, "settle")
+		ctx.run(self.name, settle)
+		hold = os.path.join(ctx.out, self.name, "settled")
+		emitter = {"type": "file", "file": os.path.abspath(os.path.join(settle, "particles.ply"))}
+		summary = ctx.run(self.name, hold, ["particles.emitters.0=" + json.dumps(emitter), "motion.steps=10"])
+		p = m.read_ply(os.path.join(hold, "particles.ply"))
+		pos = p["pos"][p["state"] != 2]
+		r = cfg["particles"]["radius"]
+		s = 2 * r
+		e = cfg["particles"]["emitters"][0]
+		area = (e["max"][0] - e["min"][0]) * (e["max"][2] - e["min"][2])
+		top = m.rest_height(len(pos), s, area)
+		rho0 = cfg["particles"]["interaction"].get("density", 1000)
+		y = np.linspace(3 * s, max(top - 3 * s, 3 * s), 60)
+		density = m.density_profile(pos[:, 1], s, area, y)
+		heights = np.linspace(0, top, 100)
+		pressure = m.weight_above(pos[:, 1], s, area, heights, rho0, G)
+		hydro = rho0 * G * (top - heights)
+		p_err = float(np.max(np.abs(pressure - hydro)) / (rho0 * G * top))
+		d_err = float(np.max(np.abs(density - 1)))
+		mean = m.summary_value(summary, "interaction.density_error_mean")
+		peak = m.summary_value(summary, "interaction.density_error_max")
+		rows = [
+			row("density error, mean (solver)", mean, "0", "<= 0.1%", mean is not None and mean <= 1e-3),
+			row("density error, max (solver)", peak, "0", "<= 1%", peak is not None and peak <= 1e-2),
+			row("max abs(rho/rho0 - 1), profile", d_err, "0", "<= 1%", d_err <= 1e-2),
+			row("max abs(p - rho0 g h) / (rho0 g H)", p_err, "0", "<= 1%", p_err <= 1e-2)]
+		fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4.2))
+		ax.plot(rho0 * G * (top - heights), top - heights, "k-", label="rho0 g h")
+		ax.plot(pressure, top - heights, "--", color="C0", label="weight above (blobsim)")
+		ax.invert_yaxis()
+		dress(ax, "pressure (Pa)", "depth h (m)", "pressure against depth")
+		bx.axvspan(0.99, 1.01, color="0.85", label="±1%")
+		bx.axvline(1.0, color="k")
+		bx.plot(density, y, color="C0", label="blobsim")
+		bx.set_xlabel("rho / rho0")
+		bx.set_ylabel("height y (m)")
+		spread = max(0.03, 1.2 * float(np.max(np.abs(density - 1))))
+		bx.set_xlim(1 - spread, 1 + spread)
+		bx.legend()
+		bx.set_title("density profile")
+		save(fig, os.path.join(ctx.figures, self.name + ".png"))
+		return rows, summary
+
+
+class Poiseuille:
+	name = "poiseuille"
+	title = "Poiseuille flow between plates"
+	about = (
+		"A slug of viscous fluid (nu = 0.01 m^2/s) between two vertical plates W = 0.02 m apart (infinite "
+		"planes: there are no side walls, the slug's sides are free surfaces, which a flow along the plates "
+		"does not shear) is driven by gravity along the channel from rest. Its ends are free (no periodic "
+		"boundaries exist); the measure is the mean velocity along the channel in bins one spacing wide "
+		"across the gap, over the particles in the middle third of the slug's length and 2 spacings away "
+		"from its free sides, read from particles.ply at the end (t = 0.05 s = 1.25 W^2/nu). Reference: "
+		"the start-up solution of a flow from rest between no-slip plates, u(x, t) = g x (W - x) / (2 nu) - "
+		"sum over odd n of 4 g W^2 / (nu pi^3 n^3) sin(n pi x / W) exp(-n^2 pi^2 nu t / W^2) (at this t "
+		"within 1e-5 of the parabola). Pass: every bin within 5% of the reference's largest velocity.")
+
+	def run(self, ctx):
+		cfg = ctx.load(self.name)
+		outdir = os.path.join(ctx.out, self.name)
+		summary = ctx.run(self.name, outdir)
+		p = m.read_ply(os.path.join(outdir, "particles.ply"))
+		live = p["state"] != 2
+		r = cfg["particles"]["radius"]
+		w = cfg["environment"]["planes"][1]["point"][0]
+		nu = cfg["particles"]["interaction"]["kinematic_viscosity"]
+		t = summary["steps"] * summary["dt"]
+		x, u, count = m.channel_profile(p["pos"][live], -p["vel"][live, 1], w, 2 * r)
+		ref = m.poiseuille_startup(x, t, G, nu, w)
+		umax = float(m.poiseuille_startup([w / 2], t, G, nu, w)[0])
+		err = float(np.max(np.abs(u - ref)) / umax) if len(x) else math.nan
+		rows = [row("max abs(u - u_ref) / u_ref,max", err, "u_ref,max = %.4g m/s" % umax, "<= 5%", err <= 0.05),
+			row("centre velocity (m/s)", float(np.interp(w / 2, x, u)) if len(x) else None, "%.4g" % umax, "5%",
+				len(x) > 0 and abs(np.interp(w / 2, x, u) - umax) <= 0.05 * umax)]
+		fig, ax = plt.subplots(figsize=(6, 4.2))
+		xs = np.linspace(0, w, 200)
+		us = m.poiseuille_startup(xs, t, G, nu, w)
+		ax.fill_between(xs, us - 0.05 * umax, us + 0.05 * umax, color="0.85", label="±5% of u_max")
+		ax.plot(xs, us, "k-", label="start-up solution, t = %.3g s" % t)
+		ax.plot(xs, m.poiseuille_startup(xs, math.inf, G, nu, w), "k:", label="steady parabola")
+		ax.plot(x, u, "o", color="C0", label="blobsim (middle section)")
+		dress(ax, "x across the gap (m)", "velocity along the channel (m/s)", "Poiseuille flow, nu = %g m^2/s, W = %g m" % (nu, w), fontsize=8)
+		save(fig, os.path.join(ctx.figures, self.name + ".png"))
+		return rows, summary
+
+
+class BinghamSlump:
+	name = "bingham-slump"
+	title = "Bingham slump (Pashias et al. 1996)"
+	about = (
+		"A cylinder of a Bingham fluid (rho = 1000 kg/m^3, plastic viscosity nu = 0.05 m^2/s, height H = "
+		"0.05 m, diameter H), written by the script as a PLY of lattice points for a file emitter, is "
+		"released on a floor and slumps until it stops (1 s; 1.5 s full). It runs once per yield stress "
+		"tau_y = tau' rho g H. The measure is the slump s' = 1 - h/H, h the height at the axis (the top, "
+		"centre + radius, of the particles within H/4 of the axis, ignoring the 2 highest). Reference: "
+		"Pashias, Boger, Summers & Glenister (1996), J. Rheol. 40, 1179-1189: s' = 1 - 2 tau' (1 - ln 2 "
+		"tau'). Pass: each within 10% of the reference's s', or half a particle spacing over H when that is "
+		"larger (the measure's resolution).")
+
+	def taus(self, ctx):
+		return [0.05, 0.15] if ctx.quick else [0.05, 0.1, 0.15, 0.2, 0.25]
+
+	def run(self, ctx):
+		cfg = ctx.load(self.name)
+		r = cfg["particles"]["radius"]
+		s = 2 * r
+		height = 0.05
+		rho0 = cfg["particles"]["interaction"].get("density", 1000)
+		base = os.path.join(ctx.out, self.name)
+		os.makedirs(base, exist_ok=True)
+		ply = os.path.join(base, "cylinder.ply")
+		m.write_ply(ply, m.cylinder_lattice(height, height / 2, s), r)
+		emitter = {"type": "file", "file": os.path.abspath(ply)}
+		rows, results, summary = [], [], None
+		floor = max(0.5 * s / height, 0.0)
+		for tau in self.taus(ctx):
+			outdir = os.path.join(base, "tau-%.3f" % tau)
+			summary = ctx.run(self.name, outdir, ["particles.emitters.0=" + json.dumps(emitter)],
+				["particles.interaction.yield_stress=%.6g" % (tau * rho0 * G * height)])
+			p = m.read_ply(os.path.join(outdir, "particles.ply"))
+			pos = p["pos"][p["state"] != 2]
+			h = m.heap_height(pos, r, height / 4)
+			slump = 1 - h / height
+			ref = float(m.pashias_slump(tau))
+			tol = max(0.1 * ref, floor)
+			history = [(t, 1 - m.heap_height(q, r, height / 4) / height)
+				for t, q in frames(outdir, summary, cfg["output"]["frame_every"])]
+			rows.append(row("s' at tau' = %.2f" % tau, slump, "%.3f" % ref, "±%.3f" % tol, abs(slump - ref) <= tol))
+			results.append((tau, slump, pos, history))
+		self.plot(ctx, results, r, height, floor)
+		return rows, summary
+
+	def plot(self, ctx, results, r, height, floor):
+		fig, (ax, bx, cx) = plt.subplots(1, 3, figsize=(14, 4.2))
+		taus = np.linspace(0.005, 0.5, 200)
+		ref = m.pashias_slump(taus)
+		ax.fill_between(taus, ref - np.maximum(0.1 * ref, floor), ref + np.maximum(0.1 * ref, floor), color="0.85",
+			label="tolerance")
+		ax.plot(taus, ref, "k-", label="Pashias et al. 1996")
+		ax.plot([t for t, *_ in results], [s for _, s, *_ in results], "o", color="C0", label="blobsim")
+		dress(ax, "tau' = tau_y / (rho g H)", "s' = slump / H", "slump against yield stress")
+		for k, (tau, slump, pos, history) in enumerate(results):
+			radial = np.hypot(pos[:, 0] - pos[:, 0].mean(), pos[:, 2] - pos[:, 2].mean())
+			bx.scatter(radial / height, pos[:, 1] / height, s=1, color="C%d" % k, label="tau' = %.2f" % tau)
+			if history:
+				cx.plot([t for t, _ in history], [s for _, s in history], "o-", ms=3, color="C%d" % k,
+					label="tau' = %.2f" % tau)
+		bx.plot([0, 0.5, 0.5], [1, 1, 0], "k--", lw=0.8, label="the cylinder at t = 0")
+		bx.set_xlabel("distance from the axis / H")
+		bx.set_ylabel("y / H")
+		bx.set_xlim(0, 2.5)
+		bx.set_ylim(0, 1.1)
+		bx.set_aspect("equal")
+		bx.legend(fontsize=7, markerscale=4)
+		bx.set_title("final shapes (particles)")
+		dress(cx, "t (s)", "s'", "slump over time (it must level off)", fontsize=7)
+		save(fig, os.path.join(ctx.figures, self.name + ".png"))
+
+
+class Droplet:
+	name = "droplet"
+	title = "Free droplet"
+	about = (
+		"A cube of fluid with surface tension and no gravity relaxes towards a sphere. The measure is the "
+		"aspect ratio, the largest width over the smallest: a width is the extent (+ 2r) of the particles "
+		"projected on a direction, the 2 outermost at each end ignored, over 269 directions (the cube's 3 "
+		"axes, 4 body diagonals and 6 face diagonals, and a Fibonacci half-sphere). The second moments' "
+		"principal extents are shown too but not used: a cube's inertia is isotropic, so they read 1 for the "
+		"starting cube. Pass: the aspect ratio at the end <= 1.05.")
+
+	def run(self, ctx):
+		cfg = ctx.load(self.name)
+		outdir = os.path.join(ctx.out, self.name)
+		summary = ctx.run(self.name, outdir)
+		r = cfg["particles"]["radius"]
+		p = m.read_ply(os.path.join(outdir, "particles.ply"))
+		pos = p["pos"][p["state"] != 2]
+		ratio = m.extent_ratio(pos, r)
+		rows = [row("aspect ratio (largest/smallest width)", ratio, "1", "<= 1.05", ratio <= 1.05),
+			row("principal extents' ratio (second moments)", m.moment_ratio(pos), "1", "(not judged)", True)]
+		history = [(t, m.extent_ratio(q, r), m.moment_ratio(q)) for t, q in frames(outdir, summary, cfg["output"]["frame_every"])]
+		fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4.2))
+		ax.axhline(1.05, color="k", ls=":", label="limit 1.05")
+		ax.plot([h[0] for h in history], [h[1] for h in history], "o-", ms=3, label="widths' ratio")
+		ax.plot([h[0] for h in history], [h[2] for h in history], "s--", ms=3, label="second moments' ratio")
+		dress(ax, "t (s)", "aspect ratio", "relaxation")
+		centre = pos.mean(axis=0)
+		mid = np.abs(pos[:, 2] - centre[2]) <= 2 * r
+		bx.scatter(pos[mid, 0] - centre[0], pos[mid, 1] - centre[1], s=2, label="the particles within 2r of the mid-plane z")
+		radius = np.sqrt(np.mean(np.sum((pos - centre) ** 2, axis=1)) * 5 / 3)
+		a = np.linspace(0, 2 * math.pi, 200)
+		bx.plot(radius * np.cos(a), radius * np.sin(a), "k-", label="sphere of the same r.m.s. radius")
+		bx.set_aspect("equal")
+		bx.legend(fontsize=7)
+		bx.set_title("final shape")
+		save(fig, os.path.join(ctx.figures, self.name + ".png"))
+		return rows, summary
+
+
+CASES = [DamBreak(), Hydrostatic(), Poiseuille(), BinghamSlump(), Droplet()]
+
+
+# ---- the page -------------------------------------------------------------------------------------
+
+def run_case(ctx, case):
+	ctx.commands = []
+	start = time.monotonic()
+	try:
+		rows, summary = case.run(ctx)
+		error = None
+	except (subprocess.CalledProcessError, OSError, ValueError, KeyError, IndexError) as e:
+		rows, summary, error = [], None, str(e)
+	result = {"case": case.name, "title": case.title, "quick": ctx.quick, "stand_in": ctx.stand_in,
+		"rows": rows, "passed": error is None and bool(rows) and all(r["pass"] for r in rows), "error": error,
+		"seconds": round(time.monotonic() - start, 1), "commands": ctx.commands,
+		"particles": m.summary_value(summary or {}, "particles.total"),
+		"substeps": m.summary_value(summary or {}, "interaction.substeps")}
+	with open(os.path.join(ctx.figures, case.name + ".json"), "w") as f:
+		json.dump(result, f, indent=1)
+	return result
+
+
+def cell(v):
+	return fmt(v, 4) if isinstance(v, (int, float)) or v is None else str(v)
+
+
+def page(ctx, figures_rel, invocation):
+	lines = ["# Validation of the fluid", "",
+		"The fluid interaction (`particles.interaction: {\"type\": \"fluid\"}`, docs/config.md) measured against "
+		"experiments and exact solutions. This page is written by `tools/validate` (it runs the configs of "
+		"`tools/validation/`, measures them with `tools/validation/measures.py`, whose functions "
+		"`tools/validation/test_measures.py` tests on synthetic data, and draws the figures); do not edit it by "
+		"hand. Regenerate it with:", "", "    " + invocation, "",
+		"`tools/validate --quick` runs the small versions (a few thousand particles each) into "
+		"`out/validation-quick/`, with this page and its figures there instead of in docs/; `tools/validate "
+		"dam-break poiseuille` runs only the cases named; `--threads N` is passed to `blobsim run`.", "",
+		"| case | measure | measured | reference | tolerance | result |", "|---|---|---|---|---|---|"]
+	results = {}
+	for case in CASES:
+		path = os.path.join(ctx.figures, case.name + ".json")
+		if os.path.exists(path):
+			with open(path) as f:
+				results[case.name] = json.load(f)
+	for case in CASES:
+		res = results.get(case.name)
+		if res is None:
+			lines.append("| %s | | | | | not run yet |" % case.title)
+			continue
+		if res["error"]:
+			lines.append("| %s | | | | | **error**: %s |" % (case.title, res["error"].replace("|", "/")))
+		for r in res["rows"]:
+			lines.append("| %s | %s | %s | %s | %s | %s |" % (case.title, r["measure"], cell(r["measured"]),
+				r["reference"], r["tolerance"], "pass" if r["pass"] else "**FAIL**"))
+	for case in CASES:
+		res = results.get(case.name)
+		lines += ["", "## " + case.title, "", case.about, ""]
+		if res is None:
+			lines += ["Not run yet (`tools/validate %s`)." % case.name, ""]
+			continue
+		kind = "quick version" if res["quick"] else "full version"
+		if res["stand_in"]:
+			kind += ", with the stand-in interaction %s instead of the fluid (a test of the harness, not of a fluid)" % json.dumps(res["stand_in"])
+		lines += ["Result: **%s** (%s; %s particles, %s substeps, %.0f s)." % (
+			"pass" if res["passed"] else "FAIL", kind, cell(res["particles"]), cell(res["substeps"]), res["seconds"]), ""]
+		if os.path.exists(os.path.join(ctx.figures, case.name + ".png")):
+			lines += ["![%s](%s/%s.png)" % (case.title, figures_rel, case.name), ""]
+		lines += ["Commands:", "", "```"] + res["commands"] + ["```"]
+	return "\n".join(lines) + "\n"
+
+
+def main():
+	ap = argparse.ArgumentParser(prog="tools/validate", description=__doc__.split("\n\n")[0])
+	ap.add_argument("cases", nargs="*", help="cases to run (default all): " + ", ".join(c.name for c in CASES))
+	ap.add_argument("--quick", action="store_true", help="the small versions (the test suite's), into out/validation-quick")
+	ap.add_argument("--threads", type=int, default=1, help="blobsim run --threads (default 1)")
+	ap.add_argument("--blobsim", default=os.path.join(ROOT, "build", "release", "blobsim"), help="the blobsim to run")
+	ap.add_argument("--out", help="where the runs go (default out/validation or out/validation-quick)")
+	ap.add_argument("--page-only", action="store_true", help="run nothing: write the page from the stored results")
+	ap.add_argument("--stand-in", help="replace the fluid by this interaction (e.g. granular) to test the harness "
+		"before the solver lands; its page says so")
+	args = ap.parse_args()
+	names = [c.name for c in CASES]
+	unknown = [c for c in args.cases if c not in names]
+	if unknown or args.threads < 1:
+		ap.error("unknown case %s (cases: %s)" % (", ".join(unknown), ", ".join(names)) if unknown else "--threads must be >= 1")
+	if args.stand_in and args.stand_in.startswith("{"):
+		args.stand_in = json.loads(args.stand_in)
+	default_out = os.path.join(ROOT, "out", "validation-quick" if args.quick else "validation")
+	args.out = os.path.abspath(args.out or default_out)
+	in_docs = not args.quick and not args.stand_in and args.out == default_out
+	args.figures = os.path.join(ROOT, "docs", "figures", "validation") if in_docs else os.path.join(args.out, "figures")
+	os.makedirs(args.figures, exist_ok=True)
+	ctx = Context(args)
+	failed = []
+	for case in CASES:
+		if args.page_only or (args.cases and case.name not in args.cases):
+			continue
+		res = run_case(ctx, case)
+		print("validate: %s: %s (%.0f s)%s" % (case.name, "pass" if res["passed"] else "FAIL", res["seconds"],
+			": " + res["error"] if res["error"] else ""), file=sys.stderr, flush=True)
+		if not res["passed"]:
+			failed.append(case.name)
+	doc = os.path.join(ROOT, "docs", "validation.md") if in_docs else os.path.join(args.out, "validation.md")
+	invocation = "tools/validate" + (" --quick" if args.quick else "")
+	with open(doc, "w") as f:
+		f.write(page(ctx, os.path.relpath(args.figures, os.path.dirname(doc)), invocation))
+	print("validate: wrote %s; %s" % (os.path.relpath(doc, ROOT), "ran nothing" if args.page_only else
+		"all passed" if not failed else "failed: " + ", ".join(failed)),
+		file=sys.stderr)
+	return 1 if failed else 0
+
+
+if __name__ == "__main__":
+	sys.exit(main())
