@@ -12,12 +12,15 @@ import time
 
 try:
 	import numpy as np
+except ImportError as missing:
+	print("validate: %s (Debian: python3-numpy; tools/validate installs it): skipped" % missing)
+	sys.exit(77)  # meson's code for a skipped test
+try:  # only for the figures: without it (the test suite) the cases are measured and judged, not drawn
 	import matplotlib
 	matplotlib.use("Agg")
 	import matplotlib.pyplot as plt
-except ImportError as missing:
-	print("validate: %s (Debian: python3-numpy, python3-matplotlib; tools/validate installs them): skipped" % missing)
-	sys.exit(77)  # meson's code for a skipped test
+except ImportError:
+	plt = None
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -38,6 +41,14 @@ class Context:
 		self.out = args.out
 		self.figures = args.figures
 		self.commands = []
+
+	def draw(self, case, *data):
+		"""case.plot(self, *data) into the case's figure; nothing without matplotlib."""
+		if plt is not None:
+			fig = case.plot(self, *data)
+			fig.tight_layout()
+			fig.savefig(os.path.join(self.figures, case.name + ".png"), dpi=110)
+			plt.close(fig)
 
 	def config(self, name):
 		return os.path.join(HERE, name + ("-quick" if self.quick else "") + ".json")
@@ -98,12 +109,6 @@ def dress(ax, xlabel, ylabel, title, **legend):
 	ax.legend(**legend)
 
 
-def save(fig, path):
-	fig.tight_layout()
-	fig.savefig(path, dpi=110)
-	plt.close(fig)
-
-
 # ---- the cases ------------------------------------------------------------------------------------
 
 class DamBreak:
@@ -134,7 +139,7 @@ class DamBreak:
 			for t, zr, z, e in zip(t_ref, z_ref, z_sim, err)]
 		if not rows:
 			rows = [row("Z up to T = 3", None, "Martin & Moyce", "10%", False)]
-		self.plot(ctx, T, Z, series, a)
+		ctx.draw(self, T, Z, series, a)
 		return rows, summary
 
 	def plot(self, ctx, T, Z, series, a):
@@ -161,7 +166,7 @@ class DamBreak:
 			bx.set_aspect("equal")
 			bx.tick_params(labelsize=7)
 		bx.set_xlabel("x/a")
-		save(fig, os.path.join(ctx.figures, self.name + ".png"))
+		return fig
 
 
 class Hydrostatic:
@@ -209,6 +214,10 @@ class Hydrostatic:
 			row("density error, max (solver)", peak, "0", "<= 1%", peak is not None and peak <= 1e-2),
 			row("max abs(rho/rho0 - 1), profile", d_err, "0", "<= 1%", d_err <= 1e-2),
 			row("max abs(p - rho0 g h) / (rho0 g H)", p_err, "0", "<= 1%", p_err <= 1e-2)]
+		ctx.draw(self, top, heights, pressure, y, density, rho0)
+		return rows, summary
+
+	def plot(self, ctx, top, heights, pressure, y, density, rho0):
 		fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4.2))
 		ax.plot(rho0 * G * (top - heights), top - heights, "k-", label="rho0 g h")
 		ax.plot(pressure, top - heights, "--", color="C0", label="weight above (blobsim)")
@@ -223,8 +232,7 @@ class Hydrostatic:
 		bx.set_xlim(1 - spread, 1 + spread)
 		bx.legend()
 		bx.set_title("density profile")
-		save(fig, os.path.join(ctx.figures, self.name + ".png"))
-		return rows, summary
+		return fig
 
 
 class Poiseuille:
@@ -258,6 +266,10 @@ class Poiseuille:
 		rows = [row("max abs(u - u_ref) / u_ref,max", err, "u_ref,max = %.4g m/s" % umax, "<= 5%", err <= 0.05),
 			row("centre velocity (m/s)", float(np.interp(w / 2, x, u)) if len(x) else None, "%.4g" % umax, "5%",
 				len(x) > 0 and abs(np.interp(w / 2, x, u) - umax) <= 0.05 * umax)]
+		ctx.draw(self, x, u, t, nu, w, umax)
+		return rows, summary
+
+	def plot(self, ctx, x, u, t, nu, w, umax):
 		fig, ax = plt.subplots(figsize=(6, 4.2))
 		xs = np.linspace(0, w, 200)
 		us = m.poiseuille_startup(xs, t, G, nu, w)
@@ -266,8 +278,7 @@ class Poiseuille:
 		ax.plot(xs, m.poiseuille_startup(xs, math.inf, G, nu, w), "k:", label="steady parabola")
 		ax.plot(x, u, "o", color="C0", label="blobsim (middle section)")
 		dress(ax, "x across the gap (m)", "velocity along the channel (m/s)", "Poiseuille flow, nu = %g m^2/s, W = %g m" % (nu, w), fontsize=8)
-		save(fig, os.path.join(ctx.figures, self.name + ".png"))
-		return rows, summary
+		return fig
 
 
 class BinghamSlump:
@@ -317,7 +328,7 @@ class BinghamSlump:
 		drift = max(self.drift(h) for *_, h in results)
 		rows.append(row("largest change of s' over the last 20% of a run", drift, "0 (it stops)", "<= 0.02",
 			drift <= 0.02))
-		self.plot(ctx, results, r, height, floor)
+		ctx.draw(self, results, r, height, floor)
 		return rows, summary
 
 	@staticmethod
@@ -353,7 +364,7 @@ class BinghamSlump:
 		bx.legend(fontsize=7, markerscale=4)
 		bx.set_title("final shapes (particles)")
 		dress(cx, "t (s)", "s'", "slump over time (it must level off)", fontsize=7)
-		save(fig, os.path.join(ctx.figures, self.name + ".png"))
+		return fig
 
 
 class Droplet:
@@ -378,6 +389,10 @@ class Droplet:
 		rows = [row("aspect ratio (largest/smallest width)", ratio, "1", "<= 1.05", ratio <= 1.05),
 			row("principal extents' ratio (second moments)", m.moment_ratio(pos), "1", "(not judged)", True)]
 		history = [(t, m.extent_ratio(q, r), m.moment_ratio(q)) for t, q in frames(outdir, summary, cfg["output"]["frame_every"])]
+		ctx.draw(self, history, pos, r)
+		return rows, summary
+
+	def plot(self, ctx, history, pos, r):
 		fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 4.2))
 		ax.axhline(1.05, color="k", ls=":", label="limit 1.05")
 		ax.plot([h[0] for h in history], [h[1] for h in history], "o-", ms=3, label="widths' ratio")
@@ -392,8 +407,7 @@ class Droplet:
 		bx.set_aspect("equal")
 		bx.legend(fontsize=7)
 		bx.set_title("final shape")
-		save(fig, os.path.join(ctx.figures, self.name + ".png"))
-		return rows, summary
+		return fig
 
 
 CASES = [DamBreak(), Hydrostatic(), Poiseuille(), BinghamSlump(), Droplet()]
@@ -488,8 +502,8 @@ def main():
 	ap.add_argument("--blobsim", default=os.path.join(ROOT, "build", "release", "blobsim"), help="the blobsim to run")
 	ap.add_argument("--out", help="where the runs go (default out/validation or out/validation-quick)")
 	ap.add_argument("--page-only", action="store_true", help="run nothing: write the page from the stored results")
-	ap.add_argument("--stand-in", help="replace the fluid by this interaction (e.g. granular) to test the harness "
-		"before the solver lands; its page says so")
+	ap.add_argument("--stand-in", help="replace the fluid by this interaction (e.g. granular) to test the harness: "
+		"the page says so, and only a case that cannot run or be measured makes the exit status non-zero")
 	args = ap.parse_args()
 	names = [c.name for c in CASES]
 	unknown = [c for c in args.cases if c not in names]
@@ -500,10 +514,12 @@ def main():
 	default_out = os.path.join(ROOT, "out", "validation-quick" if args.quick else "validation")
 	args.out = os.path.abspath(args.out or default_out)
 	in_docs = not args.quick and not args.stand_in and args.out == default_out
+	if in_docs and plt is None:
+		ap.error("the page's figures need matplotlib (Debian: python3-matplotlib; tools/validate installs it)")
 	args.figures = os.path.join(ROOT, "docs", "figures", "validation") if in_docs else os.path.join(args.out, "figures")
 	os.makedirs(args.figures, exist_ok=True)
 	ctx = Context(args)
-	failed = []
+	failed, errors = [], []
 	for case in CASES:
 		if args.page_only or (args.cases and case.name not in args.cases):
 			continue
@@ -512,6 +528,8 @@ def main():
 			": " + res["error"] if res["error"] else ""), file=sys.stderr, flush=True)
 		if not res["passed"]:
 			failed.append(case.name)
+		if res["error"]:
+			errors.append(case.name)
 	doc = os.path.join(ROOT, "docs", "validation.md") if in_docs else os.path.join(args.out, "validation.md")
 	invocation = "tools/validate" + (" --quick" if args.quick else "")
 	with open(doc, "w") as f:
@@ -519,7 +537,8 @@ def main():
 	print("validate: wrote %s; %s" % (os.path.relpath(doc, ROOT), "ran nothing" if args.page_only else
 		"all passed" if not failed else "failed: " + ", ".join(failed)),
 		file=sys.stderr)
-	return 1 if failed else 0
+	# With a stand-in the tolerances mean nothing: only a case that could not run or be measured fails.
+	return 1 if errors or (failed and not args.stand_in) else 0
 
 
 if __name__ == "__main__":
