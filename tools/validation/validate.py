@@ -439,7 +439,8 @@ def run_case(ctx, case):
 		"seconds": round(time.monotonic() - start, 1), "commands": ctx.commands,
 		"particles": m.summary_value(summary or {}, "particles.total"),
 		"blobsim": "%s (%s), %s" % (m.summary_value(summary or {}, "blobsim", "?"), revision(), time.strftime("%Y-%m-%d")),
-		"substeps": m.summary_value(summary or {}, "interaction.substeps")}
+		"substeps": m.summary_value(summary or {}, "interaction.substeps"),
+		"solver": m.summary_value(summary or {}, "interaction")}
 	with open(os.path.join(ctx.figures, case.name + ".json"), "w") as f:
 		json.dump(result, f, indent=1)
 	return result
@@ -458,7 +459,10 @@ def page(ctx, figures_rel, invocation):
 		"hand. Regenerate it with:", "", "    " + invocation, "",
 		"`tools/validate --quick` runs the small versions (a few thousand particles each) into "
 		"`out/validation-quick/`, with this page and its figures there instead of in docs/; `tools/validate "
-		"dam-break poiseuille` runs only the cases named; `--threads N` is passed to `blobsim run`.", "",
+		"dam-break poiseuille` runs only the cases named; `--threads N` is passed to `blobsim run`. The test "
+		"suite runs `validation-measures` (the measures on synthetic data) and `validation-harness` (every quick "
+		"case with the granular interaction standing in for the fluid: the harness runs, its tolerances are not "
+		"judged).", "",
 		"| case | measure | measured | reference | tolerance | result |", "|---|---|---|---|---|---|"]
 	results = {}
 	for case in CASES:
@@ -488,6 +492,9 @@ def page(ctx, figures_rel, invocation):
 		lines += ["Result: **%s** (%s; %s particles, %s substeps, %.0f s; blobsim %s)." % (
 			"pass" if res["passed"] else "FAIL", kind, cell(res["particles"]), cell(res["substeps"]), res["seconds"],
 			res.get("blobsim", "?")), ""]
+		if isinstance(res.get("solver"), dict):
+			stats = ", ".join("%s %s" % (k, cell(v) if not isinstance(v, str) else v) for k, v in res["solver"].items())
+			lines += ["The interaction's statistics in the (last) run's summary.json: " + stats + ".", ""]
 		if os.path.exists(os.path.join(ctx.figures, case.name + ".png")):
 			lines += ["![%s](%s/%s.png)" % (case.title, figures_rel, case.name), ""]
 		lines += ["Commands:", "", "```"] + res["commands"] + ["```"]
