@@ -8,6 +8,7 @@ import os
 import shlex
 import subprocess
 import sys
+import textwrap
 import time
 
 try:
@@ -498,7 +499,17 @@ def page(ctx, figures_rel, invocation):
 		if os.path.exists(os.path.join(ctx.figures, case.name + ".png")):
 			lines += ["![%s](%s/%s.png)" % (case.title, figures_rel, case.name), ""]
 		lines += ["Commands:", "", "```"] + res["commands"] + ["```"]
-	return "\n".join(lines) + "\n"
+	return wrap(lines)
+
+
+def wrap(lines):
+	"""The page's text: paragraphs at 100 columns, as the other pages; tables, code and images as they are."""
+	out, code = [], False
+	for line in lines:
+		code ^= line.startswith("`" * 3)
+		prose = not code and not line.startswith(("|", " ", "!", "`" * 3, "#"))
+		out.append(textwrap.fill(line, 100, break_long_words=False, break_on_hyphens=False) if prose else line)
+	return "\n".join(out) + "\n"
 
 
 def main():
