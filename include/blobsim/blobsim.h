@@ -33,6 +33,7 @@
 
 // The world
 #include "blobsim/field.h"   // the distance/normal field: grid, compressed tree, rules
+#include "blobsim/fluid.h"   // the particle fluid's settings (the fluid interaction)
 #include "blobsim/world.h"   // colliders, emitters and the thread pool; sweeps against all of them
 #include "blobsim/step.h"    // one time step: its settings (forces, interaction, radial), stats
 #include "blobsim/surface.h" // the particles' blob surface: a triangle mesh, or tiles for a renderer

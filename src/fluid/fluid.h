@@ -21,7 +21,7 @@
 #include "sph_kernel.h"
 
 #include "blobsim/base.h"
-#include "blobsim/step.h"
+#include "blobsim/fluid.h"
 
 #define BS_FLUID_CONTACTS 3  // the nearest walls kept as contact constraints
 
