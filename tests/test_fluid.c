@@ -3,12 +3,13 @@
 // a particle's density against the brute-force sum of the fluid lattice they stand for; a settled
 // column (density error, volume kept, no wall crossed); no particle out of a closed box or an
 // icosphere whose gravity turns every step; the same bytes at 1, 2 and 3 threads with every term on;
-// bad settings refused.
+// bad settings refused; the walls' BVH query (bsBvh_VisitNear) against brute force.
 #include "fluid.h"
 #include "sph_kernel.h"
 #include "test.h"
 
 #include "blobsim/bvh.h"
+#include "blobsim/rng.h"
 #include "blobsim/step.h"
 #include "blobsim/world.h"
 
@@ -331,6 +332,53 @@ static int NoParticleEscapes(void)
 	return 0;
 }
 
+// --- the walls' query ---
+
+typedef struct Visited
+{
+	uint8_t seen[80];
+	int count;
+} Visited;
+
+static void Visit(void* context, const bsTriangle* t, uint32_t index)
+{
+	(void)t;
+	Visited* v = context;
+	v->seen[index] = 1;
+	v->count += 1;
+}
+
+// bsBvh_VisitNear against brute force: at 2,000 random points and radii, every triangle of the
+// icosphere within the radius (by bsTriangle_ClosestPoint) is visited, and none twice.
+static int VisitNearFindsEveryTriangle(void)
+{
+	bsTriangle tris[80];
+	int n = IcoSphere(1.0, tris);
+	bsBvhOptions options = bsDefaultBvhOptions();
+	options.maxLeafSize = 2;
+	bsBvh bvh;
+	ENSURE(bsBvh_Build(&bvh, tris, (uint32_t)n, &options) == bs_ok);
+	bsRng rng = bsMakeRng(7);
+	for (int k = 0; k < 2000; ++k)
+	{
+		bsVec3 q = bsV3(bsRng_Range(&rng, -1.5, 1.5), bsRng_Range(&rng, -1.5, 1.5), bsRng_Range(&rng, -1.5, 1.5));
+		double radius = bsRng_Range(&rng, 0.0, 0.6);
+		Visited v;
+		memset(&v, 0, sizeof(v));
+		bsBvh_VisitNear(&bvh, q, radius, Visit, &v);
+		int distinct = 0;
+		for (int t = 0; t < n; ++t)
+		{
+			distinct += v.seen[t];
+			bsVec3 c = bsTriangle_ClosestPoint(tris + t, q, NULL, NULL);
+			ENSURE(!(bsDistance(c, q) < radius) || v.seen[t]);
+		}
+		ENSURE(distinct == v.count);
+	}
+	bsBvh_Destroy(&bvh);
+	return 0;
+}
+
 // --- settings ---
 
 static int BadSettingsRefused(void)
@@ -365,6 +413,7 @@ int FluidTest(void)
 {
 	RUN_SUBTEST(KernelIntegrals());
 	RUN_SUBTEST(WallsMatchLattice());
+	RUN_SUBTEST(VisitNearFindsEveryTriangle());
 	RUN_SUBTEST(BadSettingsRefused());
 	RUN_SUBTEST(SameBytesAnyThreads());
 	RUN_SUBTEST(NoParticleEscapes());
