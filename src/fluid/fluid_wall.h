@@ -8,8 +8,8 @@ typedef struct bsWallKernels
 {
 	double phi;                  // the wall's share of the density ratio
 	double gradient;             // >= 0: the density ratio's gradient is -gradient n (n: wall to particle)
-	double viscosityNormal;      // Weiler's Laplacian tensor integrated (<= 0), normal component, 1/m^2
-	double viscosityTangential;  // its tangential components
+	double viscosityNormal;      // Weiler's Laplacian tensor of the wall's layers (<= 0), normal part, 1/m^2
+	double viscosityTangential;  // its tangential part
 	double adhesion;             // Akinci's adhesion kernel integrated, its component along n (>= 0)
 } bsWallKernels;
 
@@ -20,3 +20,4 @@ bsWallKernels bsFluidWall_Kernels(double d, double r, double H);
 // The density the layers of two walls at right angles, at distances da and db, count twice (an edge
 // of a box), to subtract, and its slopes along da and db (<= 0).
 void bsFluidWall_Edge(double da, double db, double r, double H, double* phi, double* slopeA, double* slopeB);
+
