@@ -57,12 +57,30 @@ static double bsFluid_Reach(const bsInteractionDef* def)
 	return 2.0;
 }
 
-// The CFL rule: no particle moves more than cfl x 2r in a substep.
+// Surface tension is explicit: a substep is at most a tenth of the period of its stiffest pull. Its
+// stiffness per unit displacement, summed over a particle's neighbours, is about gamma (1.27 rho0 +
+// 190) / H (the cohesion kernel's steepest slope, 0.1 / H in its own units, times about 10 neighbours
+// on it, and the curvature term's), so the period is 2 pi / sqrt(that). A droplet with gamma = 1
+// (rho0 = 1000, H = 4 mm) at one substep of 10 ms threw particles 0.1 m out; its period is 10 ms.
+#define BS_FLUID_TENSION_SUBSTEPS 10.0
+
+static double bsFluid_TensionSubsteps(const bsInteractionDef* def, double dt, double smallestRadius)
+{
+	double gamma = def->fluid.surfaceTension;
+	if (!(gamma > 0.0) || !(smallestRadius > 0.0))
+	{
+		return 1.0;
+	}
+	double omega = sqrt(gamma * (1.27 * def->density + 190.0) / (4.0 * smallestRadius));
+	return dt * omega * BS_FLUID_TENSION_SUBSTEPS / (2.0 * BS_PI);
+}
+
+// The CFL rule: no particle moves more than cfl x 2r in a substep; and the tension's.
 static double bsFluid_Substeps(const bsInteractionDef* def, double dt, double smallestRadius,
 	const bsSubstepPlan* plan)
 {
-	(void)smallestRadius;
-	return plan->radius > 0.0 ? dt * plan->speed / (def->fluid.cfl * 2.0 * plan->radius) : 1.0;
+	double cfl = plan->radius > 0.0 ? dt * plan->speed / (def->fluid.cfl * 2.0 * plan->radius) : 1.0;
+	return fmax(cfl, bsFluid_TensionSubsteps(def, dt, smallestRadius));
 }
 
 static double bsFluid_WorldSubsteps(const bsWorld* world, const bsInteractionDef* def, double dt, double planned)
