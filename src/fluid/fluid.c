@@ -339,6 +339,11 @@ void bsFluid_Solve(bsFluid* fluid, const bsFluidDef* def, double density, bsNeig
 	memset(report, 0, sizeof(*report));
 	report->pairs = fluid->listLength;
 	bsFluid_ComputeDensity(fluid, grid, pool);
+	bool viscous = def->kinematicViscosity > 0.0 || def->yieldStress > 0.0;
+	if (viscous)
+	{
+		bsFluid_EffectiveViscosity(fluid, grid, def, density, pool);
+	}
 	bsFluid_ClipAll(fluid, grid, h, pool);
 	double mean, largest;
 	int n = bsFluid_PressureSolve(fluid, grid, h, true, def->divergenceError, def->maxIterations, pool, &mean,
@@ -349,7 +354,7 @@ void bsFluid_Solve(bsFluid* fluid, const bsFluidDef* def, double density, bsNeig
 	{
 		bsFluid_ApplyTension(fluid, grid, def, density, h, pool);
 	}
-	if (def->kinematicViscosity > 0.0 || def->yieldStress > 0.0)
+	if (viscous)
 	{
 		bool converged;
 		report->viscosityIterations = (uint64_t)bsFluid_ViscositySolve(fluid, grid, def, density, h, pool, &converged);

@@ -153,6 +153,11 @@ int bsFluid_PressureSolve(bsFluid* fluid, bsNeighbourGrid* grid, double h, bool 
 void bsFluid_ApplyTension(bsFluid* fluid, bsNeighbourGrid* grid, const bsFluidDef* def, double density, double h,
 	bsPool* pool);
 
+// The effective viscosity of every slot (nu, or Herschel-Bulkley's from its strain rate), from the
+// velocities as the substep starts.
+void bsFluid_EffectiveViscosity(bsFluid* fluid, bsNeighbourGrid* grid, const bsFluidDef* def, double density,
+	bsPool* pool);
+
 // The implicit viscosity solve; its iterations (*converged false when it stopped at the limit).
 int bsFluid_ViscositySolve(bsFluid* fluid, bsNeighbourGrid* grid, const bsFluidDef* def, double density, double h,
 	bsPool* pool, bool* converged);

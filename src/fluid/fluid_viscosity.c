@@ -11,7 +11,12 @@
 // preconditioner from v* (the velocity after the forces), every dot product a sum of fixed chunks.
 //
 // A yield stress makes the viscosity the regularised Herschel-Bulkley effective one, from the strain
-// rate of v* (|gamma'| = sqrt(2 D:D), D the symmetric part of the SPH velocity gradient):
+// rate of the velocities as the substep starts (|gamma'| = sqrt(2 D:D), D the symmetric part of the
+// SPH velocity gradient), before the walls' contact constraints and the pressure touch them: gravity's
+// step h g, cut at the floor for the particles resting on it but not yet for those above, read as a
+// shear of g h / 2r (5 per second at h = 1 ms, r = 1 mm), which held every particle of a slumping
+// cylinder of mud far below its yield viscosity, so that it slumped as a liquid whatever its yield
+// stress (s' = 0.61 at tau' = 0.3, where Pashias et al. give 0.07):
 // nu_i = min(tau_y / (rho0 |gamma'|) + nu |gamma'|^(n - 1), nu_max). Where the mud barely moves the
 // viscosity is nu_max and the solve holds it nearly rigid: it stops, and its free surface stays put.
 #include "fluid.h"
@@ -245,12 +250,18 @@ static void bsViscosityConstant_Range(void* context, size_t begin, size_t end, i
 	}
 }
 
+void bsFluid_EffectiveViscosity(bsFluid* fluid, bsNeighbourGrid* grid, const bsFluidDef* def, double density,
+	bsPool* pool)
+{
+	bsViscosityJob job = {fluid, grid, def, density, 0.0, 0.0, 0.0};
+	bool plastic = def->yieldStress > 0.0 || def->flowIndex != 1.0;
+	bsPool_For(pool, grid->count, bs_fluidGrain, plastic ? bsViscosityNu_Range : bsViscosityConstant_Range, &job);
+}
+
 int bsFluid_ViscositySolve(bsFluid* fluid, bsNeighbourGrid* grid, const bsFluidDef* def, double density, double h,
 	bsPool* pool, bool* converged)
 {
 	bsViscosityJob job = {fluid, grid, def, density, h, 0.0, 0.0};
-	bool plastic = def->yieldStress > 0.0 || def->flowIndex != 1.0;
-	bsPool_For(pool, grid->count, bs_fluidGrain, plastic ? bsViscosityNu_Range : bsViscosityConstant_Range, &job);
 	bsPool_For(pool, grid->count, bs_fluidGrain, bsViscosityStart_Range, &job);
 	double sums[2];
 	bsFluid_SumChunks(fluid, grid->count, 2, sums);
