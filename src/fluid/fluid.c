@@ -155,7 +155,8 @@ bsResult bsFluid_FindNeighbours(bsFluid* fluid, const bsNeighbourGrid* grid, bsP
 		}
 		fluid->first[s + 1] = (uint32_t)total;
 	}
-	if (!BS_ARRAY_RESERVE(fluid->list, fluid->listCapacity, (size_t)total))
+	if (!BS_ARRAY_RESERVE(fluid->list, fluid->listCapacity, (size_t)total) ||
+		!BS_ARRAY_RESERVE(fluid->gradFactor, fluid->gradCapacity, (size_t)total))
 	{
 		return bs_errOutOfMemory;
 	}
@@ -196,7 +197,8 @@ double bsFluid_LargestRate(bsFluid* fluid, const bsNeighbourGrid* grid, bsPool* 
 size_t bsFluid_Bytes(const bsFluid* f)
 {
 	size_t slot = sizeof(uint32_t) + 4 * sizeof(double) + 4 * sizeof(bsVec3) + (f->wall != NULL ? sizeof(bsFluidWall) : 0);
-	return f->slotCapacity * slot + f->listCapacity * sizeof(uint32_t) + f->particleCapacity * 2 * sizeof(float) +
+	return f->slotCapacity * slot + f->listCapacity * sizeof(uint32_t) + f->gradCapacity * sizeof(double) +
+		f->particleCapacity * 2 * sizeof(float) +
 		f->chunkCapacity * sizeof(double);
 }
 
@@ -204,6 +206,7 @@ void bsFluid_Free(bsFluid* f)
 {
 	free(f->first);
 	free(f->list);
+	free(f->gradFactor);
 	free(f->density);
 	free(f->factor);
 	free(f->kappa);

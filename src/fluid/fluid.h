@@ -61,6 +61,7 @@ typedef struct bsFluid
 	// By slot, for the substep.
 	uint32_t* first;    // slot s's neighbours are list[first[s] .. first[s + 1])
 	uint32_t* list;
+	double* gradFactor; // by list entry: dW(r, H) / r of the pair (0 at r = 0), by the density pass
 	double* density;    // rho / rho0
 	double* factor;     // DFSPH: 1 / (|sum V_j grad W_ij + grad Phi|^2 + sum |V_j grad W_ij|^2), 0: none
 	double* kappa;      // a pressure solve's current pressure (p / (rho0 rho^2) h^2-free form), scratch
@@ -71,7 +72,7 @@ typedef struct bsFluid
 	float* warmDensity;
 	float* warmDivergence;
 	double* chunkSum;   // per chunk sums of a pass, summed in chunk order
-	size_t slotCapacity, listCapacity, particleCapacity, chunkCapacity;
+	size_t slotCapacity, listCapacity, gradCapacity, particleCapacity, chunkCapacity;
 	uint64_t listLength;
 	double substepScale; // the convergence rule's factor on the planned substeps (>= 1)
 	double rate;         // the largest |v| / r after a solve in the step at stepTime, 1/s
@@ -134,6 +135,25 @@ static inline bsFluidPair bsFluid_Pair(const bsNeighbourGrid* g, uint32_t s, uin
 	p.H = 2.0 * (g->radius[s] + g->radius[j]);
 	p.V = bsFluid_Volume(g->radius[j]);
 	p.grad = bsSph_GradW(p.x, p.r, p.H);
+	return p;
+}
+
+// The pair of slot s and its k-th list entry j as the pressure passes read it, from the factor the
+// density pass kept: x = x_s - x_j, j's volume and grad W at x, the same bytes as bsFluid_Pair's.
+typedef struct bsFluidGrad
+{
+	bsVec3 x;
+	double V;
+	bsVec3 grad;
+} bsFluidGrad;
+
+static inline bsFluidGrad bsFluid_Grad(const bsFluid* f, const bsNeighbourGrid* g, uint32_t s, uint32_t k)
+{
+	uint32_t j = f->list[k];
+	bsFluidGrad p;
+	p.x = bsSub(g->position[s], g->position[j]);
+	p.V = bsFluid_Volume(g->radius[j]);
+	p.grad = bsScale(f->gradFactor[k], p.x);
 	return p;
 }
 
