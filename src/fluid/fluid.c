@@ -16,7 +16,7 @@ static bool bsFluid_ReserveSlots(bsFluid* f, size_t slots, bool walls)
 		return !walls || f->wall != NULL || BS_ARRAY_RESIZE(f->wall, f->slotCapacity);
 	}
 	size_t n = bsArray_NextCapacity(f->slotCapacity, slots);
-	bool ok = BS_ARRAY_RESIZE(f->first, n + 1) && BS_ARRAY_RESIZE(f->density, n) &&
+	bool ok = BS_ARRAY_RESIZE(f->first, n + 1) && BS_ARRAY_RESIZE(f->density, n) && BS_ARRAY_RESIZE(f->volume, n) &&
 		BS_ARRAY_RESIZE(f->factor, n) && BS_ARRAY_RESIZE(f->kappa, n) && BS_ARRAY_RESIZE(f->nu, n);
 	for (int k = 0; ok && k < 4; ++k)
 	{
@@ -136,8 +136,23 @@ static void bsNeighbours_Range(void* context, size_t begin, size_t end, int work
 		else
 		{
 			f->first[s + 1] = bsFluid_ScanSlot(job->grid, (uint32_t)s, NULL);
+			f->volume[s] = bsFluid_Volume(job->grid->radius[s]);
 		}
 	}
+}
+
+// Room for total list entries: an eighth more than they need when they grow (not double: they are
+// most of the solver's bytes, and a fluid's pairs change little from a substep to the next).
+static bool bsFluid_ReserveLists(bsFluid* f, size_t total)
+{
+	if (total <= f->listCapacity)
+	{
+		return true;
+	}
+	size_t n = total + total / 8;
+	bool ok = BS_ARRAY_RESIZE(f->list, n) && BS_ARRAY_RESIZE(f->gradFactor, n);
+	f->listCapacity = ok ? n : f->listCapacity;  // one that grew before a failure keeps its room: harmless
+	return ok;
 }
 
 bsResult bsFluid_FindNeighbours(bsFluid* fluid, const bsNeighbourGrid* grid, bsPool* pool)
@@ -155,8 +170,7 @@ bsResult bsFluid_FindNeighbours(bsFluid* fluid, const bsNeighbourGrid* grid, bsP
 		}
 		fluid->first[s + 1] = (uint32_t)total;
 	}
-	if (!BS_ARRAY_RESERVE(fluid->list, fluid->listCapacity, (size_t)total) ||
-		!BS_ARRAY_RESERVE(fluid->gradFactor, fluid->gradCapacity, (size_t)total))
+	if (!bsFluid_ReserveLists(fluid, (size_t)total))
 	{
 		return bs_errOutOfMemory;
 	}
@@ -196,8 +210,8 @@ double bsFluid_LargestRate(bsFluid* fluid, const bsNeighbourGrid* grid, bsPool* 
 
 size_t bsFluid_Bytes(const bsFluid* f)
 {
-	size_t slot = sizeof(uint32_t) + 4 * sizeof(double) + 4 * sizeof(bsVec3) + (f->wall != NULL ? sizeof(bsFluidWall) : 0);
-	return f->slotCapacity * slot + f->listCapacity * sizeof(uint32_t) + f->gradCapacity * sizeof(double) +
+	size_t slot = sizeof(uint32_t) + 5 * sizeof(double) + 4 * sizeof(bsVec3) + (f->wall != NULL ? sizeof(bsFluidWall) : 0);
+	return f->slotCapacity * slot + f->listCapacity * (sizeof(uint32_t) + sizeof(double)) +
 		f->particleCapacity * 2 * sizeof(float) +
 		f->chunkCapacity * sizeof(double);
 }
@@ -208,6 +222,7 @@ void bsFluid_Free(bsFluid* f)
 	free(f->list);
 	free(f->gradFactor);
 	free(f->density);
+	free(f->volume);
 	free(f->factor);
 	free(f->kappa);
 	free(f->nu);

@@ -62,6 +62,7 @@ typedef struct bsFluid
 	uint32_t* first;    // slot s's neighbours are list[first[s] .. first[s + 1])
 	uint32_t* list;
 	double* gradFactor; // by list entry: dW(r, H) / r of the pair (0 at r = 0), by the density pass
+	double* volume;     // V = (2r)^3, by the neighbour search
 	double* density;    // rho / rho0
 	double* factor;     // DFSPH: 1 / (|sum V_j grad W_ij + grad Phi|^2 + sum |V_j grad W_ij|^2), 0: none
 	double* kappa;      // a pressure solve's current pressure (p / (rho0 rho^2) h^2-free form), scratch
@@ -72,7 +73,7 @@ typedef struct bsFluid
 	float* warmDensity;
 	float* warmDivergence;
 	double* chunkSum;   // per chunk sums of a pass, summed in chunk order
-	size_t slotCapacity, listCapacity, gradCapacity, particleCapacity, chunkCapacity;
+	size_t slotCapacity, listCapacity, particleCapacity, chunkCapacity;  // listCapacity: list and gradFactor
 	uint64_t listLength;
 	double substepScale; // the convergence rule's factor on the planned substeps (>= 1)
 	double rate;         // the largest |v| / r after a solve in the step at stepTime, 1/s
@@ -152,7 +153,7 @@ static inline bsFluidGrad bsFluid_Grad(const bsFluid* f, const bsNeighbourGrid* 
 	uint32_t j = f->list[k];
 	bsFluidGrad p;
 	p.x = bsSub(g->position[s], g->position[j]);
-	p.V = bsFluid_Volume(g->radius[j]);
+	p.V = f->volume[j];
 	p.grad = bsScale(f->gradFactor[k], p.x);
 	return p;
 }
