@@ -150,7 +150,7 @@ static bool bsFluid_ReserveLists(bsFluid* f, size_t total)
 		return true;
 	}
 	size_t n = total + total / 8;
-	bool ok = BS_ARRAY_RESIZE(f->list, n) && BS_ARRAY_RESIZE(f->gradFactor, n);
+	bool ok = BS_ARRAY_RESIZE(f->list, n) && BS_ARRAY_RESIZE(f->pairFactor, n);
 	f->listCapacity = ok ? n : f->listCapacity;  // one that grew before a failure keeps its room: harmless
 	return ok;
 }
@@ -220,7 +220,7 @@ void bsFluid_Free(bsFluid* f)
 {
 	free(f->first);
 	free(f->list);
-	free(f->gradFactor);
+	free(f->pairFactor);
 	free(f->density);
 	free(f->volume);
 	free(f->factor);
@@ -372,6 +372,7 @@ void bsFluid_Solve(bsFluid* fluid, const bsFluidDef* def, double density, bsNeig
 		bool converged;
 		report->viscosityIterations = (uint64_t)bsFluid_ViscositySolve(fluid, grid, def, density, h, pool, &converged);
 		report->unconverged += !converged;
+		bsFluid_KeepGradFactors(fluid, grid, pool);
 		bsFluid_ClipAll(fluid, grid, h, pool);
 	}
 	n = bsFluid_PressureSolve(fluid, grid, h, false, def->densityError, def->maxIterations, pool, &mean, &largest);

@@ -61,7 +61,10 @@ typedef struct bsFluid
 	// By slot, for the substep.
 	uint32_t* first;    // slot s's neighbours are list[first[s] .. first[s + 1])
 	uint32_t* list;
-	double* gradFactor; // by list entry: dW(r, H) / r of the pair (0 at r = 0), by the density pass
+	// By list entry, a factor of the pair that a solve reads every iteration: dW(r, H) / r (0 at r = 0)
+	// for the pressure solves, kept by the density pass (and again after the viscosity solve,
+	// bsFluid_KeepGradFactors); the viscosity solve's tensor factor while it runs.
+	double* pairFactor;
 	double* volume;     // V = (2r)^3, by the neighbour search
 	double* density;    // rho / rho0
 	double* factor;     // DFSPH: 1 / (|sum V_j grad W_ij + grad Phi|^2 + sum |V_j grad W_ij|^2), 0: none
@@ -73,7 +76,7 @@ typedef struct bsFluid
 	float* warmDensity;
 	float* warmDivergence;
 	double* chunkSum;   // per chunk sums of a pass, summed in chunk order
-	size_t slotCapacity, listCapacity, particleCapacity, chunkCapacity;  // listCapacity: list and gradFactor
+	size_t slotCapacity, listCapacity, particleCapacity, chunkCapacity;  // listCapacity: list and pairFactor
 	uint64_t listLength;
 	double substepScale; // the convergence rule's factor on the planned substeps (>= 1)
 	double rate;         // the largest |v| / r after a solve in the step at stepTime, 1/s
@@ -148,13 +151,19 @@ typedef struct bsFluidGrad
 	bsVec3 grad;
 } bsFluidGrad;
 
+// dW(r, H) / r of a pair: bsSph_GradW's factor (0 at r = 0).
+static inline double bsFluid_GradFactor(const bsFluidPair* p)
+{
+	return p->r > 0.0 ? bsSph_dW(p->r, p->H) / p->r : 0.0;
+}
+
 static inline bsFluidGrad bsFluid_Grad(const bsFluid* f, const bsNeighbourGrid* g, uint32_t s, uint32_t k)
 {
 	uint32_t j = f->list[k];
 	bsFluidGrad p;
 	p.x = bsSub(g->position[s], g->position[j]);
 	p.V = f->volume[j];
-	p.grad = bsScale(f->gradFactor[k], p.x);
+	p.grad = bsScale(f->pairFactor[k], p.x);
 	return p;
 }
 
@@ -165,6 +174,9 @@ void bsFluid_SumChunks(const bsFluid* fluid, uint32_t slots, int width, double* 
 // The passes, in the order bsFluid_Solve runs them (fluid_pressure.c, fluid_tension.c,
 // fluid_viscosity.c).
 void bsFluid_ComputeDensity(bsFluid* fluid, bsNeighbourGrid* grid, bsPool* pool);
+
+// pairFactor as dW(r, H) / r again (after the viscosity solve used it).
+void bsFluid_KeepGradFactors(bsFluid* fluid, const bsNeighbourGrid* grid, bsPool* pool);
 
 // One DFSPH solve (divergence-free or constant-density) to `tolerance` or maxIterations; its
 // iterations, and the mean and largest error it ended with.
