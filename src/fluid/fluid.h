@@ -76,6 +76,9 @@ typedef struct bsFluid
 	float* warmDensity;
 	float* warmDivergence;
 	double* chunkSum;   // per chunk sums of a pass, summed in chunk order
+	size_t* chunkAt;    // the neighbour search's: where a chunk's lists were scanned to (SIZE_MAX: not kept)
+	size_t* workerUsed; // the neighbour search's: the list entries each worker scanned so far
+	size_t chunkAtCapacity, workerCapacity;
 	size_t slotCapacity, listCapacity, particleCapacity, chunkCapacity;  // listCapacity: list and pairFactor
 	uint64_t listLength;
 	double substepScale; // the convergence rule's factor on the planned substeps (>= 1)
