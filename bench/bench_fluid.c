@@ -51,7 +51,8 @@ typedef struct bsFluidTiming
 	double seconds[bs_benchFluidMaxFrames];  // wall, a frame
 	double cpu[bs_benchFluidMaxFrames];      // CPU of all threads, a frame
 	bsStepStats total;                       // summed over the frames (maxima for the errors)
-	size_t gridBytes, fluidBytes, particleBytes;
+	size_t gridBytes, particleBytes;
+	bsFluidBytes fluid;
 	uint64_t hash;
 } bsFluidTiming;
 
@@ -141,7 +142,10 @@ static bsResult bsTimeFluid(const bsFluidScene* s, int threads, int frames, bsFl
 	{
 		out->particleBytes = p.capacity * BS_BENCH_PARTICLE_BYTES;
 		out->gridBytes = bsNeighbourGrid_Bytes(&world->grid);
-		out->fluidBytes = world->fluid != NULL ? bsFluid_Bytes(world->fluid) : 0;
+		if (world->fluid != NULL)
+		{
+			out->fluid = bsFluid_ByteParts(world->fluid);
+		}
 		out->hash = bsFnv1a(bsFnv1a(BS_FNV1A_BASIS, p.position, p.count * sizeof(bsVec3)), p.velocity,
 			p.count * sizeof(bsVec3));
 	}
@@ -183,10 +187,13 @@ static void bsPrintFluidRow(int threads, int frames, size_t count, const bsFluid
 static void bsPrintFluidMemory(size_t count, const bsFluidTiming* t)
 {
 	double n = (double)count;
-	printf("  memory: %.1f bytes a particle = particles %.1f + neighbour grid %.1f + solver %.1f "
-		"(bsFluid_Bytes: lists, by-slot arrays, walls, warm starts)\n",
-		(double)(t->particleBytes + t->gridBytes + t->fluidBytes) / n, (double)t->particleBytes / n,
-		(double)t->gridBytes / n, (double)t->fluidBytes / n);
+	const bsFluidBytes* f = &t->fluid;
+	size_t solver = f->lists + f->slots + f->walls + f->particles + f->chunks;
+	printf("  memory: %.1f bytes a particle = particles %.1f + neighbour grid %.1f + solver %.1f (neighbour "
+		"lists and pair factors %.1f, by-slot arrays %.1f, wall records %.1f, warm starts %.1f, chunks %.1f)\n",
+		(double)(t->particleBytes + t->gridBytes + solver) / n, (double)t->particleBytes / n,
+		(double)t->gridBytes / n, (double)solver / n, (double)f->lists / n, (double)f->slots / n,
+		(double)f->walls / n, (double)f->particles / n, (double)f->chunks / n);
 }
 
 static int bsBenchFluidMaterial(long long count, int frames, const char* material, uint64_t* checksum)

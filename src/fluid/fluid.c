@@ -256,12 +256,21 @@ double bsFluid_LargestRate(bsFluid* fluid, const bsNeighbourGrid* grid, bsPool* 
 	return largest;
 }
 
+bsFluidBytes bsFluid_ByteParts(const bsFluid* f)
+{
+	bsFluidBytes b;
+	b.lists = f->listCapacity * (sizeof(uint32_t) + sizeof(double));
+	b.slots = f->slotCapacity * (sizeof(uint32_t) + 5 * sizeof(double) + 4 * sizeof(bsVec3));
+	b.walls = f->wall != NULL ? f->slotCapacity * sizeof(bsFluidWall) : 0;
+	b.particles = f->particleCapacity * 2 * sizeof(float);
+	b.chunks = f->chunkCapacity * sizeof(double) + f->chunkAtCapacity * sizeof(size_t) + f->workerCapacity * sizeof(size_t);
+	return b;
+}
+
 size_t bsFluid_Bytes(const bsFluid* f)
 {
-	size_t slot = sizeof(uint32_t) + 5 * sizeof(double) + 4 * sizeof(bsVec3) + (f->wall != NULL ? sizeof(bsFluidWall) : 0);
-	return f->slotCapacity * slot + f->listCapacity * (sizeof(uint32_t) + sizeof(double)) +
-		f->particleCapacity * 2 * sizeof(float) +
-		f->chunkCapacity * sizeof(double) + f->chunkAtCapacity * sizeof(size_t) + f->workerCapacity * sizeof(size_t);
+	bsFluidBytes b = bsFluid_ByteParts(f);
+	return b.lists + b.slots + b.walls + b.particles + b.chunks;
 }
 
 void bsFluid_Free(bsFluid* f)

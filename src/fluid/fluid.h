@@ -104,6 +104,16 @@ bsResult bsFluid_FindNeighbours(bsFluid* fluid, const bsNeighbourGrid* grid, bsP
 void bsFluid_Solve(bsFluid* fluid, const bsFluidDef* def, double density, bsNeighbourGrid* grid, double h,
 	bsPool* pool, bsFluidReport* report);
 
+// The solver's bytes, and the same by kind: the neighbour lists with their pair factors (12 bytes a
+// listed neighbour), the by-slot arrays (first, volume, density, factor, kappa, nu, 4 vectors: 140
+// bytes a slot), the wall records (a slot's, when any collider has walls), the warm starts by
+// particle, and the chunks' and workers' small arrays.
+typedef struct bsFluidBytes
+{
+	size_t lists, slots, walls, particles, chunks;
+} bsFluidBytes;
+
+bsFluidBytes bsFluid_ByteParts(const bsFluid* fluid);
 size_t bsFluid_Bytes(const bsFluid* fluid);
 
 // The largest |v| / r of the slots (their speed over their radius).
