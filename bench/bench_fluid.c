@@ -50,6 +50,7 @@ typedef struct bsFluidTiming
 {
 	double seconds[bs_benchFluidMaxFrames];  // wall, a frame
 	double cpu[bs_benchFluidMaxFrames];      // CPU of all threads, a frame
+	uint64_t substeps[bs_benchFluidMaxFrames];
 	bsStepStats total;                       // summed over the frames (maxima for the errors)
 	size_t gridBytes, particleBytes;
 	bsFluidBytes fluid;
@@ -136,6 +137,7 @@ static bsResult bsTimeFluid(const bsFluidScene* s, int threads, int frames, bsFl
 		r = bsWorld_Step(world, &s->def, &p, &stats);
 		out->seconds[k] = bsNow() - t0;
 		out->cpu[k] = bsCpuNow() - c0;
+		out->substeps[k] = stats.fluidSubsteps;
 		bsFluidTiming_Add(&out->total, &stats);
 	}
 	if (r == bs_ok)
@@ -172,14 +174,19 @@ static void bsPrintFluidRow(int threads, int frames, size_t count, const bsFluid
 {
 	double substeps = (double)t->total.fluidSubsteps;
 	double per = substeps > 0.0 ? 1.0 / substeps : 0.0;
-	printf("  %-8d %9.3f %9.3f %9.1f %8.1f %8.1f %8.1f %8" PRIu64 " %10.1f %9.2g  ", threads,
+	double cpu = 0.0;
+	for (int k = 0; k < frames; ++k)
+	{
+		cpu += t->cpu[k];
+	}
+	printf("  %-8d %9.3f %9.3f %9.1f %8.1f %8.1f %8.1f %8" PRIu64 " %7.1f %9.2g %9.2f  ", threads,
 		bsMedianOf(t->seconds, frames), bsMedianOf(t->cpu, frames), substeps / frames,
 		(double)t->total.divergenceIterations * per, (double)t->total.densityIterations * per,
 		(double)t->total.viscosityIterations * per, t->total.unconverged, (double)t->total.pairs * per / (double)count,
-		t->total.densityErrorMean);
+		t->total.densityErrorMean, 1e6 * cpu * per / (double)count);
 	for (int k = 0; k < frames; ++k)
 	{
-		printf("%s%.3f", k == 0 ? "" : " ", t->seconds[k]);
+		printf("%s%.3f/%.3f/%" PRIu64, k == 0 ? "" : " ", t->seconds[k], t->cpu[k], t->substeps[k]);
 	}
 	printf("\n");
 }
@@ -212,10 +219,12 @@ static int bsBenchFluidMaterial(long long count, int frames, const char* materia
 		"%d frames of 1/24 s from rest, the median frame\n", material, s.start.count, s.n[0], s.n[1], s.n[2],
 		bs_benchFluidRadius, material, s.def.interaction.density, f->kinematicViscosity, f->surfaceTension,
 		f->adhesion, frames);
-	printf("  (iterations a substep; unconv.: solves stopped at their limit; pairs: listed neighbours a "
-		"particle; err: largest mean compression)\n");
-	printf("  %-8s %9s %9s %9s %8s %8s %8s %8s %10s %9s  %s\n", "threads", "s/frame", "cpu s", "substeps",
-		"div it", "dens it", "visc it", "unconv.", "pairs", "err", "frames (s)");
+	printf("  (s/frame: wall, the median frame; cpu s: CPU of all threads, the median frame; substeps a frame; "
+		"iterations a substep; unconv.: solves stopped at their limit; pairs: listed neighbours a particle; "
+		"err: largest mean compression; us/ps: CPU microseconds a particle a substep, all frames; each "
+		"frame: wall s/CPU s/substeps)\n");
+	printf("  %-8s %9s %9s %9s %8s %8s %8s %8s %7s %9s %9s  %s\n", "threads", "s/frame", "cpu s", "substeps",
+		"div it", "dens it", "visc it", "unconv.", "pairs", "err", "us/ps", "frames");
 	fflush(stdout);
 	uint64_t hashes[2] = {0, 0};
 	int status = 0;
