@@ -67,7 +67,8 @@ static void bsViscosity_KeepPairs(const bsViscosityJob* job, uint32_t s)
 	}
 }
 
-// (A p)_i: V_i p_i - h V_i (lap p)_i, walls at rest (their velocity is in the right-hand side).
+// (A p)_i: V_i p_i - h V_i (lap p)_i, walls at rest (their velocity is in the right-hand side); the
+// pairs' factors as bsViscosity_KeepPairs kept them (as the Jacobi diagonal reads them too).
 static bsVec3 bsViscosity_Apply(const bsViscosityJob* job, uint32_t s, const bsVec3* p)
 {
 	const bsFluid* f = job->fluid;
