@@ -12,6 +12,7 @@
 
 #include "bench_embree.h"
 #include "bench_field.h"
+#include "bench_fluid.h"
 #include "bench_particles.h"
 #include "bench_sensors.h"
 #include "boxf.h"
@@ -93,6 +94,9 @@ typedef struct bsBenchOptions
 	bool field;           // the field part (bench_field.c)
 	int gridResolution;   // its lookup-rate grid's cells along each axis
 	bool sensors;         // the sensor-particle part (bench_sensors.c), only with --only sensors
+	bool fluid;           // the fluid part (bench_fluid.c), only with --only fluid
+	int fluidFrames;      // its frames of 1/24 s
+	unsigned fluidMaterials;  // its materials (bs_benchFluid* bits)
 	int sensorFrames;     // its queries per letter pair
 	bool vsEmbree;     // --vs embree: the side-by-side comparison (bench_embree.c)
 	bsVsEmbreeDef vs;  // its sizes; seed and threads come from --seed and --threads
@@ -126,6 +130,10 @@ static void bsBenchUsage(FILE* f)
 		"  sensors only with --only sensors: Senin et al.'s sensor particles on two \"T\" (3 each) and\n"
 		"          two \"W\" (5 each) over a scripted approach, --sensor-frames queries each: ms per\n"
 		"          query against the paper and the exact BVH-BVH distance, and the sensors' error.\n"
+		"  fluid   only with --only fluid: a dam-break column of --particles N particles (n x 2n x n/2,\n"
+		"          r 5 mm) in a box of planes, the water and slime presets (particles.material), stepped\n"
+		"          --fluid-frames frames of 1/24 s from rest with 1 and 2 threads: seconds a frame\n"
+		"          (median), substeps a frame, the solves' iterations a substep, bytes a particle.\n"
 		"  embree  with --vs embree, after the parts above: the same scenes and identical queries\n"
 		"          through Embree 3 and blobsim, rounds alternated, medians: rays (rtcIntersect1 vs\n"
 		"          bsRayBvh_Ray on the BVH's 8-wide ray copy), sweeps (Embree user geometry calling\n"
@@ -149,9 +157,11 @@ static void bsBenchUsage(FILE* f)
 		"  --seed S         random seed, an unsigned 64-bit integer (default 1)\n"
 		"  --runs K         time K runs and report the best (default %d)\n"
 		"  --sensor-frames N  queries per letter pair of the sensors part (default 2000)\n"
+		"  --fluid-frames N frames of 1/24 s of the fluid part, 1..64 (default 3)\n"
+		"  --fluid-material LIST  the fluid part's presets, comma-separated: water, slime (default both)\n"
 		"  --csv FILE       also write the results to FILE as CSV\n"
-		"  --only PART      run one part only: table1, bvh, particles, field, sensors or embree (embree implies --vs\n"
-		"                   embree)\n"
+		"  --only PART      run one part only: table1, bvh, particles, field, sensors, fluid or embree\n"
+		"                   (embree implies --vs embree)\n"
 		"  --vs embree      also compare with Embree (the embree part)\n"
 		"  --vs-queries N   queries per heightfield set of the embree part (default %lld); also\n"
 		"                   caps the figure sets (snow, slime: all their particles by default)\n"
@@ -227,6 +237,8 @@ static bsBenchOptions bsDefaultBenchOptions(void)
 	o.field = true;
 	o.gridResolution = 64;
 	o.sensorFrames = 2000;
+	o.fluidFrames = 3;
+	o.fluidMaterials = bs_benchFluidWater | bs_benchFluidSlime;
 	o.vs = bsDefaultVsEmbreeDef();
 	return o;
 }
@@ -280,9 +292,11 @@ static int bsMatchIntOptions(const char* cmd, int argc, char** argv, int* i, con
 static bool bsBenchOptions_Only(bsBenchOptions* o, const char* value)
 {
 	if (strcmp(value, "table1") != 0 && strcmp(value, "bvh") != 0 && strcmp(value, "particles") != 0 &&
-		strcmp(value, "embree") != 0 && strcmp(value, "field") != 0 && strcmp(value, "sensors") != 0)
+		strcmp(value, "embree") != 0 && strcmp(value, "field") != 0 && strcmp(value, "sensors") != 0 &&
+		strcmp(value, "fluid") != 0)
 	{
-		bsUsageError(bs_benchCommand, "--only: expected table1, bvh, particles, field, sensors or embree, got", value);
+		bsUsageError(bs_benchCommand, "--only: expected table1, bvh, particles, field, sensors, fluid or embree, got",
+			value);
 		return false;
 	}
 	o->table1 = strcmp(value, "table1") == 0;
@@ -290,6 +304,7 @@ static bool bsBenchOptions_Only(bsBenchOptions* o, const char* value)
 	o->vsEmbree = strcmp(value, "embree") == 0;
 	o->field = strcmp(value, "field") == 0;
 	o->sensors = strcmp(value, "sensors") == 0;
+	o->fluid = strcmp(value, "fluid") == 0;
 	return true;
 }
 
@@ -344,6 +359,11 @@ static int bsMatchBenchOption(int argc, char** argv, int* i, bsBenchOptions* o, 
 		}
 		o->csvPath = value;
 		return 1;
+	}
+	if ((m = bsMatchOption(cmd, "--fluid-material", argc, argv, i, &value)) != 0)
+	{
+		static const char* const materials[] = {"water", "slime"};
+		return m < 0 || !bsParseVsList(cmd, "--fluid-material", value, materials, 2, &o->fluidMaterials) ? -1 : 1;
 	}
 	if ((m = bsMatchOption(cmd, "--only", argc, argv, i, &value)) != 0)
 	{
@@ -441,6 +461,7 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 		{"--threads", 0, 1024, NULL, NULL, &o->threads},
 		{"--runs", 1, 1000, NULL, NULL, &o->runs},
 		{"--sensor-frames", 2, 1000000, NULL, NULL, &o->sensorFrames},
+		{"--fluid-frames", 1, 64, NULL, NULL, &o->fluidFrames},
 		{"--vs-queries", 1, 100000000LL, &o->vs.queries, &o->vs.figureQueries, NULL},
 		{"--vs-resolution", 2, 4096, NULL, NULL, &o->vs.resolution},
 		{"--vs-rounds", 1, 1000, NULL, NULL, &o->vs.rounds},
@@ -475,7 +496,7 @@ static int bsParseBenchOptions(int argc, char** argv, bsBenchOptions* o)
 	}
 	// --only names one part; the particle part runs unless another is named (or --particles 0), and
 	// the field part with it (the same count), or alone with --only field.
-	if (only != NULL && strcmp(only, "particles") != 0 && strcmp(only, "field") != 0)
+	if (only != NULL && strcmp(only, "particles") != 0 && strcmp(only, "field") != 0 && strcmp(only, "fluid") != 0)
 	{
 		o->particles = 0;
 	}
@@ -1383,6 +1404,10 @@ int bsBenchMain(int argc, char** argv)
 	if (o.field && o.particles > 0 && status == bs_exitOk)
 	{
 		status = bsBenchField(o.particles, o.seed, o.gridResolution, &checksum) != 0 ? bs_exitFailure : status;
+	}
+	if (o.fluid && o.particles > 0 && status == bs_exitOk)
+	{
+		status = bsBenchFluid(o.particles, o.fluidFrames, o.fluidMaterials, &checksum) != 0 ? bs_exitFailure : status;
 	}
 	if (o.sensors && status == bs_exitOk)
 	{

@@ -57,7 +57,7 @@ static bsResult bsBenchPack(size_t count, uint64_t seed, bsParticles* p, double*
 	return bs_ok;
 }
 
-static bsResult bsCopyParticles(const bsParticles* from, bsParticles* to)
+bsResult bsBenchCopyParticles(const bsParticles* from, bsParticles* to)
 {
 	bsResult r = bsParticles_Alloc(to, from->count);
 	if (r == bs_ok)
@@ -108,7 +108,7 @@ static bsResult bsTimeParticles(const bsParticles* start, const bsStepDef* def, 
 	wd.threads = threads;
 	bsWorld* world = bsWorld_Create(&wd);
 	bsPool* pool = bsPool_Create(threads);
-	bsResult r = world == NULL || pool == NULL ? bs_errOutOfMemory : bsCopyParticles(start, &p);
+	bsResult r = world == NULL || pool == NULL ? bs_errOutOfMemory : bsBenchCopyParticles(start, &p);
 	r = r == bs_ok ? bsWorld_AddPlanes(world, planes, 5) : r;
 	double steps[bs_benchParticleSteps], grids[bs_benchParticleSteps], cpus[bs_benchParticleSteps];
 	bsNeighbourGrid grid;

@@ -107,7 +107,7 @@ static void bsRunUsage(FILE* f, bool check)
 		"                    refuse the run (exit 1, before allocating the particles) when its\n"
 		"                    estimated memory exceeds BYTES; suffixes K, M, G (powers of 1024), 0 = no\n"
 		"                    cap (default: the machine's physical memory). The estimate is particles x\n"
-		"                    61 bytes (+ 72 with particles.interaction, + 300 instead with the fluid,\n"
+		"                    61 bytes (+ 72 with particles.interaction, + 816 instead with the fluid,\n"
 		"                    + 64 with particles.accumulate, + 28 with motion.sleep, + 1 with an\n"
 		"                    interaction and either) + triangles x 304 bytes (mesh and BVH; the moving\n"
 		"                    bodies' too) + the field's grid and compressed tree (as built) + 9 bytes\n"
@@ -668,9 +668,11 @@ enum
 {
 	bs_memoryPerParticle = 61,                              // particles.h
 	bs_memoryInteraction = 72,                              // the neighbour grid (neighbour_grid.h)
-	// The fluid interaction's bytes a particle (its solver's arrays), in place of bs_memoryInteraction:
-	// a PLACEHOLDER until the solver's measured figure replaces it (the target, 300 at most).
-	bs_memoryFluidPlaceholder = 300,
+	// The fluid interaction's bytes a particle, in place of bs_memoryInteraction: the neighbour grid
+	// (65) and the solver's arrays (751: neighbour lists and pair factors 366 at 27 neighbours, the
+	// by-slot arrays 140, a wall record 240, warm starts 8), as `blobsim bench --only fluid` measured
+	// them on 100,000 particles of water in a box of planes (docs/performance.md).
+	bs_memoryFluid = 816,
 	bs_memoryFixedNeighbour = 1,                            // its fixed flag, with stuck or sleeping neighbours
 	bs_memoryAccumulation = 64,                             // the stuck grid (stuck_grid.c): a slot's 52 bytes,
 	                                                        // slotOf's 4, at most 2 buckets of 4
@@ -711,7 +713,7 @@ static int bsMemoryPerParticle(const bsConfig* c)
 {
 	bool interaction = c->step.interaction.type != bs_interactionNone;
 	bool fixed = c->particles.accumulate || c->step.sleepSteps > 0;
-	int own = c->step.interaction.type == bs_interactionFluid ? bs_memoryFluidPlaceholder : bs_memoryInteraction;
+	int own = c->step.interaction.type == bs_interactionFluid ? bs_memoryFluid : bs_memoryInteraction;
 	return bs_memoryPerParticle + (interaction ? own : 0) +
 		(interaction && fixed ? bs_memoryFixedNeighbour : 0) + (c->particles.accumulate ? bs_memoryAccumulation : 0) +
 		(c->step.sleepSteps > 0 ? bs_memorySleep : 0);

@@ -16,7 +16,7 @@ static bool bsFluid_ReserveSlots(bsFluid* f, size_t slots, bool walls)
 		return !walls || f->wall != NULL || BS_ARRAY_RESIZE(f->wall, f->slotCapacity);
 	}
 	size_t n = bsArray_NextCapacity(f->slotCapacity, slots);
-	bool ok = BS_ARRAY_RESIZE(f->first, n + 1) && BS_ARRAY_RESIZE(f->density, n) &&
+	bool ok = BS_ARRAY_RESIZE(f->first, n + 1) && BS_ARRAY_RESIZE(f->density, n) && BS_ARRAY_RESIZE(f->volume, n) &&
 		BS_ARRAY_RESIZE(f->factor, n) && BS_ARRAY_RESIZE(f->kappa, n) && BS_ARRAY_RESIZE(f->nu, n);
 	for (int k = 0; ok && k < 4; ++k)
 	{
@@ -52,7 +52,8 @@ bsResult bsFluid_Reserve(bsFluid* fluid, const bsNeighbourGrid* grid, size_t par
 {
 	size_t chunks = grid->count / bs_fluidGrain + 1;
 	if (!bsFluid_ReserveSlots(fluid, grid->count, walls) || !bsFluid_ReserveParticles(fluid, particles) ||
-		!BS_ARRAY_RESERVE(fluid->chunkSum, fluid->chunkCapacity, chunks * 4))
+		!BS_ARRAY_RESERVE(fluid->chunkSum, fluid->chunkCapacity, chunks * 4) ||
+		!BS_ARRAY_RESERVE(fluid->chunkAt, fluid->chunkAtCapacity, chunks))
 	{
 		return bs_errOutOfMemory;
 	}
@@ -82,15 +83,22 @@ void bsFluid_SumChunks(const bsFluid* fluid, uint32_t slots, int width, double* 
 
 // --- neighbour lists ---
 
+// One scan a slot: each worker writes the lists of the chunks it takes one after another into its own
+// part of the pair factors' room (unused until the density pass), and records where each chunk's
+// went; after the prefix sum of the counts each chunk's lists are copied into place. A chunk that does
+// not fit its worker's part (the first substep, or a worker that took most chunks) is scanned again
+// into place. The lists are the same whichever worker scanned which chunk.
 typedef struct bsNeighbourJob
 {
 	bsFluid* fluid;
 	const bsNeighbourGrid* grid;
-	bool fill;  // false: count into first[s + 1]; true: write the lists
+	uint32_t* scratch;  // the pair factors' room as list entries
+	size_t part;        // each worker's part of it: scratch + worker x part
 } bsNeighbourJob;
 
-// Slot s's neighbours within support, in the grid's fixed order: counted, or written from first[s].
-static uint32_t bsFluid_ScanSlot(const bsNeighbourGrid* grid, uint32_t s, uint32_t* out)
+// Slot s's neighbours within support, in the grid's fixed order: counted, and the first `room` written
+// to out (when not NULL).
+static uint32_t bsFluid_ScanSlot(const bsNeighbourGrid* grid, uint32_t s, uint32_t* out, size_t room)
 {
 	bsVec3 xi = grid->position[s];
 	double ri = grid->radius[s];
@@ -111,7 +119,7 @@ static uint32_t bsFluid_ScanSlot(const bsNeighbourGrid* grid, uint32_t s, uint32
 			double H = 2.0 * (ri + grid->radius[t]);
 			if (d2 < H * H)
 			{
-				if (out != NULL)
+				if (out != NULL && n < room)
 				{
 					out[n] = t;
 				}
@@ -122,46 +130,101 @@ static uint32_t bsFluid_ScanSlot(const bsNeighbourGrid* grid, uint32_t s, uint32
 	return n;
 }
 
-static void bsNeighbours_Range(void* context, size_t begin, size_t end, int worker)
+// Counts into first[s + 1], the lists into the worker's part while they fit, the slots' volumes.
+static void bsNeighboursScan_Range(void* context, size_t begin, size_t end, int worker)
+{
+	bsNeighbourJob* job = context;
+	bsFluid* f = job->fluid;
+	uint32_t* part = job->scratch != NULL ? job->scratch + (size_t)worker * job->part : NULL;
+	size_t start = f->workerUsed[worker], used = start;
+	bool fits = part != NULL;
+	for (size_t s = begin; s < end; ++s)
+	{
+		size_t room = fits ? job->part - used : 0;
+		uint32_t n = bsFluid_ScanSlot(job->grid, (uint32_t)s, fits ? part + used : NULL, room);
+		fits = fits && n <= room;
+		used += n;
+		f->first[s + 1] = n;
+		f->volume[s] = bsFluid_Volume(job->grid->radius[s]);
+	}
+	f->chunkAt[begin / bs_fluidGrain] = fits ? (size_t)worker * job->part + start : SIZE_MAX;
+	f->workerUsed[worker] = fits ? used : start;
+}
+
+// Each chunk's lists into place: copied from where the scan left them, or scanned again.
+static void bsNeighboursPlace_Range(void* context, size_t begin, size_t end, int worker)
 {
 	(void)worker;
 	bsNeighbourJob* job = context;
 	bsFluid* f = job->fluid;
+	size_t at = f->chunkAt[begin / bs_fluidGrain];
+	if (at != SIZE_MAX)
+	{
+		memcpy(f->list + f->first[begin], job->scratch + at, (f->first[end] - f->first[begin]) * sizeof(uint32_t));
+		return;
+	}
 	for (size_t s = begin; s < end; ++s)
 	{
-		if (job->fill)
-		{
-			bsFluid_ScanSlot(job->grid, (uint32_t)s, f->list + f->first[s]);
-		}
-		else
-		{
-			f->first[s + 1] = bsFluid_ScanSlot(job->grid, (uint32_t)s, NULL);
-		}
+		bsFluid_ScanSlot(job->grid, (uint32_t)s, f->list + f->first[s], SIZE_MAX);
 	}
+}
+
+// Room for total list entries: an eighth more than they need when they grow (not double: they are
+// most of the solver's bytes, and a fluid's pairs change little from a substep to the next).
+static bool bsFluid_ReserveLists(bsFluid* f, size_t total)
+{
+	if (total <= f->listCapacity)
+	{
+		return true;
+	}
+	size_t n = total + total / 8;
+	bool ok = BS_ARRAY_RESIZE(f->list, n) && BS_ARRAY_RESIZE(f->pairFactor, n);
+	f->listCapacity = ok ? n : f->listCapacity;  // one that grew before a failure keeps its room: harmless
+	return ok;
+}
+
+// The counts as offsets: first[s] the start of slot s's list; their total (bs_errTooLarge past 2^32 - 1).
+static bsResult bsFluid_Offsets(bsFluid* fluid, uint32_t count, uint64_t* total)
+{
+	uint64_t sum = 0;
+	fluid->first[0] = 0;
+	for (uint32_t s = 0; s < count; ++s)
+	{
+		sum += fluid->first[s + 1];
+		if (sum >= UINT32_MAX)
+		{
+			return bs_errTooLarge;
+		}
+		fluid->first[s + 1] = (uint32_t)sum;
+	}
+	*total = sum;
+	return bs_ok;
 }
 
 bsResult bsFluid_FindNeighbours(bsFluid* fluid, const bsNeighbourGrid* grid, bsPool* pool)
 {
-	bsNeighbourJob job = {fluid, grid, false};
-	fluid->first[0] = 0;
-	bsPool_For(pool, grid->count, bs_fluidGrain, bsNeighbours_Range, &job);
-	uint64_t total = 0;
-	for (uint32_t s = 0; s < grid->count; ++s)
+	int threads = pool != NULL ? bsPool_ThreadCount(pool) : 1;
+	if (!BS_ARRAY_RESERVE(fluid->workerUsed, fluid->workerCapacity, (size_t)threads))
 	{
-		total += fluid->first[s + 1];
-		if (total >= UINT32_MAX)
-		{
-			return bs_errTooLarge;
-		}
-		fluid->first[s + 1] = (uint32_t)total;
+		return bs_errOutOfMemory;
 	}
-	if (!BS_ARRAY_RESERVE(fluid->list, fluid->listCapacity, (size_t)total))
+	memset(fluid->workerUsed, 0, (size_t)threads * sizeof(size_t));
+	size_t room = fluid->listCapacity * (sizeof(double) / sizeof(uint32_t));
+	bsNeighbourJob job = {fluid, grid, (uint32_t*)fluid->pairFactor, room / (size_t)threads};
+	bsPool_For(pool, grid->count, bs_fluidGrain, bsNeighboursScan_Range, &job);
+	uint64_t total = 0;
+	bsResult r = bsFluid_Offsets(fluid, grid->count, &total);
+	if (r != bs_ok)
+	{
+		return r;
+	}
+	if (!bsFluid_ReserveLists(fluid, (size_t)total))
 	{
 		return bs_errOutOfMemory;
 	}
 	fluid->listLength = total;
-	job.fill = true;
-	bsPool_For(pool, grid->count, bs_fluidGrain, bsNeighbours_Range, &job);
+	job.scratch = (uint32_t*)fluid->pairFactor;  // moved when it grew, its contents kept
+	bsPool_For(pool, grid->count, bs_fluidGrain, bsNeighboursPlace_Range, &job);
 	return bs_ok;
 }
 
@@ -193,18 +256,30 @@ double bsFluid_LargestRate(bsFluid* fluid, const bsNeighbourGrid* grid, bsPool* 
 	return largest;
 }
 
+bsFluidBytes bsFluid_ByteParts(const bsFluid* f)
+{
+	bsFluidBytes b;
+	b.lists = f->listCapacity * (sizeof(uint32_t) + sizeof(double));
+	b.slots = f->slotCapacity * (sizeof(uint32_t) + 5 * sizeof(double) + 4 * sizeof(bsVec3));
+	b.walls = f->wall != NULL ? f->slotCapacity * sizeof(bsFluidWall) : 0;
+	b.particles = f->particleCapacity * 2 * sizeof(float);
+	b.chunks = f->chunkCapacity * sizeof(double) + f->chunkAtCapacity * sizeof(size_t) + f->workerCapacity * sizeof(size_t);
+	return b;
+}
+
 size_t bsFluid_Bytes(const bsFluid* f)
 {
-	size_t slot = sizeof(uint32_t) + 4 * sizeof(double) + 4 * sizeof(bsVec3) + (f->wall != NULL ? sizeof(bsFluidWall) : 0);
-	return f->slotCapacity * slot + f->listCapacity * sizeof(uint32_t) + f->particleCapacity * 2 * sizeof(float) +
-		f->chunkCapacity * sizeof(double);
+	bsFluidBytes b = bsFluid_ByteParts(f);
+	return b.lists + b.slots + b.walls + b.particles + b.chunks;
 }
 
 void bsFluid_Free(bsFluid* f)
 {
 	free(f->first);
 	free(f->list);
+	free(f->pairFactor);
 	free(f->density);
+	free(f->volume);
 	free(f->factor);
 	free(f->kappa);
 	free(f->nu);
@@ -216,6 +291,8 @@ void bsFluid_Free(bsFluid* f)
 	free(f->warmDensity);
 	free(f->warmDivergence);
 	free(f->chunkSum);
+	free(f->chunkAt);
+	free(f->workerUsed);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -359,6 +436,7 @@ void bsFluid_Solve(bsFluid* fluid, const bsFluidDef* def, double density, bsNeig
 		bool converged;
 		report->viscosityIterations = (uint64_t)bsFluid_ViscositySolve(fluid, grid, def, density, h, pool, &converged);
 		report->unconverged += !converged;
+		bsFluid_KeepGradFactors(fluid, grid, pool);
 		bsFluid_ClipAll(fluid, grid, h, pool);
 	}
 	n = bsFluid_PressureSolve(fluid, grid, h, false, def->densityError, def->maxIterations, pool, &mean, &largest);

@@ -61,6 +61,11 @@ typedef struct bsFluid
 	// By slot, for the substep.
 	uint32_t* first;    // slot s's neighbours are list[first[s] .. first[s + 1])
 	uint32_t* list;
+	// By list entry, a factor of the pair that a solve reads every iteration: dW(r, H) / r (0 at r = 0)
+	// for the pressure solves, kept by the density pass (and again after the viscosity solve,
+	// bsFluid_KeepGradFactors); the viscosity solve's tensor factor while it runs.
+	double* pairFactor;
+	double* volume;     // V = (2r)^3, by the neighbour search
 	double* density;    // rho / rho0
 	double* factor;     // DFSPH: 1 / (|sum V_j grad W_ij + grad Phi|^2 + sum |V_j grad W_ij|^2), 0: none
 	double* kappa;      // a pressure solve's current pressure (p / (rho0 rho^2) h^2-free form), scratch
@@ -71,7 +76,10 @@ typedef struct bsFluid
 	float* warmDensity;
 	float* warmDivergence;
 	double* chunkSum;   // per chunk sums of a pass, summed in chunk order
-	size_t slotCapacity, listCapacity, particleCapacity, chunkCapacity;
+	size_t* chunkAt;    // the neighbour search's: where a chunk's lists were scanned to (SIZE_MAX: not kept)
+	size_t* workerUsed; // the neighbour search's: the list entries each worker scanned so far
+	size_t chunkAtCapacity, workerCapacity;
+	size_t slotCapacity, listCapacity, particleCapacity, chunkCapacity;  // listCapacity: list and pairFactor
 	uint64_t listLength;
 	double substepScale; // the convergence rule's factor on the planned substeps (>= 1)
 	double rate;         // the largest |v| / r after a solve in the step at stepTime, 1/s
@@ -96,6 +104,16 @@ bsResult bsFluid_FindNeighbours(bsFluid* fluid, const bsNeighbourGrid* grid, bsP
 void bsFluid_Solve(bsFluid* fluid, const bsFluidDef* def, double density, bsNeighbourGrid* grid, double h,
 	bsPool* pool, bsFluidReport* report);
 
+// The solver's bytes, and the same by kind: the neighbour lists with their pair factors (12 bytes a
+// listed neighbour), the by-slot arrays (first, volume, density, factor, kappa, nu, 4 vectors: 140
+// bytes a slot), the wall records (a slot's, when any collider has walls), the warm starts by
+// particle, and the chunks' and workers' small arrays.
+typedef struct bsFluidBytes
+{
+	size_t lists, slots, walls, particles, chunks;
+} bsFluidBytes;
+
+bsFluidBytes bsFluid_ByteParts(const bsFluid* fluid);
 size_t bsFluid_Bytes(const bsFluid* fluid);
 
 // The largest |v| / r of the slots (their speed over their radius).
@@ -137,6 +155,31 @@ static inline bsFluidPair bsFluid_Pair(const bsNeighbourGrid* g, uint32_t s, uin
 	return p;
 }
 
+// The pair of slot s and its k-th list entry j as the pressure passes read it, from the factor the
+// density pass kept: x = x_s - x_j, j's volume and grad W at x, the same bytes as bsFluid_Pair's.
+typedef struct bsFluidGrad
+{
+	bsVec3 x;
+	double V;
+	bsVec3 grad;
+} bsFluidGrad;
+
+// dW(r, H) / r of a pair: bsSph_GradW's factor (0 at r = 0).
+static inline double bsFluid_GradFactor(const bsFluidPair* p)
+{
+	return p->r > 0.0 ? bsSph_dW(p->r, p->H) / p->r : 0.0;
+}
+
+static inline bsFluidGrad bsFluid_Grad(const bsFluid* f, const bsNeighbourGrid* g, uint32_t s, uint32_t k)
+{
+	uint32_t j = f->list[k];
+	bsFluidGrad p;
+	p.x = bsSub(g->position[s], g->position[j]);
+	p.V = f->volume[j];
+	p.grad = bsScale(f->pairFactor[k], p.x);
+	return p;
+}
+
 // Runs fn over the slots on the pool; fn writes sums[0..width) of its chunk into chunkSum[chunk *
 // width ...]; returns nothing: bsFluid_SumChunks adds them in chunk order.
 void bsFluid_SumChunks(const bsFluid* fluid, uint32_t slots, int width, double* out);
@@ -144,6 +187,9 @@ void bsFluid_SumChunks(const bsFluid* fluid, uint32_t slots, int width, double* 
 // The passes, in the order bsFluid_Solve runs them (fluid_pressure.c, fluid_tension.c,
 // fluid_viscosity.c).
 void bsFluid_ComputeDensity(bsFluid* fluid, bsNeighbourGrid* grid, bsPool* pool);
+
+// pairFactor as dW(r, H) / r again (after the viscosity solve used it).
+void bsFluid_KeepGradFactors(bsFluid* fluid, const bsNeighbourGrid* grid, bsPool* pool);
 
 // One DFSPH solve (divergence-free or constant-density) to `tolerance` or maxIterations; its
 // iterations, and the mean and largest error it ended with.

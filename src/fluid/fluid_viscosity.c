@@ -59,7 +59,21 @@ static double bsViscosity_WallNu(const bsViscosityJob* job, uint32_t s)
 	return isnan(job->def->wallViscosity) ? job->fluid->nu[s] : job->def->wallViscosity;
 }
 
-// (A p)_i: V_i p_i - h V_i (lap p)_i, walls at rest (their velocity is in the right-hand side).
+// Every pair's tensor factor of slot s into the fluid's pairFactor, read by every iteration.
+static void bsViscosity_KeepPairs(const bsViscosityJob* job, uint32_t s)
+{
+	bsFluid* f = job->fluid;
+	const bsNeighbourGrid* g = job->grid;
+	for (uint32_t k = f->first[s]; k < f->first[s + 1]; ++k)
+	{
+		uint32_t j = f->list[k];
+		bsVec3 x = bsSub(g->position[s], g->position[j]);
+		f->pairFactor[k] = bsViscosity_Pair(job, s, j, x, bsLength(x));
+	}
+}
+
+// (A p)_i: V_i p_i - h V_i (lap p)_i, walls at rest (their velocity is in the right-hand side); the
+// pairs' factors as bsViscosity_KeepPairs kept them (as the Jacobi diagonal reads them too).
 static bsVec3 bsViscosity_Apply(const bsViscosityJob* job, uint32_t s, const bsVec3* p)
 {
 	const bsFluid* f = job->fluid;
@@ -70,8 +84,7 @@ static bsVec3 bsViscosity_Apply(const bsViscosityJob* job, uint32_t s, const bsV
 	{
 		uint32_t j = f->list[k];
 		bsVec3 x = bsSub(g->position[s], g->position[j]);
-		double c = bsViscosity_Pair(job, s, j, x, bsLength(x));
-		lap = bsMulAdd(lap, c * bsDot(bsSub(p[s], p[j]), x), x);
+		lap = bsMulAdd(lap, f->pairFactor[k] * bsDot(bsSub(p[s], p[j]), x), x);
 	}
 	bsVec3 out = bsMulSub(bsScale(Vi, p[s]), job->h, lap);
 	if (f->wall != NULL)
@@ -93,8 +106,7 @@ static bsVec3 bsViscosity_Diagonal(const bsViscosityJob* job, uint32_t s)
 	{
 		uint32_t j = f->list[k];
 		bsVec3 x = bsSub(g->position[s], g->position[j]);
-		double c = bsViscosity_Pair(job, s, j, x, bsLength(x));
-		d = bsSub(d, bsScale(job->h * c, bsV3(x.x * x.x, x.y * x.y, x.z * x.z)));
+		d = bsSub(d, bsScale(job->h * f->pairFactor[k], bsV3(x.x * x.x, x.y * x.y, x.z * x.z)));
 	}
 	if (f->wall != NULL)
 	{
@@ -170,6 +182,7 @@ static void bsViscosityStart_Range(void* context, size_t begin, size_t end, int 
 	double rz = 0.0, bb = 0.0;
 	for (size_t s = begin; s < end; ++s)
 	{
+		bsViscosity_KeepPairs(job, (uint32_t)s);
 		double Vi = bsFluid_Volume(g->radius[s]);
 		bsVec3 b = bsScale(Vi, g->velocity[s]);
 		if (f->wall != NULL)
