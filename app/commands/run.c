@@ -671,7 +671,8 @@ enum
 	// The fluid interaction's bytes a particle, in place of bs_memoryInteraction: the neighbour grid
 	// (65) and the solver's arrays (751: neighbour lists and pair factors 366 at 27 neighbours, the
 	// by-slot arrays 140, a wall record 240, warm starts 8), as `blobsim bench --only fluid` measured
-	// them on 100,000 particles of water in a box of planes (docs/performance.md).
+	// them on 100,000 particles of water in a box of planes (docs/performance.md). The wall records
+	// are kept since only for the slots near a wall: an upper bound, for a scene all near its walls.
 	bs_memoryFluid = 816,
 	bs_memoryFixedNeighbour = 1,                            // its fixed flag, with stuck or sleeping neighbours
 	bs_memoryAccumulation = 64,                             // the stuck grid (stuck_grid.c): a slot's 52 bytes,

@@ -13,7 +13,7 @@ static bool bsFluid_ReserveSlots(bsFluid* f, size_t slots, bool walls)
 {
 	if (slots <= f->slotCapacity)
 	{
-		return !walls || f->wall != NULL || BS_ARRAY_RESIZE(f->wall, f->slotCapacity);
+		return !walls || f->wallOf != NULL || BS_ARRAY_RESIZE(f->wallOf, f->slotCapacity);
 	}
 	size_t n = bsArray_NextCapacity(f->slotCapacity, slots);
 	bool ok = BS_ARRAY_RESIZE(f->first, n + 1) && BS_ARRAY_RESIZE(f->density, n) && BS_ARRAY_RESIZE(f->volume, n) &&
@@ -22,7 +22,7 @@ static bool bsFluid_ReserveSlots(bsFluid* f, size_t slots, bool walls)
 	{
 		ok = BS_ARRAY_RESIZE(f->scratch[k], n);
 	}
-	ok = ok && (!walls && f->wall == NULL ? true : BS_ARRAY_RESIZE(f->wall, n));
+	ok = ok && (!walls && f->wallOf == NULL ? true : BS_ARRAY_RESIZE(f->wallOf, n));
 	if (ok)
 	{
 		f->slotCapacity = n;  // the arrays that grew before a failure keep their room: harmless
@@ -57,12 +57,22 @@ bsResult bsFluid_Reserve(bsFluid* fluid, const bsNeighbourGrid* grid, size_t par
 	{
 		return bs_errOutOfMemory;
 	}
-	if (!walls && fluid->wall != NULL)
+	if (!walls && fluid->wallOf != NULL)
 	{
-		free(fluid->wall);
-		fluid->wall = NULL;
+		free(fluid->wallOf);
+		fluid->wallOf = NULL;
 	}
 	return bs_ok;
+}
+
+bsResult bsFluid_NumberWalls(bsFluid* fluid, uint32_t slots)
+{
+	uint32_t count = 0;
+	for (uint32_t s = 0; s < slots; ++s)
+	{
+		fluid->wallOf[s] = fluid->wallOf[s] != 0 ? count++ : BS_FLUID_NO_WALL;
+	}
+	return BS_ARRAY_RESERVE(fluid->wall, fluid->wallCapacity, count) ? bs_ok : bs_errOutOfMemory;
 }
 
 void bsFluid_SumChunks(const bsFluid* fluid, uint32_t slots, int width, double* out)
@@ -261,7 +271,7 @@ bsFluidBytes bsFluid_ByteParts(const bsFluid* f)
 	bsFluidBytes b;
 	b.lists = f->listCapacity * (sizeof(uint32_t) + sizeof(double));
 	b.slots = f->slotCapacity * (sizeof(uint32_t) + 5 * sizeof(double) + 4 * sizeof(bsVec3));
-	b.walls = f->wall != NULL ? f->slotCapacity * sizeof(bsFluidWall) : 0;
+	b.walls = (f->wallOf != NULL ? f->slotCapacity * sizeof(uint32_t) : 0) + f->wallCapacity * sizeof(bsFluidWall);
 	b.particles = f->particleCapacity * 2 * sizeof(float);
 	b.chunks = f->chunkCapacity * sizeof(double) + f->chunkAtCapacity * sizeof(size_t) + f->workerCapacity * sizeof(size_t);
 	return b;
@@ -287,6 +297,7 @@ void bsFluid_Free(bsFluid* f)
 	{
 		free(f->scratch[k]);
 	}
+	free(f->wallOf);
 	free(f->wall);
 	free(f->warmDensity);
 	free(f->warmDivergence);
@@ -395,7 +406,11 @@ static void bsClip_Range(void* context, size_t begin, size_t end, int worker)
 	bsClipJob* job = context;
 	for (size_t s = begin; s < end; ++s)
 	{
-		job->grid->velocity[s] = bsFluidWall_Clip(job->fluid->wall + s, job->grid->velocity[s], job->h);
+		const bsFluidWall* w = bsFluid_WallOf(job->fluid, (uint32_t)s);
+		if (w != NULL)
+		{
+			job->grid->velocity[s] = bsFluidWall_Clip(w, job->grid->velocity[s], job->h);
+		}
 	}
 }
 
@@ -403,7 +418,7 @@ static void bsClip_Range(void* context, size_t begin, size_t end, int worker)
 // clipped as they go).
 static void bsFluid_ClipAll(const bsFluid* fluid, bsNeighbourGrid* grid, double h, bsPool* pool)
 {
-	if (fluid->wall != NULL)
+	if (fluid->wallOf != NULL)
 	{
 		bsClipJob job = {fluid, grid, h};
 		bsPool_For(pool, grid->count, bs_fluidGrain, bsClip_Range, &job);
@@ -427,7 +442,7 @@ void bsFluid_Solve(bsFluid* fluid, const bsFluidDef* def, double density, bsNeig
 		&largest);
 	report->divergenceIterations = (uint64_t)n;
 	report->unconverged += n >= def->maxIterations;
-	if (def->surfaceTension > 0.0 || (fluid->wall != NULL && def->adhesion > 0.0))
+	if (def->surfaceTension > 0.0 || (fluid->wallOf != NULL && def->adhesion > 0.0))
 	{
 		bsFluid_ApplyTension(fluid, grid, def, density, h, pool);
 	}

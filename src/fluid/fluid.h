@@ -71,7 +71,13 @@ typedef struct bsFluid
 	double* kappa;      // a pressure solve's current pressure (p / (rho0 rho^2) h^2-free form), scratch
 	double* nu;         // the effective kinematic viscosity
 	bsVec3* scratch[4]; // the viscosity solve's vectors; the normals of the tension pass
-	bsFluidWall* wall;  // NULL when the world has no walls in reach of any particle
+	// The walls near each slot, kept only for the slots that have any (a wall record is 240 bytes;
+	// most particles of a pour or a pool are farther than their support from every wall):
+	// wall[wallOf[s]], wallOf[s] = BS_FLUID_NO_WALL for a slot with none. wallOf is NULL when no
+	// collider has walls. bsFluid_WallOf reads it.
+	uint32_t* wallOf;
+	bsFluidWall* wall;
+	size_t wallCapacity;
 	// By particle index, kept between substeps: the pressure solves' warm starts (p / rho^2 h^2).
 	float* warmDensity;
 	float* warmDivergence;
@@ -94,13 +100,26 @@ typedef struct bsFluidReport
 	uint64_t pairs;
 } bsFluidReport;
 
-// Room for the slots of grid, its particles, and walls when `walls`. bs_errOutOfMemory.
+#define BS_FLUID_NO_WALL UINT32_MAX
+
+// Slot s's walls, NULL when it has none.
+static inline const bsFluidWall* bsFluid_WallOf(const bsFluid* f, uint32_t s)
+{
+	return f->wallOf != NULL && f->wallOf[s] != BS_FLUID_NO_WALL ? f->wall + f->wallOf[s] : NULL;
+}
+
+// Room for the slots of grid, its particles, and each slot's wall index when `walls`.
+// bs_errOutOfMemory.
 bsResult bsFluid_Reserve(bsFluid* fluid, const bsNeighbourGrid* grid, size_t particles, bool walls);
+
+// Numbers the slots with walls in slot order, wallOf[s] holding 1 (walls) or 0 on the way in, and
+// makes room for their records. bs_errOutOfMemory.
+bsResult bsFluid_NumberWalls(bsFluid* fluid, uint32_t slots);
 
 // The neighbour lists of every slot. bs_errOutOfMemory, bs_errTooLarge (more than 2^32 - 1 pairs).
 bsResult bsFluid_FindNeighbours(bsFluid* fluid, const bsNeighbourGrid* grid, bsPool* pool);
 
-// One substep of h seconds on grid->velocity (the lists found, the walls filled when fluid->wall).
+// One substep of h seconds on grid->velocity (the lists found, the walls numbered and filled).
 void bsFluid_Solve(bsFluid* fluid, const bsFluidDef* def, double density, bsNeighbourGrid* grid, double h,
 	bsPool* pool, bsFluidReport* report);
 

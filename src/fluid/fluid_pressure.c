@@ -37,10 +37,6 @@ typedef struct bsPressureJob
 	bool divergence;   // which solve
 } bsPressureJob;
 
-static const bsFluidWall* bsFluid_WallOf(const bsFluid* f, uint32_t s)
-{
-	return f->wall != NULL ? f->wall + s : NULL;
-}
 
 static void bsDensity_Range(void* context, size_t begin, size_t end, int worker)
 {

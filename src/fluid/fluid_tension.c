@@ -68,10 +68,11 @@ static void bsTension_Range(void* context, size_t begin, size_t end, int worker)
 	{
 		bsVec3 a = job->gamma > 0.0 ? bsTension_Acceleration(job, (uint32_t)s) : bsV3(0.0, 0.0, 0.0);
 		bsVec3 v;
-		if (f->wall != NULL)
+		const bsFluidWall* w = bsFluid_WallOf(f, (uint32_t)s);
+		if (w != NULL)
 		{
-			a = bsAdd(a, f->wall[s].adhesion);
-			v = bsFluidWall_Clip(f->wall + s, bsMulAdd(g->velocity[s], job->h, a), job->h);
+			a = bsAdd(a, w->adhesion);
+			v = bsFluidWall_Clip(w, bsMulAdd(g->velocity[s], job->h, a), job->h);
 		}
 		else
 		{

@@ -87,10 +87,11 @@ static bsVec3 bsViscosity_Apply(const bsViscosityJob* job, uint32_t s, const bsV
 		lap = bsMulAdd(lap, f->pairFactor[k] * bsDot(bsSub(p[s], p[j]), x), x);
 	}
 	bsVec3 out = bsMulSub(bsScale(Vi, p[s]), job->h, lap);
-	if (f->wall != NULL)
+	const bsFluidWall* w = bsFluid_WallOf(f, s);
+	if (w != NULL)
 	{
 		double scale = 10.0 * bsViscosity_WallNu(job, s) * Vi * job->h;
-		out = bsMulSub(out, scale, bsViscosity_Wall(f->wall + s, p[s]));
+		out = bsMulSub(out, scale, bsViscosity_Wall(w, p[s]));
 	}
 	return out;
 }
@@ -108,10 +109,11 @@ static bsVec3 bsViscosity_Diagonal(const bsViscosityJob* job, uint32_t s)
 		bsVec3 x = bsSub(g->position[s], g->position[j]);
 		d = bsSub(d, bsScale(job->h * f->pairFactor[k], bsV3(x.x * x.x, x.y * x.y, x.z * x.z)));
 	}
-	if (f->wall != NULL)
+	const bsFluidWall* w = bsFluid_WallOf(f, s);
+	if (w != NULL)
 	{
 		double scale = 10.0 * bsViscosity_WallNu(job, s) * Vi * job->h;
-		const double* t = f->wall[s].visc;
+		const double* t = w->visc;
 		d = bsSub(d, bsScale(scale, bsV3(t[0], t[1], t[2])));
 	}
 	return d;
@@ -185,10 +187,11 @@ static void bsViscosityStart_Range(void* context, size_t begin, size_t end, int 
 		bsViscosity_KeepPairs(job, (uint32_t)s);
 		double Vi = bsFluid_Volume(g->radius[s]);
 		bsVec3 b = bsScale(Vi, g->velocity[s]);
-		if (f->wall != NULL)
+		const bsFluidWall* w = bsFluid_WallOf(f, (uint32_t)s);
+		if (w != NULL)
 		{
 			double scale = 10.0 * bsViscosity_WallNu(job, (uint32_t)s) * Vi * job->h;
-			b = bsMulSub(b, scale, f->wall[s].viscWall);
+			b = bsMulSub(b, scale, w->viscWall);
 		}
 		bsVec3 r = bsSub(b, bsViscosity_Apply(job, (uint32_t)s, g->velocity));
 		bsVec3 diag = bsViscosity_Diagonal(job, (uint32_t)s);

@@ -102,32 +102,64 @@ typedef struct bsWallJob
 	bsFluid* fluid;
 	const bsNeighbourGrid* grid;
 	const bsInteractionDef* def;
+	bool fill;  // false: mark the slots with walls (wallOf 1 or 0); true: fill their records
 } bsWallJob;
+
+// The walls every collider puts within slot s's support, added to *wall when not NULL; how many.
+static int bsWalls_At(const bsWallJob* job, uint32_t s, bsFluidWall* wall)
+{
+	const bsWorld* world = job->world;
+	double r = job->grid->radius[s];
+	int count = 0;
+	for (int c = 0; c < world->colliderCount; ++c)
+	{
+		const bsCollider* collider = world->colliders + c;
+		const bsColliderClass* k = bs_colliderClasses[collider->kind];
+		bsWallPoint p[BS_WALLS_MAX];
+		int n = k->walls != NULL ? k->walls(collider, job->grid->position[s], 4.0 * r, p, BS_WALLS_MAX) : 0;
+		for (int w = 0; w < n && wall != NULL; ++w)
+		{
+			bsFluidWall_Add(wall, &job->def->fluid, job->def->density, p[w].distance, p[w].normal, p[w].velocity, r);
+		}
+		count += n;
+	}
+	return count;
+}
 
 static void bsWalls_Range(void* context, size_t begin, size_t end, int worker)
 {
 	(void)worker;
 	bsWallJob* job = context;
-	const bsWorld* world = job->world;
+	bsFluid* f = job->fluid;
 	for (size_t s = begin; s < end; ++s)
 	{
-		bsFluidWall* wall = job->fluid->wall + s;
-		memset(wall, 0, sizeof(*wall));
-		double H = 4.0 * job->grid->radius[s];
-		for (int c = 0; c < world->colliderCount; ++c)
+		if (!job->fill)
 		{
-			const bsCollider* collider = world->colliders + c;
-			const bsColliderClass* k = bs_colliderClasses[collider->kind];
-			bsWallPoint p[BS_WALLS_MAX];
-			int n = k->walls != NULL ? k->walls(collider, job->grid->position[s], H, p, BS_WALLS_MAX) : 0;
-			for (int w = 0; w < n; ++w)
-			{
-				bsFluidWall_Add(wall, &job->def->fluid, job->def->density, p[w].distance, p[w].normal, p[w].velocity,
-					job->grid->radius[s]);
-			}
+			f->wallOf[s] = bsWalls_At(job, (uint32_t)s, NULL) > 0;
 		}
-		bsFluidWall_Finish(wall, job->grid->radius[s]);
+		else if (f->wallOf[s] != BS_FLUID_NO_WALL)
+		{
+			bsFluidWall* wall = f->wall + f->wallOf[s];
+			memset(wall, 0, sizeof(*wall));
+			bsWalls_At(job, (uint32_t)s, wall);
+			bsFluidWall_Finish(wall, job->grid->radius[s]);
+		}
 	}
+}
+
+// The walls of every slot near one: marked, numbered in slot order (the same for any thread count),
+// then filled. Each slot asks the colliders twice, so that only the slots with walls keep a record.
+static bsResult bsFluid_Walls(bsWorld* world, const bsInteractionDef* def)
+{
+	bsWallJob job = {world, world->fluid, &world->grid, def, false};
+	bsPool_For(world->pool, world->grid.count, bs_fluidGrain, bsWalls_Range, &job);
+	bsResult r = bsFluid_NumberWalls(world->fluid, world->grid.count);
+	if (r == bs_ok)
+	{
+		job.fill = true;
+		bsPool_For(world->pool, world->grid.count, bs_fluidGrain, bsWalls_Range, &job);
+	}
+	return r;
 }
 
 static bool bsFluid_HasWalls(const bsWorld* world)
@@ -216,10 +248,10 @@ static bsResult bsFluid_Run(bsWorld* world, const bsStepDef* def, double h, doub
 	{
 		return r;
 	}
-	if (walls)
+	r = walls ? bsFluid_Walls(world, &def->interaction) : bs_ok;
+	if (r != bs_ok)
 	{
-		bsWallJob job = {world, fluid, grid, &def->interaction};
-		bsPool_For(world->pool, grid->count, bs_fluidGrain, bsWalls_Range, &job);
+		return r;
 	}
 	bsFluidReport report;
 	bsFluid_Solve(fluid, &def->interaction.fluid, def->interaction.density, grid, h, world->pool, &report);
