@@ -819,6 +819,18 @@ static void bsUnstableError(const bsConfig* c, const bsParticles* p, int step, c
 {
 	bsSubstepPlan plan;
 	bsInteraction_PlanSubsteps(&c->step.interaction, c->step.dt, c->step.gravity, p, &plan);
+	if (c->step.interaction.type == bs_interactionFluid)
+	{
+		// The fluid's own rules (docs/fluids.md, Substeps): its CFL number, the last step's fastest
+		// particle, its surface tension, and a factor while its solves stop at their limit.
+		snprintf(err, errlen, "%s: step %d: the fluid needs more than motion.max_substeps (%d) substeps: "
+			"a particle of radius %g moves at %g m/s and may move %g of its spacing (particles.interaction.cfl) "
+			"in a substep; the previous step's fastest particle, the surface tension and solves that stopped "
+			"at particles.interaction.max_iterations ask for more; lower motion.dt or raise "
+			"motion.max_substeps", c->path, step, c->step.maxSubsteps, plan.radius, plan.speed,
+			c->step.interaction.fluid.cfl);
+		return;
+	}
 	snprintf(err, errlen, "%s: step %d: the interaction needs %.0f substeps, more than motion.max_substeps "
 		"(%d): a particle of radius %g at %g m/s may move a tenth of its radius in %.3g s and the "
 		"shortest contact lasts %.3g s (a substep is at most 1/%g of it); lower motion.dt, soften the "
