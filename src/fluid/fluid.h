@@ -4,11 +4,13 @@
 //
 //     neighbours  each slot's neighbours within the support H = 2 (r_i + r_j), a list per slot
 //     density     the density ratio rho / rho0 (particles and walls) and the DFSPH factor
+//     nu          the effective viscosity (Herschel-Bulkley's from the strain rate as the substep
+//                 starts); then the walls' contact constraints cut every velocity
 //     divergence  DFSPH's divergence-free solve (Bender & Koschier 2017, Algorithm 2)
 //     tension     Akinci et al.'s (2013) cohesion, curvature and wall adhesion (explicit)
-//     viscosity   Weiler et al.'s (2018) implicit viscosity, conjugate gradients, with a
-//                 Herschel-Bulkley effective viscosity for a yield stress
-//     density     DFSPH's constant-density solve (Algorithm 3)
+//     viscosity   Weiler et al.'s (2018) implicit viscosity, conjugate gradients
+//     density     DFSPH's constant-density solve (Algorithm 3), at most a tenth off a particle's
+//                 density a substep
 //
 // on the grid's velocities (grid->velocity, the state after the forces phase), which the caller
 // writes back to the particles. Every pass is a gather over a slot's list, every sum over particles

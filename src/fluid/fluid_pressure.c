@@ -2,11 +2,12 @@
 // "Divergence-Free SPH for Incompressible and Viscous Fluids", Algorithms 2 and 3), in density ratios
 // (rho / rho0) and particle volumes V = (2r)^3:
 //
-//   density   rho_i = V_i W_ii + sum_j V_j W_ij + Phi_i (the walls' half-space integral)
+//   density   rho_i = V_i W_ii + sum_j V_j W_ij + Phi_i (the walls' layers, fluid_wall.c)
 //   factor    a_i = 1 / (|sum_j V_j grad W_ij + grad Phi_i|^2 + sum_j |V_j grad W_ij|^2)
 //   rate      D_i = sum_j V_j (v_i - v_j) . grad W_ij + v_i . grad Phi_i - flux_i (d rho_i / dt)
-//   pressure  divergence solve: k_i = max(D_i, 0) a_i / h; constant density: k_i = max(rho_i + h D_i - 1,
-//             0) a_i / h^2 (only compression: a free surface pulls nothing)
+//   pressure  divergence solve: k_i = max(D_i, 0) a_i / h; constant density: k_i = max(rho_i + h D_i -
+//             max(1, rho_i - 0.1), 0) a_i / h^2 (only compression: a free surface pulls nothing; at
+//             most a tenth off a substep, BS_FLUID_MOST_CORRECTION)
 //   update    v_i -= h (sum_j V_j (k_i + k_j) grad W_ij + k_i grad Phi_i)
 //
 // Each iteration is two passes (the rates and pressures, then the update), each slot writing only its
