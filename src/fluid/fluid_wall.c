@@ -43,31 +43,24 @@ static double bsWall_AdhesionKernel(double s)
 	return s > 0.5 && s < 1.0 && u > 0.0 ? pow(u, 0.25) : 0.0;
 }
 
-// The integrand over the shell at s of each table at q: the kernel times the part of the shell beyond
-// the plane (c = cos of the angle to the normal, from a = q / s to 1) of the tensor's component.
-static void bsWall_Shell(double q, double s, double out[3])
+// The adhesion kernel over the shell at s beyond the plane at q (c = cos of the angle to the normal,
+// from a = q / s to 1), its component along the normal.
+static double bsWall_Shell(double q, double s)
 {
 	double a = q / s;
-	double g = bsWall_ViscosityKernel(s) * s * s * s * s;
-	out[0] = g * (1.0 - a * a * a) / 3.0;
-	out[1] = g * (2.0 / 3.0 - a + a * a * a / 3.0) / 2.0;
-	out[2] = bsWall_AdhesionKernel(s) * s * s * (1.0 - a * a) / 2.0;
+	return bsWall_AdhesionKernel(s) * s * s * (1.0 - a * a) / 2.0;
 }
 
-// Simpson over [lo, hi] of the shell integrands at q, added to sum.
-static void bsWall_Simpson(double q, double lo, double hi, double sum[3])
+// Simpson over [lo, hi] of the shell integrand at q.
+static double bsWall_Simpson(double q, double lo, double hi)
 {
-	double step = (hi - lo) / bs_wallQuadrature;
+	double step = (hi - lo) / bs_wallQuadrature, sum = 0.0;
 	for (int k = 0; k <= bs_wallQuadrature; ++k)
 	{
 		double w = (k == 0 || k == bs_wallQuadrature) ? 1.0 : (k % 2 == 1 ? 4.0 : 2.0);
-		double f[3];
-		bsWall_Shell(q, lo + k * step, f);
-		for (int c = 0; c < 3; ++c)
-		{
-			sum[c] += w * step / 3.0 * f[c] * 2.0 * BS_SPH_PI;
-		}
+		sum += w * step / 3.0 * bsWall_Shell(q, lo + k * step) * 2.0 * BS_SPH_PI;
 	}
+	return sum;
 }
 
 // The dimensionless cubic spline w(s) (8 / pi included) and its slope.
@@ -125,17 +118,9 @@ static void bsWall_Build(void)
 	for (int k = 0; k <= bs_wallTableSize; ++k)
 	{
 		double q = (double)k / bs_wallTableSize;
-		double sum[3] = {0.0, 0.0, 0.0};
-		if (q < 0.5)
-		{
-			bsWall_Simpson(q, fmax(q, 1e-9), 0.5, sum);  // the kernels are piecewise: a node at 1/2
-		}
-		if (q < 1.0)
-		{
-			bsWall_Simpson(q, fmax(q, 0.5), 1.0, sum);
-		}
+		// The adhesion kernel is zero up to s = 1/2: its integral starts there.
+		bs_wallTables.adhesion[k] = q < 1.0 ? bsWall_Simpson(q, fmax(q, 0.5), 1.0) : 0.0;
 		bsWall_Plane(q, bs_wallTables.normal + k, bs_wallTables.tangential + k);
-		bs_wallTables.adhesion[k] = sum[2];
 		bsWall_Line(q, bs_wallTables.line + k, bs_wallTables.lineSlope + k);
 	}
 }
