@@ -107,18 +107,6 @@ static bsResult bsFluidScene_Init(bsFluidScene* s, long long count)
 	return r;
 }
 
-static void bsFluidTiming_Add(bsStepStats* total, const bsStepStats* s)
-{
-	total->fluidSubsteps += s->fluidSubsteps;
-	total->divergenceIterations += s->divergenceIterations;
-	total->densityIterations += s->densityIterations;
-	total->viscosityIterations += s->viscosityIterations;
-	total->unconverged += s->unconverged;
-	total->pairs += s->pairs;
-	total->densityErrorMean = fmax(total->densityErrorMean, s->densityErrorMean);
-	total->densityErrorMax = fmax(total->densityErrorMax, s->densityErrorMax);
-}
-
 // Steps a copy of the scene's start `frames` frames with `threads` threads, each frame timed.
 static bsResult bsTimeFluid(const bsFluidScene* s, int threads, int frames, bsFluidTiming* out)
 {
@@ -138,7 +126,7 @@ static bsResult bsTimeFluid(const bsFluidScene* s, int threads, int frames, bsFl
 		out->seconds[k] = bsNow() - t0;
 		out->cpu[k] = bsCpuNow() - c0;
 		out->substeps[k] = stats.fluidSubsteps;
-		bsFluidTiming_Add(&out->total, &stats);
+		bsStepStats_Add(&out->total, &stats);
 	}
 	if (r == bs_ok)
 	{

@@ -191,15 +191,17 @@ static void bsFluid_WriteBack(void* context, size_t begin, size_t end, int worke
 // the convergence rule's factor for the next steps.
 static void bsFluid_Record(bsWorld* world, const bsFluidDef* def, const bsFluidReport* r)
 {
-	bsStepStats* stats = &world->workers[0].stats;
-	stats->fluidSubsteps += 1;
-	stats->pairs += r->pairs;
-	stats->divergenceIterations += r->divergenceIterations;
-	stats->densityIterations += r->densityIterations;
-	stats->viscosityIterations += r->viscosityIterations;
-	stats->unconverged += r->unconverged;
-	stats->densityErrorMean = fmax(stats->densityErrorMean, r->densityErrorMean);
-	stats->densityErrorMax = fmax(stats->densityErrorMax, r->densityErrorMax);
+	bsStepStats add;
+	memset(&add, 0, sizeof(add));
+	add.fluidSubsteps = 1;
+	add.pairs = r->pairs;
+	add.divergenceIterations = r->divergenceIterations;
+	add.densityIterations = r->densityIterations;
+	add.viscosityIterations = r->viscosityIterations;
+	add.unconverged = r->unconverged;
+	add.densityErrorMean = r->densityErrorMean;
+	add.densityErrorMax = r->densityErrorMax;
+	bsStepStats_Add(&world->workers[0].stats, &add);
 	bsFluid* f = world->fluid;
 	if (r->unconverged > 0)
 	{
