@@ -8,7 +8,8 @@
 //                 starts); then the walls' contact constraints cut every velocity
 //     divergence  DFSPH's divergence-free solve (Bender & Koschier 2017, Algorithm 2)
 //     tension     Akinci et al.'s (2013) cohesion, curvature and wall adhesion (explicit)
-//     viscosity   Weiler et al.'s (2018) implicit viscosity, conjugate gradients
+//     viscosity   Weiler et al.'s (2018) implicit viscosity (a particle strength exchange
+//                 Laplacian), conjugate gradients
 //     density     DFSPH's constant-density solve (Algorithm 3), at most a tenth off a particle's
 //                 density a substep
 //
@@ -34,7 +35,7 @@ typedef struct bsFluidWall
 	double phi;         // the walls' share of the density ratio
 	bsVec3 gradPhi;     // its gradient at the particle
 	double flux;        // sum over walls of gradPhi_w . v_w (a moving wall's share of the density change)
-	double visc[6];     // Weiler's Laplacian tensor of the walls (xx, yy, zz, xy, xz, yz), 1/m^2, times nu_w
+	double visc[6];     // the viscosity Laplacian's tensor of the walls (xx, yy, zz, xy, xz, yz), 1/m^2, times nu_w
 	bsVec3 viscWall;    // that tensor times the walls' velocities
 	bsVec3 adhesion;    // Akinci's adhesion, an acceleration towards the walls
 	// The nearest walls as contact constraints (speculative contacts): the particle, of radius r, may
@@ -148,6 +149,10 @@ enum
 {
 	bs_fluidGrain = 512,  // slots per chunk of a pass
 };
+
+// The viscosity Laplacian's constant times H^2 (fluid_viscosity.c): 2d / <r^2>_W, the cubic spline's
+// second moment <r^2>_W = 9/40 H^2 in 3D.
+#define BS_FLUID_LAPLACIAN (80.0 / 3.0)
 
 // The volume of a particle of radius r: a cube of side 2r.
 static inline double bsFluid_Volume(double r)

@@ -1,14 +1,22 @@
-// fluid_viscosity.c — Weiler, Koschier, Brand & Bender (2018), "A Physically Consistent Implicit
-// Viscosity Solver for SPH Fluids": the Laplacian of the velocity
+// fluid_viscosity.c — the implicit viscosity solve of Weiler, Koschier, Brand & Bender (2018), "A
+// Physically Consistent Implicit Viscosity Solver for SPH Fluids", with the Laplacian of the velocity
+// in particle strength exchange's form (Degond & Mas-Gallic 1989):
 //
-//   (lap v)_i = 10 sum_j nu_ij (V_j / rho_ij) ((v_i - v_j) . x_ij) / (|x_ij|^2 + 0.01 H^2) grad W_ij
+//   (lap v)_i = C / H^2 sum_j nu_ij (V_j / rho_ij) ((v_i - v_j) . x_ij) (dW_ij / r) x_ij
 //
-// (10 = 2 (d + 2) in 3D; rho_ij the pair's mean density ratio, nu_ij its mean viscosity), taken
-// implicitly: V_i v_i - h V_i (lap v)_i = V_i v*_i, with the walls' share (the half-space integral of
-// the same kernel, fluid_wall.c) on the diagonal and in the right-hand side. Multiplied by V_i the
-// matrix is symmetric positive definite (each pair's 3x3 block x x^T dW / (r (r^2 + 0.01 H^2)) is the
-// same both ways and negative semidefinite), solved by conjugate gradients with a Jacobi
-// preconditioner from v* (the velocity after the forces), every dot product a sum of fixed chunks.
+// (rho_ij the pair's mean density ratio, nu_ij its mean viscosity, C = 2d / <r^2>_W = 80/3 with the
+// cubic spline's second moment <r^2>_W = 9/40 H^2). Each pair acts along x_ij, as in Weiler et al.'s
+// form, so a rigid rotation feels none of it and the pairs keep angular momentum; in the continuum
+// both read lap v + 2 grad(div v). Weiler et al. weigh the pair by dW / (r (r^2 + 0.01 H^2)): with
+// about 26 neighbours its fourth moment leans on the neighbours at one spacing, and wherever the
+// particles stand in layers (on the starting lattice, and in every flow along a wall) it reads a shear
+// across the layers at 0.72-0.80 of lap v, so a channel flow ran 22-28% fast. Weighed by dW / r the
+// same sums read 0.99-1.04 on a lattice, in layers and in a disordered packing alike (docs/fluids.md).
+// The Laplacian is taken implicitly: V_i v_i - h V_i (lap v)_i = V_i v*_i, with the walls' share (the
+// same kernel over their layers, fluid_wall.c) on the diagonal and in the right-hand side. Multiplied
+// by V_i the matrix is symmetric positive definite (each pair's 3x3 block x x^T dW / r is the same
+// both ways and negative semidefinite), solved by conjugate gradients with a Jacobi preconditioner
+// from v* (the velocity after the forces), every dot product a sum of fixed chunks.
 //
 // A yield stress makes the viscosity the regularised Herschel-Bulkley effective one, from the strain
 // rate of the velocities as the substep starts (|gamma'| = sqrt(2 D:D), D the symmetric part of the
@@ -42,8 +50,8 @@ static double bsViscosity_Pair(const bsViscosityJob* job, uint32_t s, uint32_t j
 	double H = 2.0 * (g->radius[s] + g->radius[j]);
 	double nu = 0.5 * (f->nu[s] + f->nu[j]);
 	double rho = 0.5 * (f->density[s] + f->density[j]);
-	double c = 10.0 * nu * bsFluid_Volume(g->radius[s]) * bsFluid_Volume(g->radius[j]) / rho;
-	return r > 0.0 ? c * bsSph_dW(r, H) / (r * (r * r + 0.01 * H * H)) : 0.0;
+	double c = BS_FLUID_LAPLACIAN / (H * H) * nu * bsFluid_Volume(g->radius[s]) * bsFluid_Volume(g->radius[j]) / rho;
+	return r > 0.0 ? c * bsSph_dW(r, H) / r : 0.0;
 }
 
 // The walls' tensor times p (their Laplacian's share, times nu_w and 10).
@@ -90,7 +98,7 @@ static bsVec3 bsViscosity_Apply(const bsViscosityJob* job, uint32_t s, const bsV
 	const bsFluidWall* w = bsFluid_WallOf(f, s);
 	if (w != NULL)
 	{
-		double scale = 10.0 * bsViscosity_WallNu(job, s) * Vi * job->h;
+		double scale = BS_FLUID_LAPLACIAN * bsViscosity_WallNu(job, s) * Vi * job->h;
 		out = bsMulSub(out, scale, bsViscosity_Wall(w, p[s]));
 	}
 	return out;
@@ -112,7 +120,7 @@ static bsVec3 bsViscosity_Diagonal(const bsViscosityJob* job, uint32_t s)
 	const bsFluidWall* w = bsFluid_WallOf(f, s);
 	if (w != NULL)
 	{
-		double scale = 10.0 * bsViscosity_WallNu(job, s) * Vi * job->h;
+		double scale = BS_FLUID_LAPLACIAN * bsViscosity_WallNu(job, s) * Vi * job->h;
 		const double* t = w->visc;
 		d = bsSub(d, bsScale(scale, bsV3(t[0], t[1], t[2])));
 	}
@@ -124,7 +132,24 @@ static bsVec3 bsDivide(bsVec3 a, bsVec3 b)
 	return bsV3(a.x / b.x, a.y / b.y, a.z / b.z);
 }
 
-// The strain rate |gamma'| of slot s from the grid's velocities.
+static void bsAddOuter(double G[3][3], bsVec3 a, bsVec3 b)
+{
+	double u[3] = {a.x, a.y, a.z}, w[3] = {b.x, b.y, b.z};
+	for (int r = 0; r < 3; ++r)
+	{
+		for (int c = 0; c < 3; ++c)
+		{
+			G[r][c] += u[r] * w[c];
+		}
+	}
+}
+
+// The strain rate |gamma'| = sqrt(2 D':D') of slot s from the grid's velocities, D' the deviatoric
+// part of the symmetric velocity gradient G = sum_j V_j / rho_j (v_j - v_i) grad W_ij^T: the yield
+// criterion is von Mises', on the shear alone. The pressure solves leave a particle's neighbours
+// approaching or receding within their tolerance; counted as strain, that compression kept a resting
+// heap yielding (a Bingham cylinder at tau' = 0.15 crept from s' = 0.395 at 0.7 s to 0.505 at 2.8 s
+// with the full D, to 0.479 with D').
 static double bsViscosity_StrainRate(const bsFluid* f, const bsNeighbourGrid* g, uint32_t s)
 {
 	double G[3][3];
@@ -133,23 +158,14 @@ static double bsViscosity_StrainRate(const bsFluid* f, const bsNeighbourGrid* g,
 	{
 		uint32_t j = f->list[k];
 		bsFluidPair p = bsFluid_Pair(g, s, j);
-		bsVec3 grad = bsScale(p.V / f->density[j], p.grad);
-		bsVec3 dv = bsSub(g->velocity[j], g->velocity[s]);
-		double a[3] = {dv.x, dv.y, dv.z}, b[3] = {grad.x, grad.y, grad.z};
-		for (int r = 0; r < 3; ++r)
-		{
-			for (int c = 0; c < 3; ++c)
-			{
-				G[r][c] += a[r] * b[c];
-			}
-		}
+		bsAddOuter(G, bsSub(g->velocity[j], g->velocity[s]), bsScale(p.V / f->density[j], p.grad));
 	}
-	double dd = 0.0;
+	double dd = 0.0, trace = (G[0][0] + G[1][1] + G[2][2]) / 3.0;
 	for (int r = 0; r < 3; ++r)
 	{
 		for (int c = 0; c < 3; ++c)
 		{
-			double D = 0.5 * (G[r][c] + G[c][r]);
+			double D = 0.5 * (G[r][c] + G[c][r]) - (r == c ? trace : 0.0);
 			dd += D * D;
 		}
 	}
@@ -190,7 +206,7 @@ static void bsViscosityStart_Range(void* context, size_t begin, size_t end, int 
 		const bsFluidWall* w = bsFluid_WallOf(f, (uint32_t)s);
 		if (w != NULL)
 		{
-			double scale = 10.0 * bsViscosity_WallNu(job, (uint32_t)s) * Vi * job->h;
+			double scale = BS_FLUID_LAPLACIAN * bsViscosity_WallNu(job, (uint32_t)s) * Vi * job->h;
 			b = bsMulSub(b, scale, w->viscWall);
 		}
 		bsVec3 r = bsSub(b, bsViscosity_Apply(job, (uint32_t)s, g->velocity));

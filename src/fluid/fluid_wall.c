@@ -28,12 +28,12 @@ typedef struct bsWallTables
 static bsWallTables bs_wallTables;
 static pthread_once_t bs_wallOnce = PTHREAD_ONCE_INIT;
 
-// The viscosity kernel's radial factor (8 / pi) w'(s) / (s (s^2 + 0.01)), s = r / H (Weiler et al.
-// 2018's Laplacian with its 0.01 H^2 regulariser), in units of 1 / H^2 after the integral.
+// The viscosity kernel's radial factor (8 / pi) w'(s) / s, s = r / H (fluid_viscosity.c's Laplacian
+// without its constant), in units of 1 / H^4 after the integral.
 static double bsWall_ViscosityKernel(double s)
 {
 	double dw = s <= 0.5 ? 18.0 * s - 12.0 : (s < 1.0 ? -6.0 * (1.0 - s) * (1.0 - s) / s : 0.0);
-	return 8.0 / BS_SPH_PI * dw / (s * s + 0.01);
+	return 8.0 / BS_SPH_PI * dw;
 }
 
 // Akinci et al.'s adhesion kernel without its 0.007 / H^3: (-4 s^2 + 6 s - 2)^(1/4) for 1/2 < s < 1.

@@ -8,7 +8,8 @@ typedef struct bsWallKernels
 {
 	double phi;                  // the wall's share of the density ratio
 	double gradient;             // >= 0: the density ratio's gradient is -gradient n (n: wall to particle)
-	double viscosityNormal;      // Weiler's Laplacian tensor of the wall's layers (<= 0), normal part, 1/m^2
+	double viscosityNormal;      // the viscosity Laplacian's tensor of the wall's layers over its constant
+	                             // (<= 0; fluid_viscosity.c), normal part, 1/m^2
 	double viscosityTangential;  // its tangential part
 	double adhesion;             // Akinci's adhesion kernel integrated, its component along n (>= 0)
 } bsWallKernels;
