@@ -53,6 +53,21 @@ for key in "particles.radius" "particles.emitters\[0\]" "motion.steps" "render.c
 	grep -q -- "$key" house/snow.txt || fail "the message does not name $key: $(cat house/snow.txt)"
 done
 
+# A model at survey coordinates is brought to the origin by a round translate: the same config as the
+# model at the origin, but for the translate.
+awk '$1 == "v" { printf "v %.6f %s %.6f\n", $2 + 583000, $3, $4 + 5812000; next } { print }' models/house.obj >models/survey.obj
+"$bin" init models/survey.obj --material mud -o house/survey.json >survey.txt || fail "init of the shifted house failed"
+grep -q "translate \[-583000, 0, -5812000\]" survey.txt || fail "the shifted house's message: $(cat survey.txt)"
+python3 - house/mud.json house/survey.json <<'PY' || fail "the shifted house's config is not the house's with a translate"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert b["environment"]["meshes"][0].pop("translate") == [-583000, 0, -5812000], b
+for c in (a, b):
+    c["environment"]["meshes"][0].pop("file")
+    c.pop("output")
+assert a == b, (a, b)
+PY
+
 # A missing folder for the config is made; the outputs go to the folder named like the config.
 "$bin" init "$scenes/house.obj" -o new/folder/first.json >first.txt || fail "init into a new folder failed"
 grep -q '"directory": "first"' new/folder/first.json || fail "the output folder: $(grep directory new/folder/first.json)"

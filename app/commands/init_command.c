@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #define BS_INIT_PATH_MAX 4096
@@ -134,7 +135,7 @@ static int bsInitOption(int argc, char** argv, int* i, bsInitArgs* a)
 	}
 	if ((m = bsMatchOption("init", "--up", argc, argv, i, &v)) != 0)
 	{
-		a->up = m < 0 ? 0 : (strcmp(v, "y") == 0 || strcmp(v, "Y") == 0) ? 1 : (strcmp(v, "z") == 0 || strcmp(v, "Z") == 0) ? 2 : 0;
+		a->up = m < 0 ? 0 : strcasecmp(v, "y") == 0 ? 1 : strcasecmp(v, "z") == 0 ? 2 : 0;
 		if (m > 0 && a->up == 0)
 		{
 			bsUsageError("init", "--up: expected y or z, got", v);
@@ -204,8 +205,25 @@ typedef struct bsInitModel
 	double support[3];      // per axis: the base's spread (bsInitSupport)
 	int up;                 // 1: y, 2: z
 	bool guessed;
-	bsVec3 lo, hi;          // the box as placed: Y up, scaled
+	bsVec3 translate;       // far from the origin: the shift that brings it near (else zero)
+	bsVec3 lo, hi;          // the box as placed: Y up, scaled, translated
 } bsInitModel;
+
+// A model far from the origin (survey coordinates: its centre beyond 100 times its size) is brought near
+// it by a round translation: the simulation's doubles would keep it exact, but the float outputs and
+// the fluid's sums lose digits there. Each axis by itself, to a multiple of the power of ten below the
+// model's size, so the config's numbers stay readable.
+static bsVec3 bsInitTranslate(bsVec3 lo, bsVec3 hi)
+{
+	double size = bsLength(bsSub(hi, lo)), step = pow(10.0, floor(log10(size)));
+	bsVec3 c = bsScale(0.5, bsAdd(lo, hi));
+	double t[3] = {c.x, c.y, c.z};
+	for (int a = 0; a < 3; ++a)
+	{
+		t[a] = fabs(t[a]) > 100.0 * size ? -round(t[a] / step) * step + 0.0 : 0.0;
+	}
+	return bsV3(t[0], t[1], t[2]);
+}
 
 // Per axis a, how widely the model rests on its lowest side along a: the box of the vertices within 2%
 // of the extent of the lowest one, in the other two axes, over the whole box's (0 .. 1). A model that
@@ -293,6 +311,8 @@ static bool bsInitReadModel(const bsInitArgs* a, bsInitModel* out, char* err, si
 		snprintf(err, errlen, "%s: the model scaled by %g is out of range", a->model, a->scale);
 		return false;
 	}
+	out->translate = bsInitTranslate(out->lo, out->hi);
+	out->lo = bsAdd(out->lo, out->translate), out->hi = bsAdd(out->hi, out->translate);
 	return true;
 }
 
@@ -405,6 +425,10 @@ static void bsInitEnvironment(cJSON* root, const char* modelPath, const bsInitAr
 	if (a->scale != 1.0)
 	{
 		cJSON_AddNumberToObject(mesh, "scale", a->scale);
+	}
+	if (bsLengthSquared(m->translate) > 0.0)
+	{
+		cJSON_AddItemToObject(mesh, "translate", bsVec3Json(m->translate.x, m->translate.y, m->translate.z));
 	}
 	cJSON_AddStringToObject(mesh, "material", "plaster");
 	cJSON* plane = cJSON_CreateObject();
@@ -625,7 +649,8 @@ static void bsInitReport(const bsInitArgs* a, const char* config, const bsInitMo
 {
 	const char* name = a->material->name;
 	printf("%s: %s on %s\n", config, name, a->model);
-	printf("  model: %u triangles; box x %g .. %g, y %g .. %g, z %g .. %g in the file (%g x %g x %g units)\n",
+	printf("  model: %u triangles; box x %.10g .. %.10g, y %.10g .. %.10g, z %.10g .. %.10g in the file "
+		"(%g x %g x %g units)\n",
 		m->triangles, m->fileLo.x, m->fileHi.x, m->fileLo.y, m->fileHi.y, m->fileLo.z, m->fileHi.z,
 		m->fileHi.x - m->fileLo.x, m->fileHi.y - m->fileLo.y, m->fileHi.z - m->fileLo.z);
 	if (m->guessed)
@@ -641,6 +666,12 @@ static void bsInitReport(const bsInitArgs* a, const char* config, const bsInitMo
 	if (m->up == 2)
 	{
 		printf("  the scene is Y-up: environment.meshes[0].rotate [-90, 0, 0] turns the model's +z to +y\n");
+	}
+	if (bsLengthSquared(m->translate) > 0.0)
+	{
+		printf("  far from the origin: environment.meshes[0].translate [%.10g, %.10g, %.10g] brings the model near "
+			"it (the outputs and the fluid's sums keep their digits there); positions in the outputs are the "
+			"scene's\n", m->translate.x, m->translate.y, m->translate.z);
 	}
 	printf("  units: taken as metres (gravity 9.81 units/s^2%s); the model is %g units across%s: "
 		"another unit, another scale: blobsim init ... --scale S (0.01 for centimetres, 0.001 for millimetres)\n",

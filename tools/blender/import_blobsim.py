@@ -294,7 +294,8 @@ def _surface_file(folder, stem):
 
 def import_frames(folder, keep_axes=False):
     """Every frame_NNNN_surface of a folder, each object shown on frame NNNN only."""
-    stems = sorted({m.group(1) for f in os.listdir(folder) for m in [re.match(r"(frame_(\d+)_surface)\.(ply|obj)$", f)] if m})
+    matches = (re.match(r"(frame_\d+_surface)\.(ply|obj)$", f) for f in os.listdir(folder))
+    stems = sorted({m.group(1) for m in matches if m})
     if not stems:
         return []
     collection = bpy.data.collections.new("blobsim frames")
