@@ -37,7 +37,7 @@ int bsSurfaceFile_Decimals(double spacing, double fraction)
 static const uint64_t bsPow10u[10] = {1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u,
 	1000000000u};
 
-size_t bsSurfaceFile_FormatFixed(char* out, double x, int decimals)
+size_t bsSurfaceFile_FormatFixed(char* out, double x, int decimals, bool leadingZero)
 {
 	// |x| is below 2^19 spacings (surface.h) and decimals <= 9: the scaled value fits in 53 bits for any
 	// sensible scene; beyond that fall back to %.9g.
@@ -54,7 +54,7 @@ size_t bsSurfaceFile_FormatFixed(char* out, double x, int decimals)
 		v = -v;
 	}
 	uint64_t whole = (uint64_t)v / bsPow10u[decimals], frac = (uint64_t)v % bsPow10u[decimals];
-	if (whole != 0 || frac == 0)
+	if (whole != 0 || frac == 0 || leadingZero)
 	{
 		char tmp[24];
 		int n = 0;
@@ -93,17 +93,19 @@ size_t bsSurfaceFile_FormatFixed(char* out, double x, int decimals)
 	return (size_t)(p - out);
 }
 
-static char* bsPutFixedVector(char* p, bsVec3 v, int decimals, char open, char sep, char close)
+// POV-Ray's "<x,y,z>" without leading zeros, or OBJ's "x y z" with them (pov false).
+static char* bsPutFixedVector(char* p, bsVec3 v, int decimals, bool pov)
 {
+	char open = pov ? '<' : 0, sep = pov ? ',' : ' ', close = pov ? '>' : 0;
 	if (open != 0)
 	{
 		*p++ = open;
 	}
-	p += bsSurfaceFile_FormatFixed(p, v.x, decimals);
+	p += bsSurfaceFile_FormatFixed(p, v.x, decimals, !pov);
 	*p++ = sep;
-	p += bsSurfaceFile_FormatFixed(p, v.y, decimals);
+	p += bsSurfaceFile_FormatFixed(p, v.y, decimals, !pov);
 	*p++ = sep;
-	p += bsSurfaceFile_FormatFixed(p, v.z, decimals);
+	p += bsSurfaceFile_FormatFixed(p, v.z, decimals, !pov);
 	if (close != 0)
 	{
 		*p++ = close;
@@ -134,7 +136,7 @@ static void bsPutVectors(bsAtomicFile* f, const bsVec3* v, size_t n, int decimal
 		{
 			memcpy(q, prefix, lp);
 			q += lp;
-			q = pov ? bsPutFixedVector(q, v[i], decimals, '<', ',', '>') : bsPutFixedVector(q, v[i], decimals, 0, ' ', 0);
+			q = bsPutFixedVector(q, v[i], decimals, pov);
 			if (pov && i + 1 < n)
 			{
 				*q++ = ',';

@@ -5,7 +5,7 @@
 // takes face_indices for them too: smooth shading from the field's gradient) and face_indices, and the
 // particles' texture. Numbers are fixed-point with a given number of decimals and no redundant
 // characters ("-.0123", "2", "<.5,0,1.25>"): POV-Ray parses text, and the mesh's parse time grows with
-// its bytes. A vertex quantized to 10^-d moves by at most 0.87 10^-d; the caller picks d from the grid
+// its bytes. The OBJ file keeps the leading zero ("-0.0123"), which every OBJ reader takes. A vertex quantized to 10^-d moves by at most 0.87 10^-d; the caller picks d from the grid
 // spacing (docs/rendering.md). An empty mesh writes a comment only (POV-Ray rejects a mesh2 without
 // triangles).
 #pragma once
@@ -29,10 +29,13 @@ bsSurfaceFileDef bsDefaultSurfaceFileDef(void);
 // The fewest decimals d with 10^-d <= spacing * fraction (0 .. 9).
 int bsSurfaceFile_Decimals(double spacing, double fraction);
 
-// "x" with d decimals, trailing zeros and a leading "0" dropped; out needs 32 bytes; returns the length.
-size_t bsSurfaceFile_FormatFixed(char* out, double x, int decimals);
+// "x" with d decimals and trailing zeros dropped; out needs 32 bytes; returns the length. leadingZero
+// false drops the "0" before the point too ("-.0123", for POV-Ray); true keeps it ("-0.0123"), as the
+// OBJ file does: other OBJ readers miscount "-.0123" (assimp 5.2: "vertex index out of range").
+size_t bsSurfaceFile_FormatFixed(char* out, double x, int decimals, bool leadingZero);
 
 bool bsSurfaceFile_WritePov(const char* path, const bsSurfaceFileDef* def, char* errbuf, size_t errlen);
 
-// OBJ: `v x y z`, `vn nx ny nz` (the same decimals) and `f a//a b//b c//c`, 1-based.
+// OBJ: `v x y z`, `vn nx ny nz` (the same decimals, with a leading zero: "0.5", "-0.25") and
+// `f a//a b//b c//c`, 1-based.
 bool bsSurfaceFile_WriteObj(const char* path, const bsSurfaceFileDef* def, char* errbuf, size_t errlen);

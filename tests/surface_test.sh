@@ -78,6 +78,8 @@ if command -v povray >/dev/null 2>&1; then
 	done
 	ls -a "$work/r" | grep -q 'tmp' && fail "temporary files left: $(ls -a "$work/r")"
 	grep -q "Parse Error\|Possible Parse Error" "$work/r/render.log" && fail "POV-Ray complained: $(grep -A3 Parse "$work/r/render.log")"
+	# No warning either (a declaration before the first #version made POV-Ray 3.7 warn).
+	grep -q "Warning:" "$work/r/render.log" && fail "POV-Ray warned: $(grep -A3 "Warning:" "$work/r/render.log")"
 	"$bin" render "$work/r" | grep -q '^blobsim: 0 images rendered, 4 up to date' || fail "render DIR re-rendered up-to-date images"
 	echo '// changed' >>"$work/r/frame_0001_surface.inc"
 	"$bin" render "$work/r" | grep -q '^blobsim: 1 image rendered, 3 up to date' || fail "a changed surface did not re-render exactly its frame"

@@ -247,7 +247,8 @@ static int BadInput(void)
 }
 
 // The compact fixed-point numbers of the mesh files: within half a unit of the last decimal of x (what
-// printf("%.*f") rounds to, read back with strtod), with no trailing zero, no leading "0." and no "-0".
+// printf("%.*f") rounds to, read back with strtod), with no trailing zero and no "-0"; POV-Ray's with no
+// leading "0.", OBJ's with a digit before every point (".5" and "-.5" are miscounted by assimp 5.2).
 static int FixedNumbers(void)
 {
 	bsRng rng = bsMakeRng(11);
@@ -255,9 +256,13 @@ static int FixedNumbers(void)
 	{
 		int d = (int)bsRng_Below(&rng, 10);
 		double x = i < 10 ? (double)(i - 5) * 0.1 : bsRng_Range(&rng, -1.0, 1.0) * pow(10.0, bsRng_Range(&rng, -7.0, 4.0));
-		char out[32], ref[64];
-		size_t n = bsSurfaceFile_FormatFixed(out, x, d);
+		char out[32], ref[64], obj[32];
+		size_t n = bsSurfaceFile_FormatFixed(out, x, d, false);
 		ENSURE(n == strlen(out) && n > 0);
+		size_t k = bsSurfaceFile_FormatFixed(obj, x, d, true);
+		ENSURE(k == strlen(obj) && strtod(obj, NULL) == strtod(out, NULL) && strcmp(obj, "-0") != 0);
+		const char* digits = obj[0] == '-' ? obj + 1 : obj;
+		ENSURE(digits[0] >= '0' && digits[0] <= '9' && (strchr(obj, '.') == NULL || obj[k - 1] != '0'));
 		snprintf(ref, sizeof(ref), "%.*f", d, x);
 		ENSURE_SMALL(strtod(out, NULL) - strtod(ref, NULL), 1e-12 * (1.0 + fabs(x)));
 		ENSURE(fabs(strtod(out, NULL) - x) <= 0.5 * pow(10.0, -d) * (1.0 + 1e-9) + 1e-15 * fabs(x));

@@ -9,6 +9,7 @@
 #include "compare.h"
 #include "core.h"
 #include "grid_command.h"
+#include "init_command.h"
 #include "regress.h"
 #include "render_command.h"
 #include "run.h"
@@ -35,6 +36,8 @@ static const bsCommand bs_commands[] = {
 		bs_exitFailure},
 	{"check", bsCheckMain, "validate a config and the files it names without simulating", bs_exitFailure},
 	{"batch", bsBatchMain, "run many configs and parameter sweeps, skipping runs that are up to date",
+		bs_exitFailure},
+	{"init", bsInitMain, "write a first config for an OBJ model: a material on it, gravity, ground, camera",
 		bs_exitFailure},
 	{"grid", bsGridMain, "build a distance/normal grid file from a mesh or config, or describe one",
 		bs_exitFailure},

@@ -164,8 +164,9 @@ static bool bsRenderFiles_WriteWrapper(const bsRenderFiles* f, const bsRenderInp
 		snprintf(err, errlen, "--render: cannot write %s", f->wrapper);
 		return false;
 	}
+	// #version first: POV-Ray 3.7 warns about a declaration before it (the scene's own comes too late).
 	fprintf(w, "// blobsim: the pending scene with its pending surface (removed after the render)\n"
-		"#declare BlobsimSurface = \"%s\";\n#include \"%s\"\n", include, scene);
+		"#version 3.7;\n#declare BlobsimSurface = \"%s\";\n#include \"%s\"\n", include, scene);
 	if (fclose(w) != 0)
 	{
 		snprintf(err, errlen, "--render: cannot write %s", f->wrapper);

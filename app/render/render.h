@@ -15,7 +15,7 @@
 //                                   renamed at once to DIR/render.log, so the error can point at it
 //                                   (of several failing at once, the lowest rank's: bsRenderFailure)
 //   DIR/<stem>.tmp.<pid>.pov-state  POV-Ray's own state file (it removes it when it finishes), removed
-//   DIR/<stem>.tmp.<pid>.pov        with surfacePath: the scene POV-Ray reads, two lines that declare
+//   DIR/<stem>.tmp.<pid>.pov        with surfacePath: the scene POV-Ray reads, #version and two lines that declare
 //                                   BlobsimSurface as the pending include's name and include the
 //                                   scene (whose own #declare of it is #ifndef), removed after
 // On SIGINT/SIGTERM the command's handler calls bsProcess_StopAllOnSignal (kills and reaps POV-Ray, so
