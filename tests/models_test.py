@@ -37,27 +37,28 @@ def read_obj(path):
     return vertices, faces
 
 
-def read_ply(path):
-    """x, y, z, radius and state of every particle of a binary little-endian particles.ply (any
-    numeric types, as its header says)."""
+def read_ply_records(path):
+    """The property types ({name: type}) and the records ([{name: value}]) of a binary
+    little-endian particles.ply, any numeric types as its header says (tests/precision_test.py too)."""
     data = open(path, "rb").read()
     end = data.index(b"end_header\n") + len(b"end_header\n")
     codes = {"char": "b", "uchar": "B", "short": "h", "ushort": "H", "int": "i", "uint": "I",
              "float": "f", "double": "d"}
-    names, fmt, count = [], "<", 0
+    types, fmt, count = {}, "<", 0
     for line in data[:end].decode().splitlines():
         w = line.split()
         if w[:2] == ["element", "vertex"]:
             count = int(w[2])
         elif w and w[0] == "property":
             fmt += codes[w[1]]
-            names.append(w[2])
+            types[w[2]] = w[1]
     size = struct.calcsize(fmt)
-    out = []
-    for k in range(count):
-        rec = dict(zip(names, struct.unpack_from(fmt, data, end + k * size)))
-        out.append((rec["x"], rec["y"], rec["z"], rec["radius"], rec["state"]))
-    return out
+    return types, [dict(zip(types, struct.unpack_from(fmt, data, end + k * size))) for k in range(count)]
+
+
+def read_ply(path):
+    """x, y, z, radius and state of every particle of a particles.ply."""
+    return [(r["x"], r["y"], r["z"], r["radius"], r["state"]) for r in read_ply_records(path)[1]]
 
 
 class Parity:
