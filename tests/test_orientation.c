@@ -213,6 +213,42 @@ static int SurfaceEmitter(void)
 	return 0;
 }
 
+// Open pieces near each other: a small roof 0.3 above a wide floor, both facing up as filed, and a
+// closed icosphere wound inward beside them. The floor's winding number at the roof is about -0.37,
+// which would turn the roof if the pieces were judged together; judged alone, each open piece keeps its
+// winding and only the sphere turns.
+static int Pieces(void)
+{
+	bsTriangle* sphere;
+	uint32_t n;
+	ENSURE(bsMakeIcosphere(2, 1.0, 0.0, true, &sphere, &n) == bs_ok);
+	bsTriangle* t = malloc((n + 4) * sizeof(bsTriangle));
+	uint8_t* inward = malloc(n + 4);
+	ENSURE(t != NULL && inward != NULL);
+	ENSURE(bsMakeTriangle(bsV3(-1, 0, -1), bsV3(-1, 0, 1), bsV3(1, 0, 1), t) == bs_ok);
+	ENSURE(bsMakeTriangle(bsV3(-1, 0, -1), bsV3(1, 0, 1), bsV3(1, 0, -1), t + 1) == bs_ok);
+	ENSURE(bsMakeTriangle(bsV3(-0.1, 0.3, -0.1), bsV3(-0.1, 0.3, 0.1), bsV3(0.1, 0.3, 0.1), t + 2) == bs_ok);
+	ENSURE(bsMakeTriangle(bsV3(-0.1, 0.3, -0.1), bsV3(0.1, 0.3, 0.1), bsV3(0.1, 0.3, -0.1), t + 3) == bs_ok);
+	ENSURE(t[0].n.y > 0.0 && t[2].n.y > 0.0);
+	bsVec3 beside = bsV3(3, 0, 0);
+	for (uint32_t k = 0; k < n; ++k)
+	{
+		const bsTriangle* s = sphere + k;
+		ENSURE(bsMakeTriangle(bsAdd(s->p1, beside), bsAdd(s->p2, beside), bsAdd(s->p3, beside), t + 4 + k) == bs_ok);
+	}
+	bsOrientation o;
+	ENSURE(bsOrientation_Outside(t, n + 4, inward, &o) == bs_ok);
+	for (uint32_t k = 0; k < n + 4; ++k)
+	{
+		ENSURE(inward[k] == (k >= 4 ? 1 : 0));
+	}
+	ENSURE(o.inward == n && o.open == 4);
+	free(inward);
+	free(t);
+	free(sphere);
+	return 0;
+}
+
 static int Errors(void)
 {
 	bsOrientation o;
@@ -234,6 +270,7 @@ int OrientationTest(void)
 	RUN_SUBTEST(Cap(0.7, true));
 	RUN_SUBTEST(Cap(0.3, false));
 	RUN_SUBTEST(SurfaceEmitter());
+	RUN_SUBTEST(Pieces());
 	RUN_SUBTEST(Errors());
 	return 0;
 }

@@ -231,10 +231,12 @@ bsResult bsOrientation_Edges(const bsTriangle* tris, uint32_t count, bsOrientati
 
 // The edges, and which side of each face is out, whatever the file's winding: faces joined by
 // manifold edges are first wound consistently (breadth first from the lowest face of each piece);
-// then the generalized winding number of the consistently wound mesh, averaged just in front of and
-// just behind each face (the face's own jump cancels: 1/2 on a closed outward surface, -1/2 on an
-// inward one, near 0 where the mesh is open), summed by area over each piece, says whether the piece
-// faces out (> 1/4), in (< -1/4) or neither (an open piece: it takes the winding of most of its area).
+// then the generalized winding number of each piece so wound (its own faces alone: a floor under a
+// roof says nothing of the roof's sides), averaged just in front of and just behind each of its faces
+// (the face's own jump cancels: 1/2 on a closed outward surface, -1/2 on an inward one, near 0 where
+// the piece is open), summed by area, says whether the piece faces out (> 1/4), in (< -1/4) or neither
+// (an open piece: it takes the winding of most of its area). Each closed piece faces its own outside:
+// the inner wall of a hollow shell, a piece of its own, faces into the cavity.
 // inward[k] = 1 when face k's front faces the inside, else 0 (count entries, filled). Errors as above.
 bsResult bsOrientation_Outside(const bsTriangle* tris, uint32_t count, uint8_t* inward, bsOrientation* out);
 

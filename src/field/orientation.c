@@ -161,42 +161,101 @@ static double bsFaceWinding(const bsWindingTree* wt, const bsTriangle* t)
 	return 0.5 * (bsWindingTree_Evaluate(wt, bsAdd(g, d)) + bsWindingTree_Evaluate(wt, bsSub(g, d)));
 }
 
-// Per piece: the area-weighted winding (sum[p] / area[p]) and the area of its faces kept as filed
-// (kept[p]); then each face's verdict.
+// The faces grouped by piece: order[first[p] .. first[p + 1]) are piece p's, ascending.
+static void bsGroupPieces(const uint32_t* piece, uint32_t count, uint32_t pieces, uint32_t* first, uint32_t* order)
+{
+	memset(first, 0, ((size_t)pieces + 1) * sizeof(uint32_t));
+	for (uint32_t t = 0; t < count; ++t)
+	{
+		first[piece[t] + 1] += 1;
+	}
+	for (uint32_t p = 0; p < pieces; ++p)
+	{
+		first[p + 1] += first[p];
+	}
+	for (uint32_t t = 0; t < count; ++t)
+	{
+		order[first[piece[t]]++] = t;  // first[p] ends at the next piece's start ...
+	}
+	for (uint32_t p = pieces; p > 0; --p)
+	{
+		first[p] = first[p - 1];  // ... and moves back one place
+	}
+	first[0] = 0;
+}
+
+// Piece p's verdict from its own faces alone (another piece's winding says nothing about this one's
+// sides: a floor under a roof would turn the roof): the area-weighted winding of its faces, each at
+// its centroid with its own jump left out, over a winding tree of the piece. 1: the wound piece faces
+// in; 0: out; -1: open (no inside).
+static bsResult bsPieceVerdict(const bsTriangle* wound, const uint32_t* faces, uint32_t n, bsTriangle* scratch,
+	int* verdict)
+{
+	for (uint32_t i = 0; i < n; ++i)
+	{
+		scratch[i] = wound[faces[i]];
+	}
+	bsWindingTree wt;
+	bsResult r = bsWindingTree_Build(&wt, scratch, n, NULL);
+	if (r != bs_ok)
+	{
+		bsWindingTree_Free(&wt);
+		return r;
+	}
+	double sum = 0.0, area = 0.0;
+	for (uint32_t i = 0; i < n; ++i)
+	{
+		const bsTriangle* w = scratch + i;
+		double a = 0.5 * bsLength(bsCross(bsSub(w->p2, w->p1), bsSub(w->p3, w->p1)));
+		sum += a * bsFaceWinding(&wt, w);
+		area += a;
+	}
+	bsWindingTree_Free(&wt);
+	double mean = area > 0.0 ? sum / area : 0.0;
+	*verdict = fabs(mean) < BS_ORIENT_CLOSED ? -1 : (mean < 0.0 ? 1 : 0);
+	return bs_ok;
+}
+
+// Each face's verdict: flip[t] turned round again when its piece faces in, or (an open piece) when
+// most of the piece's area was filed the other way.
 static bsResult bsDecide(const bsTriangle* wound, const uint8_t* flip, const uint32_t* piece, uint32_t count,
 	uint32_t pieces, uint8_t* inward, bsOrientation* out)
 {
-	double* sum = calloc(3 * (size_t)pieces, sizeof(double));
-	bsWindingTree wt;
-	bsResult r = sum == NULL ? bs_errOutOfMemory : bsWindingTree_Build(&wt, wound, count, NULL);
-	if (r != bs_ok)
+	uint32_t* first = malloc(((size_t)pieces + 1) * sizeof(uint32_t));
+	uint32_t* order = malloc((size_t)count * sizeof(uint32_t));
+	bsTriangle* scratch = malloc((size_t)count * sizeof(bsTriangle));
+	bsResult r = first == NULL || order == NULL || scratch == NULL ? bs_errOutOfMemory : bs_ok;
+	if (r == bs_ok)
 	{
-		free(sum);
-		return r;
+		bsGroupPieces(piece, count, pieces, first, order);
 	}
-	double* area = sum + pieces;
-	double* kept = area + pieces;
-	for (uint32_t t = 0; t < count; ++t)
+	for (uint32_t p = 0; p < pieces && r == bs_ok; ++p)
 	{
-		const bsTriangle* w = wound + t;
-		double a = 0.5 * bsLength(bsCross(bsSub(w->p2, w->p1), bsSub(w->p3, w->p1)));
-		sum[piece[t]] += a * bsFaceWinding(&wt, w);
-		area[piece[t]] += a;
-		kept[piece[t]] += flip[t] ? 0.0 : a;
+		const uint32_t* faces = order + first[p];
+		uint32_t n = first[p + 1] - first[p];
+		int verdict = 0;
+		r = bsPieceVerdict(wound, faces, n, scratch, &verdict);
+		double kept = 0.0, area = 0.0;
+		for (uint32_t i = 0; i < n && verdict < 0; ++i)
+		{
+			const bsTriangle* w = wound + faces[i];
+			double a = bsLength(bsCross(bsSub(w->p2, w->p1), bsSub(w->p3, w->p1)));
+			kept += flip[faces[i]] ? 0.0 : a;
+			area += a;
+		}
+		bool turnPiece = verdict < 0 ? kept < 0.5 * area : verdict == 1;
+		for (uint32_t i = 0; i < n; ++i)
+		{
+			uint32_t t = faces[i];
+			inward[t] = (uint8_t)(flip[t] ^ (turnPiece ? 1 : 0));
+			out->inward += inward[t];
+			out->open += verdict < 0;
+		}
 	}
-	bsWindingTree_Free(&wt);
-	for (uint32_t t = 0; t < count; ++t)
-	{
-		uint32_t p = piece[t];
-		double mean = area[p] > 0.0 ? sum[p] / area[p] : 0.0;
-		bool open = fabs(mean) < BS_ORIENT_CLOSED;
-		bool turnPiece = open ? kept[p] < 0.5 * area[p] : mean < 0.0;  // the wound piece faces in
-		inward[t] = (uint8_t)(flip[t] ^ (turnPiece ? 1 : 0));
-		out->inward += inward[t];
-		out->open += open;
-	}
-	free(sum);
-	return bs_ok;
+	free(first);
+	free(order);
+	free(scratch);
+	return r;
 }
 
 bsResult bsOrientation_Outside(const bsTriangle* tris, uint32_t count, uint8_t* inward, bsOrientation* out)
