@@ -217,6 +217,15 @@ static int SurfaceEmitter(void)
 // closed icosphere wound inward beside them. The floor's winding number at the roof is about -0.37,
 // which would turn the roof if the pieces were judged together; judged alone, each open piece keeps its
 // winding and only the sphere turns.
+// A square of half-side h at height y, facing +y: two triangles.
+static int Square(double h, double y, bsTriangle* t)
+{
+	ENSURE(bsMakeTriangle(bsV3(-h, y, -h), bsV3(-h, y, h), bsV3(h, y, h), t) == bs_ok);
+	ENSURE(bsMakeTriangle(bsV3(-h, y, -h), bsV3(h, y, h), bsV3(h, y, -h), t + 1) == bs_ok);
+	ENSURE(t[0].n.y > 0.0 && t[1].n.y > 0.0);
+	return 0;
+}
+
 static int Pieces(void)
 {
 	bsTriangle* sphere;
@@ -225,11 +234,8 @@ static int Pieces(void)
 	bsTriangle* t = malloc((n + 4) * sizeof(bsTriangle));
 	uint8_t* inward = malloc(n + 4);
 	ENSURE(t != NULL && inward != NULL);
-	ENSURE(bsMakeTriangle(bsV3(-1, 0, -1), bsV3(-1, 0, 1), bsV3(1, 0, 1), t) == bs_ok);
-	ENSURE(bsMakeTriangle(bsV3(-1, 0, -1), bsV3(1, 0, 1), bsV3(1, 0, -1), t + 1) == bs_ok);
-	ENSURE(bsMakeTriangle(bsV3(-0.1, 0.3, -0.1), bsV3(-0.1, 0.3, 0.1), bsV3(0.1, 0.3, 0.1), t + 2) == bs_ok);
-	ENSURE(bsMakeTriangle(bsV3(-0.1, 0.3, -0.1), bsV3(0.1, 0.3, 0.1), bsV3(0.1, 0.3, -0.1), t + 3) == bs_ok);
-	ENSURE(t[0].n.y > 0.0 && t[2].n.y > 0.0);
+	RUN_SUBTEST(Square(1.0, 0.0, t));      // the floor
+	RUN_SUBTEST(Square(0.1, 0.3, t + 2));  // the roof
 	bsVec3 beside = bsV3(3, 0, 0);
 	for (uint32_t k = 0; k < n; ++k)
 	{

@@ -138,10 +138,12 @@ static bool bsSurfaceFromEnvironment(bsEmission* e, const bsEnvironment* env, co
 	s->count = count;
 	bool ok = area > 0.0 && isfinite(area);
 	e->turn[k] = ok ? malloc(count) : NULL;
-	if (ok && (e->turn[k] == NULL || bsOrientation_Outside(s->triangles, (uint32_t)count, e->turn[k],
-		e->orientation + k) != bs_ok))
+	bsResult r = !ok ? bs_ok : e->turn[k] == NULL ? bs_errOutOfMemory :
+		bsOrientation_Outside(s->triangles, (uint32_t)count, e->turn[k], e->orientation + k);
+	if (r != bs_ok)
 	{
-		snprintf(err, errlen, "%s: out of memory", c->path);  // the triangles are finite and count < 2^31
+		snprintf(err, errlen, "%s: particles.emitters[%d]: cannot tell the outside of %s: %s", c->path, k,
+			c->environment.meshes[em->mesh].file, bsResultString(r));
 		return false;
 	}
 	s->turn = e->turn[k];
