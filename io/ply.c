@@ -1061,11 +1061,36 @@ static void bsStoreFloatLE(char* p, float f)
 	p[3] = (char)((u >> 24) & 0xffu);
 }
 
+static void bsStoreDoubleLE(char* p, double d)
+{
+	uint64_t u;
+	memcpy(&u, &d, sizeof(u));
+	for (int b = 0; b < 8; ++b)
+	{
+		p[b] = (char)((u >> (8 * b)) & 0xffu);
+	}
+}
+
 enum
 {
 	bsPlyRecordSize = 7 * 4 + 1 + 4,
+	bsPlyWideRecordSize = bsPlyRecordSize + 3 * 4,  // x, y, z as doubles
 	bsPlyRecordsPerReserve = 1024,
 };
+
+bool bsPly_NeedsDoubles(const bsParticles* p)
+{
+	for (size_t i = 0; i < p->count; ++i)
+	{
+		bsVec3 x = p->position[i];
+		double reach = bs_plyFloatReach * p->radius[i];
+		if (!(fabs(x.x) <= reach && fabs(x.y) <= reach && fabs(x.z) <= reach))
+		{
+			return true;
+		}
+	}
+	return false;
+}
 
 static void bsPly_Get(const bsParticles* p, size_t i, double v[7], unsigned* state)
 {
@@ -1112,14 +1137,17 @@ static bool bsPly_WriteArrays(const char* path, const bsParticles* src, char* er
 	{
 		return false;
 	}
+	bool wide = bsPly_NeedsDoubles(src);
+	const char* type = wide ? "double" : "float";
+	size_t recordSize = wide ? bsPlyWideRecordSize : bsPlyRecordSize;
 	bsAtomicFile_Printf(&f,
 		"ply\n"
 		"format binary_little_endian 1.0\n"
 		"comment blobsim %s\n"
 		"element vertex %zu\n"
-		"property float x\n"
-		"property float y\n"
-		"property float z\n"
+		"property %s x\n"
+		"property %s y\n"
+		"property %s z\n"
 		"property float radius\n"
 		"property float vx\n"
 		"property float vy\n"
@@ -1127,11 +1155,11 @@ static bool bsPly_WriteArrays(const char* path, const bsParticles* src, char* er
 		"property uchar state\n"
 		"property uint id\n"
 		"end_header\n",
-		BLOBSIM_VERSION, count);
+		BLOBSIM_VERSION, count, type, type, type);
 	for (size_t i = 0; i < count;)
 	{
 		size_t n = count - i < bsPlyRecordsPerReserve ? count - i : bsPlyRecordsPerReserve;
-		char* out = bsAtomicFile_Reserve(&f, n * bsPlyRecordSize);
+		char* out = bsAtomicFile_Reserve(&f, n * recordSize);
 		if (out == NULL)
 		{
 			break;
@@ -1141,8 +1169,13 @@ static bool bsPly_WriteArrays(const char* path, const bsParticles* src, char* er
 			double v[7];
 			unsigned state;
 			bsPly_Get(src, i, v, &state);
-			char* r = out + k * bsPlyRecordSize;
-			for (int q = 0; q < 7; ++q)
+			char* r = out + k * recordSize;
+			for (int q = 0; q < 3 && wide; ++q)
+			{
+				bsStoreDoubleLE(r + 8 * q, v[q]);
+			}
+			r += wide ? 24 - 12 : 0;  // the rest as in a float record, after the wider x, y, z
+			for (int q = wide ? 3 : 0; q < 7; ++q)
 			{
 				bsStoreFloatLE(r + 4 * q, (float)v[q]);
 			}
@@ -1153,7 +1186,7 @@ static bool bsPly_WriteArrays(const char* path, const bsParticles* src, char* er
 				r[29 + q] = (char)((id >> (8 * q)) & 0xffu);
 			}
 		}
-		bsAtomicFile_Advance(&f, n * bsPlyRecordSize);
+		bsAtomicFile_Advance(&f, n * recordSize);
 	}
 	return bsAtomicFile_Commit(&f, 0);
 }

@@ -1,7 +1,7 @@
 // ply.h — particle snapshots as PLY point clouds (the format of MeshLab, CloudCompare, Blender and
 // Houdini), one vertex per particle.
 //
-// bsPly_WriteParticles writes binary little-endian PLY, always with this header (VERSION is blobsim's):
+// bsPly_WriteParticles writes binary little-endian PLY with this header (VERSION is blobsim's):
 //     ply
 //     format binary_little_endian 1.0
 //     comment blobsim VERSION
@@ -10,8 +10,12 @@
 //     property uchar state                                  (0 free, 1 stuck, 2 escaped, 3 sleeping)
 //     property uint id                                      (the particle's birth order, particles.h)
 //     end_header
-// followed by N records of 33 bytes. The bytes are assembled explicitly (IEEE-754 binary32, least
-// significant byte first), so the same particles give the same file on every host.
+// followed by N records of 33 bytes; but x, y and z are `double` (records of 45 bytes) when a float
+// would round some particle's position by more than 1/2048 of its radius (bsPly_NeedsDoubles: a
+// coordinate beyond bs_plyFloatReach radii from the origin, e.g. a model at survey coordinates), so
+// the file keeps every position to that precision wherever the model sits, and a scene near the
+// origin gives the float file it always gave. Both are standard PLY (meshio reads either). The bytes are assembled explicitly (IEEE-754, least significant byte first), so the same
+// particles give the same file on every host.
 //
 // bsPly_Read / bsPly_Parse read PLY files with x, y, z and optionally radius, vx, vy, vz, state and id, in
 // any order, of any numeric type (char ... double, also the int8 ... float64 spellings), in ascii,
@@ -32,7 +36,8 @@
 #include <stdint.h>
 
 // One particle as stored in a PLY file. Doubles in memory; the writer narrows them to float (so a
-// write/read round trip returns (double)(float)v), the reader keeps float or double input exactly.
+// write/read round trip returns (double)(float)v; positions far from the origin stay doubles: above),
+// the reader keeps float or double input exactly.
 typedef struct bsPlyParticle
 {
 	bsVec3 position;
@@ -70,6 +75,13 @@ enum
 	bs_plyMaxProperties = 256,    // over all elements
 	bs_plyMaxNameLength = 63,
 };
+
+// A float rounds |x| <= 8192 r by at most 8192 r 2^-24 = r / 2048.
+#define bs_plyFloatReach 8192.0
+
+// Does some particle have a coordinate beyond bs_plyFloatReach times its radius (or a NaN)? Then
+// bsPly_WriteParticles writes x, y, z as doubles.
+bool bsPly_NeedsDoubles(const bsParticles* particles);
 
 // Writes the particles to path through bsAtomicFile (the file is either complete or not replaced).
 // Fails with a message when a value does not fit a finite float, a radius is negative or a state is not

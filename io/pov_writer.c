@@ -20,11 +20,12 @@
 static const double bsPow10[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
 	1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-// The C library's "%.9g", with whatever the locale uses as a decimal point turned into '.'.
-static size_t bsFormatSlow(char* out, double x)
+// The C library's "%.*g" with `digits` significant digits, with whatever the locale uses as a
+// decimal point turned into '.'.
+static size_t bsFormatDigits(char* out, double x, int digits)
 {
 	char tmp[64];
-	int n = snprintf(tmp, sizeof(tmp), "%.9g", x);
+	int n = snprintf(tmp, sizeof(tmp), "%.*g", digits, x);
 	size_t len = 0;
 	bool inPoint = false;
 	for (int i = 0; i < n && len + 1 < bs_povNumberMax; ++i)
@@ -44,6 +45,11 @@ static size_t bsFormatSlow(char* out, double x)
 	}
 	out[len] = '\0';
 	return len;
+}
+
+static size_t bsFormatSlow(char* out, double x)
+{
+	return bsFormatDigits(out, x, 9);
 }
 
 // x * 10^k: one correctly rounded operation, 10^|k| being exact for |k| <= 22; two for 22 < k <= 44
@@ -175,6 +181,23 @@ size_t bsPov_FormatDouble(char* out, double x)
 	return (size_t)(p - out);
 }
 
+size_t bsPov_FormatDoubleWithin(char* out, double x, double step)
+{
+	// d significant digits round x by at most half a unit of the d-th: 0.5 10^(e + 1 - d) with
+	// e = floor(log10 |x|), so at most |x| 0.5 10^(1 - d).
+	double a = fabs(x);
+	if (!(step > 0.0) || !isfinite(x) || a * 5e-9 <= step)
+	{
+		return bsPov_FormatDouble(out, x);
+	}
+	int digits = 10;
+	while (digits < 17 && a * 0.5 / bsPow10[digits - 1] > step)
+	{
+		digits += 1;
+	}
+	return bsFormatDigits(out, x, digits);
+}
+
 char* bsPov_PutUnsigned(char* p, uint64_t v)
 {
 	char tmp[24];
@@ -199,20 +222,21 @@ static char* bsPutText(char* p, const char* s, size_t len)
 
 #define BS_PUT_LITERAL(P, S) bsPutText((P), (S), sizeof(S) - 1)
 
-static char* bsPutDouble(char* p, double x)
+// x rounded by at most step (bsPov_FormatDoubleWithin).
+static char* bsPutDouble(char* p, double x, double step)
 {
-	return p + bsPov_FormatDouble(p, x);
+	return p + bsPov_FormatDoubleWithin(p, x, step);
 }
 
 // "<x,y,z>"
-static char* bsPutVector(char* p, bsVec3 v)
+static char* bsPutVector(char* p, bsVec3 v, double step)
 {
 	*p++ = '<';
-	p = bsPutDouble(p, v.x);
+	p = bsPutDouble(p, v.x, step);
 	*p++ = ',';
-	p = bsPutDouble(p, v.y);
+	p = bsPutDouble(p, v.y, step);
 	*p++ = ',';
-	p = bsPutDouble(p, v.z);
+	p = bsPutDouble(p, v.z, step);
 	*p++ = '>';
 	return p;
 }
@@ -261,6 +285,7 @@ typedef struct bsPovWriter
 	char* errbuf;
 	size_t errlen;
 	bool failed;
+	double step;  // the largest rounding of a coordinate (bsPovScene.positionStep as resolved)
 } bsPovWriter;
 
 static bool bsPovFail(bsPovWriter* w, const char* fmt, ...) BS_PRINTF_FORMAT(2, 3);
@@ -315,7 +340,7 @@ static void bsPutVectorLine(bsPovWriter* w, const char* before, bsVec3 v, const 
 		return;
 	}
 	char* q = bsPutText(p, before, lb);
-	q = bsPutVector(q, v);
+	q = bsPutVector(q, v, w->step);
 	q = bsPutText(q, after, la);
 	bsAtomicFile_Advance(&w->file, (size_t)(q - p));
 }
@@ -508,7 +533,7 @@ static void bsPutMatrix(bsPovWriter* w, const char* indent, const double* m)
 	bsAtomicFile_Printf(&w->file, "%smatrix <", indent);
 	for (int k = 0; k < 12; ++k)
 	{
-		bsPov_FormatDouble(num, m[k] + 0.0);
+		bsPov_FormatDoubleWithin(num, m[k] + 0.0, w->step);
 		bsAtomicFile_Printf(&w->file, "%s%s", num, k < 11 ? (k % 3 == 2 ? ",  " : ", ") : ">\n");
 	}
 }
@@ -571,7 +596,7 @@ static bool bsPov_WriteMesh(bsPovWriter* w, const bsPovMesh* m, size_t meshIndex
 			break;
 		}
 		char* q = BS_PUT_LITERAL(p, ",\n\t\t");
-		q = bsPutVector(q, vertices[i]);
+		q = bsPutVector(q, vertices[i], w->step);
 		bsAtomicFile_Advance(&w->file, (size_t)(q - p));
 	}
 	bsAtomicFile_Printf(&w->file, "\n\t}\n\tface_indices\n\t{\n\t\t%zu", m->triangleCount);
@@ -674,10 +699,10 @@ static size_t bsBlobWriter_Format(const bsBlobWriter* bw, const bsBlobPiece* pie
 			continue;
 		}
 		q = BS_PUT_LITERAL(q, "\tsphere { ");
-		q = bsPutVector(q, def->centers[id]);
+		q = bsPutVector(q, def->centers[id], bw->w->step);
 		*q++ = ',';
 		*q++ = ' ';
-		q = bsPutDouble(q, reach);
+		q = bsPutDouble(q, reach, bw->w->step);
 		*q++ = ',';
 		*q++ = ' ';
 		q = bsPutText(q, bw->strength, bw->strengthLen);
@@ -945,7 +970,7 @@ static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 		const bsPovPlane* pl = s->planes + i;
 		bsVec3 n = bsNormalize(pl->normal);
 		bsPutVectorLine(w, "\nplane { ", n, ", ");
-		bsPov_FormatDouble(num, bsDot(n, pl->point));
+		bsPov_FormatDoubleWithin(num, bsDot(n, pl->point), w->step);
 		bsAtomicFile_Printf(&w->file, "%s\n", num);
 		bsPutMaterial(w, "\t", pl->material);
 		bsPutString(w, "}\n");
@@ -997,6 +1022,21 @@ static void bsLeaveCLocale(bsCLocale l)
 	}
 }
 
+double bsPov_PositionStep(const bsPovScene* s)
+{
+	if (s->positionStep > 0.0)
+	{
+		return s->positionStep;
+	}
+	const bsPovParticles* ps = &s->particles;
+	double smallest = ps->count > 0 ? ps->radius : 0.0;
+	for (size_t i = 0; ps->radii != NULL && i < ps->count; ++i)
+	{
+		smallest = i == 0 || ps->radii[i] < smallest ? ps->radii[i] : smallest;
+	}
+	return smallest * bs_povPositionFraction;
+}
+
 bool bsPov_WriteScene(const char* path, const bsPovScene* scene, char* errbuf, size_t errlen)
 {
 	bsPovWriter w;
@@ -1020,6 +1060,7 @@ bool bsPov_WriteScene(const char* path, const bsPovScene* scene, char* errbuf, s
 	{
 		return false;
 	}
+	w.step = bsPov_PositionStep(scene);
 	bsCLocale locale = bsEnterCLocale();
 	bsPov_WriteBody(&w, scene);
 	bsLeaveCLocale(locale);

@@ -6,7 +6,9 @@
 // mesh2, each plane, then the particles as one or more `blob` objects. Numbers are printed as
 // printf("%.9g") would in the "C" locale (bsPov_FormatDouble): 9 significant digits round-trip a float
 // and keep a double to 1 part in 10^9 — far below a pixel — and the output never depends on the
-// locale. The same scene gives byte-identical files; the file is written through bsAtomicFile, so it
+// locale. Coordinates get more digits where 9 would round them by more than positionStep (1/2048 of
+// the smallest particle radius: bsPov_FormatDoubleWithin), so a model at survey coordinates keeps
+// its particles and mesh where they are. The same scene gives byte-identical files; the file is written through bsAtomicFile, so it
 // is complete or not replaced.
 //
 // Blob components. A component of radius R and strength S adds S (1 - (d/R)^2)^2 to the field at
@@ -36,6 +38,10 @@ enum
 	bs_povMaxBlobComponents = 1000000,  // POV-Ray 3.7.0's limit per blob
 	bs_povNumberMax = 32,               // bytes a bsPov_FormatDouble output may need, with the NUL
 };
+
+// The fraction of the smallest particle radius by which a written position may be rounded at most
+// (bsPovScene.positionStep's default): 2^-11, about 0.05% of the radius.
+#define bs_povPositionFraction (1.0 / 2048.0)
 
 typedef struct bsPovCamera
 {
@@ -132,6 +138,9 @@ typedef struct bsPovScene
 	size_t sensorCount;
 	double sensorRadius;      // > 0 when sensorCount > 0
 	bsPovParticles particles;
+	double positionStep;      // the largest rounding of a written coordinate, scene units; 0: 1/2048 of
+	                          // the smallest particle radius (bsPov_PositionStep; 9 digits when there
+	                          // is no particle)
 } bsPovScene;
 
 // A scene with sensible settings and nothing in it: camera at <0,2,-6> looking at the origin, 50°,
@@ -173,6 +182,16 @@ void bsPov_FrameFileName(char* out, size_t len, int frame);
 // the rare near-tie and for extreme exponents. out needs bs_povNumberMax bytes; returns the length
 // (the text is NUL-terminated).
 size_t bsPov_FormatDouble(char* out, double x);
+
+// x as bsPov_FormatDouble writes it when its 9 significant digits round it by at most step (always
+// near the origin: |x| 5e-9 <= step), else with the fewest digits, 10 to 17, that do (17 round-trip
+// a double). So a model far from the origin (survey coordinates: x = 5.8e5, z = 5.8e6) keeps its
+// positions exact to step, and a scene near it is the same bytes as with 9 digits. step <= 0: 9.
+size_t bsPov_FormatDoubleWithin(char* out, double x, double step);
+
+// The step a scene's coordinates are written within: positionStep when > 0, else
+// bs_povPositionFraction of the smallest particle radius (0, 9 digits, without particles).
+double bsPov_PositionStep(const bsPovScene* scene);
 
 // Writes v in decimal at p (at most 20 bytes, no NUL) and returns the end.
 char* bsPov_PutUnsigned(char* p, uint64_t v);

@@ -337,12 +337,16 @@ check)
 	"$bin" check "$src/tiny.json" >/dev/null || fail "check rejects a valid config"
 	# Counts against the files (tiny.obj: 14 'f' lines in 3 'g' groups), singular for one.
 	msg=$("$bin" check "$src/tiny.json")
-	[ "$msg" = "$src/tiny.json: ok: 388 particles, 14 triangles in 3 groups (0 degenerate dropped), 1 plane; 6 steps of 0.1 s, exact, slide" ] ||
+	# and the mesh's edges: the box's sides are wound against its top (the scene's quads as drawn), and
+	# the floor and the bar are open.
+	[ "$msg" = "$src/tiny.json: ok: 388 particles, 14 triangles in 3 groups (0 degenerate dropped), 1 plane; 6 steps of 0.1 s, exact, slide
+$src/tiny.obj: 4 edges wound inconsistently (their two faces run them the same way, e.g. the edge of vertices 9 and 12), 12 boundary edges (open, e.g. the edge of vertices 1 and 4)" ] ||
 		fail "check: unexpected summary: $msg"
 	printf 'v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 3\n' >"$work/one.obj"
 	sed 's|"tiny.obj", "materials": { "bar": "metal" }|"one.obj"|' "$src/tiny.json" >"$work/one.json"
 	msg=$("$bin" check "$work/one.json" --set motion.steps=1)
-	[ "$msg" = "$work/one.json: ok: 388 particles, 1 triangle in 1 group (0 degenerate dropped), 1 plane; 1 step of 0.1 s, exact, slide" ] ||
+	[ "$msg" = "$work/one.json: ok: 388 particles, 1 triangle in 1 group (0 degenerate dropped), 1 plane; 1 step of 0.1 s, exact, slide
+$work/one.obj: 0 edges wound inconsistently, 3 boundary edges (open, e.g. the edge of vertices 1 and 2)" ] ||
 		fail "check: unexpected summary for one triangle: $msg"
 	# Paths relative to a config in a subfolder print without "configs/..": output.directory
 	# "../out/x" of configs/c.json is out/x.

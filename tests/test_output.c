@@ -1644,6 +1644,77 @@ static int PovSpeedTest(void)
 	return 0;
 }
 
+// Far from the origin (survey coordinates) x, y, z are doubles, read back exactly (the file emitter
+// reads them so); near it, floats. Radius and velocity stay floats either way.
+static int PlyFarTest(void)
+{
+	char path[600], err[1200];
+	TestPath(path, sizeof(path), "far.ply");
+	bsPlyParticle p[2] = {
+		{bsV3(580000.123456789, 101.5, 5800000.987654321), bsV3(0.5, -1.0, 0.0), 0.01, bs_particleFree, 0},
+		{bsV3(580000.25, 100.0, 5800000.0), bsV3(0.0, 0.0, 0.0), 0.02, bs_particleStuck, 1},
+	};
+	ENSURE(WritePly(path, p, 2, err, sizeof(err)));
+	size_t size;
+	uint8_t* bytes = ReadAll(path, &size);
+	ENSURE(bytes != NULL);
+	bool doubles = strstr((const char*)bytes, "property double x\nproperty double y\nproperty double z\n"
+		"property float radius\n") != NULL;
+	const char* end = strstr((const char*)bytes, "end_header\n");
+	bool sized = end != NULL && size == (size_t)(end + 11 - (const char*)bytes) + 2 * 45;
+	free(bytes);
+	ENSURE(doubles && sized);
+	bsPlyData d;
+	ENSURE(bsPly_Read(path, &d, err, sizeof(err)));
+	ENSURE(d.count == 2);
+	for (int i = 0; i < 2; ++i)
+	{
+		ENSURE(bsLength(bsSub(d.particles[i].position, p[i].position)) == 0.0);
+		ENSURE(d.particles[i].radius == (double)(float)p[i].radius && d.particles[i].state == p[i].state);
+		ENSURE(d.particles[i].velocity.x == p[i].velocity.x && d.particles[i].id == p[i].id);
+	}
+	free(d.particles);
+	// The rule: a coordinate within 8192 radii stays a float (rounded by at most r / 2048).
+	bsParticles one;
+	ENSURE(bsParticles_Alloc(&one, 1) == bs_ok);
+	one.position[0] = bsV3(81.92, -81.92, 0.0);
+	one.radius[0] = 0.01;
+	bool near = !bsPly_NeedsDoubles(&one);
+	one.position[0].z = 81.93;
+	bool far = bsPly_NeedsDoubles(&one);
+	bsParticles_Free(&one);
+	ENSURE(near && far);
+	return 0;
+}
+
+// Coordinates within a step: 9 digits (bsPov_FormatDouble's bytes) where they round by less, else
+// the fewest digits that keep the step.
+static int FormatWithinTest(void)
+{
+	static const double nearValues[] = {0.0, 1.25, -3.14159265358979, 1234.56789012, -1999.123456789};
+	for (size_t k = 0; k < sizeof(nearValues) / sizeof(nearValues[0]); ++k)
+	{
+		char a[bs_povNumberMax], b[bs_povNumberMax];
+		bsPov_FormatDouble(a, nearValues[k]);
+		bsPov_FormatDoubleWithin(b, nearValues[k], 1e-5);
+		ENSURE(strcmp(a, b) == 0);
+	}
+	static const double farValues[] = {5800000.987654321, -580000.123456789, 1e12 + 0.123};
+	for (size_t k = 0; k < sizeof(farValues) / sizeof(farValues[0]); ++k)
+	{
+		char a[bs_povNumberMax], b[bs_povNumberMax];
+		bsPov_FormatDouble(a, farValues[k]);
+		size_t n = bsPov_FormatDoubleWithin(b, farValues[k], 1e-5);
+		ENSURE(n == strlen(b) && n < bs_povNumberMax);
+		ENSURE(fabs(strtod(a, NULL) - farValues[k]) > 1e-5);  // 9 digits are not enough
+		ENSURE(fabs(strtod(b, NULL) - farValues[k]) <= 1e-5);
+	}
+	char c[bs_povNumberMax];
+	bsPov_FormatDoubleWithin(c, 5800000.987654321, 0.0);  // no step: 9 digits
+	ENSURE(strcmp(c, "5800000.99") == 0);
+	return 0;
+}
+
 static int OutputTests(void)
 {
 	RUN_SUBTEST(AtomicCommitAbortTest());
@@ -1653,6 +1724,8 @@ static int OutputTests(void)
 	RUN_SUBTEST(OutputListTest());
 	RUN_SUBTEST(OutputSetTest());
 	RUN_SUBTEST(PlyRoundTripTest());
+	RUN_SUBTEST(PlyFarTest());
+	RUN_SUBTEST(FormatWithinTest());
 	RUN_SUBTEST(PlyFormatsTest());
 	RUN_SUBTEST(PlyMalformedTest());
 	RUN_SUBTEST(FormatTest());

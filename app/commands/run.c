@@ -731,7 +731,7 @@ typedef struct bsMemoryExtras
 
 enum
 {
-	bs_memorySurfaceTriangle = sizeof(double) + 1,  // emission.c: the cumulative area, the selected flag
+	bs_memorySurfaceTriangle = sizeof(double) + 1,  // emission.c: the cumulative area, the turn flag
 };
 
 static uint64_t bsSurfaceTableBytes(const bsEmission* emission)
@@ -1012,6 +1012,27 @@ static const char* bsPlural(uint64_t count)
 	return count == 1 ? "" : "s";
 }
 
+// What the meshes' edges and the surface emitters' windings say (environment.h, emission.h), a line
+// each after `prefix`.
+static void bsPrintWinding(const bsConfig* c, const bsEnvironment* env, const bsEmission* emission, const char* prefix)
+{
+	char line[BS_ERR_MAX];
+	for (int m = 0; m < c->environment.meshCount; ++m)
+	{
+		if (bsEnvironment_DescribeEdges(env, c, m, line, sizeof(line)))
+		{
+			printf("%s%s\n", prefix, line);
+		}
+	}
+	for (int k = 0; k < emission->count; ++k)
+	{
+		if (bsEmission_DescribeWinding(emission, c, k, line, sizeof(line)))
+		{
+			printf("%s%s\n", prefix, line);
+		}
+	}
+}
+
 int bsCheckMain(int argc, char** argv)
 {
 	bsRunOptions o;
@@ -1061,6 +1082,7 @@ int bsCheckMain(int argc, char** argv)
 	{
 		printf("%s\n", fieldLine);
 	}
+	bsPrintWinding(&c, &env, &emission, "");
 	bsEmission_Free(&emission);
 	bsEnvironment_Free(&env);
 	bsConfig_Free(&c);
@@ -1120,6 +1142,10 @@ static bool bsRun_LoadInputs(bsRunState* r)
 			sizeof(r->err))))
 	{
 		return false;
+	}
+	if (!r->o->quiet)
+	{
+		bsPrintWinding(c, &r->env, &r->emission, "blobsim: ");
 	}
 	int perParticle = bsMemoryPerParticle(c);
 	// A body's mesh and its collider's BVH cost what the environment's triangles do.

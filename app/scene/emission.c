@@ -14,7 +14,10 @@ void bsEmission_Free(bsEmission* e)
 	{
 		free(e->lists != NULL ? e->lists[k] : NULL);
 		free(e->cumulative != NULL ? e->cumulative[k] : NULL);
+		free(e->turn != NULL ? e->turn[k] : NULL);
 	}
+	free(e->turn);
+	free(e->orientation);
 	free(e->lists);
 	free(e->listCounts);
 	free(e->surfaces);
@@ -133,7 +136,18 @@ static bool bsSurfaceFromEnvironment(bsEmission* e, const bsEnvironment* env, co
 	s->triangles = env->triangles + t0;
 	s->cumulative = e->cumulative[k];
 	s->count = count;
-	if (!(area > 0.0) || !isfinite(area))
+	bool ok = area > 0.0 && isfinite(area);
+	e->turn[k] = ok ? malloc(count) : NULL;
+	bsResult r = !ok ? bs_ok : e->turn[k] == NULL ? bs_errOutOfMemory :
+		bsOrientation_Outside(s->triangles, (uint32_t)count, e->turn[k], e->orientation + k);
+	if (r != bs_ok)
+	{
+		snprintf(err, errlen, "%s: particles.emitters[%d]: cannot tell the outside of %s: %s", c->path, k,
+			c->environment.meshes[em->mesh].file, bsResultString(r));
+		return false;
+	}
+	s->turn = e->turn[k];
+	if (!ok)
 	{
 		snprintf(err, errlen, "%s: particles.emitters[%d].%s: no triangle to emit from (%s%s%s of %s: %s)",
 			c->path, k, em->group != NULL ? "group" : "mesh", em->group != NULL ? "group '" : "every group",
@@ -153,7 +167,10 @@ bool bsEmission_Load(bsEmission* e, const bsConfig* c, const bsEnvironment* env,
 	e->listCounts = calloc((size_t)pc->emitterCount + 1, sizeof(size_t));
 	e->surfaces = calloc((size_t)pc->emitterCount + 1, sizeof(bsSurface));
 	e->cumulative = calloc((size_t)pc->emitterCount + 1, sizeof(double*));
-	if (e->lists == NULL || e->listCounts == NULL || e->surfaces == NULL || e->cumulative == NULL)
+	e->turn = calloc((size_t)pc->emitterCount + 1, sizeof(uint8_t*));
+	e->orientation = calloc((size_t)pc->emitterCount + 1, sizeof(bsOrientation));
+	if (e->lists == NULL || e->listCounts == NULL || e->surfaces == NULL || e->cumulative == NULL ||
+		e->turn == NULL || e->orientation == NULL)
 	{
 		snprintf(err, errlen, "%s: out of memory", c->path);
 		bsEmission_Free(e);
@@ -190,6 +207,30 @@ bool bsEmission_Load(bsEmission* e, const bsConfig* c, const bsEnvironment* env,
 		return false;
 	}
 	e->total = n;
+	return true;
+}
+
+bool bsEmission_DescribeWinding(const bsEmission* e, const bsConfig* c, int k, char* out, size_t size)
+{
+	out[0] = '\0';
+	const bsOrientation* o = e->orientation + k;
+	if (e->turn[k] == NULL || o->inward == 0)
+	{
+		return false;
+	}
+	const char* file = c->environment.meshes[c->particles.emitters[k].mesh].file;
+	size_t faces = e->surfaces[k].count;
+	int n = snprintf(out, size, "particles.emitters[%d]: %" PRIu32 " of %zu faces of %s %s", k, o->inward, faces, file,
+		o->inward == 1 ? "is wound inward" : "are wound inward");
+	if (o->open > 0 && n > 0 && (size_t)n < size)
+	{
+		n += snprintf(out + n, size - (size_t)n, " or against most of their open piece (%" PRIu32 " faces "
+			"on pieces with no inside)", o->open);
+	}
+	if (n > 0 && (size_t)n < size)
+	{
+		snprintf(out + n, size - (size_t)n, "; emitting off their outside");
+	}
 	return true;
 }
 

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "environment.h"
 
+#include "blobsim/field.h"
 #include "blobsim/world.h"
 
 #include <stdbool.h>
@@ -18,12 +19,16 @@ typedef struct bsEmission
 	size_t* listCounts;
 	bsSurface* surfaces;    // per emitter: a surface emitter's triangles (the environment's, borrowed)
 	double** cumulative;    // and its table of cumulative areas (owned), else NULL
+	uint8_t** turn;         // and its faces wound inward (owned: bsOrientation_Outside), else NULL
+	bsOrientation* orientation;  // per emitter: what bsOrientation_Outside found (a surface's)
 	int count;              // the config's emitters
 	uint64_t total;         // particles of every emitter, <= BS_CONFIG_MAX_PARTICLES
 } bsEmission;
 
 // Reads and checks the particle files, finds the surfaces' triangles in env, and counts every
-// particle. Absent PLY properties take the config's radius and velocity, and state free; a file's
+// particle. A surface emits off the outside of its mesh's closed pieces whatever their winding
+// (bsOrientation_Outside over the whole mesh; `side: "back"` then means the inside). Absent PLY
+// properties take the config's radius and velocity, and state free; a file's
 // ids are not kept (its particles are numbered in birth order, as every particle is). A surface
 // emits from its mesh's triangles, or from those of the groups its `group` selects (the groups of
 // the name's best match, as for materials), weighted by area. On failure err holds `file: message`
@@ -31,6 +36,12 @@ typedef struct bsEmission
 // particles.emitters[K].group: no group 'G' in FILE (groups: ...)`, and *emission is freed.
 bool bsEmission_Load(bsEmission* emission, const bsConfig* config, const bsEnvironment* env, char* err,
 	size_t errlen);
+
+// What surface emitter k did about its mesh's winding, in out: `particles.emitters[K]: N of M faces
+// of FILE are wound inward; emitting off their outside` (and the faces on open pieces, which have no
+// inside, when there are). False (out "") when no face was turned round.
+bool bsEmission_DescribeWinding(const bsEmission* emission, const bsConfig* config, int k, char* out,
+	size_t size);
 
 // Adds every emitter, in the config's order, to the world (which borrows the lists and surfaces:
 // emission and the environment must outlive it).

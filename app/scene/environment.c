@@ -7,6 +7,7 @@
 #include "blobsim/base.h"
 #include "blobsim/quat.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,9 +106,66 @@ void bsEnvironment_Free(bsEnvironment* env)
 	free(env->triangles);
 	free(env->planes);
 	free((void*)env->planeMaterials);
+	free(env->meshEdges);
 	bsBvh_Destroy(&env->bvh);
 	bsEnvBodies_Free(env->bodies);
 	memset(env, 0, sizeof(*env));
+}
+
+// The edges of the mesh's triangles env->triangles[first ..] (objTriangle: each one's triangle in the
+// OBJ mesh), their examples numbered as the file numbers its vertices. Out of memory leaves them 0.
+static void bsEnvironment_MeshEdges(const bsEnvironment* env, uint32_t first, const bsObjMesh* mesh,
+	const uint32_t* objTriangle, bsEnvMeshEdges* out)
+{
+	memset(out, 0, sizeof(*out));
+	uint32_t count = env->triangleCount - first;
+	if (count == 0 || bsOrientation_Edges(env->triangles + first, count, &out->edges) != bs_ok)
+	{
+		memset(out, 0, sizeof(*out));
+		return;
+	}
+	const bsOrientation* o = &out->edges;
+	uint32_t faces[2] = {o->inconsistentFace, o->boundaryFace};
+	int edges[2] = {o->inconsistentEdge, o->boundaryEdge};
+	uint32_t* vertices[2] = {out->inconsistentVertices, out->boundaryVertices};
+	for (int e = 0; e < 2; ++e)
+	{
+		if (edges[e] >= 0)
+		{
+			const uint32_t* corners = mesh->triangles[objTriangle[faces[e]]];
+			vertices[e][0] = corners[edges[e]] + 1;
+			vertices[e][1] = corners[(edges[e] + 1) % 3] + 1;
+		}
+	}
+}
+
+bool bsEnvironment_DescribeEdges(const bsEnvironment* env, const bsConfig* c, int m, char* out, size_t size)
+{
+	out[0] = '\0';
+	const bsEnvMeshEdges* me = env->meshEdges + m;
+	const bsOrientation* o = &me->edges;
+	if (o->inconsistentEdges == 0 && o->boundaryEdges == 0)
+	{
+		return false;
+	}
+	int n = snprintf(out, size, "%s: %" PRIu32 " edge%s wound inconsistently", c->environment.meshes[m].file,
+		o->inconsistentEdges, o->inconsistentEdges == 1 ? "" : "s");
+	if (o->inconsistentEdges > 0 && n > 0 && (size_t)n < size)
+	{
+		n += snprintf(out + n, size - (size_t)n, " (their two faces run them the same way, e.g. the edge of "
+			"vertices %" PRIu32 " and %" PRIu32 ")", me->inconsistentVertices[0], me->inconsistentVertices[1]);
+	}
+	if (n > 0 && (size_t)n < size)
+	{
+		n += snprintf(out + n, size - (size_t)n, ", %" PRIu32 " boundary edge%s", o->boundaryEdges,
+			o->boundaryEdges == 1 ? "" : "s");
+	}
+	if (o->boundaryEdges > 0 && n > 0 && (size_t)n < size)
+	{
+		snprintf(out + n, size - (size_t)n, " (open, e.g. the edge of vertices %" PRIu32 " and %" PRIu32 ")",
+			me->boundaryVertices[0], me->boundaryVertices[1]);
+	}
+	return true;
 }
 
 // Appends one mesh's groups and triangles.
@@ -191,6 +249,8 @@ static bsResult bsEnvironment_AddMesh(bsEnvironment* env, const bsMeshConfig* mc
 	bsMeshPlacement placement = bsMakePlacement(mc);
 	const char* fileName = bsBaseName(mc->file);
 	uint32_t next = 0;
+	uint32_t meshFirst = env->triangleCount;
+	uint32_t* objTriangle = order;  // order[i]: the OBJ triangle of the mesh's i-th kept one (rewritten in place)
 	bsResult result = bs_ok;
 	for (uint32_t g = 0; g < mesh.groupCount && result == bs_ok; ++g)
 	{
@@ -206,6 +266,7 @@ static bsResult bsEnvironment_AddMesh(bsEnvironment* env, const bsMeshConfig* mc
 			bsResult tri = bsMakeTriangle(p[0], p[1], p[2], env->triangles + env->triangleCount);
 			if (tri == bs_ok)
 			{
+				objTriangle[env->triangleCount - meshFirst] = k;  // never ahead of next: read already
 				env->triangleCount += 1;
 			}
 			else if (tri == bs_errDegenerateTriangle)
@@ -241,6 +302,10 @@ static bsResult bsEnvironment_AddMesh(bsEnvironment* env, const bsMeshConfig* mc
 		group->count = env->triangleCount - first;
 		group->material = bsMaterialForGroup(mc, mesh.groups[g].name);
 	}
+	if (result == bs_ok)
+	{
+		bsEnvironment_MeshEdges(env, meshFirst, &mesh, objTriangle, env->meshEdges + meshIndex);
+	}
 	free(start);
 	free(order);
 	bsObj_Free(&mesh);
@@ -253,6 +318,12 @@ bsResult bsEnvironment_Load(bsEnvironment* env, const bsConfig* config, int thre
 	memset(env, 0, sizeof(*env));
 	double t0 = bsNow();
 	const bsEnvironmentConfig* ec = &config->environment;
+	env->meshEdges = calloc((size_t)ec->meshCount + 1, sizeof(bsEnvMeshEdges));
+	if (env->meshEdges == NULL)
+	{
+		snprintf(err, errlen, "%s: out of memory", config->path);
+		return bs_errOutOfMemory;
+	}
 	for (int m = 0; m < ec->meshCount; ++m)
 	{
 		bsResult r = bsEnvironment_AddMesh(env, ec->meshes + m, config->path, m, err, errlen);

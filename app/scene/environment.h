@@ -10,6 +10,7 @@
 
 #include "blobsim/bvh.h"
 #include "blobsim/collide.h"
+#include "blobsim/field.h"
 #include "config.h"
 #include "blobsim/world.h"
 
@@ -27,6 +28,15 @@ typedef struct bsEnvGroup
 	const char* material;  // POV-Ray text inside texture { }, borrowed from the config or a preset
 } bsEnvGroup;
 
+// What one mesh's edges say (bsOrientation_Edges over its transformed triangles), with the example
+// edges' vertices as the OBJ file numbers them (1-based; 0 0 when there is no example).
+typedef struct bsEnvMeshEdges
+{
+	bsOrientation edges;
+	uint32_t inconsistentVertices[2];
+	uint32_t boundaryVertices[2];
+} bsEnvMeshEdges;
+
 typedef struct bsEnvironment
 {
 	bsTriangle* triangles;   // every mesh's triangles, group after group
@@ -37,6 +47,7 @@ typedef struct bsEnvironment
 	const char** planeMaterials;
 	uint32_t planeCount;
 	uint64_t droppedDegenerate;  // zero-area triangles dropped (by the loader or after transforming)
+	bsEnvMeshEdges* meshEdges;   // per mesh of the config
 	bsBvh bvh;
 	struct bsEnvBodies* bodies;  // the moving bodies (bodies.h), NULL when none
 	double loadSeconds;
@@ -50,6 +61,12 @@ bsResult bsEnvironment_Load(bsEnvironment* env, const bsConfig* config, int thre
 	size_t errlen);
 
 void bsEnvironment_Free(bsEnvironment* env);
+
+// Mesh m's winding and openness in one line, for check and run: `FILE: 624 edges wound inconsistently
+// (their two faces run them the same way, e.g. the edge of vertices 12 and 40), 17 boundary edges
+// (open, e.g. the edge of vertices 3 and 4)`. False (out "") for a closed, consistently wound mesh.
+bool bsEnvironment_DescribeEdges(const bsEnvironment* env, const bsConfig* config, int m, char* out,
+	size_t size);
 
 // Does a config's group name select this OBJ group key ("base" or "base:material")? 3: the whole
 // key, 2: the base, 1: the material, 0: no. A name selects the groups of its best match.

@@ -55,6 +55,8 @@ typedef struct bsSurface
 	double speedMin, speedMax;    // 0 <= speedMin <= speedMax
 	bool back;                    // off the back of the faces: n is replaced by -n (for a mesh wound
 	                              // the other way)
+	const uint8_t* turn;          // borrowed, NULL or count flags: 1 turns that face's n round too
+	                              // (a face wound against its mesh: bsOrientation_Outside)
 } bsSurface;
 
 // The shape of a grid, random, nozzle or surface emitter.

@@ -204,6 +204,42 @@ uint64_t bsMeshHash(const bsTriangle* tris, uint32_t count);
 // (van Oosterom & Strackee's solid angle of each): 1 inside a closed outward-wound surface, 0 outside.
 double bsWindingNumber(const bsTriangle* tris, uint32_t count, bsVec3 p);
 
+// --- A mesh's orientation (orientation.c) ---
+
+// What a mesh's edges and winding say. Edges are those of the mesh welded by exact position (corners
+// with the same coordinates are one vertex, as OBJ files share them). A face's front is the side from
+// which its corners turn counter-clockwise (its normal, triangle.h).
+typedef struct bsOrientation
+{
+	uint32_t boundaryEdges;      // edges of one face: the mesh is open there
+	uint32_t nonManifoldEdges;   // edges of more than two faces
+	uint32_t inconsistentEdges;  // edges of two faces that run them the same way: one of the two
+	                             // faces is wound the other way
+	uint32_t inconsistentFace;   // an example: the face of the first inconsistent edge and the
+	int inconsistentEdge;        // edge's index in it (0: p1p2, 1: p2p3, 2: p3p1); UINT32_MAX, -1: none
+	uint32_t boundaryFace;       // the same for the first boundary edge
+	int boundaryEdge;
+	// bsOrientation_Outside only:
+	uint32_t inward;             // faces to turn round: their front faces the inside of a closed
+	                             // piece, or (on an open piece) is wound against most of its area
+	uint32_t open;               // faces on pieces too open to have an inside
+} bsOrientation;
+
+// The edges of count triangles: the counts and examples above (inward and open 0). bs_errInvalidArgument
+// for a NULL pointer or count 0, bs_errNonFinite, bs_errTooLarge (count >= 2^30), bs_errOutOfMemory.
+bsResult bsOrientation_Edges(const bsTriangle* tris, uint32_t count, bsOrientation* out);
+
+// The edges, and which side of each face is out, whatever the file's winding: faces joined by
+// manifold edges are first wound consistently (breadth first from the lowest face of each piece);
+// then the generalized winding number of each piece so wound (its own faces alone: a floor under a
+// roof says nothing of the roof's sides), averaged just in front of and just behind each of its faces
+// (the face's own jump cancels: 1/2 on a closed outward surface, -1/2 on an inward one, near 0 where
+// the piece is open), summed by area, says whether the piece faces out (> 1/4), in (< -1/4) or neither
+// (an open piece: it takes the winding of most of its area). Each closed piece faces its own outside:
+// the inner wall of a hollow shell, a piece of its own, faces into the cavity.
+// inward[k] = 1 when face k's front faces the inside, else 0 (count entries, filled). Errors as above.
+bsResult bsOrientation_Outside(const bsTriangle* tris, uint32_t count, uint8_t* inward, bsOrientation* out);
+
 // --- The compressed tree (grid_tree.c) ---
 
 // The compressed distance/normal grid of Ilmonen, Takala & Laitinen (WSCG 2006,

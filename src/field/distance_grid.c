@@ -8,6 +8,7 @@
 #include "blobsim/bvh.h"
 #include "blobsim/collide.h"
 #include "weld.h"
+#include "winding_tree.h"
 #include "core.h"
 
 #include <math.h>
@@ -134,22 +135,6 @@ double bsWindingNumber(const bsTriangle* tris, uint32_t count, bsVec3 p)
 	return sum / bs_fourPi;
 }
 
-// Per node of a BVH's binary tree: the vector area (sum of area times normal), the area-weighted
-// centroid and the radius of a ball around it holding every vertex.
-typedef struct bsWindingNode
-{
-	bsVec3 area;
-	bsVec3 centre;
-	double radius;
-} bsWindingNode;
-
-typedef struct bsWindingTree
-{
-	const bsBvh* bvh;  // own, or the grid's BVH when every triangle is on a closed component
-	bsBvh own;
-	bsWindingNode* nodes;
-} bsWindingTree;
-
 static void bsWindingTree_Fill(bsWindingTree* wt, uint32_t n)
 {
 	const bsBvhNode* node = wt->bvh->nodes + n;
@@ -206,7 +191,7 @@ static void bsWindingTree_Fill(bsWindingTree* wt, uint32_t n)
 }
 
 // Over `shared` (a BVH of exactly these triangles) when not NULL, else over a BVH of its own.
-static bsResult bsWindingTree_Build(bsWindingTree* wt, const bsTriangle* tris, uint32_t count,
+bsResult bsWindingTree_Build(bsWindingTree* wt, const bsTriangle* tris, uint32_t count,
 	const bsBvh* shared)
 {
 	memset(wt, 0, sizeof *wt);
@@ -232,7 +217,7 @@ static bsResult bsWindingTree_Build(bsWindingTree* wt, const bsTriangle* tris, u
 	return bs_ok;
 }
 
-static void bsWindingTree_Free(bsWindingTree* wt)
+void bsWindingTree_Free(bsWindingTree* wt)
 {
 	free(wt->nodes);
 	bsBvh_Destroy(&wt->own);
@@ -241,7 +226,7 @@ static void bsWindingTree_Free(bsWindingTree* wt)
 
 // The winding number at p: far nodes by their dipole term, near leaves triangle by triangle, always
 // in the same order (the tree's), so the sum is the same on any thread.
-static double bsWindingTree_Evaluate(const bsWindingTree* wt, bsVec3 p)
+double bsWindingTree_Evaluate(const bsWindingTree* wt, bsVec3 p)
 {
 	if (wt->nodes == NULL)
 	{

@@ -52,7 +52,8 @@ bool bsSurface_IsValid(const bsSurface* s)
 // offset that needs the particle's radius.
 static void bsSurface_Emit(const bsSurface* s, bsRng* rng, bsVec3* position, bsVec3* velocity, bsVec3* normal)
 {
-	const bsTriangle* t = s->triangles + bsSurface_Pick(s, bsRng_Uniform(rng));
+	size_t i = bsSurface_Pick(s, bsRng_Uniform(rng));
+	const bsTriangle* t = s->triangles + i;
 	double a = bsRng_Uniform(rng);
 	double b = bsRng_Uniform(rng);
 	if (a + b > 1.0)
@@ -61,7 +62,8 @@ static void bsSurface_Emit(const bsSurface* s, bsRng* rng, bsVec3* position, bsV
 		b = 1.0 - b;
 	}
 	*position = bsMulAdd(bsMulAdd(t->p1, a, bsSub(t->p2, t->p1)), b, bsSub(t->p3, t->p1));
-	*normal = s->back ? bsScale(-1.0, t->n) : t->n;
+	bool back = s->back != (s->turn != NULL && s->turn[i] != 0);
+	*normal = back ? bsScale(-1.0, t->n) : t->n;
 	bsVec3 u, w;
 	bsEmitter_Basis(*normal, &u, &w);
 	bsVec3 dir = bsEmitter_ConeDirection(*normal, u, w, s->coneAngle, rng);
