@@ -182,48 +182,6 @@ void bsTidyPath(char* path)
 	path[out] = '\0';
 }
 
-int bsOpenRegularFile(const char* path, int* why)
-{
-	int fd;
-	do
-	{
-		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	} while (fd < 0 && errno == EINTR);
-	if (fd < 0)
-	{
-		*why = errno;
-		return -1;
-	}
-	struct stat st;
-	*why = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : S_ISREG(st.st_mode) ? -1 : 0;
-	if (*why != -1)
-	{
-		close(fd);
-		return -1;
-	}
-	// O_NONBLOCK changes nothing for a regular file; cleared all the same for the reads that follow.
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	*why = 0;
-	return fd;
-}
-
-void bsOpenError(int why, char* out, size_t size)
-{
-	if (why == 0)
-	{
-		snprintf(out, size, "not a regular file");
-	}
-	else
-	{
-		char text[128];
-		if (strerror_r(why, text, sizeof(text)) != 0)  // the XSI one: thread-safe
-		{
-			snprintf(text, sizeof(text), "error %d", why);
-		}
-		snprintf(out, size, "%s: %s", why == EISDIR ? "cannot read" : "cannot open", text);
-	}
-}
-
 bool bsCopyFile(const char* from, const char* to, char* err, size_t errlen)
 {
 	int why;

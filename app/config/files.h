@@ -5,6 +5,7 @@
 #pragma once
 
 #include "atomic_file.h"
+#include "open_file.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -35,16 +36,6 @@ bool bsFindProgram(const char* name, char* out, size_t size);
 // "..", which is not the folder holding the link; so are leading ".." parts. "/.." is "/"; an empty
 // result is ".". Never longer than path.
 void bsTidyPath(char* path);
-
-// Opens path for reading only when it is a regular file: a FIFO, a device (/dev/zero) or a socket
-// would make a reader wait forever or read without end. The open does not wait for a FIFO's writer.
-// Returns the descriptor (close-on-exec), or -1 with *why: an errno (EISDIR for a folder), or 0 when
-// the path is not a regular file (bsOpenError words both).
-int bsOpenRegularFile(const char* path, int* why);
-
-// "cannot open: <strerror>", "cannot read: Is a directory" or "not a regular file" for bsOpenRegularFile's
-// why, into out.
-void bsOpenError(int why, char* out, size_t size);
 
 // Copies a file's bytes to another path through atomic_file.h (the target is replaced whole, or not at
 // all). False with a message naming the file at fault.
