@@ -109,6 +109,13 @@ EOF
 	expect_status 0 "$bin" regress "$work/plain" -o "$work/plain-out"
 	# A line as each case starts (on stderr), not only as it ends.
 	grep -qF "blobsim regress: case 1 of 1: tiny (tiny.json)..." "$work/stderr" || fail "no start line: $(cat "$work/stderr")"
+	# The user's own report.html in OUT is refused before any case runs (exit 3) and left as it was.
+	mkdir -p "$work/mine"
+	echo '<p>my notes</p>' >"$work/mine/report.html"
+	expect_status 3 "$bin" regress "$work/plain" -o "$work/mine"
+	grep -qF "mine/report.html: not a file blobsim wrote" "$work/stderr" || fail "user's report.html: $(cat "$work/stderr")"
+	[ "$(cat "$work/mine/report.html")" = '<p>my notes</p>' ] && [ ! -e "$work/mine/tiny" ] ||
+		fail "the user's report.html was replaced, or a case ran"
 	# --quiet still names each failing case and why (a broken config, a corrupt reference): exit 1.
 	printf 'not a png\n' >"$work/suite/ref/a.png"
 	expect_status 1 "$bin" regress "$work/suite" -o "$work/out" --quiet --only a --only broken

@@ -1240,6 +1240,27 @@ static int bsParseRegressOptions(int argc, char** argv, bsRegressOptions* o)
 	return -1;
 }
 
+// The reports a run replaces must be blobsim's (files.h): the user's own report.html in OUT is refused
+// before any case runs.
+static bool bsRegress_CheckReports(const char* out, char* err, size_t errlen)
+{
+	static const char jsonStart[] = "{\n\t\"blobsim\":\t\"";
+	static const char htmlStart[] = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		"<title>blobsim regress: ";
+	char* json = bsPathJoin(out, "report.json");
+	char* html = bsPathJoin(out, "report.html");
+	bool ok = json != NULL && html != NULL;
+	if (!ok)
+	{
+		snprintf(err, errlen, "%s: out of memory", out);
+	}
+	ok = ok && bsCheckReplaceable(json, jsonStart, sizeof(jsonStart) - 1, err, errlen) &&
+		bsCheckReplaceable(html, htmlStart, sizeof(htmlStart) - 1, err, errlen);
+	free(json);
+	free(html);
+	return ok;
+}
+
 static bool bsRegressCase_Selected(const bsRegressOptions* o, const char* name)
 {
 	bool selected = o->onlyCount == 0;
@@ -1307,7 +1328,9 @@ int bsRegressMain(int argc, char** argv)
 		bsRegressSuite_Free(&s);
 		return bs_exitRegressError;
 	}
-	if (!bsProcess_SelfPath(NULL, exe, sizeof(exe)) || !bsMakeFolders(o.output, "the report folder", NULL, err, sizeof(err)))
+	err[0] = '\0';
+	if (!bsProcess_SelfPath(NULL, exe, sizeof(exe)) || !bsMakeFolders(o.output, "the report folder", NULL, err, sizeof(err)) ||
+		!bsRegress_CheckReports(o.output, err, sizeof(err)))
 	{
 		fprintf(stderr, "blobsim regress: %s\n", err[0] != '\0' ? err : "cannot find the blobsim executable");
 		bsRegressSuite_Free(&s);

@@ -1,6 +1,8 @@
 // files.c — folders, programs on PATH, atomic copies, formatted strings (files.h).
 #include "files.h"
 
+#include "output_set.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -180,6 +182,71 @@ void bsTidyPath(char* path)
 		path[out++] = '.';
 	}
 	path[out] = '\0';
+}
+
+// Whether DIR/outputs.txt lists name (false when it cannot be read: the caller then refuses).
+static bool bsListedOutput(const char* path)
+{
+	char dir[bs_filesPathMax];
+	const char* slash = strrchr(path, '/');
+	size_t n = slash == NULL ? 1 : slash == path ? 1 : (size_t)(slash - path);
+	if (n >= sizeof(dir))
+	{
+		return false;
+	}
+	memcpy(dir, slash == NULL ? "." : path, n);
+	dir[n] = '\0';
+	bsOutputList list;
+	char ignored[512];
+	bool listed = false;
+	if (bsOutputList_Read(dir, &list, ignored, sizeof(ignored)))
+	{
+		const char* name = slash == NULL ? path : slash + 1;
+		for (size_t i = 0; i < list.count && !listed; ++i)
+		{
+			listed = strcmp(list.names[i], name) == 0;
+		}
+	}
+	bsOutputList_Free(&list);
+	return listed;
+}
+
+// Whether the regular file at path begins with signature[0..n).
+static bool bsBeginsWith(const char* path, const char* signature, size_t n)
+{
+	int why;
+	FILE* f = bsOpenRegularStream(path, &why);
+	if (f == NULL)
+	{
+		return false;
+	}
+	char head[256];
+	size_t want = n < sizeof(head) ? n : sizeof(head);
+	size_t got = fread(head, 1, want, f);
+	fclose(f);
+	return n > 0 && got == want && memcmp(head, signature, want) == 0;
+}
+
+bool bsCheckReplaceable(const char* path, const char* signature, size_t n, char* err, size_t errlen)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
+	{
+		if (errno == ENOENT)
+		{
+			return true;
+		}
+		snprintf(err, errlen, "%s: cannot check: %s", path, strerror(errno));
+		return false;
+	}
+	if (S_ISREG(st.st_mode) && (bsListedOutput(path) || bsBeginsWith(path, signature, n)))
+	{
+		return true;
+	}
+	snprintf(err, errlen, "%s: not a file blobsim wrote (%s); move the file away, blobsim does not replace it", path,
+		S_ISREG(st.st_mode) ? "outputs.txt does not list it and its content is not blobsim's"
+		: S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
+	return false;
 }
 
 bool bsCopyFile(const char* from, const char* to, char* err, size_t errlen)

@@ -37,6 +37,14 @@ bool bsFindProgram(const char* name, char* out, size_t size);
 // result is ".". Never longer than path.
 void bsTidyPath(char* path);
 
+// Whether a command may replace the file at path (batch.json, report.html, a grid file): true when
+// nothing is there, or a regular file that blobsim wrote: listed in its folder's outputs.txt
+// (output_set.h), or beginning with `signature` (n bytes), the start of every file the command writes
+// under that name. Anything else (the user's own file, a link, a FIFO) is never replaced: false with
+// "PATH: not a file blobsim wrote (...); move the file away, blobsim does not replace it", the words
+// of run's refusal of a user's outputs.txt. Called before the command does its work.
+bool bsCheckReplaceable(const char* path, const char* signature, size_t n, char* err, size_t errlen);
+
 // Copies a file's bytes to another path through atomic_file.h (the target is replaced whole, or not at
 // all). False with a message naming the file at fault.
 bool bsCopyFile(const char* from, const char* to, char* err, size_t errlen);
