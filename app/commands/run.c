@@ -882,10 +882,11 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 	wdef.threads = o->threads;
 	wdef.seed = c->seed;
 	bsWorld* world = bsWorld_Create(&wdef);
-	if (world == NULL || bsFieldGrid_AddColliders(c, env, world) != bs_ok ||
-		bsEmission_AddToWorld(emission, c, world) != bs_ok)
+	bsResult added = world == NULL ? bs_errOutOfMemory : bsFieldGrid_AddColliders(c, env, world);
+	added = added == bs_ok ? bsEmission_AddToWorld(emission, c, world) : added;
+	if (added != bs_ok)
 	{
-		snprintf(err, errlen, "%s: out of memory", c->path);
+		snprintf(err, errlen, "%s: cannot set up the world: %s", c->path, bsResultString(added));
 		bsWorld_Destroy(world);
 		return false;
 	}
