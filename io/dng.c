@@ -579,7 +579,7 @@ static uint64_t bsDng_DecodeBytes(const uint8_t* data, size_t size)
 	for (int a = 0; a < 3; ++a)
 	{
 		uint64_t n = bsGet32(data + 16 + 4 * a);
-		if (n != 0 && cells > UINT64_MAX / 32 / n)
+		if (n != 0 && cells > UINT64_MAX / 64 / n)
 		{
 			return UINT64_MAX;
 		}
