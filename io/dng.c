@@ -565,7 +565,36 @@ bool bsDng_Decode(const uint8_t* data, size_t size, const char* name, bsDistance
 	return true;
 }
 
+// The bytes decoding a file of `size` bytes needs at most: the file, the inflated payload and the
+// cells (16 bytes a cell each), from the cell counts of its header, read before anything is inflated
+// (an unreadable header counts the file alone: the decoder refuses it). Saturates at UINT64_MAX.
+static uint64_t bsDng_DecodeBytes(const uint8_t* data, size_t size)
+{
+	uint64_t bytes = size;
+	if (size < 28 || memcmp(data, bs_dngMagic, sizeof bs_dngMagic) != 0)
+	{
+		return bytes;
+	}
+	uint64_t cells = 1;
+	for (int a = 0; a < 3; ++a)
+	{
+		uint64_t n = bsGet32(data + 16 + 4 * a);
+		if (n != 0 && cells > UINT64_MAX / 64 / n)
+		{
+			return UINT64_MAX;
+		}
+		cells *= n;
+	}
+	return bytes + cells * 2 * sizeof(bsGridCell);
+}
+
 bool bsDng_Load(const char* path, bsDistanceGrid* grid, bsDngInfo* info, char* err, size_t errlen)
+{
+	return bsDng_LoadWithin(path, 0, grid, info, err, errlen);
+}
+
+bool bsDng_LoadWithin(const char* path, uint64_t maxBytes, bsDistanceGrid* grid, bsDngInfo* info, char* err,
+	size_t errlen)
 {
 	memset(grid, 0, sizeof *grid);
 	// O_NONBLOCK: a FIFO must not block the open; it is refused below as not a regular file.
@@ -619,6 +648,13 @@ bool bsDng_Load(const char* path, bsDistanceGrid* grid, bsDngInfo* info, char* e
 		got += (size_t)n;
 	}
 	close(fd);
+	uint64_t need = bsDng_DecodeBytes(data, got);
+	if (maxBytes > 0 && need > maxBytes)
+	{
+		free(data);
+		return bsDngFail(err, errlen, "%s: loading the grid needs about %" PRIu64 " bytes (its header's cells, "
+			"inflated), more than the %" PRIu64 " bytes it may use", path, need, maxBytes);
+	}
 	bool ok = bsDng_Decode(data, got, path, grid, info, err, errlen);
 	free(data);
 	return ok;

@@ -86,3 +86,10 @@ bool bsDng_Write(const char* path, const bsDistanceGrid* grid, bool compress, ch
 
 // Reads and decodes a regular file, naming it by path.
 bool bsDng_Load(const char* path, bsDistanceGrid* grid, bsDngInfo* info, char* err, size_t errlen);
+
+// bsDng_Load within a memory budget (0: none): a file whose header's cells would take more than
+// maxBytes to inflate and hold (the file, the payload and the cells: 32 bytes a cell) is refused
+// before anything is inflated, "path: loading the grid needs about N bytes (...), more than the M
+// bytes it may use" (a 260 KB file may claim 256 MiB of cells).
+bool bsDng_LoadWithin(const char* path, uint64_t maxBytes, bsDistanceGrid* grid, bsDngInfo* info, char* err,
+	size_t errlen);

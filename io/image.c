@@ -2,6 +2,7 @@
 #include "image.h"
 
 #include "atomic_file.h"
+#include "open_file.h"
 
 #include <errno.h>
 #include <png.h>
@@ -285,16 +286,14 @@ bool bsImage_LoadPng(const char* path, bsImage* image, char* err, size_t errSize
 	{
 		return bsImageFail(err, errSize, path, "no file name");
 	}
-	FILE* file = fopen(path, "rb");
+	int why;
+	FILE* file = bsOpenRegularStream(path, &why);
 	if (file == NULL)
 	{
-		return bsImageFail(err, errSize, path, "cannot open: %s", strerror(errno));
-	}
-	struct stat st;
-	if (fstat(fileno(file), &st) == 0 && S_ISDIR(st.st_mode))
-	{
-		fclose(file);
-		return bsImageFail(err, errSize, path, "cannot read: it is a directory, not a PNG file");
+		char reason[160];
+		bsOpenError(why, reason, sizeof(reason));
+		return why == EISDIR ? bsImageFail(err, errSize, path, "cannot read: it is a directory, not a PNG file")
+			: bsImageFail(err, errSize, path, "%s", reason);
 	}
 	uint8_t signature[8];
 	size_t got = fread(signature, 1, sizeof(signature), file);

@@ -340,21 +340,27 @@ int bsOutputSet_RemoveDeadTemps(const char* dir, FILE* notices)
 
 bool bsOutputSet_ListNow(const char* dir, const char* name, char* err, size_t errlen)
 {
+	return bsOutputSet_ListManyNow(dir, &name, 1, err, errlen);
+}
+
+bool bsOutputSet_ListManyNow(const char* dir, const char* const* names, size_t count, char* err, size_t errlen)
+{
 	bsOutputList list;
 	if (!bsOutputList_Read(dir, &list, err, errlen))
 	{
 		return false;
 	}
+	size_t before = list.count;
 	bool ok = true;
-	if (!bsOutputList_Contains(&list, name))
+	for (size_t i = 0; ok && i < count; ++i)
 	{
-		ok = bsOutputList_Add(&list, name, strlen(name));
-		if (!ok)
-		{
-			snprintf(err, errlen, "%s/%s: out of memory", dir, BS_OUTPUT_LIST_NAME);
-		}
-		ok = ok && bsOutputList_Write(dir, &list, list.complete, err, errlen);
+		ok = bsOutputList_Add(&list, names[i], strlen(names[i]));
 	}
+	if (!ok)
+	{
+		snprintf(err, errlen, "%s/%s: out of memory", dir, BS_OUTPUT_LIST_NAME);
+	}
+	ok = ok && (list.count == before || bsOutputList_Write(dir, &list, list.complete, err, errlen));
 	bsOutputList_Free(&list);
 	return ok;
 }

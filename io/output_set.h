@@ -60,6 +60,9 @@ bool bsOutputSet_Commit(const char* dir, bsOutputSetMode mode, char* err, size_t
 // when the list cannot be read or written.
 bool bsOutputSet_ListNow(const char* dir, const char* name, char* err, size_t errlen);
 
+// The same for count names at once, with one rewrite of the list (a run's thousand body includes).
+bool bsOutputSet_ListManyNow(const char* dir, const char* const* names, size_t count, char* err, size_t errlen);
+
 // ---- Temporary files of killed runs ----
 //
 // A SIGKILL (which no handler sees) leaves a run's temporary files, and no outputs.txt names them.

@@ -1,6 +1,8 @@
 // png_text.c — a tEXt chunk read or added without decoding the image.
 #include "png_text.h"
 
+#include "open_file.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,7 +41,8 @@ static uint32_t bsCrc32(uint32_t crc, const unsigned char* data, size_t n)
 
 bool bsPng_ReadText(const char* path, const char* key, char* out, size_t size)
 {
-	FILE* f = fopen(path, "rb");
+	int why;
+	FILE* f = bsOpenRegularStream(path, &why);
 	if (f == NULL || size == 0)
 	{
 		if (f != NULL)
@@ -103,10 +106,13 @@ bool bsPng_AddText(const char* path, const char* key, const char* text, char* er
 	{
 		return bsPngText_Fail(path, "PNG text keyword or text too long", err, errlen);
 	}
-	FILE* f = fopen(path, "rb");
+	int why;
+	FILE* f = bsOpenRegularStream(path, &why);
 	if (f == NULL)
 	{
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		char reason[160];
+		bsOpenError(why, reason, sizeof(reason));
+		snprintf(err, errlen, "%s: %s", path, reason);
 		return false;
 	}
 	unsigned char* data = NULL;
@@ -163,7 +169,8 @@ bool bsPng_AddText(const char* path, const char* key, const char* text, char* er
 
 bool bsPng_ReadSize(const char* path, int* width, int* height)
 {
-	FILE* f = fopen(path, "rb");
+	int why;
+	FILE* f = bsOpenRegularStream(path, &why);
 	if (f == NULL)
 	{
 		return false;

@@ -16,6 +16,8 @@ MODE:
              folders, byte-identical scene.pov and particles.ply (skipped without `parallel`)
   signal     SIGINT and SIGTERM during a batch: exit 130/143, batch.json consistent (interrupted
              runs, not-run runs), no temporary file left
+  own        the user's batch.json in the root is refused, by -o and by the "output" key, a link too;
+             a line per finished run off a terminal
 Exit 77 means skipped (meson's convention).
 """
 import itertools
@@ -292,8 +294,44 @@ def mode_signal():
         check(not leftovers, f"temporary files left: {leftovers}")
 
 
+def mode_own():
+    """The user's files in the batch's root are never replaced: a batch.json that blobsim did not write
+    (here the batch file itself), reached by -o or by the batch file's "output" key, is refused before
+    any run, with run's words; blobsim's own batch.json is replaced. Off a terminal, a line per
+    finished run on stderr."""
+    folder = os.path.join(WORK, "own")
+    tiny(folder, "a.json")
+    tiny(folder, "b.json", seed=2)
+    mine = '{ "runs": ["a.json", "b.json"] }\n'
+    write(os.path.join(folder, "batch.json"), mine)
+    refusal = "batch.json: not a file blobsim wrote"
+    for args in (["own/batch.json", "-o", "own"], ["own/a.json", "-o", "own"]):
+        r = batch(*args, expect=1)
+        check(refusal in r.stderr and "move the file away, blobsim does not replace it" in r.stderr,
+              f"{args}: {r.stderr}")
+        check(open(os.path.join(folder, "batch.json")).read() == mine, f"{args}: the user's batch.json changed")
+        check(not os.path.exists(os.path.join(folder, "a")), f"{args}: a run ran before the refusal")
+    write(os.path.join(WORK, "aim.json"), json.dumps({"output": "own", "runs": ["own/a.json"]}))
+    r = batch("aim.json", expect=1)
+    check(refusal in r.stderr, f"the batch file's output key: {r.stderr}")
+    check(open(os.path.join(folder, "batch.json")).read() == mine, "output key: the user's batch.json changed")
+    # A link planted at the name is not followed or replaced either.
+    os.symlink(os.path.join(folder, "batch.json"), os.path.join(WORK, "linked-out-batch.json"))
+    os.makedirs(os.path.join(WORK, "linked"))
+    os.rename(os.path.join(WORK, "linked-out-batch.json"), os.path.join(WORK, "linked", "batch.json"))
+    r = batch("own/a.json", "-o", "linked", expect=1)
+    check("linked/batch.json: not a file blobsim wrote (a symbolic link)" in r.stderr, f"link: {r.stderr}")
+    # blobsim's own batch.json is replaced; each finished run is a line on stderr (not a terminal).
+    r = batch("own/batch.json", "-o", "out")
+    lines = [x for x in r.stderr.splitlines() if x.startswith("batch: ") and " finished: ok " in x]
+    check(len(lines) == 2 and lines[-1].startswith("batch: 2/2 finished: ok "), f"progress lines: {r.stderr}")
+    batch("own/batch.json", "-o", "out", "--force")
+    r = batch("own/batch.json", "-o", "out", "--quiet")
+    check(r.stderr == "", f"--quiet printed: {r.stderr}")
+
+
 modes = {"expand": mode_expand, "uptodate": mode_uptodate, "failure": mode_failure, "shard": mode_shard,
-    "signal": mode_signal}
+    "signal": mode_signal, "own": mode_own}
 if MODE not in modes:
     fail("unknown mode " + MODE)
 modes[MODE]()

@@ -191,7 +191,10 @@ def im_metrics(a, b, threshold):
 
 
 def blobsim(*args):
-    return subprocess.run([BLOBSIM, "compare", *args], capture_output=True, text=True)
+    try:
+        return subprocess.run([BLOBSIM, "compare", *args], capture_output=True, text=True, timeout=20)
+    except subprocess.TimeoutExpired:
+        raise Failure(f"compare {' '.join(args)}: no answer in 20 s (waiting on a FIFO?)")
 
 
 def metrics(a, b, *extra):
@@ -426,6 +429,9 @@ def test_bad_inputs():
     data = open(good, "rb").read()
     ihdr_end = 8 + 8 + 13 + 4
     idat_data = ihdr_end + 8 + 5
+    fifo = os.path.join(TMP, "fifo.png")
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo)
 
     def claims(name, width, height, depth):
         """A 1x1 RGB PNG whose (valid-CRC) IHDR claims another size or bit depth."""
@@ -455,6 +461,9 @@ def test_bad_inputs():
         ("zero-width", claims("zero.png", 0, 1, 8), "zero.png: corrupt PNG: "),
         ("bad-depth", claims("depth.png", 1, 1, 3), "depth.png: corrupt PNG: "),
         ("directory", TMP, f"{TMP}: cannot read: it is a directory, not a PNG file"),
+        # Refused at once, in either position: a FIFO with no writer, a device without end.
+        ("fifo", fifo, f"{fifo}: not a regular file"),
+        ("dev-zero", "/dev/zero", "/dev/zero: not a regular file"),
     ]
     for name, path, message in cases:
         for first, second in ((good, path), (path, good)) if name != "sizes" else ((good, path),):

@@ -23,3 +23,14 @@ for input in "$run/tiny.obj" "$run/tiny.json"; do
 	done
 done
 echo "grid files identical at 1, 2 and 3 threads"
+# A file at -o that is not a grid (the user's own) is refused before the build and left as it is; a
+# grid (the loop's) is replaced.
+echo "my notes" >"$work/notes.dng"
+if "$blobsim" grid build "$run/tiny.obj" -o "$work/notes.dng" --resolution 20 --quiet 2>"$work/err.txt"; then
+	echo "FAIL: grid build replaced a file that is not a grid" >&2
+	exit 1
+fi
+grep -qF "notes.dng: not a file blobsim wrote" "$work/err.txt"
+[ "$(cat "$work/notes.dng")" = "my notes" ]
+"$blobsim" grid build "$run/tiny.obj" -o "$work/g1.dng" --resolution 20 --quiet
+echo "a file that is not a grid is never replaced"

@@ -107,6 +107,28 @@ EOF
 	expect_status 0 "$bin" regress "$work/plain" -o "$work/plain-out" --update
 	[ -s "$work/plain/ref/tiny.png" ] || fail "folder suite: no reference for tiny"
 	expect_status 0 "$bin" regress "$work/plain" -o "$work/plain-out"
+	# A line as each case starts (on stderr), not only as it ends.
+	grep -qF "blobsim regress: case 1 of 1: tiny (tiny.json)..." "$work/stderr" || fail "no start line: $(cat "$work/stderr")"
+	# The user's own report.html in OUT is refused before any case runs (exit 3) and left as it was.
+	mkdir -p "$work/mine"
+	echo '<p>my notes</p>' >"$work/mine/report.html"
+	expect_status 3 "$bin" regress "$work/plain" -o "$work/mine"
+	grep -qF "mine/report.html: not a file blobsim wrote" "$work/stderr" || fail "user's report.html: $(cat "$work/stderr")"
+	[ "$(cat "$work/mine/report.html")" = '<p>my notes</p>' ] && [ ! -e "$work/mine/tiny" ] ||
+		fail "the user's report.html was replaced, or a case ran"
+	# --quiet still names each failing case and why (a broken config, a corrupt reference): exit 1.
+	printf 'not a png\n' >"$work/suite/ref/a.png"
+	expect_status 1 "$bin" regress "$work/suite" -o "$work/out" --quiet --only a --only broken
+	[ ! -s "$work/stdout" ] || fail "--quiet printed on stdout: $(cat "$work/stdout")"
+	grep -q "^blobsim regress: broken .*error.*nope: unknown key" "$work/stderr" || fail "--quiet, broken config: $(cat "$work/stderr")"
+	grep -qF "ref/a.png: not a PNG file" "$work/stderr" || fail "--quiet, corrupt reference: $(cat "$work/stderr")"
+	# A reference that cannot be read (a FIFO: refused at once, for root as for any user) is the suite's
+	# fault: exit 3 (docs/regress.md), with the file named.
+	rm "$work/suite/ref/a.png"
+	mkfifo "$work/suite/ref/a.png"
+	expect_status 3 timeout 120 "$bin" regress "$work/suite" -o "$work/out" --quiet --only a
+	grep -qF "ref/a.png: not a regular file (the reference cannot be read)" "$work/stderr" ||
+		fail "unreadable reference: $(cat "$work/stderr")"
 	;;
 tiles)
 	# Blob tiles are seamless: the snow figure split into 64 tiles (each clipped to its k-d cell, with every

@@ -963,7 +963,8 @@ typedef struct bsBatchExec
 	int next;         // the next todo position to start
 	int finished, failed, running;
 	double start;
-	bool progress;    // a progress line on stderr
+	bool progress;    // a progress line on stderr, redrawn (a terminal)
+	bool lines;       // a line on stderr per finished run (not a terminal: a log, a pipe, Slurm's file)
 	double runSeconds;  // the finished runs' wall time (simulation and render), summed
 	int jobs;           // runs at once
 	bsQueueRun flights[BS_BATCH_MAX_JOBS];  // the run of each worker; start 0: idle
@@ -1023,6 +1024,19 @@ static void bsBatchProgress(const bsBatchExec* x, bool final)
 	{
 		fputc('\n', stderr);
 	}
+	fflush(stderr);
+}
+
+// Off a terminal, where a redrawn line would be noise: "batch: 3/10 finished: ok 12.40 s out/x", one
+// line as each run ends, so a long batch in a log or a pipe says how far it is. Under the lock.
+static void bsBatchFinishedLine(const bsBatchExec* x, const bsBatchRun* r)
+{
+	if (!x->lines)
+	{
+		return;
+	}
+	fprintf(stderr, "batch: %d/%d finished: %s %.2f s %s\n", x->finished, x->todoCount, bs_runStatusNames[r->status],
+		r->seconds, r->output);
 	fflush(stderr);
 }
 
@@ -1133,6 +1147,7 @@ static void* bsBatchWorkerMain(void* context)
 		x->finished += 1;
 		x->failed += r->status == bs_runFailed;
 		bsBatchProgress(x, false);
+		bsBatchFinishedLine(x, r);
 		pthread_mutex_unlock(&x->lock);
 	}
 	return NULL;
@@ -1538,6 +1553,7 @@ static void bsBatch_Run(bsBatchPlan* plan, const bsBatchOptions* o, const char* 
 	x.todoCount = todoCount;
 	x.start = bsNow();
 	x.progress = !o->quiet && isatty(2) && todoCount > 0;
+	x.lines = !o->quiet && !isatty(2);
 	pthread_mutex_init(&x.lock, NULL);
 	bsBatchExecute(&x);
 	pthread_mutex_destroy(&x.lock);
@@ -1608,7 +1624,11 @@ static int bsBatch_Execute(bsBatchPlan* plan, const bsBatchOptions* o, const cha
 		snprintf(batchPath, sizeof(batchPath), "%s/batch.json", root);
 	}
 	char exe[BS_BATCH_PATH_MAX];
-	if (!bsMakeFolders(root, "the batch's output folder", NULL, err, sizeof(err)))
+	// Every batch.json blobsim writes begins so (cJSON_Print's object, "blobsim" first); a file there
+	// that neither begins so nor is listed is the user's (the batch file itself, say), never replaced.
+	static const char signature[] = "{\n\t\"blobsim\":\t\"";
+	if (!bsMakeFolders(root, "the batch's output folder", NULL, err, sizeof(err)) ||
+		!bsCheckReplaceable(batchPath, signature, sizeof(signature) - 1, err, sizeof(err)))
 	{
 		return bsBatchFail(err);
 	}

@@ -6,6 +6,7 @@
 #include "config.h"
 #include "dng.h"
 #include "environment.h"
+#include "files.h"
 #include "obj.h"
 
 #include "blobsim/base.h"
@@ -286,6 +287,13 @@ static int bsGridBuildMain(int argc, char** argv)
 		return status;
 	}
 	char err[BS_GRID_ERR_MAX];
+	// A file there that is not a grid (dng.h's magic) nor listed as an output is the user's: refused
+	// before the build, not replaced after it.
+	static const char magic[] = "\x89" "DNG\r\n\x1a\n";
+	if (!bsCheckReplaceable(a.output, magic, sizeof(magic) - 1, err, sizeof err))
+	{
+		return bsGridFail(err);
+	}
 	bsTriangle* tris = NULL;
 	uint32_t count = 0;
 	bool isConfig = bsEndsWith(a.input, ".json") || bsEndsWith(a.input, ".JSON");

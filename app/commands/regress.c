@@ -85,6 +85,7 @@ typedef struct bsRegressCase
 	unsigned broken;  // bs_limit* bits
 	double seconds;   // the child's wall time (run and render)
 	bool haveNew, haveRef, haveDiff;  // images in OUT/NAME for the report
+	bool refUnreadable;  // the reference is there but cannot be read (the suite's fault: exit 3)
 } bsRegressCase;
 
 typedef struct bsRegressSuite
@@ -763,7 +764,23 @@ static void bsRegressCase_Run(const char* exe, const bsRegressSuite* s, const bs
 		goto done;
 	}
 	c->haveNew = true;
-	bool haveRef = bsIsRegularFile(refPng);
+	// A reference that is there but cannot be opened (no permission, a FIFO, a folder) is the suite's
+	// fault, not the image's: an error that makes the suite exit 3, even with --update.
+	int openWhy;
+	int refFd = bsOpenRegularFile(refPng, &openWhy);
+	if (refFd < 0 && openWhy != ENOENT)
+	{
+		char reason[160];
+		bsOpenError(openWhy, reason, sizeof(reason));
+		c->refUnreadable = true;
+		bsCaseSet(c, bs_regressError, "%s: %s (the reference cannot be read)", refPng, reason);
+		goto done;
+	}
+	bool haveRef = refFd >= 0;
+	if (refFd >= 0)
+	{
+		close(refFd);
+	}
 	if (haveRef && !bsImage_LoadPng(refPng, &ref, err, sizeof(err)))
 	{
 		if (!o->update)
@@ -1125,15 +1142,15 @@ static void bsRegressUsage(FILE* f)
 		"  --only NAME       run only this case (repeatable); the others are reported as skipped\n"
 		"  --set KEY=VALUE   override a config value in every case (repeatable), after the case's own\n"
 		"  --threads N       worker threads of each run (default: all cores)\n"
-		"  --quiet           print nothing but errors\n"
+		"  --quiet           print nothing but errors (each failing case, on stderr)\n"
 		"  -h, --help        show this help and exit\n"
 		"\n"
 		"SIGINT and SIGTERM are passed on to the running case, which removes its temporary files; the\n"
 		"suite then stops without writing a report and exits 130 or 143.\n"
 		"\n"
 		"Exit status: 0 every case passed (or was blessed), 1 a case failed (an image breaks a limit, a\n"
-		"run failed, a reference is missing), 2 usage error, 3 the suite cannot be read, POV-Ray is\n"
-		"missing, or the report cannot be written, 130/143 interrupted.\n");
+		"run failed, a reference is missing), 2 usage error, 3 the suite or a reference cannot be\n"
+		"read, POV-Ray is missing, or the report cannot be written, 130/143 interrupted.\n");
 }
 
 // Returns -1 to go on, else an exit status.
@@ -1223,6 +1240,56 @@ static int bsParseRegressOptions(int argc, char** argv, bsRegressOptions* o)
 	return -1;
 }
 
+// The reports a run replaces must be blobsim's (files.h): the user's own report.html in OUT is refused
+// before any case runs.
+static bool bsRegress_CheckReports(const char* out, char* err, size_t errlen)
+{
+	static const char jsonStart[] = "{\n\t\"blobsim\":\t\"";
+	static const char htmlStart[] = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		"<title>blobsim regress: ";
+	char* json = bsPathJoin(out, "report.json");
+	char* html = bsPathJoin(out, "report.html");
+	bool ok = json != NULL && html != NULL;
+	if (!ok)
+	{
+		snprintf(err, errlen, "%s: out of memory", out);
+	}
+	ok = ok && bsCheckReplaceable(json, jsonStart, sizeof(jsonStart) - 1, err, errlen) &&
+		bsCheckReplaceable(html, htmlStart, sizeof(htmlStart) - 1, err, errlen);
+	free(json);
+	free(html);
+	return ok;
+}
+
+static bool bsRegressCase_Selected(const bsRegressOptions* o, const char* name)
+{
+	bool selected = o->onlyCount == 0;
+	for (int k = 0; k < o->onlyCount && !selected; ++k)
+	{
+		selected = strcmp(name, o->only[k]) == 0;
+	}
+	return selected;
+}
+
+// The case's line as it ends: on stdout, or with --quiet ("nothing but errors") on stderr when it
+// failed, so that a quiet suite never fails without saying which case and why.
+static void bsRegressCase_Print(const bsRegressCase* c, bool quiet)
+{
+	if (quiet && !bsCaseFailed(c))
+	{
+		return;
+	}
+	FILE* f = quiet ? stderr : stdout;
+	fprintf(f, "%s%-24s %-12s", quiet ? "blobsim regress: " : "", c->name, bs_regressStatusNames[c->status]);
+	if (c->compared)
+	{
+		fprintf(f, " psnr %6.2f  ssim %.5f  max %3d  over %.4f%%", c->metrics.psnr, c->metrics.ssim,
+			c->metrics.maxDiff, 100.0 * c->metrics.fractionOver);
+	}
+	fprintf(f, "%s%s\n", c->message != NULL ? "  " : "", c->message != NULL ? c->message : "");
+	fflush(f);
+}
+
 int bsRegressMain(int argc, char** argv)
 {
 	bsRegressOptions o;
@@ -1261,7 +1328,9 @@ int bsRegressMain(int argc, char** argv)
 		bsRegressSuite_Free(&s);
 		return bs_exitRegressError;
 	}
-	if (!bsProcess_SelfPath(NULL, exe, sizeof(exe)) || !bsMakeFolders(o.output, "the report folder", NULL, err, sizeof(err)))
+	err[0] = '\0';
+	if (!bsProcess_SelfPath(NULL, exe, sizeof(exe)) || !bsMakeFolders(o.output, "the report folder", NULL, err, sizeof(err)) ||
+		!bsRegress_CheckReports(o.output, err, sizeof(err)))
 	{
 		fprintf(stderr, "blobsim regress: %s\n", err[0] != '\0' ? err : "cannot find the blobsim executable");
 		bsRegressSuite_Free(&s);
@@ -1272,19 +1341,24 @@ int bsRegressMain(int argc, char** argv)
 	// then the suite stops without a report.
 	bsRunChildSignals savedSignals;
 	bsRunChild_InstallSignals(&savedSignals);
-	int passed = 0, failed = 0;
+	int passed = 0, failed = 0, selectedCount = 0;
+	bool unreadable = false;
+	for (int i = 0; i < s.count; ++i)
+	{
+		selectedCount += bsRegressCase_Selected(&o, s.cases[i].name);
+	}
 	for (int i = 0; i < s.count && bsRunChild_StopSignal() == 0; ++i)
 	{
 		bsRegressCase* c = s.cases + i;
-		bool selected = o.onlyCount == 0;
-		for (int k = 0; k < o.onlyCount && !selected; ++k)
-		{
-			selected = strcmp(c->name, o.only[k]) == 0;
-		}
-		if (!selected)
+		if (!bsRegressCase_Selected(&o, c->name))
 		{
 			bsCaseSet(c, bs_regressSkipped, NULL);
 			continue;
+		}
+		if (!o.quiet)
+		{
+			fprintf(stderr, "blobsim regress: case %d of %d: %s (%s)...\n", passed + failed + 1, selectedCount,
+				c->name, c->written);
 		}
 		bsRegressCase_Run(exe, &s, &o, c, o.output);
 		if (bsRunChild_StopSignal() != 0)
@@ -1292,17 +1366,8 @@ int bsRegressMain(int argc, char** argv)
 			break;
 		}
 		bsCaseFailed(c) ? ++failed : ++passed;
-		if (!o.quiet)
-		{
-			printf("%-24s %-12s", c->name, bs_regressStatusNames[c->status]);
-			if (c->compared)
-			{
-				printf(" psnr %6.2f  ssim %.5f  max %3d  over %.4f%%", c->metrics.psnr, c->metrics.ssim,
-					c->metrics.maxDiff, 100.0 * c->metrics.fractionOver);
-			}
-			printf("%s%s\n", c->message != NULL ? "  " : "", c->message != NULL ? c->message : "");
-			fflush(stdout);
-		}
+		unreadable = unreadable || c->refUnreadable;
+		bsRegressCase_Print(c, o.quiet);
 	}
 
 	bsRunChild_RestoreSignals(&savedSignals);
@@ -1337,7 +1402,7 @@ int bsRegressMain(int argc, char** argv)
 	free(reportJson);
 	free(reportHtml);
 	bsRegressSuite_Free(&s);
-	if (!written)
+	if (!written || unreadable)
 	{
 		return bs_exitRegressError;
 	}

@@ -110,7 +110,8 @@ static void bsRunUsage(FILE* f, bool check)
 		"                    61 bytes (+ 72 with particles.interaction, + 816 instead with the fluid,\n"
 		"                    + 64 with particles.accumulate, + 28 with motion.sleep, + 1 with an\n"
 		"                    interaction and either) + triangles x 304 bytes (mesh and BVH; the moving\n"
-		"                    bodies' too) + the field's grid and compressed tree (as built) + 9 bytes\n"
+		"                    bodies' too) + the field's grid and compressed tree (as built; the grid\n"
+		"                    is checked from its size before it is built or read) + 9 bytes\n"
 		"                    a triangle of a surface emitter + 16 MiB\n"
 		"  -h, --help        show this help and exit\n"
 		"\n"
@@ -773,6 +774,14 @@ static void bsFormatExtras(char* out, size_t size, const bsMemoryExtras* x)
 	}
 }
 
+// The estimate's bytes. particles <= 2^31 - 1 per emitter kind and triangles < 2^32: no overflow in
+// 64 bits; the extras are bytes held in memory already.
+static uint64_t bsMemoryNeed(uint64_t particles, int perParticle, uint64_t triangles, const bsMemoryExtras* extras)
+{
+	return particles * (uint64_t)perParticle + triangles * bs_memoryPerTriangle + extras->fieldBytes +
+		extras->surfaceBytes + extras->bodyBytes + bs_memoryOverhead;
+}
+
 // False, with a message giving the estimate and the cap, when the run would need more than cap.
 static bool bsCheckMemory(const char* config, uint64_t particles, int perParticle, uint64_t triangles,
 	const bsMemoryExtras* extras, uint64_t cap, bool given, char* err, size_t errlen)
@@ -781,10 +790,7 @@ static bool bsCheckMemory(const char* config, uint64_t particles, int perParticl
 	{
 		return true;
 	}
-	// particles <= 2^31 - 1 per emitter kind and triangles < 2^32: no overflow in 64 bits; the extras
-	// are bytes held in memory already.
-	uint64_t need = particles * (uint64_t)perParticle + triangles * bs_memoryPerTriangle + extras->fieldBytes +
-		extras->surfaceBytes + extras->bodyBytes + bs_memoryOverhead;
+	uint64_t need = bsMemoryNeed(particles, perParticle, triangles, extras);
 	if (need <= cap)
 	{
 		return true;
@@ -876,10 +882,11 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 	wdef.threads = o->threads;
 	wdef.seed = c->seed;
 	bsWorld* world = bsWorld_Create(&wdef);
-	if (world == NULL || bsFieldGrid_AddColliders(c, env, world) != bs_ok ||
-		bsEmission_AddToWorld(emission, c, world) != bs_ok)
+	bsResult added = world == NULL ? bs_errOutOfMemory : bsFieldGrid_AddColliders(c, env, world);
+	added = added == bs_ok ? bsEmission_AddToWorld(emission, c, world) : added;
+	if (added != bs_ok)
 	{
-		snprintf(err, errlen, "%s: out of memory", c->path);
+		snprintf(err, errlen, "%s: cannot set up the world: %s", c->path, bsResultString(added));
 		bsWorld_Destroy(world);
 		return false;
 	}
@@ -1137,9 +1144,7 @@ static bool bsRun_LoadInputs(bsRunState* r)
 {
 	bsConfig* c = &r->c;
 	if (bsEnvironment_Load(&r->env, c, r->o->threads, r->err, sizeof(r->err)) != bs_ok ||
-		!bsEmission_Load(&r->emission, c, &r->env, r->err, sizeof(r->err)) ||
-		(c->field.enabled && !bsFieldGrid_Use(c, &r->env, &r->fieldGrid, &r->fieldTree, &r->fieldReport, r->err,
-			sizeof(r->err))))
+		!bsEmission_Load(&r->emission, c, &r->env, r->err, sizeof(r->err)))
 	{
 		return false;
 	}
@@ -1149,10 +1154,27 @@ static bool bsRun_LoadInputs(bsRunState* r)
 	}
 	int perParticle = bsMemoryPerParticle(c);
 	// A body's mesh and its collider's BVH cost what the environment's triangles do.
-	bsMemoryExtras extras = {bsFieldBytes(c, &r->fieldGrid, &r->fieldTree), bsSurfaceTableBytes(&r->emission),
+	bsMemoryExtras extras = {0, bsSurfaceTableBytes(&r->emission),
 		bsEnvBodies_TriangleCount(r->env.bodies) * bs_memoryPerTriangle};
-	return bsCheckMemory(c->path, r->emission.total, perParticle, r->env.triangleCount, &extras,
-		r->o->maxMemoryGiven ? r->o->maxMemory : bsPhysicalMemory(), r->o->maxMemoryGiven, r->err, sizeof(r->err));
+	uint64_t cap = r->o->maxMemoryGiven ? r->o->maxMemory : bsPhysicalMemory();
+	bool given = r->o->maxMemoryGiven;
+	if (!bsCheckMemory(c->path, r->emission.total, perParticle, r->env.triangleCount, &extras, cap, given, r->err,
+		sizeof(r->err)))
+	{
+		return false;
+	}
+	// The field's grid gets what the rest leaves of the cap, checked from its size before it is built
+	// or inflated (at least a byte: 0 would be no cap).
+	uint64_t rest = bsMemoryNeed(r->emission.total, perParticle, r->env.triangleCount, &extras);
+	uint64_t gridCap = cap == 0 ? 0 : cap > rest ? cap - rest : 1;
+	if (c->field.enabled && !bsFieldGrid_Use(c, &r->env, gridCap, &r->fieldGrid, &r->fieldTree, &r->fieldReport,
+		r->err, sizeof(r->err)))
+	{
+		return false;
+	}
+	extras.fieldBytes = bsFieldBytes(c, &r->fieldGrid, &r->fieldTree);
+	return bsCheckMemory(c->path, r->emission.total, perParticle, r->env.triangleCount, &extras, cap, given, r->err,
+		sizeof(r->err));
 }
 
 // The output directory, the held-back output set, the particles' room, the scene and the writers'

@@ -382,12 +382,27 @@ static bool bsReadDynamics(bsCtx* c, const cJSON* environment, bsEnvironmentConf
 	return true;
 }
 
+enum
+{
+	bs_maxBodies = BS_WORLD_MAX_COLLIDERS - 3,
+};
+
 bool bsReadBodiesConfig(bsCtx* c, const cJSON* environment, bsEnvironmentConfig* env)
 {
 	const cJSON* bodies;
 	int count;
 	if (!bsReadArray(c, environment, "bodies", "an array of bodies", &bodies, &count))
 	{
+		return false;
+	}
+	// Each body is one of the world's colliders; the meshes, the planes and the stuck particles take
+	// one each.
+	if (count > bs_maxBodies)
+	{
+		size_t mark = bsPushKey(c, "bodies");
+		bsFail(c, "%d bodies, more than the %d a world holds (each body is one of its %d colliders)", count,
+			(int)bs_maxBodies, BS_WORLD_MAX_COLLIDERS);
+		bsPop(c, mark);
 		return false;
 	}
 	env->bodies = count > 0 ? calloc((size_t)count, sizeof(bsBodyConfig)) : NULL;

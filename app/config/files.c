@@ -1,6 +1,8 @@
 // files.c — folders, programs on PATH, atomic copies, formatted strings (files.h).
 #include "files.h"
 
+#include "output_set.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -182,46 +184,69 @@ void bsTidyPath(char* path)
 	path[out] = '\0';
 }
 
-int bsOpenRegularFile(const char* path, int* why)
+// Whether DIR/outputs.txt lists name (false when it cannot be read: the caller then refuses).
+static bool bsListedOutput(const char* path)
 {
-	int fd;
-	do
+	char dir[bs_filesPathMax];
+	const char* slash = strrchr(path, '/');
+	size_t n = slash == NULL ? 1 : slash == path ? 1 : (size_t)(slash - path);
+	if (n >= sizeof(dir))
 	{
-		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	} while (fd < 0 && errno == EINTR);
-	if (fd < 0)
-	{
-		*why = errno;
-		return -1;
+		return false;
 	}
-	struct stat st;
-	*why = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : S_ISREG(st.st_mode) ? -1 : 0;
-	if (*why != -1)
+	memcpy(dir, slash == NULL ? "." : path, n);
+	dir[n] = '\0';
+	bsOutputList list;
+	char ignored[512];
+	bool listed = false;
+	if (bsOutputList_Read(dir, &list, ignored, sizeof(ignored)))
 	{
-		close(fd);
-		return -1;
+		const char* name = slash == NULL ? path : slash + 1;
+		for (size_t i = 0; i < list.count && !listed; ++i)
+		{
+			listed = strcmp(list.names[i], name) == 0;
+		}
 	}
-	// O_NONBLOCK changes nothing for a regular file; cleared all the same for the reads that follow.
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	*why = 0;
-	return fd;
+	bsOutputList_Free(&list);
+	return listed;
 }
 
-void bsOpenError(int why, char* out, size_t size)
+// Whether the regular file at path begins with signature[0..n).
+static bool bsBeginsWith(const char* path, const char* signature, size_t n)
 {
-	if (why == 0)
+	int why;
+	FILE* f = bsOpenRegularStream(path, &why);
+	if (f == NULL)
 	{
-		snprintf(out, size, "not a regular file");
+		return false;
 	}
-	else
+	char head[256];
+	size_t want = n < sizeof(head) ? n : sizeof(head);
+	size_t got = fread(head, 1, want, f);
+	fclose(f);
+	return n > 0 && got == want && memcmp(head, signature, want) == 0;
+}
+
+bool bsCheckReplaceable(const char* path, const char* signature, size_t n, char* err, size_t errlen)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
 	{
-		char text[128];
-		if (strerror_r(why, text, sizeof(text)) != 0)  // the XSI one: thread-safe
+		if (errno == ENOENT)
 		{
-			snprintf(text, sizeof(text), "error %d", why);
+			return true;
 		}
-		snprintf(out, size, "%s: %s", why == EISDIR ? "cannot read" : "cannot open", text);
+		snprintf(err, errlen, "%s: cannot check: %s", path, strerror(errno));
+		return false;
 	}
+	if (S_ISREG(st.st_mode) && (bsListedOutput(path) || bsBeginsWith(path, signature, n)))
+	{
+		return true;
+	}
+	snprintf(err, errlen, "%s: not a file blobsim wrote (%s); move the file away, blobsim does not replace it", path,
+		S_ISREG(st.st_mode) ? "outputs.txt does not list it and its content is not blobsim's"
+		: S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
+	return false;
 }
 
 bool bsCopyFile(const char* from, const char* to, char* err, size_t errlen)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "atomic_file.h"
+#include "open_file.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,15 +37,13 @@ bool bsFindProgram(const char* name, char* out, size_t size);
 // result is ".". Never longer than path.
 void bsTidyPath(char* path);
 
-// Opens path for reading only when it is a regular file: a FIFO, a device (/dev/zero) or a socket
-// would make a reader wait forever or read without end. The open does not wait for a FIFO's writer.
-// Returns the descriptor (close-on-exec), or -1 with *why: an errno (EISDIR for a folder), or 0 when
-// the path is not a regular file (bsOpenError words both).
-int bsOpenRegularFile(const char* path, int* why);
-
-// "cannot open: <strerror>", "cannot read: Is a directory" or "not a regular file" for bsOpenRegularFile's
-// why, into out.
-void bsOpenError(int why, char* out, size_t size);
+// Whether a command may replace the file at path (batch.json, report.html, a grid file): true when
+// nothing is there, or a regular file that blobsim wrote: listed in its folder's outputs.txt
+// (output_set.h), or beginning with `signature` (n bytes), the start of every file the command writes
+// under that name. Anything else (the user's own file, a link, a FIFO) is never replaced: false with
+// "PATH: not a file blobsim wrote (...); move the file away, blobsim does not replace it", the words
+// of run's refusal of a user's outputs.txt. Called before the command does its work.
+bool bsCheckReplaceable(const char* path, const char* signature, size_t n, char* err, size_t errlen);
 
 // Copies a file's bytes to another path through atomic_file.h (the target is replaced whole, or not at
 // all). False with a message naming the file at fault.

@@ -216,9 +216,44 @@ bsResult bsEnvBodies_AddToWorld(const bsEnvBodies* bodies, bsWorld* world)
 	return r;
 }
 
+// The includes of the non-deforming bodies not yet in dir, in names (count of them): listed in
+// outputs.txt with one rewrite of the list, not one a body (which cost the square of the bodies).
+static bool bsEnvBodies_ListNew(const bsEnvBodies* bodies, const char* dir, char* err, size_t errlen)
+{
+	const char** names = malloc(((size_t)bodies->count + 1) * sizeof *names);
+	if (names == NULL)
+	{
+		snprintf(err, errlen, "%s: out of memory", dir);
+		return false;
+	}
+	size_t count = 0;
+	for (int i = 0; i < bodies->count; ++i)
+	{
+		const bsEnvBody* b = bodies->items + i;
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s", dir, b->include);
+		if (b->shape == NULL && !bsIsRegularFile(path))
+		{
+			names[count++] = b->include;
+		}
+	}
+	bool ok = count == 0 || bsOutputSet_ListManyNow(dir, names, count, err, errlen);
+	free(names);
+	return ok;
+}
+
 bool bsEnvBodies_WriteIncludes(const bsEnvBodies* bodies, const char* dir, char* err, size_t errlen)
 {
-	for (int i = 0; bodies != NULL && i < bodies->count; ++i)
+	// In place at once, not with the run's deferred outputs: the frames and the scene are rendered
+	// before those are renamed in, and POV-Ray must find an include by its final name. Named by its
+	// content, a file already there is this one, and one written now changes no earlier scene's
+	// include. The new ones are listed in outputs.txt first, so that a run failing after them leaves
+	// no unlisted file; each joins the run's list of outputs either way.
+	if (bodies == NULL || !bsEnvBodies_ListNew(bodies, dir, err, errlen))
+	{
+		return bodies == NULL;
+	}
+	for (int i = 0; i < bodies->count; ++i)
 	{
 		const bsEnvBody* b = bodies->items + i;
 		if (b->shape != NULL)
@@ -230,17 +265,8 @@ bool bsEnvBodies_WriteIncludes(const bsEnvBodies* bodies, const char* dir, char*
 		uint32_t count;
 		bsPovMesh mesh = {b->name, bsBody_Triangles(b->body, &count), 0, NULL};
 		mesh.triangleCount = count;
-		// In place at once, not with the run's deferred outputs: the frames and the scene are rendered
-		// before those are renamed in, and POV-Ray must find the include by its final name. Named by
-		// its content, a file already there is this one, and one written now changes no earlier
-		// scene's include. A new one is listed in outputs.txt first, so that a run failing after it
-		// leaves no unlisted file; it joins the run's list of outputs either way.
-		if (!bsIsRegularFile(path) && (!bsOutputSet_ListNow(dir, b->include, err, errlen) ||
-			!bsPov_WriteMeshInclude(path, b->declared, &mesh, bs_atomicFileNow, err, errlen)))
-		{
-			return false;
-		}
-		if (!bsAtomicFile_DeferKeep(path, err, errlen))
+		if ((!bsIsRegularFile(path) && !bsPov_WriteMeshInclude(path, b->declared, &mesh, bs_atomicFileNow, err, errlen)) ||
+			!bsAtomicFile_DeferKeep(path, err, errlen))
 		{
 			return false;
 		}

@@ -5,6 +5,7 @@
 #include "files.h"
 #include "blobsim/base.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,12 +45,16 @@ static bool bsFieldGrid_CacheDir(char* out, size_t size)
 	return v != NULL && v[0] != '\0' && (size_t)snprintf(out, size, "%s/.cache/blobsim", v) < size;
 }
 
-// A cached file is used only when its header says it is the grid asked for.
-static bool bsFieldGrid_Matches(const bsDistanceGrid* g, uint64_t meshHash, const bsDistanceGridDef* d)
+// A cached file is used only when its header is the one the build would write: the mesh hash, every
+// setting, and the layout (size, cell and origin, bit for bit: bsDistanceGrid_Layout), so that a file
+// with a shifted origin or other dimensions is never taken for the grid asked for.
+static bool bsFieldGrid_Matches(const bsDistanceGrid* g, const bsDistanceGrid* layout)
 {
-	return g->meshHash == meshHash && g->method == d->method && g->band == d->band &&
-		g->blurRadius == d->blurRadius && g->blurRounds == d->blurRounds && g->exactFar == d->exactFar &&
-		(d->cellSize <= 0.0 || g->cellSize == d->cellSize);
+	return g->meshHash == layout->meshHash && g->method == layout->method && g->band == layout->band &&
+		g->blurRadius == layout->blurRadius && g->blurRounds == layout->blurRounds &&
+		g->exactFar == layout->exactFar && g->nx == layout->nx && g->ny == layout->ny && g->nz == layout->nz &&
+		g->cellSize == layout->cellSize && g->origin.x == layout->origin.x && g->origin.y == layout->origin.y &&
+		g->origin.z == layout->origin.z;
 }
 
 // The cache's folder and the file of this mesh and these settings; false without a cache.
@@ -70,16 +75,16 @@ static bool bsFieldGrid_CachePath(uint64_t meshHash, const bsDistanceGridDef* de
 	return true;
 }
 
-// The cached grid, when the file loads and is the grid asked for.
-static bool bsFieldGrid_LoadCached(const char* path, uint64_t meshHash, const bsDistanceGridDef* def,
+// The cached grid, when the file loads (within maxBytes, 0: no cap) and is the grid asked for.
+static bool bsFieldGrid_LoadCached(const char* path, const bsDistanceGrid* layout, uint64_t maxBytes,
 	bsDistanceGrid* grid)
 {
 	char ignored[256];
-	if (!bsDng_Load(path, grid, NULL, ignored, sizeof ignored))
+	if (!bsDng_LoadWithin(path, maxBytes, grid, NULL, ignored, sizeof ignored))
 	{
 		return false;
 	}
-	if (!bsFieldGrid_Matches(grid, meshHash, def))
+	if (!bsFieldGrid_Matches(grid, layout))
 	{
 		bsDistanceGrid_Free(grid);
 		return false;
@@ -87,8 +92,10 @@ static bool bsFieldGrid_LoadCached(const char* path, uint64_t meshHash, const bs
 	return true;
 }
 
-static bool bsFieldGrid_Build(const bsConfig* config, const bsEnvironment* env, bsDistanceGrid* grid,
-	bsFieldGridReport* report, char* err, size_t errlen)
+// The grid's layout for the config's meshes and build settings (no cells), or an error as the
+// build's.
+static bool bsFieldGrid_Layout(const bsConfig* config, const bsEnvironment* env, bsDistanceGrid* layout, char* err,
+	size_t errlen)
 {
 	if (env->triangleCount == 0)
 	{
@@ -96,16 +103,42 @@ static bool bsFieldGrid_Build(const bsConfig* config, const bsEnvironment* env, 
 			"of it)", config->path);
 		return false;
 	}
+	bsResult r = bsDistanceGrid_Layout(layout, env->triangles, env->triangleCount, &config->field.build);
+	if (r != bs_ok)
+	{
+		snprintf(err, errlen, "%s: field.build: %s", config->path, bsResultString(r));
+		return false;
+	}
+	return true;
+}
+
+static bool bsFieldGrid_Build(const bsConfig* config, const bsEnvironment* env, uint64_t maxBytes,
+	bsDistanceGrid* grid, bsFieldGridReport* report, char* err, size_t errlen)
+{
+	bsDistanceGrid layout;
+	if (!bsFieldGrid_Layout(config, env, &layout, err, errlen))
+	{
+		return false;
+	}
 	bsDistanceGridDef def = config->field.build;
 	def.threads = 0;  // all cores: the grid is the same for any count
-	uint64_t meshHash = bsMeshHash(env->triangles, env->triangleCount);
 	char dir[4096];
-	bool cache = bsFieldGrid_CachePath(meshHash, &def, dir, sizeof dir, report->cachePath,
+	bool cache = bsFieldGrid_CachePath(layout.meshHash, &def, dir, sizeof dir, report->cachePath,
 		sizeof report->cachePath);
-	if (cache && bsFieldGrid_LoadCached(report->cachePath, meshHash, &def, grid))
+	if (cache && bsFieldGrid_LoadCached(report->cachePath, &layout, maxBytes, grid))
 	{
 		report->cached = true;
 		return true;
+	}
+	// The cap is checked from the layout, before a byte of the build is allocated.
+	uint64_t cells = bsDistanceGrid_CellCount(&layout);
+	if (maxBytes > 0 && cells * bs_gridBuildBytesPerCell > maxBytes)
+	{
+		snprintf(err, errlen, "%s: field.build: building the grid of %d x %d x %d cells needs about %" PRIu64
+			" bytes (%d a cell), more than the %" PRIu64 " bytes the memory cap leaves it; raise field.build.cell "
+			"or lower field.build.resolution", config->path, layout.nx, layout.ny, layout.nz,
+			cells * bs_gridBuildBytesPerCell, (int)bs_gridBuildBytesPerCell, maxBytes);
+		return false;
 	}
 	bsResult r = bsDistanceGrid_Build(grid, env->triangles, env->triangleCount, &def, NULL);
 	if (r != bs_ok)
@@ -123,9 +156,39 @@ static bool bsFieldGrid_Build(const bsConfig* config, const bsEnvironment* env, 
 	return true;
 }
 
+// Appends n little-endian bytes of v.
+static uint64_t bsFieldGrid_HashBits(uint64_t h, uint64_t v, int n)
+{
+	unsigned char bytes[8];
+	for (int k = 0; k < n; ++k)
+	{
+		bytes[k] = (unsigned char)(v >> (8 * k));
+	}
+	return bsFnv1a(h, bytes, (size_t)n);
+}
+
+static uint64_t bsFieldGrid_HashDouble(uint64_t h, double x)
+{
+	uint64_t bits;
+	memcpy(&bits, &x, sizeof bits);
+	return bsFieldGrid_HashBits(h, bits, 8);
+}
+
 uint64_t bsFieldGrid_Hash(const bsDistanceGrid* grid)
 {
+	// The header first: two grids with the same cells but another origin, cell or setting differ.
 	uint64_t h = BS_FNV1A_BASIS;
+	const int ints[] = {grid->nx, grid->ny, grid->nz, (int)grid->method, grid->band, grid->blurRadius,
+		grid->blurRounds, grid->exactFar ? 1 : 0, (int)grid->flags};
+	for (int k = 0; k < (int)(sizeof ints / sizeof ints[0]); ++k)
+	{
+		h = bsFieldGrid_HashBits(h, (uint32_t)ints[k], 4);
+	}
+	h = bsFieldGrid_HashDouble(h, grid->cellSize);
+	h = bsFieldGrid_HashDouble(h, grid->origin.x);
+	h = bsFieldGrid_HashDouble(h, grid->origin.y);
+	h = bsFieldGrid_HashDouble(h, grid->origin.z);
+	h = bsFieldGrid_HashBits(h, grid->meshHash, 8);
 	uint64_t n = bsDistanceGrid_CellCount(grid);
 	for (uint64_t c = 0; c < n; ++c)
 	{
@@ -135,22 +198,20 @@ uint64_t bsFieldGrid_Hash(const bsDistanceGrid* grid)
 		{
 			uint32_t bits;
 			memcpy(&bits, &v[k], sizeof bits);
-			const unsigned char bytes[4] = {(unsigned char)bits, (unsigned char)(bits >> 8),
-				(unsigned char)(bits >> 16), (unsigned char)(bits >> 24)};
-			h = bsFnv1a(h, bytes, sizeof bytes);
+			h = bsFieldGrid_HashBits(h, bits, 4);
 		}
 	}
 	return h;
 }
 
-bool bsFieldGrid_Load(const bsConfig* config, const bsEnvironment* env, bsDistanceGrid* grid,
+bool bsFieldGrid_Load(const bsConfig* config, const bsEnvironment* env, uint64_t maxBytes, bsDistanceGrid* grid,
 	bsFieldGridReport* report, char* err, size_t errlen)
 {
 	memset(report, 0, sizeof *report);
 	memset(grid, 0, sizeof *grid);
 	double start = bsNow();
-	bool ok = config->field.grid != NULL ? bsDng_Load(config->field.grid, grid, NULL, err, errlen)
-		: bsFieldGrid_Build(config, env, grid, report, err, errlen);
+	bool ok = config->field.grid != NULL ? bsDng_LoadWithin(config->field.grid, maxBytes, grid, NULL, err, errlen)
+		: bsFieldGrid_Build(config, env, maxBytes, grid, report, err, errlen);
 	report->seconds = bsNow() - start;
 	if (ok)
 	{
@@ -159,11 +220,11 @@ bool bsFieldGrid_Load(const bsConfig* config, const bsEnvironment* env, bsDistan
 	return ok;
 }
 
-bool bsFieldGrid_Use(bsConfig* config, const bsEnvironment* env, bsDistanceGrid* grid, bsGridTree* tree,
-	bsFieldGridReport* report, char* err, size_t errlen)
+bool bsFieldGrid_Use(bsConfig* config, const bsEnvironment* env, uint64_t maxBytes, bsDistanceGrid* grid,
+	bsGridTree* tree, bsFieldGridReport* report, char* err, size_t errlen)
 {
 	memset(tree, 0, sizeof *tree);
-	if (!bsFieldGrid_Load(config, env, grid, report, err, errlen))
+	if (!bsFieldGrid_Load(config, env, maxBytes, grid, report, err, errlen))
 	{
 		return false;
 	}
@@ -242,16 +303,14 @@ bool bsFieldGrid_Check(const bsConfig* config, const bsEnvironment* env, char* l
 		bsDistanceGrid_Free(&grid);
 		return true;
 	}
-	if (env->triangleCount == 0)
+	bsDistanceGrid layout;
+	if (!bsFieldGrid_Layout(config, env, &layout, err, errlen))
 	{
-		snprintf(err, errlen, "%s: field.build: no mesh triangles to build a grid around (planes are not part "
-			"of it)", config->path);
 		return false;
 	}
-	uint64_t meshHash = bsMeshHash(env->triangles, env->triangleCount);
 	char dir[4096], path[4096];
-	bool cache = bsFieldGrid_CachePath(meshHash, &config->field.build, dir, sizeof dir, path, sizeof path);
-	if (cache && bsFieldGrid_LoadCached(path, meshHash, &config->field.build, &grid))
+	bool cache = bsFieldGrid_CachePath(layout.meshHash, &config->field.build, dir, sizeof dir, path, sizeof path);
+	if (cache && bsFieldGrid_LoadCached(path, &layout, 0, &grid))
 	{
 		snprintf(line, lineSize, "field: grid from the cache %s: %d x %d x %d cells of %g", path, grid.nx, grid.ny,
 			grid.nz, grid.cellSize);

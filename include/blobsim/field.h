@@ -79,6 +79,13 @@ const char* bsGridMethodName(bsGridMethod method);
 // The most cells a grid may have (2^27: 2 GiB of cells; building takes about 89 bytes a cell).
 #define BS_GRID_MAX_CELLS ((uint64_t)1 << 27)
 
+// The build's peak bytes a cell (the cells' 16 and its working arrays), for a memory cap checked
+// before building (bsDistanceGrid_Layout).
+enum
+{
+	bs_gridBuildBytesPerCell = 89,
+};
+
 typedef struct bsDistanceGridDef
 {
 	double cellSize;       // the cell's edge (> 0), or 0: from resolution
@@ -149,6 +156,13 @@ typedef struct bsDistanceGridStats
 // zeroed. stats may be NULL.
 bsResult bsDistanceGrid_Build(bsDistanceGrid* grid, const bsTriangle* tris, uint32_t count,
 	const bsDistanceGridDef* def, bsDistanceGridStats* stats);
+
+// The grid bsDistanceGrid_Build would make, without its cells (grid->cells NULL, nothing to free):
+// size, cell, origin, settings and mesh hash, bit for bit the build's. What a caller checks a memory
+// cap against before building (bs_gridBuildBytesPerCell) and a cached grid's header against. The
+// build's errors, but for bs_errOutOfMemory.
+bsResult bsDistanceGrid_Layout(bsDistanceGrid* grid, const bsTriangle* tris, uint32_t count,
+	const bsDistanceGridDef* def);
 
 void bsDistanceGrid_Free(bsDistanceGrid* grid);
 

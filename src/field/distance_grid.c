@@ -1504,18 +1504,14 @@ static bsResult bsGrid_Run(bsGridBuild* b, bsDistanceGridStats* st)
 	return bs_ok;
 }
 
-bsResult bsDistanceGrid_Build(bsDistanceGrid* grid, const bsTriangle* tris, uint32_t count,
-	const bsDistanceGridDef* def, bsDistanceGridStats* stats)
+bsResult bsDistanceGrid_Layout(bsDistanceGrid* grid, const bsTriangle* tris, uint32_t count,
+	const bsDistanceGridDef* def)
 {
 	if (grid == NULL)
 	{
 		return bs_errInvalidArgument;
 	}
 	memset(grid, 0, sizeof *grid);
-	if (stats != NULL)
-	{
-		memset(stats, 0, sizeof *stats);
-	}
 	if (tris == NULL || count == 0 || bsDistanceGridDef_Check(def) != bs_ok)
 	{
 		return bs_errInvalidArgument;
@@ -1539,6 +1535,21 @@ bsResult bsDistanceGrid_Build(bsDistanceGrid* grid, const bsTriangle* tris, uint
 	grid->blurRounds = def->blurRounds;
 	grid->exactFar = def->exactFar;
 	grid->meshHash = bsMeshHash(tris, count);
+	return bs_ok;
+}
+
+bsResult bsDistanceGrid_Build(bsDistanceGrid* grid, const bsTriangle* tris, uint32_t count,
+	const bsDistanceGridDef* def, bsDistanceGridStats* stats)
+{
+	if (stats != NULL)
+	{
+		memset(stats, 0, sizeof *stats);
+	}
+	bsResult r = bsDistanceGrid_Layout(grid, tris, count, def);
+	if (r != bs_ok)
+	{
+		return r;
+	}
 	bsGridBuild b;
 	memset(&b, 0, sizeof b);
 	b.def = def;
