@@ -222,7 +222,11 @@ bool bsProcess_Start(const bsProcessInput* in, bsProcess* p, char* err, size_t e
 		{
 			posix_spawn_file_actions_adddup2(&actions, 1, 2);
 		}
-		if (in->directory != NULL)
+		if (in->useDirectoryFd)
+		{
+			posix_spawn_file_actions_addfchdir_np(&actions, in->directoryFd);
+		}
+		else if (in->directory != NULL)
 		{
 			posix_spawn_file_actions_addchdir_np(&actions, in->directory);
 		}

@@ -46,6 +46,8 @@ typedef struct bsProcessInput
 	                           // one stream of both, in order, for a reader (bsProcess_WaitRead)
 	const char* directory;     // the child's working directory (after stdoutPath is opened, so a
 	                           // relative stdoutPath is the parent's); NULL: the parent's
+	bool useDirectoryFd;       // the child's working directory is the folder open at directoryFd
+	int directoryFd;           // (fchdir: the folder itself, even if its name is replaced meanwhile)
 } bsProcessInput;
 
 typedef struct bsProcess
