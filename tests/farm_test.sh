@@ -13,7 +13,8 @@
 #     the images, logs/): no file outside the folder changes (POV-Ray's log once overwrote the link's
 #     target);
 #  5. a SIGKILLed render leaves no POV-Ray running, and the next render removes its private folder.
-# The renders use a stand-in POV-Ray (tiny PNGs, a count of the frames it renders); case 1 is skipped
+# The renders use a stand-in POV-Ray (tests/povray_stand_in.sh: tiny PNGs, a count of the frames it
+# renders); case 1 is skipped
 # without unshare (or without the right to use it), the others need nothing.
 set -euo pipefail
 bin=$(realpath "$1")
@@ -26,28 +27,7 @@ fail() {
 }
 
 mkdir "$work/bin"
-cat >"$work/bin/povray" <<'EOF'
-#!/usr/bin/env bash
-# The stand-in: +O<name> gets a 1x1 PNG; each render appends its image's stem to $FARM_COUNT; a stem
-# in $FARM_FAIL fails; $FARM_BARRIER=DIR:N waits until N renders reached it (they then finish at once);
-# $FARM_SLEEP seconds of work; $FARM_PIDS gets the pid, and $FARM_HANG makes it sleep for good.
-for a in "$@"; do
-	case "$a" in +O*) out=${a#+O} ;; esac
-done
-[ -n "${FARM_PIDS:-}" ] && echo $$ >>"$FARM_PIDS"
-[ -n "${FARM_HANG:-}" ] && exec sleep 600
-printf 'Rendered 1 of 2 pixels (50%%)\rRendered 2 of 2 pixels (100%%)\r\n' >&2
-stem=${out##*/}
-stem=${stem%%.*}
-echo "$stem" >>"$FARM_COUNT"
-case " ${FARM_FAIL:-} " in *" $stem "*) echo "Parse Error: a stand-in failure for $stem" >&2; exit 1 ;; esac
-if [ -n "${FARM_BARRIER:-}" ]; then
-	touch "${FARM_BARRIER%:*}/$stem.$$"
-	while [ "$(ls "${FARM_BARRIER%:*}" | wc -l)" -lt "${FARM_BARRIER#*:}" ]; do sleep 0.02; done
-fi
-sleep "${FARM_SLEEP:-0}"
-base64 -d >"$out" <<<'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
-EOF
+cp "$(dirname "$0")/povray_stand_in.sh" "$work/bin/povray"
 chmod +x "$work/bin/povray"
 export PATH="$work/bin:$PATH"
 export FARM_COUNT="$work/count"

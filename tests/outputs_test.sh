@@ -27,23 +27,7 @@ fail() {
 	exit 1
 }
 mkdir "$work/bin"
-cat >"$work/bin/povray" <<'EOF'
-#!/usr/bin/env bash
-# The stand-in: +O<name> gets a 1x1 PNG (the run writes its record into the image); FAKE_POVRAY_BLOCK=NAME makes a non-empty folder NAME, so
-# the run's rename onto NAME fails (POV-Ray runs in the render's private folder, inside the output folder).
-for a in "$@"; do
-	case "$a" in +O*) out=${a#+O} ;; esac
-done
-printf 'Rendered 1 of 2 pixels (50%%)\rRendered 2 of 2 pixels (100%%)\r\n' >&2
-if [ -n "${FAKE_POVRAY_FAIL:-}" ]; then
-	echo "Parse Error: a stand-in failure" >&2
-	exit 1
-fi
-base64 -d >"$out" <<<'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
-if [ -n "${FAKE_POVRAY_BLOCK:-}" ] && [ "${out%%.*}" = "${FAKE_POVRAY_BLOCK%%.*}" ]; then
-	rm -f "../$FAKE_POVRAY_BLOCK" && mkdir -p "../$FAKE_POVRAY_BLOCK/x"  # only while rendering that image
-fi
-EOF
+cp "$(dirname "$0")/povray_stand_in.sh" "$work/bin/povray"
 chmod +x "$work/bin/povray"
 export PATH="$work/bin:$PATH"
 
