@@ -12,7 +12,9 @@
 #  4. links planted at every name a render writes by (its temporaries for the next pids, render.log,
 #     the images, logs/): no file outside the folder changes (POV-Ray's log once overwrote the link's
 #     target);
-#  5. a SIGKILLed render leaves no POV-Ray running, and the next render removes its private folder.
+#  5. a SIGKILLed render leaves no POV-Ray running, and the next render removes its private folder;
+#  6. --shard K/N: every frame in one of N ranges; K >= N refused (an array counted from 1 once
+#     skipped frames silently).
 # The renders use a stand-in POV-Ray (tests/povray_stand_in.sh: tiny PNGs, a count of the frames it
 # renders); case 1 is skipped
 # without unshare (or without the right to use it), the others need nothing.
@@ -186,4 +188,18 @@ msg=$("$bin" render "$d" --frames 0-1 --threads 1 --quiet 2>&1) || fail "killed:
 case "$msg" in *"removed $d/frame_000"*".tmp."*"which was killed before it finished"*) ;; *) fail "killed: the next render said: $msg" ;; esac
 no_temps "$d" "after a SIGKILL"
 echo "5: a SIGKILLed render left no POV-Ray running, and the next render removed its leftovers"
+# 6. Shards: N equal ranges computed by blobsim; K >= N (a job array counted from 1) refused.
+d="$work/shards"
+fresh "$d"
+for k in 0 1 2 3 4; do
+	"$bin" render "$d" --shard "$k/5" --threads 1 --quiet || fail "shard $k/5 failed"
+done
+[ "$(sort "$FARM_COUNT" | tr '\n' ' ')" = "$(frames "" | tr '\n' ' ')" ] || fail "5 shards rendered $(sort "$FARM_COUNT" | tr '\n' ' ')"
+set +e
+msg=$("$bin" render "$d" --shard 5/5 2>&1)
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "--shard 5/5: exit $rc: $msg"
+case "$msg" in *"SLURM_ARRAY_TASK_MIN"*) ;; *) fail "--shard 5/5 said: $msg" ;; esac
+echo "6: 5 shards rendered the 12 frames once; --shard 5/5 is refused: $msg"
 echo "ok: farm test"

@@ -257,6 +257,28 @@ bool bsRender_ParseFrameRange(const char* text, int* first, int* last)
 	return true;
 }
 
+bool bsRender_ParseShard(const char* text, int* shard, int* count)
+{
+	char* end;
+	if (text[0] < '0' || text[0] > '9')
+	{
+		return false;
+	}
+	long k = strtol(text, &end, 10);
+	if (*end != '/' || end[1] < '0' || end[1] > '9')
+	{
+		return false;
+	}
+	long n = strtol(end + 1, &end, 10);
+	if (*end != '\0' || n < 1 || n > 9999999 || k >= n)
+	{
+		return false;
+	}
+	*shard = (int)k;
+	*count = (int)n;
+	return true;
+}
+
 // --- The scheduler: `processes` threads, each taking the next item to render and waiting for its
 // POV-Ray (process.h allows several threads to start and wait for children at once).
 

@@ -102,5 +102,8 @@ bool bsRenderPlan_ListImages(const bsRenderPlan* plan, char* err, size_t errlen)
 // the default).
 void bsRender_SplitCores(int pending, int jobs, int cores, int* processes, int* threads);
 
+// Parses "K/N" into a shard of N, 0 <= K < N. False when malformed.
+bool bsRender_ParseShard(const char* text, int* shard, int* count);
+
 // Parses "A-B" (or "A") into a frame range, 0 <= A <= B. False when malformed.
 bool bsRender_ParseFrameRange(const char* text, int* first, int* last);
