@@ -84,16 +84,23 @@ static bool bsRenderFiles_Defer(const bsRenderFiles* f, const bsRenderInput* in,
 		bsPrivateFolder_MoveOut(&f->folder, name, AT_FDCWD, tmp, err, errlen);
 }
 
-// The log into place at once, at in->logName (logs/NAME through DIR/logs opened without following a
-// link), listed in DIR/outputs.txt at once and kept in the group: a later run removes it when it does
-// not write it again. Unlisted (the list unreadable), it is removed: the error then names a log that
-// is gone, which beats a file no run ever tidies.
-static bool bsRenderFiles_PlaceLog(const bsRenderFiles* f, const bsRenderInput* in, char* err, size_t errlen)
+// The log's name in DIR after a failure: its own, or render.log.
+static const char* bsRender_FailureLog(const bsRenderInput* in)
 {
-	const char* slash = strchr(in->logName, '/');
+	return in->logName != NULL ? in->logName : "render.log";
+}
+
+// The log into place at once, at name (logs/NAME through DIR/logs opened without following a link),
+// listed in DIR/outputs.txt at once and kept in the group: a later run removes it when it does not
+// write it again. Unlisted (the list unreadable), it is removed: the error then names a log that is
+// gone, which beats a file no run ever tidies.
+static bool bsRenderFiles_PlaceLog(const bsRenderFiles* f, const bsRenderInput* in, const char* name, char* err,
+	size_t errlen)
+{
+	const char* slash = strchr(name, '/');
 	int to = slash != NULL ? bsOutputSet_OpenLogs(in->directory, true) : AT_FDCWD;
 	char target[BS_RENDER_PATH_MAX];
-	bsRenderPath(target, sizeof(target), in->directory, in->logName);
+	bsRenderPath(target, sizeof(target), in->directory, name);
 	if (to == -1)
 	{
 		snprintf(err, errlen, "--render: %s/%s: cannot use as the logs' folder: %s", in->directory, BS_OUTPUT_LOGS_NAME,
@@ -105,7 +112,7 @@ static bool bsRenderFiles_PlaceLog(const bsRenderFiles* f, const bsRenderInput* 
 	{
 		close(to);
 	}
-	if (ok && !bsOutputSet_ListNow(in->directory, in->logName, err, errlen))
+	if (ok && !bsOutputSet_ListNow(in->directory, name, err, errlen))
 	{
 		unlinkat(AT_FDCWD, target, 0);
 		ok = false;
@@ -113,22 +120,41 @@ static bool bsRenderFiles_PlaceLog(const bsRenderFiles* f, const bsRenderInput* 
 	return ok && bsAtomicFile_DeferKeep(target, err, errlen);
 }
 
+// After a failure: the log into place at once (the message names it), unless a render of lower rank
+// failed too and keeps render.log.
+static void bsRenderFiles_KeepFailureLog(const bsRenderFiles* f, const bsRenderInput* in)
+{
+	char ignored[1024];
+	if (in->failure == NULL || in->logName != NULL)
+	{
+		bsRenderFiles_PlaceLog(f, in, bsRender_FailureLog(in), ignored, sizeof(ignored));
+		return;
+	}
+	pthread_mutex_lock(&in->failure->lock);
+	if (in->rank < in->failure->rank)
+	{
+		in->failure->rank = in->rank;
+		bsRenderFiles_PlaceLog(f, in, bsRender_FailureLog(in), ignored, sizeof(ignored));
+	}
+	pthread_mutex_unlock(&in->failure->lock);
+}
+
 // After the render: the image (done) and the log into place, deferred or at once.
 static bool bsRenderFiles_Finish(const bsRenderFiles* f, const bsRenderInput* in, bool done, char* err,
 	size_t errlen)
 {
-	bool frameLog = strchr(in->logName, '/') != NULL;
-	if (!done || in->commitNow || frameLog)
+	if (!done)
 	{
-		char why[1024];
-		bool placed = bsRenderFiles_PlaceLog(f, in, why, sizeof(why));
-		if (done && !placed)
+		bsRenderFiles_KeepFailureLog(f, in);
+	}
+	else if (in->logName != NULL && (in->commitNow || strchr(in->logName, '/') != NULL))
+	{
+		if (!bsRenderFiles_PlaceLog(f, in, in->logName, err, errlen))
 		{
-			snprintf(err, errlen, "%s", why);
 			return false;
 		}
 	}
-	else if (!bsRenderFiles_Defer(f, in, f->log, "log", in->logName, err, errlen))
+	else if (in->logName != NULL && !bsRenderFiles_Defer(f, in, f->log, "log", in->logName, err, errlen))
 	{
 		return false;
 	}
@@ -274,7 +300,7 @@ static bool bsRender_Run(const bsRenderFiles* f, const bsRenderInput* in, const 
 	bool exited = out.state == bs_processExited && out.exitCode == 0;
 	bool image = exited && fstatat(f->folder.fd, f->png, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
 	char log[BS_RENDER_PATH_MAX];
-	bsRenderPath(log, sizeof(log), in->directory, in->logName);
+	bsRenderPath(log, sizeof(log), in->directory, bsRender_FailureLog(in));
 	bool frame = strcmp(in->imageName, "scene.png") != 0;
 	if (!exited)
 	{

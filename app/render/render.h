@@ -13,9 +13,11 @@
 //   the image   to DIR/<image> at once (commitNow), or to DIR/<stem>.tmp.<node>.<pid>.png, a file of
 //               the deferred group (atomic_file.h, which must be open) renamed with the run's others
 //   the log     to DIR/<log>: the scene's render.log joins the group like the image (at once after a
-//               failure, so the error can point at it); a frame's logs/frame_NNNN.log is placed at
-//               once (through DIR/logs opened without following a link), listed in DIR/outputs.txt
-//               at once and kept in the group, done or failed
+//               failure, so the error can point at it); under `blobsim render DIR` a frame's
+//               logs/frame_NNNN.log is placed at once (through DIR/logs opened without following a
+//               link), listed in DIR/outputs.txt at once and kept in the group, done or failed; under
+//               `run --render` a frame's log is kept only after a failure, as render.log (of several
+//               failing at once, the lowest rank's: bsRenderFailure)
 //   a wrapper   with surfacePath: <stem>.wrapper.pov, the scene POV-Ray reads, two lines that declare
 //               BlobsimSurface as the pending include's name and include the scene (whose own
 //               #declare of it is #ifndef)
@@ -30,6 +32,14 @@
 #include <stddef.h>
 
 typedef struct bsRenderClaim bsRenderClaim;
+
+// Renders of `run --render` running at once share DIR/render.log for a failure's log: the failure of
+// the lowest rank keeps it, so the message and the log agree whichever render fails first.
+typedef struct bsRenderFailure
+{
+	pthread_mutex_t lock;
+	int rank;  // the lowest rank that failed so far; INT_MAX: none
+} bsRenderFailure;
 typedef struct bsRenderMeter bsRenderMeter;
 
 typedef struct bsRenderInput
@@ -38,7 +48,8 @@ typedef struct bsRenderInput
 	                        // file directly in DIR, named DIR + '/' + its name)
 	const char* directory;  // DIR: where the image and the log go
 	const char* imageName;  // the image's name in DIR ("scene.png", "frame_0003.png")
-	const char* logName;    // the log's name in DIR ("render.log", "logs/frame_0003.log")
+	const char* logName;    // the log's name in DIR ("render.log", "logs/frame_0003.log"); NULL:
+	                        // none kept after a success, render.log after a failure
 	int width, height;      // pixels
 	double antialias;       // > 0: +A<antialias>; otherwise -A (no antialiasing)
 	double jitter;          // > 0: +J<jitter>; otherwise -J
@@ -49,6 +60,8 @@ typedef struct bsRenderInput
 	                        // the scene names its final one: POV-Ray then reads a wrapper (see the top)
 	bool commitNow;         // rename the image (and log) into place as soon as it is complete
 	bsRenderClaim* claim;   // refreshed while POV-Ray reports; NULL: none
+	bsRenderFailure* failure;  // without logName: shared by renders running at once; NULL: this one alone
+	int rank;               // this render's rank for failure
 	bsRenderMeter* meter;   // POV-Ray's progress goes here (render_progress.h); NULL: nowhere
 	int meterSlot;          // this render's slot in the meter (one per render running at once)
 } bsRenderInput;

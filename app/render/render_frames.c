@@ -291,6 +291,7 @@ typedef struct bsRenderQueue
 	bool failed;             // a render failed: without keepGoing, no new render starts
 	bool keepGoing;          // render the rest after a failure (each image into place on its own)
 	int failedIndex;         // the failed item reported first: the lowest index that failed
+	bsRenderFailure failure; // without keepGoing, which failure keeps render.log: the same lowest index
 	int rendered;
 	char* err;
 	size_t errlen;
@@ -392,13 +393,15 @@ static void* bsRenderQueue_Work(void* arg)
 			}
 			continue;
 		}
+		// Per-frame logs under `blobsim render DIR`; under `run` the scene's log, and a failure's.
 		bsRenderItem_LogName(log, sizeof(log), item->frame);
+		bool keepLog = plan->commitNow || item->frame < 0;
 		bsRenderInput in = {.scenePath = item->readPath, .directory = plan->directory, .imageName = item->image,
-			.logName = log, .width = plan->settings.width, .height = plan->settings.height,
+			.logName = keepLog ? log : NULL, .width = plan->settings.width, .height = plan->settings.height,
 			.antialias = plan->settings.antialias, .jitter = plan->settings.jitter, .meter = plan->meter,
 			.meterSlot = worker->slot, .threads = q->threads, .record = item->record,
 			.surfacePath = item->surfacePending ? item->surfacePath : NULL, .commitNow = plan->commitNow,
-			.claim = claim.fd >= 0 ? &claim : NULL};
+			.claim = claim.fd >= 0 ? &claim : NULL, .failure = &q->failure, .rank = (int)(item - plan->items)};
 		bool ok = bsRender_Image(&in, message, sizeof(message));
 		bsRenderClaim_Release(&claim, plan->directory);
 		if (plan->meter != NULL)
@@ -465,6 +468,8 @@ bool bsRenderPlan_Run(bsRenderPlan* plan, int jobs, int cores, char* err, size_t
 	bsRender_SplitCores(pending, jobs, cores > 0 ? cores : bsRender_Cores(), &processes, &threads);
 	bsRenderQueue q = {.plan = plan, .threads = threads, .keepGoing = plan->commitNow, .err = err, .errlen = errlen};
 	pthread_mutex_init(&q.lock, NULL);
+	pthread_mutex_init(&q.failure.lock, NULL);
+	q.failure.rank = INT_MAX;
 	// The meter follows one render per slot.
 	processes = processes < bs_renderMeterSlots ? processes : bs_renderMeterSlots;
 	pthread_t* threadIds = calloc((size_t)processes, sizeof(pthread_t));
@@ -492,6 +497,7 @@ bool bsRenderPlan_Run(bsRenderPlan* plan, int jobs, int cores, char* err, size_t
 	free(threadIds);
 	free(workers);
 	pthread_mutex_destroy(&q.lock);
+	pthread_mutex_destroy(&q.failure.lock);
 	plan->rendered = q.rendered;
 	if (q.failed && q.keepGoing)
 	{
