@@ -16,22 +16,20 @@
 #  6. --shard K/N: every frame in one of N ranges; K >= N refused (an array counted from 1 once
 #     skipped frames silently).
 # The renders use a stand-in POV-Ray (tests/povray_stand_in.sh: tiny PNGs, a count of the frames it
-# renders); case 1 is skipped
-# without unshare (or without the right to use it), the others need nothing.
+# renders); case 1 is skipped without unshare (or without the right to use it), the others need
+# nothing.
 set -euo pipefail
 bin=$(realpath "$1")
 src=$(realpath "$2")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+mkdir "$work/bin"
+cp "$(dirname "$0")/povray_stand_in.sh" "$work/bin/povray"  # executable: cp keeps the mode
+export PATH="$work/bin:$PATH"
 fail() {
 	echo "FAIL: $*" >&2
 	exit 1
 }
-
-mkdir "$work/bin"
-cp "$(dirname "$0")/povray_stand_in.sh" "$work/bin/povray"
-chmod +x "$work/bin/povray"
-export PATH="$work/bin:$PATH"
 export FARM_COUNT="$work/count"
 
 # A tiny run with frames 0-11, no render.
