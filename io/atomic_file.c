@@ -836,6 +836,28 @@ const char* bsAtomicFile_Node(void)
 	return bsNodeName;
 }
 
+// Takes the folder's scratch entries (the folder and the files in it) out of the open group, so that
+// a render of thousands of frames does not fill the signal-cleanup table with names long gone.
+static void bsDeferred_ForgetFolder(const char* folder)
+{
+	size_t n = strlen(folder), kept = 0;
+	pthread_mutex_lock(&bsDeferredLock);
+	for (size_t i = 0; i < bsDeferredCount; ++i)
+	{
+		bsDeferredFile* d = bsDeferredFiles + i;
+		bool inside = d->path == NULL && d->tmpPath != NULL && strncmp(d->tmpPath, folder, n) == 0 &&
+			(d->tmpPath[n] == '\0' || d->tmpPath[n] == '/');
+		if (inside)
+		{
+			bsDeferred_Drop(d, false);
+			continue;
+		}
+		bsDeferredFiles[kept++] = *d;
+	}
+	bsDeferredCount = kept;
+	pthread_mutex_unlock(&bsDeferredLock);
+}
+
 bool bsPrivateFolder_Make(bsPrivateFolder* p, const char* dir, const char* stem, char* err, size_t errlen)
 {
 	memset(p, 0, sizeof(*p));
@@ -856,6 +878,10 @@ bool bsPrivateFolder_Make(bsPrivateFolder* p, const char* dir, const char* stem,
 			return false;
 		}
 		e = mkdir(p->path, 0700) == 0 ? 0 : errno;
+		if (e != 0)
+		{
+			bsDeferred_ForgetFolder(p->path);  // someone else's, or none
+		}
 	}
 	p->fd = e == 0 ? open(p->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
 	if (p->fd < 0)
@@ -914,12 +940,15 @@ void bsRemoveFolderFiles(int fd)
 
 void bsPrivateFolder_Remove(bsPrivateFolder* p)
 {
-	if (p->fd < 0)
+	if (p->fd >= 0)
 	{
-		return;
+		bsRemoveFolderFiles(p->fd);
+		close(p->fd);
+		p->fd = -1;
+		rmdir(p->path);
 	}
-	bsRemoveFolderFiles(p->fd);
-	close(p->fd);
-	p->fd = -1;
-	rmdir(p->path);
+	if (p->path[0] != '\0')
+	{
+		bsDeferred_ForgetFolder(p->path);
+	}
 }

@@ -14,7 +14,9 @@
 #     target);
 #  5. a SIGKILLed render leaves no POV-Ray running, and the next render removes its private folder;
 #  6. --shard K/N: every frame in one of N ranges; K >= N refused (an array counted from 1 once
-#     skipped frames silently).
+#     skipped frames silently);
+#  7. frame claims: a live renderer's skipped, a dead one's (this node's pid gone, or another node's
+#     untouched for 30 minutes) taken over, a link in the way never followed or removed.
 # The renders use a stand-in POV-Ray (tests/povray_stand_in.sh: tiny PNGs, a count of the frames it
 # renders); case 1 is skipped without unshare (or without the right to use it), the others need
 # nothing.
@@ -200,4 +202,34 @@ set -e
 [ "$rc" -eq 2 ] || fail "--shard 5/5: exit $rc: $msg"
 case "$msg" in *"SLURM_ARRAY_TASK_MIN"*) ;; *) fail "--shard 5/5 said: $msg" ;; esac
 echo "6: 5 shards rendered the 12 frames once; --shard 5/5 is refused: $msg"
+# 7. Claims: a live renderer's is respected, a dead one's taken over (or tidied when its image is
+#    done), and a file in the way that is not a claim is left alone, its frame failing.
+d="$work/claims"
+fresh "$d"
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
+node="$(printf '%s' "$(hostname | cut -c1-64)" | tr -c 'A-Za-z0-9-' '-')_p$(stat -L -c %i /proc/self/ns/pid)"
+echo "blobsim claim: node $node pid $$ since 0" >"$d/frame_0001.png.claim"
+echo "blobsim claim: node $node pid $dead since 0" >"$d/frame_0002.png.claim"
+echo "blobsim claim: node elsewhere_p1 pid $$ since 0" >"$d/frame_0003.png.claim"
+echo "blobsim claim: node elsewhere_p1 pid $$ since 0" >"$d/frame_0004.png.claim"
+touch -d '2 hours ago' "$d/frame_0004.png.claim"
+ln -s "$work/victim/v.txt" "$d/frame_0005.png.claim"
+set +e
+msg=$("$bin" render "$d" --frames 0-5 --threads 1 --quiet 2>&1)
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "claims: exit $rc: $msg"
+[ "$(sort "$FARM_COUNT" | tr '\n' ' ')" = "frame_0000 frame_0002 frame_0004 " ] || fail "claims: rendered $(sort "$FARM_COUNT" | tr '\n' ' ')"
+case "$msg" in *"frame_0001.png: skipped, claimed by run $$ on $node"*"frame_0003.png: skipped"*) ;; *) fail "claims said: $msg" ;; esac
+case "$msg" in *"1 image of 4 failed (frame_0005.png)"*"frame_0005.png.claim is in the way"*) ;; *) fail "claims said: $msg" ;; esac
+[ -L "$d/frame_0005.png.claim" ] && [ "$(victims)" = "$before" ] || fail "claims: the link in the way was touched"
+[ -f "$d/frame_0001.png.claim" ] && [ -f "$d/frame_0003.png.claim" ] || fail "claims: a live claim was removed"
+[ ! -e "$d/frame_0002.png.claim" ] && [ ! -e "$d/frame_0004.png.claim" ] || fail "claims: a dead claim is left"
+# A dead claim of an image already in place (its renderer killed between the two): tidied.
+echo "blobsim claim: node $node pid $dead since 0" >"$d/frame_0000.png.claim"
+"$bin" render "$d" --frames 0 --threads 1 --quiet
+[ ! -e "$d/frame_0000.png.claim" ] || fail "claims: a dead claim of an image in place is left"
+echo "7: claims: live ones respected, dead ones taken over or tidied, a link in the way left alone"
 echo "ok: farm test"

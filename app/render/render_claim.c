@@ -52,6 +52,16 @@ static bool bsClaim_Read(const char* path, bsTempOwner* owner, time_t* touched, 
 	return pid > 0 && *end == ' ';
 }
 
+// With the lock held: true when the claim at path is a claim whose holder is dead.
+static bool bsClaim_DeadLocked(const char* path)
+{
+	bsTempOwner owner;
+	time_t touched;
+	char text[256];
+	return bsClaim_Read(path, &owner, &touched, text, sizeof(text)) &&
+		bsOutputSet_OwnerDead(owner.node, owner.pid, touched, BS_CLAIM_STALE_SECONDS);
+}
+
 // With the lock held: creates the claim, or says who holds it.
 static bsClaimResult bsClaim_TakeLocked(bsRenderClaim* claim, char* why, size_t whylen)
 {
@@ -78,7 +88,7 @@ static bsClaimResult bsClaim_TakeLocked(bsRenderClaim* claim, char* why, size_t 
 			snprintf(why, whylen, "%s is in the way and is not a claim blobsim wrote; move it away", claim->path);
 			return bs_claimFailed;
 		}
-		if (!bsOutputSet_OwnerDead(owner.node, owner.pid, touched, BS_CLAIM_STALE_SECONDS))
+		if (!bsClaim_DeadLocked(claim->path))
 		{
 			snprintf(why, whylen, "claimed by run %ld on %s (%s)", (long)owner.pid, owner.node, claim->path);
 			return bs_claimHeld;
@@ -131,4 +141,21 @@ void bsRenderClaim_Release(bsRenderClaim* claim, const char* dir)
 	bsOutputSet_Unlock(lock);
 	close(claim->fd);
 	claim->fd = -1;
+}
+
+void bsRenderClaim_Tidy(const char* dir, const char* image)
+{
+	char path[4096 + 64], ignored[512];
+	snprintf(path, sizeof(path), "%s/%s.claim", dir, image);
+	struct stat st;
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+	{
+		return;  // the usual case: no claim
+	}
+	int lock = bsOutputSet_Lock(dir, ignored, sizeof(ignored));
+	if (lock >= 0 && bsClaim_DeadLocked(path))
+	{
+		unlink(path);
+	}
+	bsOutputSet_Unlock(lock);
 }

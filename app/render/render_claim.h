@@ -38,3 +38,7 @@ void bsRenderClaim_Refresh(bsRenderClaim* claim);
 
 // Removes the claim (when its file is still this one's) and closes it. Harmless when none is held.
 void bsRenderClaim_Release(bsRenderClaim* claim, const char* dir);
+
+// Removes the claim of an image that is not to render (up to date) when its holder is dead: a renderer
+// killed after its image was in place, before it removed the claim.
+void bsRenderClaim_Tidy(const char* dir, const char* image);

@@ -425,7 +425,7 @@ static void bsRenderQueue_NameFailures(const bsRenderQueue* q)
 		failed += plan->items[i].failed;
 	}
 	size_t n = (size_t)snprintf(q->err, q->errlen, "--render: %d image%s of %d failed (", failed, failed == 1 ? "" : "s",
-		bsRenderPlan_Pending(plan));
+		failed + q->rendered);
 	for (int i = 0, k = 0; i < plan->count && n < q->errlen; ++i)
 	{
 		if (plan->items[i].failed)
@@ -456,6 +456,13 @@ bool bsRenderPlan_Run(bsRenderPlan* plan, int jobs, int cores, char* err, size_t
 {
 	int pending = bsRenderPlan_Pending(plan);
 	plan->rendered = 0;
+	for (int i = 0; plan->commitNow && i < plan->count; ++i)
+	{
+		if (!plan->items[i].render)
+		{
+			bsRenderClaim_Tidy(plan->directory, plan->items[i].image);
+		}
+	}
 	if (pending == 0)
 	{
 		return true;
