@@ -1,6 +1,6 @@
 // atomic_file.h — write a file so that it is either absent (or still the old file) or complete: the bytes
-// go to a temporary file in the same directory ("path.tmp.<pid>.XXXXXX"), which Commit renames over the
-// target. A reader never sees a half-written scene or particle dump, even when the writer is killed.
+// go to a temporary file in the same directory ("path.tmp.<node>.<pid>.bsXXXXXX"), which Commit renames
+// over the target. A reader never sees a half-written scene or particle dump, even when the writer is killed.
 //
 // Usage:
 //     bsAtomicFile f;
