@@ -345,7 +345,7 @@ int bsRenderMain(int argc, char** argv)
 	{
 		return bsRenderFail(err);
 	}
-	bool movie = (o.movie || run.movie) && run.frames > 0 && !(o.first >= 0 && !o.movie);
+	bool movie = (o.movie || run.movie) && run.frames > 0 && !((o.first >= 0 || o.shardCount > 0) && !o.movie);
 	if (o.movie && run.frames == 0)
 	{
 		snprintf(err, sizeof(err), "--movie: %s has no frames (output.frame_every was 0)", o.dir);
