@@ -37,6 +37,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 143' TERM INT  # through the EXIT trap: no daemon outlives a test stopped by its timeout
 fail() {
 	echo "FAIL: $*" >&2
 	for log in "$work"/slurm/*.log; do
@@ -139,6 +140,7 @@ sed -i "s|^blobsim=.*|blobsim=$bin|; s|^dir=.*|dir=$d|; s|^#SBATCH --array=.*|#S
 	"$work/render-frames.sbatch"
 submit=$(doc_block "$docs/rendering.md" 'job=$(sbatch')
 [ -n "$submit" ] || fail "docs/rendering.md has no submission lines"
+command -v ffmpeg >/dev/null 2>&1 || submit=${submit// --movie/}  # the movie needs ffmpeg (optional)
 cd "$work"
 blobsim=$bin
 dir=$d
@@ -168,6 +170,9 @@ for k in $(seq 0 11); do
 	! grep -qx "$f" "$work/count" || grep -qx "$log" "$d/outputs.txt" || fail "$log is not listed"
 done
 grep -qx scene.png "$d/outputs.txt" || fail "scene.png is not listed (the finishing job)"
+if command -v ffmpeg >/dev/null 2>&1; then
+	grep -qx animation.mp4 "$d/outputs.txt" || fail "animation.mp4 is not listed (the finishing job)"
+fi
 [ -z "$(find "$d" -name '*.tmp.*' -o -name '*.claim')" ] || fail "left: $(find "$d" -name '*.tmp.*' -o -name '*.claim')"
 "$bin" render "$work/alone" --quiet
 for f in scene.png $(cd "$d" && ls frame_*.png); do
