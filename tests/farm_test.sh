@@ -153,25 +153,23 @@ set -e
 for name in scene.png frame_0000.png frame_0001.png render.log; do
 	[ -f "$d/$name" ] && [ ! -L "$d/$name" ] || fail "links: $name is not a file of the render"
 done
-# logs/ itself a link out of the folder: the render refuses it and writes nothing there.
+# refused NAME WHAT: a render of frame 0 in $e, with a link out of the folder at NAME, fails naming
+# WHAT and changes no file outside the folder.
+refused() {
+	ln -s "$work/victim/$1" "$e/$2"
+	set +e
+	msg=$("$bin" render "$e" --frames 0 --threads 1 --quiet 2>&1)
+	rc=$?
+	set -e
+	rm "$e/$2"
+	[ "$(victims)" = "$before" ] || fail "links: $2 as a link: a file outside the folder changed: $msg"
+	case "$rc $msg" in "1 "*"$3"*) ;; *) fail "links: $2 as a link: exit $rc: $msg" ;; esac
+}
 e="$work/links2"
 fresh "$e"
-ln -s "$work/victim/dir" "$e/logs"
-set +e
-msg=$("$bin" render "$e" --frames 0 --threads 1 --quiet 2>&1)
-rc=$?
-set -e
-[ "$(victims)" = "$before" ] || fail "links: logs/ as a link: a file outside the folder changed: $msg"
-[ "$rc" -eq 1 ] || fail "links: logs/ as a link: exit $rc: $msg"
-# The folder's lock a link: refused, never opened through.
-rm "$e/logs" "$e/.outputs.lock"
-ln -s "$work/victim/v.txt" "$e/.outputs.lock"
-set +e
-msg=$("$bin" render "$e" --frames 0 --threads 1 --quiet 2>&1)
-rc=$?
-set -e
-[ "$(victims)" = "$before" ] || fail "links: .outputs.lock as a link: a file outside the folder changed: $msg"
-case "$rc $msg" in "1 "*".outputs.lock: cannot use as the folder's lock"*) ;; *) fail "links: .outputs.lock as a link: exit $rc: $msg" ;; esac
+refused dir logs "$e/logs: cannot use as the logs' folder"  # logs/ itself a link out of the folder
+rm "$e/.outputs.lock"
+refused v.txt .outputs.lock ".outputs.lock: cannot use as the folder's lock"
 echo "4: links at every name a render writes by: nothing outside the folder changed"
 
 # 5. SIGKILL: POV-Ray dies with blobsim; the next render removes the private folder.
