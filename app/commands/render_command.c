@@ -381,8 +381,18 @@ int bsRenderMain(int argc, char** argv)
 	}
 	if (ok && !o.quiet)
 	{
-		printf("blobsim: %d image%s rendered, %d up to date%s, %.1f s -> %s\n", plan.rendered,
-			plan.rendered == 1 ? "" : "s", plan.count - bsRenderPlan_Pending(&plan),
+		int skipped = 0;
+		for (int i = 0; i < plan.count; ++i)
+		{
+			skipped += plan.items[i].skipped;
+		}
+		char others[64] = "";
+		if (skipped > 0)
+		{
+			snprintf(others, sizeof(others), ", %d another renderer's", skipped);
+		}
+		printf("blobsim: %d image%s rendered, %d up to date%s%s, %.1f s -> %s\n", plan.rendered,
+			plan.rendered == 1 ? "" : "s", plan.count - bsRenderPlan_Pending(&plan), others,
 			encoded ? "; animation.mp4 and preview.gif" : "", bsNow() - start, o.dir);
 	}
 	bsRenderPlan_Free(&plan);
