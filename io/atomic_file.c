@@ -2,6 +2,7 @@
 
 #include "array.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -148,17 +149,27 @@ static void bsDeferredSlot_Remove(int slot)
 	}
 }
 
-void bsAtomicFile_CleanupOnSignal(void)
+// Removes the deferred slots' files; with folders, the folders (private folders, emptied by the
+// first pass) instead: a folder's slot stays armed through the first pass.
+static void bsDeferredSlots_Clean(bool folders)
 {
 	for (int i = 0; i < bsDeferredSlotCount; ++i)
 	{
 		int expected = bsSlotArmed;
 		if (atomic_compare_exchange_strong(&bsDeferredSlots[i].state, &expected, bsSlotUnlinking))
 		{
-			unlink(bsDeferredSlots[i].path);
-			atomic_store(&bsDeferredSlots[i].state, bsSlotCleaned);
+			bool done = folders ? (rmdir(bsDeferredSlots[i].path), true)
+				: unlink(bsDeferredSlots[i].path) == 0 || errno != EISDIR;
+			atomic_store(&bsDeferredSlots[i].state, done ? bsSlotCleaned : bsSlotArmed);
 		}
 	}
+}
+
+void bsAtomicFile_CleanupOnSignal(void)
+{
+	int saved = errno;
+	bsDeferredSlots_Clean(false);
+	bsDeferredSlots_Clean(true);
 	for (int i = 0; i < bsRegistrySize; ++i)
 	{
 		int expected = bsSlotArmed;
@@ -168,6 +179,7 @@ void bsAtomicFile_CleanupOnSignal(void)
 			atomic_store(&bsTempSlots[i].state, bsSlotCleaned);
 		}
 	}
+	errno = saved;
 }
 
 int bsAtomicFile_PendingCount(void)
@@ -252,9 +264,10 @@ static bool bsDeferred_AddLocked(char* path, char* tmpPath)
 
 static void bsDeferred_Drop(bsDeferredFile* d, bool remove)
 {
-	if (remove && d->tmpPath != NULL)
+	if (remove && d->tmpPath != NULL && unlink(d->tmpPath) != 0 && errno == EISDIR)
 	{
-		unlink(d->tmpPath);
+		rmdir(d->tmpPath);  // a private folder: its files are listed after it, so the abort (which
+		                    // goes backwards) has removed them
 	}
 	bsDeferredSlot_Remove(d->slot);
 	free(d->path);
@@ -310,7 +323,7 @@ bool bsAtomicFile_CommitDeferred(char* errbuf, size_t errlen)
 void bsAtomicFile_AbortDeferred(void)
 {
 	pthread_mutex_lock(&bsDeferredLock);
-	for (size_t i = 0; i < bsDeferredCount; ++i)
+	for (size_t i = bsDeferredCount; i-- > 0;)
 	{
 		bsDeferred_Drop(bsDeferredFiles + i, true);
 	}
@@ -485,10 +498,11 @@ bool bsAtomicFile_Open(bsAtomicFile* f, const char* path, char* errbuf, size_t e
 	}
 	size_t len = strlen(path);
 	f->path = malloc(len + 1);
-	// "path.tmp.<pid>.bsXXXXXX": the pid lets a later run tell a SIGKILLed writer's leftover from a live
-	// writer's file (bsOutputSet_RemoveDeadTemps); "bs" keeps a user's "notes.tmp.12.backup" apart.
-	char pidPart[32];
-	int pidLen = snprintf(pidPart, sizeof(pidPart), ".tmp.%ld.bs", (long)getpid());
+	// "path.tmp.<node>.<pid>.bsXXXXXX": the node and pid let a later run tell a SIGKILLed writer's
+	// leftover from a live writer's file, on this node or another (bsOutputSet_RemoveDeadTemps); "bs"
+	// keeps a user's "notes.tmp.12.backup" apart.
+	char pidPart[BS_TEMP_NODE_MAX + 48];
+	int pidLen = snprintf(pidPart, sizeof(pidPart), ".tmp.%s.%ld.bs", bsAtomicFile_Node(), (long)getpid());
 	f->tmpPath = malloc(len + (size_t)pidLen + sizeof("XXXXXX"));
 	f->buffer = malloc(bs_atomicFileBufferSize);
 	if (f->path == NULL || f->tmpPath == NULL || f->buffer == NULL)
@@ -537,7 +551,7 @@ bool bsAtomicFile_Open(bsAtomicFile* f, const char* path, char* errbuf, size_t e
 	{
 		bsTempSuffix(f->tmpPath + len + pidLen);
 		f->slot = bsRegistry_Add(f->tmpPath);
-		f->fd = open(f->tmpPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		f->fd = open(f->tmpPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 		err = f->fd < 0 ? errno : 0;
 		if (f->fd < 0)
 		{
@@ -788,4 +802,153 @@ bool bsAtomicFile_Commit(bsAtomicFile* f, unsigned flags)
 	}
 	bsAtomicFile_Release(f);
 	return true;
+}
+
+// ---- The node and private folders ----------------------------------------------------------------
+
+static char bsNodeName[BS_TEMP_NODE_MAX];
+static pthread_once_t bsNodeOnce = PTHREAD_ONCE_INIT;
+
+// The host name, each character but [A-Za-z0-9-] as '-', and the pid namespace's inode: two
+// containers (or `unshare --pid`) on one host see each other's pids no better than two hosts do.
+static void bsNode_Init(void)
+{
+	char host[128] = "";
+	if (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0')
+	{
+		snprintf(host, sizeof(host), "localhost");
+	}
+	host[sizeof(host) - 1] = '\0';
+	host[64] = '\0';
+	for (char* c = host; *c != '\0'; ++c)
+	{
+		bool keep = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-';
+		*c = keep ? *c : '-';
+	}
+	struct stat ns;
+	unsigned long inode = stat("/proc/self/ns/pid", &ns) == 0 ? (unsigned long)ns.st_ino : 0;
+	snprintf(bsNodeName, sizeof(bsNodeName), "%s_p%lu", host, inode);
+}
+
+const char* bsAtomicFile_Node(void)
+{
+	pthread_once(&bsNodeOnce, bsNode_Init);
+	return bsNodeName;
+}
+
+// Takes the folder's scratch entries (the folder and the files in it) out of the open group, so that
+// a render of thousands of frames does not fill the signal-cleanup table with names long gone.
+static void bsDeferred_ForgetFolder(const char* folder)
+{
+	size_t n = strlen(folder), kept = 0;
+	pthread_mutex_lock(&bsDeferredLock);
+	for (size_t i = 0; i < bsDeferredCount; ++i)
+	{
+		bsDeferredFile* d = bsDeferredFiles + i;
+		bool inside = d->path == NULL && d->tmpPath != NULL && strncmp(d->tmpPath, folder, n) == 0 &&
+			(d->tmpPath[n] == '\0' || d->tmpPath[n] == '/');
+		if (inside)
+		{
+			bsDeferred_Drop(d, false);
+			continue;
+		}
+		bsDeferredFiles[kept++] = *d;
+	}
+	bsDeferredCount = kept;
+	pthread_mutex_unlock(&bsDeferredLock);
+}
+
+bool bsPrivateFolder_Make(bsPrivateFolder* p, const char* dir, const char* stem, char* err, size_t errlen)
+{
+	memset(p, 0, sizeof(*p));
+	p->fd = -1;
+	int n = snprintf(p->path, sizeof(p->path), "%s/%s.tmp.%s.%ld.bs", dir, stem, bsAtomicFile_Node(), (long)getpid());
+	if (n < 0 || (size_t)n + 7 > sizeof(p->path))
+	{
+		snprintf(err, errlen, "%s/%s: cannot create a private folder: %s", dir, stem, strerror(ENAMETOOLONG));
+		return false;
+	}
+	int e = EEXIST;
+	for (int attempt = 0; attempt < 100 && e == EEXIST; ++attempt)
+	{
+		bsTempSuffix(p->path + n);
+		// Listed before it exists, so a signal from here on removes it (after the files in it).
+		if (!bsAtomicFile_DeferRemoval(p->path, err, errlen))
+		{
+			return false;
+		}
+		e = mkdir(p->path, 0700) == 0 ? 0 : errno;
+		if (e != 0)
+		{
+			bsDeferred_ForgetFolder(p->path);  // someone else's, or none
+		}
+	}
+	p->fd = e == 0 ? open(p->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	if (p->fd < 0)
+	{
+		snprintf(err, errlen, "%s: cannot create a private folder: %s", p->path, strerror(e != 0 ? e : errno));
+		return false;
+	}
+	return true;
+}
+
+bool bsPrivateFolder_File(const bsPrivateFolder* p, const char* name, char* path, size_t size, char* err,
+	size_t errlen)
+{
+	snprintf(path, size, "%s/%s", p->path, name);
+	return bsAtomicFile_DeferRemoval(path, err, errlen);
+}
+
+int bsPrivateFolder_Create(const bsPrivateFolder* p, const char* name)
+{
+	return openat(p->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+}
+
+bool bsPrivateFolder_MoveOut(const bsPrivateFolder* p, const char* name, int toDir, const char* to, char* err,
+	size_t errlen)
+{
+	if (renameat(p->fd, name, toDir, to) != 0)
+	{
+		snprintf(err, errlen, "%s/%s: cannot rename to %s: %s", p->path, name, to, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+void bsRemoveFolderFiles(int fd)
+{
+	int dup = fd >= 0 ? openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	DIR* d = dup >= 0 ? fdopendir(dup) : NULL;
+	if (d == NULL)
+	{
+		if (dup >= 0)
+		{
+			close(dup);
+		}
+		return;
+	}
+	struct dirent* e;
+	while ((e = readdir(d)) != NULL)
+	{
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+		{
+			unlinkat(fd, e->d_name, 0);  // a folder in it stays (and so does the private folder)
+		}
+	}
+	closedir(d);
+}
+
+void bsPrivateFolder_Remove(bsPrivateFolder* p)
+{
+	if (p->fd >= 0)
+	{
+		bsRemoveFolderFiles(p->fd);
+		close(p->fd);
+		p->fd = -1;
+		rmdir(p->path);
+	}
+	if (p->path[0] != '\0')
+	{
+		bsDeferred_ForgetFolder(p->path);
+	}
 }

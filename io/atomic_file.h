@@ -1,6 +1,6 @@
 // atomic_file.h — write a file so that it is either absent (or still the old file) or complete: the bytes
-// go to a temporary file in the same directory ("path.tmp.<pid>.XXXXXX"), which Commit renames over the
-// target. A reader never sees a half-written scene or particle dump, even when the writer is killed.
+// go to a temporary file in the same directory ("path.tmp.<node>.<pid>.bsXXXXXX"), which Commit renames
+// over the target. A reader never sees a half-written scene or particle dump, even when the writer is killed.
 //
 // Usage:
 //     bsAtomicFile f;
@@ -19,7 +19,12 @@
 // from different threads.
 //
 // The new file gets mode 0666 minus the umask, like fopen(path, "w"). A symbolic link at path is
-// replaced by the file, not followed. The target must be a regular file or absent.
+// replaced by the file, not followed; the temporary file is created exclusively (O_EXCL | O_NOFOLLOW),
+// so a link planted at its name is never written through.
+//
+// Temporary names carry the node (bsAtomicFile_Node: the host and its pid namespace) and the pid:
+// "path.tmp.<node>.<pid>.bsXXXXXX", so that a later command, on this node or another sharing the
+// folder, can tell a dead writer's leftover from a live one's file (output_set.h).
 #pragma once
 
 #include <stdbool.h>
@@ -33,6 +38,7 @@
 
 enum
 {
+	BS_TEMP_NODE_MAX = 96,  // bsAtomicFile_Node's length, its NUL included
 	bs_atomicFileBufferSize = 1 << 20,  // bytes buffered before a write(2)
 	bs_atomicFileReserveMax = 1 << 16,  // the largest Reserve
 };
@@ -145,3 +151,42 @@ bool bsAtomicFile_DeferredTargets(char*** targets, size_t* count);
 // The number of temporary files in the registry (open, not yet committed or aborted): diagnostics and
 // tests.
 int bsAtomicFile_PendingCount(void);
+
+// ---- The node, and private folders for the files of child processes -------------------------------
+
+// This process's node in temporary names: its host name ([A-Za-z0-9-], others as '-'), '_p' and its
+// pid namespace's inode ("gpu03_p4026531836"). Two nodes, or two pid namespaces on one host, cannot
+// see each other's pids: a command never takes another node's temporary file for a dead one's.
+const char* bsAtomicFile_Node(void);
+
+// A folder of this process's own inside an output folder, for the files a child (POV-Ray, ffmpeg)
+// writes by name: DIR/<stem>.tmp.<node>.<pid>.bsXXXXXX, made with mkdir (which never follows a link)
+// mode 0700, so nobody else can plant a link or a file in it; the files are then renamed into place
+// (renameat: a link at the target is replaced, never followed). The folder joins the open deferred
+// group (which must be open) as a scratch file, before it exists, and each file in it through
+// bsPrivateFolder_File: a signal removes the files, then the folder.
+typedef struct bsPrivateFolder
+{
+	char path[4096];  // DIR/<stem>.tmp.<node>.<pid>.bsXXXXXX
+	int fd;           // the folder, opened O_DIRECTORY | O_NOFOLLOW; -1 when none
+} bsPrivateFolder;
+
+bool bsPrivateFolder_Make(bsPrivateFolder* p, const char* dir, const char* stem, char* err, size_t errlen);
+
+// The path of NAME in the folder, into path, listed in the group for a signal to remove.
+bool bsPrivateFolder_File(const bsPrivateFolder* p, const char* name, char* path, size_t size, char* err,
+	size_t errlen);
+
+// Creates NAME in the folder exclusively (O_EXCL | O_NOFOLLOW), for writing; -1 (errno) on failure.
+int bsPrivateFolder_Create(const bsPrivateFolder* p, const char* name);
+
+// Renames NAME out of the folder to `to` relative to the folder descriptor toDir (AT_FDCWD: a path).
+bool bsPrivateFolder_MoveOut(const bsPrivateFolder* p, const char* name, int toDir, const char* to, char* err,
+	size_t errlen);
+
+// Removes every file left in the folder (whatever the child made), then the folder.
+void bsPrivateFolder_Remove(bsPrivateFolder* p);
+
+// Unlinks every entry of the folder open at fd but its folders (the links themselves, never what they
+// name).
+void bsRemoveFolderFiles(int fd);

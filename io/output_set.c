@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 enum
@@ -40,6 +42,13 @@ void bsOutputList_Free(bsOutputList* list)
 
 bool bsOutputList_ValidName(const char* name, size_t n)
 {
+	// The per-frame logs' folder: "logs/NAME", one level.
+	size_t logs = sizeof(BS_OUTPUT_LOGS_NAME "/") - 1;
+	if (n > logs && memcmp(name, BS_OUTPUT_LOGS_NAME "/", logs) == 0)
+	{
+		name += logs;
+		n -= logs;
+	}
 	if (n == 0 || n > bs_outputNameMax || (n == 1 && name[0] == '.') || (n == 2 && name[0] == '.' && name[1] == '.'))
 	{
 		return false;
@@ -250,8 +259,8 @@ static bool bsIsAlnum(char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
-// The endings blobsim gives its temporary files after "<name>.tmp.<pid>.": atomic_file.c's "bs" and
-// six random characters, or render.c's and render_movie.c's extensions.
+// The endings blobsim gives its temporary files after "<name>.tmp.<node>.<pid>.": atomic_file.c's "bs"
+// and six random characters (files and private folders), or the older renders' and movies' extensions.
 static bool bsTempEnding(const char* s)
 {
 	static const char* const endings[] = {"png", "log", "pov", "pov-state", "mp4", "gif"};
@@ -274,27 +283,61 @@ static bool bsTempEnding(const char* s)
 	return n == 6 && s[8] == '\0';
 }
 
-pid_t bsOutputSet_TempPid(const char* name)
+static bool bsNodeChar(char c)
 {
+	return bsIsAlnum(c) || c == '-' || c == '_';
+}
+
+// "<pid>.<ending>" at d: the pid, or 0.
+static pid_t bsTempPidEnding(const char* d)
+{
+	long pid = 0;
+	size_t digits = 0;
+	while (d[digits] >= '0' && d[digits] <= '9' && digits < 10)
+	{
+		pid = pid * 10 + (d[digits] - '0');
+		++digits;
+	}
+	bool ok = digits > 0 && d[0] != '0' && d[digits] == '.' && pid <= INT_MAX && bsTempEnding(d + digits + 1);
+	return ok ? (pid_t)pid : 0;
+}
+
+bool bsOutputSet_TempOwner(const char* name, bsTempOwner* owner)
+{
+	memset(owner, 0, sizeof(*owner));
 	// The last ".tmp." that parses: a target's own name may hold ".tmp." too.
-	pid_t found = 0;
 	for (const char* at = strstr(name, ".tmp."); at != NULL; at = strstr(at + 1, ".tmp."))
 	{
 		const char* d = at + 5;
-		long pid = 0;
-		size_t digits = 0;
-		while (d[digits] >= '0' && d[digits] <= '9' && digits < 10)
+		if (at == name)
 		{
-			pid = pid * 10 + (d[digits] - '0');
-			++digits;
+			continue;
 		}
-		if (at != name && digits > 0 && d[0] != '0' && d[digits] == '.' && pid <= INT_MAX &&
-			bsTempEnding(d + digits + 1))
+		pid_t pid = bsTempPidEnding(d);
+		if (pid > 0)
 		{
-			found = (pid_t)pid;
+			*owner = (bsTempOwner){.pid = pid};  // an older blobsim's name: no node
+			continue;
+		}
+		size_t n = 0;
+		while (bsNodeChar(d[n]) && n + 1 < sizeof(owner->node))
+		{
+			++n;
+		}
+		pid = n > 0 && d[n] == '.' ? bsTempPidEnding(d + n + 1) : 0;
+		if (pid > 0)
+		{
+			*owner = (bsTempOwner){.pid = pid};
+			memcpy(owner->node, d, n);
 		}
 	}
-	return found;
+	return owner->pid > 0;
+}
+
+pid_t bsOutputSet_TempPid(const char* name)
+{
+	bsTempOwner owner;
+	return bsOutputSet_TempOwner(name, &owner) ? owner.pid : 0;
 }
 
 // Only ESRCH says the writer is gone: EPERM is a live process of another user.
@@ -303,39 +346,156 @@ static bool bsProcessGone(pid_t pid)
 	return kill(pid, 0) != 0 && errno == ESRCH;
 }
 
-int bsOutputSet_RemoveDeadTemps(const char* dir, FILE* notices)
+bool bsOutputSet_OwnerDead(const char* node, pid_t pid, time_t touched, int staleSeconds)
 {
-	DIR* d = opendir(dir);
+	if (node[0] != '\0' && strcmp(node, bsAtomicFile_Node()) == 0)
+	{
+		return pid != getpid() && bsProcessGone(pid);
+	}
+	return time(NULL) - touched > staleSeconds;
+}
+
+// The last change in a private folder: its own time or its newest file's (a live POV-Ray's log grows).
+static time_t bsFolderTouched(int fd, time_t own)
+{
+	int dup = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR* d = dup >= 0 ? fdopendir(dup) : NULL;
 	if (d == NULL)
 	{
+		if (dup >= 0)
+		{
+			close(dup);
+		}
+		return own;
+	}
+	struct dirent* e;
+	struct stat st;
+	while ((e = readdir(d)) != NULL)
+	{
+		if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_mtime > own)
+		{
+			own = st.st_mtime;
+		}
+	}
+	closedir(d);
+	return own;
+}
+
+// Removes dir's entry NAME, a dead run's temporary file or private folder; false when it is neither
+// (a link, a device) or is not gone.
+static bool bsRemoveTemp(int dirFd, const char* name, const bsTempOwner* owner)
+{
+	struct stat st;
+	if (fstatat(dirFd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+	{
+		return false;
+	}
+	if (S_ISREG(st.st_mode))
+	{
+		return bsOutputSet_OwnerDead(owner->node, owner->pid, st.st_mtime, BS_TEMP_STALE_SECONDS) &&
+			unlinkat(dirFd, name, 0) == 0;
+	}
+	if (!S_ISDIR(st.st_mode) || owner->node[0] == '\0')
+	{
+		return false;  // only a node's private folders, never a link or an older name's folder
+	}
+	int fd = openat(dirFd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+	{
+		return false;
+	}
+	bool dead = bsOutputSet_OwnerDead(owner->node, owner->pid, bsFolderTouched(fd, st.st_mtime), BS_TEMP_STALE_SECONDS);
+	if (dead)
+	{
+		bsRemoveFolderFiles(fd);
+	}
+	close(fd);
+	return dead && unlinkat(dirFd, name, AT_REMOVEDIR) == 0;
+}
+
+int bsOutputSet_RemoveDeadTemps(const char* dir, FILE* notices)
+{
+	int dirFd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR* d = dirFd >= 0 ? fdopendir(dirFd) : NULL;
+	if (d == NULL)
+	{
+		if (dirFd >= 0)
+		{
+			close(dirFd);
+		}
 		return 0;
 	}
 	int removed = 0;
 	struct dirent* e;
 	while ((e = readdir(d)) != NULL)
 	{
-		pid_t pid = bsOutputSet_TempPid(e->d_name);
-		if (pid <= 0 || pid == getpid() || !bsProcessGone(pid))
-		{
-			continue;
-		}
-		char path[4096 + 300];
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		struct stat st;
-		// Regular files only: never follow a link or remove a directory of that name.
-		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || unlink(path) != 0)
+		bsTempOwner owner;
+		if (!bsOutputSet_TempOwner(e->d_name, &owner) || !bsRemoveTemp(dirFd, e->d_name, &owner))
 		{
 			continue;
 		}
 		++removed;
 		if (notices != NULL)
 		{
-			fprintf(notices, "blobsim: removed %s, a temporary file left by run %ld, which was killed before it "
-				"finished\n", path, (long)pid);
+			fprintf(notices, "blobsim: removed %s/%s, a temporary file left by run %ld%s%s, which %s\n", dir,
+				e->d_name, (long)owner.pid, owner.node[0] != '\0' ? " on " : "", owner.node,
+				owner.node[0] != '\0' && strcmp(owner.node, bsAtomicFile_Node()) == 0
+					? "was killed before it finished" : "has not touched it for a day");
 		}
 	}
 	closedir(d);
 	return removed;
+}
+
+int bsOutputSet_OpenLogs(const char* dir, bool make)
+{
+	char path[4096 + 32];
+	snprintf(path, sizeof(path), "%s/%s", dir, BS_OUTPUT_LOGS_NAME);
+	if (make && mkdir(path, 0777) != 0 && errno != EEXIST)
+	{
+		return -1;
+	}
+	return open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+// ---- The folder's lock ----
+
+int bsOutputSet_Lock(const char* dir, char* err, size_t errlen)
+{
+	char path[4096 + 32];
+	snprintf(path, sizeof(path), "%s/%s", dir, BS_OUTPUT_LOCK_NAME);
+	// Never through a link, never blocking on a FIFO: only a regular file is a lock.
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+	{
+		snprintf(err, errlen, "%s: cannot use as the folder's lock: %s", path,
+			fd < 0 ? strerror(errno) : "not a regular file; move it away");
+		if (fd >= 0)
+		{
+			close(fd);
+		}
+		return -1;
+	}
+	int r;
+	while ((r = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+	{
+	}
+	if (r != 0)
+	{
+		snprintf(err, errlen, "%s: cannot lock: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+void bsOutputSet_Unlock(int fd)
+{
+	if (fd >= 0)
+	{
+		close(fd);  // releases the lock
+	}
 }
 
 bool bsOutputSet_ListNow(const char* dir, const char* name, char* err, size_t errlen)
@@ -345,9 +505,11 @@ bool bsOutputSet_ListNow(const char* dir, const char* name, char* err, size_t er
 
 bool bsOutputSet_ListManyNow(const char* dir, const char* const* names, size_t count, char* err, size_t errlen)
 {
+	int lock = bsOutputSet_Lock(dir, err, errlen);
 	bsOutputList list;
-	if (!bsOutputList_Read(dir, &list, err, errlen))
+	if (lock < 0 || !bsOutputList_Read(dir, &list, err, errlen))
 	{
+		bsOutputSet_Unlock(lock);
 		return false;
 	}
 	size_t before = list.count;
@@ -362,6 +524,7 @@ bool bsOutputSet_ListManyNow(const char* dir, const char* const* names, size_t c
 	}
 	ok = ok && (list.count == before || bsOutputList_Write(dir, &list, list.complete, err, errlen));
 	bsOutputList_Free(&list);
+	bsOutputSet_Unlock(lock);
 	return ok;
 }
 
@@ -414,7 +577,7 @@ static bool bsOutputSet_GroupNames(const char* dir, bsOutputList* names)
 static bool bsOutputSet_RemoveStale(const char* dir, const bsOutputList* previous, bsOutputList* next, char* err,
 	size_t errlen)
 {
-	bool ok = true;
+	bool ok = true, removedLogs = false;
 	for (size_t i = 0; i < previous->count; ++i)
 	{
 		const char* name = previous->names[i];
@@ -424,9 +587,20 @@ static bool bsOutputSet_RemoveStale(const char* dir, const bsOutputList* previou
 		}
 		char path[4096 + 300];
 		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		// A name in logs/ through the folder opened without following a link: never a file elsewhere.
+		const char* slash = strchr(name, '/');
+		int at = slash != NULL ? bsOutputSet_OpenLogs(dir, false) : AT_FDCWD;
+		const char* leaf = slash != NULL ? slash + 1 : path;
 		struct stat st;
 		// Only files: a directory of that name is not one a run wrote.
-		if (lstat(path, &st) != 0 || S_ISDIR(st.st_mode) || unlink(path) == 0 || errno == ENOENT)
+		bool gone = at == -1 || fstatat(at, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISDIR(st.st_mode) ||
+			unlinkat(at, leaf, 0) == 0 || errno == ENOENT;
+		if (at >= 0)
+		{
+			close(at);
+		}
+		removedLogs = removedLogs || (slash != NULL && gone);
+		if (gone)
 		{
 			continue;
 		}
@@ -437,6 +611,12 @@ static bool bsOutputSet_RemoveStale(const char* dir, const bsOutputList* previou
 		ok = false;
 		bsOutputList_Add(next, name, strlen(name));
 	}
+	if (removedLogs)
+	{
+		char logs[4096 + 32];
+		snprintf(logs, sizeof(logs), "%s/%s", dir, BS_OUTPUT_LOGS_NAME);
+		rmdir(logs);  // the logs' folder once its last log is gone (not a link: rmdir refuses one)
+	}
 	return ok;
 }
 
@@ -444,8 +624,12 @@ bool bsOutputSet_Commit(const char* dir, bsOutputSetMode mode, char* err, size_t
 {
 	bsOutputList previous, next, all;
 	memset(&all, 0, sizeof(all));
-	if (!bsOutputList_Read(dir, &previous, err, errlen))
+	// Read, changed and written back by one command at a time: runs and renders committing into one
+	// folder at the same moment (a render farm's tasks) each keep every other's entries.
+	int lock = bsOutputSet_Lock(dir, err, errlen);
+	if (lock < 0 || !bsOutputList_Read(dir, &previous, err, errlen))
 	{
+		bsOutputSet_Unlock(lock);
 		bsAtomicFile_AbortDeferred();
 		return false;
 	}
@@ -453,6 +637,7 @@ bool bsOutputSet_Commit(const char* dir, bsOutputSetMode mode, char* err, size_t
 	{
 		snprintf(err, errlen, "%s/%s: out of memory", dir, BS_OUTPUT_LIST_NAME);
 		bsOutputList_Free(&previous);
+		bsOutputSet_Unlock(lock);
 		bsAtomicFile_AbortDeferred();
 		return false;
 	}
@@ -496,6 +681,7 @@ bool bsOutputSet_Commit(const char* dir, bsOutputSetMode mode, char* err, size_t
 		bool written = bsOutputList_Write(dir, &next, true, ok ? err : ignored, ok ? errlen : sizeof(ignored));
 		ok = ok && written;
 	}
+	bsOutputSet_Unlock(lock);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	bsOutputList_Free(&previous);
 	bsOutputList_Free(&next);

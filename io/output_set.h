@@ -27,15 +27,26 @@
 //
 // The list is text: the line "# blobsim outputs", comment lines starting with '#' (one is
 // "# state: complete" or "# state: replacing"), then one file name per line (a name in DIR: no '/',
-// no newline, not "." or ".." or outputs.txt itself).
+// no newline, not "." or ".." or outputs.txt itself; or "logs/NAME", a per-frame log).
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
+
+#include "atomic_file.h"
 
 #define BS_OUTPUT_LIST_NAME "outputs.txt"
+#define BS_OUTPUT_LOCK_NAME ".outputs.lock"  // the folder's lock (bsOutputSet_Lock)
+#define BS_OUTPUT_LOGS_NAME "logs"           // the per-frame logs' folder: "logs/NAME" may be listed
+
+enum
+{
+	BS_TEMP_STALE_SECONDS = 24 * 3600,  // another node's temporary file, untouched this long, is dead
+	BS_CLAIM_STALE_SECONDS = 30 * 60,   // another node's frame claim, unrefreshed this long, is dead
+};
 
 typedef enum bsOutputSetMode
 {
@@ -66,19 +77,50 @@ bool bsOutputSet_ListManyNow(const char* dir, const char* const* names, size_t c
 // ---- Temporary files of killed runs ----
 //
 // A SIGKILL (which no handler sees) leaves a run's temporary files, and no outputs.txt names them.
-// Every temporary file blobsim makes is named "<name>.tmp.<pid>.<ending>" (<pid> the writer's, the
-// ending six letters or digits from atomic_file.c, or png, log, pov, pov-state, mp4 or gif from the
-// renders and the movie). A file of that form whose writer is gone (kill(pid, 0) fails with ESRCH) is
-// a leftover: nobody will rename or remove it. A file of a live process (another run into the same
-// folder, or a pid reused since) is kept, and so is any name not of that form (the user's files).
-// Limit: a writer in another pid namespace or on another host sharing DIR is invisible to kill().
+// Every temporary file (or private folder, atomic_file.h) blobsim makes is named
+// "<name>.tmp.<node>.<pid>.<ending>": the writer's node (bsAtomicFile_Node: host and pid namespace) and
+// pid, the ending "bs" and six letters or digits. An older blobsim's "<name>.tmp.<pid>.<ending>" (the
+// ending also png, log, pov, pov-state, mp4 or gif) has no node. Such a file is a leftover, which
+// nobody will rename or remove, when its writer is proven dead: on this node, kill(pid, 0) fails with
+// ESRCH; on another node (or with no node), where no pid can be checked, when nothing touched it for
+// BS_TEMP_STALE_SECONDS (a day; a private folder's time is its newest file's). A live writer's file,
+// on any node, is kept, and so is any name not of that form (the user's files), a link, or a folder
+// that is not a private folder.
+
+typedef struct bsTempOwner
+{
+	char node[BS_TEMP_NODE_MAX];  // "" for an older blobsim's name
+	pid_t pid;
+} bsTempOwner;
+
+// The writer of a temporary file's name of the form above; false when the name is not of that form.
+bool bsOutputSet_TempOwner(const char* name, bsTempOwner* owner);
 
 // The writer's pid in a temporary file's name of the form above; 0 when the name is not of that form.
 pid_t bsOutputSet_TempPid(const char* name);
 
-// Removes DIR's regular files named as above whose writer is gone, saying so on notices (NULL: not
-// at all), one line each. Returns how many it removed.
+// True when the writer (node, pid) of a file last touched at `touched` is dead by the rules above,
+// with staleSeconds for another node.
+bool bsOutputSet_OwnerDead(const char* node, pid_t pid, time_t touched, int staleSeconds);
+
+// Removes DIR's temporary files and private folders named as above whose writer is dead, saying so
+// on notices (NULL: not at all), one line each. Returns how many it removed.
 int bsOutputSet_RemoveDeadTemps(const char* dir, FILE* notices);
+
+// ---- The folder's lock and logs ----
+//
+// DIR/.outputs.lock, a regular file (created if absent, never through a link), locked with flock(2)
+// (which a shared file system such as NFS or Lustre passes to the server): outputs.txt is read,
+// changed and written back under it, and frame claims (render_claim.h) are taken under it, so that
+// commands on several nodes into one folder never lose each other's entries.
+
+// Opens and locks DIR's lock, waiting for it; the descriptor, or -1 with a message.
+int bsOutputSet_Lock(const char* dir, char* err, size_t errlen);
+void bsOutputSet_Unlock(int fd);
+
+// Opens DIR/logs (made first when `make`) as a folder, never through a link; -1 (errno) when it
+// cannot (a link or a file of that name is refused).
+int bsOutputSet_OpenLogs(const char* dir, bool make);
 
 // ---- The list itself (tests, tools) ----
 

@@ -91,7 +91,7 @@ def listed(path):
         return None
     return {l for l in lines[1:] if l and not l.startswith("#")}
 # user-*: the user's own files, which no run lists (the caller checks them).
-present = {n for n in os.listdir(d) if ".tmp." not in n and n != "outputs.txt" and not n.startswith("user-")}
+present = {n for n in os.listdir(d) if ".tmp." not in n and n not in ("outputs.txt", ".outputs.lock") and not n.startswith("user-")}
 if os.path.exists(os.path.join(d, "outputs.txt")):
     # Whichever moment the kill hit, the list names every output present (so the next run can
     # tidy them) and only files one of the reference runs wrote.

@@ -27,23 +27,7 @@ fail() {
 	exit 1
 }
 mkdir "$work/bin"
-cat >"$work/bin/povray" <<'EOF'
-#!/usr/bin/env bash
-# The stand-in: +O<name> gets a 1x1 PNG (the run writes its record into the image); FAKE_POVRAY_BLOCK=NAME makes a non-empty folder NAME, so
-# the run's rename onto NAME fails.
-for a in "$@"; do
-	case "$a" in +O*) out=${a#+O} ;; esac
-done
-printf 'Rendered 1 of 2 pixels (50%%)\rRendered 2 of 2 pixels (100%%)\r\n' >&2
-if [ -n "${FAKE_POVRAY_FAIL:-}" ]; then
-	echo "Parse Error: a stand-in failure" >&2
-	exit 1
-fi
-base64 -d >"$out" <<<'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
-if [ -n "${FAKE_POVRAY_BLOCK:-}" ] && [ "${out%%.*}" = "${FAKE_POVRAY_BLOCK%%.*}" ]; then
-	rm -f "$FAKE_POVRAY_BLOCK" && mkdir -p "$FAKE_POVRAY_BLOCK/x"  # only while rendering that image
-fi
-EOF
+cp "$(dirname "$0")/povray_stand_in.sh" "$work/bin/povray"
 chmod +x "$work/bin/povray"
 export PATH="$work/bin:$PATH"
 
@@ -124,7 +108,7 @@ set -e
 [ "$rc" -eq 1 ] || fail "a run failing mid-commit: exit $rc: $msg"
 case "$msg" in *"frame_0001.png: cannot replace"*) ;; *) fail "a run failing mid-commit said: $msg" ;; esac
 grep -q '^# state: replacing' "$d/outputs.txt" || fail "outputs.txt after a failed commit: $(cat "$d/outputs.txt")"
-for f in $(ls "$d" | grep -v '^user-\|^frame_0009.pov$\|^outputs.txt$\|^frame_0001.png$'); do
+for f in $(ls "$d" | grep -v '^user-\|^frame_0009.pov$\|^outputs.txt$\|^frame_0001.png$\|^logs$') $(cd "$d" && ls logs/*); do
 	grep -qx "$f" "$d/outputs.txt" || fail "$f is not listed after a failed commit: $(cat "$d/outputs.txt")"
 done
 [ -f "$d/frame_0003.pov" ] || fail "the failed commit renamed no frame"
@@ -157,19 +141,26 @@ kill -0 "$dead" 2>/dev/null && fail "pid $dead is still running"
 live=$$
 g="$work/c"
 run "$g"
-gone=("scene.pov.tmp.$dead.bsAbC123" "frame_0002.tmp.$dead.png" "render.tmp.$dead.log" "scene.tmp.$dead.pov-state")
-kept=("scene.pov.tmp.$live.bsXyZ789" "scene.pov.tmp.Qr5St6" "user-notes.tmp.$dead.txt" "user-x.tmp.$dead.bsAbC12"
-	"user-b.tmp.$dead.backup" "scene.pov.tmp.$dead.AbC123"
-	"user-y.tmp.0$dead.AbC123")
+# This node's name in temporary files: the host ([A-Za-z0-9-]) and its pid namespace. Another node's
+# files (or an older blobsim's, with no node) are dead only when a day old.
+node="$(printf '%s' "$(hostname | cut -c1-64)" | tr -c 'A-Za-z0-9-' '-')_p$(stat -L -c %i /proc/self/ns/pid)"
+gone=("scene.pov.tmp.$node.$dead.bsAbC123" "frame_0002.tmp.$node.$dead.png" "render.tmp.$node.$dead.log"
+	"scene.tmp.$node.$dead.pov-state" "frame_0003.tmp.$node.$dead.bsQw3rt9" "scene.pov.tmp.$dead.bsOlD123"
+	"scene.pov.tmp.othernode_p1.$live.bsOlD456")
+kept=("scene.pov.tmp.$node.$live.bsXyZ789" "scene.pov.tmp.Qr5St6" "user-notes.tmp.$dead.txt" "user-x.tmp.$dead.bsAbC12"
+	"user-b.tmp.$dead.backup" "scene.pov.tmp.$dead.AbC123" "user-y.tmp.0$dead.AbC123"
+	"scene.pov.tmp.$dead.bsNeW123" "scene.pov.tmp.othernode_p1.$dead.bsNeW456")
 for f in "${gone[@]}" "${kept[@]}"; do
-	echo "partial" >"$g/$f"
+	case "$f" in *bsQw3rt9) mkdir "$g/$f" && echo "partial" >"$g/$f/frame_0003.log" ;; *) echo "partial" >"$g/$f" ;; esac
 done
+# Another node's (or an older blobsim's) leftovers: gone when untouched for a day, kept when fresh.
+touch -d '2 days ago' "$g/scene.pov.tmp.$dead.bsOlD123" "$g/scene.pov.tmp.othernode_p1.$live.bsOlD456"
 mkdir "$g/user-dir.tmp.$dead.log"
 ln -s user-target "$g/user-link.tmp.$dead.png"
 msg=$(run "$g" 2>&1) || fail "a run over leftovers failed: $msg"
 for f in "${gone[@]}"; do
 	[ ! -e "$g/$f" ] || fail "the leftover $f of ended run $dead is still there: $(listing "$g")"
-	case "$msg" in *"removed $g/$f, a temporary file left by run $dead"*) ;; *) fail "no notice for $f: $msg" ;; esac
+	case "$msg" in *"removed $g/$f, a temporary file left by run "*) ;; *) fail "no notice for $f: $msg" ;; esac
 done
 for f in "${kept[@]}"; do
 	[ "$(cat "$g/$f")" = partial ] || fail "$f was removed or changed: $(listing "$g")"

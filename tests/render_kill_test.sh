@@ -112,9 +112,8 @@ for sig in TERM INT; do
 	[ "$rc" -eq "$want" ] || fail "run SIG$sig: exit $rc, expected $want: $(cat "$d.stderr")"
 	gone "$povray" "$povrayStart" "run SIG$sig"
 	[ -z "$(find "$d" -name '*.tmp.*')" ] || fail "run SIG$sig: temporary files left: $(ls "$d")"
-	for f in "$work/old"/*; do
-		name=$(basename "$f")
-		cmp -s "$f" "$d/$name" || fail "run SIG$sig: $name changed by the interrupted run"
+	for name in $(cd "$work/old" && find . -type f); do
+		cmp -s "$work/old/$name" "$d/$name" || fail "run SIG$sig: $name changed by the interrupted run"
 	done
 	[ "$(ls "$d" | wc -l)" -eq "$(ls "$work/old" | wc -l)" ] || fail "run SIG$sig: new files: $(ls "$d")"
 done

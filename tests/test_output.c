@@ -399,6 +399,70 @@ static int OutputSetTest(void)
 	return 0;
 }
 
+// Writers on several nodes sharing a folder: 12 processes commit at the same moment and the list
+// keeps every entry (outputs.txt is read, changed and written back under the folder's lock); a
+// temporary name carries the node and pid, and only this node's dead writer's is its to remove.
+static int OutputSetConcurrentTest(void)
+{
+	char dir[600], err[1024];
+	TestPath(dir, sizeof(dir), "concurrent");
+	ENSURE(mkdir(dir, 0777) == 0);
+	enum { writers = 12 };
+	pid_t pids[writers];
+	for (int k = 0; k < writers; ++k)
+	{
+		pids[k] = fork();
+		ENSURE(pids[k] >= 0);
+		if (pids[k] == 0)
+		{
+			char name[32];
+			snprintf(name, sizeof(name), "c%02d.png", k);
+			bool ok = bsOutputSet_Begin(dir, err, sizeof(err)) && GroupWrite(dir, name, "x") == 0 &&
+				bsOutputSet_Commit(dir, bs_outputSetAdd, err, sizeof(err));
+			_exit(ok ? 0 : 1);
+		}
+	}
+	for (int k = 0; k < writers; ++k)
+	{
+		int status = 0;
+		ENSURE(waitpid(pids[k], &status, 0) == pids[k] && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	bsOutputList list;
+	ENSURE(bsOutputList_Read(dir, &list, err, sizeof(err)));
+	ENSURE(list.count == writers && list.complete);
+	bsOutputList_Free(&list);
+	ENSURE(CountTempFiles(dir) == 0);
+
+	// Names: this node's, another node's, an older blobsim's, and look-alikes.
+	bsTempOwner owner;
+	char name[256];
+	snprintf(name, sizeof(name), "scene.pov.tmp.%s.123.bsAbC123", bsAtomicFile_Node());
+	ENSURE(bsOutputSet_TempOwner(name, &owner) && owner.pid == 123 && strcmp(owner.node, bsAtomicFile_Node()) == 0);
+	ENSURE(bsOutputSet_TempOwner("frame_0001.tmp.gpu-3_p4026531836.77.bsQw3rt9", &owner) && owner.pid == 77 &&
+		strcmp(owner.node, "gpu-3_p4026531836") == 0);
+	ENSURE(bsOutputSet_TempOwner("scene.pov.tmp.77.bsAbC123", &owner) && owner.pid == 77 && owner.node[0] == '\0');
+	ENSURE(!bsOutputSet_TempOwner("notes.tmp.node.77.backup", &owner));
+	ENSURE(!bsOutputSet_TempOwner("notes.tmp.no de.77.bsAbC123", &owner));
+	ENSURE(!bsOutputSet_TempOwner("scene.pov.tmp.node.077.bsAbC123", &owner));
+	time_t now = time(NULL);
+	// Another node: dead only when untouched for the stale time, whatever its pid.
+	ENSURE(!bsOutputSet_OwnerDead("gpu-3_p1", getpid(), now, BS_TEMP_STALE_SECONDS));
+	ENSURE(!bsOutputSet_OwnerDead("gpu-3_p1", 999999, now, BS_TEMP_STALE_SECONDS));
+	ENSURE(bsOutputSet_OwnerDead("gpu-3_p1", getpid(), now - BS_TEMP_STALE_SECONDS - 10, BS_TEMP_STALE_SECONDS));
+	ENSURE(bsOutputSet_OwnerDead("", getpid(), now - BS_TEMP_STALE_SECONDS - 10, BS_TEMP_STALE_SECONDS));
+	// This node: dead when its pid is gone, however fresh; alive when it runs, however old.
+	pid_t gone = fork();
+	ENSURE(gone >= 0);
+	if (gone == 0)
+	{
+		_exit(0);
+	}
+	ENSURE(waitpid(gone, NULL, 0) == gone);
+	ENSURE(bsOutputSet_OwnerDead(bsAtomicFile_Node(), gone, now, BS_TEMP_STALE_SECONDS));
+	ENSURE(!bsOutputSet_OwnerDead(bsAtomicFile_Node(), getppid(), now - 10 * BS_TEMP_STALE_SECONDS, BS_TEMP_STALE_SECONDS));
+	return 0;
+}
+
 static int AtomicErrorTest(void)
 {
 	char path[600], expect[1200], err[1200];
@@ -1723,6 +1787,7 @@ static int OutputTests(void)
 	RUN_SUBTEST(AtomicRegistryTest());
 	RUN_SUBTEST(OutputListTest());
 	RUN_SUBTEST(OutputSetTest());
+	RUN_SUBTEST(OutputSetConcurrentTest());
 	RUN_SUBTEST(PlyRoundTripTest());
 	RUN_SUBTEST(PlyFarTest());
 	RUN_SUBTEST(FormatWithinTest());

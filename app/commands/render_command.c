@@ -25,6 +25,7 @@ typedef struct bsRenderOptions
 {
 	const char* dir;
 	int first, last;  // --frames A-B; first -1: every frame
+	int shard, shardCount;  // --shard K/N; shardCount 0: none
 	bool scene;       // render scene.png (not with --frames, unless --scene too)
 	bool frames;      // render frames
 	int jobs;         // --jobs; 0: the default
@@ -48,6 +49,8 @@ static void bsRenderUsage(FILE* f)
 		"options:\n"
 		"  --frames A-B   only frames A to B (or A alone), e.g. one range per task of a render farm;\n"
 		"                 not scene.png\n"
+		"  --shard K/N    only the K-th of N equal frame ranges (K counts from 0), e.g. one per task of\n"
+		"                 a job array: --shard $((SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN))/$SLURM_ARRAY_TASK_COUNT\n"
 		"  --scene        only scene.png (with --frames: scene.png too)\n"
 		"  --jobs N       POV-Ray processes at once (default: one per core)\n"
 		"  --threads N    cores to use in all, split between the processes (default 0: every core)\n"
@@ -57,8 +60,12 @@ static void bsRenderUsage(FILE* f)
 		"  --quiet        print nothing but errors\n"
 		"  -h, --help     show this help and exit\n"
 		"\n"
+		"Each image is claimed while it renders (DIR/<image>.claim), so renderers on several nodes\n"
+		"share one folder: an image another renderer holds is skipped. A failed frame does not stop\n"
+		"the others; each frame's log is DIR/logs/frame_NNNN.log.\n"
+		"\n"
 		"Exit status: 0 success, 1 failure (DIR is not a blobsim output folder, POV-Ray or ffmpeg\n"
-		"missing or failed), 2 usage error, 130/143 interrupted.\n");
+		"missing, a frame failed: every failed frame is named), 2 usage error, 130/143 interrupted.\n");
 }
 
 // Returns -1 to go on, else an exit status.
@@ -87,6 +94,18 @@ static int bsParseRenderOptions(int argc, char** argv, bsRenderOptions* o)
 				if (m > 0)
 				{
 					bsUsageError(cmd, "--frames: expected A-B or A (frame numbers, A <= B), got", value);
+				}
+				return bs_exitUsage;
+			}
+		}
+		else if ((m = bsMatchOption(cmd, "--shard", argc, argv, &i, &value)) != 0)
+		{
+			if (m < 0 || !bsRender_ParseShard(value, &o->shard, &o->shardCount))
+			{
+				if (m > 0)
+				{
+					bsUsageError(cmd, "--shard: expected K/N with 0 <= K < N (K counts from 0; in a job array "
+						"K is $((SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN))), got", value);
 				}
 				return bs_exitUsage;
 			}
@@ -137,8 +156,14 @@ static int bsParseRenderOptions(int argc, char** argv, bsRenderOptions* o)
 		bsUsageError(cmd, "missing DIR", NULL);
 		return bs_exitUsage;
 	}
-	o->frames = !sceneOnly || o->first >= 0;
-	o->scene = sceneOnly || o->first < 0;
+	if (o->shardCount > 0 && o->first >= 0)
+	{
+		bsUsageError(cmd, "--shard and --frames choose the frames both; give one", NULL);
+		return bs_exitUsage;
+	}
+	bool ranged = o->first >= 0 || o->shardCount > 0;
+	o->frames = !sceneOnly || ranged;
+	o->scene = sceneOnly || !ranged;
 	return -1;
 }
 
@@ -216,10 +241,21 @@ static bool bsReadRecordedRun(const char* dir, bsRecordedRun* run, char* err, si
 }
 
 // The plan: scene.pov (unless only frames) and the frames asked for, each scene present.
-static bool bsPlanRender(const bsRenderOptions* o, const bsRecordedRun* run, bsRenderPlan* plan, char* err,
+static bool bsPlanRender(bsRenderOptions* o, const bsRecordedRun* run, bsRenderPlan* plan, char* err,
 	size_t errlen)
 {
 	int first = 0, last = run->frames - 1;
+	if (o->shardCount > 0)
+	{
+		// N ranges of ceil(frames / N): the last shards may get fewer frames, or none.
+		int per = (run->frames + o->shardCount - 1) / o->shardCount;
+		o->first = o->shard * per;
+		o->last = o->first + per - 1 < last ? o->first + per - 1 : last;
+		if (o->first > o->last)
+		{
+			return true;  // more shards than frames: nothing for this one
+		}
+	}
 	if (o->frames && o->first >= 0)
 	{
 		if (o->last > last)
@@ -309,7 +345,7 @@ int bsRenderMain(int argc, char** argv)
 	{
 		return bsRenderFail(err);
 	}
-	bool movie = (o.movie || run.movie) && run.frames > 0 && !(o.first >= 0 && !o.movie);
+	bool movie = (o.movie || run.movie) && run.frames > 0 && !((o.first >= 0 || o.shardCount > 0) && !o.movie);
 	if (o.movie && run.frames == 0)
 	{
 		snprintf(err, sizeof(err), "--movie: %s has no frames (output.frame_every was 0)", o.dir);
@@ -345,8 +381,18 @@ int bsRenderMain(int argc, char** argv)
 	}
 	if (ok && !o.quiet)
 	{
-		printf("blobsim: %d image%s rendered, %d up to date%s, %.1f s -> %s\n", plan.rendered,
-			plan.rendered == 1 ? "" : "s", plan.count - bsRenderPlan_Pending(&plan),
+		int skipped = 0;
+		for (int i = 0; i < plan.count; ++i)
+		{
+			skipped += plan.items[i].skipped;
+		}
+		char others[64] = "";
+		if (skipped > 0)
+		{
+			snprintf(others, sizeof(others), ", %d another renderer's", skipped);
+		}
+		printf("blobsim: %d image%s rendered, %d up to date%s%s, %.1f s -> %s\n", plan.rendered,
+			plan.rendered == 1 ? "" : "s", plan.count - bsRenderPlan_Pending(&plan), others,
 			encoded ? "; animation.mp4 and preview.gif" : "", bsNow() - start, o.dir);
 	}
 	bsRenderPlan_Free(&plan);

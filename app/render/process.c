@@ -1,6 +1,7 @@
-// process.c — child processes: posix_spawn, a stderr capture pipe, waitid/waitpid, and the table of
+// process.c — child processes: fork and exec, a stderr capture pipe, waitid/waitpid, and the table of
 // running children that signal handlers use.
-// posix_spawn_file_actions_addchdir_np (glibc 2.29, musl 1.1.24): the child changes directory, not us.
+// prctl's PR_SET_PDEATHSIG (Linux): the child dies with the thread that started it, even when this
+// process is SIGKILLed (no handler runs then).
 #define _GNU_SOURCE
 #include "process.h"
 
@@ -10,16 +11,18 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <unistd.h>
 
 extern char** environ;
 
-// Held from pipe() to the end of posix_spawn, so no other thread's child inherits the pipe between
+// Held from pipe() to the end of the spawn, so no other thread's child inherits the pipe between
 // its creation and the close-on-exec flag.
 static pthread_mutex_t bs_spawnLock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -141,36 +144,115 @@ static bool bsSetCloseOnExec(int fd)
 	return flags >= 0 && fcntl(fd, F_SETFD, flags | FD_CLOEXEC) == 0;
 }
 
+// In the child, between fork and exec: only async-signal-safe calls. Writes errno to report (a
+// close-on-exec pipe) and exits when a step fails; otherwise becomes the program.
+static void bsProcess_Child(const bsProcessInput* in, int capture, int report, pid_t parent)
+{
+#ifdef __linux__
+	// Killed with the parent (the thread that forked, which waits for it): a SIGKILLed blobsim leaves
+	// no POV-Ray behind. A parent that died before this line is seen by getppid.
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+	{
+		_exit(127);
+	}
+#endif
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigaction(SIGINT, &dfl, NULL);
+	sigaction(SIGTERM, &dfl, NULL);
+	sigaction(SIGPIPE, &dfl, NULL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	// The pipe goes first: its end may be descriptor 0 or 1 when the parent has closed those.
+	bool ok = capture < 0 || (capture == 2 ? fcntl(2, F_SETFD, 0) == 0 : dup2(capture, 2) >= 0);
+	int fd = ok ? open("/dev/null", O_RDONLY) : -1;
+	ok = fd >= 0 && (fd == 0 || (dup2(fd, 0) >= 0 && close(fd) == 0));
+	if (ok && in->stdoutToPipe)
+	{
+		ok = dup2(2, 1) >= 0;
+	}
+	else if (ok)
+	{
+		fd = open(in->stdoutPath != NULL ? in->stdoutPath : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0666);
+		ok = fd >= 0 && (fd == 1 || (dup2(fd, 1) >= 0 && close(fd) == 0));
+	}
+	if (ok && in->stderrToStdout && !in->stdoutToPipe)
+	{
+		ok = dup2(1, 2) >= 0;
+	}
+	if (ok && in->useDirectoryFd)
+	{
+		ok = fchdir(in->directoryFd) == 0;
+	}
+	else if (ok && in->directory != NULL)
+	{
+		ok = chdir(in->directory) == 0;
+	}
+	if (ok)
+	{
+		execve(in->program, in->argv, environ);
+	}
+	int e = errno;
+	while (write(report, &e, sizeof(e)) < 0 && errno == EINTR)
+	{
+	}
+	_exit(127);
+}
+
+// Forks and execs the child; 0, or the errno of the step that failed (the child is then reaped).
+static int bsProcess_Spawn(const bsProcessInput* in, int capture, pid_t* pid)
+{
+	int report[2];
+	if (pipe(report) != 0)
+	{
+		return errno;
+	}
+	if (!bsSetCloseOnExec(report[0]) || !bsSetCloseOnExec(report[1]))
+	{
+		int e = errno;
+		close(report[0]);
+		close(report[1]);
+		return e;
+	}
+	pid_t parent = getpid();
+	pid_t child = fork();
+	if (child == 0)
+	{
+		close(report[0]);
+		bsProcess_Child(in, capture, report[1], parent);
+	}
+	int e = child < 0 ? errno : 0;
+	close(report[1]);
+	if (child > 0)
+	{
+		// The report pipe closes at exec (or at _exit after writing why it failed).
+		int why = 0;
+		ssize_t got;
+		while ((got = read(report[0], &why, sizeof(why))) < 0 && errno == EINTR)
+		{
+		}
+		if (got == (ssize_t)sizeof(why))
+		{
+			e = why != 0 ? why : ENOEXEC;
+			while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+			{
+			}
+		}
+	}
+	close(report[0]);
+	*pid = child;
+	return e;
+}
+
 bool bsProcess_Start(const bsProcessInput* in, bsProcess* p, char* err, size_t errlen)
 {
 	p->pid = -1;
 	p->stderrFd = -1;
 	p->slot = -1;
-	posix_spawn_file_actions_t actions;
-	posix_spawnattr_t attr;
-	if (posix_spawn_file_actions_init(&actions) != 0)
-	{
-		snprintf(err, errlen, "cannot start %s: out of memory", in->program);
-		return false;
-	}
-	if (posix_spawnattr_init(&attr) != 0)
-	{
-		posix_spawn_file_actions_destroy(&actions);
-		snprintf(err, errlen, "cannot start %s: out of memory", in->program);
-		return false;
-	}
-	sigset_t none, defaults;
-	sigemptyset(&none);
-	sigemptyset(&defaults);
-	sigaddset(&defaults, SIGINT);
-	sigaddset(&defaults, SIGTERM);
-	sigaddset(&defaults, SIGPIPE);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &defaults);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
 	// A SIGINT/SIGTERM handler that runs on this thread between the spawn and the arming of the entry
-	// would miss the child: block them here (the child's own mask is set above). A handler on another
+	// would miss the child: block them here (the child resets its own mask). A handler on another
 	// thread waits for bs_spawning to drop.
 	sigset_t block, old;
 	sigemptyset(&block);
@@ -202,32 +284,8 @@ bool bsProcess_Start(const bsProcessInput* in, bsProcess* p, char* err, size_t e
 	}
 	if (rc == 0)
 	{
-		// dup2 onto 2 clears close-on-exec on the child's copy only. The pipe goes first: its end may be
-		// descriptor 0 or 1 when the parent has closed those.
-		if (fds[1] >= 0)
-		{
-			posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
-		}
-		posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-		if (in->stdoutToPipe)
-		{
-			posix_spawn_file_actions_adddup2(&actions, 2, 1);
-		}
-		else
-		{
-			posix_spawn_file_actions_addopen(&actions, 1, in->stdoutPath != NULL ? in->stdoutPath : "/dev/null",
-				O_WRONLY | O_CREAT | O_TRUNC, 0666);
-		}
-		if (in->stderrToStdout && !in->stdoutToPipe)
-		{
-			posix_spawn_file_actions_adddup2(&actions, 1, 2);
-		}
-		if (in->directory != NULL)
-		{
-			posix_spawn_file_actions_addchdir_np(&actions, in->directory);
-		}
 		pid_t pid;
-		rc = posix_spawn(&pid, in->program, &actions, &attr, in->argv, environ);
+		rc = bsProcess_Spawn(in, fds[1], &pid);
 		if (fds[1] >= 0)
 		{
 			close(fds[1]);
@@ -251,8 +309,6 @@ bool bsProcess_Start(const bsProcessInput* in, bsProcess* p, char* err, size_t e
 	pthread_mutex_unlock(&bs_spawnLock);
 	atomic_fetch_sub(&bs_spawning, 1);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	posix_spawnattr_destroy(&attr);
-	posix_spawn_file_actions_destroy(&actions);
 	if (rc != 0)
 	{
 		if (slot < 0)

@@ -1,4 +1,4 @@
-// process.h — run another program as a child process and wait for it: posix_spawn with an argument
+// process.h — run another program as a child process and wait for it: fork and exec with an argument
 // vector, stdout to a file or /dev/null, stderr captured (its last bytes kept in memory) or sent to
 // the stdout file, and the exit status or the signal that ended it. `blobsim batch` and `regress` run
 // each `blobsim run` through it (run_child.h), so one failing or crashing run never takes them down,
@@ -21,7 +21,9 @@
 // Thread-safe: several threads may start and wait for children at the same time. The spawn is done
 // under a process-wide lock, and the capture pipe is close-on-exec, so no child inherits another
 // child's pipe (which would delay the end of file its parent waits for). The child gets an empty
-// signal mask and default SIGINT/SIGTERM/SIGPIPE actions. Do not reap children elsewhere (no SIGCHLD
+// signal mask and default SIGINT/SIGTERM/SIGPIPE actions, and on Linux dies with its parent
+// (PR_SET_PDEATHSIG, SIGKILL: sent when the thread that started it ends, so Start and Wait belong on
+// one thread, as every caller does): a SIGKILLed blobsim leaves no POV-Ray or run running. Do not reap children elsewhere (no SIGCHLD
 // handler that calls wait): Wait needs the status, and reports bs_processLost without it.
 #pragma once
 
@@ -46,6 +48,8 @@ typedef struct bsProcessInput
 	                           // one stream of both, in order, for a reader (bsProcess_WaitRead)
 	const char* directory;     // the child's working directory (after stdoutPath is opened, so a
 	                           // relative stdoutPath is the parent's); NULL: the parent's
+	bool useDirectoryFd;       // the child's working directory is the folder open at directoryFd
+	int directoryFd;           // (fchdir: the folder itself, even if its name is replaced meanwhile)
 } bsProcessInput;
 
 typedef struct bsProcess

@@ -6,6 +6,7 @@
 #include "output_set.h"
 #include "png_text.h"
 #include "process.h"
+#include "render_claim.h"
 #include "render_progress.h"
 
 #include <errno.h>
@@ -44,112 +45,134 @@ bool bsRender_FindPovray(const char* what, const char* dir, char* out, size_t si
 	return false;
 }
 
-// The temporary files of one render, named after its image ("frame_0003.png" -> "frame_0003.tmp.<pid>"):
-// the names carry the pid, so two runs into one folder do not share them.
+// The files of one render, in its private folder, named after its image ("frame_0003.png" ->
+// "frame_0003.png", "frame_0003.log", ...), with their paths (listed for a signal to remove).
 typedef struct bsRenderFiles
 {
-	char tmp[BS_RENDER_PATH_MAX], png[BS_RENDER_PATH_MAX], state[BS_RENDER_PATH_MAX],
-		logTmp[BS_RENDER_PATH_MAX], log[BS_RENDER_PATH_MAX], wrapper[BS_RENDER_PATH_MAX];
+	bsPrivateFolder folder;
+	char stem[256], png[300], state[300], log[300], wrapper[320];
+	char pngPath[BS_RENDER_PATH_MAX], logPath[BS_RENDER_PATH_MAX];
 } bsRenderFiles;
 
-static void bsRenderFiles_Name(bsRenderFiles* f, const bsRenderInput* in)
+static bool bsRenderFiles_Make(bsRenderFiles* f, const bsRenderInput* in, char* err, size_t errlen)
 {
-	char stem[256], name[320];
 	const char* dot = strrchr(in->imageName, '.');
 	int stemLen = dot != NULL ? (int)(dot - in->imageName) : (int)strlen(in->imageName);
-	snprintf(stem, sizeof(stem), "%.*s.tmp.%ld", stemLen, in->imageName, (long)getpid());
-	const char* dir = in->directory;
-	snprintf(name, sizeof(name), "%s.png", stem);
-	bsRenderPath(f->tmp, sizeof(f->tmp), dir, name);
-	snprintf(name, sizeof(name), "%s.pov-state", stem);
-	bsRenderPath(f->state, sizeof(f->state), dir, name);
-	snprintf(name, sizeof(name), "%s.pov", stem);
-	bsRenderPath(f->wrapper, sizeof(f->wrapper), dir, name);
-	snprintf(name, sizeof(name), "%s.log", stem);
-	bsRenderPath(f->logTmp, sizeof(f->logTmp), dir, name);
-	bsRenderPath(f->png, sizeof(f->png), dir, in->imageName);
-	bsRenderPath(f->log, sizeof(f->log), dir, in->logName != NULL ? in->logName : "render.log");
+	snprintf(f->stem, sizeof(f->stem), "%.*s", stemLen, in->imageName);
+	snprintf(f->png, sizeof(f->png), "%s.png", f->stem);
+	snprintf(f->state, sizeof(f->state), "%s.pov-state", f->stem);
+	snprintf(f->log, sizeof(f->log), "%s.log", f->stem);
+	snprintf(f->wrapper, sizeof(f->wrapper), "%s.wrapper.pov", f->stem);
+	char ignored[BS_RENDER_PATH_MAX];
+	// The folder first, then its files: a signal removes the files, then the folder.
+	return bsPrivateFolder_Make(&f->folder, in->directory, f->stem, err, errlen) &&
+		bsPrivateFolder_File(&f->folder, f->png, f->pngPath, sizeof(f->pngPath), err, errlen) &&
+		bsPrivateFolder_File(&f->folder, f->log, f->logPath, sizeof(f->logPath), err, errlen) &&
+		bsPrivateFolder_File(&f->folder, f->state, ignored, sizeof(ignored), err, errlen) &&
+		(in->surfacePath == NULL || bsPrivateFolder_File(&f->folder, f->wrapper, ignored, sizeof(ignored), err, errlen));
 }
 
-// Listed before POV-Ray starts, so a signal from here on removes whatever it makes.
-static bool bsRenderFiles_Defer(const bsRenderFiles* f, const bsRenderInput* in, char* err, size_t errlen)
+// Renames NAME out of the private folder to a temporary file of the deferred group in DIR, to be
+// renamed to DIR/<target> with the group's others.
+static bool bsRenderFiles_Defer(const bsRenderFiles* f, const bsRenderInput* in, const char* name, const char* ext,
+	const char* target, char* err, size_t errlen)
 {
-	bool keepLog = in->logName != NULL && !in->commitNow;
-	if (in->surfacePath != NULL && !bsAtomicFile_DeferRemoval(f->wrapper, err, errlen))
+	char tmp[BS_RENDER_PATH_MAX], final[BS_RENDER_PATH_MAX];
+	snprintf(tmp, sizeof(tmp), "%s/%s.tmp.%s.%ld.%s", in->directory, f->stem, bsAtomicFile_Node(), (long)getpid(), ext);
+	bsRenderPath(final, sizeof(final), in->directory, target);
+	return bsAtomicFile_DeferFile(tmp, final, err, errlen) &&
+		bsPrivateFolder_MoveOut(&f->folder, name, AT_FDCWD, tmp, err, errlen);
+}
+
+// The log's name in DIR after a failure: its own, or render.log.
+static const char* bsRender_FailureLog(const bsRenderInput* in)
+{
+	return in->logName != NULL ? in->logName : "render.log";
+}
+
+// The log into place at once, at name (logs/NAME through DIR/logs opened without following a link),
+// listed in DIR/outputs.txt at once and kept in the group: a later run removes it when it does not
+// write it again. Unlisted (the list unreadable), it is removed: the error then names a log that is
+// gone, which beats a file no run ever tidies.
+static bool bsRenderFiles_PlaceLog(const bsRenderFiles* f, const bsRenderInput* in, const char* name, char* err,
+	size_t errlen)
+{
+	const char* slash = strchr(name, '/');
+	int to = slash != NULL ? bsOutputSet_OpenLogs(in->directory, true) : AT_FDCWD;
+	char target[BS_RENDER_PATH_MAX];
+	bsRenderPath(target, sizeof(target), in->directory, name);
+	if (to == -1)
 	{
+		snprintf(err, errlen, "--render: %s/%s: cannot use as the logs' folder: %s", in->directory, BS_OUTPUT_LOGS_NAME,
+			strerror(errno));
 		return false;
 	}
-	if (in->commitNow)
+	bool ok = bsPrivateFolder_MoveOut(&f->folder, f->log, to, slash != NULL ? slash + 1 : target, err, errlen);
+	if (to >= 0)
 	{
-		return bsAtomicFile_DeferRemoval(f->tmp, err, errlen) && bsAtomicFile_DeferRemoval(f->logTmp, err, errlen) &&
-			bsAtomicFile_DeferRemoval(f->state, err, errlen);
+		close(to);
 	}
-	return bsAtomicFile_DeferFile(f->tmp, f->png, err, errlen) &&
-		(keepLog ? bsAtomicFile_DeferFile(f->logTmp, f->log, err, errlen)
-				 : bsAtomicFile_DeferRemoval(f->logTmp, err, errlen)) &&
-		bsAtomicFile_DeferRemoval(f->state, err, errlen);
+	if (ok && !bsOutputSet_ListNow(in->directory, name, err, errlen))
+	{
+		unlinkat(AT_FDCWD, target, 0);
+		ok = false;
+	}
+	return ok && bsAtomicFile_DeferKeep(target, err, errlen);
 }
 
-// After a success: the record into the image; with commitNow, the image and its log into place.
-static bool bsRenderFiles_Finish(const bsRenderFiles* f, const bsRenderInput* in, char* err, size_t errlen)
-{
-	if (in->record != NULL && !bsPng_AddText(f->tmp, BS_RENDER_RECORD_KEY, in->record, err, errlen))
-	{
-		return false;
-	}
-	if (!in->commitNow)
-	{
-		return true;
-	}
-	if (rename(f->tmp, f->png) != 0)
-	{
-		snprintf(err, errlen, "--render: cannot rename %s to %s", f->tmp, f->png);
-		return false;
-	}
-	if (in->logName != NULL)
-	{
-		rename(f->logTmp, f->log);
-	}
-	else
-	{
-		unlink(f->logTmp);
-	}
-	return true;
-}
-
-// Renames the failure's log into place and lists it in DIR/outputs.txt: the run fails, so no commit
-// lists it, and a later run must be able to remove it. Unlisted (the list unreadable), it is removed:
-// the error then names a log that is gone, which beats a file no run ever tidies.
-static void bsRenderFiles_PlaceFailureLog(const bsRenderFiles* f, const bsRenderInput* in)
-{
-	if (rename(f->logTmp, f->log) != 0)
-	{
-		return;
-	}
-	const char* slash = strrchr(f->log, '/');
-	char ignored[512];
-	if (!bsOutputSet_ListNow(in->directory, slash != NULL ? slash + 1 : f->log, ignored, sizeof(ignored)))
-	{
-		unlink(f->log);
-	}
-}
-
-// After a failure: the log to DIR/render.log (or the log's name), unless a render of lower rank
-// failed too and keeps it.
+// After a failure: the log into place at once (the message names it), unless a render of lower rank
+// failed too and keeps render.log.
 static void bsRenderFiles_KeepFailureLog(const bsRenderFiles* f, const bsRenderInput* in)
 {
-	if (in->failure == NULL)
+	char ignored[1024];
+	if (in->failure == NULL || in->logName != NULL)
 	{
-		bsRenderFiles_PlaceFailureLog(f, in);
+		bsRenderFiles_PlaceLog(f, in, bsRender_FailureLog(in), ignored, sizeof(ignored));
 		return;
 	}
 	pthread_mutex_lock(&in->failure->lock);
 	if (in->rank < in->failure->rank)
 	{
 		in->failure->rank = in->rank;
-		bsRenderFiles_PlaceFailureLog(f, in);
+		bsRenderFiles_PlaceLog(f, in, bsRender_FailureLog(in), ignored, sizeof(ignored));
 	}
 	pthread_mutex_unlock(&in->failure->lock);
+}
+
+// After the render: the image (done) and the log into place, deferred or at once.
+static bool bsRenderFiles_Finish(const bsRenderFiles* f, const bsRenderInput* in, bool done, char* err,
+	size_t errlen)
+{
+	if (!done)
+	{
+		bsRenderFiles_KeepFailureLog(f, in);
+	}
+	else if (in->logName != NULL && (in->commitNow || strchr(in->logName, '/') != NULL))
+	{
+		if (!bsRenderFiles_PlaceLog(f, in, in->logName, err, errlen))
+		{
+			return false;
+		}
+	}
+	else if (in->logName != NULL && !bsRenderFiles_Defer(f, in, f->log, "log", in->logName, err, errlen))
+	{
+		return false;
+	}
+	if (!done)
+	{
+		return true;
+	}
+	if (in->record != NULL && !bsPng_AddText(f->pngPath, BS_RENDER_RECORD_KEY, in->record, err, errlen))
+	{
+		return false;
+	}
+	if (!in->commitNow)
+	{
+		return bsRenderFiles_Defer(f, in, f->png, "png", in->imageName, err, errlen);
+	}
+	char target[BS_RENDER_PATH_MAX];
+	bsRenderPath(target, sizeof(target), in->directory, in->imageName);
+	return bsPrivateFolder_MoveOut(&f->folder, f->png, AT_FDCWD, target, err, errlen);
 }
 
 // The scene with its pending surface: the scene's BlobsimSurface names the include's final name
@@ -158,10 +181,15 @@ static bool bsRenderFiles_WriteWrapper(const bsRenderFiles* f, const bsRenderInp
 	char* err, size_t errlen)
 {
 	const char* include = bsRender_NameIn(in->directory, in->surfacePath);
-	FILE* w = include != NULL ? fopen(f->wrapper, "w") : NULL;
+	int fd = include != NULL ? bsPrivateFolder_Create(&f->folder, f->wrapper) : -1;
+	FILE* w = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (w == NULL)
 	{
-		snprintf(err, errlen, "--render: cannot write %s", f->wrapper);
+		if (fd >= 0)
+		{
+			close(fd);
+		}
+		snprintf(err, errlen, "--render: cannot write %s/%s", f->folder.path, f->wrapper);
 		return false;
 	}
 	// #version first: POV-Ray 3.7 warns about a declaration before it (the scene's own comes too late).
@@ -169,7 +197,7 @@ static bool bsRenderFiles_WriteWrapper(const bsRenderFiles* f, const bsRenderInp
 		"#version 3.7;\n#declare BlobsimSurface = \"%s\";\n#include \"%s\"\n", include, scene);
 	if (fclose(w) != 0)
 	{
-		snprintf(err, errlen, "--render: cannot write %s", f->wrapper);
+		snprintf(err, errlen, "--render: cannot write %s/%s", f->folder.path, f->wrapper);
 		return false;
 	}
 	return true;
@@ -184,6 +212,7 @@ typedef struct bsRenderReader
 	bsRenderParser parser;
 	bsRenderMeter* meter;
 	int slot;
+	bsRenderClaim* claim;  // refreshed as POV-Ray reports; NULL: none
 } bsRenderReader;
 
 static void bsRender_OnOutput(void* context, const char* data, size_t n)
@@ -203,83 +232,57 @@ static void bsRender_OnOutput(void* context, const char* data, size_t n)
 		}
 		at += (size_t)w;
 	}
+	if (r->claim != NULL)
+	{
+		bsRenderClaim_Refresh(r->claim);
+	}
 	if (bsRenderParser_Feed(&r->parser, data, n) && r->meter != NULL)
 	{
 		bsRenderMeter_Update(r->meter, r->slot, bsRenderParser_Fraction(&r->parser));
 	}
 }
 
-bool bsRender_Image(const bsRenderInput* in, char* err, size_t errlen)
+// POV-Ray in the private folder, its output into the log there; then the files into place.
+static bool bsRender_Run(const bsRenderFiles* f, const bsRenderInput* in, const char* povray, const char* scene,
+	char* err, size_t errlen)
 {
-	const char* dir = in->directory;
-	char povray[BS_RENDER_PATH_MAX];
-	if (!bsRender_FindPovray("--render", dir, povray, sizeof(povray), err, errlen))
-	{
-		return false;
-	}
 	char width[32], height[32], aa[64], jitter[64], threads[32];
 	snprintf(width, sizeof(width), "+W%d", in->width);
 	snprintf(height, sizeof(height), "+H%d", in->height);
-	if (in->antialias > 0.0)
-	{
-		snprintf(aa, sizeof(aa), "+A%g", in->antialias);
-	}
-	else
-	{
-		snprintf(aa, sizeof(aa), "-A");
-	}
-	if (in->jitter > 0.0)
-	{
-		snprintf(jitter, sizeof(jitter), "+J%g", in->jitter);
-	}
-	else
-	{
-		snprintf(jitter, sizeof(jitter), "-J");
-	}
+	snprintf(aa, sizeof(aa), in->antialias > 0.0 ? "+A%g" : "-A", in->antialias);
+	snprintf(jitter, sizeof(jitter), in->jitter > 0.0 ? "+J%g" : "-J", in->jitter);
 	snprintf(threads, sizeof(threads), "+WT%d", in->threads);
-
-	bsRenderFiles f;
-	bsRenderFiles_Name(&f, in);
-	if (!bsRenderFiles_Defer(&f, in, err, errlen))
-	{
-		return false;
-	}
-
-	// POV-Ray runs in DIR and gets bare names: it reads '=', '+', '-', quotes and spaces in a +I or +O
-	// argument as options, and the names below hold none of them, whatever DIR is called.
-	const char* scene = bsRender_NameIn(dir, in->scenePath);
-	if (scene == NULL)
-	{
-		snprintf(err, errlen, "--render: %s is not in %s", in->scenePath, dir);
-		return false;
-	}
+	char input[BS_RENDER_PATH_MAX + 8], output[BS_RENDER_PATH_MAX + 8];
 	if (in->surfacePath != NULL)
 	{
-		if (!bsRenderFiles_WriteWrapper(&f, in, scene, err, errlen))
+		if (!bsRenderFiles_WriteWrapper(f, in, scene, err, errlen))
 		{
 			return false;
 		}
-		scene = bsRender_NameIn(dir, f.wrapper);
+		snprintf(input, sizeof(input), "+I%s", f->wrapper);
 	}
-	char input[BS_RENDER_PATH_MAX + 8], output[BS_RENDER_PATH_MAX + 8];
-	snprintf(input, sizeof(input), "+I%s", scene);
-	snprintf(output, sizeof(output), "+O%s", bsRender_NameIn(dir, f.tmp));
-	char* args[] = {povray, input, output, width, height, aa, jitter, "+FN", "-D", "-P", "+V", NULL, NULL};
+	else
+	{
+		snprintf(input, sizeof(input), "+I../%s", scene);
+	}
+	snprintf(output, sizeof(output), "+O%s", f->png);
+	char* args[] = {(char*)povray, input, output, "+L..", width, height, aa, jitter, "+FN", "-D", "-P", "+V", NULL, NULL};
 	if (in->threads > 0)
 	{
-		args[11] = threads;
+		args[12] = threads;
 	}
 	// POV-Ray's stdout and stderr come to this process through one pipe (it reports its progress on
 	// stderr, with carriage returns): every byte goes to the log, and the reports to the meter.
-	bsRenderReader reader = {.log = open(f.logTmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666),
-		.meter = in->meter, .slot = in->meterSlot};
+	bsRenderReader reader = {.log = bsPrivateFolder_Create(&f->folder, f->log), .meter = in->meter,
+		.slot = in->meterSlot, .claim = in->claim};
 	if (reader.log < 0)
 	{
-		snprintf(err, errlen, "--render: %s: cannot create: %s", f.logTmp, strerror(errno));
+		snprintf(err, errlen, "--render: %s: cannot create: %s", f->logPath, strerror(errno));
 		return false;
 	}
 	bsRenderParser_Init(&reader.parser);
-	bsProcessInput pin = {.program = povray, .argv = args, .stdoutToPipe = true, .directory = dir};
+	bsProcessInput pin = {.program = povray, .argv = args, .stdoutToPipe = true, .useDirectoryFd = true,
+		.directoryFd = f->folder.fd};
 	bsProcess p;
 	char why[512];
 	if (!bsProcess_Start(&pin, &p, why, sizeof(why)))
@@ -294,33 +297,56 @@ bool bsRender_Image(const bsRenderInput* in, char* err, size_t errlen)
 	{
 		reader.logError = errno;
 	}
-	if (in->surfacePath != NULL)
-	{
-		unlink(f.wrapper);
-	}
-	if (out.state != bs_processExited || out.exitCode != 0)
-	{
-		// The message names render.log: put this render's log there now (the group then finds no
-		// temporary file to remove, which is harmless). The caller aborts the group, which removes
-		// the image.
-		bsRenderFiles_KeepFailureLog(&f, in);
-		bsProcess_Describe(&out, why, sizeof(why));
-		bool frame = strcmp(in->imageName, "scene.png") != 0;
-		snprintf(err, errlen, "--render: POV-Ray failed%s%s (%s); see %s", frame ? " making " : "",
-			frame ? in->imageName : "", why, f.log);
-		return false;
-	}
 	struct stat st;
-	if (stat(f.tmp, &st) != 0 || !S_ISREG(st.st_mode))
+	bool exited = out.state == bs_processExited && out.exitCode == 0;
+	bool image = exited && fstatat(f->folder.fd, f->png, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+	char log[BS_RENDER_PATH_MAX];
+	bsRenderPath(log, sizeof(log), in->directory, bsRender_FailureLog(in));
+	bool frame = strcmp(in->imageName, "scene.png") != 0;
+	if (!exited)
 	{
-		bsRenderFiles_KeepFailureLog(&f, in);
-		snprintf(err, errlen, "--render: POV-Ray wrote no image (%s); see %s", f.tmp, f.log);
+		bsProcess_Describe(&out, why, sizeof(why));
+		snprintf(err, errlen, "--render: POV-Ray failed%s%s (%s); see %s", frame ? " making " : "",
+			frame ? in->imageName : "", why, log);
+	}
+	else if (!image)
+	{
+		snprintf(err, errlen, "--render: POV-Ray wrote no image%s%s; see %s", frame ? " making " : "",
+			frame ? in->imageName : "", log);
+	}
+	else if (reader.logError != 0)
+	{
+		snprintf(err, errlen, "--render: %s: cannot write: %s", f->logPath, strerror(reader.logError));
 		return false;
 	}
-	if (reader.logError != 0)
+	// After a failure the log goes into place at once, so the message can point at it.
+	return bsRenderFiles_Finish(f, in, image, err, errlen) && image;
+}
+
+bool bsRender_Image(const bsRenderInput* in, char* err, size_t errlen)
+{
+	const char* dir = in->directory;
+	char povray[BS_RENDER_PATH_MAX];
+	if (!bsRender_FindPovray("--render", dir, povray, sizeof(povray), err, errlen))
 	{
-		snprintf(err, errlen, "--render: %s: cannot write: %s", f.logTmp, strerror(reader.logError));
 		return false;
 	}
-	return bsRenderFiles_Finish(&f, in, err, errlen);
+
+	// POV-Ray runs in the private folder and gets names without DIR: it reads '=', '+', '-', quotes
+	// and spaces in a +I or +O argument as options, and the names below hold none of them.
+	const char* scene = bsRender_NameIn(dir, in->scenePath);
+	if (scene == NULL)
+	{
+		snprintf(err, errlen, "--render: %s is not in %s", in->scenePath, dir);
+		return false;
+	}
+	bsRenderFiles f;
+	if (!bsRenderFiles_Make(&f, in, err, errlen))
+	{
+		bsPrivateFolder_Remove(&f.folder);
+		return false;
+	}
+	bool ok = bsRender_Run(&f, in, povray, scene, err, errlen);
+	bsPrivateFolder_Remove(&f.folder);
+	return ok;
 }

@@ -12,6 +12,8 @@
 #include "pov_writer.h"
 #include "scene_surface.h"
 #include "render_progress.h"
+#include "render_claim.h"
+#include "output_set.h"
 #include "blobsim/base.h"
 
 #include <inttypes.h>
@@ -43,6 +45,19 @@ void bsRenderPlan_Free(bsRenderPlan* plan)
 	}
 	free(plan->items);
 	memset(plan, 0, sizeof(*plan));
+}
+
+// The log of item frame's render: "logs/frame_0003.log", or the scene's "render.log".
+static void bsRenderItem_LogName(char* out, size_t size, int frame)
+{
+	char pov[32];
+	bsOutput_SceneName(pov, sizeof(pov), frame);
+	if (frame < 0)
+	{
+		snprintf(out, size, "render.log");
+		return;
+	}
+	snprintf(out, size, "%s/%.*s.log", BS_OUTPUT_LOGS_NAME, (int)(strlen(pov) - 4), pov);
 }
 
 // "frame_0003" or "scene": the name of item frame's files without the extension.
@@ -144,6 +159,7 @@ static bool bsRenderItem_UpToDate(const bsRenderItem* item, const bsRenderPlan* 
 
 bool bsRenderPlan_Decide(bsRenderPlan* plan, bool force, char* err, size_t errlen)
 {
+	plan->force = force;
 	for (int i = 0; i < plan->count; ++i)
 	{
 		bsRenderItem* item = plan->items + i;
@@ -176,7 +192,8 @@ static bool bsRenderPlan_Copy(bsRenderPlan* plan, char* err, size_t errlen)
 	for (int i = 0; i < plan->count; ++i)
 	{
 		const bsRenderItem* item = plan->items + i;
-		if (!item->render || item->copyOf < 0)
+		const bsRenderItem* source = item->copyOf >= 0 ? plan->items + item->copyOf : NULL;
+		if (!item->render || source == NULL || !source->render || source->failed || source->skipped)
 		{
 			continue;
 		}
@@ -184,7 +201,8 @@ static bool bsRenderPlan_Copy(bsRenderPlan* plan, char* err, size_t errlen)
 		snprintf(from, sizeof(from), "%s/%s", plan->directory, plan->items[item->copyOf].image);
 		snprintf(to, sizeof(to), "%s/%s", plan->directory, item->image);
 		const char* pending = bsAtomicFile_DeferredPath(from);
-		if (!bsCopyFile(pending != NULL ? pending : from, to, err, errlen))
+		char ignored[512];
+		if (!bsCopyFile(pending != NULL ? pending : from, to, err != NULL ? err : ignored, err != NULL ? errlen : sizeof(ignored)))
 		{
 			return false;
 		}
@@ -239,6 +257,28 @@ bool bsRender_ParseFrameRange(const char* text, int* first, int* last)
 	return true;
 }
 
+bool bsRender_ParseShard(const char* text, int* shard, int* count)
+{
+	char* end;
+	if (text[0] < '0' || text[0] > '9')
+	{
+		return false;
+	}
+	long k = strtol(text, &end, 10);
+	if (*end != '/' || end[1] < '0' || end[1] > '9')
+	{
+		return false;
+	}
+	long n = strtol(end + 1, &end, 10);
+	if (*end != '\0' || n < 1 || n > 9999999 || k >= n)
+	{
+		return false;
+	}
+	*shard = (int)k;
+	*count = (int)n;
+	return true;
+}
+
 // --- The scheduler: `processes` threads, each taking the next item to render and waiting for its
 // POV-Ray (process.h allows several threads to start and wait for children at once).
 
@@ -248,20 +288,21 @@ typedef struct bsRenderQueue
 	int threads;             // POV-Ray's +WT
 	pthread_mutex_t lock;
 	int next;                // the next item to look at
-	bool failed;             // no new render starts
-	int failedIndex;         // the failed item reported: the lowest index that failed
-	bsRenderFailure failure; // which failure keeps render.log: the same lowest index
+	bool failed;             // a render failed: without keepGoing, no new render starts
+	bool keepGoing;          // render the rest after a failure (each image into place on its own)
+	int failedIndex;         // the failed item reported first: the lowest index that failed
+	bsRenderFailure failure; // without keepGoing, which failure keeps render.log: the same lowest index
 	int rendered;
 	char* err;
 	size_t errlen;
 } bsRenderQueue;
 
-// The next item to render, or NULL when none is left or a render failed.
+// The next item to render, or NULL when none is left (or a render failed, without keepGoing).
 static bsRenderItem* bsRenderQueue_Take(bsRenderQueue* q)
 {
 	bsRenderItem* item = NULL;
 	pthread_mutex_lock(&q->lock);
-	while (!q->failed && item == NULL && q->next < q->plan->count)
+	while ((!q->failed || q->keepGoing) && item == NULL && q->next < q->plan->count)
 	{
 		bsRenderItem* candidate = q->plan->items + q->next++;
 		item = candidate->render && candidate->copyOf < 0 ? candidate : NULL;
@@ -270,11 +311,13 @@ static bsRenderItem* bsRenderQueue_Take(bsRenderQueue* q)
 	return item;
 }
 
-// The error reported is the failure of the lowest index, like render.log, so that it does not depend
-// on which of the renders running at once failed first.
-static void bsRenderQueue_Done(bsRenderQueue* q, int index, bool ok, const char* message)
+// The error reported first is the failure of the lowest index, so that it does not depend on which of
+// the renders running at once failed first.
+static void bsRenderQueue_Done(bsRenderQueue* q, bsRenderItem* item, bool ok, const char* message)
 {
+	int index = (int)(item - q->plan->items);
 	pthread_mutex_lock(&q->lock);
+	item->failed = !ok;
 	if (ok)
 	{
 		++q->rendered;
@@ -295,6 +338,42 @@ typedef struct bsRenderWorker
 	int slot;
 } bsRenderWorker;
 
+// With commitNow (`blobsim render DIR`, perhaps one of many renderers on the folder): the item's claim
+// (render_claim.h), and the item still to render once claimed (another renderer may have made it
+// since Decide). False when it is not to render now: held by another renderer (noted on stderr), made
+// meanwhile, or the claim failed (a failure of the item, with its message).
+static bool bsRenderItem_Claim(bsRenderItem* item, const bsRenderPlan* plan, bsRenderClaim* claim, bool* failed,
+	char* message, size_t size)
+{
+	*failed = false;
+	claim->fd = -1;
+	if (!plan->commitNow)
+	{
+		return true;
+	}
+	char why[BS_FRAMES_PATH_MAX + 256];
+	bsClaimResult r = bsRenderClaim_Take(claim, plan->directory, item->image, why, sizeof(why));
+	if (r == bs_claimHeld)
+	{
+		fprintf(stderr, "blobsim: %s/%s: skipped, %s\n", plan->directory, item->image, why);
+		item->skipped = true;
+		return false;
+	}
+	if (r == bs_claimFailed)
+	{
+		snprintf(message, size, "--render: %s", why);
+		*failed = true;
+		return false;
+	}
+	if (!plan->force && bsRenderItem_UpToDate(item, plan))
+	{
+		bsRenderClaim_Release(claim, plan->directory);
+		item->render = false;  // rendered by another renderer meanwhile
+		return false;
+	}
+	return true;
+}
+
 static void* bsRenderQueue_Work(void* arg)
 {
 	const bsRenderWorker* worker = arg;
@@ -303,21 +382,62 @@ static void* bsRenderQueue_Work(void* arg)
 	bsRenderItem* item;
 	while ((item = bsRenderQueue_Take(q)) != NULL)
 	{
-		char message[2 * BS_FRAMES_PATH_MAX];
+		char message[2 * BS_FRAMES_PATH_MAX], log[64];
+		bsRenderClaim claim;
+		bool failed;
+		if (!bsRenderItem_Claim(item, plan, &claim, &failed, message, sizeof(message)))
+		{
+			if (failed)
+			{
+				bsRenderQueue_Done(q, item, false, message);
+			}
+			continue;
+		}
+		// Per-frame logs under `blobsim render DIR`; under `run` the scene's log, and a failure's.
+		bsRenderItem_LogName(log, sizeof(log), item->frame);
+		bool keepLog = plan->commitNow || item->frame < 0;
 		bsRenderInput in = {.scenePath = item->readPath, .directory = plan->directory, .imageName = item->image,
-			.logName = item->frame < 0 ? "render.log" : NULL, .width = plan->settings.width,
-			.height = plan->settings.height, .antialias = plan->settings.antialias, .jitter = plan->settings.jitter,
-			.meter = plan->meter, .meterSlot = worker->slot, .threads = q->threads, .record = item->record,
+			.logName = keepLog ? log : NULL, .width = plan->settings.width, .height = plan->settings.height,
+			.antialias = plan->settings.antialias, .jitter = plan->settings.jitter, .meter = plan->meter,
+			.meterSlot = worker->slot, .threads = q->threads, .record = item->record,
 			.surfacePath = item->surfacePending ? item->surfacePath : NULL, .commitNow = plan->commitNow,
-			.failure = &q->failure, .rank = (int)(item - plan->items)};
+			.claim = claim.fd >= 0 ? &claim : NULL, .failure = &q->failure, .rank = (int)(item - plan->items)};
 		bool ok = bsRender_Image(&in, message, sizeof(message));
+		bsRenderClaim_Release(&claim, plan->directory);
 		if (plan->meter != NULL)
 		{
 			bsRenderMeter_FrameDone(plan->meter, worker->slot);
 		}
-		bsRenderQueue_Done(q, in.rank, ok, message);
+		bsRenderQueue_Done(q, item, ok, message);
 	}
 	return NULL;
+}
+
+// After failures with keepGoing: every failed image named, then the first failure's message.
+static void bsRenderQueue_NameFailures(const bsRenderQueue* q)
+{
+	const bsRenderPlan* plan = q->plan;
+	char first[2 * BS_FRAMES_PATH_MAX];
+	snprintf(first, sizeof(first), "%s", q->err);
+	int failed = 0;
+	for (int i = 0; i < plan->count; ++i)
+	{
+		failed += plan->items[i].failed;
+	}
+	size_t n = (size_t)snprintf(q->err, q->errlen, "--render: %d image%s of %d failed (", failed, failed == 1 ? "" : "s",
+		failed + q->rendered);
+	for (int i = 0, k = 0; i < plan->count && n < q->errlen; ++i)
+	{
+		if (plan->items[i].failed)
+		{
+			n += (size_t)snprintf(q->err + n, q->errlen - n, "%s%s", k++ > 0 ? ", " : "", plan->items[i].image);
+		}
+	}
+	if (n < q->errlen)
+	{
+		snprintf(q->err + n, q->errlen - n, "); each has its log in %s/%s; the first: %s", plan->directory,
+			BS_OUTPUT_LOGS_NAME, strncmp(first, "--render: ", 10) == 0 ? first + 10 : first);
+	}
 }
 
 // The cores this process may run on: its affinity mask (what a batch scheduler such as Slurm gives a
@@ -336,6 +456,13 @@ bool bsRenderPlan_Run(bsRenderPlan* plan, int jobs, int cores, char* err, size_t
 {
 	int pending = bsRenderPlan_Pending(plan);
 	plan->rendered = 0;
+	for (int i = 0; plan->commitNow && i < plan->count; ++i)
+	{
+		if (!plan->items[i].render)
+		{
+			bsRenderClaim_Tidy(plan->directory, plan->items[i].image);
+		}
+	}
 	if (pending == 0)
 	{
 		return true;
@@ -346,7 +473,7 @@ bool bsRenderPlan_Run(bsRenderPlan* plan, int jobs, int cores, char* err, size_t
 	}
 	int processes, threads;
 	bsRender_SplitCores(pending, jobs, cores > 0 ? cores : bsRender_Cores(), &processes, &threads);
-	bsRenderQueue q = {.plan = plan, .threads = threads, .err = err, .errlen = errlen};
+	bsRenderQueue q = {.plan = plan, .threads = threads, .keepGoing = plan->commitNow, .err = err, .errlen = errlen};
 	pthread_mutex_init(&q.lock, NULL);
 	pthread_mutex_init(&q.failure.lock, NULL);
 	q.failure.rank = INT_MAX;
@@ -379,7 +506,13 @@ bool bsRenderPlan_Run(bsRenderPlan* plan, int jobs, int cores, char* err, size_t
 	pthread_mutex_destroy(&q.lock);
 	pthread_mutex_destroy(&q.failure.lock);
 	plan->rendered = q.rendered;
-	return !q.failed && bsRenderPlan_Copy(plan, err, errlen);
+	if (q.failed && q.keepGoing)
+	{
+		bsRenderQueue_NameFailures(&q);
+	}
+	// The copies of a made image are made also when another failed (keepGoing: each image on its own).
+	bool copied = (!q.failed || q.keepGoing) && bsRenderPlan_Copy(plan, q.failed ? NULL : err, errlen);
+	return !q.failed && copied;
 }
 
 bool bsRenderPlan_ListImages(const bsRenderPlan* plan, char* err, size_t errlen)

@@ -19,8 +19,12 @@
 // Jobs: `jobs` POV-Ray processes at once (default: one per core, at most one per image to render),
 // each with cores / jobs render threads (+WT, at least 1), so the total stays within the cores. The
 // cores are those of the process's affinity mask (a Slurm task's allocation), unless given.
-// Renders are handed out in list order (scene first, then frames by number); after a failure no new
-// render starts, the ones running finish, and the first error is reported.
+// Renders are handed out in list order (scene first, then frames by number). Under `run --render`,
+// after a failure no new render starts, the ones running finish, and the first error is reported.
+// Under `blobsim render DIR` (commitNow) each image is claimed before its render (render_claim.h: an
+// image another renderer holds is skipped, and one made meanwhile is kept), every image of the list
+// is tried whatever failed before, and the error names every failed image, then the first failure.
+// Each render's log is DIR/logs/frame_NNNN.log (the scene's: DIR/render.log), kept and listed.
 #pragma once
 
 #include "render.h"
@@ -47,13 +51,18 @@ typedef struct bsRenderItem
 	bool render;        // to make (set by Decide)
 	int copyOf;         // >= 0: made as a copy of that item's image, which has the same record (the
 	                    // last frame is the final scene); -1: rendered (set by Decide)
+	bool failed;        // its render failed (set by Run)
+	bool skipped;       // another renderer held its claim (set by Run; commitNow only)
 } bsRenderItem;
 
 typedef struct bsRenderPlan
 {
 	const char* directory;     // DIR
 	bsRenderSettings settings;
-	bool commitNow;            // each image into place when done (render DIR), not with the group (run)
+	bool commitNow;            // each image into place when done (render DIR), not with the group (run):
+	                           // each image claimed first (render_claim.h), and the rest rendered after
+	                           // a failure
+	bool force;                // set by Decide
 	bsRenderMeter* meter;      // begun by the caller for the pending renders; NULL (Init): no progress
 	bsRenderItem* items;
 	int count;
@@ -92,6 +101,9 @@ bool bsRenderPlan_ListImages(const bsRenderPlan* plan, char* err, size_t errlen)
 // The processes and threads each for `pending` renders on `cores` cores with `jobs` requested (0:
 // the default).
 void bsRender_SplitCores(int pending, int jobs, int cores, int* processes, int* threads);
+
+// Parses "K/N" into a shard of N, 0 <= K < N. False when malformed.
+bool bsRender_ParseShard(const char* text, int* shard, int* count);
 
 // Parses "A-B" (or "A") into a frame range, 0 <= A <= B. False when malformed.
 bool bsRender_ParseFrameRange(const char* text, int* first, int* last);

@@ -5,6 +5,7 @@
 #include "files.h"
 #include "process.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -51,49 +52,60 @@ bool bsMovie_UpToDate(const char* dir, int lastFrame)
 }
 
 // One ffmpeg run over the frames: `ffmpeg -nostdin -y -loglevel error -framerate F -start_number 0 -i
-// frame_%04d.png -frames:v N <codec args> <output>`, in DIR. The output joins the deferred group first.
+// ../frame_%04d.png -frames:v N <codec args> <output>`, in a private folder of DIR (atomic_file.h: ffmpeg
+// writes its output by name, and nothing is written by name in DIR); the output then joins the
+// deferred group as a temporary file in DIR.
 static bool bsMovie_Run(const char* ffmpeg, const char* dir, int lastFrame, int fps, const char* name,
 	const char* ext, char* const* codec, char* err, size_t errlen)
 {
-	char tmpName[128], tmp[BS_MOVIE_PATH_MAX], target[BS_MOVIE_PATH_MAX];
-	snprintf(tmpName, sizeof(tmpName), "%s.tmp.%ld.%s", name, (long)getpid(), ext);
-	snprintf(tmp, sizeof(tmp), "%s/%s", dir, tmpName);
-	snprintf(target, sizeof(target), "%s/%s.%s", dir, name, ext);
-	if (!bsAtomicFile_DeferFile(tmp, target, err, errlen))
+	char outName[128], tmp[BS_MOVIE_PATH_MAX], target[BS_MOVIE_PATH_MAX], inFolder[BS_MOVIE_PATH_MAX];
+	snprintf(outName, sizeof(outName), "%s.%s", name, ext);
+	snprintf(tmp, sizeof(tmp), "%s/%s.tmp.%s.%ld.%s", dir, name, bsAtomicFile_Node(), (long)getpid(), ext);
+	snprintf(target, sizeof(target), "%s/%s", dir, outName);
+	bsPrivateFolder folder;
+	if (!bsPrivateFolder_Make(&folder, dir, name, err, errlen) ||
+		!bsPrivateFolder_File(&folder, outName, inFolder, sizeof(inFolder), err, errlen) ||
+		!bsAtomicFile_DeferFile(tmp, target, err, errlen))
 	{
+		bsPrivateFolder_Remove(&folder);
 		return false;
 	}
 	char rate[32], count[32];
 	snprintf(rate, sizeof(rate), "%d", fps);
 	snprintf(count, sizeof(count), "%d", lastFrame + 1);
 	char* args[32] = {(char*)ffmpeg, "-nostdin", "-y", "-loglevel", "error", "-framerate", rate, "-start_number",
-		"0", "-i", "frame_%04d.png", "-frames:v", count};
+		"0", "-i", "../frame_%04d.png", "-frames:v", count};
 	int n = 13;
 	for (int k = 0; codec[k] != NULL && n < 30; ++k)
 	{
 		args[n++] = codec[k];
 	}
-	args[n++] = tmpName;
+	args[n++] = outName;
 	args[n] = NULL;
-	bsProcessInput in = {.program = ffmpeg, .argv = args, .directory = dir};
+	bsProcessInput in = {.program = ffmpeg, .argv = args, .useDirectoryFd = true, .directoryFd = folder.fd};
 	bsProcess p;
 	char why[512];
-	if (!bsProcess_Start(&in, &p, why, sizeof(why)))
+	bool ok = bsProcess_Start(&in, &p, why, sizeof(why));
+	if (!ok)
 	{
 		snprintf(err, errlen, "--movie: %s", why);
-		return false;
 	}
 	bsProcessOutput out;
-	bsProcess_Wait(&p, &out);
-	if (out.state != bs_processExited || out.exitCode != 0)
+	if (ok)
+	{
+		bsProcess_Wait(&p, &out);
+		ok = out.state == bs_processExited && out.exitCode == 0;
+	}
+	if (!ok && p.pid >= 0)
 	{
 		char lines[1024];
 		bsProcess_Describe(&out, why, sizeof(why));
 		bsProcess_LastLines(out.stderrTail, 3, lines, sizeof(lines));
-		snprintf(err, errlen, "--movie: ffmpeg failed making %s.%s (%s): %s", name, ext, why, lines);
-		return false;
+		snprintf(err, errlen, "--movie: ffmpeg failed making %s (%s): %s", outName, why, lines);
 	}
-	return true;
+	ok = ok && bsPrivateFolder_MoveOut(&folder, outName, AT_FDCWD, tmp, err, errlen);
+	bsPrivateFolder_Remove(&folder);
+	return ok;
 }
 
 bool bsMovie_Encode(const char* dir, int lastFrame, int fps, char* err, size_t errlen)

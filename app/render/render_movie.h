@@ -1,10 +1,11 @@
 // render_movie.h — an output folder's frames (frame_0000.png ...) encoded by ffmpeg (through
-// process.h, in DIR with bare names, like POV-Ray) into
+// process.h, in a private folder of DIR reading ../frame_%04d.png, like POV-Ray) into
 //   DIR/animation.mp4   H.264 (libx264), yuv420p, even dimensions (padded by one pixel when odd),
 //                       +faststart: plays in every browser
 //   DIR/preview.gif     at most 320 pixels wide, its own palette (palettegen/paletteuse)
-// both at render.fps frames per second. Each is written to DIR/<name>.tmp.<pid>.<ext> in the deferred
-// group of atomic_file.h (which must be open), so an interrupted encode leaves no partial movie.
+// both at render.fps frames per second. Each is written in the private folder (atomic_file.h), then
+// renamed to DIR/<name>.tmp.<node>.<pid>.<ext> in the deferred group of atomic_file.h (which must be
+// open), so an interrupted encode leaves no partial movie, and nothing is written through a link.
 #pragma once
 
 #include <stdbool.h>
