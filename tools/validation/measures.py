@@ -126,14 +126,23 @@ def density_profile(y, spacing, area, heights, sigma=None):
 	return number * spacing ** 3 / area
 
 
-def weight_above(y, spacing, area, heights, rho0, g):
+def weight_above(y, spacing, area, heights, rho0, g, sigma=None):
 	"""The pressure that holds a settled column at each height: the weight of the fluid above it per unit
-	area, m g (particles above) / area with m = rho0 spacing^3 (each particle counted by half at its own
-	height). Equal to rho0 g h, h = H_rest - y, when the column is at its rest density throughout; a
-	compression eps makes it fall short by about eps rho0 g y."""
+	area, m g (particles above) / area with m = rho0 spacing^3. Counted sharply (sigma None: each
+	particle by half at its own height) it is a staircase of one step a layer, which departs from the
+	line rho0 g h by up to half a layer's weight between its steps (1.25% of rho0 g H in a 40-layer
+	column at rest); with sigma, each particle counts by the Gaussian's smooth step, Phi((y - h) /
+	sigma), which at sigma = one spacing makes the staircase of a lattice a line (to 2.3e-4 of a layer's
+	weight 3 sigma from the floor or the surface, less farther in: the density profile's smoothing). Equal to rho0 g h, h = H_rest - y, when the column is at its rest
+	density throughout; a compression eps makes it fall short by about eps rho0 g y. With sigma, valid
+	farther than 3 sigma from the floor and the surface."""
 	y = np.asarray(y)
-	above = (y[None, :] > np.asarray(heights)[:, None]).sum(axis=1) + 0.5 * (
-		y[None, :] == np.asarray(heights)[:, None]).sum(axis=1)
+	h = np.asarray(heights)[:, None]
+	if sigma is None:
+		above = (y[None, :] > h).sum(axis=1) + 0.5 * (y[None, :] == h).sum(axis=1)
+	else:
+		z = (y[None, :] - h) / (sigma * math.sqrt(2.0))
+		above = 0.5 * (1.0 + np.vectorize(math.erf)(z)).sum(axis=1)
 	return rho0 * spacing ** 3 * g * above / area
 
 

@@ -111,6 +111,15 @@ class Hydrostatic(unittest.TestCase):
 		self.assertAlmostEqual(top, 0.3)
 		mid = (np.arange(1, layers) * s)  # between layers: exactly the weight of the layers above
 		np.testing.assert_allclose(m.weight_above(pos[:, 1], s, area, mid, 1000, 9.81), 1000 * 9.81 * (top - mid))
+		# At a layer's own height the sharp count is half a layer off the line; smoothed by one spacing,
+		# the weight is the line at any height 3 spacings from the ends.
+		at = np.arange(3, layers - 3) * s + 0.5 * s
+		sharp = m.weight_above(pos[:, 1], s, area, at, 1000, 9.81)
+		self.assertAlmostEqual(float(np.max(np.abs(sharp - 1000 * 9.81 * (top - at)))), 1000 * 9.81 * s / 2, places=6)
+		anywhere = np.linspace(3 * s, top - 3 * s, 97)
+		smooth = m.weight_above(pos[:, 1], s, area, anywhere, 1000, 9.81, sigma=s)
+		# (3 spacings from the floor the Gaussian misses the layers below it: Phi(-3.5) of a layer)
+		np.testing.assert_allclose(smooth, 1000 * 9.81 * (top - anywhere), atol=1e-5 * 1000 * 9.81 * top)
 
 	def test_compressed(self):
 		s, n, layers, eps = 0.01, 10, 30, 0.01
