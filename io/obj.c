@@ -632,18 +632,6 @@ static bool bsObj_FailInternal(bsObjParser* ps)
 	return bsObj_Fail(ps, bs_errInvalidArgument, NULL, "internal error: the passes disagree");
 }
 
-// The finaliser of MurmurHash3: every input bit reaches every output bit, so the low bits that pick a
-// slot depend on the whole 64-bit state.
-static uint64_t bsObj_Mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= UINT64_C(0xff51afd7ed558ccd);
-	h ^= h >> 33;
-	h *= UINT64_C(0xc4ceb9fe1a85ec53);
-	h ^= h >> 33;
-	return h;
-}
-
 // FNV-1a from a seeded basis, then mixed.
 static uint64_t bsObj_HashBytes(uint64_t seed, const char* s, size_t n)
 {
@@ -652,7 +640,7 @@ static uint64_t bsObj_HashBytes(uint64_t seed, const char* s, size_t n)
 	{
 		h = (h ^ (unsigned char)s[i]) * UINT64_C(1099511628211);
 	}
-	return bsObj_Mix(h ^ (uint64_t)n);
+	return bsMurmurMix(h ^ (uint64_t)n);
 }
 
 // The id of the name s[0 .. n) (which lies at the arena's free tail), storing it if new.
@@ -697,7 +685,7 @@ static bool bsObj_SelectGroup(bsObjParser* ps)
 	uint32_t material = ps->current[bs_objMaterial];
 	uint64_t key = (uint64_t)base << 32 | material;
 	bsObjMesh* mesh = ps->mesh;
-	size_t slot = (size_t)bsObj_Mix(key ^ ps->seed) & ps->groupSlotMask;
+	size_t slot = (size_t)bsMurmurMix(key ^ ps->seed) & ps->groupSlotMask;
 	for (;;)
 	{
 		uint32_t k = ps->groupSlots[slot];
@@ -1219,7 +1207,7 @@ static uint64_t bsObj_Seed(const void* local)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	uint64_t x = (uint64_t)(uintptr_t)local ^ ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)ts.tv_nsec;
-	return bsObj_Mix(x + UINT64_C(0x9e3779b97f4a7c15));
+	return bsMurmurMix(x + UINT64_C(0x9e3779b97f4a7c15));
 }
 
 // count * size bytes, NULL for count 0; *failed on overflow or when malloc fails.
