@@ -498,9 +498,75 @@ static int OpenMeshes(void)
 	return 0;
 }
 
+static bool SamePoint(bsVec3 a, bsVec3 b)
+{
+	return a.x == b.x && a.y == b.y && a.z == b.z;
+}
+
+// The edges of no other triangle, by brute force: every edge against every other.
+static uint8_t BruteOpen(const bsTriangle* tris, uint32_t count, uint32_t i)
+{
+	uint8_t open = 0;
+	for (int k = 0; k < 3; ++k)
+	{
+		const bsVec3* v = &tris[i].p1;
+		bsVec3 a = v[k], b = v[(k + 1) % 3];
+		bool shared = false;
+		for (uint32_t j = 0; j < count && !shared; ++j)
+		{
+			const bsVec3* w = &tris[j].p1;
+			for (int m = 0; m < 3 && j != i; ++m)
+			{
+				bsVec3 c = w[m], d = w[(m + 1) % 3];
+				shared |= (SamePoint(a, c) && SamePoint(b, d)) || (SamePoint(a, d) && SamePoint(b, c));
+			}
+		}
+		open |= (uint8_t)(shared ? 0u : 1u << k);
+	}
+	return open;
+}
+
+// bsFindOpenEdges against brute force: closed and open boxes, a soup (every edge open, the table
+// grows), and a fin of three triangles on one edge (paired in order: the third is open there).
+static int OpenEdgesTest(void)
+{
+	bsTriangle* tris[3] = {NULL, NULL, NULL};
+	uint32_t count[3] = {0, 0, 0};
+	ENSURE(bsMakeBoxMesh(bsV3(-1, -1, -1), bsV3(1, 1, 1), 8, false, &tris[0], &count[0]) == bs_ok);
+	ENSURE(bsMakeBoxMesh(bsV3(-1, -1, -1), bsV3(1, 1, 1), 4, true, &tris[1], &count[1]) == bs_ok);
+	ENSURE(bsMakeTriangleSoup(11, 3000, &tris[2], &count[2]) == bs_ok);
+	count[1] -= 20;  // a box with a hole: some of its triangles dropped
+	int failed = 0;
+	long open = 0;
+	for (int m = 0; m < 3; ++m)
+	{
+		uint8_t* mask = malloc(count[m]);
+		failed |= mask == NULL || bsFindOpenEdges(tris[m], count[m], mask) != bs_ok;
+		for (uint32_t i = 0; failed == 0 && i < count[m]; ++i)
+		{
+			failed |= mask[i] != BruteOpen(tris[m], count[m], i);
+			open += __builtin_popcount(mask[i]);
+		}
+		failed |= m == 0 && open != 0;
+		free(mask);
+		free(tris[m]);
+	}
+	ENSURE(failed == 0 && open > 9000);
+	bsTriangle fin[3];
+	uint8_t mask[3];
+	ENSURE(bsMakeTriangle(bsV3(0, 0, 0), bsV3(1, 0, 0), bsV3(0, 1, 0), fin) == bs_ok);
+	ENSURE(bsMakeTriangle(bsV3(1, 0, 0), bsV3(0, 0, 0), bsV3(0, -1, 0), fin + 1) == bs_ok);
+	ENSURE(bsMakeTriangle(bsV3(0, 0, 0), bsV3(1, 0, 0), bsV3(0, 0, 1), fin + 2) == bs_ok);
+	ENSURE(bsFindOpenEdges(fin, 3, mask) == bs_ok);
+	ENSURE(mask[0] == 6 && mask[1] == 6 && mask[2] == 7);
+	ENSURE(bsFindOpenEdges(NULL, 1, mask) == bs_errInvalidArgument && bsFindOpenEdges(NULL, 0, NULL) == bs_ok);
+	return 0;
+}
+
 int RayTest(void)
 {
 	RUN_SUBTEST(CreaseRepro());
+	RUN_SUBTEST(OpenEdgesTest());
 	RUN_SUBTEST(OpenMeshes());
 
 	// Convex closed meshes with dyadic vertices, in both windings.

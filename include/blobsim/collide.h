@@ -139,8 +139,9 @@ bsResult bsSweepListOpen(bsMethod method, const bsTriangle* tris, const uint8_t*
 
 // Per triangle, bit k of open[i] set when edge k (p1p2, p2p3, p3p1) of triangle i is an edge of no
 // other triangle (ends matched by exact position, either direction): the border of an open mesh.
-// Linear time; bs_errInvalidArgument (NULL with count > 0), bs_errOutOfMemory, bs_errTooLarge
-// (count above 1.4 billion).
+// The edges of three or more triangles are paired in the order given, and an odd one out is open.
+// Linear time, fastest for spatially coherent orders (the BVH's leaf order); bs_errInvalidArgument
+// (NULL with count > 0), bs_errOutOfMemory, bs_errTooLarge (count above 1.4 billion).
 bsResult bsFindOpenEdges(const bsTriangle* tris, uint32_t count, uint8_t* open);
 
 // Names for reports ("karabassi", "Int6", ...). Never NULL.

@@ -1344,18 +1344,11 @@ static bool bsBuildArrays_Alloc(bsBuildArrays* a, size_t n)
 	return true;
 }
 
-// The open edges of the caller's triangles, in the tree's leaf order.
-static bool bsBvh_LeafOpenEdges(bsBvh* bvh, const bsTriangle* tris)
+// The open edges of the tree's triangles, found in leaf order: neighbours are near in memory there.
+static bool bsBvh_LeafOpenEdges(bsBvh* bvh)
 {
-	uint8_t* open = malloc(bvh->triCount);
 	bvh->openEdges = malloc(bvh->triCount);
-	bool ok = open != NULL && bvh->openEdges != NULL && bsFindOpenEdges(tris, bvh->triCount, open) == bs_ok;
-	for (uint32_t k = 0; ok && k < bvh->triCount; ++k)
-	{
-		bvh->openEdges[k] = open[bvh->triIndex[k]];
-	}
-	free(open);
-	return ok;
+	return bvh->openEdges != NULL && bsFindOpenEdges(bvh->tris, bvh->triCount, bvh->openEdges) == bs_ok;
 }
 
 bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const bsBvhOptions* options)
@@ -1473,7 +1466,7 @@ bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const b
 	input.index = bvh->triIndex;
 	bsBuildFor(pool, 1 + (size_t)bsTopLevels_ChunkCount(count), 1, bsBuildInput_Finish, &input);
 	bsPool_Destroy(pool);
-	if (!bsBvh_LeafOpenEdges(bvh, tris))
+	if (!bsBvh_LeafOpenEdges(bvh))
 	{
 		bsBvh_Destroy(bvh);
 		return bs_errOutOfMemory;
