@@ -7,7 +7,8 @@
 // long lines, wrong numbers of tokens, limits). When the count pass fails, bs_objValidate (the store
 // pass without storing) runs over the text so the error reported is always the first one in the file.
 //
-// Costs are linear in the input whatever it holds: no token is scanned more than a constant number of
+// Costs are linear in the input whatever it holds (but for the ear clipping of faces of more than 3
+// vertices, whose work is bounded per face: polygon.h): no token is scanned more than a constant number of
 // times, names are interned as they are read and a face finds its group by a pair of name ids, and
 // the hash tables are seeded per parse (from ASLR and the clock), so a file cannot be prepared to make
 // them collide. The seed is not secret against someone who watches the process; it need not be.

@@ -98,7 +98,7 @@ static bool bsPolygon_SamePoint(const bsPolygonScratch* s, uint32_t a, uint32_t 
 }
 
 // Does the counter-clockwise triangle a b c hold another corner of the ring (its edges included)?
-// Spends the budget; true (blocked) never comes from an exhausted budget.
+// Spends the budget; an exhausted budget blocks.
 static bool bsPolygon_Blocked(bsPolygonRing* r, uint32_t a, uint32_t b, uint32_t c)
 {
 	const bsPolygonScratch* s = r->s;
@@ -106,7 +106,7 @@ static bool bsPolygon_Blocked(bsPolygonRing* r, uint32_t a, uint32_t b, uint32_t
 	{
 		if (r->budget == 0)
 		{
-			return false;
+			return true;  // no ear is trusted once the work is spent
 		}
 		--r->budget;
 		if (bsPolygon_SamePoint(s, p, a) || bsPolygon_SamePoint(s, p, b) || bsPolygon_SamePoint(s, p, c))
@@ -145,6 +145,11 @@ static uint32_t bsPolygon_Find(bsPolygonRing* r, uint32_t from, int test)
 	uint32_t c = from;
 	do
 	{
+		if (r->budget == 0)
+		{
+			return UINT32_MAX;
+		}
+		--r->budget;
 		double area = bsPolygon_Area2(s, s->prev[c], c, s->next[c]);
 		bool pass = test == 1 ? area == 0.0 : area > 0.0;
 		if (pass && (test != 0 || !bsPolygon_Blocked(r, s->prev[c], c, s->next[c])))

@@ -13,9 +13,10 @@
 // way without the containment test, else the current corner. Every cut, ear or not, keeps the sum of
 // the triangles' signed areas in the plane equal to the polygon's (each cut removes exactly its
 // triangle), so no area is dropped or invented for a simple polygon, and zero-area triangles are
-// what a degenerate polygon gives (the loader drops them). The containment tests are bounded per
-// polygon (BS_POLYGON_TEST_BUDGET); beyond that a corner that turns the right way is cut without
-// them, so a hostile face of many corners costs O(n^2) at most, typically O(n).
+// what a degenerate polygon gives (the loader drops them). The work is bounded per polygon
+// (BS_POLYGON_TEST_BUDGET corner tests, about 10 ms): beyond it the rest of the ring is cut as a fan
+// from the current corner (still every signed area kept), so a hostile face of many corners costs
+// O(n) more at most; real faces (a few hundred corners) stay far below it.
 #pragma once
 
 #include "blobsim/vec3.h"
@@ -24,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BS_POLYGON_TEST_BUDGET ((uint64_t)1 << 24)
+#define BS_POLYGON_TEST_BUDGET ((uint64_t)1 << 22)
 
 // Work arrays for polygons of up to `capacity` corners, kept between faces.
 typedef struct bsPolygonScratch

@@ -915,6 +915,40 @@ static int PolygonTest(void)
 	static const double qy[] = {0, 0, 10, 10, 0, 3, 7, 7, 3, 3};
 	RUN_SUBTEST(PolygonArea(qx, qy, flat, 10, 0, 1e-12));
 
+	// A zigzag ring of 6000 corners (3000 reflex): more work than a face may spend, so the end of it
+	// is cut as a fan; still n - 2 triangles whose signed areas sum to the polygon's.
+	Text zig = {0};
+	char line[200];
+	double shoelace = 0.0;
+	for (int i = 0; i < 6000; ++i)
+	{
+		double r = i % 2 == 0 ? 10.0 : 9.0, a = 2.0 * BS_PI * i / 6000.0;
+		double r2 = (i + 1) % 2 == 0 ? 10.0 : 9.0, a2 = 2.0 * BS_PI * (i + 1) / 6000.0;
+		shoelace += 0.5 * (r * cos(a) * r2 * sin(a2) - r2 * cos(a2) * r * sin(a));
+		snprintf(line, sizeof line, "v %.17g %.17g 0\n", r * cos(a), r * sin(a));
+		ENSURE(Text_Puts(&zig, line) == 0);
+	}
+	ENSURE(Text_Puts(&zig, "f") == 0);
+	for (int i = 0; i < 6000; ++i)
+	{
+		snprintf(line, sizeof line, " %d", i + 1);
+		ENSURE(Text_Puts(&zig, line) == 0);
+	}
+	bsObjMesh ring;
+	int failed = Parse(zig.data, &ring);
+	free(zig.data);
+	ENSURE(failed == 0);
+	double ringArea = 0.0;
+	for (uint32_t i = 0; i < ring.triangleCount; ++i)
+	{
+		const uint32_t* k = ring.triangles[i];
+		bsVec3 a = ring.vertices[k[0]];
+		ringArea += 0.5 * bsCross(bsSub(ring.vertices[k[1]], a), bsSub(ring.vertices[k[2]], a)).z;
+	}
+	uint32_t ringTriangles = ring.triangleCount + ring.droppedDegenerate;
+	bsObj_Free(&ring);
+	ENSURE(ringTriangles == 5998 && fabs(ringArea - shoelace) <= 1e-9 * shoelace);
+
 	// A self-intersecting bow tie: cut without new vertices, its triangles' signed areas still sum
 	// to the polygon's (zero: the lobes turn opposite ways).
 	bsObjMesh m;
