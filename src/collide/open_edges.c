@@ -140,7 +140,11 @@ static bool bsEdgeTable_Offer(bsEdgeTable* t, const bsTriangle* tris, uint32_t e
 
 bsResult bsFindOpenEdges(const bsTriangle* tris, uint32_t count, uint8_t* open)
 {
-	if ((tris == NULL || open == NULL) && count > 0)
+	if (count == 0)
+	{
+		return bs_ok;
+	}
+	if (tris == NULL || open == NULL)
 	{
 		return bs_errInvalidArgument;
 	}
