@@ -7,13 +7,15 @@
 // long lines, wrong numbers of tokens, limits). When the count pass fails, bs_objValidate (the store
 // pass without storing) runs over the text so the error reported is always the first one in the file.
 //
-// Costs are linear in the input whatever it holds: no token is scanned more than a constant number of
+// Costs are linear in the input whatever it holds (but for the ear clipping of faces of more than 3
+// vertices, whose work is bounded per face: polygon.h): no token is scanned more than a constant number of
 // times, names are interned as they are read and a face finds its group by a pair of name ids, and
 // the hash tables are seeded per parse (from ASLR and the clock), so a file cannot be prepared to make
 // them collide. The seed is not secret against someone who watches the process; it need not be.
 #include "obj.h"
 
 #include "array.h"
+#include "polygon.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -52,7 +54,7 @@ static const unsigned char bsObjClass[256] = {
 	['\n'] = bs_objNewline,
 	['\v'] = bs_objBlank,
 	['\f'] = bs_objBlank,
-	['\r'] = bs_objBlank,
+	['\r'] = bs_objNewline,
 	[' '] = bs_objBlank,
 	['#'] = bs_objHash,
 	['\\'] = bs_objBackslash,
@@ -100,6 +102,10 @@ typedef struct bsObjParser
 	uint64_t nameStatements;      // o, g and usemtl statements
 	uint64_t nameStatementBytes;  // their bytes after the keyword, plus one each: bounds the names
 	uint64_t ignoredLines, ignoredPoints, ignoredStatements;
+	const char* keyword;          // the current statement's keyword
+	const char* lastTokenEnd;     // the end of the current statement's last token so far
+	uint64_t coloredCount;        // `v` statements with a colour
+	uint64_t maxCorners;          // the most vertices of a face
 
 	// bs_objStore only. Names are interned (each distinct one stored once) and a group is keyed by the
 	// pair of name ids (base, material), so choosing the group of a face costs O(1) however long the
@@ -125,6 +131,10 @@ typedef struct bsObjParser
 	uint32_t* groupSlots;        // open addressing: group index + 1, 0 empty
 	size_t groupSlotMask;
 	size_t groupNameBytes;
+	uint32_t* corners;               // the current face's vertices
+	uint64_t cornerCapacity;
+	uint32_t (*faceTriangles)[3];    // its triangles
+	bsPolygonScratch polygon;
 } bsObjParser;
 
 bsObjOptions bsDefaultObjOptions(void)
@@ -230,6 +240,12 @@ static const char* bsObj_Quote(char out[200], const char* b, const char* e)
 
 // ---- lexer ----
 
+// The position after the line break at p (LF, CR, or CRLF as one).
+static const char* bsObj_BreakEnd(const char* p, const char* end)
+{
+	return *p == '\r' && p + 1 < end && p[1] == '\n' ? p + 2 : p + 1;
+}
+
 // If the backslash at p starts a line continuation (only blanks up to the line break or the end of the
 // text), the position after it; otherwise NULL.
 static const char* bsObj_Continuation(const char* p, const char* end)
@@ -243,7 +259,7 @@ static const char* bsObj_Continuation(const char* p, const char* end)
 	{
 		return q;
 	}
-	return *q == '\n' ? q + 1 : NULL;
+	return *q == '\n' || *q == '\r' ? bsObj_BreakEnd(q, end) : NULL;
 }
 
 static uint64_t bsObj_Column(const bsObjParser* ps, const char* at)
@@ -310,7 +326,7 @@ static int bsObj_SkipBlank(bsObjParser* ps)
 				ps->p = p;
 				return bs_objToken;
 			}
-			ps->line += q[-1] == '\n';
+			ps->line += q[-1] == '\n' || q[-1] == '\r';
 			p = q;
 			continue;
 		}
@@ -324,6 +340,21 @@ static bool bsObj_FailNul(bsObjParser* ps, const char* at)
 	return bsObj_Fail(ps, bs_errInvalidArgument, at, "NUL byte in text");
 }
 
+// The first line break (CR or LF) or NUL byte from p on, or end.
+static const char* bsObj_FindBreak(const char* p, const char* end)
+{
+	while (p < end)
+	{
+		int c = bsObjClass[(unsigned char)*p];
+		if (c == bs_objNewline || c == bs_objNul)
+		{
+			return p;
+		}
+		++p;
+	}
+	return end;
+}
+
 // Skips the rest of the statement (a comment, an ignored statement), following continuations. Leaves
 // the cursor at the statement's line break or at the end of the text.
 static bool bsObj_SkipRest(bsObjParser* ps)
@@ -332,18 +363,16 @@ static bool bsObj_SkipRest(bsObjParser* ps)
 	const char* end = ps->end;
 	for (;;)
 	{
-		const char* newline = memchr(p, '\n', (size_t)(end - p));
-		const char* stop = newline != NULL ? newline : end;
-		const char* nul = memchr(p, '\0', (size_t)(stop - p));
-		if (nul != NULL)
-		{
-			ps->p = nul;
-			return bsObj_FailNul(ps, nul);
-		}
-		if (newline == NULL)
+		const char* newline = bsObj_FindBreak(p, end);
+		if (newline == end)
 		{
 			ps->p = end;
 			return true;
+		}
+		if (*newline == '\0')
+		{
+			ps->p = newline;
+			return bsObj_FailNul(ps, newline);
 		}
 		const char* q = newline;
 		while (q > p && bsObjClass[(unsigned char)q[-1]] == bs_objBlank)
@@ -353,7 +382,7 @@ static bool bsObj_SkipRest(bsObjParser* ps)
 		if (q > p && q[-1] == '\\')
 		{
 			++ps->line;
-			p = newline + 1;
+			p = bsObj_BreakEnd(newline, end);
 			continue;
 		}
 		ps->p = newline;
@@ -604,18 +633,6 @@ static bool bsObj_FailInternal(bsObjParser* ps)
 	return bsObj_Fail(ps, bs_errInvalidArgument, NULL, "internal error: the passes disagree");
 }
 
-// The finaliser of MurmurHash3: every input bit reaches every output bit, so the low bits that pick a
-// slot depend on the whole 64-bit state.
-static uint64_t bsObj_Mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= UINT64_C(0xff51afd7ed558ccd);
-	h ^= h >> 33;
-	h *= UINT64_C(0xc4ceb9fe1a85ec53);
-	h ^= h >> 33;
-	return h;
-}
-
 // FNV-1a from a seeded basis, then mixed.
 static uint64_t bsObj_HashBytes(uint64_t seed, const char* s, size_t n)
 {
@@ -624,7 +641,7 @@ static uint64_t bsObj_HashBytes(uint64_t seed, const char* s, size_t n)
 	{
 		h = (h ^ (unsigned char)s[i]) * UINT64_C(1099511628211);
 	}
-	return bsObj_Mix(h ^ (uint64_t)n);
+	return bsMurmurMix(h ^ (uint64_t)n);
 }
 
 // The id of the name s[0 .. n) (which lies at the arena's free tail), storing it if new.
@@ -669,7 +686,7 @@ static bool bsObj_SelectGroup(bsObjParser* ps)
 	uint32_t material = ps->current[bs_objMaterial];
 	uint64_t key = (uint64_t)base << 32 | material;
 	bsObjMesh* mesh = ps->mesh;
-	size_t slot = (size_t)bsObj_Mix(key ^ ps->seed) & ps->groupSlotMask;
+	size_t slot = (size_t)bsMurmurMix(key ^ ps->seed) & ps->groupSlotMask;
 	for (;;)
 	{
 		uint32_t k = ps->groupSlots[slot];
@@ -687,7 +704,7 @@ static bool bsObj_SelectGroup(bsObjParser* ps)
 	}
 	if (mesh->groupCount >= ps->options.maxGroups)
 	{
-		return bsObj_Fail(ps, bs_errTooLarge, NULL, "more than %" PRIu32 " groups",
+		return bsObj_Fail(ps, bs_errTooLarge, ps->keyword, "more than %" PRIu32 " groups",
 			ps->options.maxGroups);
 	}
 	const char* baseText = ps->nameArena + ps->nameEntries[base - 1].offset;
@@ -698,7 +715,7 @@ static bool bsObj_SelectGroup(bsObjParser* ps)
 	size_t bytes = baseLength + (material != 0 ? 1 + materialLength : 0) + 1;
 	if (bytes > ps->options.maxNameBytes - ps->groupNameBytes)
 	{
-		return bsObj_Fail(ps, bs_errTooLarge, NULL, "group names exceed %zu bytes in total",
+		return bsObj_Fail(ps, bs_errTooLarge, ps->keyword, "group names exceed %zu bytes in total",
 			ps->options.maxNameBytes);
 	}
 	if (mesh->groupCount >= ps->groupCapacity)
@@ -755,73 +772,101 @@ static bool bsObj_EmitTriangle(bsObjParser* ps, uint32_t a, uint32_t b, uint32_t
 
 // ---- statements ----
 
+// A number of a `v` statement at the cursor into *value, the cursor after it.
+static bool bsObj_Number(bsObjParser* ps, double* value)
+{
+	const char* token = ps->p;
+	const char* after = token;
+	bsObjNumber status = bsObj_ParseDouble(token, ps->end, value, &after);
+	if (status == bs_objNumberOk)
+	{
+		ps->p = after;
+		return true;
+	}
+	const char* tokenEnd = bsObj_TokenEnd(token, ps->end);
+	char quoted[200];
+	bsObj_Quote(quoted, token, tokenEnd);
+	if (status == bs_objNumberMalformed && bsObj_IsNonFiniteWord(token, tokenEnd))
+	{
+		status = bs_objNumberNonFinite;
+	}
+	switch (status)
+	{
+		case bs_objNumberNonFinite:
+			return bsObj_Fail(ps, bs_errNonFinite, token, "non-finite number '%s'", quoted);
+		case bs_objNumberRange:
+			return bsObj_Fail(ps, bs_errNonFinite, token, "number out of range '%s'", quoted);
+		case bs_objNumberNoMemory:
+			return bsObj_FailMemory(ps);
+		default:
+			return bsObj_Fail(ps, bs_errInvalidArgument, token, "malformed number '%s'", quoted);
+	}
+}
+
+// A statement with the wrong number of arguments, at its keyword, quoting what it had: the bytes from
+// its first argument to the end of its last (from, to; from == NULL when it had none).
+static bool bsObj_FailArity(bsObjParser* ps, const char* from, const char* to, const char* statement,
+	const char* unit, uint64_t n, const char* expected)
+{
+	char quoted[200] = "";
+	if (from != NULL)
+	{
+		bsObj_Quote(quoted, from, to);
+	}
+	return bsObj_Fail(ps, bs_errInvalidArgument, ps->keyword, "%s has %" PRIu64 " %s%s%s%s, expected %s",
+		statement, n, unit, from != NULL ? " '" : "", quoted, from != NULL ? "'" : "", expected);
+}
+
+// v x y z [w] or v x y z r g b: the position, and the colour when there is one.
 static bool bsObj_Vertex(bsObjParser* ps)
 {
-	double xyz[3] = {0.0, 0.0, 0.0};
+	double number[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
 	uint64_t n = 0;
+	const char* first = NULL;
 	int r;
 	while ((r = bsObj_NextToken(ps)) > 0)
 	{
-		const char* token = ps->p;
+		first = first != NULL ? first : ps->p;
+		double v = 0.0;
 		if (ps->mode == bs_objCount)
 		{
-			ps->p = bsObj_TokenEnd(token, ps->end);
-			++n;
-			continue;
+			ps->p = bsObj_TokenEnd(ps->p, ps->end);
 		}
-		double v = 0.0;
-		const char* after = token;
-		bsObjNumber status = bsObj_ParseDouble(token, ps->end, &v, &after);
-		if (status != bs_objNumberOk)
+		else if (!bsObj_Number(ps, &v))
 		{
-			const char* tokenEnd = bsObj_TokenEnd(token, ps->end);
-			char quoted[200];
-			bsObj_Quote(quoted, token, tokenEnd);
-			if (status == bs_objNumberMalformed && bsObj_IsNonFiniteWord(token, tokenEnd))
-			{
-				status = bs_objNumberNonFinite;
-			}
-			switch (status)
-			{
-				case bs_objNumberNonFinite:
-					return bsObj_Fail(ps, bs_errNonFinite, token, "non-finite number '%s'", quoted);
-				case bs_objNumberRange:
-					return bsObj_Fail(ps, bs_errNonFinite, token, "number out of range '%s'", quoted);
-				case bs_objNumberNoMemory:
-					return bsObj_FailMemory(ps);
-				default:
-					return bsObj_Fail(ps, bs_errInvalidArgument, token, "malformed number '%s'",
-						quoted);
-			}
+			return false;
 		}
-		if (n < 3)
-		{
-			xyz[n] = v;
-		}
+		number[n < 6 ? n : 5] = n < 6 ? v : number[5];
 		++n;
-		ps->p = after;
+		ps->lastTokenEnd = ps->p;
 	}
 	if (r < 0)
 	{
 		return false;
 	}
-	if (n < 3 || n > 4)
+	if (n != 3 && n != 4 && n != 6)
 	{
-		return bsObj_Fail(ps, bs_errInvalidArgument, NULL,
-			"vertex has %" PRIu64 " coordinates, expected 3 or 4", n);
+		return bsObj_FailArity(ps, first, ps->lastTokenEnd, "vertex", "numbers", n,
+			"3 (x y z), 4 (x y z w) or 6 (x y z and an r g b colour)");
 	}
 	if (ps->vertexCount >= ps->options.maxVertices)
 	{
-		return bsObj_Fail(ps, bs_errTooLarge, NULL, "more than %" PRIu32 " vertices",
+		return bsObj_Fail(ps, bs_errTooLarge, ps->keyword, "more than %" PRIu32 " vertices",
 			ps->options.maxVertices);
 	}
+	ps->coloredCount += n == 6;
 	if (ps->mode == bs_objStore)
 	{
 		if (ps->vertexCount >= ps->vertexCapacity)
 		{
 			return bsObj_FailInternal(ps);
 		}
-		ps->mesh->vertices[ps->vertexCount] = bsV3(xyz[0], xyz[1], xyz[2]);
+		ps->mesh->vertices[ps->vertexCount] = bsV3(number[0], number[1], number[2]);
+		if (ps->mesh->colors != NULL)
+		{
+			ps->mesh->colors[ps->vertexCount] = n == 6 ? bsV3(number[3], number[4], number[5])
+				: bsV3(1.0, 1.0, 1.0);
+		}
 	}
 	++ps->vertexCount;
 	return true;
@@ -897,34 +942,52 @@ static bool bsObj_Reference(bsObjParser* ps, uint32_t* index)
 	return true;
 }
 
+// Cuts the face's corners (ps->corners[0 .. n)) into n - 2 triangles (polygon.h) and emits them.
+static bool bsObj_EmitFace(bsObjParser* ps, uint32_t n)
+{
+	if (n > ps->cornerCapacity)
+	{
+		return bsObj_FailInternal(ps);
+	}
+	if (n == 3)
+	{
+		return bsObj_EmitTriangle(ps, ps->corners[0], ps->corners[1], ps->corners[2]);
+	}
+	bsTriangulatePolygon(ps->mesh->vertices, ps->corners, n, &ps->polygon, ps->faceTriangles);
+	for (uint32_t k = 0; k + 2 < n; ++k)
+	{
+		const uint32_t* t = ps->faceTriangles[k];
+		if (!bsObj_EmitTriangle(ps, t[0], t[1], t[2]))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
 static bool bsObj_Face(bsObjParser* ps)
 {
 	uint64_t n = 0;
-	uint32_t first = 0, previous = 0;
+	const char* first = NULL;
 	int r;
 	while ((r = bsObj_NextToken(ps)) > 0)
 	{
+		first = first != NULL ? first : ps->p;
+		uint32_t index = 0;
 		if (ps->mode == bs_objCount)
 		{
 			ps->p = bsObj_TokenEnd(ps->p, ps->end);
-			++n;
-			continue;
 		}
-		uint32_t index = 0;
-		if (!bsObj_Reference(ps, &index))
+		else if (!bsObj_Reference(ps, &index))
 		{
 			return false;
 		}
-		if (n == 0)
+		else if (ps->mode == bs_objStore && n < ps->cornerCapacity)
 		{
-			first = index;
+			ps->corners[n] = index;
 		}
-		else if (n >= 2 && ps->mode == bs_objStore && !bsObj_EmitTriangle(ps, first, previous, index))
-		{
-			return false;
-		}
-		previous = index;
 		++n;
+		ps->lastTokenEnd = ps->p;
 	}
 	if (r < 0)
 	{
@@ -932,16 +995,16 @@ static bool bsObj_Face(bsObjParser* ps)
 	}
 	if (n < 3)
 	{
-		return bsObj_Fail(ps, bs_errInvalidArgument, NULL,
-			"face has %" PRIu64 " vertices, expected at least 3", n);
+		return bsObj_FailArity(ps, first, ps->lastTokenEnd, "face", "vertices", n, "at least 3");
 	}
-	if (n - 2 > ps->options.maxTriangles - ps->triangleCount)
+	if (n - 2 > ps->options.maxTriangles - ps->triangleCount || n > UINT32_MAX)
 	{
-		return bsObj_Fail(ps, bs_errTooLarge, NULL, "more than %" PRIu32 " triangles",
+		return bsObj_Fail(ps, bs_errTooLarge, ps->keyword, "more than %" PRIu32 " triangles",
 			ps->options.maxTriangles);
 	}
 	ps->triangleCount += n - 2;
-	return true;
+	ps->maxCorners = n > ps->maxCorners ? n : ps->maxCorners;
+	return ps->mode != bs_objStore || bsObj_EmitFace(ps, (uint32_t)n);
 }
 
 // o, g, usemtl: the names joined by single spaces (none clears the name).
@@ -949,7 +1012,7 @@ static bool bsObj_Name(bsObjParser* ps, bsObjName which)
 {
 	if (ps->nameStatements >= UINT32_MAX - 1)
 	{
-		return bsObj_Fail(ps, bs_errTooLarge, NULL, "more than %" PRIu32 " o, g and usemtl statements",
+		return bsObj_Fail(ps, bs_errTooLarge, ps->keyword, "more than %" PRIu32 " o, g and usemtl statements",
 			UINT32_MAX - 2);  // names are numbered by uint32_t, 0 meaning none
 	}
 	++ps->nameStatements;
@@ -1022,6 +1085,7 @@ static bool bsObj_Run(bsObjParser* ps)
 		if (r > 0)
 		{
 			const char* k = ps->p;
+			ps->keyword = k;
 			ps->p = bsObj_TokenEnd(k, end);
 			size_t n = (size_t)(ps->p - k);
 			bool ok;
@@ -1073,7 +1137,7 @@ static bool bsObj_Run(bsObjParser* ps)
 		}
 		if (ps->p < end)
 		{
-			++ps->p;  // the line break
+			ps->p = bsObj_BreakEnd(ps->p, end);
 			++ps->line;
 		}
 	}
@@ -1093,8 +1157,10 @@ static void bsObj_InitParser(bsObjParser* ps, const char* text, size_t length, c
 	ps->mode = mode;
 	ps->error = error;
 	ps->result = bs_ok;
-	ps->p = text;
-	ps->stmt = text;
+	// A UTF-8 byte-order mark (Windows editors write one) is not part of the first statement.
+	bool bom = length >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0;
+	ps->p = bom ? text + 3 : text;
+	ps->stmt = ps->p;
 	ps->line = 1;
 	ps->stmtLine = 1;
 }
@@ -1106,6 +1172,9 @@ static void bsObj_FreeParser(bsObjParser* ps)
 	free(ps->nameSlots);
 	free(ps->groupKeys);
 	free(ps->groupSlots);
+	free(ps->corners);
+	free(ps->faceTriangles);
+	bsPolygonScratch_Free(&ps->polygon);
 }
 
 // A zeroed open-addressing table of at least 2 * capacity slots (a power of two), NULL for capacity 0.
@@ -1139,7 +1208,7 @@ static uint64_t bsObj_Seed(const void* local)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	uint64_t x = (uint64_t)(uintptr_t)local ^ ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)ts.tv_nsec;
-	return bsObj_Mix(x + UINT64_C(0x9e3779b97f4a7c15));
+	return bsMurmurMix(x + UINT64_C(0x9e3779b97f4a7c15));
 }
 
 // count * size bytes, NULL for count 0; *failed on overflow or when malloc fails.
@@ -1159,6 +1228,50 @@ static void* bsObj_Array(uint64_t count, size_t size, bool* failed)
 	return p;
 }
 
+// The store pass's arrays, sized exactly by the count pass: false when out of memory (what was
+// allocated is freed by bsObj_FreeParser and bsObj_Free).
+static bool bsObj_Allocate(bsObjParser* ps, const bsObjParser* counted, bsObjMesh* mesh)
+{
+	uint64_t vertexCount = counted->vertexCount;
+	uint64_t triangleCount = counted->triangleCount;
+	uint64_t groupCapacity = counted->nameStatements + 1;
+	groupCapacity = groupCapacity < triangleCount ? groupCapacity : triangleCount;
+	groupCapacity = groupCapacity < ps->options.maxGroups ? groupCapacity : ps->options.maxGroups;
+	uint64_t nameCapacity = counted->nameStatements + 1;  // and "default"
+	uint64_t nameBytes = counted->nameStatementBytes + sizeof("default");
+	uint64_t maxCorners = counted->maxCorners;
+	ps->mesh = mesh;
+	ps->vertexCapacity = vertexCount;
+	ps->triangleCapacity = triangleCount;
+	ps->groupCapacity = groupCapacity;
+	ps->nameCapacity = nameCapacity;
+	ps->keyDirty = true;
+	ps->seed = bsObj_Seed(ps);
+	bool failed = nameBytes > SIZE_MAX;
+	mesh->vertices = bsObj_Array(vertexCount, sizeof(bsVec3), &failed);
+	mesh->colors = bsObj_Array(counted->coloredCount > 0 ? vertexCount : 0, sizeof(bsVec3), &failed);
+	mesh->triangles = bsObj_Array(triangleCount, sizeof(mesh->triangles[0]), &failed);
+	mesh->triangleGroup = bsObj_Array(triangleCount, sizeof(uint32_t), &failed);
+	mesh->groups = bsObj_Array(groupCapacity, sizeof(bsObjGroup), &failed);
+	ps->groupKeys = bsObj_Array(groupCapacity, sizeof(uint64_t), &failed);
+	ps->groupSlots = bsObj_Slots(groupCapacity, &ps->groupSlotMask, &failed);
+	ps->nameEntries = bsObj_Array(nameCapacity, sizeof(bsObjNameEntry), &failed);
+	ps->nameSlots = bsObj_Slots(nameCapacity, &ps->nameSlotMask, &failed);
+	ps->nameArena = bsObj_Array(failed ? 0 : nameBytes, 1, &failed);
+	ps->nameArenaCapacity = failed ? 0 : (size_t)nameBytes;
+	ps->corners = bsObj_Array(maxCorners, sizeof(uint32_t), &failed);
+	ps->cornerCapacity = failed ? 0 : maxCorners;
+	ps->faceTriangles = bsObj_Array(maxCorners > 2 ? maxCorners - 2 : 0, sizeof(ps->faceTriangles[0]),
+		&failed);
+	failed = failed || (maxCorners > 0 && !bsPolygonScratch_Reserve(&ps->polygon, (size_t)maxCorners));
+	if (failed)
+	{
+		return false;
+	}
+	memcpy(ps->nameArena, "default", sizeof("default"));
+	return bsObj_Intern(ps, ps->nameArena, sizeof("default") - 1, &ps->defaultName);
+}
+
 void bsObj_Free(bsObjMesh* mesh)
 {
 	if (mesh == NULL)
@@ -1176,6 +1289,7 @@ void bsObj_Free(bsObjMesh* mesh)
 	free(mesh->vertices);
 	free(mesh->triangles);
 	free(mesh->triangleGroup);
+	free(mesh->colors);
 	memset(mesh, 0, sizeof(*mesh));
 }
 
@@ -1236,38 +1350,9 @@ bsResult bsObj_ParseWithOptions(const char* text, size_t length, const char* nam
 		return ok ? countResult : check.result;
 	}
 
-	uint64_t vertexCount = ps.vertexCount;
-	uint64_t triangleCount = ps.triangleCount;
-	uint64_t groupCapacity = ps.nameStatements + 1;
-	groupCapacity = groupCapacity < triangleCount ? groupCapacity : triangleCount;
-	groupCapacity = groupCapacity < o.maxGroups ? groupCapacity : o.maxGroups;
-	uint64_t nameCapacity = ps.nameStatements + 1;  // and "default"
-	uint64_t nameBytes = ps.nameStatementBytes + sizeof("default");
-
+	bsObjParser counted = ps;  // the count pass holds no memory
 	bsObj_InitParser(&ps, text, length, name, &o, bs_objStore, error);
-	ps.mesh = mesh;
-	ps.vertexCapacity = vertexCount;
-	ps.triangleCapacity = triangleCount;
-	ps.groupCapacity = groupCapacity;
-	ps.nameCapacity = nameCapacity;
-	ps.keyDirty = true;
-	ps.seed = bsObj_Seed(&ps);
-	bool failed = nameBytes > SIZE_MAX;
-	mesh->vertices = bsObj_Array(vertexCount, sizeof(bsVec3), &failed);
-	mesh->triangles = bsObj_Array(triangleCount, sizeof(mesh->triangles[0]), &failed);
-	mesh->triangleGroup = bsObj_Array(triangleCount, sizeof(uint32_t), &failed);
-	mesh->groups = bsObj_Array(groupCapacity, sizeof(bsObjGroup), &failed);
-	ps.groupKeys = bsObj_Array(groupCapacity, sizeof(uint64_t), &failed);
-	ps.groupSlots = bsObj_Slots(groupCapacity, &ps.groupSlotMask, &failed);
-	ps.nameEntries = bsObj_Array(nameCapacity, sizeof(bsObjNameEntry), &failed);
-	ps.nameSlots = bsObj_Slots(nameCapacity, &ps.nameSlotMask, &failed);
-	ps.nameArena = bsObj_Array(failed ? 0 : nameBytes, 1, &failed);
-	ps.nameArenaCapacity = failed ? 0 : (size_t)nameBytes;
-	if (!failed)
-	{
-		memcpy(ps.nameArena, "default", sizeof("default"));
-		failed = !bsObj_Intern(&ps, ps.nameArena, sizeof("default") - 1, &ps.defaultName);
-	}
+	bool failed = !bsObj_Allocate(&ps, &counted, mesh);
 	bsResult result = bs_ok;
 	if (failed)
 	{
@@ -1298,17 +1383,18 @@ bsResult bsObj_ParseWithOptions(const char* text, size_t length, const char* nam
 		return result;
 	}
 	mesh->vertexCount = (uint32_t)ps.vertexCount;
+	mesh->coloredVertexCount = (uint32_t)counted.coloredCount;
 	mesh->ignoredLines = ps.ignoredLines;
 	mesh->ignoredPoints = ps.ignoredPoints;
 	mesh->ignoredStatements = ps.ignoredStatements;
 	// Give back what the dropped triangles and the unused group slots took (shrinking cannot fail in
 	// a way that matters: on failure the larger block is kept).
-	if (mesh->triangleCount < triangleCount)
+	if (mesh->triangleCount < counted.triangleCount)
 	{
 		(void)BS_ARRAY_RESIZE(mesh->triangles, mesh->triangleCount);
 		(void)BS_ARRAY_RESIZE(mesh->triangleGroup, mesh->triangleCount);
 	}
-	if (mesh->groupCount < groupCapacity)
+	if (mesh->groupCount < ps.groupCapacity)
 	{
 		(void)BS_ARRAY_RESIZE(mesh->groups, mesh->groupCount);
 	}

@@ -6,16 +6,18 @@
 // caller-provided bsObjError, so parsing on several threads at once is fine.
 //
 // What is read
-//   v x y z [w]      a vertex; w is parsed and checked but ignored. Fewer than 3 or more than 4 numbers
-//                    is an error.
+//   v x y z [w]      a vertex; w is parsed and checked but ignored.
+//   v x y z r g b    a vertex with a colour (MeshLab, scanners): kept as written in colors (no range
+//                    is imposed). Any other count of numbers is an error.
 //   f a b c ...      a face; each vertex reference is v, v/vt, v//vn or v/vt/vn (forms may be mixed).
 //                    Only v is used: vt and vn are checked to be non-zero integers that fit in 64 bits,
 //                    but neither their range nor the vt/vn statements themselves are checked.
 //                    Indices start at 1; negative ones count back from the last vertex defined so far
 //                    (-1 is the latest). An index must name a vertex defined before the face (no
-//                    forward references). Faces of n > 3 vertices are triangulated as a fan around the
-//                    first vertex: (v1 v2 v3), (v1 v3 v4), ... (v1 vn-1 vn), which keeps the winding and
-//                    is right for convex (and star-shaped from v1) polygons only.
+//                    forward references). Faces of n > 3 vertices are cut into n - 2 triangles by ear
+//                    clipping on the polygon's best-fit (Newell) plane (polygon.h), which keeps the
+//                    winding, covers concave and slightly non-planar polygons once, and gives a convex
+//                    polygon the fan (v1 v2 v3), (v1 v3 v4), ... (v1 vn-1 vn).
 //   o, g, usemtl     start a new group when the group key (below) changes.
 //   l, p             ignored, counted (ignoredLines, ignoredPoints).
 //   anything else    ignored, counted (ignoredStatements): vt, vn, vp, s, mtllib, and keywords OBJ does
@@ -33,7 +35,9 @@
 // no name. Names may hold ':', so two groups can print alike ("a:b" with no material, and "a" with
 // material "b"); they stay two groups.
 //
-// Lexical rules: lines end in LF or CRLF; blanks are space, tab, CR, VT and FF; `#` starts a comment
+// Lexical rules: a UTF-8 byte-order mark at the start is skipped (and not counted in columns); lines
+// end in LF, CRLF or CR alone
+// (old Mac files), mixed in any way; blanks are space, tab, VT and FF; `#` starts a comment
 // anywhere, also right after a token; a backslash followed only by blanks up to the line break joins
 // the next line to this one, everywhere (as in C, so also at the end of a comment). Tokens do not span
 // a continuation. A NUL byte anywhere is an error. Numbers are decimal only: [+-] digits [. digits]
@@ -43,8 +47,9 @@
 // Degenerate triangles (bsMakeTriangle says bs_errDegenerateTriangle, exactly as the collision core
 // would) are dropped and counted in droppedDegenerate; a mesh with no triangle left is an error.
 //
-// Errors: bsObjError.message is "name:line: message", or "name:line:column: message" where a token is
-// at fault, or "name: message" for the file as a whole. line is the first physical line of the
+// Errors: bsObjError.message is "name:line:column: message" (the offending token, or the statement's
+// keyword when the statement as a whole is at fault), "name:line: message" for a line too long, or
+// "name: message" for the file as a whole. line is the first physical line of the
 // statement (1-based); column the 1-based byte column of the offending token in the statement with
 // each line continuation counted as one column (the space it stands for). Tokens are quoted with at
 // most 40 bytes, bytes outside printable ASCII (and the backslash) as \xNN. When a file has several
@@ -52,8 +57,9 @@
 //   name:L:C: malformed number 'T'                                        bs_errInvalidArgument
 //   name:L:C: number out of range 'T'           (overflows a double)      bs_errNonFinite
 //   name:L:C: non-finite number 'T'             (nan, inf, infinity)      bs_errNonFinite
-//   name:L: vertex has N coordinates, expected 3 or 4                     bs_errInvalidArgument
-//   name:L: face has N vertices, expected at least 3                      bs_errInvalidArgument
+//   name:L:C: vertex has N numbers 'T', expected 3 (x y z), 4 (x y z w) or 6 (x y z and an r g b
+//             colour)                     (T: the numbers as written)  bs_errInvalidArgument
+//   name:L:C: face has N vertices 'T', expected at least 3                bs_errInvalidArgument
 //   name:L:C: malformed face vertex 'T' (expected v, v/vt, v//vn or v/vt/vn)   bs_errInvalidArgument
 //   name:L:C: integer overflow in index 'T'     (beyond 64 bits)          bs_errInvalidArgument
 //   name:L:C: vertex index 0 is invalid (indices start at 1)              bs_errInvalidArgument
@@ -62,9 +68,9 @@
 //   name:L:C: vertex index I out of range (N vertices defined so far)     bs_errInvalidArgument
 //   name:L:C: NUL byte in text                                            bs_errInvalidArgument
 //   name:L: line longer than N bytes                                      bs_errTooLarge
-//   name:L: more than N vertices | triangles | groups                     bs_errTooLarge
-//   name:L: more than N o, g and usemtl statements                        bs_errTooLarge
-//   name:L: group names exceed N bytes in total                           bs_errTooLarge
+//   name:L:C: more than N vertices | triangles | groups                   bs_errTooLarge
+//   name:L:C: more than N o, g and usemtl statements                      bs_errTooLarge
+//   name:L:C: group names exceed N bytes in total                         bs_errTooLarge
 //   name: no triangles [(all N dropped as degenerate)]                    bs_errInvalidArgument
 //   name: out of memory                                                   bs_errOutOfMemory
 //   name: invalid argument                      (mesh NULL, text NULL with a length)
@@ -107,7 +113,10 @@ typedef struct bsObjGroup
 typedef struct bsObjMesh
 {
 	bsVec3* vertices;           // every `v`, in order (also those no face uses)
+	bsVec3* colors;             // per vertex: its r g b as written, (1, 1, 1) for one without; NULL
+	                            // when no `v` has a colour
 	uint32_t vertexCount;
+	uint32_t coloredVertexCount; // `v` statements with a colour
 	uint32_t (*triangles)[3];   // 0-based vertex indices, in the file's winding
 	uint32_t* triangleGroup;    // per triangle: index into groups
 	uint32_t triangleCount;

@@ -997,7 +997,15 @@ static int CompareQuery(const bsBvh* bvh, const bsTriangle* tris, uint32_t count
 	memset(&a, 0xA5, sizeof a);
 	memset(&b, 0x5A, sizeof b);
 	bsResult ra = bsBvh_Sweep(bvh, method, in, &a, stats);
-	bsResult rb = bsSweepList(method, tris, count, in, &b);
+	// The ray method's open edges are the build's (only that method reads them).
+	uint8_t* open = method == bs_methodRay ? malloc(count > 0 ? count : 1) : NULL;
+	ENSURE(method != bs_methodRay || open != NULL);
+	if (open != NULL)
+	{
+		bsBvh_OpenEdges(bvh, open);
+	}
+	bsResult rb = bsSweepListOpen(method, tris, open, count, in, &b);
+	free(open);
 	// Bit for bit, ties included: among contacts at the same t both keep the lowest caller's index,
 	// whatever order the BVH visits them in.
 	int code = 0;

@@ -88,6 +88,7 @@ typedef struct BadCase
 #define TXT(s) s, sizeof(s) - 1
 #define V3 "v 0 0 0\nv 1 0 0\nv 0 1 0\n"
 #define REF "(expected v, v/vt, v//vn or v/vt/vn)"
+#define XYZ "expected 3 (x y z), 4 (x y z w) or 6 (x y z and an r g b colour)"
 
 static const BadCase badCases[] = {
 	// numbers
@@ -111,12 +112,15 @@ static const BadCase badCases[] = {
 		bs_errInvalidArgument, "t.obj:1:7: malformed number 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...'"},
 	// vertex and face arity
 	{TXT("v 1 2\n"), optDefault, bs_errInvalidArgument,
-		"t.obj:1: vertex has 2 coordinates, expected 3 or 4"},
+		"t.obj:1:1: vertex has 2 numbers '1 2', " XYZ},
 	{TXT("v 1 2 3 4 5\n"), optDefault, bs_errInvalidArgument,
-		"t.obj:1: vertex has 5 coordinates, expected 3 or 4"},
+		"t.obj:1:1: vertex has 5 numbers '1 2 3 4 5', " XYZ},
+	{TXT("v 0 0 0\n  v 1 2 3 0.5 0.5 0.5 1 # rgba\n"), optDefault, bs_errInvalidArgument,
+		"t.obj:2:3: vertex has 7 numbers '1 2 3 0.5 0.5 0.5 1', " XYZ},
+	{TXT("v\n"), optDefault, bs_errInvalidArgument, "t.obj:1:1: vertex has 0 numbers, " XYZ},
 	{TXT(V3 "f 1 2\n"), optDefault, bs_errInvalidArgument,
-		"t.obj:4: face has 2 vertices, expected at least 3"},
-	{TXT("f\n"), optDefault, bs_errInvalidArgument, "t.obj:1: face has 0 vertices, expected at least 3"},
+		"t.obj:4:1: face has 2 vertices '1 2', expected at least 3"},
+	{TXT("f\n"), optDefault, bs_errInvalidArgument, "t.obj:1:1: face has 0 vertices, expected at least 3"},
 	// face vertices
 	{TXT(V3 "f 1 2 x\n"), optDefault, bs_errInvalidArgument, "t.obj:4:7: malformed face vertex 'x' " REF},
 	{TXT(V3 "f 1/ 2 3\n"), optDefault, bs_errInvalidArgument, "t.obj:4:3: malformed face vertex '1/' " REF},
@@ -160,15 +164,15 @@ static const BadCase badCases[] = {
 	// the first error in the file wins, although the counting pass stops at a later one
 	{TXT("v 0 0 x\nv 0 0 0\n\0\n"), optDefault, bs_errInvalidArgument, "t.obj:1:7: malformed number 'x'"},
 	{TXT("v 0 0 0 9 9\nv 0 0 y\n"), optDefault, bs_errInvalidArgument,
-		"t.obj:1: vertex has 5 coordinates, expected 3 or 4"},
+		"t.obj:1:1: vertex has 5 numbers '0 0 0 9 9', " XYZ},
 	// limits
-	{TXT(V3 "f 1 2 3\n"), optVertices2, bs_errTooLarge, "t.obj:3: more than 2 vertices"},
+	{TXT(V3 "f 1 2 3\n"), optVertices2, bs_errTooLarge, "t.obj:3:1: more than 2 vertices"},
 	{TXT("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv -1 0.5 0\nf 1 2 3 4 5\n"), optTriangles2, bs_errTooLarge,
-		"t.obj:6: more than 2 triangles"},
+		"t.obj:6:1: more than 2 triangles"},
 	{TXT(V3 "g a\nf 1 2 3\ng b\nf 1 2 3\ng c\nf 1 2 3\n"), optGroups2, bs_errTooLarge,
-		"t.obj:9: more than 2 groups"},
+		"t.obj:9:1: more than 2 groups"},
 	{TXT(V3 "g abc\nf 1 2 3\ng defgh\nf 1 2 3\n"), optNames8, bs_errTooLarge,
-		"t.obj:7: group names exceed 8 bytes in total"},
+		"t.obj:7:1: group names exceed 8 bytes in total"},
 	{TXT("v 0 0 0\n# this comment is long\n"), optLine16, bs_errTooLarge,
 		"t.obj:2: line longer than 16 bytes"},
 	{TXT("v 0 0 0 \\\n       \n"), optLine16, bs_errTooLarge, "t.obj:1: line longer than 16 bytes"},
@@ -244,11 +248,11 @@ static int MalformedTest(void)
 	{
 		ENSURE(Text_Puts(&t, "x") == 0);
 	}
-	ENSURE(Text_Puts(&t, "\r\n") == 0);  // the CR belongs to the line: 1 MiB + 1 bytes
+	ENSURE(Text_Puts(&t, "x\r\n") == 0);  // 1 MiB + 1 bytes; CRLF is one line break
 	RUN_SUBTEST(ExpectError(t.data, t.length, NULL, bs_errTooLarge,
 		"t.obj:5: line longer than 1048576 bytes"));
-	t.length -= 2;
-	ENSURE(Text_Puts(&t, "\n") == 0);
+	t.length -= 3;
+	ENSURE(Text_Puts(&t, "\r\n") == 0);
 	bsObjMesh mesh;
 	bsObjError error;
 	ENSURE(bsObj_Parse(t.data, t.length, "t.obj", &mesh, &error) == bs_ok);
@@ -776,6 +780,192 @@ static int SpeedTest(void)
 	return 0;
 }
 
+// --- (d) files as the world writes them ---
+
+// A byte-order mark, CR-only and mixed line endings, vertex colours.
+static int QuirksTest(void)
+{
+	bsObjMesh m;
+	// The BOM is skipped: the first vertex is kept (it used to be an unknown statement).
+	RUN_SUBTEST(Parse("\xef\xbb\xbfv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", &m));
+	ENSURE(m.vertexCount == 3 && m.triangleCount == 1 && m.ignoredStatements == 0);
+	RUN_SUBTEST(TriangleIs(&m, 0, 0, 1, 2));
+	bsObj_Free(&m);
+	ENSURE(ExpectError(TXT("\xef\xbb\xbfv 0 x 0\n"), NULL, bs_errInvalidArgument,
+		"t.obj:1:5: malformed number 'x'") == 0);
+
+	// Old-Mac CR-only line endings, and LF, CR and CRLF mixed, a continuation ending in CR.
+	RUN_SUBTEST(Parse("# cr\rv 0 0 0\rv 1 0 0\rv 0 1 0\rf 1 2 3\r", &m));
+	ENSURE(m.vertexCount == 3 && m.triangleCount == 1);
+	bsObj_Free(&m);
+	RUN_SUBTEST(Parse("v 0 0 0\r\nv 1 0 \\\r0\rv 0 1 0\n\r\nf 1 2 3", &m));
+	ENSURE(m.vertexCount == 3 && m.triangleCount == 1 && m.vertices[1].x == 1.0);
+	bsObj_Free(&m);
+	ENSURE(ExpectError(TXT("v 0 0 0\rv 0 0 0\r\n\rv 1 x 0\r"), NULL, bs_errInvalidArgument,
+		"t.obj:4:5: malformed number 'x'") == 0);
+
+	// Vertex colours (MeshLab, scanners): kept per vertex, white for a vertex without.
+	RUN_SUBTEST(Parse("v 0 0 0 1 0 0\nv 1 0 0 0 0.5 0\nv 0 1 0\nf 1 2 3\n", &m));
+	ENSURE(m.vertexCount == 3 && m.triangleCount == 1 && m.coloredVertexCount == 2);
+	ENSURE(m.colors != NULL && m.vertices[1].x == 1.0 && m.vertices[1].y == 0.0);
+	ENSURE(m.colors[0].x == 1.0 && m.colors[0].y == 0.0 && m.colors[1].y == 0.5);
+	ENSURE(m.colors[2].x == 1.0 && m.colors[2].y == 1.0 && m.colors[2].z == 1.0);
+	bsObj_Free(&m);
+	RUN_SUBTEST(Parse(V3 "f 1 2 3\n", &m));
+	ENSURE(m.colors == NULL && m.coloredVertexCount == 0);
+	bsObj_Free(&m);
+	return 0;
+}
+
+// The total area of a mesh's triangles, and whether each faces along n.
+static double TriangleArea(const bsObjMesh* m, bsVec3 n, int* flipped)
+{
+	double area = 0.0;
+	for (uint32_t i = 0; i < m->triangleCount; ++i)
+	{
+		const uint32_t* t = m->triangles[i];
+		bsVec3 a = m->vertices[t[0]];
+		bsVec3 c = bsCross(bsSub(m->vertices[t[1]], a), bsSub(m->vertices[t[2]], a));
+		area += 0.5 * bsLength(c);
+		*flipped += bsDot(c, n) < 0.0;
+	}
+	return area;
+}
+
+// The polygon (x[i], y[i], z[i]) turned into a tilted plane, written as one face starting at corner
+// `start`; its triangles must cover its area (shoelace of x, y) once, each facing the same way.
+static int PolygonArea(const double* x, const double* y, const double* z, int n, int start,
+	double tolerance)
+{
+	double shoelace = 0.0;
+	for (int i = 0; i < n; ++i)
+	{
+		int j = (i + 1) % n;
+		shoelace += 0.5 * (x[i] * y[j] - x[j] * y[i]);
+	}
+	// An orthonormal frame tilted off every axis: e1, e2 span the plane, e3 its normal.
+	bsVec3 e1 = bsNormalize(bsV3(0.8, 0.3, -0.2));
+	bsVec3 e3 = bsNormalize(bsCross(e1, bsV3(0.1, 0.9, 0.4)));
+	bsVec3 e2 = bsCross(e3, e1);
+	Text t = {0};
+	char line[200];
+	for (int i = 0; i < n; ++i)
+	{
+		bsVec3 p = bsAdd(bsAdd(bsScale(x[i], e1), bsScale(y[i], e2)), bsScale(z[i], e3));
+		snprintf(line, sizeof line, "v %.17g %.17g %.17g\n", p.x + 10.0, p.y - 3.0, p.z);
+		ENSURE(Text_Puts(&t, line) == 0);
+	}
+	ENSURE(Text_Puts(&t, "f") == 0);
+	for (int i = 0; i < n; ++i)
+	{
+		snprintf(line, sizeof line, " %d", (start + i) % n + 1);
+		ENSURE(Text_Puts(&t, line) == 0);
+	}
+	ENSURE(Text_Puts(&t, "\n") == 0);
+	bsObjMesh m;
+	int failed = Parse(t.data, &m);
+	free(t.data);
+	ENSURE(failed == 0);
+	int flipped = 0;
+	double area = TriangleArea(&m, shoelace > 0.0 ? e3 : bsNeg(e3), &flipped);
+	uint32_t triangles = m.triangleCount + m.droppedDegenerate;
+	bsObj_Free(&m);
+	if (!(fabs(area - fabs(shoelace)) <= tolerance * fabs(shoelace)) || flipped != 0)
+	{
+		fprintf(stderr, "  %d-gon from corner %d: triangles cover %.17g, the polygon %.17g, %d flipped\n",
+			n, start + 1, area, fabs(shoelace), flipped);
+		return 1;
+	}
+	ENSURE(triangles == (uint32_t)n - 2);
+	return 0;
+}
+
+// n-gons are cut into triangles that cover them once: concave ones (where a fan around the first
+// corner covers area outside), slightly non-planar ones, from every starting corner, both windings.
+static int PolygonTest(void)
+{
+	// A chevron (hexagon, reflex at (2, 1)) and a U-shaped footprint (8-gon, two reflex corners).
+	static const double hx[] = {0, 2, 4, 4, 2, 0}, hy[] = {0, 1, 0, 3, 4, 3};
+	static const double ux[] = {0, 6, 6, 4, 4, 2, 2, 0}, uy[] = {0, 0, 4, 4, 2, 2, 4, 4};
+	// A comb: 12 corners, 4 reflex; a building outline with a collinear corner on an edge.
+	static const double cx[] = {0, 8, 8, 7, 7, 5, 5, 3, 3, 1, 1, 0};
+	static const double cy[] = {0, 0, 5, 5, 1, 1, 5, 5, 1, 1, 5, 5};
+	static const double bx[] = {0, 3, 6, 6, 2, 2, 0}, by[] = {0, 0, 0, 2, 2, 6, 6};
+	static const double flat[12] = {0};
+	static const double bumpy[12] = {0.004, -0.003, 0.005, -0.004, 0.002, -0.005, 0.003, -0.002,
+		0.001, -0.004, 0.005, -0.001};
+	double rx[12], ry[12];
+	for (int start = 0; start < 12; ++start)
+	{
+		RUN_SUBTEST(PolygonArea(hx, hy, flat, 6, start % 6, 1e-12));
+		RUN_SUBTEST(PolygonArea(ux, uy, flat, 8, start % 8, 1e-12));
+		RUN_SUBTEST(PolygonArea(cx, cy, flat, 12, start, 1e-12));
+		RUN_SUBTEST(PolygonArea(bx, by, flat, 7, start % 7, 1e-12));
+		RUN_SUBTEST(PolygonArea(ux, uy, bumpy, 8, start % 8, 1e-4));
+		RUN_SUBTEST(PolygonArea(cx, cy, bumpy, 12, start, 1e-4));
+		for (int i = 0; i < 12; ++i)  // the other winding
+		{
+			rx[i] = cx[11 - i];
+			ry[i] = cy[11 - i];
+		}
+		RUN_SUBTEST(PolygonArea(rx, ry, bumpy, 12, start, 1e-4));
+	}
+	// A square with a square hole, joined by a bridge (corners repeated): 100 - 16.
+	static const double qx[] = {0, 10, 10, 0, 0, 3, 3, 7, 7, 3};
+	static const double qy[] = {0, 0, 10, 10, 0, 3, 7, 7, 3, 3};
+	RUN_SUBTEST(PolygonArea(qx, qy, flat, 10, 0, 1e-12));
+
+	// A zigzag ring of 6000 corners (3000 reflex): more work than a face may spend, so the end of it
+	// is cut as a fan; still n - 2 triangles whose signed areas sum to the polygon's.
+	Text zig = {0};
+	char line[200];
+	double shoelace = 0.0;
+	for (int i = 0; i < 6000; ++i)
+	{
+		double r = i % 2 == 0 ? 10.0 : 9.0, a = 2.0 * BS_PI * i / 6000.0;
+		double r2 = (i + 1) % 2 == 0 ? 10.0 : 9.0, a2 = 2.0 * BS_PI * (i + 1) / 6000.0;
+		shoelace += 0.5 * (r * cos(a) * r2 * sin(a2) - r2 * cos(a2) * r * sin(a));
+		snprintf(line, sizeof line, "v %.17g %.17g 0\n", r * cos(a), r * sin(a));
+		ENSURE(Text_Puts(&zig, line) == 0);
+	}
+	ENSURE(Text_Puts(&zig, "f") == 0);
+	for (int i = 0; i < 6000; ++i)
+	{
+		snprintf(line, sizeof line, " %d", i + 1);
+		ENSURE(Text_Puts(&zig, line) == 0);
+	}
+	bsObjMesh ring;
+	int failed = Parse(zig.data, &ring);
+	free(zig.data);
+	ENSURE(failed == 0);
+	double ringArea = 0.0;
+	for (uint32_t i = 0; i < ring.triangleCount; ++i)
+	{
+		const uint32_t* k = ring.triangles[i];
+		bsVec3 a = ring.vertices[k[0]];
+		ringArea += 0.5 * bsCross(bsSub(ring.vertices[k[1]], a), bsSub(ring.vertices[k[2]], a)).z;
+	}
+	uint32_t ringTriangles = ring.triangleCount + ring.droppedDegenerate;
+	bsObj_Free(&ring);
+	ENSURE(ringTriangles == 5998 && fabs(ringArea - shoelace) <= 1e-9 * shoelace);
+
+	// A self-intersecting bow tie: cut without new vertices, its triangles' signed areas still sum
+	// to the polygon's (zero: the lobes turn opposite ways).
+	bsObjMesh m;
+	RUN_SUBTEST(Parse("v 0 0 0\nv 2 2 0\nv 2 0 0\nv 0 2 0\nf 1 2 3 4\n", &m));
+	ENSURE(m.triangleCount + m.droppedDegenerate == 2);
+	double signedArea = 0.0;
+	for (uint32_t i = 0; i < m.triangleCount; ++i)
+	{
+		const uint32_t* t = m.triangles[i];
+		bsVec3 a = m.vertices[t[0]];
+		signedArea += bsCross(bsSub(m.vertices[t[1]], a), bsSub(m.vertices[t[2]], a)).z;
+	}
+	ENSURE(signedArea == 0.0);
+	bsObj_Free(&m);
+	return 0;
+}
+
 int ObjTest(void)
 {
 	RUN_SUBTEST(MalformedTest());
@@ -783,6 +973,8 @@ int ObjTest(void)
 	RUN_SUBTEST(GroupsTest());
 	RUN_SUBTEST(LexicalTest());
 	RUN_SUBTEST(DegenerateTest());
+	RUN_SUBTEST(QuirksTest());
+	RUN_SUBTEST(PolygonTest());
 	RUN_SUBTEST(RoundTripTest());
 	RUN_SUBTEST(LoadTest());
 	RUN_SUBTEST(MutationTest());

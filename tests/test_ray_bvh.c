@@ -15,12 +15,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-// The list loop's answer as a bsRayOutput, and its result.
-static bsResult BruteRay(const bsTriangle* tris, uint32_t count, const bsRayInput* ray, bsRayOutput* out)
+// The list loop's answer (with the open edges of the tree's build) as a bsRayOutput, and its result.
+static bsResult BruteRay(const bsBvh* bvh, const bsTriangle* tris, uint32_t count, const bsRayInput* ray,
+	bsRayOutput* out)
 {
 	bsSweepInput in = {ray->c1, ray->c2, 0.0};
 	bsSweepOutput s;
-	bsResult r = bsSweepList(bs_methodRay, tris, count, &in, &s);
+	uint8_t* open = malloc(count > 0 ? count : 1);
+	if (open == NULL)
+	{
+		return bs_errOutOfMemory;
+	}
+	bsBvh_OpenEdges(bvh, open);
+	bsResult r = bsSweepListOpen(bs_methodRay, tris, open, count, &in, &s);
+	free(open);
 	memset(out, 0, sizeof *out);
 	out->t = 1.0;
 	out->triangle = BS_NO_TRIANGLE;
@@ -86,7 +94,7 @@ static int CheckRay(const bsBvh* bvh, const bsRayBvh* rb, const bsTriangle* tris
 	bsRayInput ray, RayCounts* counts)
 {
 	bsRayOutput expect, a, b, c;
-	bsResult re = BruteRay(tris, count, &ray, &expect);
+	bsResult re = BruteRay(bvh, tris, count, &ray, &expect);
 	memset(&a, 0xA5, sizeof a);
 	memset(&b, 0x5A, sizeof b);
 	memset(&c, 0xC3, sizeof c);

@@ -74,6 +74,8 @@ typedef struct bsBvh
 	uint32_t wideCount;
 	bsTriangle* tris;      // triangles in leaf order
 	uint32_t* triIndex;    // leaf order -> index in the caller's array
+	uint8_t* openEdges;    // leaf order: bit k set when edge k (p1p2, p2p3, p3p1) has no neighbour
+	                       // at the build (a border of an open mesh): the ray test's tie rule
 	uint32_t triCount;
 	float pad;             // added to every box on query: covers float rounding of the bounds
 	double planeSlack;     // the largest distance of a vertex from its triangle's stored plane
@@ -92,7 +94,7 @@ typedef struct bsQueryStats
 
 // Builds the tree over count triangles (count may be 0: every query misses) on options->threads
 // threads; the tree (both trees, the triangle order, every statistic but the time) is the same for
-// any thread count. The BVH owns copies; the caller keeps its array. Fails with bs_errOutOfMemory or bs_errTooLarge (count >= 2^31).
+// any thread count. The BVH owns copies; the caller keeps its array. Fails with bs_errOutOfMemory (also beyond 1.4 billion triangles, whose edges are not matched) or bs_errTooLarge (count >= 2^31).
 // options NULL means bsDefaultBvhOptions(). Also fails with bs_errInvalidArgument (bvh NULL, tris
 // NULL with count > 0, an option out of range) and bs_errNonFinite (a NaN/inf vertex). On failure
 // *bvh is zeroed, nothing is leaked, and bsBvh_Destroy accepts it.
@@ -105,11 +107,16 @@ void bsBvh_Destroy(bsBvh* bvh);
 // tree's quality is the old shape's. bs_errInvalidArgument, bs_errNonFinite (the BVH unchanged).
 bsResult bsBvh_Refit(bsBvh* bvh, const bsTriangle* tris);
 
+// The open edges of the build (bsFindOpenEdges) in the caller's order of the triangles, into open
+// (bvh->triCount bytes): what bsSweepListOpen needs to give the BVH's answers.
+void bsBvh_OpenEdges(const bsBvh* bvh, uint8_t* open);
+
 // Bytes the BVH holds: both trees, the triangle copies and the index map.
 size_t bsBvh_Bytes(const bsBvh* bvh);
 
 // The nearest contact of the swept sphere (or, for bs_methodRay, the segment) with the mesh: the same
-// answer as bsSweepList over the caller's array, bit for bit (of triangles at the same t, the lowest
+// answer as bsSweepList over the caller's array (for bs_methodRay, bsSweepListOpen with the build's
+// open edges, bsBvh_OpenEdges), bit for bit (of triangles at the same t, the lowest
 // caller's index wins, as in the list loop, whatever order the walk visits them in).
 // out->triangle is the caller's index. stats may be NULL; when not, the counts are added to it.
 // An invalid input returns bsMakeSweep's error (bs_errInvalidArgument for a NULL bvh/input or an
@@ -143,7 +150,7 @@ typedef struct bsRayOutput
 } bsRayOutput;
 
 // The first triangle the segment C1 -> C2 crosses: the same t and triangle as bsBvh_Sweep with
-// bs_methodRay (and so as bsSweepList), bit for bit, without making a bsSweep or filling a whole
+// bs_methodRay (and so as bsSweepListOpen with the build's open edges), bit for bit, without making a bsSweep or filling a whole
 // bsSweepOutput (centre, closest point). An invalid input (bvh, input or out NULL:
 // bs_errInvalidArgument; what bsMakeSweep rejects, a NaN/inf coordinate or a squared length beyond
 // the double range: bs_errNonFinite) fills out (when not NULL) with a miss. Every byte of out is

@@ -130,6 +130,20 @@ bsResult bsMakeSweep(const bsSweepInput* input, bsSweep* sweep);
 bsResult bsSweepList(bsMethod method, const bsTriangle* tris, uint32_t count,
 	const bsSweepInput* input, bsSweepOutput* out);
 
+// The list loop with the triangles' open edges (open[i], bit k: edge k of triangle i, p1p2, p2p3,
+// p3p1, has no neighbour; bsFindOpenEdges), which the ray method's tie rule gives every crossing
+// exactly on them (docs/algorithm.md); open NULL: none, as bsSweepList. The BVH's answers are this
+// with the open edges of its build.
+bsResult bsSweepListOpen(bsMethod method, const bsTriangle* tris, const uint8_t* open, uint32_t count,
+	const bsSweepInput* input, bsSweepOutput* out);
+
+// Per triangle, bit k of open[i] set when edge k (p1p2, p2p3, p3p1) of triangle i is an edge of no
+// other triangle (ends matched by exact position, either direction): the border of an open mesh.
+// The edges of three or more triangles are paired in the order given, and an odd one out is open.
+// Linear time, fastest for spatially coherent orders (the BVH's leaf order); bs_errInvalidArgument
+// (NULL with count > 0), bs_errOutOfMemory, bs_errTooLarge (count above 1.4 billion).
+bsResult bsFindOpenEdges(const bsTriangle* tris, uint32_t count, uint8_t* open);
+
 // Names for reports ("karabassi", "Int6", ...). Never NULL.
 const char* bsMethodName(bsMethod method);
 const char* bsTestName(bsTest test);

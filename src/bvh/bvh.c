@@ -489,7 +489,7 @@ static bool bsBvh_RayWalk(const bsBvh* bvh, bsRayFrame* frame, const bsBvhRay* r
 		if (count > 0)
 		{
 			triangles += count;
-			if (bsRay_TestRange(bvh->tris, bvh->triIndex, frame, child, count, best))
+			if (bsRay_TestRange(bvh->tris, bvh->triIndex, bvh->openEdges, frame, child, count, best))
 			{
 				limit = bsMakeBvhRayLimit(bsFloatUp(best->hit.t));
 			}
@@ -575,7 +575,7 @@ static BS_ALWAYS_INLINE void bsBvh_RayBest(const bsBvh* bvh, bsRayFrame* frame, 
 		memset(best, 0, sizeof *best);
 	}
 	*tested += bvh->triCount;
-	bsRay_TestRange(bvh->tris, bvh->triIndex, frame, 0, bvh->triCount, best);
+	bsRay_TestRange(bvh->tris, bvh->triIndex, bvh->openEdges, frame, 0, bvh->triCount, best);
 }
 
 // The answer to an invalid query: a miss that stays put where possible (t = 1, centre C2, or C1

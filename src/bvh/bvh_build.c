@@ -1344,6 +1344,13 @@ static bool bsBuildArrays_Alloc(bsBuildArrays* a, size_t n)
 	return true;
 }
 
+// The open edges of the tree's triangles, found in leaf order: neighbours are near in memory there.
+static bool bsBvh_LeafOpenEdges(bsBvh* bvh)
+{
+	bvh->openEdges = malloc(bvh->triCount);
+	return bvh->openEdges != NULL && bsFindOpenEdges(bvh->tris, bvh->triCount, bvh->openEdges) == bs_ok;
+}
+
 bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const bsBvhOptions* options)
 {
 	if (bvh == NULL)
@@ -1459,6 +1466,11 @@ bsResult bsBvh_Build(bsBvh* bvh, const bsTriangle* tris, uint32_t count, const b
 	input.index = bvh->triIndex;
 	bsBuildFor(pool, 1 + (size_t)bsTopLevels_ChunkCount(count), 1, bsBuildInput_Finish, &input);
 	bsPool_Destroy(pool);
+	if (!bsBvh_LeafOpenEdges(bvh))
+	{
+		bsBvh_Destroy(bvh);
+		return bs_errOutOfMemory;
+	}
 	bvh->stats.buildSeconds = bsNow() - start;
 	return bs_ok;
 }
@@ -1473,7 +1485,16 @@ void bsBvh_Destroy(bsBvh* bvh)
 	free(bvh->wide);
 	free(bvh->tris);
 	free(bvh->triIndex);
+	free(bvh->openEdges);
 	memset(bvh, 0, sizeof *bvh);
+}
+
+void bsBvh_OpenEdges(const bsBvh* bvh, uint8_t* open)
+{
+	for (uint32_t k = 0; bvh != NULL && k < bvh->triCount; ++k)
+	{
+		open[bvh->triIndex[k]] = bvh->openEdges[k];
+	}
 }
 
 size_t bsBvh_Bytes(const bsBvh* bvh)
@@ -1483,7 +1504,7 @@ size_t bsBvh_Bytes(const bsBvh* bvh)
 		return 0;
 	}
 	return (size_t)bvh->nodeCount * sizeof(bsBvhNode) + (size_t)bvh->wideCount * sizeof(bsBvhWideNode) +
-		(size_t)bvh->triCount * (sizeof(bsTriangle) + sizeof(uint32_t));
+		(size_t)bvh->triCount * (sizeof(bsTriangle) + sizeof(uint32_t) + sizeof(uint8_t));
 }
 
 // A node of the tests' boxes (count <= BS_BVH_MAX_LEAF) as the build sees it: its prims, centroid box

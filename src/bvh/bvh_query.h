@@ -107,18 +107,19 @@ static inline bool bsBvhBest_Offer(bsBvhBest* best, const bsTriangleHit* h, uint
 	return true;
 }
 
-// Triangles [first, first + count) (leaf order of tris, the caller's indices in triIndex) against the
-// segment, with the segment's frame made once per query: the list loop's ray test, the same answers.
-// Returns true when the best contact changed.
+// Triangles [first, first + count) (leaf order of tris, the caller's indices in triIndex, their open
+// edges in open) against the segment, with the segment's frame made once per query: the list loop's
+// ray test, the same answers but for a crossing exactly on an open edge, which the tree's triangle
+// takes. Returns true when the best contact changed.
 static BS_COLD_PATH bool bsRay_TestRange(const bsTriangle* tris, const uint32_t* triIndex,
-	bsRayFrame* frame, uint32_t first, uint32_t count, bsBvhBest* best)
+	const uint8_t* open, bsRayFrame* frame, uint32_t first, uint32_t count, bsBvhBest* best)
 {
 	bool changed = false;
 	for (uint32_t k = first; k < first + count; ++k)
 	{
 		uint32_t index = triIndex[k];
 		bsTriangleHit h;
-		if (bsRay_Triangle(tris + k, frame, bsBvhBest_Bound(best, index), &h))
+		if (bsRay_Triangle(tris + k, frame, bsBvhBest_Bound(best, index), open[k], &h))
 		{
 			changed |= bsBvhBest_Offer(best, &h, k, index);
 		}

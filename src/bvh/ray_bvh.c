@@ -91,6 +91,7 @@ bsResult bsRayBvh_Build(bsRayBvh* rays, const bsBvh* bvh)
 	double t0 = bsNow();
 	rays->tris = bvh->tris;
 	rays->triIndex = bvh->triIndex;
+	rays->openEdges = bvh->openEdges;
 	rays->triCount = bvh->triCount;
 	rays->pad = bvh->pad;
 	if (bvh->triCount == 0 || bvh->nodeCount == 0)
@@ -333,7 +334,7 @@ static void bsRayBvh_Best(const bsRayBvh* rb, bsRayFrame* frame, bsBvhBest* best
 		memset(best, 0, sizeof *best);
 	}
 	*tested += rb->triCount;
-	bsRay_TestRange(rb->tris, rb->triIndex, frame, 0, rb->triCount, best);
+	bsRay_TestRange(rb->tris, rb->triIndex, rb->openEdges, frame, 0, rb->triCount, best);
 }
 
 bsResult bsRayBvh_Ray(const bsRayBvh* rays, const bsRayInput* input, bsRayOutput* out,

@@ -42,6 +42,7 @@ typedef struct bsRayBvh
 	uint32_t depth;             // the longest root-to-leaf path in nodes, the root at 1
 	const bsTriangle* tris;     // the bsBvh's triangles in leaf order (borrowed)
 	const uint32_t* triIndex;   // leaf order -> the caller's index (borrowed)
+	const uint8_t* openEdges;   // leaf order: the edges without a neighbour (borrowed)
 	uint32_t triCount;
 	float pad;                  // the bsBvh's rounding pad, added to every box on query
 	double buildSeconds;        // the collapse's wall time

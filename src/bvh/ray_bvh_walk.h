@@ -22,7 +22,7 @@ static BS_RAY_WALK_TARGET bool BS_RAY_WALK(const bsRayBvh* rb, bsRayFrame* frame
 		if (count > 0)
 		{
 			triangles += count;
-			if (bsRay_TestRange(rb->tris, rb->triIndex, frame, child, count, best))
+			if (bsRay_TestRange(rb->tris, rb->triIndex, rb->openEdges, frame, child, count, best))
 			{
 				limit = bsFloatUp(best->hit.t);
 			}

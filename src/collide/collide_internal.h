@@ -160,8 +160,14 @@ bool bsExactTriangle(const bsTriangle* tri, const bsSweep* sweep, double tmax, b
 // Segment C1 -> C2 against the triangle, radius ignored (ray.c). Reports only t < tmax. Watertight:
 // a segment crossing exactly through an edge or vertex shared by triangles of a closed mesh is
 // reported by exactly one of them (one tie rule for every triangle, docs/algorithm.md), so a lone
-// triangle's boundary is half-open: it has some of its edges and vertices, not all.
+// triangle's boundary is half-open here: it has some of its edges and vertices, not all (unless its
+// open edges are given, bsRayTriangleOpen).
 bool bsRayTriangle(const bsTriangle* tri, const bsSweep* sweep, double tmax, bsTriangleHit* hit);
+
+// The same with the triangle's open edges (bit k: edge k has no neighbour, bsFindOpenEdges), which
+// take every crossing exactly on them.
+bool bsRayTriangleOpen(const bsTriangle* tri, const bsSweep* sweep, double tmax, unsigned open,
+	bsTriangleHit* hit);
 
 // --- One triangle by method, and the answer of a query (sweep.c) ---
 

@@ -99,25 +99,33 @@ static BS_ALWAYS_INLINE int bsRay_EdgeSide(bsRayPoint a, bsRayPoint b)
 	return b.x > a.x ? 1 : (b.x < a.x ? -1 : 0);
 }
 
-// Does the segment's line pass through the closed triangle (ties by the rule above)? Either
-// orientation counts: the three sides must agree.
-static BS_ALWAYS_INLINE bool bsRay_Crosses(const bsTriangle* tri, const bsRayFrame* f)
+// The crossing test again when the rule above said no and the triangle has open edges (bit k: edge
+// k, p1p2, p2p3, p3p1, has no neighbour): an open edge whose line the segment's line meets within the
+// rounding of the projection takes the tie, whatever side it falls on (ray.c).
+bool bsRay_CrossesOpen(const bsTriangle* tri, const bsRayFrame* f, const bsRayPoint p[3],
+	unsigned open);
+
+// Does the segment's line pass through the closed triangle (ties by the rule above, an open edge's
+// ties to its triangle)? Either orientation counts: the three sides must agree.
+static BS_ALWAYS_INLINE bool bsRay_Crosses(const bsTriangle* tri, const bsRayFrame* f, unsigned open)
 {
-	bsRayPoint a = bsRay_Project(f, tri->p1);
-	bsRayPoint b = bsRay_Project(f, tri->p2);
-	bsRayPoint c = bsRay_Project(f, tri->p3);
-	int ab = bsRay_EdgeSide(a, b);
-	if (ab == 0)
+	bsRayPoint p[3] = {bsRay_Project(f, tri->p1), bsRay_Project(f, tri->p2), bsRay_Project(f, tri->p3)};
+	int ab = bsRay_EdgeSide(p[0], p[1]);
+	if (ab != 0)
 	{
-		return false;
+		int bc = bsRay_EdgeSide(p[1], p[2]);
+		if (ab == bc && bc == bsRay_EdgeSide(p[2], p[0]))
+		{
+			return true;
+		}
 	}
-	int bc = bsRay_EdgeSide(b, c);
-	return ab == bc && bc == bsRay_EdgeSide(c, a);
+	return open != 0 && bsRay_CrossesOpen(tri, f, p, open);
 }
 
-// bsRayTriangle on a frame: only contacts with t < tmax. Makes the frame's shear when it needs it.
+// bsRayTriangle on a frame: only contacts with t < tmax; open: the triangle's edges without a
+// neighbour (bsBvh.openEdges; 0 for the list loop). Makes the frame's shear when it needs it.
 static BS_ALWAYS_INLINE bool bsRay_Triangle(const bsTriangle* tri, bsRayFrame* s, double tmax,
-	bsTriangleHit* hit)
+	unsigned open, bsTriangleHit* hit)
 {
 	double d1 = bsTriangle_PlaneDistance(tri, s->c1);
 	double d2 = bsTriangle_PlaneDistance(tri, s->c2);
@@ -138,7 +146,7 @@ static BS_ALWAYS_INLINE bool bsRay_Triangle(const bsTriangle* tri, bsRayFrame* s
 	{
 		bsRayFrame_Shear(s);
 	}
-	if (!bsRay_Crosses(tri, s))
+	if (!bsRay_Crosses(tri, s, open))
 	{
 		return false;
 	}

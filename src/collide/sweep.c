@@ -100,6 +100,12 @@ void bsSweep_Miss(const bsSweep* s, bsSweepOutput* out)
 bsResult bsSweepList(bsMethod method, const bsTriangle* tris, uint32_t count,
 	const bsSweepInput* input, bsSweepOutput* out)
 {
+	return bsSweepListOpen(method, tris, NULL, count, input, out);
+}
+
+bsResult bsSweepListOpen(bsMethod method, const bsTriangle* tris, const uint8_t* open, uint32_t count,
+	const bsSweepInput* input, bsSweepOutput* out)
+{
 	bsSweep s;
 	bsResult result = bsMakeSweep(input, &s);
 	if (result != bs_ok)
@@ -121,7 +127,10 @@ bsResult bsSweepList(bsMethod method, const bsTriangle* tris, uint32_t count,
 	for (uint32_t i = 0; i < count; ++i)
 	{
 		bsTriangleHit hit;
-		if (bsSweepTriangle(method, tris + i, &s, best.t, &hit) && hit.t < best.t)
+		bool crossed = method == bs_methodRay && open != NULL
+			? bsRayTriangleOpen(tris + i, &s, best.t, open[i], &hit)
+			: bsSweepTriangle(method, tris + i, &s, best.t, &hit);
+		if (crossed && hit.t < best.t)
 		{
 			best = hit;
 			bestIndex = i;

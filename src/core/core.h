@@ -5,6 +5,7 @@
 #pragma once
 
 #include <assert.h>
+#include <stdint.h>
 
 // π, written once. The literal rounds to the same double as M_PI (which C11 does not define), so
 // every expression spelled with it gives the bits it gave with the digits written out.
@@ -20,6 +21,18 @@
 #else
 #define BS_COLD_PATH
 #endif
+
+// The finaliser of MurmurHash3: every input bit reaches every output bit, so the low bits that pick a
+// hash table's slot depend on the whole 64-bit state.
+static inline uint64_t bsMurmurMix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= UINT64_C(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	h *= UINT64_C(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	return h;
+}
 
 // BS_ASSERT(condition): an invariant the code relies on, checked in debug builds and compiled out
 // with NDEBUG (release builds), as assert. Compiled out it still names the condition's variables

@@ -44,6 +44,8 @@ static void bsFuzzObj(const uint8_t* data, size_t size, const bsObjOptions* opti
 		}
 		bsFuzzCheck(mesh.triangleGroup[t] < mesh.groupCount);
 	}
+	bsFuzzCheck((mesh.colors != NULL) == (mesh.coloredVertexCount > 0));
+	bsFuzzCheck(mesh.coloredVertexCount <= mesh.vertexCount);
 	for (uint32_t g = 0; g < mesh.groupCount; ++g)
 	{
 		bsFuzzCheck(mesh.groups[g].name != NULL);
