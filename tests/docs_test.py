@@ -15,10 +15,10 @@ Templates are not run: a command with a placeholder (an upper-case word such as 
 N, A.png), optional arguments ("[-") or "...".
 
 How: each document gets a fresh copy of the source tree (no build folder, no out/) in a temporary
-folder, its commands run in order in that copy's root with bash -o pipefail (as typed: `a; echo $?`
-shows a's status), `blobsim` on the
-PATH (a link to BLOBSIM, also as build/release/blobsim), HOME a temporary folder, and "/tmp/" in a
-command read as a temporary folder of the test. A command passes when it exits 0.
+folder, its commands run in order in that copy's root with bash -o pipefail (as typed: in
+`a; echo $?` the echo shows a's status), `blobsim` on the PATH (a link to BLOBSIM, also as
+build/release/blobsim), HOME a temporary folder, and "/tmp/" in a command read as a temporary folder
+of the test (so that runs as different users do not share files). A command passes when it exits 0.
 
 The few commands that are too long to run here (full renders, benchmarks, builds, cluster jobs) are
 in SHORTER below, each with the shorter command that runs in its place (or None and why not); an
@@ -27,7 +27,6 @@ when a program the docs use is missing: POV-Ray, ffmpeg, GNU parallel, ImageMagi
 """
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
@@ -291,15 +290,18 @@ def main():
                 with open(script_file, "w") as f:
                     f.write(script or "")
                 t = time.monotonic()
-                r = subprocess.run(["bash", "-o", "pipefail", "-c", run], cwd=tree,
-                                   env=dict(env, STAGE=stage, SCRIPT=script_file), stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, timeout=300)
+                try:
+                    r = subprocess.run(["bash", "-o", "pipefail", "-c", run], cwd=tree,
+                                       env=dict(env, STAGE=stage, SCRIPT=script_file), stdout=subprocess.PIPE,
+                                       stderr=subprocess.STDOUT, timeout=300)
+                    status, output = r.returncode, r.stdout
+                except subprocess.TimeoutExpired as e:
+                    status, output = "timeout (300 s)", e.stdout or b""
                 ran += 1
-                if r.returncode != 0:
-                    tail = "\n".join(r.stdout.decode(errors="replace").splitlines()[-8:])
-                    failures.append(f"{doc}:{line}: exit {r.returncode}: {run}\n    " +
-                                    tail.replace("\n", "\n    "))
-                    print(f"    FAILED (exit {r.returncode})")
+                if status != 0:
+                    tail = "\n".join(output.decode(errors="replace").splitlines()[-8:])
+                    failures.append(f"{doc}:{line}: exit {status}: {run}\n    " + tail.replace("\n", "\n    "))
+                    print(f"    FAILED (exit {status})")
                 elif time.monotonic() - t > 5:
                     print(f"    {time.monotonic() - t:.1f} s")
             shutil.rmtree(tree)
