@@ -23,7 +23,8 @@ of the test (so that runs as different users do not share files). A command pass
 The few commands that are too long to run here (full renders, benchmarks, builds, cluster jobs) are
 in SHORTER below, each with the shorter command that runs in its place (or None and why not); an
 entry whose command is no longer in the docs is an error, so the list stays true. Skipped (exit 77)
-when a program the docs use is missing: POV-Ray, ffmpeg, GNU parallel, ImageMagick.
+when a program the docs use is missing: POV-Ray, ffmpeg, GNU parallel, ImageMagick. In a sanitizer
+build (BLOBSIM_SANITIZE, the build's b_sanitize) the valgrind commands are not run.
 """
 import os
 import re
@@ -236,6 +237,8 @@ def main():
             for line, command, kind, _ in cmds:
                 print(f"{doc}:{line}: {kind:8} {command}")
         return 0
+    # BLOBSIM_SANITIZE: the build's b_sanitize option (tests/meson.build passes it).
+    sanitized = os.environ.get("BLOBSIM_SANITIZE", "none") not in ("", "none")
     missing = [p for p in ("povray", "ffmpeg", "parallel", "convert", "montage") if shutil.which(p) is None]
     if missing:
         print(f"SKIP: the docs use {', '.join(missing)}, not installed")
@@ -271,6 +274,10 @@ def main():
                     continue
                 key = (doc, command)
                 run = command if kind == "run" else script
+                if sanitized and re.match(r"(valgrind|callgrind_annotate)\b", command):
+                    used.add(key)
+                    print(f"{doc}:{line}: not run (valgrind cannot run a sanitizer build): {command}")
+                    continue
                 if key in SHORTER:
                     used.add(key)
                     run = SHORTER[key]
