@@ -13,13 +13,15 @@ fail() {
 	exit 1
 }
 missing=blobsim-test-no-such-package
-# The tools deps.sh looks for, from the real PATH; apt-get and sudo only as fakes that log.
+# The tools deps.sh looks for or uses (its apt log), from the real PATH; apt-get and sudo only as fakes
+# that log.
 mkdir "$work/bin"
-for t in cc meson ninja pkg-config python3 dpkg; do
+for t in cc meson ninja pkg-config python3 dpkg mktemp rm tail sed; do
 	p=$(command -v "$t") || continue
 	ln -s "$p" "$work/bin/$t"
 done
-printf '#!/bin/sh\necho "apt-get $*" >>"%s/log"\n' "$work" >"$work/apt-get"
+# With APT_FAIL set, the fake's install fails with a message of apt's.
+printf '#!/bin/sh\necho "apt-get $*" >>"%s/log"\n[ -n "$APT_FAIL" ] && [ "$1" = install ] && { echo "E: Unable to locate package $APT_FAIL"; exit 100; }\nexit 0\n' "$work" >"$work/apt-get"
 printf '#!/bin/sh\necho "sudo" >>"%s/log"\nexec "$@"\n' "$work" >"$work/sudo"
 chmod +x "$work/apt-get" "$work/sudo"
 ln -s "$work/apt-get" "$work/bin/apt-get"
@@ -42,6 +44,7 @@ deps() {
 deps 0 || fail "as root: exit $?"
 grep -qx "apt-get install -y -qq --no-install-recommends $missing" "$work/log" || fail "as root: $(cat "$work/log")"
 grep -q sudo "$work/log" && fail "as root: used sudo"
+grep -q "^installing 1 packages: $missing" "$work/err" || fail "as root: no 'installing' line: $(cat "$work/err")"
 
 deps 1000 sudo || fail "with sudo: exit $?"
 [ "$(cat "$work/log")" = "sudo
@@ -60,10 +63,19 @@ grep -q "^    apt-get update && apt-get install -y --no-install-recommends $miss
 grep -q "not root and there is no sudo" "$work/err" || fail "no reason given: $(cat "$work/err")"
 grep -q "command not found" "$work/err" && fail "a missing command: $(cat "$work/err")"
 
+# Each step says what it does; apt's own output is kept in a log, shown when a step fails.
+set +e
+APT_FAIL=$missing deps 0
+rc=$?
+set -e
+[ $rc -eq 1 ] || fail "a failing apt-get install: exit $rc, expected 1: $(cat "$work/err")"
+grep -q "^apt-get install failed; the end of its log" "$work/err" || fail "apt failure not said: $(cat "$work/err")"
+grep -q "E: Unable to locate package $missing" "$work/err" || fail "apt's log not shown: $(cat "$work/err")"
+
 # An optional package: installed as root; without root or sudo only named, and no failure.
 deps 0 optional || fail "optional as root: exit $?"
 grep -qx "apt-get install -y -qq --no-install-recommends $missing" "$work/log" || fail "optional as root: $(cat "$work/log")"
 deps 1000 optional || fail "optional without root or sudo: exit $?"
 [ ! -e "$work/log" ] || fail "optional without root or sudo: ran $(cat "$work/log")"
 grep -q "optional, not installed: $missing" "$work/err" || fail "optional: not named: $(cat "$work/err")"
-echo "ok: root, sudo, neither; an optional package as root and without root"
+echo "ok: root, sudo, neither; apt failing; an optional package as root and without root"

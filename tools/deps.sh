@@ -31,9 +31,29 @@ blobsim_install_deps() {
 		fi
 		sudo="sudo"
 	fi
-	echo "installing: ${need[*]}${sudo:+ (through sudo)}" >&2
-	$sudo apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+	# apt's output goes to a log file, shown when a step fails; each step says what it does.
+	local log start=$SECONDS
+	log=$(mktemp "${TMPDIR:-/tmp}/blobsim-apt.XXXXXX")
+	echo "installing ${#need[@]} packages${sudo:+ (through sudo)}: ${need[*]}" >&2
+	echo "  apt-get update (log: $log)" >&2
+	if ! $sudo apt-get update -qq >>"$log" 2>&1; then
+		blobsim_apt_failed "apt-get update" "$log"
+		return 1
+	fi
+	echo "  apt-get install: ${#need[@]} packages and what they need (a minute or more on a fresh machine)" >&2
+	if ! DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >>"$log" 2>&1; then
+		blobsim_apt_failed "apt-get install" "$log"
+		return 1
+	fi
+	echo "  installed in $((SECONDS - start)) s" >&2
+	rm -f "$log"
+}
+
+blobsim_apt_failed() {  # step, log
+	{
+		echo "$1 failed; the end of its log, $2:"
+		tail -n 30 "$2" | sed 's/^/    /'
+	} >&2
 }
 
 # Optional packages (the tests that need them are skipped without them, e.g. ffmpeg for the movie

@@ -313,7 +313,20 @@ static int bsGridBuildMain(int argc, char** argv)
 		return bsGridFail(err);
 	}
 	double t0 = bsNow();
-	bool ok = bsDng_Write(a.output, &grid, a.compress, err, sizeof err);
+	// The file's folder is made when missing (mkdir -p, as for `run -o`), and removed again when the
+	// write fails.
+	char folder[4096];
+	bsCreatedFolders made = {0};
+	const char* slash = strrchr(a.output, '/');
+	int folderLength = slash == NULL ? 0 : (int)(slash - a.output);
+	bool inFolder = folderLength > 0 && folderLength < (int)sizeof folder;
+	snprintf(folder, sizeof folder, "%.*s", inFolder ? folderLength : 0, a.output);
+	bool ok = (!inFolder || bsMakeFolders(folder, "the grid file's folder", &made, err, sizeof err)) &&
+		bsDng_Write(a.output, &grid, a.compress, err, sizeof err);
+	if (!ok && inFolder)
+	{
+		bsRemoveCreatedFolders(folder, &made);
+	}
 	double writeSeconds = bsNow() - t0;
 	if (ok && !a.quiet)
 	{

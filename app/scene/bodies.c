@@ -4,6 +4,7 @@
 #include "array.h"
 #include "atomic_file.h"
 #include "files.h"
+#include "inputs.h"
 #include "obj.h"
 #include "output_set.h"
 #include "blobsim/base.h"
@@ -59,7 +60,9 @@ static bool bsLoadTriangles(const char* file, bsTriangle** tris, uint32_t* count
 	bsObjError oerr;
 	if (bsObj_Load(file, &mesh, &oerr) != bs_ok)
 	{
-		snprintf(err, errlen, "%s", oerr.message);
+		char hint[256];
+		bsInputFile_MadeBy(file, hint, sizeof hint);
+		snprintf(err, errlen, "%s%s", oerr.message, hint);
 		return false;
 	}
 	*tris = malloc(mesh.triangleCount * sizeof(bsTriangle));

@@ -3,6 +3,7 @@
 #include "bodies.h"
 
 #include "array.h"
+#include "inputs.h"
 #include "obj.h"
 #include "blobsim/base.h"
 #include "blobsim/quat.h"
@@ -177,7 +178,9 @@ static bsResult bsEnvironment_AddMesh(bsEnvironment* env, const bsMeshConfig* mc
 	bsResult r = bsObj_Load(mc->file, &mesh, &oerr);
 	if (r != bs_ok)
 	{
-		snprintf(err, errlen, "%s", oerr.message);
+		char hint[256];
+		bsInputFile_MadeBy(mc->file, hint, sizeof hint);
+		snprintf(err, errlen, "%s%s", oerr.message, hint);
 		return r;
 	}
 	env->droppedDegenerate += mesh.droppedDegenerate;

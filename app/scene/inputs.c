@@ -104,3 +104,25 @@ void bsInputList_Free(bsInputList* list)
 	free(list->files);
 	memset(list, 0, sizeof(*list));
 }
+
+bool bsInputFile_MadeBy(const char* path, char* hint, size_t hintlen)
+{
+	if (hintlen > 0)
+	{
+		hint[0] = '\0';
+	}
+	const char* slash = strrchr(path, '/');
+	const char* name = slash != NULL ? slash + 1 : path;
+	size_t n = strlen(name);
+	bool letter = strncmp(name, "letter_", 7) == 0 && n > 11 && strcmp(name + n - 4, ".obj") == 0;
+	if (!letter || access(path, F_OK) == 0 || hintlen == 0)
+	{
+		return false;
+	}
+	// The folder the file should be in, as the config resolved it ("." for a bare name).
+	int dirlen = slash == NULL ? 1 : slash == path ? 1 : (int)(slash - path);
+	snprintf(hint, hintlen,
+		" (the letter models are written by tools/letters/make: run `tools/letters/make %.*s` first)",
+		dirlen, slash == NULL ? "." : path);
+	return true;
+}

@@ -37,3 +37,8 @@ void bsInputList_Free(bsInputList* list);
 
 // Size and FNV-1a 64 hash of a file's bytes. False when it cannot be opened or read.
 bool bsHashFile(const char* path, uint64_t* size, uint64_t* hash);
+
+// For a missing input that a tool of the repository writes (the letter models of
+// tools/letters/make), writes " (... run `tools/letters/make DIR` first)" into hint and returns true;
+// false, with hint "", for any other path or when the file exists. A loader appends it to its error.
+bool bsInputFile_MadeBy(const char* path, char* hint, size_t hintlen);

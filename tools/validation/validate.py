@@ -70,6 +70,7 @@ class Context:
 		for s in sets:
 			cmd += ["--set", s]
 		shown = [os.path.relpath(c, ROOT) if os.path.isabs(c) else c.replace(ROOT + os.sep, "") for c in cmd]
+		shown[0] = "blobsim"  # the page shows the command as installed (README.md), whichever binary ran
 		self.commands.append(" ".join(shlex.quote(c) for c in shown))
 		print("validate: " + self.commands[-1], file=sys.stderr, flush=True)
 		subprocess.run(cmd, check=True)

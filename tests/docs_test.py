@@ -1,0 +1,328 @@
+#!/usr/bin/env python3
+"""Every command of README.md and docs/*.md, run as written against this build (test docs-commands).
+
+    tests/docs_test.py BLOBSIM SOURCE_ROOT BUILD_DIR [--list] [--only=DOC ...]
+
+What counts as a command:
+  - a line of a code block (indented, or fenced without a language or as sh/bash/shell) that starts
+    with a program the docs use (blobsim, tools/..., meson, ninja, povray, ...); a line ending in a
+    backslash goes on on the next; lines after a blank line that start otherwise are shown output;
+  - a code block starting with "#!" is a script, run as a whole (its key is its first line after the
+    "#!" line);
+  - inline `blobsim COMMAND ARG ...` spans whose first argument is not an option, except `blobsim
+    bench ...` (benchmarks: the cli-bench-* tests run each part small).
+Templates are not run: a command with a placeholder (an upper-case word such as CONFIG, DIR, NAME,
+N, A.png), optional arguments ("[-") or "...".
+
+How: each document gets a fresh copy of the source tree (no build folder, no out/) in a temporary
+folder, its commands run in order in that copy's root with bash -o pipefail (as typed: in
+`a; echo $?` the echo shows a's status), `blobsim` on the PATH (a link to BLOBSIM, also as
+build/release/blobsim), HOME a temporary folder, and "/tmp/" in a command read as a temporary folder
+of the test (so that runs as different users do not share files). A command passes when it exits 0.
+
+The few commands that are too long to run here (full renders, benchmarks, builds, cluster jobs) are
+in SHORTER below, each with the shorter command that runs in its place (or None and why not); an
+entry whose command is no longer in the docs is an error, so the list stays true. Skipped (exit 77)
+when a program the docs use is missing: POV-Ray, ffmpeg, GNU parallel, ImageMagick. In a sanitizer
+build (BLOBSIM_SANITIZE, the build's b_sanitize) the valgrind commands are not run.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+PROGRAMS = r"(blobsim|tools/[\w/.-]+|meson|ninja|apt-get|cd|povray|parallel|sbatch|valgrind|callgrind_annotate|montage|/usr/bin/convert|export)"
+COMMAND = re.compile(r"^(" + PROGRAMS + r"(\s|$)|\w+=\$\()")  # or VAR=$(command ...)
+OUTPUT = re.compile(r"^blobsim( \w+)?: ")  # "blobsim batch: b.json: ..." is a message, not a command
+PLACEHOLDER = re.compile(r"(?<![\w$+-])[A-Z][A-Z0-9_]*(?=$|[\s./,\]|)-])")
+INLINE = re.compile(r"`(blobsim (run|render|check|batch|grid|compare|regress) [^`-][^`]*)`")
+SHELL_FENCES = ("", "sh", "bash", "shell")
+
+# (document, command as written) -> the shorter command run instead, or (None, why it is not run).
+# $BUILD is the build folder, $STAGE an empty temporary folder, $SCRIPT a script block's file.
+SMALL = "--set render.width=80 --set render.height=60"
+BUILT = (None, "the build this test runs in")
+LETTERS = 'mkdir -p out/letters && "$BUILD/blobsim-letters" out/letters'  # what tools/letters/make runs, without building
+BENCH_SMALL = "--vs-queries 200 --vs-resolution 20 --vs-rounds 1 --tests 2000 --queries 200 --particles 0"
+ALL_CONFIGS = LETTERS + ' && for c in configs/*.json; do blobsim check "$c"; done'
+SHORTER = {
+    ("README.md", "tools/snow"): "blobsim run configs/snow.json --render " + SMALL,
+    ("README.md", "tools/test"): (None, "the whole suite, which this test is part of"),
+    ("README.md", "apt-get install -y gcc meson ninja-build pkg-config python3 libcjson-dev libpng-dev povray"):
+        (None, "installs packages as root; tests/deps_test.sh tests tools/deps.sh, which prints this line"),
+    ("README.md", "meson setup build/release --buildtype=release"): BUILT,
+    ("README.md", "ninja -C build/release"): BUILT,
+    ("README.md", "meson test -C build/release"): (None, "the suite this test is part of"),
+    ("README.md", "meson install -C build/release"):
+        'meson install -C "$BUILD" --no-rebuild --quiet --destdir "$STAGE" && '
+        '"$(find "$STAGE" -name blobsim -type f)" --version',
+    ("README.md", "meson configure build/release --prefix ~/.local"):
+        (None, "it would change the build under test; meson install runs above, into a temporary folder"),
+    ("docs/batch.md", "#SBATCH --job-name=snow-radius"):  # one task of the array, here
+        'SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=4 SLURM_CPUS_PER_TASK=1 '
+        'bash <(sed "s|^cd /shared/blobsim\\$|cd $PWD|" "$SCRIPT")',
+    ("docs/batch.md", "parallel --will-cite -S node1,node2 --workdir /shared/blobsim blobsim batch "
+     "docs/batch/snow-radius.json --quiet --shard {}/3 ::: 0 1 2"):
+        (None, "needs the ssh hosts node1 and node2; the next command is the same on this machine"),
+    ("docs/bodies.md", "tools/letters/make out/letters"): LETTERS,
+    ("docs/bodies.md", "blobsim run configs/letters-T.json --render    # or letters-MV, letters-W"):
+        "blobsim run configs/letters-T.json --render " + SMALL + " --set output.frame_every=24",
+    ("docs/bodies.md", "blobsim run configs/ball-snow.json --render --set render.width=480 --set render.height=360"):
+        "blobsim run configs/ball-snow.json --render " + SMALL + " --set output.frame_every=125",
+    ("docs/figures.md", "blobsim run configs/room.json --render        # -> out/room/scene.png"):
+        "blobsim run configs/room.json --render " + SMALL,
+    ("docs/figures.md", "blobsim batch configs/room.json configs/room-ray.json configs/room-empty.json "
+     "configs/slime.json configs/snow.json --render -o out/figures"):
+        "blobsim batch configs/room.json configs/room-ray.json configs/room-empty.json configs/slime.json "
+        "configs/snow.json -o out/figures",
+    ("docs/figures.md", "blobsim batch configs --render --jobs 1"): ALL_CONFIGS,
+    ("docs/figures.md", "blobsim run configs/mud-slope.json --set output.frame_every=40"):
+        "blobsim run configs/mud-slope.json --set output.frame_every=2 --set motion.steps=4",
+    ("docs/dngrid.md", "blobsim run configs/field-explosion.json --movie --set render.width=320 "
+     "--set render.height=240 --set output.frame_every=20"):
+        "blobsim run configs/field-explosion.json --movie " + SMALL + " --set output.frame_every=20",
+    ("docs/dngrid.md", "blobsim run configs/field-explosion.json -o out/field-explosion-above --render "
+     "--set render.width=320 --set render.height=240 --set output.frame_every=20 "
+     "--set 'render.camera.location=[-3.5, 6, 3.5]'"):
+        "blobsim run configs/field-explosion.json -o out/field-explosion-above --render " + SMALL +
+        " --set output.frame_every=20 --set 'render.camera.location=[-3.5, 6, 3.5]'",
+    ("docs/performance.md", "blobsim batch configs --render --jobs 1"): ALL_CONFIGS,
+    ("docs/rendering.md", "blobsim run configs/snow.json --render"):
+        "blobsim run configs/snow.json --render " + SMALL,
+    ("docs/rendering.md", "blobsim run configs/snow-accumulate.json --set output.frame_every=10 --render"):
+        "blobsim run configs/snow-accumulate.json --set output.frame_every=40 --render " + SMALL,
+    ("docs/rendering.md", "blobsim run configs/snow-accumulate.json --set output.frame_every=2   # no --render; 61 frames"):
+        "blobsim run configs/snow-accumulate.json --set output.frame_every=40 " + SMALL,
+    ("docs/rendering.md", "#SBATCH --job-name=blobsim-frames"):  # one task of the array, here
+        'SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=4 SLURM_CPUS_PER_TASK=1 bash "$SCRIPT"',
+    ("docs/rendering.md", "job=$(sbatch --parsable render-frames.sbatch)"):
+        (None, "submits to a Slurm cluster; one task of the script runs above"),
+    ("docs/rendering.md", 'sbatch --dependency=afterok:$job --cpus-per-task=8 --wrap "blobsim render out/snow-accumulate --movie"'):
+        (None, "submits to a Slurm cluster; the same blobsim render --movie runs below"),
+    ("docs/rendering.md", "blobsim run configs/snow-accumulate.json --set output.frame_every=2 --movie"):
+        "blobsim run configs/snow-accumulate.json --set output.frame_every=40 --movie " + SMALL,
+    ("docs/performance-history.md", "blobsim bench --only embree --threads 1 --vs-sets mixed,near,radius3x,snow,slime "
+     "--vs-methods embree-sweep,exact,karabassi"):
+        "blobsim bench --only embree --threads 1 --vs-sets mixed,near,radius3x,snow,slime "
+        "--vs-methods embree-sweep,exact,karabassi " + BENCH_SMALL,
+    ("docs/performance.md", "valgrind --tool=callgrind --toggle-collect=bsVsTimedPass --callgrind-out-file=cg.exact "
+     "blobsim bench --only embree --threads 1 --vs-rounds 1 --vs-sets near --vs-methods exact --vs-queries 5000"):
+        "valgrind --tool=callgrind --toggle-collect=bsVsTimedPass --callgrind-out-file=cg.exact "
+        "blobsim bench --only embree --threads 1 --vs-rounds 1 --vs-sets near --vs-methods exact " + BENCH_SMALL,
+    ("docs/performance.md", "blobsim run configs/dam-break.json"):
+        "blobsim run configs/dam-break.json --set motion.steps=1",
+    ("docs/regress.md", "blobsim regress tests/regress                  # run the shipped suite -> out/regress/report.html"):
+        "blobsim regress tests/regress --only tiny-slide",
+    ("docs/regress.md", "blobsim regress tests/regress --update         # bless: the new images become the references"):
+        "blobsim regress tests/regress --update --only tiny-slide",
+    ("docs/regress.md", "blobsim regress tests/regress --only fig10-snow --set particles.radius=0.03   # would this change show?"):
+        "blobsim regress tests/regress --only fig10-snow --set particles.radius=0.03; [ $? -eq 1 ]  # it shows: exit 1",
+    ("docs/regress.md", "blobsim regress tests/regress            # see what changed"):
+        "blobsim regress tests/regress --only tiny-slide",
+    ("docs/regress.md", "blobsim regress tests/regress --update   # then bless, and commit tests/regress/ref/"):
+        "blobsim regress tests/regress --update --only tiny-slide",
+    ("docs/validation.md", "tools/validate"):
+        (None, "the whole validation; the validation-harness test runs its quick cases"),
+}
+# The validation's cases, one step each.
+for _case, _args in [("dam-break", "-o out/validation/dam-break --quiet --threads 1"),
+                     ("hydrostatic", "-o out/validation/hydrostatic/settle --quiet --threads 1"),
+                     ("hydrostatic", "-o out/validation/hydrostatic/settled --quiet --threads 1 --set "
+                      "'particles.emitters.0={\"type\": \"file\", \"file\": "
+                      "\"../../out/validation/hydrostatic/settle/particles.ply\"}' --set motion.steps=10"),
+                     ("poiseuille", "-o out/validation/poiseuille --quiet --threads 1"),
+                     ("droplet", "-o out/validation/droplet --quiet --threads 2")]:
+    _command = f"blobsim run tools/validation/{_case}.json {_args}"
+    SHORTER[("docs/validation.md", _command)] = _command + " --set motion.steps=1"  # the last --set wins
+
+
+def blocks(text):
+    """(line number, kind, lines) of each code block; kind is the fence's language or "indent"."""
+    lines = text.split("\n")
+    out, i = [], 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("```"):
+            j = i + 1
+            while j < len(lines) and not lines[j].startswith("```"):
+                j += 1
+            out.append((i + 2, line[3:].strip(), lines[i + 1:j]))
+            i = j + 1
+        elif line.startswith("    ") and (i == 0 or lines[i - 1].strip() == ""):
+            j = i
+            while j < len(lines) and (lines[j].startswith("    ") or lines[j].strip() == ""):
+                j += 1
+            body = [x[4:] for x in lines[i:j]]
+            while body and not body[-1].strip():
+                body.pop()
+            out.append((i + 1, "indent", body))
+            i = j
+        else:
+            i += 1
+    return out
+
+
+def is_template(command):
+    command = re.sub(r"\s+#\s.*$", "", command)  # a comment is not part of it
+    return (" [-" in command or " | --" in command or "..." in command or
+            PLACEHOLDER.search(command) is not None)
+
+
+def inline_command(command):
+    """An inline `blobsim ...` span is a command when it has a real argument (`blobsim grid build|info`
+    and `blobsim grid build` are names of commands)."""
+    words = command.split()[2:]
+    if command.split()[1] == "grid":
+        words = words[1:] if words and words[0] in ("build", "info") else []
+    return bool(words) and not words[0].startswith("-") and "|" not in words[0]
+
+
+def commands(path, text):
+    """(line, command, kind) of each command of a document, in order; kind: run, template or script."""
+    found = []
+    for first, kind, body in blocks(text):
+        if kind not in SHELL_FENCES and kind != "indent":
+            continue
+        if body and body[0].startswith("#!"):
+            key = next((x for x in body[1:] if x.strip()), "")
+            found.append((first, key, "script", "\n".join(body)))
+            continue
+        k = 0
+        while k < len(body):
+            line = body[k]
+            start = first + k
+            if not line.strip():
+                k += 1
+                continue
+            if not COMMAND.match(line) or OUTPUT.match(line):
+                if k == 0:
+                    break  # a block of output or formulas
+                k += 1
+                continue
+            full = line
+            while full.endswith("\\") and k + 1 < len(body):
+                k += 1
+                full = full[:-1].rstrip() + " " + body[k].strip()
+            found.append((start, full, "template" if is_template(full) else "run", None))
+            k += 1
+    for n, line in enumerate(text.split("\n"), 1):
+        for m in INLINE.finditer(line):
+            command = m.group(1)
+            if not inline_command(command):
+                continue
+            found.append((n, command, "template" if is_template(command) else "run", None))
+    return found
+
+
+def copy_tree(source, dest):
+    skip = shutil.ignore_patterns(".git", "build", "out", "__pycache__")
+    shutil.copytree(source, dest, ignore=skip, symlinks=True)
+
+
+def main():
+    only = [a[len("--only="):] for a in sys.argv[1:] if a.startswith("--only=")]
+    args = [a for a in sys.argv[1:] if a != "--list" and not a.startswith("--only=")]
+    if len(args) != 3:
+        sys.exit(__doc__)
+    blobsim, source, build = (os.path.abspath(a) for a in args)
+    only_list = "--list" in sys.argv
+    docs = ["README.md"] + sorted("docs/" + f for f in os.listdir(os.path.join(source, "docs"))
+                                  if f.endswith(".md"))
+    plan = [(doc, commands(doc, open(os.path.join(source, doc), encoding="utf-8").read())) for doc in docs]
+    if only_list:
+        for doc, cmds in plan:
+            for line, command, kind, _ in cmds:
+                print(f"{doc}:{line}: {kind:8} {command}")
+        return 0
+    # BLOBSIM_SANITIZE: the build's b_sanitize option (tests/meson.build passes it).
+    sanitized = os.environ.get("BLOBSIM_SANITIZE", "none") not in ("", "none")
+    missing = [p for p in ("povray", "ffmpeg", "parallel", "convert", "montage") if shutil.which(p) is None]
+    if missing:
+        print(f"SKIP: the docs use {', '.join(missing)}, not installed")
+        return 77
+
+    used = set()
+    failures, ran, shortened, templates = [], 0, 0, 0
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="blobsim-docs-") as work:
+        bindir = os.path.join(work, "bin")
+        os.mkdir(bindir)
+        os.symlink(blobsim, os.path.join(bindir, "blobsim"))
+        home = os.path.join(work, "home")
+        os.mkdir(home)
+        env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""), HOME=home,
+                   BUILD=build, LC_ALL="C.UTF-8")
+        for doc, cmds in plan:
+            if only and doc not in only:
+                used.update(k for k in SHORTER if k[0] == doc)
+                continue
+            if not any(kind in ("run", "script") for _, _, kind, _ in cmds):
+                templates += len(cmds)
+                continue
+            tree = os.path.join(work, "tree-" + doc.replace("/", "-"))
+            copy_tree(source, tree)
+            os.makedirs(os.path.join(tree, "build", "release"))
+            os.symlink(blobsim, os.path.join(tree, "build", "release", "blobsim"))
+            tmp = os.path.join(work, "tmp-" + doc.replace("/", "-"))
+            os.mkdir(tmp)
+            for line, command, kind, script in cmds:
+                if kind == "template":
+                    templates += 1
+                    continue
+                key = (doc, command)
+                run = command if kind == "run" else script
+                if sanitized and re.match(r"(valgrind|callgrind_annotate)\b", command):
+                    used.add(key)
+                    print(f"{doc}:{line}: not run (valgrind cannot run a sanitizer build): {command}")
+                    continue
+                if key in SHORTER:
+                    used.add(key)
+                    run = SHORTER[key]
+                    if isinstance(run, tuple):
+                        print(f"{doc}:{line}: not run ({run[1]}): {command}")
+                        continue
+                    shortened += 1
+                    print(f"{doc}:{line}: run shorter: {run}")
+                elif kind == "script":
+                    failures.append(f"{doc}:{line}: a script (key {command!r}) not in SHORTER: say how to run it")
+                    continue
+                else:
+                    print(f"{doc}:{line}: {command}")
+                run = run.replace("/tmp/", tmp + "/")
+                stage = tempfile.mkdtemp(dir=work, prefix="stage-")
+                script_file = os.path.join(stage, "script")
+                with open(script_file, "w") as f:
+                    f.write(script or "")
+                t = time.monotonic()
+                try:
+                    r = subprocess.run(["bash", "-o", "pipefail", "-c", run], cwd=tree,
+                                       env=dict(env, STAGE=stage, SCRIPT=script_file), stdout=subprocess.PIPE,
+                                       stderr=subprocess.STDOUT, timeout=300)
+                    status, output = r.returncode, r.stdout
+                except subprocess.TimeoutExpired as e:
+                    status, output = "timeout (300 s)", e.stdout or b""
+                ran += 1
+                if status != 0:
+                    tail = "\n".join(output.decode(errors="replace").splitlines()[-8:])
+                    failures.append(f"{doc}:{line}: exit {status}: {run}\n    " + tail.replace("\n", "\n    "))
+                    print(f"    FAILED (exit {status})")
+                elif time.monotonic() - t > 5:
+                    print(f"    {time.monotonic() - t:.1f} s")
+            shutil.rmtree(tree)
+    for key in SHORTER:
+        if key not in used:
+            failures.append(f"SHORTER has {key[0]}: {key[1]!r}, which is not a command of that document any more")
+    print(f"{ran} commands run ({shortened} in a shorter form), {templates} templates, "
+          f"{time.monotonic() - start:.0f} s")
+    if ran < 40 and not only:
+        failures.append(f"only {ran} commands found: is the extraction broken?")
+    for f in failures:
+        print("FAIL " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
