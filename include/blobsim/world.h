@@ -22,7 +22,7 @@
 
 #include <stdint.h>
 
-#define BS_WORLD_MAX_COLLIDERS 1024
+#define BS_WORLD_MAX_COLLIDERS (1 << 20)
 #define BS_WORLD_MAX_EMITTERS 1024
 
 typedef struct bsWorldDef

@@ -49,7 +49,8 @@ struct bsWorldDynamics
 	                              // pointer each: the sensor pairs hold them while bodies are added)
 	bsVec3* positions;            // a deforming body's welded vertices for a sensor query
 	size_t positionCapacity;
-	bsTriangle* meshTris[BS_WORLD_MAX_COLLIDERS];  // a static mesh's triangles in its caller's order
+	bsTriangle** meshTris;        // by collider: a static mesh's triangles in its caller's order (NULL:
+	int meshTrisCount;            // not yet asked for), meshTrisCount entries
 };
 
 void bsWorldDynamics_Destroy(bsWorldDynamics* d)
@@ -74,10 +75,11 @@ void bsWorldDynamics_Destroy(bsWorldDynamics* d)
 			free(d->topology[k]);
 		}
 	}
-	for (int k = 0; k < BS_WORLD_MAX_COLLIDERS; ++k)
+	for (int k = 0; k < d->meshTrisCount; ++k)
 	{
 		free(d->meshTris[k]);
 	}
+	free(d->meshTris);
 	bsRigidContactCache_Destroy(&d->cache);
 	free(d->rigid);
 	free(d->start);
@@ -182,6 +184,17 @@ static bsResult bsWorldDynamics_Reserve(bsWorldDynamics* d, uint32_t extra)
 // the caller's index).
 static const bsTriangle* bsWorldDynamics_MeshTriangles(bsWorldDynamics* d, int collider, const bsBvh* bvh)
 {
+	if (collider >= d->meshTrisCount)
+	{
+		bsTriangle** grown = realloc(d->meshTris, (size_t)(collider + 1) * sizeof(bsTriangle*));
+		if (grown == NULL)
+		{
+			return NULL;
+		}
+		memset(grown + d->meshTrisCount, 0, (size_t)(collider + 1 - d->meshTrisCount) * sizeof(bsTriangle*));
+		d->meshTris = grown;
+		d->meshTrisCount = collider + 1;
+	}
 	if (d->meshTris[collider] == NULL && (d->meshTris[collider] = malloc((bvh->triCount + 1) * sizeof(bsTriangle))) != NULL)
 	{
 		for (uint32_t l = 0; l < bvh->triCount; ++l)

@@ -62,6 +62,7 @@ void bsWorld_Destroy(bsWorld* world)
 	free(world->restVelocity);
 	free(world->calm);
 	free(world->springs);
+	free(world->colliders);
 	free(world->emitters);
 	free(world->births);
 	free(world->order);
@@ -86,6 +87,18 @@ static bsResult bsWorld_AddCollider(bsWorld* world, bsColliderKind kind, const v
 	if (world->colliderCount == BS_WORLD_MAX_COLLIDERS)
 	{
 		return bs_errTooLarge;
+	}
+	if (world->colliderCount == world->colliderCapacity)
+	{
+		int capacity = world->colliderCapacity > 0 ? 2 * world->colliderCapacity : 8;
+		capacity = capacity < BS_WORLD_MAX_COLLIDERS ? capacity : BS_WORLD_MAX_COLLIDERS;
+		bsCollider* grown = realloc(world->colliders, (size_t)capacity * sizeof(bsCollider));
+		if (grown == NULL)
+		{
+			return bs_errOutOfMemory;
+		}
+		world->colliders = grown;
+		world->colliderCapacity = capacity;
 	}
 	bsCollider* c = world->colliders + world->colliderCount++;
 	c->shape = shape;

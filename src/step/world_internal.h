@@ -144,8 +144,8 @@ struct bsWorld
 	bsPool* pool;
 	bsStepWorker* workers;  // one per pool thread
 	bsRng rng;              // the emitters' stream
-	bsCollider colliders[BS_WORLD_MAX_COLLIDERS];
-	int colliderCount;
+	bsCollider* colliders;  // grown as they are added, at most BS_WORLD_MAX_COLLIDERS
+	int colliderCount, colliderCapacity;
 	size_t meshBytes;       // bytes of the meshes' BVHs (bsBvh_Bytes), summed
 	bsWorldEmitter* emitters;
 	int emitterCount;
