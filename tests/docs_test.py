@@ -34,8 +34,8 @@ import sys
 import tempfile
 import time
 
-PROGRAMS = r"(blobsim|tools/[\w/.-]+|meson|ninja|apt-get|cd|povray|parallel|sbatch|valgrind|callgrind_annotate|montage|/usr/bin/convert|export)"
-COMMAND = re.compile(r"^(" + PROGRAMS + r"(\s|$)|\w+=\$\()")  # or VAR=$(command ...)
+PROGRAMS = r"(blobsim|build/release/blobsim|tools/[\w/.-]+|meson|ninja|apt-get|cd|povray|parallel|sbatch|valgrind|callgrind_annotate|montage|/usr/bin/convert|export)"
+COMMAND = re.compile(r"^(" + PROGRAMS + r"(\s|$)|\w+=\$\(|\w+=/)")  # or VAR=$(command ...), VAR=/path
 OUTPUT = re.compile(r"^blobsim( \w+)?: ")  # "blobsim batch: b.json: ..." is a message, not a command
 PLACEHOLDER = re.compile(r"(?<![\w$+-])[A-Z][A-Z0-9_]*(?=$|[\s./,\]|)-])")
 INLINE = re.compile(r"`(blobsim (run|render|check|batch|grid|compare|regress) [^`-][^`]*)`")
@@ -53,6 +53,8 @@ SHORTER = {
     ("README.md", "tools/test"): (None, "the whole suite, which this test is part of"),
     ("README.md", "apt-get install -y gcc meson ninja-build pkg-config python3 libcjson-dev libpng-dev povray"):
         (None, "installs packages as root; tests/deps_test.sh tests tools/deps.sh, which prints this line"),
+    ("README.md", "build/release/blobsim run out/teapot.json --render"):
+        "build/release/blobsim run out/teapot.json --render " + SMALL + " --set motion.steps=3",
     ("README.md", "meson setup build/release --buildtype=release"): BUILT,
     ("README.md", "ninja -C build/release"): BUILT,
     ("README.md", "meson test -C build/release"): (None, "the suite this test is part of"),
@@ -94,13 +96,19 @@ SHORTER = {
         "blobsim run configs/snow.json --render " + SMALL,
     ("docs/rendering.md", "blobsim run configs/snow-accumulate.json --set output.frame_every=10 --render"):
         "blobsim run configs/snow-accumulate.json --set output.frame_every=40 --render " + SMALL,
-    ("docs/rendering.md", "blobsim run configs/snow-accumulate.json --set output.frame_every=2   # no --render; 61 frames"):
-        "blobsim run configs/snow-accumulate.json --set output.frame_every=40 " + SMALL,
-    ("docs/rendering.md", "#SBATCH --job-name=blobsim-frames"):  # one task of the array, here
-        'SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=4 SLURM_CPUS_PER_TASK=1 bash "$SCRIPT"',
+    ("docs/rendering.md", "build/release/blobsim run configs/snow-accumulate.json -o /shared/out/snow-accumulate "
+     "--set output.frame_every=2   # no --render; 61 frames"):
+        "blobsim run configs/snow-accumulate.json -o out/snow-accumulate --set output.frame_every=40 " + SMALL,
+    ("docs/rendering.md", "#SBATCH --job-name=blobsim-frames"):  # one task of an array counted from 1, here
+        'SLURM_ARRAY_TASK_ID=2 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_COUNT=4 '
+        'bash <(sed "s|^blobsim=.*|blobsim=$BUILD/blobsim|; s|^dir=.*|dir=out/snow-accumulate|" "$SCRIPT")',
+    ("docs/rendering.md", "blobsim=/shared/blobsim/build/release/blobsim   # the script's two paths"):
+        (None, "the paths of a shared file system; the script above runs with this build and folder"),
+    ("docs/rendering.md", "dir=/shared/out/snow-accumulate"):
+        (None, "the paths of a shared file system; the script above runs with this build and folder"),
     ("docs/rendering.md", "job=$(sbatch --parsable render-frames.sbatch)"):
-        (None, "submits to a Slurm cluster; one task of the script runs above"),
-    ("docs/rendering.md", 'sbatch --dependency=afterok:$job --cpus-per-task=8 --wrap "blobsim render out/snow-accumulate --movie"'):
+        (None, "submits to a Slurm cluster; one task of the script runs above, the whole array in tests/slurm_test.sh"),
+    ("docs/rendering.md", 'sbatch --dependency=afterany:$job --exclusive --wrap "$blobsim render $dir --movie"'):
         (None, "submits to a Slurm cluster; the same blobsim render --movie runs below"),
     ("docs/rendering.md", "blobsim run configs/snow-accumulate.json --set output.frame_every=2 --movie"):
         "blobsim run configs/snow-accumulate.json --set output.frame_every=40 --movie " + SMALL,
@@ -127,16 +135,18 @@ SHORTER = {
     ("docs/validation.md", "tools/validate"):
         (None, "the whole validation; the validation-harness test runs its quick cases"),
 }
-# The validation's cases, one step each.
-for _case, _args in [("dam-break", "-o out/validation/dam-break --quiet --threads 1"),
-                     ("hydrostatic", "-o out/validation/hydrostatic/settle --quiet --threads 1"),
-                     ("hydrostatic", "-o out/validation/hydrostatic/settled --quiet --threads 1 --set "
-                      "'particles.emitters.0={\"type\": \"file\", \"file\": "
-                      "\"../../out/validation/hydrostatic/settle/particles.ply\"}' --set motion.steps=10"),
-                     ("poiseuille", "-o out/validation/poiseuille --quiet --threads 1"),
-                     ("droplet", "-o out/validation/droplet --quiet --threads 2")]:
-    _command = f"blobsim run tools/validation/{_case}.json {_args}"
-    SHORTER[("docs/validation.md", _command)] = _command + " --set motion.steps=1"  # the last --set wins
+# The validation's runs (docs/validation.md, written by tools/validate with the commands it ran), one
+# step each: any `blobsim run tools/validation/...` there (shorter_of).
+VALIDATION_RUN = re.compile(r"blobsim run tools/validation/[\w-]+\.json ")
+
+
+def shorter_of(doc, command):
+    """The SHORTER entry of a command, or a validation run's one-step form, or None."""
+    if (doc, command) in SHORTER:
+        return SHORTER[(doc, command)]
+    if doc == "docs/validation.md" and VALIDATION_RUN.match(command):
+        return command + " --set motion.steps=1"  # the last --set wins
+    return None
 
 
 def blocks(text):
@@ -264,6 +274,11 @@ def main():
                 continue
             tree = os.path.join(work, "tree-" + doc.replace("/", "-"))
             copy_tree(source, tree)
+            # ../shared beside the tree, as beside the repository (the real models of README's first
+            # render of your own model)
+            shared = os.path.join(source, "..", "shared")
+            if os.path.isdir(shared) and not os.path.exists(os.path.join(work, "shared")):
+                os.symlink(os.path.abspath(shared), os.path.join(work, "shared"))
             os.makedirs(os.path.join(tree, "build", "release"))
             os.symlink(blobsim, os.path.join(tree, "build", "release", "blobsim"))
             tmp = os.path.join(work, "tmp-" + doc.replace("/", "-"))
@@ -278,9 +293,10 @@ def main():
                     used.add(key)
                     print(f"{doc}:{line}: not run (valgrind cannot run a sanitizer build): {command}")
                     continue
-                if key in SHORTER:
+                short = shorter_of(doc, command)
+                if short is not None:
                     used.add(key)
-                    run = SHORTER[key]
+                    run = short
                     if isinstance(run, tuple):
                         print(f"{doc}:{line}: not run ({run[1]}): {command}")
                         continue

@@ -232,7 +232,9 @@ bool bsCheckReplaceable(const char* path, const char* signature, size_t n, char*
 	struct stat st;
 	if (lstat(path, &st) != 0)
 	{
-		if (errno == ENOENT)
+		// Nothing there (ENOTDIR: a folder on the way is a file, which the caller's making of the
+		// folder reports): nothing of the user's to replace.
+		if (errno == ENOENT || errno == ENOTDIR)
 		{
 			return true;
 		}
