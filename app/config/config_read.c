@@ -8,6 +8,7 @@
 #include "config_fluid.h"
 #include "config_material.h"
 #include "config_path.h"
+#include "config_track.h"
 #include "pov_writer.h"
 #include "core.h"
 
@@ -160,6 +161,19 @@ static const bsSchemaKey bsRadialKeys[] = {
 	BS_NUMBER_IN("start", bsRadialDef, start, &bsAnyNumber),
 	BS_NUMBER_IN("duration", bsRadialDef, duration, &bsPositive)};
 static const bsSchema bsRadialSchema = BS_ELEMENT(bsRadialKeys, "an object (a radial force)");
+// motion.wind: a drag towards a moving air (step.h: bsWindDef), read into the step's wind (filled with its
+// defaults first) by bsReadWind; velocity is a keyframe track (config_track.h).
+static const bsSchemaKey bsGustKeys[] = {
+	BS_NUMBER_IN("strength", bsWindDef, strength, &bsNonNegative),
+	BS_NUMBER_IN("direction", bsWindDef, direction, &bsNonNegative),
+	BS_NUMBER_IN("period", bsWindDef, period, &bsPositive)};
+static const bsSchema bsGustSchema = BS_OBJECT(bsGustKeys);
+static const bsSchema bsTrackKeyArraySchema = BS_ARRAY(&bsTrackKeySchema);
+static const bsSchemaKey bsWindKeys[] = {
+	BS_REQUIRED_NUMBER("rate", bsWindDef, rate, &bsPositive),
+	BS_KEY("velocity", &bsTrackKeyArraySchema),
+	BS_KEY("gusts", &bsGustSchema)};
+static const bsSchema bsWindSchema = BS_OBJECT(bsWindKeys);
 static const bsSchemaKey bsMotionKeys[] = {
 	BS_INT("steps", bsConfig, motion.steps, 1, INT_MAX, 1),
 	BS_NUMBER_IN("dt", bsConfig, step.dt, &bsPositive),
@@ -168,6 +182,7 @@ static const bsSchemaKey bsMotionKeys[] = {
 	BS_INT_IN("substeps", bsConfig, step.substeps, 1, 1000000),
 	BS_INT_IN("max_substeps", bsConfig, step.maxSubsteps, 1, 1000000),
 	BS_KEY("radial", BS_VALUE),
+	BS_KEY("wind", &bsWindSchema),
 	BS_KEY("sleep", &bsSleepSchema)};
 static const bsSchema bsMotionSchema = BS_OBJECT(bsMotionKeys);
 
@@ -923,6 +938,30 @@ static bool bsReadRadials(bsCtx* c, const cJSON* motion, bsStepDef* step)
 	return bsReadElements(c, "radial", v, bsReadRadial, step->radial, sizeof(bsRadialDef), &step->radialCount, NULL);
 }
 
+// motion.wind, when given: the wind's rate, velocity and gusts, seeded by the config's seed.
+static bool bsReadWind(bsCtx* c, const cJSON* motion, bsConfig* config)
+{
+	if (bsMember(motion, "wind") == NULL)
+	{
+		return true;
+	}
+	bsWindDef* wind = &config->step.wind;
+	if (!bsReadSection(c, motion, "wind", &bsWindSchema, wind))
+	{
+		return false;
+	}
+	size_t mark = bsPushKey(c, "wind");
+	const cJSON* o = bsMember(motion, "wind");
+	if (!bsReadTrack(c, o, "velocity", true, &wind->velocity) ||
+		(bsMember(o, "gusts") != NULL && !bsReadSection(c, o, "gusts", &bsGustSchema, wind)))
+	{
+		return false;
+	}
+	wind->seed = config->seed;
+	bsPop(c, mark);
+	return true;
+}
+
 static bool bsReadMotion(bsCtx* c, const cJSON* root, bsConfig* config)
 {
 	if (!bsReadSection(c, root, "motion", &bsMotionSchema, config))
@@ -931,7 +970,7 @@ static bool bsReadMotion(bsCtx* c, const cJSON* root, bsConfig* config)
 	}
 	const cJSON* motion = bsMember(root, "motion");
 	size_t mark = bsPushKey(c, "motion");
-	if (!bsReadRadials(c, motion, &config->step))
+	if (!bsReadRadials(c, motion, &config->step) || !bsReadWind(c, motion, config))
 	{
 		return false;
 	}

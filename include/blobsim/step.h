@@ -27,6 +27,7 @@
 #include "blobsim/field.h"
 #include "blobsim/fluid.h"
 #include "blobsim/particles.h"
+#include "blobsim/track.h"
 #include "blobsim/vec3.h"
 #include "blobsim/world.h"
 
@@ -184,6 +185,39 @@ bsRadialDef bsDefaultRadialDef(void);
 // bsWorld_Step refuses such a bsStepDef.radial (bs_errInvalidArgument).
 bool bsRadialDef_IsValid(const bsRadialDef* def);
 
+// --- Wind (force_wind.c) ---
+
+// Wind: a drag towards the air's velocity w(t), dv/dt = rate (w - v) (the drag of bsStepDef.drag,
+// towards w instead of rest). Over a substep [t, t + h) the step solves it exactly for w held at
+// w(t + h / 2): v <- w + exp(-rate h) (v - w), after gravity and the other forces; so in a uniform
+// wind with gravity g a particle's terminal velocity is w + g h e / (1 - e), e = exp(-rate h), which
+// is w + g / rate to first order in rate h (and w exactly without gravity).
+//
+// w(t) = k(t) (1 + strength n0(t / period)) + direction |k(t)| (n1, n2, n3)(t / period), with k the
+// keyframed velocity (track.h) and n0 .. n3 four independent channels of seeded smooth value noise in
+// [-1, 1] (noise.h: random values at whole multiples of the period, blended by the quintic fade):
+// gusts that change the wind's strength by up to `strength` of it and turn it by up to about
+// atan(sqrt(3) direction). The noise depends on the time and seed alone, so every particle feels the
+// same wind and the run is byte-identical at any thread count.
+typedef struct bsWindDef
+{
+	double rate;        // per second, >= 0; 0: no wind [0]
+	bsTrack velocity;   // the air's velocity k(t), units/s [one key: 0, 0, 0]
+	double strength;    // gusts: the relative change of the wind's strength, >= 0 [0]
+	double direction;   // gusts: the sideways part, relative to |k|, >= 0 [0]
+	double period;      // gusts: seconds between the noise's values, > 0 [1]
+	uint64_t seed;      // gusts: the noise's seed (a config's `seed`) [1]
+} bsWindDef;
+
+// No wind (rate 0), no gusts, period 1, seed 1.
+bsWindDef bsDefaultWindDef(void);
+
+// False for a rate or gust setting out of range (above) or a bad track (bsTrack_IsValid).
+bool bsWindDef_IsValid(const bsWindDef* def);
+
+// The air's velocity w(t) (above).
+bsVec3 bsWind_Velocity(const bsWindDef* def, double t);
+
 // --- The step (step.c) ---
 
 typedef enum bsResponse
@@ -247,6 +281,7 @@ typedef struct bsStepDef
 	// - 1] are added in that order [radialCount 0: none; each entry bsDefaultRadialDef()].
 	bsRadialDef radial[BS_MAX_RADIALS];
 	int radialCount;
+	bsWindDef wind;                // a drag towards a moving air (above) [bsDefaultWindDef(): off]
 } bsStepDef;
 
 bsStepDef bsDefaultStepDef(void);

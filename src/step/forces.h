@@ -50,6 +50,7 @@ typedef struct bsForceClass
 	X(bs_gravityForce)   \
 	X(bs_dragForce)      \
 	X(bs_radialForce)    \
+	X(bs_windForce)      \
 	X(bs_fieldForce)
 
 #define BS_FORCE_DECLARE(name) extern const bsForceClass name;
