@@ -174,6 +174,14 @@ static const bsSchemaKey bsWindKeys[] = {
 	BS_KEY("velocity", &bsTrackKeyArraySchema),
 	BS_KEY("gusts", &bsGustSchema)};
 static const bsSchema bsWindSchema = BS_OBJECT(bsWindKeys);
+// motion.turbulence: a drag towards curl noise (step.h: bsTurbulenceDef), read into the step's
+// turbulence (filled with its defaults first).
+static const bsSchemaKey bsTurbulenceKeys[] = {
+	BS_REQUIRED_NUMBER("rate", bsTurbulenceDef, rate, &bsPositive),
+	BS_REQUIRED_NUMBER("amplitude", bsTurbulenceDef, amplitude, &bsPositive),
+	BS_NUMBER_IN("scale", bsTurbulenceDef, scale, &bsPositive),
+	BS_NUMBER_IN("speed", bsTurbulenceDef, speed, &bsNonNegative)};
+static const bsSchema bsTurbulenceSchema = BS_OBJECT(bsTurbulenceKeys);
 static const bsSchemaKey bsMotionKeys[] = {
 	BS_INT("steps", bsConfig, motion.steps, 1, INT_MAX, 1),
 	BS_NUMBER_IN("dt", bsConfig, step.dt, &bsPositive),
@@ -183,6 +191,7 @@ static const bsSchemaKey bsMotionKeys[] = {
 	BS_INT_IN("max_substeps", bsConfig, step.maxSubsteps, 1, 1000000),
 	BS_KEY("radial", BS_VALUE),
 	BS_KEY("wind", &bsWindSchema),
+	BS_KEY("turbulence", &bsTurbulenceSchema),
 	BS_KEY("sleep", &bsSleepSchema)};
 static const bsSchema bsMotionSchema = BS_OBJECT(bsMotionKeys);
 
@@ -962,6 +971,17 @@ static bool bsReadWind(bsCtx* c, const cJSON* motion, bsConfig* config)
 	return true;
 }
 
+// motion.turbulence, when given, seeded by the config's seed.
+static bool bsReadTurbulence(bsCtx* c, const cJSON* motion, bsConfig* config)
+{
+	if (bsMember(motion, "turbulence") == NULL)
+	{
+		return true;
+	}
+	config->step.turbulence.seed = config->seed;
+	return bsReadSection(c, motion, "turbulence", &bsTurbulenceSchema, &config->step.turbulence);
+}
+
 static bool bsReadMotion(bsCtx* c, const cJSON* root, bsConfig* config)
 {
 	if (!bsReadSection(c, root, "motion", &bsMotionSchema, config))
@@ -970,7 +990,8 @@ static bool bsReadMotion(bsCtx* c, const cJSON* root, bsConfig* config)
 	}
 	const cJSON* motion = bsMember(root, "motion");
 	size_t mark = bsPushKey(c, "motion");
-	if (!bsReadRadials(c, motion, &config->step) || !bsReadWind(c, motion, config))
+	if (!bsReadRadials(c, motion, &config->step) || !bsReadWind(c, motion, config) ||
+		!bsReadTurbulence(c, motion, config))
 	{
 		return false;
 	}

@@ -218,6 +218,46 @@ bool bsWindDef_IsValid(const bsWindDef* def);
 // The air's velocity w(t) (above).
 bsVec3 bsWind_Velocity(const bsWindDef* def, double t);
 
+// --- Turbulence (force_turbulence.c) ---
+
+// Curl-noise turbulence (Bridson, Hourihan & Nordenstam 2007, "Curl-noise for procedural fluid flow"):
+// a velocity field u = curl psi, the curl of a vector potential psi whose three components are
+// independent seeded 3D gradient noises (noise.h). The curl of any smooth potential has no
+// divergence, so the flow neither gathers particles into clumps nor empties regions: it stirs them.
+// The derivatives are exact (the noise's analytic gradient), so u is divergence-free to rounding.
+//
+//   u(p, t) = amplitude / C curl_q psi(q, tau),  q = p / scale,  tau = speed t
+//
+// with C = 1.53, the root mean square of |curl_q psi|, so that amplitude is about the field's
+// RMS speed. In time the potential blends the noise of slice k = floor(tau) into that of slice k + 1 by
+// the quintic fade of tau - k: every 1 / speed seconds the flow has changed into an independent one,
+// smoothly (speed 0: a still flow); at every instant it is a curl, so divergence-free.
+//
+// It acts as the wind does, as a drag towards the field: v <- u + exp(-rate h) (v - u), u read at the
+// particle's position at the substep's start and the substep's middle. (Not as an acceleration: a
+// force field would pump speed into particles without bound; the drag keeps their speeds near the
+// field's, and with a high rate they follow its divergence-free streamlines.)
+typedef struct bsTurbulenceDef
+{
+	double rate;       // per second, >= 0; 0: off [0]
+	double amplitude;  // units/s, >= 0: about the field's RMS speed [1]
+	double scale;      // scene units, > 0: the size of the eddies (the noise's lattice spacing) [1]
+	double speed;      // per second, >= 0: how fast the flow changes (new flows per second) [1]
+	uint64_t seed;     // the noise's seed (a config's `seed`) [1]
+} bsTurbulenceDef;
+
+#define BS_CURL_NOISE_RMS 1.53  // C above (measured over 20000 random points and times)
+
+bsTurbulenceDef bsDefaultTurbulenceDef(void);
+
+// False for a setting out of range (above, NaN included).
+bool bsTurbulenceDef_IsValid(const bsTurbulenceDef* def);
+
+// The field's velocity u at p and time t; when jacobian is not NULL also its exact derivatives,
+// jacobian[i][j] = du_i / dp_j (from the noise's second derivatives), whose trace (the divergence)
+// is 0 to rounding.
+bsVec3 bsTurbulence_Velocity(const bsTurbulenceDef* def, bsVec3 p, double t, double jacobian[3][3]);
+
 // --- The step (step.c) ---
 
 typedef enum bsResponse
@@ -282,6 +322,7 @@ typedef struct bsStepDef
 	bsRadialDef radial[BS_MAX_RADIALS];
 	int radialCount;
 	bsWindDef wind;                // a drag towards a moving air (above) [bsDefaultWindDef(): off]
+	bsTurbulenceDef turbulence;    // a drag towards curl noise (above) [off]
 } bsStepDef;
 
 bsStepDef bsDefaultStepDef(void);

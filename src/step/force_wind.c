@@ -56,7 +56,7 @@ static void bsWindForce_Adjust(const bsForceContext* c, bsParticles* p, size_t b
 	{
 		if (p->state[i] == bs_particleFree)
 		{
-			p->velocity[i] = bsMulAdd(w, e, bsSub(p->velocity[i], w));
+			p->velocity[i] = bsForce_Relax(p->velocity[i], w, e);
 		}
 	}
 }
