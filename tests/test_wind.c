@@ -216,46 +216,6 @@ static int RefusesBad(void)
 	return 0;
 }
 
-// Keyframed gusting wind with gravity, drag and a radial push, 2000 particles, 2 substeps:
-// byte-identical at 1 and 2 threads.
-static int Threads(void)
-{
-	enum { count = 2000 };
-	bsParticles p[2];
-	for (int t = 0; t < 2; ++t)
-	{
-		bsWorld* world = WindWorld(t + 1);
-		ENSURE(world != NULL);
-		bsStepDef st = WindStep(0.005, 3.0, bsV3(0.0, 0.0, 0.0));
-		st.substeps = 2;
-		st.gravity = bsV3(0.0, -9.81, 0.0);
-		st.drag = 0.5;
-		st.wind.velocity.count = 2;
-		st.wind.velocity.time[1] = 0.2;
-		st.wind.velocity.value[1] = bsV3(5.0, 1.0, -2.0);
-		st.wind.strength = 0.5;
-		st.wind.direction = 0.3;
-		st.wind.period = 0.05;
-		st.wind.seed = 99;
-		st.radialCount = 1;
-		st.radial[0] = bsDefaultRadialDef();
-		st.radial[0].strength = 20.0;
-		st.radial[0].falloff = bs_falloffInverseSquare;
-		st.radial[0].softening = 0.3;
-		RUN_SUBTEST(WindParticles(&p[t], count, bsV3(0.1, 0.2, 0.3)));
-		for (int step = 0; step < 60; ++step)
-		{
-			ENSURE(bsWorld_Step(world, &st, &p[t], NULL) == bs_ok);
-		}
-		bsWorld_Destroy(world);
-	}
-	ENSURE(memcmp(p[0].position, p[1].position, count * sizeof(bsVec3)) == 0);
-	ENSURE(memcmp(p[0].velocity, p[1].velocity, count * sizeof(bsVec3)) == 0);
-	bsParticles_Free(&p[0]);
-	bsParticles_Free(&p[1]);
-	return 0;
-}
-
 int WindTest(void)
 {
 	RUN_SUBTEST(Relaxes());
@@ -263,6 +223,5 @@ int WindTest(void)
 	RUN_SUBTEST(Keyframed());
 	RUN_SUBTEST(Gusts());
 	RUN_SUBTEST(RefusesBad());
-	RUN_SUBTEST(Threads());
 	return 0;
 }

@@ -182,6 +182,17 @@ static const bsSchemaKey bsTurbulenceKeys[] = {
 	BS_NUMBER_IN("scale", bsTurbulenceDef, scale, &bsPositive),
 	BS_NUMBER_IN("speed", bsTurbulenceDef, speed, &bsNonNegative)};
 static const bsSchema bsTurbulenceSchema = BS_OBJECT(bsTurbulenceKeys);
+// motion.vortex: a drag round an axis (step.h: bsVortexDef), read into the step's vortex (filled with
+// its defaults first); profile is a choice and the axis must not be zero, read by bsReadVortex.
+static const bsSchemaKey bsVortexKeys[] = {
+	BS_REQUIRED_NUMBER("rate", bsVortexDef, rate, &bsPositive),
+	BS_REQUIRED_NUMBER("circulation", bsVortexDef, circulation, &bsAnyNumber),
+	BS_VEC3_IN("center", bsVortexDef, center, &bsAnyNumber, "3 numbers"),
+	BS_VEC3_IN("axis", bsVortexDef, axis, &bsAnyNumber, BS_NORMAL_WHAT),
+	BS_NUMBER_IN("core_radius", bsVortexDef, coreRadius, &bsPositive),
+	BS_KEY("profile", BS_VALUE),
+	BS_NUMBER_IN("pull", bsVortexDef, pull, &bsAnyNumber)};
+static const bsSchema bsVortexSchema = BS_OBJECT(bsVortexKeys);
 static const bsSchemaKey bsMotionKeys[] = {
 	BS_INT("steps", bsConfig, motion.steps, 1, INT_MAX, 1),
 	BS_NUMBER_IN("dt", bsConfig, step.dt, &bsPositive),
@@ -192,6 +203,7 @@ static const bsSchemaKey bsMotionKeys[] = {
 	BS_KEY("radial", BS_VALUE),
 	BS_KEY("wind", &bsWindSchema),
 	BS_KEY("turbulence", &bsTurbulenceSchema),
+	BS_KEY("vortex", &bsVortexSchema),
 	BS_KEY("sleep", &bsSleepSchema)};
 static const bsSchema bsMotionSchema = BS_OBJECT(bsMotionKeys);
 
@@ -982,6 +994,40 @@ static bool bsReadTurbulence(bsCtx* c, const cJSON* motion, bsConfig* config)
 	return bsReadSection(c, motion, "turbulence", &bsTurbulenceSchema, &config->step.turbulence);
 }
 
+// motion.vortex, when given.
+static bool bsReadVortex(bsCtx* c, const cJSON* motion, bsStepDef* step)
+{
+	const cJSON* o = bsMember(motion, "vortex");
+	if (o == NULL)
+	{
+		return true;
+	}
+	bsVortexDef* vortex = &step->vortex;
+	if (!bsReadSection(c, motion, "vortex", &bsVortexSchema, vortex))
+	{
+		return false;
+	}
+	size_t mark = bsPushKey(c, "vortex");
+	const char* profiles[bs_vortexProfileCount];
+	for (int i = 0; i < bs_vortexProfileCount; ++i)
+	{
+		profiles[i] = bsVortexProfileName((bsVortexProfile)i);
+	}
+	int profile = 0;
+	if (!bsReadChoice(c, o, "profile", false, profiles, bs_vortexProfileCount, (int)vortex->profile, &profile))
+	{
+		return false;
+	}
+	vortex->profile = (bsVortexProfile)profile;
+	if (bsMaxAbs(vortex->axis) == 0.0)
+	{
+		bsPushKey(c, "axis");
+		return bsFailExpected(c, BS_NORMAL_WHAT, bsMember(o, "axis"));
+	}
+	bsPop(c, mark);
+	return true;
+}
+
 static bool bsReadMotion(bsCtx* c, const cJSON* root, bsConfig* config)
 {
 	if (!bsReadSection(c, root, "motion", &bsMotionSchema, config))
@@ -991,7 +1037,7 @@ static bool bsReadMotion(bsCtx* c, const cJSON* root, bsConfig* config)
 	const cJSON* motion = bsMember(root, "motion");
 	size_t mark = bsPushKey(c, "motion");
 	if (!bsReadRadials(c, motion, &config->step) || !bsReadWind(c, motion, config) ||
-		!bsReadTurbulence(c, motion, config))
+		!bsReadTurbulence(c, motion, config) || !bsReadVortex(c, motion, &config->step))
 	{
 		return false;
 	}

@@ -258,6 +258,50 @@ bool bsTurbulenceDef_IsValid(const bsTurbulenceDef* def);
 // is 0 to rounding.
 bsVec3 bsTurbulence_Velocity(const bsTurbulenceDef* def, bsVec3 p, double t, double jacobian[3][3]);
 
+// --- Vortex (force_vortex.c) ---
+
+// A vortex: air turning round an axis (through `center` along `axis`, right-handed: a positive
+// circulation turns anticlockwise seen from the axis's tip). At distance r from the axis the air moves
+// round it at the profile's speed v(r), for a circulation Gamma and core radius r_c:
+//   Rankine     v = Gamma r / (2 pi r_c^2) within the core (a solid body's turn), Gamma / (2 pi r) beyond
+//   Lamb-Oseen  v = Gamma / (2 pi r) (1 - exp(-r^2 / r_c^2)) (a viscous core: smooth, fastest at
+//               1.12 r_c)
+// and nothing on the axis. It acts as the wind does, a drag towards that velocity u (a particle that
+// follows it closely, a high rate, is carried round at v(r)): v <- u + exp(-rate h) (v - u), u at the
+// particle's position before the move. With pull != 0 it also draws particles towards the axis (away
+// for a negative pull) with an acceleration pull s(r), s(r) = v(r) / v(r_c) the profile's shape,
+// 1 at the core radius: a funnel or a tornado's inflow.
+typedef enum bsVortexProfile
+{
+	bs_vortexLambOseen = 0,
+	bs_vortexRankine,
+	bs_vortexProfileCount
+} bsVortexProfile;
+
+const char* bsVortexProfileName(bsVortexProfile profile);
+
+typedef struct bsVortexDef
+{
+	double rate;          // per second, >= 0; 0: off [0]
+	bsVec3 center;        // a point on the axis [0, 0, 0]
+	bsVec3 axis;          // its direction, not zero (any length: normalised) [0, 1, 0]
+	double circulation;   // Gamma, units^2/s, any sign [0]
+	double coreRadius;    // r_c, units, > 0 [1]
+	bsVortexProfile profile;  // [lamb_oseen]
+	double pull;          // units/s^2, any: the inward acceleration at the core radius [0]
+} bsVortexDef;
+
+bsVortexDef bsDefaultVortexDef(void);
+
+// False for a setting out of range (above, NaN included; a zero axis).
+bool bsVortexDef_IsValid(const bsVortexDef* def);
+
+// v(r), the profile's speed at distance r >= 0 from the axis (signed as Gamma).
+double bsVortex_Speed(const bsVortexDef* def, double r);
+
+// The air's velocity u at p (tangential: at right angles to the axis and to p's offset from it).
+bsVec3 bsVortex_Velocity(const bsVortexDef* def, bsVec3 p);
+
 // --- The step (step.c) ---
 
 typedef enum bsResponse
@@ -323,6 +367,7 @@ typedef struct bsStepDef
 	int radialCount;
 	bsWindDef wind;                // a drag towards a moving air (above) [bsDefaultWindDef(): off]
 	bsTurbulenceDef turbulence;    // a drag towards curl noise (above) [off]
+	bsVortexDef vortex;            // a drag round an axis (above) [off]
 } bsStepDef;
 
 bsStepDef bsDefaultStepDef(void);

@@ -52,6 +52,7 @@ typedef struct bsForceClass
 	X(bs_radialForce)    \
 	X(bs_windForce)      \
 	X(bs_turbulenceForce) \
+	X(bs_vortexForce)    \
 	X(bs_fieldForce)
 
 // The exact solution of dv/dt = rate (target - v) over a substep with e = exp(-rate h): the drags
