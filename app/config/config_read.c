@@ -151,10 +151,10 @@ static const bsSchemaKey bsSleepKeys[] = {
 	BS_NUMBER("wake_speed", bsStepDef, wakeSpeed, &bsNonNegative, 0)};
 static const bsSchema bsSleepSchema = BS_OBJECT(bsSleepKeys);
 // motion.radial: a push away from a point (step.h), read into a bsRadialDef filled with its
-// defaults first; falloff is a choice, read by bsReadRadial.
+// defaults first; falloff is a choice, and center and strength a value or keys, read by bsReadRadial.
 static const bsSchemaKey bsRadialKeys[] = {
-	BS_REQUIRED_VEC3("center", bsRadialDef, center, &bsAnyNumber, "3 numbers"),
-	BS_REQUIRED_NUMBER("strength", bsRadialDef, strength, &bsAnyNumber),
+	BS_KEY("center", BS_VALUE),
+	BS_KEY("strength", BS_VALUE),
 	BS_KEY("falloff", BS_VALUE),
 	BS_NUMBER_IN("radius", bsRadialDef, radius, &bsPositive),
 	BS_NUMBER_IN("softening", bsRadialDef, softening, &bsPositive),
@@ -895,6 +895,35 @@ static bool bsReadInteraction(bsCtx* c, const cJSON* root, bsConfig* config)
 
 // --- Motion and collision ---
 
+// A radial force's center (3 numbers or keys of them) and strength (a number or keys of numbers); keyed,
+// the plain value is the first key's (the keys replace it in the step).
+static bool bsReadRadialKeyed(bsCtx* c, const cJSON* o, bsRadialDef* radial)
+{
+	if (!cJSON_IsObject(o))
+	{
+		return true;  // bsReadElementFields names the element
+	}
+	const cJSON* center = bsMember(o, "center");
+	const cJSON* strength = bsMember(o, "strength");
+	size_t mark = bsPushKey(c, "center");
+	if (bsIsKeys(center) && !bsReadKeys(c, center, false, &radial->centerKeys))
+	{
+		return false;
+	}
+	bsPop(c, mark);
+	mark = bsPushKey(c, "strength");
+	if (bsIsKeys(strength) && !bsReadKeys(c, strength, true, &radial->strengthKeys))
+	{
+		return false;
+	}
+	bsPop(c, mark);
+	radial->center = radial->centerKeys.count > 0 ? radial->centerKeys.value[0] : radial->center;
+	radial->strength = radial->strengthKeys.count > 0 ? radial->strengthKeys.value[0].x : radial->strength;
+	return (bsIsKeys(center) ||
+			bsReadVec3(c, o, "center", true, &bsAnyNumber, "3 numbers", radial->center, &radial->center)) &&
+		(bsIsKeys(strength) || bsReadNumber(c, o, "strength", true, &bsAnyNumber, 0.0, &radial->strength));
+}
+
 // One radial force (an element of motion.radial, or motion.radial itself) into *radial, which holds
 // the defaults.
 static bool bsReadRadial(bsCtx* c, const cJSON* o, void* element, void* user)
@@ -907,7 +936,7 @@ static bool bsReadRadial(bsCtx* c, const cJSON* o, void* element, void* user)
 		falloffs[i] = bsFalloffName((bsFalloff)i);
 	}
 	int falloff = 0;
-	if (!bsReadElementFields(c, o, &bsRadialSchema, radial) ||
+	if (!bsReadRadialKeyed(c, o, radial) || !bsReadElementFields(c, o, &bsRadialSchema, radial) ||
 		!bsReadChoice(c, o, "falloff", false, falloffs, bs_falloffCount, (int)radial->falloff, &falloff))
 	{
 		return false;

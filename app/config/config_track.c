@@ -9,15 +9,17 @@ static const bsSchemaKey bsTrackKeyKeys[] = {BS_KEY("time", BS_VALUE), BS_KEY("v
 const bsSchema bsTrackKeySchema = BS_ELEMENT(bsTrackKeyKeys, "an object (a key: {\"time\": t, \"value\": [x, y, z]})");
 
 // Key k of the track from the element e; the path is at the element.
-static bool bsReadTrackKey(bsCtx* c, const cJSON* e, bsTrack* track, int k)
+static bool bsReadTrackKey(bsCtx* c, const cJSON* e, bool scalar, bsTrack* track, int k)
 {
 	if (!cJSON_IsObject(e))
 	{
-		return bsFailExpected(c, bsTrackKeySchema.what, e);
+		return bsFailExpected(c, scalar ? "an object (a key: {\"time\": t, \"value\": x})" : bsTrackKeySchema.what, e);
 	}
+	track->value[k] = bsV3(0.0, 0.0, 0.0);
 	if (!bsCheckKeys(c, e, bsTrackKeyKeys, BS_COUNT(bsTrackKeyKeys)) ||
 		!bsReadNumber(c, e, "time", true, &bsAnyNumber, 0.0, &track->time[k]) ||
-		!bsReadVec3(c, e, "value", true, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0), &track->value[k]))
+		(scalar ? !bsReadNumber(c, e, "value", true, &bsAnyNumber, 0.0, &track->value[k].x)
+				: !bsReadVec3(c, e, "value", true, &bsAnyNumber, "3 numbers", bsV3(0.0, 0.0, 0.0), &track->value[k])))
 	{
 		return false;
 	}
@@ -33,29 +35,13 @@ static bool bsReadTrackKey(bsCtx* c, const cJSON* e, bsTrack* track, int k)
 	return true;
 }
 
-bool bsReadTrack(bsCtx* c, const cJSON* parent, const char* key, bool required, bsTrack* out)
+bool bsIsKeys(const cJSON* v)
 {
-	const cJSON* v = bsMember(parent, key);
-	if (v == NULL)
-	{
-		return required ? bsMissing(c, key) : true;
-	}
-	size_t mark = bsPushKey(c, key);
-	if (!cJSON_IsArray(v) || v->child == NULL)
-	{
-		return bsFailExpected(c, BS_TRACK_WHAT, v);
-	}
-	if (cJSON_IsNumber(v->child))
-	{
-		bsVec3 value;
-		if (!bsVec3FromValue(c, v, &bsAnyNumber, "3 numbers", &value))
-		{
-			return false;
-		}
-		*out = bsConstantTrack(value);
-		bsPop(c, mark);
-		return true;
-	}
+	return cJSON_IsArray(v) && v->child != NULL && cJSON_IsObject(v->child);
+}
+
+bool bsReadKeys(bsCtx* c, const cJSON* v, bool scalar, bsTrack* out)
+{
 	int n = cJSON_GetArraySize(v);
 	if (n > BS_MAX_KEYS)
 	{
@@ -68,13 +54,43 @@ bool bsReadTrack(bsCtx* c, const cJSON* parent, const char* key, bool required, 
 	for (const cJSON* e = v->child; e != NULL; e = e->next, ++k)
 	{
 		size_t imark = bsPushIndex(c, k);
-		if (!bsReadTrackKey(c, e, &track, k))
+		if (!bsReadTrackKey(c, e, scalar, &track, k))
 		{
 			return false;
 		}
 		bsPop(c, imark);
 	}
 	*out = track;
+	return true;
+}
+
+bool bsReadTrack(bsCtx* c, const cJSON* parent, const char* key, bool required, bsTrack* out)
+{
+	const cJSON* v = bsMember(parent, key);
+	if (v == NULL)
+	{
+		return required ? bsMissing(c, key) : true;
+	}
+	size_t mark = bsPushKey(c, key);
+	if (!cJSON_IsArray(v) || v->child == NULL)
+	{
+		return bsFailExpected(c, BS_TRACK_WHAT, v);
+	}
+	if (bsIsKeys(v))
+	{
+		if (!bsReadKeys(c, v, false, out))
+		{
+			return false;
+		}
+		bsPop(c, mark);
+		return true;
+	}
+	bsVec3 value;
+	if (!bsVec3FromValue(c, v, &bsAnyNumber, "3 numbers", &value))
+	{
+		return false;
+	}
+	*out = bsConstantTrack(value);
 	bsPop(c, mark);
 	return true;
 }

@@ -175,13 +175,19 @@ typedef struct bsRadialDef
 	double softening;    // inverse square: the distance at which the push is half its strength, > 0 [1]
 	double start;        // the window in which it acts: from `start` seconds, any [0] ...
 	double duration;     // ... for `duration` seconds, > 0, may be infinite [infinity]
+	// Keyframes (track.h), each read at the substep's middle; count 0: not keyed, center and strength
+	// above hold [0]. Keyed, they replace center and strength: an attractor or repeller that moves
+	// and swells or fades (strengthKeys holds the strength in x).
+	bsTrack centerKeys;
+	bsTrack strengthKeys;
 } bsRadialDef;
 
 // Off (strength 0), constant falloff, unlimited reach, acting from time 0 for ever.
 bsRadialDef bsDefaultRadialDef(void);
 
 // False for a setting out of range: center, strength, softening or start not finite, radius, softening
-// or duration not > 0 (or NaN), a linear falloff with an infinite radius, an unknown falloff.
+// or duration not > 0 (or NaN), a linear falloff with an infinite radius, an unknown falloff, keys with
+// a count other than 0 that are not a valid track (bsTrack_IsValid).
 // bsWorld_Step refuses such a bsStepDef.radial (bs_errInvalidArgument).
 bool bsRadialDef_IsValid(const bsRadialDef* def);
 
