@@ -1,8 +1,8 @@
 // The vortex (step.h: bsVortexDef) against closed forms: the Rankine and Lamb-Oseen profiles, a
 // tangential right-handed flow, a particle with a drag strong enough to follow it orbiting at the
 // profile's speed at its radius for a whole turn, the pull's acceleration, the refusal of bad
-// settings; and every new force at once (wind with keys and gusts, turbulence, vortex with pull) the
-// same bytes at 1 and 2 threads.
+// settings; and every new force at once (wind with keys and gusts, turbulence, vortex with pull, a
+// keyed radial attractor turning repeller) the same bytes at 1 and 2 threads.
 #include "test.h"
 #include "blobsim/base.h"
 #include "blobsim/step.h"
@@ -196,6 +196,16 @@ static int AllForcesHash(int threads, uint64_t* hash)
 	st.vortex = Vortex(bs_vortexLambOseen);
 	st.vortex.rate = 5.0;
 	st.vortex.pull = 2.0;
+	st.radialCount = 1;
+	st.radial[0] = bsDefaultRadialDef();
+	st.radial[0].falloff = bs_falloffInverseSquare;
+	st.radial[0].centerKeys.count = 2;
+	st.radial[0].centerKeys.time[1] = 0.3;
+	st.radial[0].centerKeys.value[1] = bsV3(1.0, 1.0, 0.0);
+	st.radial[0].strengthKeys.count = 2;
+	st.radial[0].strengthKeys.value[0] = bsV3(-8.0, 0.0, 0.0);
+	st.radial[0].strengthKeys.time[1] = 0.2;
+	st.radial[0].strengthKeys.value[1] = bsV3(12.0, 0.0, 0.0);
 	bsParticles p;
 	ENSURE(bsParticles_Alloc(&p, count) == bs_ok);
 	for (size_t i = 0; i < count; ++i)
