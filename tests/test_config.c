@@ -75,7 +75,7 @@ static const BadCase badCases[] = {
 	{WITH("\"rendr\": {}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: rendr: unknown key (did you mean 'render'?)"},
 	{WITH("\"motion\": {\"zzz\": 1}"), 0, {NULL}, bs_errInvalidArgument,
-		"dir/c.json: motion.zzz: unknown key (allowed: steps, dt, gravity, drag, substeps, max_substeps, radial, sleep)"},
+		"dir/c.json: motion.zzz: unknown key (allowed: steps, dt, gravity, drag, substeps, max_substeps, radial, wind, turbulence, vortex, sleep)"},
 	{WITH("\"collision\": {\"method\": \"exakt\"}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: collision.method: expected one of \"karabassi\", \"exact\", \"ray\", got \"exakt\" "
 		"(did you mean \"exact\"?)"},
@@ -748,6 +748,19 @@ static int TestRadial(void)
 	ENSURE(c.step.radial[0].strength == 90.0 && c.step.radial[0].falloff == bs_falloffInverseSquare &&
 		c.step.radial[0].radius == 3.0 && c.step.radial[0].softening == 0.4 && c.step.radial[0].start == 0.05 &&
 		c.step.radial[0].duration == 0.15 && c.step.radial[0].center.y == 0.1 && c.step.radialCount == 1);
+	bsConfig_Free(&c);
+	// Keyed centre and strength: the keys as read, the plain values the first keys'.
+	const char* keyed = "{" BASE ", \"motion\": {\"radial\": {\"center\": [{\"time\": 0, \"value\": [1, 2, 3]}, "
+		"{\"time\": 2, \"value\": [4, 5, 6]}], \"strength\": [{\"time\": 0.5, \"value\": -3}, "
+		"{\"time\": 1, \"value\": 0}, {\"time\": 1.5, \"value\": 7}]}}}";
+	ENSURE(bsConfig_Parse(keyed, strlen(keyed), "c.json", &c, &error) == bs_ok);
+	ENSURE(c.step.radial[0].centerKeys.count == 2 && c.step.radial[0].centerKeys.time[1] == 2.0 &&
+		c.step.radial[0].centerKeys.value[1].z == 6.0 && c.step.radial[0].center.x == 1.0);
+	ENSURE(c.step.radial[0].strengthKeys.count == 3 && c.step.radial[0].strengthKeys.value[2].x == 7.0 &&
+		c.step.radial[0].strengthKeys.time[0] == 0.5 && c.step.radial[0].strength == -3.0);
+	bsConfig_Free(&c);
+	ENSURE(bsConfig_Parse(all, strlen(all), "c.json", &c, &error) == bs_ok);
+	ENSURE(c.step.radial[0].centerKeys.count == 0 && c.step.radial[0].strengthKeys.count == 0);
 	bsConfig_Free(&c);
 	// An array: each force as read, in order, each with its own defaults.
 	const char* two = "{" BASE ", \"motion\": {\"radial\": [{\"center\": [0, 0, 0], \"strength\": 5, "

@@ -346,6 +346,59 @@ static int RefusesBad(void)
 	return 0;
 }
 
+// Keyed centre and strength (an attractor moving and swelling): one step of h from t gives
+// v = h s(m) (x - c(m)) / |x - c(m)|, m = t + h / 2, s and c linear between their keys; keys all 0 do
+// not act; a single key equal to the plain values gives the same bytes as no keys.
+static int Keyed(void)
+{
+	bsRadialDef def = bsDefaultRadialDef();
+	def.centerKeys.count = 2;
+	def.centerKeys.time[0] = 0.0;
+	def.centerKeys.value[0] = bsV3(0.0, 0.0, 0.0);
+	def.centerKeys.time[1] = 1.0;
+	def.centerKeys.value[1] = bsV3(1.0, 0.0, 0.0);
+	def.strengthKeys.count = 2;
+	def.strengthKeys.time[0] = 0.0;
+	def.strengthKeys.value[0] = bsV3(-2.0, 0.0, 0.0);
+	def.strengthKeys.time[1] = 1.0;
+	def.strengthKeys.value[1] = bsV3(-6.0, 0.0, 0.0);
+	ENSURE(bsRadialDef_IsValid(&def));
+	const double h = 0.1;
+	const bsVec3 x = bsV3(0.5, 1.0, 0.0);
+	for (int n = 0; n < 12; ++n)
+	{
+		double t = n * h;
+		double m = fmin(t + 0.5 * h, 1.0);
+		bsVec3 c = bsV3(m, 0.0, 0.0);
+		double strength = -2.0 - 4.0 * m;
+		bsVec3 a = bsRadial_Acceleration(&def, x, t, h);
+		bsVec3 want = bsScale(strength / bsLength(bsSub(x, c)), bsSub(x, c));
+		ENSURE(bsLength(bsSub(a, want)) <= 1e-14);
+	}
+	bsRadialDef silent = def;
+	silent.strengthKeys.value[0].x = 0.0;
+	silent.strengthKeys.value[1].x = 0.0;
+	ENSURE(!bsRadial_Acts(&silent, 0.0, h) && bsRadial_Acts(&def, 0.0, h));
+	bsRadialDef plain = bsDefaultRadialDef();
+	plain.center = bsV3(0.2, 0.3, -0.1);
+	plain.strength = 4.0;
+	plain.falloff = bs_falloffInverseSquare;
+	bsRadialDef one = plain;
+	one.centerKeys = bsConstantTrack(plain.center);
+	one.strengthKeys = bsConstantTrack(bsV3(plain.strength, 0.0, 0.0));
+	bsVec3 pa = bsRadial_Acceleration(&plain, x, 0.3, h);
+	bsVec3 oa = bsRadial_Acceleration(&one, x, 0.3, h);
+	ENSURE(memcmp(&pa, &oa, sizeof(pa)) == 0);
+	// Bad keys are refused; no keys (count 0) are fine.
+	bsRadialDef bad = def;
+	bad.centerKeys.time[1] = 0.0;
+	ENSURE(!bsRadialDef_IsValid(&bad));
+	bad = def;
+	bad.strengthKeys.value[1].x = NAN;
+	ENSURE(!bsRadialDef_IsValid(&bad));
+	return 0;
+}
+
 // With gravity and air drag, 2000 particles around the centre: byte-identical at 1 and 2 threads.
 static int Threads(void)
 {
@@ -395,6 +448,7 @@ int RadialTest(void)
 	RUN_SUBTEST(Symmetric());
 	RUN_SUBTEST(TwoForces());
 	RUN_SUBTEST(RefusesBad());
+	RUN_SUBTEST(Keyed());
 	RUN_SUBTEST(Threads());
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include "config_fluid.h"
 #include "config_material.h"
 #include "config_path.h"
+#include "config_track.h"
 #include "pov_writer.h"
 #include "core.h"
 
@@ -150,16 +151,48 @@ static const bsSchemaKey bsSleepKeys[] = {
 	BS_NUMBER("wake_speed", bsStepDef, wakeSpeed, &bsNonNegative, 0)};
 static const bsSchema bsSleepSchema = BS_OBJECT(bsSleepKeys);
 // motion.radial: a push away from a point (step.h), read into a bsRadialDef filled with its
-// defaults first; falloff is a choice, read by bsReadRadial.
+// defaults first; falloff is a choice, and center and strength a value or keys, read by bsReadRadial.
 static const bsSchemaKey bsRadialKeys[] = {
-	BS_REQUIRED_VEC3("center", bsRadialDef, center, &bsAnyNumber, "3 numbers"),
-	BS_REQUIRED_NUMBER("strength", bsRadialDef, strength, &bsAnyNumber),
+	BS_KEY("center", BS_VALUE),
+	BS_KEY("strength", BS_VALUE),
 	BS_KEY("falloff", BS_VALUE),
 	BS_NUMBER_IN("radius", bsRadialDef, radius, &bsPositive),
 	BS_NUMBER_IN("softening", bsRadialDef, softening, &bsPositive),
 	BS_NUMBER_IN("start", bsRadialDef, start, &bsAnyNumber),
 	BS_NUMBER_IN("duration", bsRadialDef, duration, &bsPositive)};
 static const bsSchema bsRadialSchema = BS_ELEMENT(bsRadialKeys, "an object (a radial force)");
+// motion.wind: a drag towards a moving air (step.h: bsWindDef), read into the step's wind (filled with its
+// defaults first) by bsReadWind; velocity is a keyframe track (config_track.h).
+static const bsSchemaKey bsGustKeys[] = {
+	BS_NUMBER_IN("strength", bsWindDef, strength, &bsNonNegative),
+	BS_NUMBER_IN("direction", bsWindDef, direction, &bsNonNegative),
+	BS_NUMBER_IN("period", bsWindDef, period, &bsPositive)};
+static const bsSchema bsGustSchema = BS_OBJECT(bsGustKeys);
+static const bsSchema bsTrackKeyArraySchema = BS_ARRAY(&bsTrackKeySchema);
+static const bsSchemaKey bsWindKeys[] = {
+	BS_REQUIRED_NUMBER("rate", bsWindDef, rate, &bsPositive),
+	BS_KEY("velocity", &bsTrackKeyArraySchema),
+	BS_KEY("gusts", &bsGustSchema)};
+static const bsSchema bsWindSchema = BS_OBJECT(bsWindKeys);
+// motion.turbulence: a drag towards curl noise (step.h: bsTurbulenceDef), read into the step's
+// turbulence (filled with its defaults first).
+static const bsSchemaKey bsTurbulenceKeys[] = {
+	BS_REQUIRED_NUMBER("rate", bsTurbulenceDef, rate, &bsPositive),
+	BS_REQUIRED_NUMBER("amplitude", bsTurbulenceDef, amplitude, &bsPositive),
+	BS_NUMBER_IN("scale", bsTurbulenceDef, scale, &bsPositive),
+	BS_NUMBER_IN("speed", bsTurbulenceDef, speed, &bsNonNegative)};
+static const bsSchema bsTurbulenceSchema = BS_OBJECT(bsTurbulenceKeys);
+// motion.vortex: a drag round an axis (step.h: bsVortexDef), read into the step's vortex (filled with
+// its defaults first); profile is a choice and the axis must not be zero, read by bsReadVortex.
+static const bsSchemaKey bsVortexKeys[] = {
+	BS_REQUIRED_NUMBER("rate", bsVortexDef, rate, &bsPositive),
+	BS_REQUIRED_NUMBER("circulation", bsVortexDef, circulation, &bsAnyNumber),
+	BS_VEC3_IN("center", bsVortexDef, center, &bsAnyNumber, "3 numbers"),
+	BS_VEC3_IN("axis", bsVortexDef, axis, &bsAnyNumber, BS_NORMAL_WHAT),
+	BS_NUMBER_IN("core_radius", bsVortexDef, coreRadius, &bsPositive),
+	BS_KEY("profile", BS_VALUE),
+	BS_NUMBER_IN("pull", bsVortexDef, pull, &bsAnyNumber)};
+static const bsSchema bsVortexSchema = BS_OBJECT(bsVortexKeys);
 static const bsSchemaKey bsMotionKeys[] = {
 	BS_INT("steps", bsConfig, motion.steps, 1, INT_MAX, 1),
 	BS_NUMBER_IN("dt", bsConfig, step.dt, &bsPositive),
@@ -168,6 +201,9 @@ static const bsSchemaKey bsMotionKeys[] = {
 	BS_INT_IN("substeps", bsConfig, step.substeps, 1, 1000000),
 	BS_INT_IN("max_substeps", bsConfig, step.maxSubsteps, 1, 1000000),
 	BS_KEY("radial", BS_VALUE),
+	BS_KEY("wind", &bsWindSchema),
+	BS_KEY("turbulence", &bsTurbulenceSchema),
+	BS_KEY("vortex", &bsVortexSchema),
 	BS_KEY("sleep", &bsSleepSchema)};
 static const bsSchema bsMotionSchema = BS_OBJECT(bsMotionKeys);
 
@@ -859,6 +895,35 @@ static bool bsReadInteraction(bsCtx* c, const cJSON* root, bsConfig* config)
 
 // --- Motion and collision ---
 
+// A radial force's center (3 numbers or keys of them) and strength (a number or keys of numbers); keyed,
+// the plain value is the first key's (the keys replace it in the step).
+static bool bsReadRadialKeyed(bsCtx* c, const cJSON* o, bsRadialDef* radial)
+{
+	if (!cJSON_IsObject(o))
+	{
+		return true;  // bsReadElementFields names the element
+	}
+	const cJSON* center = bsMember(o, "center");
+	const cJSON* strength = bsMember(o, "strength");
+	size_t mark = bsPushKey(c, "center");
+	if (bsIsKeys(center) && !bsReadKeys(c, center, false, &radial->centerKeys))
+	{
+		return false;
+	}
+	bsPop(c, mark);
+	mark = bsPushKey(c, "strength");
+	if (bsIsKeys(strength) && !bsReadKeys(c, strength, true, &radial->strengthKeys))
+	{
+		return false;
+	}
+	bsPop(c, mark);
+	radial->center = radial->centerKeys.count > 0 ? radial->centerKeys.value[0] : radial->center;
+	radial->strength = radial->strengthKeys.count > 0 ? radial->strengthKeys.value[0].x : radial->strength;
+	return (bsIsKeys(center) ||
+			bsReadVec3(c, o, "center", true, &bsAnyNumber, "3 numbers", radial->center, &radial->center)) &&
+		(bsIsKeys(strength) || bsReadNumber(c, o, "strength", true, &bsAnyNumber, 0.0, &radial->strength));
+}
+
 // One radial force (an element of motion.radial, or motion.radial itself) into *radial, which holds
 // the defaults.
 static bool bsReadRadial(bsCtx* c, const cJSON* o, void* element, void* user)
@@ -871,7 +936,7 @@ static bool bsReadRadial(bsCtx* c, const cJSON* o, void* element, void* user)
 		falloffs[i] = bsFalloffName((bsFalloff)i);
 	}
 	int falloff = 0;
-	if (!bsReadElementFields(c, o, &bsRadialSchema, radial) ||
+	if (!bsReadRadialKeyed(c, o, radial) || !bsReadElementFields(c, o, &bsRadialSchema, radial) ||
 		!bsReadChoice(c, o, "falloff", false, falloffs, bs_falloffCount, (int)radial->falloff, &falloff))
 	{
 		return false;
@@ -923,6 +988,75 @@ static bool bsReadRadials(bsCtx* c, const cJSON* motion, bsStepDef* step)
 	return bsReadElements(c, "radial", v, bsReadRadial, step->radial, sizeof(bsRadialDef), &step->radialCount, NULL);
 }
 
+// motion.wind, when given: the wind's rate, velocity and gusts, seeded by the config's seed.
+static bool bsReadWind(bsCtx* c, const cJSON* motion, bsConfig* config)
+{
+	if (bsMember(motion, "wind") == NULL)
+	{
+		return true;
+	}
+	bsWindDef* wind = &config->step.wind;
+	if (!bsReadSection(c, motion, "wind", &bsWindSchema, wind))
+	{
+		return false;
+	}
+	size_t mark = bsPushKey(c, "wind");
+	const cJSON* o = bsMember(motion, "wind");
+	if (!bsReadTrack(c, o, "velocity", true, &wind->velocity) ||
+		(bsMember(o, "gusts") != NULL && !bsReadSection(c, o, "gusts", &bsGustSchema, wind)))
+	{
+		return false;
+	}
+	wind->seed = config->seed;
+	bsPop(c, mark);
+	return true;
+}
+
+// motion.turbulence, when given, seeded by the config's seed.
+static bool bsReadTurbulence(bsCtx* c, const cJSON* motion, bsConfig* config)
+{
+	if (bsMember(motion, "turbulence") == NULL)
+	{
+		return true;
+	}
+	config->step.turbulence.seed = config->seed;
+	return bsReadSection(c, motion, "turbulence", &bsTurbulenceSchema, &config->step.turbulence);
+}
+
+// motion.vortex, when given.
+static bool bsReadVortex(bsCtx* c, const cJSON* motion, bsStepDef* step)
+{
+	const cJSON* o = bsMember(motion, "vortex");
+	if (o == NULL)
+	{
+		return true;
+	}
+	bsVortexDef* vortex = &step->vortex;
+	if (!bsReadSection(c, motion, "vortex", &bsVortexSchema, vortex))
+	{
+		return false;
+	}
+	size_t mark = bsPushKey(c, "vortex");
+	const char* profiles[bs_vortexProfileCount];
+	for (int i = 0; i < bs_vortexProfileCount; ++i)
+	{
+		profiles[i] = bsVortexProfileName((bsVortexProfile)i);
+	}
+	int profile = 0;
+	if (!bsReadChoice(c, o, "profile", false, profiles, bs_vortexProfileCount, (int)vortex->profile, &profile))
+	{
+		return false;
+	}
+	vortex->profile = (bsVortexProfile)profile;
+	if (bsMaxAbs(vortex->axis) == 0.0)
+	{
+		bsPushKey(c, "axis");
+		return bsFailExpected(c, BS_NORMAL_WHAT, bsMember(o, "axis"));
+	}
+	bsPop(c, mark);
+	return true;
+}
+
 static bool bsReadMotion(bsCtx* c, const cJSON* root, bsConfig* config)
 {
 	if (!bsReadSection(c, root, "motion", &bsMotionSchema, config))
@@ -931,7 +1065,8 @@ static bool bsReadMotion(bsCtx* c, const cJSON* root, bsConfig* config)
 	}
 	const cJSON* motion = bsMember(root, "motion");
 	size_t mark = bsPushKey(c, "motion");
-	if (!bsReadRadials(c, motion, &config->step))
+	if (!bsReadRadials(c, motion, &config->step) || !bsReadWind(c, motion, config) ||
+		!bsReadTurbulence(c, motion, config) || !bsReadVortex(c, motion, &config->step))
 	{
 		return false;
 	}

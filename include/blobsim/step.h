@@ -27,6 +27,7 @@
 #include "blobsim/field.h"
 #include "blobsim/fluid.h"
 #include "blobsim/particles.h"
+#include "blobsim/track.h"
 #include "blobsim/vec3.h"
 #include "blobsim/world.h"
 
@@ -174,15 +175,138 @@ typedef struct bsRadialDef
 	double softening;    // inverse square: the distance at which the push is half its strength, > 0 [1]
 	double start;        // the window in which it acts: from `start` seconds, any [0] ...
 	double duration;     // ... for `duration` seconds, > 0, may be infinite [infinity]
+	// Keyframes (track.h), each read at the substep's middle; count 0: not keyed, center and strength
+	// above hold [0]. Keyed, they replace center and strength: an attractor or repeller that moves
+	// and swells or fades (strengthKeys holds the strength in x).
+	bsTrack centerKeys;
+	bsTrack strengthKeys;
 } bsRadialDef;
 
 // Off (strength 0), constant falloff, unlimited reach, acting from time 0 for ever.
 bsRadialDef bsDefaultRadialDef(void);
 
 // False for a setting out of range: center, strength, softening or start not finite, radius, softening
-// or duration not > 0 (or NaN), a linear falloff with an infinite radius, an unknown falloff.
+// or duration not > 0 (or NaN), a linear falloff with an infinite radius, an unknown falloff, keys with
+// a count other than 0 that are not a valid track (bsTrack_IsValid).
 // bsWorld_Step refuses such a bsStepDef.radial (bs_errInvalidArgument).
 bool bsRadialDef_IsValid(const bsRadialDef* def);
+
+// --- Wind (force_wind.c) ---
+
+// Wind: a drag towards the air's velocity w(t), dv/dt = rate (w - v) (the drag of bsStepDef.drag,
+// towards w instead of rest). Over a substep [t, t + h) the step solves it exactly for w held at
+// w(t + h / 2): v <- w + exp(-rate h) (v - w), after gravity and the other forces; so in a uniform
+// wind with gravity g a particle's terminal velocity is w + g h e / (1 - e), e = exp(-rate h), which
+// is w + g / rate to first order in rate h (and w exactly without gravity).
+//
+// w(t) = k(t) (1 + strength n0(t / period)) + direction |k(t)| (n1, n2, n3)(t / period), with k the
+// keyframed velocity (track.h) and n0 .. n3 four independent channels of seeded smooth value noise in
+// [-1, 1] (noise.h: random values at whole multiples of the period, blended by the quintic fade):
+// gusts that change the wind's strength by up to `strength` of it and turn it by up to about
+// atan(sqrt(3) direction). The noise depends on the time and seed alone, so every particle feels the
+// same wind and the run is byte-identical at any thread count.
+typedef struct bsWindDef
+{
+	double rate;        // per second, >= 0; 0: no wind [0]
+	bsTrack velocity;   // the air's velocity k(t), units/s [one key: 0, 0, 0]
+	double strength;    // gusts: the relative change of the wind's strength, >= 0 [0]
+	double direction;   // gusts: the sideways part, relative to |k|, >= 0 [0]
+	double period;      // gusts: seconds between the noise's values, > 0 [1]
+	uint64_t seed;      // gusts: the noise's seed (a config's `seed`) [1]
+} bsWindDef;
+
+// No wind (rate 0), no gusts, period 1, seed 1.
+bsWindDef bsDefaultWindDef(void);
+
+// False for a rate or gust setting out of range (above) or a bad track (bsTrack_IsValid).
+bool bsWindDef_IsValid(const bsWindDef* def);
+
+// The air's velocity w(t) (above).
+bsVec3 bsWind_Velocity(const bsWindDef* def, double t);
+
+// --- Turbulence (force_turbulence.c) ---
+
+// Curl-noise turbulence (Bridson, Hourihan & Nordenstam 2007, "Curl-noise for procedural fluid flow"):
+// a velocity field u = curl psi, the curl of a vector potential psi whose three components are
+// independent seeded 3D gradient noises (noise.h). The curl of any smooth potential has no
+// divergence, so the flow neither gathers particles into clumps nor empties regions: it stirs them.
+// The derivatives are exact (the noise's analytic gradient), so u is divergence-free to rounding.
+//
+//   u(p, t) = amplitude / C curl_q psi(q, tau),  q = p / scale,  tau = speed t
+//
+// with C = 1.53, the root mean square of |curl_q psi|, so that amplitude is about the field's
+// RMS speed. In time the potential blends the noise of slice k = floor(tau) into that of slice k + 1 by
+// the quintic fade of tau - k: every 1 / speed seconds the flow has changed into an independent one,
+// smoothly (speed 0: a still flow); at every instant it is a curl, so divergence-free.
+//
+// It acts as the wind does, as a drag towards the field: v <- u + exp(-rate h) (v - u), u read at the
+// particle's position at the substep's start and the substep's middle. (Not as an acceleration: a
+// force field would pump speed into particles without bound; the drag keeps their speeds near the
+// field's, and with a high rate they follow its divergence-free streamlines.)
+typedef struct bsTurbulenceDef
+{
+	double rate;       // per second, >= 0; 0: off [0]
+	double amplitude;  // units/s, >= 0: about the field's RMS speed [1]
+	double scale;      // scene units, > 0: the size of the eddies (the noise's lattice spacing) [1]
+	double speed;      // per second, >= 0: how fast the flow changes (new flows per second) [1]
+	uint64_t seed;     // the noise's seed (a config's `seed`) [1]
+} bsTurbulenceDef;
+
+#define BS_CURL_NOISE_RMS 1.53  // C above (measured over 20000 random points and times)
+
+bsTurbulenceDef bsDefaultTurbulenceDef(void);
+
+// False for a setting out of range (above, NaN included).
+bool bsTurbulenceDef_IsValid(const bsTurbulenceDef* def);
+
+// The field's velocity u at p and time t; when jacobian is not NULL also its exact derivatives,
+// jacobian[i][j] = du_i / dp_j (from the noise's second derivatives), whose trace (the divergence)
+// is 0 to rounding.
+bsVec3 bsTurbulence_Velocity(const bsTurbulenceDef* def, bsVec3 p, double t, double jacobian[3][3]);
+
+// --- Vortex (force_vortex.c) ---
+
+// A vortex: air turning round an axis (through `center` along `axis`, right-handed: a positive
+// circulation turns anticlockwise seen from the axis's tip). At distance r from the axis the air moves
+// round it at the profile's speed v(r), for a circulation Gamma and core radius r_c:
+//   Rankine     v = Gamma r / (2 pi r_c^2) within the core (a solid body's turn), Gamma / (2 pi r) beyond
+//   Lamb-Oseen  v = Gamma / (2 pi r) (1 - exp(-r^2 / r_c^2)) (a viscous core: smooth, fastest at
+//               1.12 r_c)
+// and nothing on the axis. It acts as the wind does, a drag towards that velocity u (a particle that
+// follows it closely, a high rate, is carried round at v(r)): v <- u + exp(-rate h) (v - u), u at the
+// particle's position before the move. With pull != 0 it also draws particles towards the axis (away
+// for a negative pull) with an acceleration pull s(r), s(r) = v(r) / v(r_c) the profile's shape,
+// 1 at the core radius: a funnel or a tornado's inflow.
+typedef enum bsVortexProfile
+{
+	bs_vortexLambOseen = 0,
+	bs_vortexRankine,
+	bs_vortexProfileCount
+} bsVortexProfile;
+
+const char* bsVortexProfileName(bsVortexProfile profile);
+
+typedef struct bsVortexDef
+{
+	double rate;          // per second, >= 0; 0: off [0]
+	bsVec3 center;        // a point on the axis [0, 0, 0]
+	bsVec3 axis;          // its direction, not zero (any length: normalised) [0, 1, 0]
+	double circulation;   // Gamma, units^2/s, any sign [0]
+	double coreRadius;    // r_c, units, > 0 [1]
+	bsVortexProfile profile;  // [lamb_oseen]
+	double pull;          // units/s^2, any: the inward acceleration at the core radius [0]
+} bsVortexDef;
+
+bsVortexDef bsDefaultVortexDef(void);
+
+// False for a setting out of range (above, NaN included; a zero axis).
+bool bsVortexDef_IsValid(const bsVortexDef* def);
+
+// v(r), the profile's speed at distance r >= 0 from the axis (signed as Gamma).
+double bsVortex_Speed(const bsVortexDef* def, double r);
+
+// The air's velocity u at p (tangential: at right angles to the axis and to p's offset from it).
+bsVec3 bsVortex_Velocity(const bsVortexDef* def, bsVec3 p);
 
 // --- The step (step.c) ---
 
@@ -247,6 +371,9 @@ typedef struct bsStepDef
 	// - 1] are added in that order [radialCount 0: none; each entry bsDefaultRadialDef()].
 	bsRadialDef radial[BS_MAX_RADIALS];
 	int radialCount;
+	bsWindDef wind;                // a drag towards a moving air (above) [bsDefaultWindDef(): off]
+	bsTurbulenceDef turbulence;    // a drag towards curl noise (above) [off]
+	bsVortexDef vortex;            // a drag round an axis (above) [off]
 } bsStepDef;
 
 bsStepDef bsDefaultStepDef(void);

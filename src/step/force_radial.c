@@ -25,9 +25,14 @@ bsRadialDef bsDefaultRadialDef(void)
 	return def;
 }
 
+static bool bsRadialKeys_AreValid(const bsTrack* keys)
+{
+	return keys->count == 0 || bsTrack_IsValid(keys);
+}
+
 bool bsRadialDef_IsValid(const bsRadialDef* def)
 {
-	return isfinite(def->center.x) && isfinite(def->center.y) && isfinite(def->center.z) &&
+	return bsRadialKeys_AreValid(&def->centerKeys) && bsRadialKeys_AreValid(&def->strengthKeys) && isfinite(def->center.x) && isfinite(def->center.y) && isfinite(def->center.z) &&
 		isfinite(def->strength) && (unsigned)def->falloff < (unsigned)bs_falloffCount && def->radius > 0.0 &&
 		(def->falloff != bs_falloffLinear || isfinite(def->radius)) && def->softening > 0.0 &&
 		isfinite(def->softening) && isfinite(def->start) && def->duration > 0.0;
@@ -48,38 +53,66 @@ static double bsRadial_Share(const bsRadialDef* def, double t, double h)
 	return end > begin ? (end - begin) / h : 0.0;
 }
 
-bool bsRadial_Acts(const bsRadialDef* def, double t, double h)
+// The strength is not 0 at some time: keyed, some key's is not.
+static bool bsRadial_HasStrength(const bsRadialDef* def)
 {
-	return def->strength != 0.0 && bsRadial_Share(def, t, h) > 0.0;
+	if (def->strengthKeys.count == 0)
+	{
+		return def->strength != 0.0;
+	}
+	for (int k = 0; k < def->strengthKeys.count; ++k)
+	{
+		if (def->strengthKeys.value[k].x != 0.0)
+		{
+			return true;
+		}
+	}
+	return false;
 }
 
-// The push's magnitude at distance r > 0 from the centre, r <= radius.
-static double bsRadial_Magnitude(const bsRadialDef* def, double r)
+bool bsRadial_Acts(const bsRadialDef* def, double t, double h)
+{
+	return bsRadial_HasStrength(def) && bsRadial_Share(def, t, h) > 0.0;
+}
+
+bsVec3 bsRadial_Center(const bsRadialDef* def, double t)
+{
+	return def->centerKeys.count == 0 ? def->center : bsTrack_At(&def->centerKeys, t);
+}
+
+double bsRadial_Strength(const bsRadialDef* def, double t)
+{
+	return def->strengthKeys.count == 0 ? def->strength : bsTrack_At(&def->strengthKeys, t).x;
+}
+
+// The push's magnitude at distance r > 0 from the centre, r <= radius, for the strength s.
+static double bsRadial_Magnitude(const bsRadialDef* def, double s, double r)
 {
 	switch (def->falloff)
 	{
 		case bs_falloffLinear:
-			return def->strength * (1.0 - r / def->radius);
+			return s * (1.0 - r / def->radius);
 		case bs_falloffInverseSquare:
 		{
 			double q = r / def->softening;
-			return def->strength / (1.0 + q * q);
+			return s / (1.0 + q * q);
 		}
 		default:
-			return def->strength;
+			return s;
 	}
 }
 
 bsVec3 bsRadial_Acceleration(const bsRadialDef* def, bsVec3 position, double t, double h)
 {
-	bsVec3 d = bsSub(position, def->center);
+	double mid = t + 0.5 * h;
+	bsVec3 d = bsSub(position, bsRadial_Center(def, mid));
 	double r = bsLength(d);
 	double share = bsRadial_Share(def, t, h);
 	if (!(r > 0.0) || r > def->radius || share <= 0.0)
 	{
 		return bsV3(0.0, 0.0, 0.0);
 	}
-	return bsScale(share * bsRadial_Magnitude(def, r) / r, d);
+	return bsScale(share * bsRadial_Magnitude(def, bsRadial_Strength(def, mid), r) / r, d);
 }
 
 // --- the force class ---

@@ -50,7 +50,17 @@ typedef struct bsForceClass
 	X(bs_gravityForce)   \
 	X(bs_dragForce)      \
 	X(bs_radialForce)    \
+	X(bs_windForce)      \
+	X(bs_turbulenceForce) \
+	X(bs_vortexForce)    \
 	X(bs_fieldForce)
+
+// The exact solution of dv/dt = rate (target - v) over a substep with e = exp(-rate h): the drags
+// towards a moving air or flow (wind, turbulence, vortex) apply it in their adjust.
+static inline bsVec3 bsForce_Relax(bsVec3 v, bsVec3 target, double e)
+{
+	return bsMulAdd(target, e, bsSub(v, target));
+}
 
 #define BS_FORCE_DECLARE(name) extern const bsForceClass name;
 BS_FORCE_LIST(BS_FORCE_DECLARE)

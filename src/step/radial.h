@@ -17,3 +17,7 @@ bool bsRadial_Acts(const bsRadialDef* def, double t, double h);
 // falls across the substeps: a window shorter than a substep is a kick. Zero at the centre itself
 // (r = 0: no direction) and beyond the radius (r > radius).
 bsVec3 bsRadial_Acceleration(const bsRadialDef* def, bsVec3 position, double t, double h);
+
+// The centre and strength at time t: the keys' values when keyed (count > 0), else center and strength.
+bsVec3 bsRadial_Center(const bsRadialDef* def, double t);
+double bsRadial_Strength(const bsRadialDef* def, double t);
