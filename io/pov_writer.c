@@ -538,44 +538,137 @@ static void bsPutMatrix(bsPovWriter* w, const char* indent, const double* m)
 	}
 }
 
-static bool bsPov_WriteMesh(bsPovWriter* w, const bsPovMesh* m, size_t meshIndex, const bsPovMeshExtra* extra)
+// The distinct values of in[0 .. n) in order of first use into unique, and each one's index into
+// index; returns how many (an open-addressing table of n slots or more). false: out of memory.
+static bool bsPov_Dedupe(const bsVec3* in, size_t n, bsVec3* unique, uint32_t* index, uint32_t* count)
 {
-	size_t corners = 3 * m->triangleCount;
 	size_t capacity = 16;
-	while (capacity < 2 * corners)
+	while (capacity < 2 * n)
 	{
 		capacity *= 2;
 	}
-	bsVec3* vertices = malloc(corners * sizeof(bsVec3));
-	uint32_t* indices = malloc(corners * sizeof(uint32_t));
 	uint32_t* table = malloc(capacity * sizeof(uint32_t));
-	if (vertices == NULL || indices == NULL || table == NULL)
+	if (table == NULL)
 	{
-		free(vertices);
-		free(indices);
-		free(table);
-		return bsPovFail(w, "mesh %zu: out of memory", meshIndex);
+		return false;
 	}
 	memset(table, 0xff, capacity * sizeof(uint32_t));
-	uint32_t vertexCount = 0;
-	for (size_t c = 0; c < corners; ++c)
+	*count = 0;
+	for (size_t c = 0; c < n; ++c)
 	{
-		const bsTriangle* t = m->triangles + c / 3;
-		bsVec3 v = c % 3 == 0 ? t->p1 : (c % 3 == 1 ? t->p2 : t->p3);
+		bsVec3 v = in[c];
 		size_t slot = (size_t)bsHashVertex(v) & (capacity - 1);
-		while (table[slot] != UINT32_MAX && !bsSameVertex(vertices[table[slot]], v))
+		while (table[slot] != UINT32_MAX && !bsSameVertex(unique[table[slot]], v))
 		{
 			slot = (slot + 1) & (capacity - 1);
 		}
 		if (table[slot] == UINT32_MAX)
 		{
-			table[slot] = vertexCount;
-			vertices[vertexCount++] = bsV3(v.x + 0.0, v.y + 0.0, v.z + 0.0);  // written "0", not "-0"
+			table[slot] = *count;
+			unique[(*count)++] = bsV3(v.x + 0.0, v.y + 0.0, v.z + 0.0);  // written "0", not "-0"
 		}
-		indices[c] = table[slot];
+		index[c] = table[slot];
 	}
 	free(table);
+	return true;
+}
 
+// A mesh's corners (3 a triangle) as distinct vertices and their indices, and with corner colours
+// the distinct colours and theirs (colorIndex NULL without).
+typedef struct bsPovMeshParts
+{
+	bsVec3* vertices;
+	uint32_t* indices;
+	uint32_t vertexCount;
+	bsVec3* colors;
+	uint32_t* colorIndices;
+	uint32_t colorCount;
+} bsPovMeshParts;
+
+static void bsPovMeshParts_Free(bsPovMeshParts* parts)
+{
+	free(parts->vertices);
+	free(parts->indices);
+	free(parts->colors);
+	free(parts->colorIndices);
+}
+
+static bool bsPovMeshParts_Make(const bsPovMesh* m, bsPovMeshParts* parts)
+{
+	memset(parts, 0, sizeof(*parts));
+	size_t corners = 3 * m->triangleCount;
+	bsVec3* points = malloc(corners * sizeof(bsVec3));
+	parts->vertices = malloc(corners * sizeof(bsVec3));
+	parts->indices = malloc(corners * sizeof(uint32_t));
+	bool ok = points != NULL && parts->vertices != NULL && parts->indices != NULL;
+	for (size_t c = 0; ok && c < corners; ++c)
+	{
+		const bsTriangle* t = m->triangles + c / 3;
+		points[c] = c % 3 == 0 ? t->p1 : (c % 3 == 1 ? t->p2 : t->p3);
+	}
+	ok = ok && bsPov_Dedupe(points, corners, parts->vertices, parts->indices, &parts->vertexCount);
+	free(points);
+	if (ok && m->cornerColors != NULL)
+	{
+		parts->colors = malloc(corners * sizeof(bsVec3));
+		parts->colorIndices = malloc(corners * sizeof(uint32_t));
+		ok = parts->colors != NULL && parts->colorIndices != NULL &&
+			bsPov_Dedupe(m->cornerColors, corners, parts->colors, parts->colorIndices, &parts->colorCount);
+	}
+	if (!ok)
+	{
+		bsPovMeshParts_Free(parts);
+	}
+	return ok;
+}
+
+// The vertex colours' textures: each the mesh's look (its material without a pigment) with the
+// colour as its pigment, which POV-Ray interpolates over a face from its corners' three.
+static void bsPov_PutTextureList(bsPovWriter* w, const bsPovMeshParts* parts, const char* look)
+{
+	bsAtomicFile_Printf(&w->file, "\ttexture_list\n\t{\n\t\t%u", parts->colorCount);
+	for (uint32_t i = 0; i < parts->colorCount; ++i)
+	{
+		bsVec3 c = parts->colors[i];
+		bsAtomicFile_Printf(&w->file, ",\n\t\ttexture { pigment { color rgb <%.6g, %.6g, %.6g> } %s }", c.x, c.y,
+			c.z, look != NULL ? look : "");
+	}
+	bsPutString(w, "\n\t}\n");
+}
+
+static void bsPov_PutFaces(bsPovWriter* w, const bsPovMeshParts* parts, size_t triangleCount)
+{
+	bsAtomicFile_Printf(&w->file, "\tface_indices\n\t{\n\t\t%zu", triangleCount);
+	for (size_t t = 0; t < triangleCount; ++t)
+	{
+		char* p = bsAtomicFile_Reserve(&w->file, 6 * 12 + 24);
+		if (p == NULL)
+		{
+			break;
+		}
+		char* q = BS_PUT_LITERAL(p, ",\n\t\t<");
+		for (int c = 0; c < 3; ++c)
+		{
+			q = bsPov_PutUnsigned(q, parts->indices[3 * t + (size_t)c]);
+			*q++ = c < 2 ? ',' : '>';
+		}
+		for (int c = 0; parts->colorIndices != NULL && c < 3; ++c)
+		{
+			q = BS_PUT_LITERAL(q, ", ");
+			q = bsPov_PutUnsigned(q, parts->colorIndices[3 * t + (size_t)c]);
+		}
+		bsAtomicFile_Advance(&w->file, (size_t)(q - p));
+	}
+	bsPutString(w, "\n\t}\n");
+}
+
+static bool bsPov_WriteMesh(bsPovWriter* w, const bsPovMesh* m, size_t meshIndex, const bsPovMeshExtra* extra)
+{
+	bsPovMeshParts parts;
+	if (!bsPovMeshParts_Make(m, &parts))
+	{
+		return bsPovFail(w, "mesh %zu: out of memory", meshIndex);
+	}
 	bsAtomicFile_Write(&w->file, "\n// mesh ", 9);
 	if (m->name != NULL)
 	{
@@ -586,9 +679,9 @@ static bool bsPov_WriteMesh(bsPovWriter* w, const bsPovMesh* m, size_t meshIndex
 		bsAtomicFile_Printf(&w->file, "%zu", meshIndex);
 	}
 	bsAtomicFile_Printf(&w->file, ": %zu triangles, %u vertices\n%s%smesh2\n{\n\tvertex_vectors\n\t{\n\t\t%u",
-		m->triangleCount, vertexCount, extra != NULL && extra->declare != NULL ? extra->declare : "",
-		extra != NULL && extra->declare != NULL ? "\n" : "", vertexCount);
-	for (uint32_t i = 0; i < vertexCount; ++i)
+		m->triangleCount, parts.vertexCount, extra != NULL && extra->declare != NULL ? extra->declare : "",
+		extra != NULL && extra->declare != NULL ? "\n" : "", parts.vertexCount);
+	for (uint32_t i = 0; i < parts.vertexCount; ++i)
 	{
 		char* p = bsAtomicFile_Reserve(&w->file, bsVectorMax + 8);
 		if (p == NULL)
@@ -596,38 +689,25 @@ static bool bsPov_WriteMesh(bsPovWriter* w, const bsPovMesh* m, size_t meshIndex
 			break;
 		}
 		char* q = BS_PUT_LITERAL(p, ",\n\t\t");
-		q = bsPutVector(q, vertices[i], w->step);
-		bsAtomicFile_Advance(&w->file, (size_t)(q - p));
-	}
-	bsAtomicFile_Printf(&w->file, "\n\t}\n\tface_indices\n\t{\n\t\t%zu", m->triangleCount);
-	for (size_t t = 0; t < m->triangleCount; ++t)
-	{
-		char* p = bsAtomicFile_Reserve(&w->file, 3 * 12 + 16);
-		if (p == NULL)
-		{
-			break;
-		}
-		char* q = BS_PUT_LITERAL(p, ",\n\t\t<");
-		q = bsPov_PutUnsigned(q, indices[3 * t]);
-		*q++ = ',';
-		q = bsPov_PutUnsigned(q, indices[3 * t + 1]);
-		*q++ = ',';
-		q = bsPov_PutUnsigned(q, indices[3 * t + 2]);
-		*q++ = '>';
+		q = bsPutVector(q, parts.vertices[i], w->step);
 		bsAtomicFile_Advance(&w->file, (size_t)(q - p));
 	}
 	bsPutString(w, "\n\t}\n");
+	if (parts.colorIndices != NULL)
+	{
+		bsPov_PutTextureList(w, &parts, m->material);
+	}
+	bsPov_PutFaces(w, &parts, m->triangleCount);
 	if (extra != NULL && extra->matrix != NULL)
 	{
 		bsPutMatrix(w, "\t", extra->matrix);
 	}
-	if (extra == NULL || !extra->noTexture)
+	if ((extra == NULL || !extra->noTexture) && parts.colorIndices == NULL)
 	{
 		bsPutMaterial(w, "\t", m->material);
 	}
 	bsPutString(w, "}\n");
-	free(vertices);
-	free(indices);
+	bsPovMeshParts_Free(&parts);
 	return true;
 }
 
@@ -854,7 +934,7 @@ static void bsPov_WriteMovingBody(bsPovWriter* w, const bsPovBody* b, size_t ind
 {
 	if (b->include == NULL)
 	{
-		bsPovMesh mesh = {b->name, b->triangles, b->triangleCount, b->material};
+		bsPovMesh mesh = {b->name, b->triangles, b->triangleCount, b->material, NULL};
 		bsPovMeshExtra extra = {NULL, b->matrix, false};
 		bsPov_WriteMesh(w, &mesh, index, &extra);
 		return;

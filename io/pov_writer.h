@@ -75,6 +75,9 @@ typedef struct bsPovMesh
 	size_t triangleCount;         // a mesh without triangles is skipped (POV-Ray rejects it)
 	const char* material;         // POV-Ray text inside texture { }, e.g.
 	                              // "pigment { color rgb <1,1,1> } finish { diffuse 0.7 }"; NULL: grey
+	const bsVec3* cornerColors;   // NULL, or each triangle's corners' rgb (3 a triangle): then the
+	                              // mesh is coloured by its vertices (a texture_list interpolated over
+	                              // each face) and `material` is the rest of the texture, no pigment
 } bsPovMesh;
 
 // The infinite plane through point with the given normal (any non-zero length).

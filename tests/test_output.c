@@ -1186,9 +1186,9 @@ static int MakeScene(SceneData* s, bsPovScene* scene, size_t count, uint64_t see
 	RUN_SUBTEST(MakeQuad(s->quad, -0.0, 2.0));
 	ENSURE(bsMakeTriangle(bsV3(0, 0, 0), bsV3(1, 0, 0), bsV3(0, 1, 0), s->single) == bs_ok);
 	s->meshes[0] =
-		(bsPovMesh){"floor quad", s->quad, 2, "pigment { color rgb <1,1,1> } finish { diffuse 0.7 }"};
-	s->meshes[1] = (bsPovMesh){"empty", NULL, 0, NULL};
-	s->meshes[2] = (bsPovMesh){NULL, s->single, 1, NULL};
+		(bsPovMesh){"floor quad", s->quad, 2, "pigment { color rgb <1,1,1> } finish { diffuse 0.7 }", NULL};
+	s->meshes[1] = (bsPovMesh){"empty", NULL, 0, NULL, NULL};
+	s->meshes[2] = (bsPovMesh){NULL, s->single, 1, NULL, NULL};
 	s->lights[0] = (bsPovLight){bsV3(5, 10, -5), bsV3(1, 1, 1)};
 	s->lights[1] = (bsPovLight){bsV3(-5, 3, -2), bsV3(0.3, 0.3, 0.4)};
 	s->plane = (bsPovPlane){bsV3(0, -1, 0), bsV3(0, 2, 0), "pigment { checker color rgb 1 color rgb 0.5 }"};

@@ -314,7 +314,8 @@ static bool bsMakeScene(const bsConfig* c, const bsEnvironment* env, bsSceneBuff
 		b->meshes[g].name = env->groups[g].name;
 		b->meshes[g].triangles = env->triangles + env->groups[g].first;
 		b->meshes[g].triangleCount = env->groups[g].count;
-		b->meshes[g].material = env->groups[g].material;
+		b->meshes[g].material = env->groups[g].look != NULL ? env->groups[g].look : env->groups[g].material;
+		b->meshes[g].cornerColors = env->groups[g].look != NULL ? env->cornerColors + 3 * (size_t)env->groups[g].first : NULL;
 	}
 	for (uint32_t k = 0; k < env->planeCount; ++k)
 	{

@@ -44,6 +44,12 @@ typedef struct bsMaterial
 	char* finish;   // custom: text inside finish { }, or NULL
 	char* normal;   // custom: text inside normal { }, or NULL
 	char* texture;  // never NULL: text inside texture { }
+	// "vertex_colors": true: an environment mesh's groups take their pigment from the OBJ's vertex
+	// colours (`v x y z r g b`), interpolated over each face; `look` is then the rest of the texture
+	// (finish, normal; "" when neither), and `texture` the same with a white pigment for what has no
+	// vertex colours (a plane, a body).
+	bool vertexColors;
+	char* look;
 } bsMaterial;
 
 // A material for one OBJ group of a mesh. The name is kept as given: a name that matches no group is

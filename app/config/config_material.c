@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const bsSchemaKey bsMaterialKeys[] = {
-	BS_KEY("pigment", BS_VALUE), BS_KEY("finish", BS_VALUE), BS_KEY("normal", BS_VALUE)};
+static const bsSchemaKey bsMaterialKeys[] = {BS_KEY("pigment", BS_VALUE), BS_KEY("finish", BS_VALUE),
+	BS_KEY("normal", BS_VALUE), BS_KEY("vertex_colors", BS_VALUE)};
 const bsSchema bsMaterialSchema = {bs_kindMaterial, bsMaterialKeys, BS_COUNT(bsMaterialKeys), NULL,
 	NULL};
 const bsSchema bsMaterialMapSchema = {bs_kindMap, NULL, 0, &bsMaterialSchema, NULL};
@@ -117,6 +117,7 @@ void bsMaterial_Free(bsMaterial* m)
 	free(m->finish);
 	free(m->normal);
 	free(m->texture);
+	free(m->look);
 	memset(m, 0, sizeof *m);
 }
 
@@ -127,11 +128,11 @@ static bool bsPresetMaterial(bsCtx* c, const char* name, bsMaterial* out)
 	return out->preset != NULL && out->texture != NULL ? true : bsOutOfMemory(c);
 }
 
-// "pigment { P } finish { F } normal { N }" of the parts given, into m->texture (size bytes).
-static void bsComposeTexture(bsMaterial* m, size_t size)
+// "pigment { P } finish { F } normal { N }" of the parts given (NULL: left out), into out (size bytes).
+static void bsComposeTexture(const char* pigment, const bsMaterial* m, char* out, size_t size)
 {
-	const char* parts[3] = {m->pigment, m->finish, m->normal};
-	bsBuf b = {m->texture, size, 0, false};
+	const char* parts[3] = {pigment, m->finish, m->normal};
+	bsBuf b = {out, size, 0, false};
 	for (int i = 0; i < 3; ++i)
 	{
 		if (parts[i] != NULL)
@@ -143,6 +144,31 @@ static void bsComposeTexture(bsMaterial* m, size_t size)
 			bsBuf_Str(&b, " }");
 		}
 	}
+}
+
+// What a vertex-coloured material shows where there are no vertex colours.
+static const char bsWhitePigment[] = "color rgb <1, 1, 1>";
+
+// The optional "vertex_colors": true or false; true leaves no room for a pigment.
+static bool bsReadVertexColors(bsCtx* c, const cJSON* v, bsMaterial* out)
+{
+	const cJSON* p = bsMember(v, "vertex_colors");
+	if (p == NULL)
+	{
+		return true;
+	}
+	size_t mark = bsPushKey(c, "vertex_colors");
+	if (!cJSON_IsBool(p))
+	{
+		return bsFailExpected(c, "true or false", p);
+	}
+	out->vertexColors = cJSON_IsTrue(p);
+	if (out->vertexColors && out->pigment != NULL)
+	{
+		return bsFail(c, "the pigment comes from the OBJ's vertex colours: leave out \"pigment\"");
+	}
+	bsPop(c, mark);
+	return true;
 }
 
 // An object of POV-Ray text: copies the parts given and composes the texture from them. The current
@@ -179,16 +205,26 @@ static bool bsCustomMaterial(bsCtx* c, const cJSON* v, bsMaterial* out)
 		total += strlen(bsMaterialKeys[i].name) + strlen(p->valuestring) + 7;
 		bsPop(c, mark);
 	}
-	if (total == 1)
+	if (!bsReadVertexColors(c, v, out))
 	{
-		return bsFail(c, "expected at least one of pigment, finish, normal");
+		return false;
 	}
+	if (total == 1 && !out->vertexColors)
+	{
+		return bsFail(c, "expected at least one of pigment, finish, normal (or vertex_colors)");
+	}
+	total += strlen(bsWhitePigment) + 16;
 	out->texture = malloc(total);
-	if (out->texture == NULL)
+	out->look = out->vertexColors ? malloc(total) : NULL;
+	if (out->texture == NULL || (out->vertexColors && out->look == NULL))
 	{
 		return bsOutOfMemory(c);
 	}
-	bsComposeTexture(out, total);
+	bsComposeTexture(out->vertexColors ? bsWhitePigment : out->pigment, out, out->texture, total);
+	if (out->vertexColors)
+	{
+		bsComposeTexture(NULL, out, out->look, total);
+	}
 	return true;
 }
 

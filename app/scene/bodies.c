@@ -266,7 +266,7 @@ bool bsEnvBodies_WriteIncludes(const bsEnvBodies* bodies, const char* dir, char*
 		char path[4096];
 		snprintf(path, sizeof path, "%s/%s", dir, b->include);
 		uint32_t count;
-		bsPovMesh mesh = {b->name, bsBody_Triangles(b->body, &count), 0, NULL};
+		bsPovMesh mesh = {b->name, bsBody_Triangles(b->body, &count), 0, NULL, NULL};
 		mesh.triangleCount = count;
 		if ((!bsIsRegularFile(path) && !bsPov_WriteMeshInclude(path, b->declared, &mesh, bs_atomicFileNow, err, errlen)) ||
 			!bsAtomicFile_DeferKeep(path, err, errlen))

@@ -66,29 +66,38 @@ int bsEnvGroup_Match(const char* configName, const char* key)
 	return strcmp(configName, colon + 1) == 0 ? 1 : 0;
 }
 
-static const char* bsMaterialForGroup(const bsMeshConfig* mc, const char* key)
+// The material the config gives the group `key` by name (the best match), NULL when none does.
+static const bsMaterial* bsConfiguredMaterial(const bsMeshConfig* mc, const char* key)
 {
 	int best = 0;
-	const char* material = NULL;
+	const bsMaterial* material = NULL;
 	for (int g = 0; g < mc->groupCount; ++g)
 	{
 		int m = bsEnvGroup_Match(mc->groups[g].group, key);
 		if (m > best)
 		{
 			best = m;
-			material = mc->groups[g].material.texture;
+			material = &mc->groups[g].material;
 		}
 	}
-	if (material != NULL)
-	{
-		return material;
-	}
+	return material;
+}
+
+// The group's material: the config's by name, else a preset the key names ("base:stone"), else the
+// mesh's. Sets *look to the material's look without its pigment when it takes vertex colours (else
+// NULL).
+static const char* bsMaterialForGroup(const bsMeshConfig* mc, const char* key, const char** look)
+{
+	const bsMaterial* material = bsConfiguredMaterial(mc, key);
 	const char* colon = strrchr(key, ':');
-	if (colon != NULL && bsMaterialPreset(colon + 1) != NULL)
+	if (material == NULL && colon != NULL && bsMaterialPreset(colon + 1) != NULL)
 	{
+		*look = NULL;
 		return bsMaterialPreset(colon + 1);
 	}
-	return mc->material.texture;
+	material = material != NULL ? material : &mc->material;
+	*look = material->vertexColors ? material->look : NULL;
+	return material->texture;
 }
 
 static const char* bsBaseName(const char* path)
@@ -105,6 +114,7 @@ void bsEnvironment_Free(bsEnvironment* env)
 	}
 	free(env->groups);
 	free(env->triangles);
+	free(env->cornerColors);
 	free(env->planes);
 	free((void*)env->planeMaterials);
 	free(env->meshEdges);
@@ -167,6 +177,53 @@ bool bsEnvironment_DescribeEdges(const bsEnvironment* env, const bsConfig* c, in
 			me->boundaryVertices[0], me->boundaryVertices[1]);
 	}
 	return true;
+}
+
+// The OBJ's colours as POV-Ray's rgb: as written when every component is within [0, 1], else over
+// 255 (files written with 0-255 components).
+static double bsColorScale(const bsObjMesh* mesh)
+{
+	for (uint32_t v = 0; v < mesh->vertexCount; ++v)
+	{
+		bsVec3 c = mesh->colors[v];
+		if (c.x > 1.0 || c.y > 1.0 || c.z > 1.0)
+		{
+			return 1.0 / 255.0;
+		}
+	}
+	return 1.0;
+}
+
+// The vertex colours of a group's triangles (env->triangles[group->first ..], the i-th of the mesh's
+// kept triangles being OBJ triangle objTriangle[i]; the group's first is the mesh's kept `at`), into
+// env->cornerColors, three a triangle. A mesh without colours is an error: the material asked for
+// them.
+static bsResult bsEnvironment_CornerColors(bsEnvironment* env, const bsObjMesh* mesh, const char* file,
+	const uint32_t* objTriangle, uint32_t at, const bsEnvGroup* group, char* err, size_t errlen)
+{
+	if (mesh->colors == NULL)
+	{
+		snprintf(err, errlen, "%s: environment.meshes[%d]: the material of group '%s' asks for vertex_colors, "
+			"but the file has no vertex colours (a coloured vertex is `v x y z r g b`)", file, group->mesh,
+			group->key);
+		return bs_errInvalidArgument;
+	}
+	size_t need = 3 * (size_t)(group->first + group->count);
+	if (need > 0 && !BS_ARRAY_RESIZE(env->cornerColors, need))
+	{
+		snprintf(err, errlen, "%s: out of memory", group->name);
+		return bs_errOutOfMemory;
+	}
+	double scale = bsColorScale(mesh);
+	for (uint32_t i = 0; i < group->count; ++i)
+	{
+		const uint32_t* corners = mesh->triangles[objTriangle[at + i]];
+		for (int c = 0; c < 3; ++c)
+		{
+			env->cornerColors[3 * (size_t)(group->first + i) + (size_t)c] = bsScale(scale, mesh->colors[corners[c]]);
+		}
+	}
+	return bs_ok;
 }
 
 // Appends one mesh's groups and triangles.
@@ -303,7 +360,11 @@ static bsResult bsEnvironment_AddMesh(bsEnvironment* env, const bsMeshConfig* mc
 		group->mesh = meshIndex;
 		group->first = first;
 		group->count = env->triangleCount - first;
-		group->material = bsMaterialForGroup(mc, mesh.groups[g].name);
+		group->material = bsMaterialForGroup(mc, mesh.groups[g].name, &group->look);
+		if (group->look != NULL)
+		{
+			result = bsEnvironment_CornerColors(env, &mesh, mc->file, objTriangle, first - meshFirst, group, err, errlen);
+		}
 	}
 	if (result == bs_ok)
 	{

@@ -26,6 +26,8 @@ typedef struct bsEnvGroup
 	uint32_t first;        // into bsEnvironment.triangles
 	uint32_t count;
 	const char* material;  // POV-Ray text inside texture { }, borrowed from the config or a preset
+	const char* look;      // with a vertex_colors material: its texture without the pigment, which
+	                       // the vertices' colours give (bsEnvironment.cornerColors); else NULL
 } bsEnvGroup;
 
 // What one mesh's edges say (bsOrientation_Edges over its transformed triangles), with the example
@@ -41,6 +43,8 @@ typedef struct bsEnvironment
 {
 	bsTriangle* triangles;   // every mesh's triangles, group after group
 	uint32_t triangleCount;
+	bsVec3* cornerColors;    // three a triangle (its corners' rgb), for the groups with a look; NULL
+	                         // when none has (entries of the other groups unset)
 	bsEnvGroup* groups;
 	uint32_t groupCount;
 	bsPlane* planes;
