@@ -620,6 +620,75 @@ static bool bsOutputSet_RemoveStale(const char* dir, const bsOutputList* previou
 	return ok;
 }
 
+// Whether a regular file's first bytes are what blobsim writes at an output's name: "blobsim" among
+// them (its scenes, includes, PLY files, summaries, animation files, lists), a PNG's signature (the
+// images; the user's own renders of the folder's scenes too), or POV-Ray's banner (render logs).
+static bool bsOutputSet_Ours(int fd)
+{
+	char head[512];
+	ssize_t n = read(fd, head, sizeof(head) - 1);
+	if (n <= 0)
+	{
+		return n == 0;  // an empty file holds nothing to lose
+	}
+	head[n] = '\0';
+	static const char png[8] = {'\x89', 'P', 'N', 'G', '\r', '\n', '\x1a', '\n'};
+	for (ssize_t i = 0; i < n; ++i)
+	{
+		head[i] = head[i] == '\0' ? ' ' : head[i];  // binary PLY bodies: search the text before them
+	}
+	return (n >= 8 && memcmp(head, png, 8) == 0) || strstr(head, "blobsim") != NULL ||
+		strstr(head, "Persistence of Vision") != NULL;
+}
+
+// Whether DIR/name is a regular file of someone else's (not bsOutputSet_Ours), with the message in
+// err. Nothing there, a link (a rename replaces it, never follows it) or no regular file: false.
+static bool bsOutputSet_Foreign(const char* dir, const char* name, char* err, size_t errlen)
+{
+	char path[4096 + 256];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	bool foreign = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !bsOutputSet_Ours(fd);
+	if (fd >= 0)
+	{
+		close(fd);
+	}
+	if (foreign)
+	{
+		snprintf(err, errlen, "%s: not a file blobsim wrote (%s does not list it and its content is not "
+			"blobsim's); move the file away, blobsim does not replace it", path, BS_OUTPUT_LIST_NAME);
+	}
+	return foreign;
+}
+
+// A target of the commit that the previous list does not name and that is someone else's file stops
+// the commit before anything is renamed: a run never replaces a file it did not write.
+static bool bsOutputSet_CheckForeign(const char* dir, const bsOutputList* previous, const bsOutputList* next,
+	char* err, size_t errlen)
+{
+	for (size_t i = 0; i < next->count; ++i)
+	{
+		if (!bsOutputList_Contains(previous, next->names[i]) && bsOutputSet_Foreign(dir, next->names[i], err, errlen))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+bool bsOutputSet_Replaceable(const char* dir, const char* name, char* err, size_t errlen)
+{
+	bsOutputList list;
+	if (!bsOutputList_Read(dir, &list, err, errlen))
+	{
+		return false;
+	}
+	bool ok = bsOutputList_Contains(&list, name) || !bsOutputSet_Foreign(dir, name, err, errlen);
+	bsOutputList_Free(&list);
+	return ok;
+}
+
 bool bsOutputSet_Commit(const char* dir, bsOutputSetMode mode, char* err, size_t errlen)
 {
 	bsOutputList previous, next, all;
@@ -633,10 +702,18 @@ bool bsOutputSet_Commit(const char* dir, bsOutputSetMode mode, char* err, size_t
 		bsAtomicFile_AbortDeferred();
 		return false;
 	}
-	if (!bsOutputSet_GroupNames(dir, &next))
+	bool named = bsOutputSet_GroupNames(dir, &next);
+	if (!named)
 	{
 		snprintf(err, errlen, "%s/%s: out of memory", dir, BS_OUTPUT_LIST_NAME);
+	}
+	if (!named || !bsOutputSet_CheckForeign(dir, &previous, &next, err, errlen))
+	{
 		bsOutputList_Free(&previous);
+		if (named)
+		{
+			bsOutputList_Free(&next);
+		}
 		bsOutputSet_Unlock(lock);
 		bsAtomicFile_AbortDeferred();
 		return false;

@@ -12,8 +12,10 @@
 //     if (!bsOutputSet_Commit(dir, bs_outputSetReplace, err, sizeof(err))) { fail }
 //     on failure before the commit: bsAtomicFile_AbortDeferred() (DIR as it was, list included)
 //
-// The commit, in an order that keeps the list a superset of every blobsim file in DIR at each moment,
-// so that a run killed anywhere (even by SIGKILL) leaves nothing that a later run cannot tidy:
+// The commit first refuses a target that the earlier list does not name and that holds someone
+// else's file (bsOutputSet_Replaceable's rule): a run never replaces a file it did not write. Then, in
+// an order that keeps the list a superset of every blobsim file in DIR at each moment, so that a run
+// killed anywhere (even by SIGKILL) leaves nothing that a later run cannot tidy:
 //   1. the list of the earlier files and the new ones, marked "state: replacing", renamed into place;
 //   2. the group's files renamed into place (bsAtomicFile_CommitDeferred);
 //   3. the earlier files not written again removed;
@@ -64,6 +66,11 @@ bool bsOutputSet_Begin(const char* dir, char* err, size_t errlen);
 // Commits the open group as DIR's outputs (see above) and ends the group. False, with a message: the
 // group is then ended too (its files not renamed are removed), and DIR holds whole files, listed.
 bool bsOutputSet_Commit(const char* dir, bsOutputSetMode mode, char* err, size_t errlen);
+
+// Whether a command may replace DIR/name: the folder's list names it, or nothing of someone else's is
+// there (a regular file whose first bytes are not what blobsim writes: "blobsim" among them, a PNG's
+// signature, POV-Ray's banner). false with the message, or the list's read error, in err.
+bool bsOutputSet_Replaceable(const char* dir, const char* name, char* err, size_t errlen);
 
 // Adds NAME (a file directly in DIR, already in place) to DIR/outputs.txt at once, writing the list
 // if DIR has none: for a file renamed in outside the group's commit (a failed render's render.log),

@@ -15,7 +15,10 @@
 #     next run into the folder, which says so on stderr; those of a live pid, of the old pid-less form
 #     and the user's look-alikes stay;
 #  8. a failed render's render.log (renamed in at once) is listed in outputs.txt, so the next run
-#     without --render removes it.
+#     without --render removes it;
+#  9. a file at an output's name that no list names and whose content is not blobsim's is the user's:
+#     `run` refuses before renaming anything, `blobsim render` fails that image (and renders the
+#     others), each naming it; the file stays as it was.
 # POV-Ray is a stand-in script on PATH (writes a small image, prints progress), so no POV-Ray is needed.
 set -euo pipefail
 bin=$(realpath "$1")
@@ -186,4 +189,29 @@ run "$h"
 [ ! -e "$h/render.log" ] || fail "the next run left the failed render's render.log: $(listing "$h")"
 same_set "$h" "$work/ref"
 echo "8: a failed render's render.log is listed, and the next run removes it"
+
+# 9. The user's file at an output's name.
+u="$work/u"
+mkdir -p "$u"
+echo "my own scene" >"$u/scene.pov"
+set +e
+msg=$(run "$u" 2>&1)
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "a run over the user's scene.pov: exit $rc: $msg"
+case "$msg" in *"$u/scene.pov: not a file blobsim wrote"*) ;; *) fail "a run over the user's scene.pov said: $msg" ;; esac
+[ "$(cat "$u/scene.pov")" = "my own scene" ] || fail "the user's scene.pov was replaced"
+[ "$(ls "$u")" = "scene.pov" ] || fail "the refused run left $(listing "$u")"  # and the folder's lock, .outputs.lock
+v="$work/v"
+run "$v" --set output.frame_every=3
+echo "my notes, not a picture" >"$v/frame_0001.png"
+set +e
+msg=$("$bin" render "$v" --quiet 2>&1)
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "a render over the user's frame_0001.png: exit $rc: $msg"
+case "$msg" in *"$v/frame_0001.png: not a file blobsim wrote"*) ;; *) fail "a render over the user's frame_0001.png said: $msg" ;; esac
+[ "$(cat "$v/frame_0001.png")" = "my notes, not a picture" ] || fail "the user's frame_0001.png was replaced"
+[ -s "$v/frame_0000.png" ] && [ -s "$v/scene.png" ] || fail "the other images were not rendered: $(listing "$v")"
+echo "9: the user's scene.pov and frame_0001.png stay: run refuses, render fails that image alone"
 echo "ok: outputs test"

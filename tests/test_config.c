@@ -110,7 +110,7 @@ static const BadCase badCases[] = {
 	{WITH("\"render\": {\"particle_material\": \"snwo\"}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: render.particle_material: unknown material preset \"snwo\" (did you mean \"snow\"?)"},
 	{WITH("\"render\": {\"particle_material\": {}}"), 0, {NULL}, bs_errInvalidArgument,
-		"dir/c.json: render.particle_material: expected at least one of pigment, finish, normal"},
+		"dir/c.json: render.particle_material: expected at least one of pigment, finish, normal (or vertex_colors)"},
 	{WITH("\"render\": {\"particle_material\": {\"pigment\": \"color rgb <1, 0, 0> }\"}}"), 0, {NULL},
 		bs_errInvalidArgument,
 		"dir/c.json: render.particle_material.pigment: unbalanced braces or quotes in the POV-Ray text"},

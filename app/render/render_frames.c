@@ -371,6 +371,13 @@ static bool bsRenderItem_Claim(bsRenderItem* item, const bsRenderPlan* plan, bsR
 		item->render = false;  // rendered by another renderer meanwhile
 		return false;
 	}
+	if (!bsOutputSet_Replaceable(plan->directory, item->image, why, sizeof(why)))
+	{
+		bsRenderClaim_Release(claim, plan->directory);
+		snprintf(message, size, "--render: %s", why);
+		*failed = true;
+		return false;
+	}
 	return true;
 }
 
