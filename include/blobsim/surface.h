@@ -152,10 +152,14 @@ static inline bool bsBlobTile_Reaches(const bsBlobTile* tile, bsVec3 c, double r
 //
 // The bound. Each component's field is monotone in the distance from its centre, so over a box its
 // least value is at the box's farthest point from the centre: the sum of these least values is a lower
-// bound of the others' field over the box. The support's cube is cut into octants, recursively to
-// `depth`, until every box that meets the support shows the others >= T (1 + 1e-6) + 1e-12 S; one
-// box that does not at the deepest level keeps the component. Distances and radii are taken `slack`
-// the worse way, so the rule holds for the written (rounded) centres and radii too.
+// bound of the others' field over the box. A second one, around the box's centre m, errs by the
+// square of the box: f(m) - sum_a |df/dx_a(m)| h_a - 1/2 K |h|^2, K = sum 4 S / R_j^2 over the others
+// that reach the box (a component's second derivative along any line is >= -4 S / R^2). The
+// support's cube is cut into octants, recursively to `depth`, until every box that meets the support
+// shows the others >= T (1 + 1e-6) + 1e-12 S by either bound; a box that does not at the deepest
+// level keeps the component. Distances and radii are taken `slack` the worse way, so the rule holds
+// for the written (rounded) centres and radii too. The work is bounded: a test looks at 1,024 others
+// at most (a subset's field is a lower bound too) and keeps the component past 20,000 boxes.
 //
 // Several components. Candidates are those that pass against every other component (phase 1, in
 // parallel); then, in index order, each candidate is tested again against the components still kept

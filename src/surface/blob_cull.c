@@ -6,12 +6,13 @@
 //
 // The test of one component. The others' field over its support (the ball of radius R_i + 2 slack:
 // every point the written component reaches) must be >= need. A box that misses the ball shows
-// nothing; otherwise the sum over the others of their least value on the box (at its farthest point
-// from their centres, the distance grown and their radii shrunk by the slack) either reaches need, or
-// the box is cut in 8 and every part must pass, to `depth` levels. Two exact shortcuts reject early:
-// the same sum at a single point (what any box holding that point can show at most) below need at
-// the component's centre, at probe points inside its ball or at a box's centre means no box
-// containing the point can pass. Each level hands its parts only the others that reach the box.
+// nothing; otherwise either bound must reach need: the sum over the others of their least value on
+// the box (at its farthest point from their centres, the distance grown and their radii shrunk by
+// the slack), or the second-order bound around the box's centre (bsCull_Taylor). Else the box is cut
+// in 8 and every part must pass, to `depth` levels. Exact shortcuts reject early: the first sum at a
+// single point (what any box holding that point can show at most) below need at the component's
+// centre, at probe points inside its ball (the rim first) or at a box's centre means no box holding
+// the point can pass. Each level hands its parts only the others that reach the box.
 #include "blob_cull.h"
 
 #include "blobsim/base.h"
@@ -24,7 +25,9 @@ enum
 {
 	bs_cullGridBits = 21,     // bits of a cell coordinate in a key
 	bs_cullGrain = 64,        // components a parallel chunk of phase 1
-	bs_cullProbeCount = 15,   // the centre and 14 points at 0.9 R
+	bs_cullProbeCount = 15,   // the centre and 14 directions
+	bs_cullMaxOthers = 1024,  // others a test looks at, at most (any subset gives a lower bound)
+	bs_cullBoxBudget = 20000, // boxes a test bounds at most; beyond, the component is kept
 };
 
 // A component as the test of another sees it: its centre, its radius shrunk by the slack.
@@ -59,6 +62,7 @@ typedef struct bsCullScratch
 	size_t capacity;
 	size_t count;         // at level 0
 	bool sawDropped;      // the gathering skipped a component left out (phase 2)
+	int boxes;            // boxes this test may still bound (bs_cullBoxBudget)
 	double c[3];          // the tested component's centre
 	double reach2;        // (R_i + 2 slack)^2
 } bsCullScratch;
@@ -177,8 +181,9 @@ static bool bsCull_Reserve(bsCullScratch* s, size_t need, int depth)
 	return true;
 }
 
-// The components whose ball may meet i's (kept ones only in phase 2), in grid order; false when out
-// of memory.
+// The components whose ball may meet i's (kept ones only in phase 2), in grid order, the first
+// bs_cullMaxOthers of them (a crowd of coincident components costs no more than that); false when
+// out of memory.
 static bool bsCull_Gather(const bsCull* x, size_t i, bsCullScratch* s)
 {
 	const bsBlobCullDef* def = x->def;
@@ -209,7 +214,8 @@ static bool bsCull_Gather(const bsCull* x, size_t i, bsCullScratch* s)
 					continue;
 				}
 				uint64_t key = bsCull_Key(u, v, w);
-				for (size_t e = bsCull_LowerBound(x, key); e < def->count && x->cells[e].key == key; ++e)
+				for (size_t e = bsCull_LowerBound(x, key);
+					e < def->count && x->cells[e].key == key && s->count < bs_cullMaxOthers; ++e)
 				{
 					uint32_t j = x->cells[e].id;
 					if (j == i)
@@ -352,6 +358,10 @@ static bool bsCull_Box(const bsCull* x, bsCullScratch* s, const double lo[3], co
 	{
 		return true;  // the box misses the support
 	}
+	if (--s->boxes < 0)
+	{
+		return false;  // too much work: kept, which is always right
+	}
 	double sum = 0.0;
 	for (size_t j = 0; j < n; ++j)
 	{
@@ -409,7 +419,7 @@ static bool bsCull_Box(const bsCull* x, bsCullScratch* s, const double lo[3], co
 static bool bsCull_Redundant(const bsCull* x, size_t i, bsCullScratch* s)
 {
 	double r = bsCull_Radius(x->def, i);
-	// Probes: the centre, the 6 axis points and the 8 diagonal points at 0.9 R.
+	// Probes: the centre, the 6 axis points and the 8 diagonal points at 0.995 R and 0.9 R.
 	static const double dirs[bs_cullProbeCount][3] = {{0, 0, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0},
 		{0, 0, 1}, {0, 0, -1}, {0.57735026918962584, 0.57735026918962584, 0.57735026918962584},
 		{-0.57735026918962584, 0.57735026918962584, 0.57735026918962584},
@@ -419,18 +429,22 @@ static bool bsCull_Redundant(const bsCull* x, size_t i, bsCullScratch* s)
 		{-0.57735026918962584, 0.57735026918962584, -0.57735026918962584},
 		{0.57735026918962584, -0.57735026918962584, -0.57735026918962584},
 		{-0.57735026918962584, -0.57735026918962584, -0.57735026918962584}};
-	for (int p = 0; p < bs_cullProbeCount; ++p)
+	// The rim first: where the others' field is least in a crowd smaller than the ball.
+	for (int k = 0; k < 2 * bs_cullProbeCount; ++k)
 	{
+		int p = k % bs_cullProbeCount;
+		double at = k < bs_cullProbeCount ? 0.995 * r : 0.9 * r;
 		double q[3];
 		for (int a = 0; a < 3; ++a)
 		{
-			q[a] = s->c[a] + 0.9 * r * dirs[p][a];
+			q[a] = s->c[a] + at * dirs[p][a];
 		}
 		if (!bsCull_PointPasses(x, s->others, s->count, q))
 		{
 			return false;
 		}
 	}
+	s->boxes = bs_cullBoxBudget;
 	double reach = r + 2.0 * x->def->slack;
 	double lo[3], hi[3];
 	for (int a = 0; a < 3; ++a)
