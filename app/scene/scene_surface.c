@@ -170,10 +170,8 @@ static bool bsCullParticles(bsSceneSurface* s, const bsPovScene* scene, bsVec3**
 	def.slack = bsPov_PositionStep(scene);  // how far the writer may round a centre or a radius
 	def.threads = s->threads;
 	size_t dropped = 0;
-	double t0 = bsNow();
 	bool ok = (ps->radii == NULL || component != NULL) && keep != NULL;
 	bsResult r = ok ? bsBlobCull(&def, keep, &dropped) : bs_errOutOfMemory;
-	s->cullSeconds += bsNow() - t0;
 	free(component);
 	if (r == bs_errInvalidArgument || r == bs_errNonFinite)
 	{
@@ -277,7 +275,6 @@ void bsSceneSurface_AddSummary(const bsSceneSurface* s, cJSON* root)
 		cJSON_AddNumberToObject(c, "left_out", (double)s->cullLeftOut);
 		cJSON_AddNumberToObject(c, "left_out_all", (double)s->cullLeftOutAll);
 		cJSON_AddNumberToObject(c, "scenes", s->cullScenes);
-		cJSON_AddNumberToObject(c, "seconds", s->cullSeconds);
 	}
 	if (s->mode != bs_surfaceMesh)
 	{

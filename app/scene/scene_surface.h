@@ -33,7 +33,6 @@ typedef struct bsSceneSurface
 	size_t cullLeftOut;     // of the last scene: those left out
 	size_t cullLeftOutAll;  // over every scene
 	int cullScenes;
-	double cullSeconds;     // finding them, all scenes
 } bsSceneSurface;
 
 bsSceneSurface bsSceneSurface_FromConfig(const bsRenderConfig* rc, int threads);
@@ -45,8 +44,9 @@ bool bsSceneSurface_WriteScene(bsSceneSurface* s, const char* path, bsPovScene* 
 
 // In mesh mode, adds "surface": {"spacing", "triangles", "vertices" (of the last scene), "scenes",
 // "seconds" (polygonizing, all scenes)} to summary.json's root object; with blobs and render.blob.cull,
-// "blob_cull": {"components", "left_out" (of the last scene), "left_out_all" (every scene), "scenes",
-// "seconds"}.
+// "blob_cull": {"components", "left_out" (of the last scene), "left_out_all" (every scene), "scenes"}
+// (no timing: finding them is part of seconds.write, and a run's summary is otherwise the same bytes
+// every time but for "seconds").
 void bsSceneSurface_AddSummary(const bsSceneSurface* s, cJSON* root);
 
 // DIR/NAME.pov -> DIR/NAME_surface.inc: the include a scene in mesh mode names (under its final name:
