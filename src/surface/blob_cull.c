@@ -181,6 +181,42 @@ static bool bsCull_Reserve(bsCullScratch* s, size_t need, int depth)
 	return true;
 }
 
+// Adds component j to i's others when its ball may meet i's (and, in phase 2, it is still kept);
+// false when out of memory.
+static bool bsCull_Consider(const bsCull* x, size_t i, uint32_t j, bsCullScratch* s)
+{
+	const bsBlobCullDef* def = x->def;
+	if (j == i)
+	{
+		return true;
+	}
+	if (x->kept != NULL && !x->kept[j])
+	{
+		s->sawDropped = true;
+		return true;
+	}
+	bsVec3 cj = def->centers[j];
+	double ri = bsCull_Radius(def, i), rj = bsCull_Radius(def, j);
+	double r = rj - def->slack;
+	double dx = cj.x - s->c[0], dy = cj.y - s->c[1], dz = cj.z - s->c[2];
+	double far = ri + rj + 3.0 * def->slack;
+	if (r <= 0.0 || dx * dx + dy * dy + dz * dz >= far * far)
+	{
+		return true;
+	}
+	if (!bsCull_Reserve(s, s->count + 1, def->depth))
+	{
+		return false;
+	}
+	bsCullOther* o = s->others + s->count++;
+	o->c[0] = cj.x;
+	o->c[1] = cj.y;
+	o->c[2] = cj.z;
+	o->r = r;
+	o->r2 = r * r;
+	return true;
+}
+
 // The components whose ball may meet i's (kept ones only in phase 2), in grid order, the first
 // bs_cullMaxOthers of them (a crowd of coincident components costs no more than that); false when
 // out of memory.
@@ -206,46 +242,20 @@ static bool bsCull_Gather(const bsCull* x, size_t i, bsCullScratch* s)
 	{
 		for (int64_t dy = -1; dy <= 1; ++dy)
 		{
-			for (int64_t dx = -1; dx <= 1; ++dx)
+			// The row's three cells (x in the key's low bits): one range of keys, one search.
+			int64_t v = k[1] + dy, w = k[2] + dz;
+			if (v < 0 || w < 0 || v > top || w > top)
 			{
-				int64_t u = k[0] + dx, v = k[1] + dy, w = k[2] + dz;
-				if (u < 0 || v < 0 || w < 0 || u > top || v > top || w > top)
+				continue;
+			}
+			uint64_t first = bsCull_Key(k[0] > 0 ? k[0] - 1 : 0, v, w);
+			uint64_t last = bsCull_Key(k[0] < top ? k[0] + 1 : top, v, w);
+			for (size_t e = bsCull_LowerBound(x, first);
+				e < def->count && x->cells[e].key <= last && s->count < bs_cullMaxOthers; ++e)
+			{
+				if (!bsCull_Consider(x, i, x->cells[e].id, s))
 				{
-					continue;
-				}
-				uint64_t key = bsCull_Key(u, v, w);
-				for (size_t e = bsCull_LowerBound(x, key);
-					e < def->count && x->cells[e].key == key && s->count < bs_cullMaxOthers; ++e)
-				{
-					uint32_t j = x->cells[e].id;
-					if (j == i)
-					{
-						continue;
-					}
-					if (x->kept != NULL && !x->kept[j])
-					{
-						s->sawDropped = true;
-						continue;
-					}
-					bsVec3 cj = def->centers[j];
-					double rj = bsCull_Radius(def, j);
-					double r = rj - def->slack;
-					double dx2 = cj.x - ci.x, dy2 = cj.y - ci.y, dz2 = cj.z - ci.z;
-					double far = ri + rj + 3.0 * def->slack;
-					if (r <= 0.0 || dx2 * dx2 + dy2 * dy2 + dz2 * dz2 >= far * far)
-					{
-						continue;
-					}
-					if (!bsCull_Reserve(s, s->count + 1, def->depth))
-					{
-						return false;
-					}
-					bsCullOther* o = s->others + s->count++;
-					o->c[0] = cj.x;
-					o->c[1] = cj.y;
-					o->c[2] = cj.z;
-					o->r = r;
-					o->r2 = r * r;
+					return false;
 				}
 			}
 		}
