@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end tests of `blobsim run` and `blobsim check` on the tiny scene in tests/run/.
 #   tests/run_test.sh BLOBSIM TESTS_RUN_DIR MODE
-# MODE: determinism | golden | summary | chain | check | surface | render | bless
+# MODE: determinism | golden | summary | chain | check | surface | render | cull | bless
 # `bless` rewrites the golden files from the current build (review the diff before committing).
 # Exit 77 means skipped (meson's convention), e.g. render without POV-Ray.
 set -euo pipefail
@@ -255,7 +255,8 @@ assert sum(step.values()) <= t["simulate"] + 1e-9, (sum(step.values()), t["simul
 pov = open(d + "/scene.pov").read()
 assert pov.startswith("#version 3.7;") and "hierarchy off" not in pov
 components = {l for l in pov.splitlines() if l.startswith("\tsphere { ")}  # tiles repeat their neighbours'
-assert len(components) == count - p["escaped"], "one blob component per particle still in the scene"
+left_out = s.get("blob_cull", {}).get("left_out", 0)  # the buried ones are left out
+assert len(components) == count - p["escaped"] - left_out, "one blob component per particle still in the scene"
 PY
 	if ls "$work/a" | grep -q '\.tmp'; then
 		fail "temporary files left: $(ls "$work/a")"
@@ -399,6 +400,32 @@ $work/one.obj: 0 edges wound inconsistently, 3 boundary edges (open, e.g. the ed
 	rc=$?
 	set -e
 	[ $rc -eq 2 ] || fail "run without a config exits $rc, expected 2"
+	;;
+cull)
+	# A dense block of overlapping particles: the buried components are left out of scene.pov (the
+	# same ones at 1, 2 and 3 threads), counted in summary.json, and kept with render.blob.cull false;
+	# with POV-Ray both scenes render to the same image.
+	dense=(--set 'particles.emitters=[{"type": "grid", "min": [-0.2, 0.4, -0.2], "max": [0.2, 0.8, 0.2], "count": [10, 10, 10]}]'
+		--set motion.steps=1 --set motion.dt=0.001 --set output.frame_every=0)
+	same_at_threads "render.blob.cull" "$work/c" "${dense[@]}"
+	run "$work/full" "${dense[@]}" --set render.blob.cull=false
+	python3 - "$work/c1" "$work/full" <<'PY' || exit 1
+import json, sys
+cull, full = sys.argv[1], sys.argv[2]
+def spheres(d):
+    return {l for l in open(d + "/scene.pov").read().splitlines() if l.startswith("\tsphere { ")}
+c = json.load(open(cull + "/summary.json"))["blob_cull"]
+assert c["components"] == 1000 and 100 <= c["left_out"] < 1000 and c["scenes"] == 1, c
+assert len(spheres(cull)) == 1000 - c["left_out"], (len(spheres(cull)), c)
+assert spheres(cull) < spheres(full) and len(spheres(full)) == 1000
+assert "blob_cull" not in json.load(open(full + "/summary.json"))
+PY
+	if command -v povray >/dev/null 2>&1; then
+		"$bin" render "$work/c1" --scene --quiet
+		"$bin" render "$work/full" --scene --quiet
+		"$bin" compare "$work/c1/scene.png" "$work/full/scene.png" --min-ssim 0.999 >/dev/null ||
+			fail "the scene without its buried components renders differently"
+	fi
 	;;
 render)
 	if ! command -v povray >/dev/null 2>&1; then

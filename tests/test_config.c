@@ -116,6 +116,8 @@ static const BadCase badCases[] = {
 		"dir/c.json: render.particle_material.pigment: unbalanced braces or quotes in the POV-Ray text"},
 	{WITH("\"render\": {\"blob\": {\"threshold\": 2}}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: render.blob.threshold: expected a number > 0 and below strength 1, got 2"},
+	{WITH("\"render\": {\"blob\": {\"cull\": 1}}"), 0, {NULL}, bs_errInvalidArgument,
+		"dir/c.json: render.blob.cull: expected true or false, got 1"},
 	{WITH("\"render\": {\"lights\": [{\"color\": [1, 1, 1]}]}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: render.lights[0]: missing required key 'location'"},
 	{"{" BASE_PARTICLES "}", 0, {NULL}, bs_errInvalidArgument,
@@ -356,6 +358,7 @@ static int TestDefaults(void)
 	ENSURE(c.render.blob.strength == 1.0);
 	ENSURE(c.render.blob.radiusScale == 1.6);
 	ENSURE(c.render.blob.maxComponents == 30000);
+	ENSURE(c.render.blob.cull);
 	ENSURE(strcmp(c.render.particleMaterial.preset, "snow") == 0);
 	ENSURE(strcmp(c.render.particleMaterial.texture, bsMaterialPreset("snow")) == 0);
 
@@ -382,7 +385,8 @@ static int TestDefaults(void)
 		" \"render\": {\"camera\": {\"location\": [1, 1, 1], \"look_at\": [0, 1, 0], \"angle\": 45},"
 		"   \"lights\": [{\"location\": [0, 9, 0]}, {\"location\": [3, 3, 3], \"color\": [2, 1, 0.5]}],"
 		"   \"background\": [0, 0, 0.1], \"width\": 320, \"height\": 240, \"antialias\": 0,"
-		"   \"blob\": {\"threshold\": 0.5, \"strength\": 2, \"radius_scale\": 1.5, \"max_components\": 100},"
+		"   \"blob\": {\"threshold\": 0.5, \"strength\": 2, \"radius_scale\": 1.5, \"max_components\": 100,"
+		"   \"cull\": false},"
 		"   \"particle_material\": \"slime\"},"
 		" \"output\": {\"directory\": \"frames\", \"frame_every\": 10}}";
 	ENSURE(bsConfig_Parse(full, strlen(full), "c.json", &c, &error) == bs_ok);
@@ -423,7 +427,7 @@ static int TestDefaults(void)
 	ENSURE(SameVec(c.render.background, 0.0, 0.0, 0.1));
 	ENSURE(c.render.width == 320 && c.render.height == 240 && c.render.antialias == 0.0);
 	ENSURE(c.render.blob.threshold == 0.5 && c.render.blob.strength == 2.0);
-	ENSURE(c.render.blob.radiusScale == 1.5 && c.render.blob.maxComponents == 100);
+	ENSURE(c.render.blob.radiusScale == 1.5 && c.render.blob.maxComponents == 100 && !c.render.blob.cull);
 	ENSURE(strcmp(c.render.particleMaterial.preset, "slime") == 0);
 	ENSURE(strcmp(c.output.directory, "frames") == 0 && c.output.frameEvery == 10);
 	bsConfig_Free(&c);

@@ -236,7 +236,8 @@ static const bsSchemaKey bsBlobKeys[] = {
 	BS_NUMBER("threshold", bsBlobConfig, threshold, &bsPositive, 0.6),
 	BS_NUMBER("strength", bsBlobConfig, strength, &bsPositive, 1),
 	BS_NUMBER("radius_scale", bsBlobConfig, radiusScale, &bsPositive, 1.6),
-	BS_INT("max_components", bsBlobConfig, maxComponents, 1, INT_MAX, 30000)};
+	BS_INT("max_components", bsBlobConfig, maxComponents, 1, INT_MAX, 30000),
+	BS_KEY("cull", BS_VALUE)};
 static const bsSchema bsBlobSchema = BS_OBJECT(bsBlobKeys);
 static const bsSchemaKey bsRenderKeys[] = {
 	BS_KEY("camera", &bsCameraSchema),
@@ -1216,6 +1217,12 @@ static bool bsReadBlob(bsCtx* c, const cJSON* render, bsBlobConfig* blob)
 	{
 		return false;
 	}
+	size_t mark = bsPushKey(c, "blob");
+	if (!bsReadBool(c, bsMember(render, "blob"), "cull", true, &blob->cull))
+	{
+		return false;
+	}
+	bsPop(c, mark);
 	if (blob->threshold < blob->strength)
 	{
 		return true;

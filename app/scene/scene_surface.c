@@ -28,6 +28,7 @@ bsSceneSurface bsSceneSurface_FromConfig(const bsRenderConfig* rc, int threads)
 	s.obj = rc->surfaceObj;
 	s.ply = rc->surfacePly;
 	s.threads = threads;
+	s.cull = rc->blob.cull;
 	return s;
 }
 
@@ -149,11 +150,105 @@ static bool bsWriteSurfaceFiles(bsSceneSurface* s, const char* path, const bsPov
 	return ok;
 }
 
+// The particles that can change the surface (bsBlobCull), compacted into centers and radii (NULL
+// when the scene's are uniform); *kept their count. *centers NULL when the particles are not valid
+// (bsPov_WriteScene, given them whole, names the problem). False when out of memory.
+static bool bsCullParticles(bsSceneSurface* s, const bsPovScene* scene, bsVec3** centers, double** radii,
+	size_t* kept)
+{
+	const bsPovParticles* ps = &scene->particles;
+	double uniform;
+	double* component = bsComponentRadii(ps, &uniform);
+	uint8_t* keep = malloc(ps->count + 1);
+	bsBlobCullDef def = bsDefaultBlobCullDef();
+	def.centers = ps->centers;
+	def.radii = component;
+	def.radius = uniform;
+	def.count = ps->count;
+	def.strength = ps->strength;
+	def.threshold = ps->threshold;
+	def.slack = bsPov_PositionStep(scene);  // how far the writer may round a centre or a radius
+	def.threads = s->threads;
+	size_t dropped = 0;
+	bool ok = (ps->radii == NULL || component != NULL) && keep != NULL;
+	bsResult r = ok ? bsBlobCull(&def, keep, &dropped) : bs_errOutOfMemory;
+	free(component);
+	if (r == bs_errInvalidArgument || r == bs_errNonFinite)
+	{
+		free(keep);
+		*centers = NULL;
+		*radii = NULL;
+		return true;
+	}
+	ok = r == bs_ok;
+	*centers = ok ? malloc((ps->count - dropped + 1) * sizeof(bsVec3)) : NULL;
+	*radii = ok && ps->radii != NULL ? malloc((ps->count - dropped + 1) * sizeof(double)) : NULL;
+	ok = ok && *centers != NULL && (ps->radii == NULL || *radii != NULL);
+	*kept = 0;
+	for (size_t i = 0; ok && i < ps->count; ++i)
+	{
+		if (keep[i])
+		{
+			(*centers)[*kept] = ps->centers[i];
+			if (ps->radii != NULL)
+			{
+				(*radii)[*kept] = ps->radii[i];
+			}
+			*kept += 1;
+		}
+	}
+	free(keep);
+	if (ok)
+	{
+		s->cullComponents = ps->count;
+		s->cullLeftOut = dropped;
+		s->cullLeftOutAll += dropped;
+		s->cullScenes += 1;
+	}
+	return ok;
+}
+
+// A blob scene, without the components that cannot change the surface when cull is on. The step the
+// writer rounds positions within is the whole scene's (the smallest radius may be left out).
+static bool bsWriteBlobScene(bsSceneSurface* s, const char* path, bsPovScene* scene, char* err, size_t errlen)
+{
+	bsPovParticles whole = scene->particles;
+	if (!s->cull || whole.count < 2)
+	{
+		return bsPov_WriteScene(path, scene, err, errlen);
+	}
+	bsVec3* centers = NULL;
+	double* radii = NULL;
+	size_t kept = 0;
+	if (!bsCullParticles(s, scene, &centers, &radii, &kept))
+	{
+		free(centers);
+		free(radii);
+		snprintf(err, errlen, "%s: out of memory finding the blob components that cannot change the surface", path);
+		return false;
+	}
+	if (centers == NULL)
+	{
+		return bsPov_WriteScene(path, scene, err, errlen);
+	}
+	double step = scene->positionStep;
+	scene->positionStep = bsPov_PositionStep(scene);
+	scene->particles.centers = centers;
+	scene->particles.radii = radii;
+	scene->particles.count = kept;
+	bool ok = bsPov_WriteScene(path, scene, err, errlen);
+	scene->particles = whole;
+	scene->positionStep = step;
+	free(centers);
+	free(radii);
+	return ok;
+}
+
 bool bsSceneSurface_WriteScene(bsSceneSurface* s, const char* path, bsPovScene* scene, char* err, size_t errlen)
 {
 	if (s->mode != bs_surfaceMesh)
 	{
-		return bsPov_WriteScene(path, scene, err, errlen);
+		return bsWriteBlobScene(s, path, scene, err, errlen);
 	}
 	char include[bsSurfacePathMax];
 	if (!bsWriteSurfaceFiles(s, path, scene, include, sizeof(include), err, errlen))
@@ -173,6 +268,14 @@ bool bsSceneSurface_IncludePath(const char* scenePath, char* out, size_t size)
 
 void bsSceneSurface_AddSummary(const bsSceneSurface* s, cJSON* root)
 {
+	if (s->mode != bs_surfaceMesh && s->cull && s->cullScenes > 0)
+	{
+		cJSON* c = cJSON_AddObjectToObject(root, "blob_cull");
+		cJSON_AddNumberToObject(c, "components", (double)s->cullComponents);
+		cJSON_AddNumberToObject(c, "left_out", (double)s->cullLeftOut);
+		cJSON_AddNumberToObject(c, "left_out_all", (double)s->cullLeftOutAll);
+		cJSON_AddNumberToObject(c, "scenes", s->cullScenes);
+	}
 	if (s->mode != bs_surfaceMesh)
 	{
 		return;

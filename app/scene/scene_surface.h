@@ -27,16 +27,26 @@ typedef struct bsSceneSurface
 	size_t triangles;   // of the last scene
 	size_t vertices;
 	int scenes;
+	// Blobs: the components that cannot change the surface left out (render.blob.cull).
+	bool cull;
+	size_t cullComponents;  // of the last scene: its particles
+	size_t cullLeftOut;     // of the last scene: those left out
+	size_t cullLeftOutAll;  // over every scene
+	int cullScenes;
 } bsSceneSurface;
 
 bsSceneSurface bsSceneSurface_FromConfig(const bsRenderConfig* rc, int threads);
 
-// Writes the scene at path: with blobs as bsPov_WriteScene does; as a mesh, the surface files first,
-// then the scene including them. False with a message naming the file on failure.
+// Writes the scene at path: with blobs as bsPov_WriteScene does, without the components that cannot
+// change the surface when cull is on (bsBlobCull, blobsim/surface.h); as a mesh, the surface files
+// first, then the scene including them. False with a message naming the file on failure.
 bool bsSceneSurface_WriteScene(bsSceneSurface* s, const char* path, bsPovScene* scene, char* err, size_t errlen);
 
 // In mesh mode, adds "surface": {"spacing", "triangles", "vertices" (of the last scene), "scenes",
-// "seconds" (polygonizing, all scenes)} to summary.json's root object; nothing with blobs.
+// "seconds" (polygonizing, all scenes)} to summary.json's root object; with blobs and render.blob.cull,
+// "blob_cull": {"components", "left_out" (of the last scene), "left_out_all" (every scene), "scenes"}
+// (no timing: finding them is part of seconds.write, and a run's summary is otherwise the same bytes
+// every time but for "seconds").
 void bsSceneSurface_AddSummary(const bsSceneSurface* s, cJSON* root);
 
 // DIR/NAME.pov -> DIR/NAME_surface.inc: the include a scene in mesh mode names (under its final name:

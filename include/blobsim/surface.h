@@ -140,3 +140,55 @@ static inline bool bsBlobTile_Reaches(const bsBlobTile* tile, bsVec3 c, double r
 	}
 	return d2 <= r * r;
 }
+
+// --- Culling: the components that cannot change the surface, left out (src/surface/blob_cull.c;
+// the rule and its proof: docs/algorithm.md, "Blob components that cannot change the surface").
+//
+// The rule. Component i may be left out when the field of the components that stay exceeds T over
+// i's whole support (the ball of radius R_i around c_i): there the field stays above T without it,
+// and elsewhere it adds nothing, so {field >= T} is the same point set. The converse holds too (a
+// point of the support where the others fall short of T is inside only thanks to i), so the rule
+// leaves out every component it may, up to the bound that shows it.
+//
+// The bound. Each component's field is monotone in the distance from its centre, so over a box its
+// least value is at the box's farthest point from the centre: the sum of these least values is a lower
+// bound of the others' field over the box. A second one, around the box's centre m, errs by the
+// square of the box: f(m) - sum_a |df/dx_a(m)| h_a - 1/2 K |h|^2, K = sum 4 S / R_j^2 over the others
+// that reach the box (a component's second derivative along any line is >= -4 S / R^2). The
+// support's cube is cut into octants, recursively to `depth`, until every box that meets the support
+// shows the others >= T (1 + 1e-6) + 1e-12 S by either bound; a box that does not at the deepest
+// level keeps the component. Distances and radii are taken `slack` the worse way, so the rule holds
+// for the written (rounded) centres and radii too. The work is bounded: a test looks at 1,024 others
+// at most (a subset's field is a lower bound too) and keeps the component past 20,000 boxes.
+//
+// Several components. Candidates are those that pass against every other component (phase 1, in
+// parallel); then, in index order, each candidate is tested again against the components still kept
+// (every candidate not yet left out counts as kept) and left out when it passes. Leaving i out keeps
+// the point set, so by induction the final set has the full set's surface. Deterministic: the same
+// components are left out for any thread count.
+enum
+{
+	bs_blobCullMaxDepth = 8,
+};
+
+typedef struct bsBlobCullDef
+{
+	const bsVec3* centers;
+	const double* radii;  // component radii R; NULL: every component has `radius`
+	double radius;
+	size_t count;         // < 2^32
+	double strength;      // S > 0
+	double threshold;     // T in (0, S)
+	double slack;         // >= 0: how far a written centre or radius may lie from the one given
+	int depth;            // octant levels below a component's cube, 0 .. bs_blobCullMaxDepth [6]
+	int threads;          // <= 0: all cores [1]
+} bsBlobCullDef;
+
+// No components, S 1, T 0.6, slack 0, depth 6, one thread.
+bsBlobCullDef bsDefaultBlobCullDef(void);
+
+// keep[i] (count bytes, written) is 1 for a component to write, 0 for one left out; *dropped counts
+// the zeros. bs_errInvalidArgument for a bad def (NULL arrays, a non-positive radius or strength, T
+// outside (0, S), a negative slack, depth out of range), bs_errNonFinite for a non-finite centre or
+// radius, bs_errTooLarge for 2^32 components or more, bs_errOutOfMemory (keep is then all ones).
+bsResult bsBlobCull(const bsBlobCullDef* def, uint8_t* keep, size_t* dropped);
