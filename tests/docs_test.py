@@ -140,8 +140,16 @@ SHORTER = {
 VALIDATION_RUN = re.compile(r"blobsim run tools/validation/[\w-]+\.json ")
 
 
+# Commands that need ../shared beside the repository (the real models): not run without it.
+NEEDS_SHARED = {("README.md", "build/release/blobsim init ../shared/models/teapot.obj --material sand -o out/teapot.json"),
+                ("README.md", "build/release/blobsim run out/teapot.json --render")}
+HAVE_SHARED = True  # set by main()
+
+
 def shorter_of(doc, command):
     """The SHORTER entry of a command, or a validation run's one-step form, or None."""
+    if (doc, command) in NEEDS_SHARED and not HAVE_SHARED:
+        return (None, "../shared/models is not beside the repository")
     if (doc, command) in SHORTER:
         return SHORTER[(doc, command)]
     if doc == "docs/validation.md" and VALIDATION_RUN.match(command):
@@ -238,6 +246,8 @@ def main():
     if len(args) != 3:
         sys.exit(__doc__)
     blobsim, source, build = (os.path.abspath(a) for a in args)
+    global HAVE_SHARED
+    HAVE_SHARED = os.path.isdir(os.path.join(source, "..", "shared", "models"))
     only_list = "--list" in sys.argv
     docs = ["README.md"] + sorted("docs/" + f for f in os.listdir(os.path.join(source, "docs"))
                                   if f.endswith(".md"))
