@@ -407,7 +407,7 @@ cull)
 	# with POV-Ray both scenes render to the same image.
 	dense=(--set 'particles.emitters=[{"type": "grid", "min": [-0.2, 0.4, -0.2], "max": [0.2, 0.8, 0.2], "count": [10, 10, 10]}]'
 		--set motion.steps=1 --set motion.dt=0.001 --set output.frame_every=0)
-	same_at_threads "render.blob.cull" "$work/c" "${dense[@]}"
+	same_at_threads "render.blob.cull" "$work/c" "${dense[@]}" --set render.blob.cull=true
 	run "$work/full" "${dense[@]}" --set render.blob.cull=false
 	python3 - "$work/c1" "$work/full" <<'PY' || exit 1
 import json, sys

@@ -358,7 +358,7 @@ static int TestDefaults(void)
 	ENSURE(c.render.blob.strength == 1.0);
 	ENSURE(c.render.blob.radiusScale == 1.6);
 	ENSURE(c.render.blob.maxComponents == 30000);
-	ENSURE(c.render.blob.cull);
+	ENSURE(!c.render.blob.cull);
 	ENSURE(strcmp(c.render.particleMaterial.preset, "snow") == 0);
 	ENSURE(strcmp(c.render.particleMaterial.texture, bsMaterialPreset("snow")) == 0);
 

@@ -149,7 +149,7 @@ typedef struct bsBlobConfig
 	double strength;     // > 0 [1]
 	double radiusScale;  // blob component radius / collision radius, > 0 [1.6]
 	int maxComponents;   // components per blob object before splitting into tiles, >= 1 [30000]
-	bool cull;           // leave out the components that cannot change the surface [true]
+	bool cull;           // leave out the components that cannot change the surface [false; costly on dense sets: docs/performance.md]
 } bsBlobConfig;
 
 typedef struct bsRenderConfig

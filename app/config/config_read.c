@@ -1218,7 +1218,7 @@ static bool bsReadBlob(bsCtx* c, const cJSON* render, bsBlobConfig* blob)
 		return false;
 	}
 	size_t mark = bsPushKey(c, "blob");
-	if (!bsReadBool(c, bsMember(render, "blob"), "cull", true, &blob->cull))
+	if (!bsReadBool(c, bsMember(render, "blob"), "cull", false, &blob->cull))
 	{
 		return false;
 	}
