@@ -679,13 +679,24 @@ static bool bsOutputSet_CheckForeign(const char* dir, const bsOutputList* previo
 
 bool bsOutputSet_Replaceable(const char* dir, const char* name, char* err, size_t errlen)
 {
+	// The file first: nearly always nothing is there, or blobsim's own image, and the list (read once
+	// an image, for every image of a long animation) need not be read at all.
+	char foreign[4096 + 512];
+	if (!bsOutputSet_Foreign(dir, name, foreign, sizeof(foreign)))
+	{
+		return true;
+	}
 	bsOutputList list;
 	if (!bsOutputList_Read(dir, &list, err, errlen))
 	{
 		return false;
 	}
-	bool ok = bsOutputList_Contains(&list, name) || !bsOutputSet_Foreign(dir, name, err, errlen);
+	bool ok = bsOutputList_Contains(&list, name);
 	bsOutputList_Free(&list);
+	if (!ok)
+	{
+		snprintf(err, errlen, "%s", foreign);
+	}
 	return ok;
 }
 
