@@ -219,14 +219,23 @@ bool bsCheckpoint_Open(const uint8_t* data, size_t n, bsByteReader* sections, ui
 
 // --- the world ---
 
-const char* bsWorld_CheckpointGap(const bsWorld* world, const bsStepDef* def)
+static bool bsWorld_HasDynamicBody(const bsWorld* world)
 {
 	for (int k = 0; k < bsWorldBodies_Count(world->bodies); ++k)
 	{
 		if (bsBody_Kind(bsWorldBodies_Body(world->bodies, k)) == bs_motionDynamic)
 		{
-			return "the dynamic bodies' rigid states and contact caches";
+			return true;
 		}
+	}
+	return false;
+}
+
+const char* bsWorld_CheckpointGap(const bsWorld* world, const bsStepDef* def)
+{
+	if (bsWorld_HasDynamicBody(world))
+	{
+		return "the dynamic bodies' rigid states and contact caches";
 	}
 	if (def->interaction.type == bs_interactionFluid || world->fluid != NULL)
 	{
@@ -307,7 +316,7 @@ static void bsSaveContacts(const bsWorld* world, const bsParticles* p, bsBytes* 
 bsResult bsWorld_SaveState(const bsWorld* world, const bsParticles* p, bsBytes* out)
 {
 	// bsWorld_CheckpointGap with the world's own interaction: a fluid world has its solver by now.
-	if (world->fluid != NULL || (world->bodies != NULL && world->dynamics != NULL))
+	if (world->fluid != NULL || bsWorld_HasDynamicBody(world))
 	{
 		return bs_errInvalidArgument;
 	}
