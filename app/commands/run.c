@@ -977,14 +977,6 @@ static bsWorld* bsSimulate_Begin(bsRunFrames* run, const bsRunOptions* o, const 
 		bsWorld_Destroy(world);
 		return NULL;
 	}
-	const char* gap = bsWorld_CheckpointGap(world, &c->step);
-	if (gap != NULL && (c->output.checkpointEvery > 0 || run->resume != NULL))
-	{
-		snprintf(err, errlen, "%s: output.checkpoint: a checkpoint cannot hold %s yet, so this run cannot be "
-			"resumed; set output.checkpoint to 0", c->path, gap);
-		bsWorld_Destroy(world);
-		return NULL;
-	}
 	run->output->world = world;
 	*first = 1;
 	if (run->resume == NULL)
@@ -997,7 +989,9 @@ static bsWorld* bsSimulate_Begin(bsRunFrames* run, const bsRunOptions* o, const 
 		}
 		return world;
 	}
-	if (!bsRunCheckpoint_Restore(run->resume, o->resume, run->settingsHash, world, p, err, errlen))
+	char path[BS_PATH_MAX];
+	bsJoin(path, sizeof(path), o->resume, BS_CHECKPOINT_NAME);
+	if (!bsRunCheckpoint_Restore(run->resume, path, run->settingsHash, world, p, err, errlen))
 	{
 		bsWorld_Destroy(world);
 		return NULL;
@@ -1316,6 +1310,35 @@ static bool bsRun_LoadInputs(bsRunState* r)
 		sizeof(r->err));
 }
 
+// A run that writes checkpoints (or resumes from one) is refused before any output when a checkpoint
+// cannot hold its whole state yet (bsWorld_CheckpointGap): asked of a world set up as the run's will be.
+static bool bsRun_CheckResumable(bsRunState* r)
+{
+	const bsConfig* c = &r->c;
+	if (c->output.checkpointEvery <= 0 && r->o->resume == NULL)
+	{
+		return true;
+	}
+	bsWorldDef def = bsDefaultWorldDef();
+	def.threads = 1;
+	bsWorld* world = bsWorld_Create(&def);
+	bsResult added = world == NULL ? bs_errOutOfMemory : bsFieldGrid_AddColliders(c, &r->env, world);
+	const char* gap = added == bs_ok ? bsWorld_CheckpointGap(world, &c->step) : NULL;
+	bsWorld_Destroy(world);
+	if (added != bs_ok)
+	{
+		snprintf(r->err, sizeof(r->err), "%s: cannot set up the world: %s", c->path, bsResultString(added));
+		return false;
+	}
+	if (gap != NULL)
+	{
+		snprintf(r->err, sizeof(r->err), "%s: output.checkpoint: a checkpoint cannot hold %s yet, so this run "
+			"cannot be resumed; set output.checkpoint to 0", c->path, gap);
+		return false;
+	}
+	return true;
+}
+
 // The output directory, the held-back output set, the particles' room, the scene and the writers'
 // context. From here every output is only renamed into place once all of them (and the render)
 // succeeded, and the earlier run's outputs that this one does not write go at the same time.
@@ -1362,10 +1385,9 @@ static bool bsRun_Simulate(bsRunState* r)
 	bsRunFrames run = {.config = &r->c, .progress = !r->o->quiet && isatty(2), .output = &r->output, .times = &r->times};
 	run.settingsHash = r->settingsHash;
 	run.options = r->o;
-	bool fromCheckpoint = r->o->resume != NULL && r->o->config == NULL;
-	run.configPath = fromCheckpoint ? r->resume.config : r->o->config;
-	run.overrides = fromCheckpoint ? (const char* const*)r->resume.overrides : r->o->overrides;
-	run.overrideCount = fromCheckpoint ? r->resume.overrideCount : r->o->overrideCount;
+	run.configPath = r->o->config;  // the checkpoint's when --resume was given no CONFIG
+	run.overrides = r->o->overrides;
+	run.overrideCount = r->o->overrideCount;
 	run.resume = r->o->resume != NULL ? &r->resume : NULL;
 	run.created = &r->created;
 	bool ok = bsSimulate(&run, r->o, &r->env, &r->emission, &r->p, &r->stats, r->err, sizeof(r->err));
@@ -1511,12 +1533,22 @@ int bsRunMain(int argc, char** argv)
 	{
 		return bsFail(r->err);
 	}
-	bool fromCheckpoint = o.resume != NULL && o.config == NULL;
-	const char* config = fromCheckpoint ? r->resume.config : o.config;
-	const char* const* overrides = fromCheckpoint ? (const char* const*)r->resume.overrides : o.overrides;
-	int overrideCount = fromCheckpoint ? r->resume.overrideCount : o.overrideCount;
+	if (o.resume != NULL && o.config == NULL)
+	{
+		if (r->resume.overrideCount > BS_MAX_OVERRIDES)
+		{
+			bsRunCheckpoint_Free(&r->resume);
+			return bsFail("the checkpoint holds more --set overrides than a run takes");
+		}
+		o.config = r->resume.config;
+		o.overrideCount = r->resume.overrideCount;
+		for (int i = 0; i < o.overrideCount; ++i)
+		{
+			o.overrides[i] = r->resume.overrides[i];
+		}
+	}
 	bsConfigError cerr;
-	if (bsConfig_LoadWithOverrides(config, overrides, overrideCount, &r->c, &cerr) != bs_ok)
+	if (bsConfig_LoadWithOverrides(o.config, o.overrides, o.overrideCount, &r->c, &cerr) != bs_ok)
 	{
 		bsRunCheckpoint_Free(&r->resume);
 		return bsFail(cerr.message);
@@ -1531,7 +1563,8 @@ int bsRunMain(int argc, char** argv)
 		return bsFail("out of memory");
 	}
 	r->settingsHash = bsRunCheckpoint_Hash(&r->c, &r->inputs);
-	bool ok = bsRun_CheckTools(r) && bsRun_LoadInputs(r) && bsRun_OpenOutputs(r) && bsRun_Simulate(r) &&
+	bool ok = bsRun_CheckTools(r) && bsRun_LoadInputs(r) && bsRun_CheckResumable(r) && bsRun_OpenOutputs(r) &&
+		bsRun_Simulate(r) &&
 		bsRun_WriteOutputs(r);
 	if (ok)
 	{

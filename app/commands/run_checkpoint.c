@@ -3,6 +3,7 @@
 #include "run_checkpoint.h"
 
 #include "atomic_file.h"
+#include "config_bodies.h"
 #include "open_file.h"
 
 #include <inttypes.h>
@@ -28,6 +29,13 @@ uint64_t bsRunCheckpoint_Hash(const bsConfig* config, const bsInputList* inputs)
 		h = bsFnv1a_U64(h, f->hashed ? 1 : 0);
 		h = bsFnv1a_U64(h, f->size);
 		h = bsFnv1a_U64(h, f->hash);
+	}
+	// The bodies' OBJ files, which the input list does not name.
+	for (int b = 0; b < config->environment.bodyCount; ++b)
+	{
+		uint64_t size = 0, hash = 0;
+		bool hashed = bsHashFile(config->environment.bodies[b].file, &size, &hash);
+		h = bsFnv1a_U64(bsFnv1a_U64(bsFnv1a_U64(h, hashed ? 1 : 0), size), hash);
 	}
 	return h;
 }

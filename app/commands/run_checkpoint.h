@@ -7,8 +7,8 @@
 //           path as given and made absolute, and the --set overrides as given (so `run --resume DIR`
 //           needs no CONFIG; the path as given when it still names the same file)
 // then the world's sections. The settings hash is the config's (bsConfig.hash: its JSON after the
-// overrides) with every input file's size and content hash (inputs.h): a resume whose config or OBJ
-// or PLY changed is refused.
+// overrides) with every input file's size and content hash (inputs.h, and the bodies' OBJ files): a
+// resume whose config or OBJ or PLY changed is refused.
 #pragma once
 
 #include "config.h"
