@@ -71,6 +71,10 @@ void bsBytes_EndSection(bsBytes* b, size_t mark)
 
 bool bsByteReader_Get(bsByteReader* r, void* out, size_t n)
 {
+	if (n == 0)
+	{
+		return !r->failed;
+	}
 	if (r->failed || n > r->count - r->at)
 	{
 		r->failed = true;

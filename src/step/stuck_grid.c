@@ -77,7 +77,8 @@ void bsStuckGrid_Shape(const bsStuckGrid* g, double* cell, double* maxRadius)
 
 bool bsStuckGrid_SetShape(bsStuckGrid* g, double cell, double maxRadius)
 {
-	if (g->live > 0 || !(cell >= 0.0) || !isfinite(cell) || (cell > 0.0 && !isfinite(1.0 / cell)) || !(maxRadius >= 0.0) || !isfinite(maxRadius))
+	bool cellOk = cell == 0.0 || (cell > 0.0 && isfinite(cell) && isfinite(1.0 / cell));
+	if (g->live > 0 || !cellOk || !(maxRadius >= 0.0) || !isfinite(maxRadius))
 	{
 		return false;
 	}
