@@ -877,10 +877,8 @@ typedef struct bsRunFrames
 	bsRunTimes* times;
 	// Checkpoints (output.checkpoint, run_checkpoint.h) and resuming from one.
 	uint64_t settingsHash;
-	const bsRunOptions* options;    // the config's path and overrides, --stop-after-frame
-	const char* configPath;         // as loaded (the checkpoint's when --resume has no CONFIG)
-	const char* const* overrides;
-	int overrideCount;
+	const bsRunOptions* options;    // the config's path and overrides as loaded (the checkpoint's when
+	                                // --resume has no CONFIG), --stop-after-frame
 	const bsRunCheckpoint* resume;  // the checkpoint to go on from, or NULL
 	bool committed;                 // outputs committed at a checkpoint: the rest join them
 	bsCreatedFolders* created;      // no longer removed on failure once committed
@@ -957,8 +955,9 @@ static bool bsCheckpointFrame(bsRunFrames* run, const bsWorld* world, const bsPa
 	double t0 = bsNow();
 	bsRunProgress progress = {step, run->frames, *stats};
 	const char* dir = run->output->dir;
-	bool ok = bsRunCheckpoint_Write(dir, run->settingsHash, run->configPath, run->overrides, run->overrideCount,
-		&progress, world, p, err, errlen) &&
+	const bsRunOptions* o = run->options;
+	bool ok = bsRunCheckpoint_Write(dir, run->settingsHash, o->config, o->overrides, o->overrideCount, &progress,
+		world, p, err, errlen) &&
 		bsOutputSet_Commit(dir, run->committed ? bs_outputSetAdd : bs_outputSetReplace, err, errlen);
 	if (ok)
 	{
@@ -1393,14 +1392,9 @@ static bool bsRun_OpenOutputs(bsRunState* r)
 // The steps, and the frames written along the way (and the checkpoints with them).
 static bool bsRun_Simulate(bsRunState* r)
 {
-	bsRunFrames run = {.config = &r->c, .progress = !r->o->quiet && isatty(2), .output = &r->output, .times = &r->times};
-	run.settingsHash = r->settingsHash;
-	run.options = r->o;
-	run.configPath = r->o->config;  // the checkpoint's when --resume was given no CONFIG
-	run.overrides = r->o->overrides;
-	run.overrideCount = r->o->overrideCount;
-	run.resume = r->o->resume != NULL ? &r->resume : NULL;
-	run.created = &r->created;
+	bsRunFrames run = {.config = &r->c, .progress = !r->o->quiet && isatty(2), .output = &r->output,
+		.times = &r->times, .settingsHash = r->settingsHash, .options = r->o,
+		.resume = r->o->resume != NULL ? &r->resume : NULL, .created = &r->created};
 	bool ok = bsSimulate(&run, r->o, &r->env, &r->emission, &r->p, &r->stats, r->err, sizeof(r->err));
 	r->frames = run.frames;
 	r->committed = run.committed;
