@@ -14,6 +14,16 @@
 #include <string.h>
 
 _Static_assert(sizeof(bsVec3) == 24, "bsVec3 is written as 3 doubles");
+// A checkpoint holds the whole state: a new particle array or a new field of the world fails here, to be
+// saved and loaded below (a section of its own, BS_CHECKPOINT_VERSION up one; the particle cache's
+// table in io/particle_cache.c too for a particle array), or to be named as rebuilt every step, and
+// the sizes updated.
+_Static_assert(sizeof(bsParticles) == 2 * sizeof(size_t) + 5 * sizeof(void*),
+	"a new particle array: save it in the checkpoint (checkpoint.c) and the cache (particle_cache.c)");
+#if UINTPTR_MAX == UINT64_MAX  // the world's size as a 64-bit build lays it out
+_Static_assert(sizeof(struct bsWorld) == 512, "a new field of the world: save it in the checkpoint (checkpoint.c) "
+	"or say why the step rebuilds it");
+#endif
 
 // --- bytes ---
 
