@@ -13,7 +13,7 @@
 #  2. Killed (SIGKILL) once its first checkpoint is there, then resumed: the same outputs.
 #  3. Refused, with the file named: a checkpoint cut short, one with a byte changed, none at all, another
 #     config or --set, a changed input file, a run whose state a checkpoint cannot hold yet (dynamic
-#     bodies). Nothing of the folder changes.
+#     bodies, the fluid). Nothing of the folder changes.
 #  4. The cache folder: a file or a link of that name, a user's file at a cache's name, output.cache
 #     without frames: clear errors naming the path; a shorter run removes the caches it does not write
 #     again, and keeps a user's own file in the folder.
@@ -147,7 +147,10 @@ refused "$work/log" "written by a run of other settings" "an input file"
 run "$work/log" "$tests/run/dynamic.json" -o "$work/dynamic" --set output.frame_every=1 --set output.checkpoint=1
 refused "$work/log" "output.checkpoint: a checkpoint cannot hold the dynamic bodies' rigid states"
 [ ! -e "$work/dynamic" ] || fail "$work/dynamic was made for a run refused at once"
-echo "refused: a checkpoint cut short, altered, missing, of other settings or inputs, of dynamic bodies"
+run "$work/log" "$tests/../configs/dam-break.json" -o "$work/fluid" --set output.frame_every=1 --set output.checkpoint=1
+refused "$work/log" "output.checkpoint: a checkpoint cannot hold the fluid solver's state"
+[ ! -e "$work/fluid" ] || fail "$work/fluid was made for a run refused at once"
+echo "refused: a checkpoint cut short, altered, missing, of other settings or inputs, of dynamic bodies or a fluid"
 
 # --- 4. the cache folder ---
 mkdir -p "$work/cache-file"
