@@ -9,7 +9,8 @@
 #  1. Stopped after frames 1, 6 and 14 (--stop-after-frame, as a kill right after the frame) at 1 or 2
 #     threads and resumed at the other count or the same: every output (frames, caches, particles.ply,
 #     the last checkpoint; outputs.txt as a set; summary.json but for its times) byte-identical to the
-#     uninterrupted run. Resumed twice in a row, and with CONFIG and --set given again.
+#     uninterrupted run. Resumed twice in a row, and with CONFIG and --set given again; and a run of
+#     18,000 particles (a checkpoint of more than a MiB, streamed).
 #  2. Killed (SIGKILL) once its first checkpoint is there, then resumed: the same outputs.
 #  3. Refused, with the file named: a checkpoint cut short, one with a byte changed, none at all, another
 #     config or --set, a changed input file, a run whose state a checkpoint cannot hold yet (dynamic
@@ -95,6 +96,17 @@ refused "$work/log" "stopped after frame 9"
 "$bin" run "$config" --set collision.response=slide --resume "$dir" --quiet
 same "$work/full-slide" "$dir"
 echo "resumed twice (the second time with CONFIG and --set): the same outputs"
+
+# 18,000 particles: a checkpoint of more than a MiB, streamed into its file; many stuck to the paddle by
+# two workers (their records' order is the workers').
+big=(--set 'particles.emitters=[{"type":"grid","min":[-0.25,0.02,-0.25],"max":[0.25,0.4,0.25],"count":[30,20,30]}]'
+	--set particles.interaction=none --set motion.steps=10 --set output.cache=false)
+"$bin" run "$config" "${big[@]}" -o "$work/full-big" --quiet --threads 2
+[ "$(stat -c %s "$work/full-big/checkpoint.blobsim")" -gt 1048576 ] || fail "the large checkpoint is not large"
+run "$work/log" "$config" "${big[@]}" -o "$work/big" --threads 1 --stop-after-frame 3
+"$bin" run --resume "$work/big" --quiet --threads 2
+same "$work/full-big" "$work/big"
+echo "a checkpoint of $(stat -c %s "$work/full-big/checkpoint.blobsim") bytes: resumed, the same outputs"
 
 # --- 2. killed ---
 long=(--set motion.steps=90 --set particles.lifetime=2)

@@ -232,8 +232,50 @@ static int RefusesDamage(void)
 	return 0;
 }
 
+static bool Collect(void* context, const void* data, size_t n)
+{
+	bsBytes_Put(context, data, n);
+	return true;
+}
+
+static bool Refuse(void* context, const void* data, size_t n)
+{
+	(void)context, (void)data, (void)n;
+	return false;
+}
+
+// Streamed through a sink in pieces of about 100 bytes, the checkpoint has the memory one's bytes, and
+// a sink that fails makes the buffer fail.
+static int Streams(void)
+{
+	Pour a;
+	RUN_SUBTEST(Pour_Init(&a, 1));
+	RUN_SUBTEST(Steps(&a, 40));
+	bsBytes whole;
+	RUN_SUBTEST(Save(&a, &whole));
+	bsBytes collected = {0};
+	bsBytes streamed = {.sink = Collect, .context = &collected, .flushAt = 100};
+	bsCheckpoint_Begin(&streamed, 42);
+	ENSURE(bsWorld_SaveState(a.world, &a.p, &streamed) == bs_ok);
+	bsCheckpoint_End(&streamed);
+	ENSURE(!streamed.failed && streamed.count == 0 && streamed.flushed == whole.count);
+	ENSURE(streamed.capacity < 4096);  // the large arrays went through in pieces
+	ENSURE(collected.count == whole.count && memcmp(collected.data, whole.data, whole.count) == 0);
+	bsBytes_Free(&streamed);
+	bsBytes refused = {.sink = Refuse, .flushAt = 100};
+	bsCheckpoint_Begin(&refused, 42);
+	bsWorld_SaveState(a.world, &a.p, &refused);
+	ENSURE(refused.failed && refused.flushed > 0);
+	bsBytes_Free(&refused);
+	bsBytes_Free(&collected);
+	bsBytes_Free(&whole);
+	Pour_Free(&a);
+	return 0;
+}
+
 int CheckpointTest(void)
 {
+	RUN_SUBTEST(Streams());
 	RUN_SUBTEST(PourHasState());
 	RUN_SUBTEST(Resume(1, 40, 1, 1));
 	RUN_SUBTEST(Resume(25, 80, 1, 1));

@@ -116,12 +116,10 @@ static void bsRunUsage(FILE* f, bool check)
 		"                    cap (default: the machine's physical memory). The estimate is particles x\n"
 		"                    61 bytes (+ 72 with particles.interaction, + 816 instead with the fluid,\n"
 		"                    + 64 with particles.accumulate, + 28 with motion.sleep, + 1 with an\n"
-		"                    interaction and either, + 8 with output.cache, + 61 with output.checkpoint\n"
-		"                    (+ 128 with tangential springs, + 4 with sleep: the checkpoint's copy of\n"
-		"                    the state)) + triangles x 304 bytes (mesh and BVH; the moving\n"
-		"                    bodies' too) + the field's grid and compressed tree (as built; the grid\n"
-		"                    is checked from its size before it is built or read) + 9 bytes\n"
-		"                    a triangle of a surface emitter + 16 MiB\n"
+		"                    interaction and either, + 8 with output.cache) + triangles x 304 bytes\n"
+		"                    (mesh and BVH; the moving bodies' too) + the field's grid and\n"
+		"                    compressed tree (as built; the grid is checked from its size before it\n"
+		"                    is built or read) + 9 bytes a triangle of a surface emitter + 16 MiB\n"
 		"  --resume DIR      go on from DIR's checkpoint.blobsim (a run with output.checkpoint that\n"
 		"                    was stopped or killed): its outputs up to the checkpoint stay, the rest\n"
 		"                    are written as the uninterrupted run writes them, byte for byte, at any\n"
@@ -729,11 +727,6 @@ enum
 	                                                        // slotOf's 4, at most 2 buckets of 4
 	bs_memorySleep = 28,                                    // sleep.h: the velocity at the start of a step, the calm count
 	bs_memoryCache = 8,                                     // output.cache: the frame's ages (output_cache.c)
-	// output.checkpoint: the state's copy while it is written (checkpoint.h): the particle arrays, the
-	// tangential springs (BS_CONTACT_SPRINGS of 16 bytes), the sleep counts.
-	bs_memoryCheckpoint = 61,
-	bs_memoryCheckpointSprings = 128,
-	bs_memoryCheckpointSleep = 4,
 	bs_memoryPerTriangle = 2 * sizeof(bsTriangle) + 96,     // the mesh; the BVH's copy, index, binary and
 	                                                        // 4-wide nodes (bsBvh_Bytes: ~173 per triangle)
 	bs_memoryOverhead = 16 << 20,                           // buffers, config, scene, stacks
@@ -771,12 +764,9 @@ static int bsMemoryPerParticle(const bsConfig* c)
 	bool interaction = c->step.interaction.type != bs_interactionNone;
 	bool fixed = c->particles.accumulate || c->step.sleepSteps > 0;
 	int own = c->step.interaction.type == bs_interactionFluid ? bs_memoryFluid : bs_memoryInteraction;
-	bool checkpoint = c->output.checkpointEvery > 0;
-	int copy = checkpoint ? bs_memoryCheckpoint + (c->step.sleepSteps > 0 ? bs_memoryCheckpointSleep : 0) +
-		(interaction && c->step.interaction.tangentialStiffness > 0.0 ? bs_memoryCheckpointSprings : 0) : 0;
 	return bs_memoryPerParticle + (interaction ? own : 0) +
 		(interaction && fixed ? bs_memoryFixedNeighbour : 0) + (c->particles.accumulate ? bs_memoryAccumulation : 0) +
-		(c->step.sleepSteps > 0 ? bs_memorySleep : 0) + (c->output.cache ? bs_memoryCache : 0) + copy;
+		(c->step.sleepSteps > 0 ? bs_memorySleep : 0) + (c->output.cache ? bs_memoryCache : 0);
 }
 
 // What the estimate counts besides the particles and the environment's triangles: the tables built

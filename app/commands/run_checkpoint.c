@@ -40,6 +40,11 @@ uint64_t bsRunCheckpoint_Hash(const bsConfig* config, const bsInputList* inputs)
 	return h;
 }
 
+static bool bsRunCheckpoint_Sink(void* context, const void* data, size_t n)
+{
+	return bsAtomicFile_Write(context, data, n);
+}
+
 static void bsPutText(bsBytes* b, const char* text)
 {
 	size_t n = strlen(text);
@@ -58,7 +63,13 @@ bool bsRunCheckpoint_Write(const char* dir, uint64_t hash, const char* configPat
 	{
 		snprintf(config, sizeof(config), "%s", configPath);
 	}
-	bsBytes b = {0};
+	// Streamed into the file as it is made: the state is never held twice in memory.
+	bsAtomicFile f;
+	if (!bsAtomicFile_Open(&f, path, err, errlen))
+	{
+		return false;
+	}
+	bsBytes b = {.sink = bsRunCheckpoint_Sink, .context = &f};
 	bsCheckpoint_Begin(&b, hash);
 	size_t mark = bsBytes_BeginSection(&b, "RUN ");
 	bsBytes_PutU32(&b, (uint32_t)progress->step);
@@ -75,22 +86,17 @@ bool bsRunCheckpoint_Write(const char* dir, uint64_t hash, const char* configPat
 	bsBytes_EndSection(&b, mark);
 	bsResult r = bsWorld_SaveState(world, particles, &b);
 	bsCheckpoint_End(&b);
-	if (r != bs_ok || b.failed)
+	bool failed = b.failed;
+	bsBytes_Free(&b);
+	if (r != bs_ok || (failed && !f.failed))
 	{
 		snprintf(err, errlen, "%s: %s", path, r == bs_errInvalidArgument
 			? "a checkpoint cannot hold this run's state yet" : "out of memory for the checkpoint");
-		bsBytes_Free(&b);
+		bsAtomicFile_Abort(&f);
 		return false;
 	}
-	bsAtomicFile f;
-	bool ok = bsAtomicFile_Open(&f, path, err, errlen) && bsAtomicFile_Write(&f, b.data, b.count) &&
-		bsAtomicFile_Commit(&f, 0);
-	if (!ok)
-	{
-		bsAtomicFile_Abort(&f);
-	}
-	bsBytes_Free(&b);
-	return ok;
+	// A failed write has its message (naming the file) from the atomic file already.
+	return bsAtomicFile_Commit(&f, 0);
 }
 
 // A text of the run's section, owned; NULL when it does not fit.

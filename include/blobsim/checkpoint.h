@@ -32,11 +32,20 @@
 #define BS_CHECKPOINT_VERSION 1u
 
 // A growable byte buffer. A failed allocation makes it `failed` (sticky) and every later put a no-op.
+// With a sink, it streams: once it holds flushAt bytes (0: 1 MiB) and no back-patched section is open,
+// its bytes go to the sink and it starts again empty, so a checkpoint of millions of particles is never
+// held in memory whole; a sink that returns false makes it failed.
 typedef struct bsBytes
 {
 	uint8_t* data;
 	size_t count, capacity;
 	bool failed;
+	bool (*sink)(void* context, const void* data, size_t n);  // NULL: everything stays in data
+	void* context;
+	size_t flushAt;
+	uint64_t flushed;  // bytes handed to the sink
+	uint64_t hash;     // FNV-1a 64 of those bytes (from bsCheckpoint_Begin on)
+	int open;          // back-patched sections open (no flush meanwhile)
 } bsBytes;
 
 void bsBytes_Put(bsBytes* b, const void* data, size_t n);
@@ -45,9 +54,18 @@ void bsBytes_PutU64(bsBytes* b, uint64_t v);
 void bsBytes_PutF64(bsBytes* b, double v);
 void bsBytes_Free(bsBytes* b);
 
-// Starts a section tagged `tag` (4 letters); its length is filled in by bsBytes_EndSection(mark).
+// Starts a section tagged `tag` (4 letters); its length is filled in by bsBytes_EndSection(mark)
+// (the section stays in memory until then: for small sections).
 size_t bsBytes_BeginSection(bsBytes* b, const char tag[4]);
 void bsBytes_EndSection(bsBytes* b, size_t mark);
+
+// The same for a section whose length is known before it is written (a large one, which may stream):
+// bsBytes_EndSizedSection(mark) checks that exactly `length` bytes came (else the buffer fails).
+uint64_t bsBytes_BeginSizedSection(bsBytes* b, const char tag[4], uint64_t length);
+void bsBytes_EndSizedSection(bsBytes* b, uint64_t mark);
+
+// Hands what the buffer holds to its sink (none: nothing).
+void bsBytes_Flush(bsBytes* b);
 
 // Reads bytes in order. A read past the end fails (sticky), returns zeros and sets `failed`.
 typedef struct bsByteReader
@@ -68,7 +86,7 @@ bool bsByteReader_Section(bsByteReader* r, const char tag[4], bsByteReader* sect
 
 // The checkpoint's frame: the magic, the version, the byte-order marker and the caller's hash of its
 // settings (bsCheckpoint_Begin); then the caller's sections; then bsCheckpoint_End, which adds a last
-// section 'END ' holding the FNV-1a 64 of every byte before it.
+// section 'END ' holding the FNV-1a 64 of every byte before it, and flushes a streaming buffer.
 void bsCheckpoint_Begin(bsBytes* b, uint64_t settingsHash);
 void bsCheckpoint_End(bsBytes* b);
 

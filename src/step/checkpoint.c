@@ -27,8 +27,25 @@ _Static_assert(sizeof(struct bsWorld) == 512, "a new field of the world: save it
 
 // --- bytes ---
 
+// A streaming buffer's bytes to its sink once it holds flushAt of them outside a back-patched section.
+static void bsBytes_FlushIfFull(bsBytes* b)
+{
+	if (b->sink != NULL && b->open == 0 && b->count >= (b->flushAt > 0 ? b->flushAt : (size_t)1 << 20))
+	{
+		bsBytes_Flush(b);
+	}
+}
+
 void bsBytes_Put(bsBytes* b, const void* data, size_t n)
 {
+	size_t piece = b->flushAt > 0 ? b->flushAt : (size_t)1 << 20;
+	while (b->sink != NULL && b->open == 0 && n > piece && !b->failed)
+	{
+		// A large array streams in pieces: the buffer never holds much more than flushAt bytes.
+		bsBytes_Put(b, data, piece);
+		data = (const uint8_t*)data + piece;
+		n -= piece;
+	}
 	if (b->failed || n == 0)
 	{
 		return;
@@ -40,6 +57,19 @@ void bsBytes_Put(bsBytes* b, const void* data, size_t n)
 	}
 	memcpy(b->data + b->count, data, n);
 	b->count += n;
+	bsBytes_FlushIfFull(b);
+}
+
+void bsBytes_Flush(bsBytes* b)
+{
+	if (b->sink == NULL || b->failed || b->count == 0)
+	{
+		return;
+	}
+	b->hash = bsFnv1a(b->hash, b->data, b->count);
+	b->failed = !b->sink(b->context, b->data, b->count);
+	b->flushed += b->count;
+	b->count = 0;
 }
 
 void bsBytes_PutU32(bsBytes* b, uint32_t v)
@@ -65,6 +95,7 @@ void bsBytes_Free(bsBytes* b)
 
 size_t bsBytes_BeginSection(bsBytes* b, const char tag[4])
 {
+	b->open += 1;
 	bsBytes_Put(b, tag, 4);
 	bsBytes_PutU64(b, 0);
 	return b->count;
@@ -76,6 +107,23 @@ void bsBytes_EndSection(bsBytes* b, size_t mark)
 	{
 		uint64_t length = (uint64_t)(b->count - mark);
 		memcpy(b->data + mark - sizeof(length), &length, sizeof(length));
+	}
+	b->open -= 1;
+	bsBytes_FlushIfFull(b);
+}
+
+uint64_t bsBytes_BeginSizedSection(bsBytes* b, const char tag[4], uint64_t length)
+{
+	bsBytes_Put(b, tag, 4);
+	bsBytes_PutU64(b, length);
+	return b->flushed + b->count + length;
+}
+
+void bsBytes_EndSizedSection(bsBytes* b, uint64_t mark)
+{
+	if (b->flushed + b->count != mark)
+	{
+		b->failed = true;
 	}
 }
 
@@ -170,6 +218,7 @@ static const uint32_t bs_byteOrder = 0x01020304u;
 
 void bsCheckpoint_Begin(bsBytes* b, uint64_t settingsHash)
 {
+	b->hash = BS_FNV1A_BASIS;
 	bsBytes_Put(b, BS_CHECKPOINT_MAGIC, bs_checkpointMagicLength);
 	bsBytes_PutU32(b, BS_CHECKPOINT_VERSION);
 	bsBytes_PutU32(b, bs_byteOrder);
@@ -178,10 +227,11 @@ void bsCheckpoint_Begin(bsBytes* b, uint64_t settingsHash)
 
 void bsCheckpoint_End(bsBytes* b)
 {
-	uint64_t hash = b->failed ? 0 : bsFnv1a(BS_FNV1A_BASIS, b->data, b->count);
-	size_t mark = bsBytes_BeginSection(b, "END ");
+	uint64_t hash = b->failed ? 0 : bsFnv1a(b->hash, b->data, b->count);
+	uint64_t mark = bsBytes_BeginSizedSection(b, "END ", sizeof(hash));
 	bsBytes_PutU64(b, hash);
-	bsBytes_EndSection(b, mark);
+	bsBytes_EndSizedSection(b, mark);
+	bsBytes_Flush(b);
 }
 
 bool bsCheckpoint_Open(const uint8_t* data, size_t n, bsByteReader* sections, uint64_t* settingsHash, char* err,
@@ -257,6 +307,12 @@ const char* bsWorld_CheckpointGap(const bsWorld* world, const bsStepDef* def)
 	}
 	return NULL;
 }
+
+// A particle's bytes in 'PART': position, velocity, radius, state, id.
+enum
+{
+	bs_particleBytes = 2 * sizeof(bsVec3) + sizeof(double) + sizeof(uint8_t) + sizeof(uint32_t),
+};
 
 // An array of count elements of size bytes, as the machine holds them.
 static void bsSaveArray(bsBytes* out, const void* data, size_t count, size_t size)
@@ -338,15 +394,17 @@ bsResult bsWorld_SaveState(const bsWorld* world, const bsParticles* p, bsBytes* 
 	bsBytes_PutF64(out, world->time);
 	bsBytes_Put(out, world->rng.s, sizeof(world->rng.s));
 	bsBytes_EndSection(out, mark);
-	mark = bsBytes_BeginSection(out, "PART");
+	uint64_t sized = bsBytes_BeginSizedSection(out, "PART", 8 + (uint64_t)p->count * bs_particleBytes);
 	bsSaveParticles(p, out);
-	bsBytes_EndSection(out, mark);
+	bsBytes_EndSizedSection(out, sized);
 	mark = bsBytes_BeginSection(out, "EMIT");
 	bsSaveEmitters(world, out);
 	bsBytes_EndSection(out, mark);
-		mark = bsBytes_BeginSection(out, "CONT");
+		uint64_t calm = world->calm != NULL ? p->count : 0, springs = world->springs != NULL ? p->count : 0;
+	sized = bsBytes_BeginSizedSection(out, "CONT",
+		8 + calm * sizeof(uint32_t) + 8 + springs * BS_CONTACT_SPRINGS * sizeof(bsContactSpring) + 4 + 8 + 8);
 	bsSaveContacts(world, p, out);
-	bsBytes_EndSection(out, mark);
+	bsBytes_EndSizedSection(out, sized);
 	mark = bsBytes_BeginSection(out, "BODY");
 	bsResult r = bs_ok;
 	if (world->bodies != NULL)
@@ -456,8 +514,7 @@ static bool bsLoadEmitters(bsWorld* world, const bsParticles* p, bsByteReader* s
 static bool bsLoadParticles(bsParticles* p, bsByteReader* s, char* err, size_t errlen)
 {
 	uint64_t count = bsByteReader_U64(s);
-	size_t each = 2 * sizeof(bsVec3) + sizeof(double) + sizeof(uint8_t) + sizeof(uint32_t);
-	if (p->count != 0 || count > (s->count - s->at) / each || bsParticles_Reserve(p, (size_t)count) != bs_ok)
+	if (p->count != 0 || count > (s->count - s->at) / bs_particleBytes || bsParticles_Reserve(p, (size_t)count) != bs_ok)
 	{
 		snprintf(err, errlen, "section 'PART': %" PRIu64 " particles: more than the bytes or the memory", count);
 		return false;

@@ -577,6 +577,12 @@ const bsColliderClass bs_bodyCollider = {.name = "body", .sweep = bsBody_Sweep, 
 
 // --- checkpoints (checkpoint.h) ---
 
+static int bsCarried_Compare(const void* a, const void* b)
+{
+	uint32_t x = ((const bsCarried*)a)->particle, y = ((const bsCarried*)b)->particle;
+	return (x > y) - (x < y);
+}
+
 bsResult bsWorldBodies_SaveState(const bsWorldBodies* w, bsBytes* out)
 {
 	// A changing shape keeps the triangles its deformation made degenerate: every shape is saved as
@@ -594,14 +600,27 @@ bsResult bsWorldBodies_SaveState(const bsWorldBodies* w, bsBytes* out)
 			bsBytes_Put(out, p, sizeof(p));
 		}
 	}
+	// In particle order: the list's own order is the workers' (it depends on the thread count) and
+	// changes nothing (each record moves its own particle).
+	bsCarried* sorted = w->carried.count > 0 ? malloc(w->carried.count * sizeof(bsCarried)) : NULL;
+	if (w->carried.count > 0 && sorted == NULL)
+	{
+		return bs_errOutOfMemory;
+	}
+	if (sorted != NULL)
+	{
+		memcpy(sorted, w->carried.items, w->carried.count * sizeof(bsCarried));
+		qsort(sorted, w->carried.count, sizeof(bsCarried), bsCarried_Compare);
+	}
 	bsBytes_PutU64(out, (uint64_t)w->carried.count);
 	for (size_t k = 0; k < w->carried.count; ++k)
 	{
-		const bsCarried* c = w->carried.items + k;
+		const bsCarried* c = sorted + k;
 		bsBytes_PutU32(out, c->particle);
 		bsBytes_PutU32(out, c->collider);
 		bsBytes_Put(out, &c->local, sizeof(bsVec3));
 	}
+	free(sorted);
 	return out->failed ? bs_errOutOfMemory : bs_ok;
 }
 
