@@ -42,12 +42,17 @@ void bsOutputList_Free(bsOutputList* list)
 
 bool bsOutputList_ValidName(const char* name, size_t n)
 {
-	// The per-frame logs' folder: "logs/NAME", one level.
-	size_t logs = sizeof(BS_OUTPUT_LOGS_NAME "/") - 1;
+	// The per-frame logs' and caches' folders: "logs/NAME" and "cache/NAME", one level.
+	size_t logs = sizeof(BS_OUTPUT_LOGS_NAME "/") - 1, cache = sizeof(BS_OUTPUT_CACHE_NAME "/") - 1;
 	if (n > logs && memcmp(name, BS_OUTPUT_LOGS_NAME "/", logs) == 0)
 	{
 		name += logs;
 		n -= logs;
+	}
+	else if (n > cache && memcmp(name, BS_OUTPUT_CACHE_NAME "/", cache) == 0)
+	{
+		name += cache;
+		n -= cache;
 	}
 	if (n == 0 || n > bs_outputNameMax || (n == 1 && name[0] == '.') || (n == 2 && name[0] == '.' && name[1] == '.'))
 	{
@@ -458,6 +463,22 @@ int bsOutputSet_OpenLogs(const char* dir, bool make)
 	return open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
+int bsOutputSet_OpenFolderOf(const char* dir, const char* name)
+{
+	size_t logs = sizeof(BS_OUTPUT_LOGS_NAME "/") - 1, cache = sizeof(BS_OUTPUT_CACHE_NAME "/") - 1;
+	if (strncmp(name, BS_OUTPUT_LOGS_NAME "/", logs) == 0)
+	{
+		return bsOutputSet_OpenLogs(dir, false);
+	}
+	if (strncmp(name, BS_OUTPUT_CACHE_NAME "/", cache) != 0)
+	{
+		return -1;
+	}
+	char path[4096 + 32];
+	snprintf(path, sizeof(path), "%s/%s", dir, BS_OUTPUT_CACHE_NAME);
+	return open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
 // ---- The folder's lock ----
 
 int bsOutputSet_Lock(const char* dir, char* err, size_t errlen)
@@ -577,7 +598,7 @@ static bool bsOutputSet_GroupNames(const char* dir, bsOutputList* names)
 static bool bsOutputSet_RemoveStale(const char* dir, const bsOutputList* previous, bsOutputList* next, char* err,
 	size_t errlen)
 {
-	bool ok = true, removedLogs = false;
+	bool ok = true, removedLogs = false, removedCache = false;
 	for (size_t i = 0; i < previous->count; ++i)
 	{
 		const char* name = previous->names[i];
@@ -587,9 +608,10 @@ static bool bsOutputSet_RemoveStale(const char* dir, const bsOutputList* previou
 		}
 		char path[4096 + 300];
 		snprintf(path, sizeof(path), "%s/%s", dir, name);
-		// A name in logs/ through the folder opened without following a link: never a file elsewhere.
+		// A name in logs/ or cache/ through the folder opened without following a link: never a file
+		// elsewhere.
 		const char* slash = strchr(name, '/');
-		int at = slash != NULL ? bsOutputSet_OpenLogs(dir, false) : AT_FDCWD;
+		int at = slash != NULL ? bsOutputSet_OpenFolderOf(dir, name) : AT_FDCWD;
 		const char* leaf = slash != NULL ? slash + 1 : path;
 		struct stat st;
 		// Only files: a directory of that name is not one a run wrote.
@@ -599,7 +621,9 @@ static bool bsOutputSet_RemoveStale(const char* dir, const bsOutputList* previou
 		{
 			close(at);
 		}
-		removedLogs = removedLogs || (slash != NULL && gone);
+		bool inCache = slash != NULL && strncmp(name, BS_OUTPUT_CACHE_NAME "/", sizeof(BS_OUTPUT_CACHE_NAME)) == 0;
+		removedLogs = removedLogs || (slash != NULL && !inCache && gone);
+		removedCache = removedCache || (inCache && gone);
 		if (gone)
 		{
 			continue;
@@ -616,6 +640,12 @@ static bool bsOutputSet_RemoveStale(const char* dir, const bsOutputList* previou
 		char logs[4096 + 32];
 		snprintf(logs, sizeof(logs), "%s/%s", dir, BS_OUTPUT_LOGS_NAME);
 		rmdir(logs);  // the logs' folder once its last log is gone (not a link: rmdir refuses one)
+	}
+	if (removedCache)
+	{
+		char cache[4096 + 32];
+		snprintf(cache, sizeof(cache), "%s/%s", dir, BS_OUTPUT_CACHE_NAME);
+		rmdir(cache);  // likewise the caches' folder
 	}
 	return ok;
 }

@@ -29,7 +29,8 @@
 //
 // The list is text: the line "# blobsim outputs", comment lines starting with '#' (one is
 // "# state: complete" or "# state: replacing"), then one file name per line (a name in DIR: no '/',
-// no newline, not "." or ".." or outputs.txt itself; or "logs/NAME", a per-frame log).
+// no newline, not "." or ".." or outputs.txt itself; or "logs/NAME", a per-frame log, or "cache/NAME",
+// a frame's particle cache).
 #pragma once
 
 #include <stdbool.h>
@@ -43,6 +44,7 @@
 #define BS_OUTPUT_LIST_NAME "outputs.txt"
 #define BS_OUTPUT_LOCK_NAME ".outputs.lock"  // the folder's lock (bsOutputSet_Lock)
 #define BS_OUTPUT_LOGS_NAME "logs"           // the per-frame logs' folder: "logs/NAME" may be listed
+#define BS_OUTPUT_CACHE_NAME "cache"         // the per-frame particle caches' folder: "cache/NAME" too
 
 enum
 {
@@ -128,6 +130,10 @@ void bsOutputSet_Unlock(int fd);
 // Opens DIR/logs (made first when `make`) as a folder, never through a link; -1 (errno) when it
 // cannot (a link or a file of that name is refused).
 int bsOutputSet_OpenLogs(const char* dir, bool make);
+
+// The same for a listed name's folder: DIR/logs for "logs/NAME", DIR/cache for "cache/NAME" (never
+// made); -1 for a name in neither.
+int bsOutputSet_OpenFolderOf(const char* dir, const char* name);
 
 // ---- The list itself (tests, tools) ----
 

@@ -24,7 +24,7 @@ COMMANDS = ["run", "render", "check", "batch", "grid", "bench", "compare", "regr
 # Options each command's help must name (a sample for most; bench-options checks bench's all).
 OPTIONS = {
     "run": ["-o, --output", "--threads", "--set", "--render", "--jobs", "--movie", "--quiet",
-            "--progress-lines", "--max-memory"],
+            "--progress-lines", "--max-memory", "--resume", "--stop-after-frame"],
     "render": ["--frames", "--scene", "--jobs", "--threads", "--force", "--movie", "--quiet"],
     "check": ["--set"],
     "batch": ["-o, --output", "-j, --jobs", "--threads", "--force", "--render", "--shard",

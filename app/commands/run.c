@@ -18,6 +18,7 @@
 #include "render_frames.h"
 #include "render_movie.h"
 #include "render_progress.h"
+#include "run_checkpoint.h"
 #include "scene_surface.h"
 #include "blobsim/step.h"
 #include "field_grid.h"
@@ -28,6 +29,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +54,8 @@ typedef struct bsRunOptions
 	int jobs;    // --jobs: POV-Ray processes at once; 0: the default (render_frames.h)
 	bool quiet;
 	bool progressLines;     // --progress-lines
+	const char* resume;     // --resume DIR: go on from DIR's checkpoint
+	int stopAfterFrame;     // --stop-after-frame N (tests): stop as if killed after frame N; -1: never
 } bsRunOptions;
 
 static void bsRunUsage(FILE* f, bool check)
@@ -74,6 +78,7 @@ static void bsRunUsage(FILE* f, bool check)
 	}
 	fprintf(f,
 		"usage: blobsim run CONFIG [options]\n"
+		"       blobsim run [CONFIG] --resume DIR [options]\n"
 		"\n"
 		"Runs the simulation CONFIG describes (docs/config.md) and writes, in the output directory:\n"
 		"  scene.pov       the POV-Ray 3.7 scene, every particle a blob component\n"
@@ -83,6 +88,8 @@ static void bsRunUsage(FILE* f, bool check)
 		"  scene.png       with --render, and frame_NNNN.png for every frame\n"
 		"  animation.mp4 and preview.gif      with --movie (or render.movie) and ffmpeg\n"
 		"  outputs.txt     the list of the files above that the run wrote (render.log: POV-Ray's messages)\n"
+		"  cache/frame_NNNN.ply   with output.cache: every frame's particles, every attribute\n"
+		"  checkpoint.blobsim     with output.checkpoint N: the whole state every N frames (--resume)\n"
 		"Each file is written to a temporary file and renamed into place: a failed or interrupted run\n"
 		"leaves none half-written. A run replaces the folder's whole set of outputs: the files listed\n"
 		"in an earlier run's outputs.txt that this run does not write (frames beyond its count, a\n"
@@ -109,12 +116,22 @@ static void bsRunUsage(FILE* f, bool check)
 		"                    cap (default: the machine's physical memory). The estimate is particles x\n"
 		"                    61 bytes (+ 72 with particles.interaction, + 816 instead with the fluid,\n"
 		"                    + 64 with particles.accumulate, + 28 with motion.sleep, + 1 with an\n"
-		"                    interaction and either) + triangles x 304 bytes (mesh and BVH; the moving\n"
-		"                    bodies' too) + the field's grid and compressed tree (as built; the grid\n"
-		"                    is checked from its size before it is built or read) + 9 bytes\n"
-		"                    a triangle of a surface emitter + 16 MiB\n"
+		"                    interaction and either, + 8 with output.cache) + triangles x 304 bytes\n"
+		"                    (mesh and BVH; the moving bodies' too) + the field's grid and\n"
+		"                    compressed tree (as built; the grid is checked from its size before it\n"
+		"                    is built or read) + 9 bytes a triangle of a surface emitter + 16 MiB\n"
+		"  --resume DIR      go on from DIR's checkpoint.blobsim (a run with output.checkpoint that\n"
+		"                    was stopped or killed): its outputs up to the checkpoint stay, the rest\n"
+		"                    are written as the uninterrupted run writes them, byte for byte, at any\n"
+		"                    --threads. CONFIG and --set may be left out (the checkpoint names them);\n"
+		"                    a config, override or input file changed since is refused\n"
+		"  --stop-after-frame N\n"
+		"                    (for tests) stop as a killed run would, right after frame N is written\n"
+		"                    (and its checkpoint committed, when it has one); exit status 1\n"
 		"  -h, --help        show this help and exit\n"
 		"\n"
+		"With output.checkpoint, a run commits its outputs at every checkpoint (the earlier run's others\n"
+		"removed at the first), so those up to the last checkpoint are in place even when it is killed.\n"
 		"All outputs are written to temporary files and renamed into place only after every one of them\n"
 		"(and the render) succeeded: a failed run leaves an existing output directory as it was.\n"
 		"SIGINT and SIGTERM stop POV-Ray, remove the temporary files and exit 130 and 143.\n"
@@ -172,6 +189,7 @@ static int bsParseRunOptions(int argc, char** argv, bool check, bsRunOptions* o)
 {
 	const char* cmd = check ? "check" : "run";
 	memset(o, 0, sizeof(*o));
+	o->stopAfterFrame = -1;
 	int i = 1;
 	while (i < argc)
 	{
@@ -237,6 +255,23 @@ static int bsParseRunOptions(int argc, char** argv, bool check, bsRunOptions* o)
 			}
 			o->jobs = (int)v;
 		}
+		else if (!check && (m = bsMatchOption(cmd, "--resume", argc, argv, &i, &value)) != 0)
+		{
+			if (m < 0)
+			{
+				return bs_exitUsage;
+			}
+			o->resume = value;
+		}
+		else if (!check && (m = bsMatchOption(cmd, "--stop-after-frame", argc, argv, &i, &value)) != 0)
+		{
+			long long v;
+			if (m < 0 || !bsParseIntOption(cmd, "--stop-after-frame", value, 1, INT_MAX, &v))
+			{
+				return bs_exitUsage;
+			}
+			o->stopAfterFrame = (int)v;
+		}
 		else if (!check && strcmp(a, "--quiet") == 0)
 		{
 			o->quiet = true;
@@ -263,7 +298,18 @@ static int bsParseRunOptions(int argc, char** argv, bool check, bsRunOptions* o)
 			++i;
 		}
 	}
-	if (o->config == NULL)
+	if (o->resume != NULL && o->output != NULL)
+	{
+		bsUsageError(cmd, "--resume DIR writes into DIR; -o/--output cannot be given with it", o->output);
+		return bs_exitUsage;
+	}
+	if (o->resume != NULL && o->config == NULL && o->overrideCount > 0)
+	{
+		bsUsageError(cmd, "--resume without CONFIG takes the checkpoint's config and overrides; --set needs CONFIG",
+			o->overrides[0]);
+		return bs_exitUsage;
+	}
+	if (o->config == NULL && o->resume == NULL)
 	{
 		bsUsageError(cmd, "missing CONFIG", NULL);
 		return bs_exitUsage;
@@ -680,6 +726,7 @@ enum
 	bs_memoryAccumulation = 64,                             // the stuck grid (stuck_grid.c): a slot's 52 bytes,
 	                                                        // slotOf's 4, at most 2 buckets of 4
 	bs_memorySleep = 28,                                    // sleep.h: the velocity at the start of a step, the calm count
+	bs_memoryCache = 8,                                     // output.cache: the frame's ages (output_cache.c)
 	bs_memoryPerTriangle = 2 * sizeof(bsTriangle) + 96,     // the mesh; the BVH's copy, index, binary and
 	                                                        // 4-wide nodes (bsBvh_Bytes: ~173 per triangle)
 	bs_memoryOverhead = 16 << 20,                           // buffers, config, scene, stacks
@@ -719,7 +766,7 @@ static int bsMemoryPerParticle(const bsConfig* c)
 	int own = c->step.interaction.type == bs_interactionFluid ? bs_memoryFluid : bs_memoryInteraction;
 	return bs_memoryPerParticle + (interaction ? own : 0) +
 		(interaction && fixed ? bs_memoryFixedNeighbour : 0) + (c->particles.accumulate ? bs_memoryAccumulation : 0) +
-		(c->step.sleepSteps > 0 ? bs_memorySleep : 0);
+		(c->step.sleepSteps > 0 ? bs_memorySleep : 0) + (c->output.cache ? bs_memoryCache : 0);
 }
 
 // What the estimate counts besides the particles and the environment's triangles: the tables built
@@ -818,6 +865,13 @@ typedef struct bsRunFrames
 	bsOutputContext* output;  // the writers' (output_writers.h): each frame walks them
 	int frames;           // written so far (frame 0 is the initial state)
 	bsRunTimes* times;
+	// Checkpoints (output.checkpoint, run_checkpoint.h) and resuming from one.
+	uint64_t settingsHash;
+	const bsRunOptions* options;    // the config's path and overrides as loaded (the checkpoint's when
+	                                // --resume has no CONFIG), --stop-after-frame
+	const bsRunCheckpoint* resume;  // the checkpoint to go on from, or NULL
+	bool committed;                 // outputs committed at a checkpoint: the rest join them
+	bsCreatedFolders* created;      // no longer removed on failure once committed
 } bsRunFrames;
 
 // A step that would need more substeps than motion.max_substeps: why, from the same plan the step
@@ -875,8 +929,40 @@ static bool bsWriteFrame(bsRunFrames* run, char* err, size_t errlen)
 	return ok;
 }
 
-static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironment* env,
-	const bsEmission* emission, bsParticles* p, bsStepStats* stats, char* err, size_t errlen)
+// After a frame: the checkpoint, when the frame is one (output.checkpoint) and steps remain, committed
+// with the outputs so far (the first commit replaces the folder's earlier set, the later ones add), and
+// a new deferred group opened for the rest.
+static bool bsCheckpointFrame(bsRunFrames* run, const bsWorld* world, const bsParticles* p, int step,
+	const bsStepStats* stats, char* err, size_t errlen)
+{
+	const bsConfig* c = run->config;
+	int frame = run->frames - 1;
+	if (c->output.checkpointEvery <= 0 || frame % c->output.checkpointEvery != 0 || frame == 0 ||
+		step >= c->motion.steps)
+	{
+		return true;
+	}
+	double t0 = bsNow();
+	bsRunProgress progress = {step, run->frames, *stats};
+	const char* dir = run->output->dir;
+	const bsRunOptions* o = run->options;
+	bool ok = bsRunCheckpoint_Write(dir, run->settingsHash, o->config, o->overrides, o->overrideCount, &progress,
+		world, p, err, errlen) &&
+		bsOutputSet_Commit(dir, run->committed ? bs_outputSetAdd : bs_outputSetReplace, err, errlen);
+	if (ok)
+	{
+		run->committed = true;
+		run->created->count = 0;  // the folders hold committed outputs now
+	}
+	ok = ok && bsOutputSet_Begin(dir, err, errlen);
+	run->times->write += bsNow() - t0;
+	return ok;
+}
+
+// The world set up from the config, then either frame 0 (the state before any step) or, resuming, the
+// checkpoint's state. *first: the first step to take.
+static bsWorld* bsSimulate_Begin(bsRunFrames* run, const bsRunOptions* o, const bsEnvironment* env,
+	const bsEmission* emission, bsParticles* p, bsStepStats* stats, int* first, char* err, size_t errlen)
 {
 	const bsConfig* c = run->config;
 	bsWorldDef wdef = bsDefaultWorldDef();
@@ -889,12 +975,48 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 	{
 		snprintf(err, errlen, "%s: cannot set up the world: %s", c->path, bsResultString(added));
 		bsWorld_Destroy(world);
+		return NULL;
+	}
+	run->output->world = world;
+	*first = 1;
+	if (run->resume == NULL)
+	{
+		bsEnvBodies_Pose(env->bodies, world);
+		if (c->output.frameEvery > 0 && !bsWriteFrame(run, err, errlen))  // frame 0: before any step
+		{
+			bsWorld_Destroy(world);
+			return NULL;
+		}
+		return world;
+	}
+	char path[BS_PATH_MAX];
+	bsJoin(path, sizeof(path), o->resume, BS_CHECKPOINT_NAME);
+	if (!bsRunCheckpoint_Restore(run->resume, path, run->settingsHash, world, p, err, errlen))
+	{
+		bsWorld_Destroy(world);
+		return NULL;
+	}
+	bsEnvBodies_Pose(env->bodies, world);
+	*stats = run->resume->progress.stats;
+	run->frames = run->resume->progress.frames;
+	run->committed = true;
+	*first = run->resume->progress.step + 1;
+	return world;
+}
+
+static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironment* env,
+	const bsEmission* emission, bsParticles* p, bsStepStats* stats, char* err, size_t errlen)
+{
+	const bsConfig* c = run->config;
+	int first = 1;
+	bsWorld* world = bsSimulate_Begin(run, o, env, emission, p, stats, &first, err, errlen);
+	if (world == NULL)
+	{
 		return false;
 	}
 	bsProgress progress = {run->progress, bsNow(), 0.0};
-	bsEnvBodies_Pose(env->bodies, world);
-	bool ok = c->output.frameEvery <= 0 || bsWriteFrame(run, err, errlen);  // frame 0: before any step
-	for (int step = 1; ok && step <= c->motion.steps; ++step)
+	bool ok = true;
+	for (int step = first; ok && step <= c->motion.steps; ++step)
 	{
 		double t0 = bsNow();
 		bsResult r = bsWorld_Step(world, &c->step, p, stats);
@@ -912,10 +1034,16 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 		int every = c->output.frameEvery;
 		if (every > 0 && (step % every == 0 || step == c->motion.steps))
 		{
-			ok = bsWriteFrame(run, err, errlen);
+			ok = bsWriteFrame(run, err, errlen) && bsCheckpointFrame(run, world, p, step, stats, err, errlen);
+			if (ok && run->frames - 1 == o->stopAfterFrame)
+			{
+				snprintf(err, errlen, "stopped after frame %d (--stop-after-frame)", o->stopAfterFrame);
+				ok = false;
+			}
 		}
 		bsProgress_Update(&progress, step, c->motion.steps, p->count, step == c->motion.steps);
 	}
+	run->output->world = NULL;
 	bsWorld_Destroy(world);
 	return ok;
 }
@@ -1121,7 +1249,11 @@ typedef struct bsRunState
 	bool rendered;
 	int imagesRendered, imagesKept;
 	bsCreatedFolders created;  // the output folders this run made, removed again when it fails
+	bsCreatedFolders createdCache;  // the same for DIR/cache (output.cache)
 	bool deferred;             // the outputs are held back (output_set.h) until the commit
+	bool committed;            // outputs were committed at a checkpoint (or by the run resumed)
+	bsRunCheckpoint resume;    // --resume: the checkpoint read
+	uint64_t settingsHash;     // the config's and its inputs' (run_checkpoint.h)
 	char err[BS_ERR_MAX];
 } bsRunState;
 
@@ -1178,6 +1310,35 @@ static bool bsRun_LoadInputs(bsRunState* r)
 		sizeof(r->err));
 }
 
+// A run that writes checkpoints (or resumes from one) is refused before any output when a checkpoint
+// cannot hold its whole state yet (bsWorld_CheckpointGap): asked of a world set up as the run's will be.
+static bool bsRun_CheckResumable(bsRunState* r)
+{
+	const bsConfig* c = &r->c;
+	if (c->output.checkpointEvery <= 0 && r->o->resume == NULL)
+	{
+		return true;
+	}
+	bsWorldDef def = bsDefaultWorldDef();
+	def.threads = 1;
+	bsWorld* world = bsWorld_Create(&def);
+	bsResult added = world == NULL ? bs_errOutOfMemory : bsFieldGrid_AddColliders(c, &r->env, world);
+	const char* gap = added == bs_ok ? bsWorld_CheckpointGap(world, &c->step) : NULL;
+	bsWorld_Destroy(world);
+	if (added != bs_ok)
+	{
+		snprintf(r->err, sizeof(r->err), "%s: cannot set up the world: %s", c->path, bsResultString(added));
+		return false;
+	}
+	if (gap != NULL)
+	{
+		snprintf(r->err, sizeof(r->err), "%s: output.checkpoint: a checkpoint cannot hold %s yet, so this run "
+			"cannot be resumed; set output.checkpoint to 0", c->path, gap);
+		return false;
+	}
+	return true;
+}
+
 // The output directory, the held-back output set, the particles' room, the scene and the writers'
 // context. From here every output is only renamed into place once all of them (and the render)
 // succeeded, and the earlier run's outputs that this one does not write go at the same time.
@@ -1190,6 +1351,7 @@ static bool bsRun_OpenOutputs(bsRunState* r)
 		return false;
 	}
 	if (!bsMakeFolders(r->dir, "the output directory", &r->created, r->err, sizeof(r->err)) ||
+		!bsOutputCache_Prepare(c, r->dir, &r->createdCache, r->err, sizeof(r->err)) ||
 		!bsOutputSet_Begin(r->dir, r->err, sizeof(r->err)))
 	{
 		return false;
@@ -1217,12 +1379,24 @@ static bool bsRun_OpenOutputs(bsRunState* r)
 	return bsEnvBodies_WriteIncludes(r->env.bodies, r->dir, r->err, sizeof(r->err));
 }
 
-// The steps, and the frames written along the way.
+// The steps, and the frames written along the way (and the checkpoints with them).
 static bool bsRun_Simulate(bsRunState* r)
 {
-	bsRunFrames run = {&r->c, !r->o->quiet && isatty(2), &r->output, 0, &r->times};
+	bsRunFrames run = {.config = &r->c, .progress = !r->o->quiet && isatty(2), .output = &r->output,
+		.times = &r->times, .settingsHash = r->settingsHash, .options = r->o,
+		.resume = r->o->resume != NULL ? &r->resume : NULL, .created = &r->created};
 	bool ok = bsSimulate(&run, r->o, &r->env, &r->emission, &r->p, &r->stats, r->err, sizeof(r->err));
 	r->frames = run.frames;
+	r->committed = run.committed;
+	if (run.committed)
+	{
+		r->createdCache.count = 0;
+	}
+	if (ok && run.resume != NULL && !r->o->quiet)
+	{
+		printf("blobsim: resumed %s from step %d (frame %d)\n", r->dir, r->resume.progress.step,
+			r->resume.progress.frames - 1);
+	}
 	return ok;
 }
 
@@ -1329,6 +1503,7 @@ static void bsRunState_Free(bsRunState* r)
 	bsEnvironment_Free(&r->env);
 	bsInputList_Free(&r->inputs);
 	bsConfig_Free(&r->c);
+	bsRunCheckpoint_Free(&r->resume);
 }
 
 // `blobsim run`: the data path, phase by phase. A failure before the commit leaves no output of this
@@ -1348,25 +1523,50 @@ int bsRunMain(int argc, char** argv)
 	memset(r, 0, sizeof(*r));
 	r->o = &o;
 	r->start = bsNow();
+	// --resume: the checkpoint first; without CONFIG it names the config and the overrides.
+	if (o.resume != NULL && !bsRunCheckpoint_Read(o.resume, &r->resume, r->err, sizeof(r->err)))
+	{
+		return bsFail(r->err);
+	}
+	if (o.resume != NULL && o.config == NULL)
+	{
+		if (r->resume.overrideCount > BS_MAX_OVERRIDES)
+		{
+			bsRunCheckpoint_Free(&r->resume);
+			return bsFail("the checkpoint holds more --set overrides than a run takes");
+		}
+		o.config = r->resume.config;
+		o.overrideCount = r->resume.overrideCount;
+		for (int i = 0; i < o.overrideCount; ++i)
+		{
+			o.overrides[i] = r->resume.overrides[i];
+		}
+	}
 	bsConfigError cerr;
 	if (bsConfig_LoadWithOverrides(o.config, o.overrides, o.overrideCount, &r->c, &cerr) != bs_ok)
 	{
+		bsRunCheckpoint_Free(&r->resume);
 		return bsFail(cerr.message);
 	}
-	r->dir = o.output != NULL ? o.output : r->c.output.directory;
+	r->dir = o.resume != NULL ? o.resume : o.output != NULL ? o.output : r->c.output.directory;
 	// Hashed before the loaders read them: a file changed in between is then recorded with its old
 	// hash, which makes the run stale for `blobsim batch`, never wrongly up to date.
 	if (!bsInputList_Make(&r->c, true, &r->inputs))
 	{
 		bsConfig_Free(&r->c);
+		bsRunCheckpoint_Free(&r->resume);
 		return bsFail("out of memory");
 	}
-	bool ok = bsRun_CheckTools(r) && bsRun_LoadInputs(r) && bsRun_OpenOutputs(r) && bsRun_Simulate(r) &&
+	r->settingsHash = bsRunCheckpoint_Hash(&r->c, &r->inputs);
+	bool ok = bsRun_CheckTools(r) && bsRun_LoadInputs(r) && bsRun_CheckResumable(r) && bsRun_OpenOutputs(r) &&
+		bsRun_Simulate(r) &&
 		bsRun_WriteOutputs(r);
 	if (ok)
 	{
 		r->deferred = false;
-		ok = bsOutputSet_Commit(r->dir, bs_outputSetReplace, r->err, sizeof(r->err));
+		// After a checkpoint's commit (or resuming) the earlier set is this run's already: the rest joins it.
+		bsOutputSetMode mode = r->committed ? bs_outputSetAdd : bs_outputSetReplace;
+		ok = bsOutputSet_Commit(r->dir, mode, r->err, sizeof(r->err));
 	}
 	if (ok)
 	{
@@ -1378,6 +1578,9 @@ int bsRunMain(int argc, char** argv)
 		{
 			bsAtomicFile_AbortDeferred();
 		}
+		char cache[BS_PATH_MAX];
+		bsJoin(cache, sizeof(cache), r->dir, BS_OUTPUT_CACHE_NAME);
+		bsRemoveCreatedFolders(cache, &r->createdCache);
 		bsRemoveCreatedFolders(r->dir, &r->created);
 		fprintf(stderr, "blobsim: %s\n", r->err);
 		status = bs_exitFailure;

@@ -183,6 +183,8 @@ typedef struct bsOutputConfig
 {
 	char* directory;  // resolved against the config's directory ["out"]
 	int frameEvery;   // 0: only the last state; N: a frame every N steps [0]
+	bool cache;       // a particle cache (particle_cache.h) in DIR/cache/ for every frame [false]
+	int checkpointEvery;  // 0: none; N: a checkpoint (`run --resume`) every N frames [0]
 } bsOutputConfig;
 
 typedef struct bsConfig

@@ -259,7 +259,9 @@ static const bsSchema bsRenderSchema = BS_OBJECT(bsRenderKeys);
 
 static const bsSchemaKey bsOutputKeys[] = {
 	BS_FILE("directory", bsOutputConfig, directory, "out"),
-	BS_INT("frame_every", bsOutputConfig, frameEvery, 0, INT_MAX, 0)};
+	BS_INT("frame_every", bsOutputConfig, frameEvery, 0, INT_MAX, 0),
+	BS_KEY("cache", BS_VALUE),
+	BS_INT("checkpoint", bsOutputConfig, checkpointEvery, 0, INT_MAX, 0)};
 static const bsSchema bsOutputSchema = BS_OBJECT(bsOutputKeys);
 
 static const bsSchemaKey bsRootKeys[] = {BS_KEY("seed", BS_VALUE),
@@ -1303,9 +1305,27 @@ static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r, const c
 	return true;
 }
 
+// The per-frame cache and the checkpoints are written with the frames: both need output.frame_every.
 static bool bsReadOutput(bsCtx* c, const cJSON* root, bsOutputConfig* out)
 {
-	return bsReadSection(c, root, "output", &bsOutputSchema, out);
+	if (!bsReadSection(c, root, "output", &bsOutputSchema, out))
+	{
+		return false;
+	}
+	size_t mark = bsPushKey(c, "output");
+	if (!bsReadBool(c, bsMember(root, "output"), "cache", false, &out->cache))
+	{
+		return false;
+	}
+	const char* needs = out->cache ? "cache" : out->checkpointEvery > 0 ? "checkpoint" : NULL;
+	if (needs != NULL && out->frameEvery <= 0)
+	{
+		bsPushKey(c, needs);
+		return bsFail(c, "%s is written with the frames: set output.frame_every too (e.g. 10)",
+			out->cache ? "the per-frame cache" : "a checkpoint");
+	}
+	bsPop(c, mark);
+	return true;
 }
 
 // --- The whole config ---

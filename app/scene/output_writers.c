@@ -10,6 +10,7 @@ static const bsOutputWriter* const bs_outputWriters[] = {
 	&bs_sceneOutput,
 	&bs_particlesOutput,
 	&bs_animationOutput,
+	&bs_cacheOutput,
 };
 
 bool bsOutputWriters_Write(bsOutputContext* context, int frame, char* err, size_t errlen)
@@ -30,8 +31,11 @@ void bsOutputContext_Free(bsOutputContext* context)
 {
 	free(context->centers);
 	free(context->radii);
+	free(context->ages);
 	context->centers = NULL;
 	context->radii = NULL;
+	context->ages = NULL;
+	context->ageCapacity = 0;
 }
 
 void bsOutput_SceneName(char* out, size_t size, int frame)

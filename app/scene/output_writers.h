@@ -11,6 +11,8 @@
 #pragma once
 
 #include "config.h"
+#include "files.h"
+#include "output_set.h"
 #include "scene_surface.h"
 
 #include "blobsim/particles.h"
@@ -41,6 +43,10 @@ typedef struct bsOutputContext
 	bsSceneSurface* surface;        // render.surface: blobs, or a mesh beside each scene (and its totals)
 	bsVec3* centers;                // the particles that have not escaped, made when some have
 	double* radii;
+	const struct bsWorld* world;    // the world stepping the particles, while frames are written (their
+	                                // time and ages); NULL for the final state
+	double* ages;                   // the cache's ages, ageCapacity of them
+	size_t ageCapacity;
 } bsOutputContext;
 
 typedef struct bsOutputWriter
@@ -55,6 +61,12 @@ typedef struct bsOutputWriter
 extern const bsOutputWriter bs_sceneOutput;      // output_scene.c: scene.pov / frame_NNNN.pov (+ surface files)
 extern const bsOutputWriter bs_particlesOutput;  // output_particles.c: particles.ply
 extern const bsOutputWriter bs_animationOutput;  // output_animation.c: animation.ini
+extern const bsOutputWriter bs_cacheOutput;      // output_cache.c: cache/frame_NNNN.ply (output.cache)
+
+// Makes DIR/cache for output.cache (recording the folders made in created), before the first frame:
+// false with a message naming the path when it is a file, a link, or cannot be written in.
+bool bsOutputCache_Prepare(const bsConfig* config, const char* dir, bsCreatedFolders* created, char* err,
+	size_t errlen);
 
 // Walks the table for a snapshot: the final state's writers (bs_outputScene) when frame < 0, else
 // frame's (bs_outputFrame; 0: the initial state), in table order, until one fails.

@@ -36,4 +36,5 @@
 #include "blobsim/fluid.h"   // the particle fluid's settings (the fluid interaction)
 #include "blobsim/world.h"   // colliders, emitters and the thread pool; sweeps against all of them
 #include "blobsim/step.h"    // one time step: its settings (forces, interaction, radial), stats
+#include "blobsim/checkpoint.h" // a world's whole state between steps, as bytes, and back (resume)
 #include "blobsim/surface.h" // the particles' blob surface: a triangle mesh, or tiles for a renderer

@@ -95,6 +95,12 @@ uint64_t bsWorld_PendingParticles(const bsWorld* world);
 // The time at the start of the next step: the sum of the steps' dt so far, seconds.
 double bsWorld_Time(const bsWorld* world);
 
+// The time particle `particle` (an index of the particles the world steps) joined the set: the start of
+// the step whose emit phase added it (bsWorld_Emit: the time it was called), so its age is
+// bsWorld_Time - this; 0 for particles the caller put there before any emission. A lookup among the
+// emissions (one record per step that emits), nothing stored per particle.
+double bsWorld_BirthTime(const bsWorld* world, size_t particle);
+
 // The nearest contact of one sweep with every collider. out->collider, out->kind and
 // out->triangle name what was hit. bs_errInvalidArgument (and a miss) for an invalid input or
 // method. stats (may be NULL) counts one query, and the nodes and triangles visited.

@@ -22,7 +22,9 @@
 #include "array.h"
 #include "stuck_grid.h"
 
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -572,3 +574,113 @@ bool bsWorldBodies_SweepResting(const bsWorld* world, bsMethod method, const bsS
 const bsColliderClass bs_bodyCollider = {.name = "body", .sweep = bsBody_Sweep, .sweepMoving = bsBody_SweepMoving,
 	.stick = bsBody_Stick, .surfaceVelocity = bsBody_SurfaceVelocity, .ride = bsBody_Ride,
 	.walls = bsBody_Walls};
+
+// --- checkpoints (checkpoint.h) ---
+
+static int bsCarried_Compare(const void* a, const void* b)
+{
+	uint32_t x = ((const bsCarried*)a)->particle, y = ((const bsCarried*)b)->particle;
+	return (x > y) - (x < y);
+}
+
+bsResult bsWorldBodies_SaveState(const bsWorldBodies* w, bsBytes* out)
+{
+	// A changing shape keeps the triangles its deformation made degenerate: every shape is saved as
+	// it is; the poses and the BVH come back from the time.
+	bsBytes_PutU32(out, (uint32_t)w->count);
+	for (int k = 0; k < w->count; ++k)
+	{
+		const bsBodyState* b = w->states[k];
+		uint32_t count = 0;
+		bsBody_Triangles(b->body, &count);
+		bsBytes_PutU32(out, b->rigidShape ? 0u : count);
+		for (uint32_t i = 0; !b->rigidShape && i < count; ++i)
+		{
+			const bsVec3 p[3] = {b->shape[i].p1, b->shape[i].p2, b->shape[i].p3};
+			bsBytes_Put(out, p, sizeof(p));
+		}
+	}
+	// In particle order: the list's own order is the workers' (it depends on the thread count) and
+	// changes nothing (each record moves its own particle).
+	bsCarried* sorted = w->carried.count > 0 ? malloc(w->carried.count * sizeof(bsCarried)) : NULL;
+	if (w->carried.count > 0 && sorted == NULL)
+	{
+		return bs_errOutOfMemory;
+	}
+	if (sorted != NULL)
+	{
+		memcpy(sorted, w->carried.items, w->carried.count * sizeof(bsCarried));
+		qsort(sorted, w->carried.count, sizeof(bsCarried), bsCarried_Compare);
+	}
+	bsBytes_PutU64(out, (uint64_t)w->carried.count);
+	for (size_t k = 0; k < w->carried.count; ++k)
+	{
+		const bsCarried* c = sorted + k;
+		bsBytes_PutU32(out, c->particle);
+		bsBytes_PutU32(out, c->collider);
+		bsBytes_Put(out, &c->local, sizeof(bsVec3));
+	}
+	free(sorted);
+	return out->failed ? bs_errOutOfMemory : bs_ok;
+}
+
+bool bsWorldBodies_LoadState(bsWorld* world, const bsParticles* p, bsByteReader* in, char* err, size_t errlen)
+{
+	bsWorldBodies* w = world->bodies;
+	if (bsByteReader_U32(in) != (uint32_t)w->count)
+	{
+		snprintf(err, errlen, "another number of bodies than the config's %d", w->count);
+		return false;
+	}
+	for (int k = 0; k < w->count; ++k)
+	{
+		bsBodyState* b = w->states[k];
+		uint32_t count = 0;
+		bsBody_Triangles(b->body, &count);
+		uint32_t saved = bsByteReader_U32(in);
+		if (saved != (b->rigidShape ? 0u : count))
+		{
+			snprintf(err, errlen, "body %d: %u triangles, not its %u", k, saved, b->rigidShape ? 0u : count);
+			return false;
+		}
+		for (uint32_t i = 0; i < saved; ++i)
+		{
+			bsVec3 v[3];
+			if (!bsByteReader_Get(in, v, sizeof(v)) || bsMakeTriangle(v[0], v[1], v[2], b->shape + i) != bs_ok)
+			{
+				snprintf(err, errlen, "body %d: triangle %u is cut short, degenerate or not finite", k, i);
+				return false;
+			}
+		}
+		if (bsBodyState_Begin(b, world->time, world->time) != bs_ok)
+		{
+			snprintf(err, errlen, "body %d: its shape cannot be refit", k);
+			return false;
+		}
+	}
+	uint64_t carried = bsByteReader_U64(in);
+	if (carried > p->count || carried * (8 + sizeof(bsVec3)) > in->count - in->at ||
+		bsWorldBodies_Workers(w, bsPool_ThreadCount(world->pool), p->count) != bs_ok ||
+		!BS_ARRAY_RESERVE(w->carried.items, w->carried.capacity, (size_t)carried))
+	{
+		snprintf(err, errlen, "%" PRIu64 " particles stuck to bodies: more than the bytes or the particles", carried);
+		return false;
+	}
+	for (uint64_t k = 0; k < carried; ++k)
+	{
+		bsCarried c;
+		c.particle = bsByteReader_U32(in);
+		uint32_t collider = bsByteReader_U32(in);
+		bool read = bsByteReader_Get(in, &c.local, sizeof(bsVec3));
+		if (!read || c.particle >= p->count || w->isCarried[c.particle] != 0 || collider >= (uint32_t)world->colliderCount ||
+			world->colliders[collider].kind != bs_colliderBody || !bsIsValidVec3(c.local))
+		{
+			snprintf(err, errlen, "stuck-to-body record %" PRIu64 ": not a particle, a body and a point", k);
+			return false;
+		}
+		c.collider = (uint16_t)collider;
+		w->carried.items[w->carried.count++] = c;
+		w->isCarried[c.particle] = 1;
+	}
+	return true;
+}

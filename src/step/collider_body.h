@@ -7,6 +7,7 @@
 #include "world_internal.h"
 
 #include "blobsim/body.h"
+#include "blobsim/checkpoint.h"
 
 typedef struct bsWorldBodies bsWorldBodies;
 
@@ -44,3 +45,10 @@ bool bsWorldBodies_SweepResting(const bsWorld* world, bsMethod method, const bsS
 // After a move phase: the workers' recorded sticks join the carried particles (in worker order).
 bsResult bsWorldBodies_Gather(bsWorld* world);
 
+
+// Checkpoints (checkpoint.h): every changing shape as it is (the triangles a deformation made
+// degenerate keep their last shape) and the particles stuck to bodies. The load takes the world at its
+// restored time (poses, BVHs and bounds from it) and the restored particles; false with the reason.
+bsResult bsWorldBodies_SaveState(const bsWorldBodies* bodies, bsBytes* out);
+bool bsWorldBodies_LoadState(bsWorld* world, const bsParticles* particles, bsByteReader* in, char* err,
+	size_t errlen);

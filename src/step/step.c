@@ -175,6 +175,22 @@ static bsResult bsWorld_AddBirth(bsWorld* world, const bsEmitterDef* def, size_t
 	return bs_ok;
 }
 
+// Remembers that particles [first, first + count) joined at the world's time (bsWorld_BirthTime): one
+// batch for a step's emissions, however many emitters.
+static bsResult bsWorld_AddBatch(bsWorld* world, size_t first, size_t count)
+{
+	if (count == 0 || (world->batchCount > 0 && world->batches[world->batchCount - 1].time == world->time))
+	{
+		return bs_ok;
+	}
+	if (!BS_ARRAY_RESERVE(world->batches, world->batchCapacity, world->batchCount + 1))
+	{
+		return bs_errOutOfMemory;
+	}
+	world->batches[world->batchCount++] = (bsBornBatch){first, world->time};
+	return bs_ok;
+}
+
 // Appends the particles of every emitter born before `until`, emitter after emitter in the order
 // added, each emitter's in birth order, all from the world's one stream: the particles depend on the
 // seed and the steps' times only.
@@ -212,6 +228,7 @@ static bsResult bsWorld_EmitUntil(bsWorld* world, double until, bsParticles* par
 		}
 		em->born = born;
 		r = bsWorld_AddBirth(world, &em->def, before, particles->count - before);
+		r = r == bs_ok ? bsWorld_AddBatch(world, before, particles->count - before) : r;
 	}
 	return r;
 }

@@ -69,6 +69,25 @@ void bsStuckGrid_Destroy(bsStuckGrid* g)
 	free(g);
 }
 
+void bsStuckGrid_Shape(const bsStuckGrid* g, double* cell, double* maxRadius)
+{
+	*cell = g->cell;
+	*maxRadius = g->maxRadius;
+}
+
+bool bsStuckGrid_SetShape(bsStuckGrid* g, double cell, double maxRadius)
+{
+	bool cellOk = cell == 0.0 || (cell > 0.0 && isfinite(cell) && isfinite(1.0 / cell));
+	if (g->live > 0 || !cellOk || !(maxRadius >= 0.0) || !isfinite(maxRadius))
+	{
+		return false;
+	}
+	g->cell = cell;
+	g->inverse = cell > 0.0 ? 1.0 / cell : 0.0;
+	g->maxRadius = maxRadius;
+	return true;
+}
+
 uint32_t bsStuckGrid_Count(const bsStuckGrid* g)
 {
 	return g->live;

@@ -19,6 +19,11 @@ typedef struct bsStuckGrid bsStuckGrid;
 bsStuckGrid* bsStuckGrid_Create(double cell);
 void bsStuckGrid_Destroy(bsStuckGrid* grid);
 
+// The grid's cell edge (0 until chosen) and largest radius kept, which its answers do not depend on
+// but its walks do: a checkpoint (checkpoint.c) keeps them, and sets them in a new, empty grid.
+void bsStuckGrid_Shape(const bsStuckGrid* grid, double* cell, double* maxRadius);
+bool bsStuckGrid_SetShape(bsStuckGrid* grid, double cell, double maxRadius);
+
 // Spheres kept.
 uint32_t bsStuckGrid_Count(const bsStuckGrid* grid);
 

@@ -65,6 +65,7 @@ void bsWorld_Destroy(bsWorld* world)
 	free(world->colliders);
 	free(world->emitters);
 	free(world->births);
+	free(world->batches);
 	free(world->order);
 	bsNeighbourGrid_Free(&world->grid);
 	bsWorldBodies_Destroy(world->bodies);
@@ -197,6 +198,25 @@ uint64_t bsWorld_PendingParticles(const bsWorld* world)
 double bsWorld_Time(const bsWorld* world)
 {
 	return world->time;
+}
+
+double bsWorld_BirthTime(const bsWorld* world, size_t particle)
+{
+	// The last batch whose first particle is at or before this one.
+	size_t lo = 0, hi = world->batchCount;
+	while (lo < hi)
+	{
+		size_t mid = lo + (hi - lo) / 2;
+		if (world->batches[mid].first <= particle)
+		{
+			lo = mid + 1;
+		}
+		else
+		{
+			hi = mid;
+		}
+	}
+	return lo > 0 ? world->batches[lo - 1].time : 0.0;
 }
 
 bool bsWorld_EmitFailure(const bsWorld* world, int* emitter, size_t* index)

@@ -128,6 +128,14 @@ typedef struct bsBirth
 	double expires;
 } bsBirth;
 
+// The emit phases' batches, for the particles' ages: particles [first, the next batch's first) joined
+// the set at `time`, the start of the step that emitted them. One a step that emits, nothing a particle.
+typedef struct bsBornBatch
+{
+	size_t first;
+	double time;
+} bsBornBatch;
+
 // One contact's tangential spring (step.h: tangentialStiffness), kept by each particle of the
 // pair for the other: the partner's index and the tangential displacement (floats: 16 bytes).
 typedef struct bsContactSpring
@@ -168,6 +176,8 @@ struct bsWorld
 	struct bsWorldDynamics* dynamics;  // the dynamic bodies' rigid states (body_dynamics.h), NULL until needed
 	struct bsFluid* fluid;  // the fluid interaction's solver state (src/fluid/fluid.h), NULL until needed
 	bsStepProfile profile;  // the last step's phase times (bsWorld_GetProfile)
+	bsBornBatch* batches;   // every emission's batch, in order (bsWorld_BirthTime)
+	size_t batchCount, batchCapacity;
 };
 
 // bsWorld_Sweep for a sweep already prepared (the step builds it once per contact).

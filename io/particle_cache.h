@@ -1,0 +1,41 @@
+// particle_cache.h — a frame's particle cache (`output.cache`): every particle and every attribute the
+// run has, as a binary little-endian PLY point cloud that Blender, ParaView, Houdini and meshio read.
+//
+//     ply
+//     format binary_little_endian 1.0
+//     comment blobsim VERSION cache
+//     comment frame F
+//     comment time T                                  (seconds, %.17g: the world's time)
+//     element vertex N
+//     property double x / y / z                       (the centre)
+//     property double vx / vy / vz                    (the velocity)
+//     property double radius
+//     property double age                             (seconds since the particle was born)
+//     property uchar species                          (0: one species so far)
+//     property uint id                                (birth order, particles.h)
+//     property uchar state                            (0 free, 1 stuck, 2 escaped, 3 sleeping)
+//     end_header
+// then N records of 70 bytes, every particle of the set in index order (escaped ones too: a reader
+// filters by state). Doubles keep the run's values exactly. An attribute is one row of the table in
+// particle_cache.c (a particle's angular velocity, when particles have one, is three more rows and a
+// field below).
+#pragma once
+
+#include "blobsim/particles.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct bsParticleCache
+{
+	const bsParticles* particles;
+	const double* age;        // per particle, seconds
+	const uint8_t* species;   // per particle; NULL: species 0 for all
+	int frame;
+	double time;
+} bsParticleCache;
+
+// Writes the cache to path through atomic_file.h (so it joins the run's deferred group). False, with a
+// message naming the file.
+bool bsParticleCache_Write(const char* path, const bsParticleCache* cache, char* errbuf, size_t errlen);

@@ -1,0 +1,624 @@
+// checkpoint.c — the world's state as sections of bytes, and back (checkpoint.h).
+#include "blobsim/checkpoint.h"
+
+#include "array.h"
+#include "collider_body.h"
+#include "core.h"
+#include "stuck_grid.h"
+#include "world_internal.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(sizeof(bsVec3) == 24, "bsVec3 is written as 3 doubles");
+// A checkpoint holds the whole state: a new particle array or a new field of the world fails here, to be
+// saved and loaded below (a section of its own, BS_CHECKPOINT_VERSION up one; the particle cache's
+// table in io/particle_cache.c too for a particle array), or to be named as rebuilt every step, and
+// the sizes updated.
+_Static_assert(sizeof(bsParticles) == 2 * sizeof(size_t) + 5 * sizeof(void*),
+	"a new particle array: save it in the checkpoint (checkpoint.c) and the cache (particle_cache.c)");
+#if UINTPTR_MAX == UINT64_MAX  // the world's size as a 64-bit build lays it out
+_Static_assert(sizeof(struct bsWorld) == 512, "a new field of the world: save it in the checkpoint (checkpoint.c) "
+	"or say why the step rebuilds it");
+#endif
+
+// --- bytes ---
+
+// A streaming buffer's bytes to its sink once it holds flushAt of them outside a back-patched section.
+static void bsBytes_FlushIfFull(bsBytes* b)
+{
+	if (b->sink != NULL && b->open == 0 && b->count >= (b->flushAt > 0 ? b->flushAt : (size_t)1 << 20))
+	{
+		bsBytes_Flush(b);
+	}
+}
+
+void bsBytes_Put(bsBytes* b, const void* data, size_t n)
+{
+	size_t piece = b->flushAt > 0 ? b->flushAt : (size_t)1 << 20;
+	while (b->sink != NULL && b->open == 0 && n > piece && !b->failed)
+	{
+		// A large array streams in pieces: the buffer never holds much more than flushAt bytes.
+		bsBytes_Put(b, data, piece);
+		data = (const uint8_t*)data + piece;
+		n -= piece;
+	}
+	if (b->failed || n == 0)
+	{
+		return;
+	}
+	if (n > SIZE_MAX - b->count || !BS_ARRAY_RESERVE(b->data, b->capacity, b->count + n))
+	{
+		b->failed = true;
+		return;
+	}
+	memcpy(b->data + b->count, data, n);
+	b->count += n;
+	bsBytes_FlushIfFull(b);
+}
+
+void bsBytes_Flush(bsBytes* b)
+{
+	if (b->sink == NULL || b->failed || b->count == 0)
+	{
+		return;
+	}
+	b->hash = bsFnv1a(b->hash, b->data, b->count);
+	b->failed = !b->sink(b->context, b->data, b->count);
+	b->flushed += b->count;
+	b->count = 0;
+}
+
+void bsBytes_PutU32(bsBytes* b, uint32_t v)
+{
+	bsBytes_Put(b, &v, sizeof(v));
+}
+
+void bsBytes_PutU64(bsBytes* b, uint64_t v)
+{
+	bsBytes_Put(b, &v, sizeof(v));
+}
+
+void bsBytes_PutF64(bsBytes* b, double v)
+{
+	bsBytes_Put(b, &v, sizeof(v));
+}
+
+void bsBytes_Free(bsBytes* b)
+{
+	free(b->data);
+	memset(b, 0, sizeof(*b));
+}
+
+size_t bsBytes_BeginSection(bsBytes* b, const char tag[4])
+{
+	b->open += 1;
+	bsBytes_Put(b, tag, 4);
+	bsBytes_PutU64(b, 0);
+	return b->count;
+}
+
+void bsBytes_EndSection(bsBytes* b, size_t mark)
+{
+	if (!b->failed)
+	{
+		uint64_t length = (uint64_t)(b->count - mark);
+		memcpy(b->data + mark - sizeof(length), &length, sizeof(length));
+	}
+	b->open -= 1;
+	bsBytes_FlushIfFull(b);
+}
+
+uint64_t bsBytes_BeginSizedSection(bsBytes* b, const char tag[4], uint64_t length)
+{
+	bsBytes_Put(b, tag, 4);
+	bsBytes_PutU64(b, length);
+	return b->flushed + b->count + length;
+}
+
+void bsBytes_EndSizedSection(bsBytes* b, uint64_t mark)
+{
+	if (b->flushed + b->count != mark)
+	{
+		b->failed = true;
+	}
+}
+
+bool bsByteReader_Get(bsByteReader* r, void* out, size_t n)
+{
+	if (n == 0)
+	{
+		return !r->failed;
+	}
+	if (r->failed || n > r->count - r->at)
+	{
+		r->failed = true;
+		memset(out, 0, n);
+		return false;
+	}
+	memcpy(out, r->data + r->at, n);
+	r->at += n;
+	return true;
+}
+
+uint32_t bsByteReader_U32(bsByteReader* r)
+{
+	uint32_t v;
+	bsByteReader_Get(r, &v, sizeof(v));
+	return v;
+}
+
+uint64_t bsByteReader_U64(bsByteReader* r)
+{
+	uint64_t v;
+	bsByteReader_Get(r, &v, sizeof(v));
+	return v;
+}
+
+double bsByteReader_F64(bsByteReader* r)
+{
+	double v;
+	bsByteReader_Get(r, &v, sizeof(v));
+	return v;
+}
+
+// A tag for messages: its letters, '?' for what is not printable.
+static void bsTagText(const uint8_t* tag, char out[5])
+{
+	for (int k = 0; k < 4; ++k)
+	{
+		out[k] = tag[k] >= 0x20 && tag[k] < 0x7f ? (char)tag[k] : '?';
+	}
+	out[4] = '\0';
+}
+
+bool bsByteReader_Section(bsByteReader* r, const char tag[4], bsByteReader* section, char* err, size_t errlen)
+{
+	uint8_t found[4];
+	uint64_t length = 0;
+	bool header = bsByteReader_Get(r, found, 4);
+	header = header && bsByteReader_Get(r, &length, sizeof(length));
+	char text[5];
+	bsTagText(found, text);
+	if (!header)
+	{
+		snprintf(err, errlen, "section '%.4s' is missing: the checkpoint ends before it", tag);
+		return false;
+	}
+	if (memcmp(found, tag, 4) != 0)
+	{
+		snprintf(err, errlen, "section '%.4s' expected, '%s' found", tag, text);
+		return false;
+	}
+	if (length > r->count - r->at)
+	{
+		snprintf(err, errlen, "section '%.4s' is %" PRIu64 " bytes, more than the %zu left", tag, length,
+			r->count - r->at);
+		r->failed = true;
+		return false;
+	}
+	*section = (bsByteReader){r->data + r->at, (size_t)length, 0, false};
+	r->at += (size_t)length;
+	return true;
+}
+
+// --- the frame ---
+
+enum
+{
+	bs_checkpointMagicLength = sizeof(BS_CHECKPOINT_MAGIC) - 1,
+	bs_checkpointHeader = bs_checkpointMagicLength + 4 + 4 + 8,
+	bs_checkpointTrailer = 4 + 8 + 8,  // 'END ', its length, the hash
+};
+
+static const uint32_t bs_byteOrder = 0x01020304u;
+
+void bsCheckpoint_Begin(bsBytes* b, uint64_t settingsHash)
+{
+	b->hash = BS_FNV1A_BASIS;
+	bsBytes_Put(b, BS_CHECKPOINT_MAGIC, bs_checkpointMagicLength);
+	bsBytes_PutU32(b, BS_CHECKPOINT_VERSION);
+	bsBytes_PutU32(b, bs_byteOrder);
+	bsBytes_PutU64(b, settingsHash);
+}
+
+void bsCheckpoint_End(bsBytes* b)
+{
+	uint64_t hash = b->failed ? 0 : bsFnv1a(b->hash, b->data, b->count);
+	uint64_t mark = bsBytes_BeginSizedSection(b, "END ", sizeof(hash));
+	bsBytes_PutU64(b, hash);
+	bsBytes_EndSizedSection(b, mark);
+	bsBytes_Flush(b);
+}
+
+bool bsCheckpoint_Open(const uint8_t* data, size_t n, bsByteReader* sections, uint64_t* settingsHash, char* err,
+	size_t errlen)
+{
+	if (n < bs_checkpointMagicLength || memcmp(data, BS_CHECKPOINT_MAGIC, bs_checkpointMagicLength) != 0)
+	{
+		snprintf(err, errlen, "not a blobsim checkpoint (it does not start with \"blobsim checkpoint\")");
+		return false;
+	}
+	bsByteReader r = {data, n, bs_checkpointMagicLength, false};
+	uint32_t version = bsByteReader_U32(&r);
+	uint32_t order = bsByteReader_U32(&r);
+	*settingsHash = bsByteReader_U64(&r);
+	if (r.failed || n < bs_checkpointHeader + bs_checkpointTrailer)
+	{
+		snprintf(err, errlen, "cut short: %zu bytes, too few for a checkpoint", n);
+		return false;
+	}
+	if (version != BS_CHECKPOINT_VERSION)
+	{
+		snprintf(err, errlen, "checkpoint version %u; this blobsim reads version %u", version, BS_CHECKPOINT_VERSION);
+		return false;
+	}
+	if (order != bs_byteOrder)
+	{
+		snprintf(err, errlen, "written on a machine of another byte order");
+		return false;
+	}
+	size_t body = n - bs_checkpointTrailer;
+	bsByteReader trailer = {data + body, bs_checkpointTrailer, 0, false};
+	uint8_t tag[4];
+	bsByteReader_Get(&trailer, tag, 4);
+	uint64_t length = bsByteReader_U64(&trailer);
+	uint64_t hash = bsByteReader_U64(&trailer);
+	if (memcmp(tag, "END ", 4) != 0 || length != 8)
+	{
+		snprintf(err, errlen, "cut short or altered: it does not end with its 'END ' section");
+		return false;
+	}
+	if (hash != bsFnv1a(BS_FNV1A_BASIS, data, body))
+	{
+		snprintf(err, errlen, "altered or damaged: its bytes do not match the hash it ends with");
+		return false;
+	}
+	*sections = (bsByteReader){data + bs_checkpointHeader, body - bs_checkpointHeader, 0, false};
+	return true;
+}
+
+// --- the world ---
+
+static bool bsWorld_HasDynamicBody(const bsWorld* world)
+{
+	for (int k = 0; k < bsWorldBodies_Count(world->bodies); ++k)
+	{
+		if (bsBody_Kind(bsWorldBodies_Body(world->bodies, k)) == bs_motionDynamic)
+		{
+			return true;
+		}
+	}
+	return false;
+}
+
+const char* bsWorld_CheckpointGap(const bsWorld* world, const bsStepDef* def)
+{
+	if (bsWorld_HasDynamicBody(world))
+	{
+		return "the dynamic bodies' rigid states and contact caches";
+	}
+	if (def->interaction.type == bs_interactionFluid || world->fluid != NULL)
+	{
+		return "the fluid solver's state (its warm starts and the last step's substep plan)";
+	}
+	return NULL;
+}
+
+// A particle's bytes in 'PART': position, velocity, radius, state, id.
+enum
+{
+	bs_particleBytes = 2 * sizeof(bsVec3) + sizeof(double) + sizeof(uint8_t) + sizeof(uint32_t),
+};
+
+// An array of count elements of size bytes, as the machine holds them.
+static void bsSaveArray(bsBytes* out, const void* data, size_t count, size_t size)
+{
+	bsBytes_Put(out, data, count * size);
+}
+
+static void bsSaveParticles(const bsParticles* p, bsBytes* out)
+{
+	bsBytes_PutU64(out, (uint64_t)p->count);
+	bsSaveArray(out, p->position, p->count, sizeof(bsVec3));
+	bsSaveArray(out, p->velocity, p->count, sizeof(bsVec3));
+	bsSaveArray(out, p->radius, p->count, sizeof(double));
+	bsSaveArray(out, p->state, p->count, sizeof(uint8_t));
+	bsSaveArray(out, p->id, p->count, sizeof(uint32_t));
+	// A particle's angular velocity, when particles have one, is a section of its own after 'PART'.
+}
+
+static void bsSaveEmitters(const bsWorld* world, bsBytes* out)
+{
+	bsBytes_PutU32(out, (uint32_t)world->emitterCount);
+	for (int e = 0; e < world->emitterCount; ++e)
+	{
+		bsBytes_PutU64(out, world->emitters[e].born);
+	}
+	bsBytes_PutU64(out, (uint64_t)world->birthCount);
+	for (size_t b = 0; b < world->birthCount; ++b)
+	{
+		bsBytes_PutU64(out, (uint64_t)world->births[b].first);
+		bsBytes_PutU64(out, (uint64_t)world->births[b].count);
+		bsBytes_PutF64(out, world->births[b].expires);
+	}
+	bsBytes_PutU64(out, (uint64_t)world->batchCount);
+	for (size_t b = 0; b < world->batchCount; ++b)
+	{
+		bsBytes_PutU64(out, (uint64_t)world->batches[b].first);
+		bsBytes_PutF64(out, world->batches[b].time);
+	}
+}
+
+static void bsSaveContacts(const bsWorld* world, const bsParticles* p, bsBytes* out)
+{
+	size_t calm = world->calm != NULL ? p->count : 0;
+	bsBytes_PutU64(out, (uint64_t)calm);
+	bsSaveArray(out, world->calm, calm, sizeof(uint32_t));
+	size_t springs = world->springs != NULL ? p->count : 0;
+	bsBytes_PutU64(out, (uint64_t)springs);
+	for (size_t i = 0; i < springs; ++i)
+	{
+		// A list ends at its first free entry; what lies after it is never read, and is written as free.
+		const bsContactSpring* list = world->springs + i * BS_CONTACT_SPRINGS;
+		bsContactSpring row[BS_CONTACT_SPRINGS];
+		bool ended = false;
+		for (int k = 0; k < BS_CONTACT_SPRINGS; ++k)
+		{
+			ended = ended || list[k].partner == UINT32_MAX;
+			row[k] = ended ? (bsContactSpring){UINT32_MAX, {0.0f, 0.0f, 0.0f}} : list[k];
+		}
+		bsBytes_Put(out, row, sizeof(row));
+	}
+	double cell = 0.0, maxRadius = 0.0;
+	if (world->stuck != NULL)
+	{
+		bsStuckGrid_Shape(world->stuck, &cell, &maxRadius);
+	}
+	bsBytes_PutU32(out, world->stuck != NULL);
+	bsBytes_PutF64(out, cell);
+	bsBytes_PutF64(out, maxRadius);
+}
+
+bsResult bsWorld_SaveState(const bsWorld* world, const bsParticles* p, bsBytes* out)
+{
+	// bsWorld_CheckpointGap with the world's own interaction: a fluid world has its solver by now.
+	if (world->fluid != NULL || bsWorld_HasDynamicBody(world))
+	{
+		return bs_errInvalidArgument;
+	}
+	size_t mark = bsBytes_BeginSection(out, "TIME");
+	bsBytes_PutF64(out, world->time);
+	bsBytes_Put(out, world->rng.s, sizeof(world->rng.s));
+	bsBytes_EndSection(out, mark);
+	uint64_t sized = bsBytes_BeginSizedSection(out, "PART", 8 + (uint64_t)p->count * bs_particleBytes);
+	bsSaveParticles(p, out);
+	bsBytes_EndSizedSection(out, sized);
+	mark = bsBytes_BeginSection(out, "EMIT");
+	bsSaveEmitters(world, out);
+	bsBytes_EndSection(out, mark);
+		uint64_t calm = world->calm != NULL ? p->count : 0, springs = world->springs != NULL ? p->count : 0;
+	sized = bsBytes_BeginSizedSection(out, "CONT",
+		8 + calm * sizeof(uint32_t) + 8 + springs * BS_CONTACT_SPRINGS * sizeof(bsContactSpring) + 4 + 8 + 8);
+	bsSaveContacts(world, p, out);
+	bsBytes_EndSizedSection(out, sized);
+	mark = bsBytes_BeginSection(out, "BODY");
+	bsResult r = bs_ok;
+	if (world->bodies != NULL)
+	{
+		r = bsWorldBodies_SaveState(world->bodies, out);
+	}
+	else
+	{
+		bsBytes_PutU32(out, 0);
+		bsBytes_PutU64(out, 0);
+	}
+	bsBytes_EndSection(out, mark);
+	return r == bs_ok && out->failed ? bs_errOutOfMemory : r;
+}
+
+// The section's whole payload read, nothing left over, else the message.
+static bool bsSectionDone(const bsByteReader* s, const char* tag, char* err, size_t errlen)
+{
+	if (s->failed)
+	{
+		snprintf(err, errlen, "section '%s' is cut short", tag);
+		return false;
+	}
+	if (s->at != s->count)
+	{
+		snprintf(err, errlen, "section '%s' has %zu bytes more than its content", tag, s->count - s->at);
+		return false;
+	}
+	return true;
+}
+
+// count elements of size bytes, when the section has them.
+static bool bsLoadArray(bsByteReader* s, void* data, size_t count, size_t size)
+{
+	return count <= (s->count - s->at) / size && bsByteReader_Get(s, data, count * size);
+}
+
+static bool bsLoadTime(bsWorld* world, bsByteReader* s, char* err, size_t errlen)
+{
+	world->time = bsByteReader_F64(s);
+	bsByteReader_Get(s, world->rng.s, sizeof(world->rng.s));
+	if (!(world->time >= 0.0) || !isfinite(world->time))
+	{
+		snprintf(err, errlen, "section 'TIME': time %g is not a finite time >= 0", world->time);
+		return false;
+	}
+	return bsSectionDone(s, "TIME", err, errlen);
+}
+
+static bool bsLoadEmitters(bsWorld* world, const bsParticles* p, bsByteReader* s, char* err, size_t errlen)
+{
+	uint32_t emitters = bsByteReader_U32(s);
+	if (emitters != (uint32_t)world->emitterCount)
+	{
+		snprintf(err, errlen, "section 'EMIT': %u emitters, not the config's %d", emitters, world->emitterCount);
+		return false;
+	}
+	for (int e = 0; e < world->emitterCount; ++e)
+	{
+		uint64_t born = bsByteReader_U64(s), total = 0;
+		if (bsEmitterDef_Count(&world->emitters[e].def, UINT64_MAX, &total) != bs_ok || born > total)
+		{
+			snprintf(err, errlen, "section 'EMIT': emitter %d has emitted %" PRIu64 ", more than its %" PRIu64, e,
+				born, total);
+			return false;
+		}
+		world->emitters[e].born = born;
+	}
+	uint64_t births = bsByteReader_U64(s);
+	if (births > (s->count - s->at) / 24 || !BS_ARRAY_RESERVE(world->births, world->birthCapacity, (size_t)births))
+	{
+		snprintf(err, errlen, "section 'EMIT': %" PRIu64 " lifetimes: more than the bytes", births);
+		return false;
+	}
+	for (uint64_t b = 0; b < births; ++b)
+	{
+		uint64_t first = bsByteReader_U64(s), count = bsByteReader_U64(s);
+		double expires = bsByteReader_F64(s);
+		if (first > p->count || count > p->count - first || isnan(expires))
+		{
+			snprintf(err, errlen, "section 'EMIT': lifetime %" PRIu64 " is not a run of the particles", b);
+			return false;
+		}
+		world->births[world->birthCount++] = (bsBirth){(size_t)first, (size_t)count, expires};
+	}
+	uint64_t batches = bsByteReader_U64(s);
+	if (batches > (s->count - s->at) / 16 || !BS_ARRAY_RESERVE(world->batches, world->batchCapacity, (size_t)batches))
+	{
+		snprintf(err, errlen, "section 'EMIT': %" PRIu64 " birth times: more than the bytes", batches);
+		return false;
+	}
+	for (uint64_t b = 0; b < batches; ++b)
+	{
+		uint64_t first = bsByteReader_U64(s);
+		double time = bsByteReader_F64(s);
+		bool ordered = b == 0 || (first > world->batches[b - 1].first && time > world->batches[b - 1].time);
+		if (first >= p->count || !ordered || !isfinite(time))
+		{
+			snprintf(err, errlen, "section 'EMIT': birth time %" PRIu64 " is out of order or range", b);
+			return false;
+		}
+		world->batches[world->batchCount++] = (bsBornBatch){(size_t)first, time};
+	}
+	return bsSectionDone(s, "EMIT", err, errlen);
+}
+
+static bool bsLoadParticles(bsParticles* p, bsByteReader* s, char* err, size_t errlen)
+{
+	uint64_t count = bsByteReader_U64(s);
+	if (p->count != 0 || count > (s->count - s->at) / bs_particleBytes || bsParticles_Reserve(p, (size_t)count) != bs_ok)
+	{
+		snprintf(err, errlen, "section 'PART': %" PRIu64 " particles: more than the bytes or the memory", count);
+		return false;
+	}
+	size_t n = (size_t)count;
+	bsLoadArray(s, p->position, n, sizeof(bsVec3));
+	bsLoadArray(s, p->velocity, n, sizeof(bsVec3));
+	bsLoadArray(s, p->radius, n, sizeof(double));
+	bsLoadArray(s, p->state, n, sizeof(uint8_t));
+	bsLoadArray(s, p->id, n, sizeof(uint32_t));
+	for (size_t i = 0; i < n; ++i)
+	{
+		bsParticleDef def = {p->position[i], p->velocity[i], p->radius[i], p->state[i]};
+		bsParticleFault fault = bsParticleDef_Check(&def);
+		if (fault != bs_particleOk)
+		{
+			char why[160];
+			bsParticleFault_Describe(fault, &def, why, sizeof(why));
+			snprintf(err, errlen, "section 'PART': particle %zu: %s", i, why);
+			return false;
+		}
+	}
+	p->count = n;
+	return bsSectionDone(s, "PART", err, errlen);
+}
+
+static bool bsLoadContacts(bsWorld* world, const bsParticles* p, bsByteReader* s, char* err, size_t errlen)
+{
+	uint64_t calm = bsByteReader_U64(s);
+	if (calm != 0 && calm != p->count)
+	{
+		snprintf(err, errlen, "section 'CONT': %" PRIu64 " sleep counts for %zu particles", calm, p->count);
+		return false;
+	}
+	if (calm > 0)
+	{
+		world->restCapacity = (size_t)calm;
+		if (!BS_ARRAY_RESIZE(world->restVelocity, (size_t)calm) || !BS_ARRAY_RESIZE(world->calm, (size_t)calm) ||
+			!bsLoadArray(s, world->calm, (size_t)calm, sizeof(uint32_t)))
+		{
+			world->restCapacity = 0;
+			snprintf(err, errlen, "section 'CONT': the sleep counts are cut short");
+			return false;
+		}
+	}
+	uint64_t springs = bsByteReader_U64(s);
+	size_t row = BS_CONTACT_SPRINGS * sizeof(bsContactSpring);
+	if ((springs != 0 && springs != p->count) || springs > (s->count - s->at) / row)
+	{
+		snprintf(err, errlen, "section 'CONT': %" PRIu64 " particles' springs for %zu particles", springs, p->count);
+		return false;
+	}
+	if (springs > 0)
+	{
+		if (!bsArray_Reserve(&world->springs, &world->springCapacity, (size_t)springs, row))
+		{
+			snprintf(err, errlen, "section 'CONT': out of memory for the springs");
+			return false;
+		}
+		bsLoadArray(s, world->springs, (size_t)springs * BS_CONTACT_SPRINGS, sizeof(bsContactSpring));
+		for (size_t k = 0; k < (size_t)springs * BS_CONTACT_SPRINGS; ++k)
+		{
+			bsContactSpring c = world->springs[k];
+			bool finite = isfinite(c.xi[0]) && isfinite(c.xi[1]) && isfinite(c.xi[2]);
+			if ((c.partner != UINT32_MAX && c.partner >= p->count) || !finite)
+			{
+				snprintf(err, errlen, "section 'CONT': particle %zu's spring %zu: no particle or not finite",
+					k / BS_CONTACT_SPRINGS, k % BS_CONTACT_SPRINGS);
+				return false;
+			}
+		}
+		for (size_t i = (size_t)springs; i < world->springCapacity; ++i)
+		{
+			world->springs[i * BS_CONTACT_SPRINGS].partner = UINT32_MAX;
+		}
+	}
+	uint32_t stuck = bsByteReader_U32(s);
+	double cell = bsByteReader_F64(s), maxRadius = bsByteReader_F64(s);
+	if (stuck != (world->stuck != NULL) || (world->stuck != NULL && !bsStuckGrid_SetShape(world->stuck, cell, maxRadius)))
+	{
+		snprintf(err, errlen, "section 'CONT': the stuck particles' grid is not the config's");
+		return false;
+	}
+	return bsSectionDone(s, "CONT", err, errlen);
+}
+
+static bool bsLoadBodies(bsWorld* world, const bsParticles* p, bsByteReader* s, char* err, size_t errlen)
+{
+	char why[256];
+	if (world->bodies != NULL ? !bsWorldBodies_LoadState(world, p, s, why, sizeof(why))
+							  : (bsByteReader_U32(s) != 0 || bsByteReader_U64(s) != 0))
+	{
+		snprintf(err, errlen, "section 'BODY': %s", world->bodies != NULL ? why : "bodies, but the config has none");
+		return false;
+	}
+	return bsSectionDone(s, "BODY", err, errlen);
+}
+
+bool bsWorld_LoadState(bsWorld* world, bsParticles* p, bsByteReader* in, char* err, size_t errlen)
+{
+	bsByteReader s;
+	return bsByteReader_Section(in, "TIME", &s, err, errlen) && bsLoadTime(world, &s, err, errlen) &&
+		bsByteReader_Section(in, "PART", &s, err, errlen) && bsLoadParticles(p, &s, err, errlen) &&
+		bsByteReader_Section(in, "EMIT", &s, err, errlen) && bsLoadEmitters(world, p, &s, err, errlen) &&
+		bsByteReader_Section(in, "CONT", &s, err, errlen) && bsLoadContacts(world, p, &s, err, errlen) &&
+		bsByteReader_Section(in, "BODY", &s, err, errlen) && bsLoadBodies(world, p, &s, err, errlen);
+}

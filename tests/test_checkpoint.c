@@ -1,0 +1,287 @@
+// test_checkpoint.c — a world saved between two steps and restored into a new world goes on with the
+// same bytes as the world that never stopped (checkpoint.h), at 1 and 2 threads and across them; a
+// checkpoint cut short, altered, or of other settings is refused with a reason.
+#include "test.h"
+
+#include "blobsim/checkpoint.h"
+#include "blobsim/step.h"
+#include "blobsim/world.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+// Granular particles with tangential springs poured over time (with a lifetime) into a box of planes,
+// falling asleep and sticking to the stuck ones (accumulation): every kind of state a checkpoint
+// keeps but the bodies' (the end-to-end test has those).
+typedef struct Pour
+{
+	bsWorld* world;
+	bsParticles p;
+	bsStepDef def;
+	bsPlane planes[5];
+} Pour;
+
+static bsStepDef PourDef(void)
+{
+	bsStepDef def = bsDefaultStepDef();
+	def.method = bs_methodExact;
+	def.response = bs_responseSlide;
+	def.friction = 0.5;
+	def.gravity = bsV3(0, -9.81, 0);
+	def.interaction.type = bs_interactionGranular;
+	def.interaction.restitution = 0.3;
+	def.interaction.contactTime = 0.005;
+	def.interaction.friction = 0.5;
+	def.interaction.tangentialStiffness = 2.0 / 7.0;
+	def.sleepSteps = 5;
+	def.sleepSpeed = 0.05;
+	def.sleepAcceleration = 2.0;
+	def.wakeSpeed = 0.3;
+	def.dt = 0.002;
+	def.substeps = 0;
+	return def;
+}
+
+static int Pour_Init(Pour* s, int threads)
+{
+	memset(s, 0, sizeof(*s));
+	bsWorldDef wd = bsDefaultWorldDef();
+	wd.threads = threads;
+	wd.seed = 7;
+	s->world = bsWorld_Create(&wd);
+	ENSURE(s->world != NULL);
+	s->def = PourDef();
+	double w = 0.1;
+	s->planes[0] = (bsPlane){bsV3(0, 1, 0), 0.0};
+	s->planes[1] = (bsPlane){bsV3(1, 0, 0), w};
+	s->planes[2] = (bsPlane){bsV3(-1, 0, 0), w};
+	s->planes[3] = (bsPlane){bsV3(0, 0, 1), w};
+	s->planes[4] = (bsPlane){bsV3(0, 0, -1), w};
+	ENSURE(bsWorld_AddPlanes(s->world, s->planes, 5) == bs_ok);
+	ENSURE(bsWorld_AddStuckParticles(s->world, 0.0) == bs_ok);
+	bsEmitterDef e = bsDefaultEmitterDef();
+	e.shape.type = bs_emitterRandom;
+	e.shape.min = bsV3(-0.06, 0.1, -0.06);
+	e.shape.max = bsV3(0.06, 0.2, 0.06);
+	e.radius = 0.012;
+	e.radiusSpread = 0.2;
+	e.rate = 2000.0;
+	e.stop = 0.08;
+	e.lifetime = 0.15;
+	ENSURE(bsWorld_AddEmitter(s->world, &e) == bs_ok);
+	bsEmitterDef g = bsDefaultEmitterDef();
+	g.shape.min = bsV3(-0.05, 0.01, -0.05);
+	g.shape.max = bsV3(0.05, 0.03, 0.05);
+	g.shape.count[0] = 4, g.shape.count[1] = 1, g.shape.count[2] = 4;
+	g.radius = 0.01;
+	ENSURE(bsWorld_AddEmitter(s->world, &g) == bs_ok);
+	return 0;
+}
+
+static void Pour_Free(Pour* s)
+{
+	bsWorld_Destroy(s->world);
+	bsParticles_Free(&s->p);
+}
+
+static int Steps(Pour* s, int n)
+{
+	for (int k = 0; k < n; ++k)
+	{
+		ENSURE(bsWorld_Step(s->world, &s->def, &s->p, NULL) == bs_ok);
+	}
+	return 0;
+}
+
+static bool SameParticles(const bsParticles* a, const bsParticles* b)
+{
+	size_t n = a->count;
+	return n == b->count && memcmp(a->position, b->position, n * sizeof(bsVec3)) == 0 &&
+		memcmp(a->velocity, b->velocity, n * sizeof(bsVec3)) == 0 &&
+		memcmp(a->radius, b->radius, n * sizeof(double)) == 0 && memcmp(a->state, b->state, n) == 0 &&
+		memcmp(a->id, b->id, n * sizeof(uint32_t)) == 0;
+}
+
+static int Save(const Pour* s, bsBytes* out)
+{
+	memset(out, 0, sizeof(*out));
+	bsCheckpoint_Begin(out, 42);
+	ENSURE(bsWorld_SaveState(s->world, &s->p, out) == bs_ok);
+	bsCheckpoint_End(out);
+	ENSURE(!out->failed);
+	return 0;
+}
+
+// Saved after `at` steps at `threads`, restored at `resumeThreads`, both stepped to `total`: the same
+// particles, the same ages, and a checkpoint of each at the end with the same bytes.
+static int Resume(int at, int total, int threads, int resumeThreads)
+{
+	Pour a, b;
+	RUN_SUBTEST(Pour_Init(&a, threads));
+	RUN_SUBTEST(Steps(&a, at));
+	bsBytes saved;
+	RUN_SUBTEST(Save(&a, &saved));
+	RUN_SUBTEST(Steps(&a, total - at));
+
+	RUN_SUBTEST(Pour_Init(&b, resumeThreads));
+	bsByteReader sections;
+	uint64_t hash = 0;
+	char err[512] = "";
+	ENSURE(bsCheckpoint_Open(saved.data, saved.count, &sections, &hash, err, sizeof(err)) && hash == 42);
+	bool loaded = bsWorld_LoadState(b.world, &b.p, &sections, err, sizeof(err));
+	if (!loaded)
+	{
+		fprintf(stderr, "load: %s\n", err);
+	}
+	ENSURE(loaded && sections.at == sections.count);
+	RUN_SUBTEST(Steps(&b, total - at));
+	ENSURE(SameParticles(&a.p, &b.p));
+	ENSURE(bsWorld_Time(a.world) == bsWorld_Time(b.world));
+	for (size_t i = 0; i < a.p.count; ++i)
+	{
+		ENSURE(bsWorld_BirthTime(a.world, i) == bsWorld_BirthTime(b.world, i));
+	}
+	bsBytes endA, endB;
+	RUN_SUBTEST(Save(&a, &endA));
+	RUN_SUBTEST(Save(&b, &endB));
+	ENSURE(endA.count == endB.count && memcmp(endA.data, endB.data, endA.count) == 0);
+	bsBytes_Free(&endA);
+	bsBytes_Free(&endB);
+	bsBytes_Free(&saved);
+	Pour_Free(&a);
+	Pour_Free(&b);
+	return 0;
+}
+
+// The pour itself does what the test needs: particles emitted over time, some expired, some asleep
+// and stuck ones, springs in use; ages from the batches.
+static int PourHasState(void)
+{
+	Pour s;
+	RUN_SUBTEST(Pour_Init(&s, 1));
+	RUN_SUBTEST(Steps(&s, 60));
+	uint64_t counts[bs_particleStateCount];
+	bsParticles_CountStates(&s.p, counts);
+	ENSURE(s.p.count > 16 + 100);
+	ENSURE(counts[bs_particleSleeping] > 0);
+	// The grid's 16 were born at 0, the first random batch at 0 too, later ones later.
+	ENSURE(bsWorld_BirthTime(s.world, 0) == 0.0);
+	ENSURE(bsWorld_BirthTime(s.world, s.p.count - 1) > 0.05);
+	RUN_SUBTEST(Steps(&s, 60));
+	bsParticles_CountStates(&s.p, counts);
+	ENSURE(counts[bs_particleEscaped] > 0);  // lifetimes ended
+	Pour_Free(&s);
+	return 0;
+}
+
+static int Refuses(const uint8_t* data, size_t n, const char* expect)
+{
+	Pour b;
+	RUN_SUBTEST(Pour_Init(&b, 1));
+	bsByteReader sections;
+	uint64_t hash = 0;
+	char err[512] = "";
+	bool ok = bsCheckpoint_Open(data, n, &sections, &hash, err, sizeof(err)) &&
+		bsWorld_LoadState(b.world, &b.p, &sections, err, sizeof(err));
+	if (ok || strstr(err, expect) == NULL)
+	{
+		fprintf(stderr, "expected an error with \"%s\", got \"%s\"\n", expect, ok ? "(loaded)" : err);
+	}
+	ENSURE(!ok && strstr(err, expect) != NULL);
+	Pour_Free(&b);
+	return 0;
+}
+
+static int RefusesDamage(void)
+{
+	Pour a;
+	RUN_SUBTEST(Pour_Init(&a, 1));
+	RUN_SUBTEST(Steps(&a, 30));
+	bsBytes saved;
+	RUN_SUBTEST(Save(&a, &saved));
+	RUN_SUBTEST(Refuses(saved.data, 10, "not a blobsim checkpoint"));
+	RUN_SUBTEST(Refuses(saved.data, 40, "cut short"));
+	RUN_SUBTEST(Refuses(saved.data, saved.count - 1, "cut short or altered"));
+	RUN_SUBTEST(Refuses(saved.data, saved.count / 2, "cut short or altered"));
+	uint8_t* copy = malloc(saved.count);
+	ENSURE(copy != NULL);
+	memcpy(copy, saved.data, saved.count);
+	copy[saved.count / 2] ^= 1;
+	RUN_SUBTEST(Refuses(copy, saved.count, "do not match the hash"));
+	memcpy(copy, saved.data, saved.count);
+	copy[sizeof(BS_CHECKPOINT_MAGIC) - 1] = 9;  // the version
+	RUN_SUBTEST(Refuses(copy, saved.count, "version 9"));
+	free(copy);
+
+	// A world of other settings (one emitter fewer) refuses the sections, naming the one.
+	Pour b;
+	RUN_SUBTEST(Pour_Init(&b, 1));
+	bsWorld_Destroy(b.world);
+	bsWorldDef wd = bsDefaultWorldDef();
+	b.world = bsWorld_Create(&wd);
+	ENSURE(bsWorld_AddPlanes(b.world, b.planes, 5) == bs_ok && bsWorld_AddStuckParticles(b.world, 0.0) == bs_ok);
+	bsByteReader sections;
+	uint64_t hash;
+	char err[512] = "";
+	ENSURE(bsCheckpoint_Open(saved.data, saved.count, &sections, &hash, err, sizeof(err)));
+	ENSURE(!bsWorld_LoadState(b.world, &b.p, &sections, err, sizeof(err)));
+	ENSURE(strstr(err, "section 'EMIT': 2 emitters, not the config's 0") != NULL);
+	Pour_Free(&b);
+	bsBytes_Free(&saved);
+	Pour_Free(&a);
+	return 0;
+}
+
+static bool Collect(void* context, const void* data, size_t n)
+{
+	bsBytes_Put(context, data, n);
+	return true;
+}
+
+static bool Refuse(void* context, const void* data, size_t n)
+{
+	(void)context, (void)data, (void)n;
+	return false;
+}
+
+// Streamed through a sink in pieces of about 100 bytes, the checkpoint has the memory one's bytes, and
+// a sink that fails makes the buffer fail.
+static int Streams(void)
+{
+	Pour a;
+	RUN_SUBTEST(Pour_Init(&a, 1));
+	RUN_SUBTEST(Steps(&a, 40));
+	bsBytes whole;
+	RUN_SUBTEST(Save(&a, &whole));
+	bsBytes collected = {0};
+	bsBytes streamed = {.sink = Collect, .context = &collected, .flushAt = 100};
+	bsCheckpoint_Begin(&streamed, 42);
+	ENSURE(bsWorld_SaveState(a.world, &a.p, &streamed) == bs_ok);
+	bsCheckpoint_End(&streamed);
+	ENSURE(!streamed.failed && streamed.count == 0 && streamed.flushed == whole.count);
+	ENSURE(streamed.capacity < 4096);  // the large arrays went through in pieces
+	ENSURE(collected.count == whole.count && memcmp(collected.data, whole.data, whole.count) == 0);
+	bsBytes_Free(&streamed);
+	bsBytes refused = {.sink = Refuse, .flushAt = 100};
+	bsCheckpoint_Begin(&refused, 42);
+	bsWorld_SaveState(a.world, &a.p, &refused);
+	ENSURE(refused.failed && refused.flushed > 0);
+	bsBytes_Free(&refused);
+	bsBytes_Free(&collected);
+	bsBytes_Free(&whole);
+	Pour_Free(&a);
+	return 0;
+}
+
+int CheckpointTest(void)
+{
+	RUN_SUBTEST(Streams());
+	RUN_SUBTEST(PourHasState());
+	RUN_SUBTEST(Resume(1, 40, 1, 1));
+	RUN_SUBTEST(Resume(25, 80, 1, 1));
+	RUN_SUBTEST(Resume(25, 80, 2, 2));
+	RUN_SUBTEST(Resume(60, 120, 1, 2));
+	RUN_SUBTEST(Resume(45, 90, 2, 1));
+	RUN_SUBTEST(RefusesDamage());
+	return 0;
+}
