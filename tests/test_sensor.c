@@ -395,7 +395,8 @@ static int RunApproach(const bsMeshTopology* ta, const bsMeshTopology* tb, const
 	double tolerance = bsSensorPair_Settings(pair).tolerance;
 	for (int f = 0; f < approachFrames; ++f)
 	{
-		bsSensorQueryInput in = {bsTransform_Identity(), ApproachPose(ap, f, approachFrames), NULL, NULL};
+		bsSensorQueryInput in = {bsTransform_Identity(), ApproachPose(ap, f, approachFrames), NULL, NULL,
+			NULL, NULL, 0.0};
 		bsSensorQueryOutput out;
 		ENSURE(bsSensorPair_Query(pair, &in, &out) == bs_ok);
 		double exact = exactDistance[f];
@@ -506,7 +507,8 @@ static int DeformingTest(void)
 		}
 		bsBvh bvh;
 		ENSURE(bsBvh_Build(&bvh, bentTris, kept, NULL) == bs_ok);
-		bsSensorQueryInput in = {bsTransform_Identity(), ApproachPose(&ap, f % 60 + 30, 120), bent, NULL};
+		bsSensorQueryInput in = {bsTransform_Identity(), ApproachPose(&ap, f % 60 + 30, 120), bent, NULL,
+			NULL, NULL, 0.0};
 		bsSensorQueryOutput out;
 		ENSURE(bsSensorPair_Query(pair, &in, &out) == bs_ok);
 		double exact = ExactAt(&bvh, &rest, in.poseB);
@@ -544,7 +546,7 @@ static int SensorInputTest(void)
 	bsSensorDef used = bsSensorPair_Settings(pair);
 	ENSURE(used.particlesA == 2 * (int)bsSensor_ConvexParts(&topo, NULL) && used.particlesA >= 2);
 	ENSURE(used.minMoved == 1 && used.maxSteps > 0 && used.effectiveRadius > 3.4 && used.tolerance > 0.0);
-	bsSensorQueryInput in = {bsTransform_Identity(), bsTransform_Identity(), NULL, NULL};
+	bsSensorQueryInput in = {bsTransform_Identity(), bsTransform_Identity(), NULL, NULL, NULL, NULL, 0.0};
 	in.poseB.translation = bsV3(3.0, 0.0, 0.0);
 	bsSensorQueryOutput out;
 	// two unit icospheres 3 apart (exact distance 1, between facing vertices): from random sites the

@@ -341,9 +341,11 @@ static bsResult bsWorldDynamics_Topology(bsWorldDynamics* d, const bsWorldBodies
 	return bs_ok;
 }
 
-// One sensor query between bodies i and j: the closest points and the normal from B to A.
+// One sensor query between bodies i and j: the closest points and the normal from B to A. Guarded
+// (sensor.h): a separation within the margin is the exact one, from the shape BVHs the exact query uses.
 static bsResult bsWorldDynamics_SensorQuery(bsWorldDynamics* d, const bsWorldBodies* bodies, bsBodyPair* pair,
-	const bsBodyAt* a, const bsBodyAt* b, double t0, double* distance, bsVec3* pA, bsVec3* pB, bsVec3* normal)
+	const bsBodyAt* a, const bsBodyAt* b, double t0, double margin, double* distance, bsVec3* pA, bsVec3* pB,
+	bsVec3* normal)
 {
 	bsResult r = bsWorldDynamics_Topology(d, bodies, pair->i);
 	r = r == bs_ok ? bsWorldDynamics_Topology(d, bodies, pair->j) : r;
@@ -369,7 +371,7 @@ static bsResult bsWorldDynamics_SensorQuery(bsWorldDynamics* d, const bsWorldBod
 	{
 		return bs_errOutOfMemory;
 	}
-	bsSensorQueryInput in = {a->pose, b->pose, NULL, NULL};
+	bsSensorQueryInput in = {a->pose, b->pose, NULL, NULL, a->bvh, b->bvh, margin};
 	r = bsWorldDynamics_Positions(a, ta, t0, d->positions, &in.positionsA);
 	r = r == bs_ok ? bsWorldDynamics_Positions(b, tb, t0, d->positions + ta->vertexCount, &in.positionsB) : r;
 	bsSensorQueryOutput out;
@@ -428,7 +430,7 @@ static bsResult bsWorldDynamics_PairContact(bsWorldDynamics* d, const bsWorldBod
 	}
 	double distance = HUGE_VAL;
 	bsVec3 pA = {0}, pB = {0}, normal = {0};
-	bsResult r = sensors ? bsWorldDynamics_SensorQuery(d, bodies, pair, &a, &b, t0, &distance, &pA, &pB, &normal)
+	bsResult r = sensors ? bsWorldDynamics_SensorQuery(d, bodies, pair, &a, &b, t0, margin, &distance, &pA, &pB, &normal)
 		: bsWorldDynamics_ExactQuery(pair, &a, &b, margin, &distance, &pA, &pB, &normal);
 	if (r != bs_ok || !(distance <= margin))
 	{
