@@ -1,5 +1,6 @@
-// rigid_contacts.c — contacts of a dynamic body's vertices with the static environment: analytic
-// planes, and triangle meshes through the BVH's closest-point query.
+// rigid_contacts.c — contacts of a dynamic body's vertices with the static environment (analytic
+// planes, and triangle meshes through the BVH's closest-point query) and with another body's mesh
+// (the pair's contact manifold).
 #include "rigid.h"
 
 #include "blobsim/base.h"
@@ -59,11 +60,16 @@ bool bsRigidBody_CollidePlane(const bsRigidBody* body, int32_t index, const bsPl
 	return fit;
 }
 
-bool bsRigidBody_CollideMesh(const bsRigidBody* body, int32_t index, const bsBvh* bvh,
-	const bsTriangle* tris, double margin, bsRigidContact* out, int32_t capacity, int32_t* count)
+// The body's vertices within margin of a mesh (bvh over tris, in the frame that pose places in the
+// world) as contacts of the body against `other`: rigid.h's bsRigidBody_CollideMesh, in the mesh's
+// frame (the identity pose changes no bit); with a plane (a point and `normal`, world) every contact
+// takes its normal, and a vertex on or behind the mesh its depth under the plane (rigid.h).
+static bool bsCollideVertices(const bsRigidBody* body, int32_t index, const bsBvh* bvh, const bsTriangle* tris,
+	bsTransform pose, int32_t other, const bsPlane* plane, double margin, bsRigidContact* out, int32_t capacity,
+	int32_t* count)
 {
 	// No vertex is within margin of the mesh unless the centre is within radius + margin of it.
-	bsClosestPointInput near = {body->position, body->radius + margin};
+	bsClosestPointInput near = {bsTransform_ApplyInverse(pose, body->position), body->radius + margin};
 	bsClosestPointOutput nearest;
 	if (bsBvh_ClosestPoint(bvh, &near, &nearest, NULL) != bs_ok || !nearest.hit)
 	{
@@ -72,7 +78,7 @@ bool bsRigidBody_CollideMesh(const bsRigidBody* body, int32_t index, const bsBvh
 	bool fit = true;
 	for (uint32_t i = 0; i < body->vertexCount; ++i)
 	{
-		bsClosestPointInput in = {WorldVertex(body, i), margin};
+		bsClosestPointInput in = {bsTransform_ApplyInverse(pose, WorldVertex(body, i)), margin};
 		bsClosestPointOutput hit;
 		if (bsBvh_ClosestPoint(bvh, &in, &hit, NULL) != bs_ok || !hit.hit)
 		{
@@ -94,9 +100,72 @@ bool bsRigidBody_CollideMesh(const bsRigidBody* body, int32_t index, const bsBvh
 		{
 			n = bsNeg(hit.normal), s = -hit.distance;
 		}
-		bsRigidContact c = {bsScale(0.5, bsAdd(in.point, hit.point)), n, s, index, BS_RIGID_STATIC,
-			FeatureKey(tris + hit.triangle, sizeof(bsTriangle), i)};
+		bsVec3 point = bsTransform_Apply(pose, bsScale(0.5, bsAdd(in.point, hit.point)));
+		n = bsQuat_Rotate(pose.rotation, n);
+		if (plane != NULL)
+		{
+			// Over the reference face (its nearest point on the face's plane): the height over the
+			// plane; on or behind the surface elsewhere: the lower of the two (rigid.h).
+			double height = bsDot(plane->n, WorldVertex(body, i)) + plane->d;
+			double foot = bsDot(plane->n, bsTransform_Apply(pose, hit.point)) + plane->d;
+			bool over = fabs(foot) <= 1e-9 * (body->radius + fabs(plane->d));
+			n = plane->n;
+			s = over ? height : s <= 0.0 ? fmax(fmin(s, height), -margin) : s;
+		}
+		// Against a body, the vertex names the contact (the nearest of a corner's faces changes with
+		// the smallest turn, and warm starting would be lost); against a static mesh, its triangle too.
+		uint64_t key = plane != NULL ? FeatureKey(&other, sizeof other, i)
+			: FeatureKey(tris + hit.triangle, sizeof(bsTriangle), i);
+		bsRigidContact c = {point, n, s, index, other, key};
 		fit = bsPush(out, capacity, count, c) && fit;
 	}
 	return fit;
+}
+
+bool bsRigidBody_CollideMesh(const bsRigidBody* body, int32_t index, const bsBvh* bvh,
+	const bsTriangle* tris, double margin, bsRigidContact* out, int32_t capacity, int32_t* count)
+{
+	return bsCollideVertices(body, index, bvh, tris, bsTransform_Identity(), BS_RIGID_STATIC, NULL, margin, out,
+		capacity, count);
+}
+
+// The reference face (rigid.h): of the faces within reach of q (mesh frame), the one facing `towards`
+// most.
+typedef struct bsReferenceFace
+{
+	bsVec3 q, towards;
+	double reach;   // how near q a face must pass
+	double best;    // the best face's n . towards
+	bsPlane plane;  // its plane (mesh frame)
+} bsReferenceFace;
+
+static void bsReferenceFace_Visit(void* context, const bsTriangle* t, uint32_t index)
+{
+	(void)index;
+	bsReferenceFace* r = context;
+	double facing = bsDot(t->n, r->towards);
+	if (facing > r->best && bsDistanceSquared(bsTriangle_ClosestPoint(t, r->q, NULL, NULL), r->q) <= r->reach * r->reach)
+	{
+		r->best = facing;
+		r->plane = (bsPlane){t->n, -bsDot(t->n, t->p1)};
+	}
+}
+
+bool bsRigidBody_CollideBody(const bsRigidBody* body, int32_t index, const bsBvh* bvh, const bsTriangle* tris,
+	bsTransform pose, int32_t other, bsVec3 point, double distance, double margin, bsRigidContact* out,
+	int32_t capacity, int32_t* count)
+{
+	bsVec3 q = bsTransform_ApplyInverse(pose, point);
+	bsVec3 towards = bsQuat_InvRotate(pose.rotation, bsSub(body->position, point));
+	double reach = fmax(distance, margin) + 1e-9 * (body->radius + bsLength(towards));
+	bsReferenceFace r = {q, towards, reach, -HUGE_VAL, {{0.0, 0.0, 0.0}, 0.0}};
+	bsBvh_VisitNear(bvh, q, r.reach, bsReferenceFace_Visit, &r);
+	if (r.best == -HUGE_VAL)
+	{
+		// No face through the point (it is not on the mesh): each contact its own normal.
+		return bsCollideVertices(body, index, bvh, tris, pose, other, NULL, margin, out, capacity, count);
+	}
+	bsVec3 n = bsQuat_Rotate(pose.rotation, r.plane.n);
+	bsPlane plane = {n, -bsDot(n, bsTransform_Apply(pose, bsScale(-r.plane.d, r.plane.n)))};
+	return bsCollideVertices(body, index, bvh, tris, pose, other, &plane, margin, out, capacity, count);
 }
