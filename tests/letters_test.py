@@ -47,6 +47,12 @@ def read_mesh2(text):
     return vertices, faces
 
 
+def place_vertices(vertices, matrix):
+    """Vertices moved by a POV-Ray `matrix` (its 12 numbers: a point p maps to p M, M 4 x 3)."""
+    a = [float(x) for x in matrix.split(",")]
+    return vertices @ np.array(a[0:9]).reshape(3, 3) + np.array(a[9:12])
+
+
 def frame_bodies(path, includes):
     """Each body of a frame in the world: [(vertices, faces)], in the scene's order."""
     text = open(path).read()
@@ -54,12 +60,14 @@ def frame_bodies(path, includes):
     # A rigid body: `object { BlobsimBodyN matrix <...> }`; a deforming one: its mesh2 inline.
     for m in re.finditer(r"object\s*\{\s*(BlobsimBody\d+)\s*matrix\s*<([^>]*)>", text):
         vertices, faces = includes[m.group(1)]
-        a = [float(x) for x in m.group(2).split(",")]
-        # POV-Ray's matrix: rows of the 4x3 matrix, a point p maps to p * M (row vector).
-        rot = np.array(a[0:9]).reshape(3, 3)
-        bodies.append((m.start(), vertices @ rot + np.array(a[9:12]), faces))
+        bodies.append((m.start(), place_vertices(vertices, m.group(2)), faces))
     for m in re.finditer(r"mesh2\s*\{", text):
         vertices, faces = read_mesh2(text[m.start():])
+        # The inline mesh's own placement follows its faces: `matrix <...>` before its texture.
+        after = text[text.index("face_indices", m.start()):]
+        place = re.search(r"\}\s*matrix\s*<([^>]*)>", after)
+        if place is not None:
+            vertices = place_vertices(vertices, place.group(1))
         bodies.append((m.start(), vertices, faces))
     bodies.sort(key=lambda b: b[0])
     return [(v, f) for _, v, f in bodies]
