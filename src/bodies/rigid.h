@@ -195,3 +195,13 @@ bool bsRigidBody_CollideMesh(const bsRigidBody* body, int32_t index, const bsBvh
 bool bsRigidBody_CollideBody(const bsRigidBody* body, int32_t index, const bsBvh* bvh, const bsTriangle* tris,
 	bsTransform pose, int32_t other, bsVec3 point, double distance, double margin, bsRigidContact* out,
 	int32_t capacity, int32_t* count);
+
+// The rest of a face-on-face support: where an edge of the body's mesh (own, its mesh frame) crosses
+// an edge of the other's, seen along the reference plane's normal (above), both within margin of
+// the plane, a contact with that normal and separation the body's point's height over the other's.
+// Two boxes of one size stacked exactly, or one set off-centre on another, rest on corners that are
+// such crossings, which no vertex test finds (Box2D clips the faces for them). Each edge once (the
+// way from its lower end); the ends of the edges are the vertex contacts'. Ask it one way round.
+bool bsRigidBody_CollideEdges(const bsRigidBody* body, int32_t index, const bsTriangle* own, uint32_t ownCount,
+	const bsBvh* bvh, bsTransform pose, int32_t other, bsVec3 point, double distance, double margin,
+	bsRigidContact* out, int32_t capacity, int32_t* count);

@@ -416,6 +416,7 @@ static bsResult bsWorldDynamics_Manifold(bsWorldDynamics* d, const bsBodyAt* a, 
 	bsVec3 pB, double margin)
 {
 	const bsBodyAt* side[2] = {a, b};
+	bool edges = false;
 	for (int k = 0; k < 2; ++k)
 	{
 		const bsBodyAt* x = side[k];
@@ -431,10 +432,23 @@ static bsResult bsWorldDynamics_Manifold(bsWorldDynamics* d, const bsBodyAt* a, 
 		{
 			return r;
 		}
-		uint32_t count;
+		uint32_t count, own;
 		const bsTriangle* tris = bsBody_Triangles(y->body, &count);
 		bsRigidBody_CollideBody(body, x->rigid, y->bvh, tris, y->pose, y->rigid, k == 0 ? pB : pA, bsDistance(pA, pB),
 			margin, d->contacts, d->contactCapacity, &d->contactCount);
+		if (!edges)
+		{
+			// The edge crossings, one way round (a crossing is both bodies' at once).
+			const bsTriangle* mine = bsBody_Triangles(x->body, &own);
+			r = bsWorldDynamics_Reserve(d, 6 * own);
+			if (r != bs_ok)
+			{
+				return r;
+			}
+			edges = true;
+			bsRigidBody_CollideEdges(body, x->rigid, mine, own, y->bvh, y->pose, y->rigid, k == 0 ? pB : pA,
+				bsDistance(pA, pB), margin, d->contacts, d->contactCapacity, &d->contactCount);
+		}
 	}
 	return bs_ok;
 }

@@ -521,12 +521,13 @@ BODIES = ["", "## Bodies: stacks at rest and letters that never pass into each o
 	"test's bound: 1e-3). Before the contact manifolds a pair had one contact, its closest pair.", "",
 	"| scene | one contact a pair, 40 passes | manifold, 10 passes | manifold, 20 passes | manifold, 40 passes |",
 	"|---|---|---|---|---|",
-	"| a box on a box | 0.52 (slid) | 8.3e-4 | 3.6e-4 | 2.6e-4 |",
-	"| a stack of 5, each 5% narrower | 4.9 (fell) | 2.0e-3 | 1.7e-4 | 2.5e-6 |",
-	"| a pyramid of 10 (rows 4, 3, 2, 1) | 7.8 (fell) | 8.9e-5 | 1.6e-3 | 1.5e-5 |", "",
-	"Not yet at rest: 5 equal boxes stacked exactly, or each set off-centre on the one below (they slide and "
-	"fall: the support's corners there are edge crossings, which the manifold's vertex test does not find; "
-	"docs/bodies.md, Limits).", "",
+	"| a box on a box | 0.52 (slid) | 4.2e-6 | 4.0e-5 | 2.1e-5 |",
+	"| a stack of 5, exactly above each other | 4.6 (fell) | 1.3e-2 | 3.3e-3 | 4.4e-5 |",
+	"| a stack of 5, each 2 cm off-centre | 2.6 (fell) | 1.6e-3 | 2.1e-4 | 6.7e-6 |",
+	"| a pyramid of 10 (rows 4, 3, 2, 1) | 7.8 (fell) | 4.0e-6 | 3.7e-5 | 3.1e-5 |", "",
+	"The tests run 40 passes (`environment.dynamics.iterations`; the default is 10). The manifold is each "
+	"dynamic body's vertices against the other's mesh and the crossings of their edges near the contact "
+	"plane (docs/bodies_dynamics.md).", "",
 	"Letters (`configs/letters-*.json`, the letter models of `tools/letters/make`, a frame every step, every "
 	"vertex of each body tested against the other by ray parity in `tests/letters_test.py`): the most vertices "
 	"of one body inside the other on any frame.", "",
