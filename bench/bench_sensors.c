@@ -19,6 +19,9 @@
 #define BS_BENCH_CONTACT 0.005
 // How far past first touching the approach goes at its middle frame.
 #define BS_BENCH_DEPTH 0.01
+// The guarded query's contact distance: about the letters configs' contact margin (what a body can
+// move in a substep, 1.6 m/s x 0.025 s, plus twice the 1 mm slop).
+#define BS_BENCH_GUARD 0.05
 
 typedef struct bsLetterBody
 {
@@ -80,7 +83,9 @@ static int bsBenchPair(char letter, int particles, int frames, uint64_t seed, co
 	def.seed = seed;
 	bsSensorPair* pair = NULL;
 	bsSensorPair* uncached = NULL;  // the same without section 3.5's cache
+	bsSensorPair* guarded = NULL;   // the same with the guard (sensor.h)
 	ok = ok && bsSensorPair_Create(&pair, &a.topo, &b.topo, &def) == bs_ok;
+	ok = ok && bsSensorPair_Create(&guarded, &a.topo, &b.topo, &def) == bs_ok;
 	def.cacheDistance = -1.0;
 	ok = ok && bsSensorPair_Create(&uncached, &a.topo, &b.topo, &def) == bs_ok;
 	double* error = malloc(sizeof(double) * (size_t)frames);
@@ -89,12 +94,14 @@ static int bsBenchPair(char letter, int particles, int frames, uint64_t seed, co
 		fprintf(stderr, "blobsim bench: cannot set up the %c pair\n", letter);
 		bsSensorPair_Destroy(pair);
 		bsSensorPair_Destroy(uncached);
+		bsSensorPair_Destroy(guarded);
 		bsLetterBody_Free(&a);
 		bsLetterBody_Free(&b);
 		free(error);
 		return 1;
 	}
-	bsTimes sensorTime = {0}, exactTime = {0}, warmTime = {0}, uncachedTime = {0};
+	bsTimes sensorTime = {0}, exactTime = {0}, warmTime = {0}, uncachedTime = {0}, guardTime = {0};
+	int guardExact = 0, guardWrong = 0;  // confirmations; answers within the contact distance not exact
 	double uncachedErrorSum = 0.0, uncachedErrorMax = 0.0;
 	int uncachedMissed = 0;
 	uint32_t hintA = BS_NO_TRIANGLE, hintB = BS_NO_TRIANGLE;
@@ -103,7 +110,8 @@ static int bsBenchPair(char letter, int particles, int frames, uint64_t seed, co
 	long long steps = 0;
 	for (int f = 0; f < frames; ++f)
 	{
-		bsSensorQueryInput in = {bsTransform_Identity(), bsLetterApproachPose(f, frames, closestX), NULL, NULL};
+		bsSensorQueryInput in = {bsTransform_Identity(), bsLetterApproachPose(f, frames, closestX), NULL, NULL,
+			NULL, NULL, 0.0};
 		bsSensorQueryOutput s;
 		double t0 = bsThreadCpuNow();
 		bsSensorPair_Query(pair, &in, &s);
@@ -121,6 +129,13 @@ static int bsBenchPair(char letter, int particles, int frames, uint64_t seed, co
 		bsSensorPair_Query(uncached, &in, &u);
 		double t4 = bsThreadCpuNow();
 		bsTimes_Add(&uncachedTime, t4 - t3, f);
+		bsSensorQueryInput gin = in;
+		gin.bvhA = &a.bvh, gin.bvhB = &b.bvh, gin.contactDistance = BS_BENCH_GUARD;
+		bsSensorQueryOutput g;
+		bsSensorPair_Query(guarded, &gin, &g);
+		bsTimes_Add(&guardTime, bsThreadCpuNow() - t4, f);
+		guardExact += g.guarded;
+		guardWrong += fmin(g.separation, e.distance) <= BS_BENCH_GUARD && g.separation != e.distance;
 		uncachedErrorSum += u.separation - e.distance;
 		uncachedErrorMax = fmax(uncachedErrorMax, u.separation - e.distance);
 		uncachedMissed += e.distance <= BS_BENCH_CONTACT && u.separation > BS_BENCH_CONTACT;
@@ -161,6 +176,9 @@ static int bsBenchPair(char letter, int particles, int frames, uint64_t seed, co
 	printf("  sensor particles                 %8.4f %8.3f %9.3f   (%.1f steps/query, exact check on %d)\n",
 		1e3 * sensorTime.sum / frames, 1e3 * sensorTime.max, 1e3 * sensorTime.first,
 		(double)steps / frames, exactChecks);
+	printf("  sensor particles with the guard  %8.4f %8.3f %9.3f   (exact distance on %d; within %.3g and "
+		"not exact: %d)\n", 1e3 * guardTime.sum / frames, 1e3 * guardTime.max, 1e3 * guardTime.first,
+		guardExact, BS_BENCH_GUARD, guardWrong);
 	printf("  sensor particles, no cache       %8.4f %8.3f %9.3f   (error mean %.4g, max %.4g, missed %d)\n",
 		1e3 * uncachedTime.sum / frames, 1e3 * uncachedTime.max, 1e3 * uncachedTime.first,
 		uncachedErrorSum / frames, uncachedErrorMax, uncachedMissed);
@@ -178,10 +196,11 @@ static int bsBenchPair(char letter, int particles, int frames, uint64_t seed, co
 		BS_BENCH_CONTACT, contacts, missed, contacts > 0 ? 100.0 * missed / contacts : 0.0);
 	bsSensorPair_Destroy(pair);
 	bsSensorPair_Destroy(uncached);
+	bsSensorPair_Destroy(guarded);
 	bsLetterBody_Free(&a);
 	bsLetterBody_Free(&b);
 	free(error);
-	return ok ? 0 : 1;
+	return ok && guardWrong == 0 ? 0 : 1;
 }
 
 int bsBenchSensors(int frames, uint64_t seed, uint64_t* checksum)

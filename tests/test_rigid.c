@@ -871,6 +871,48 @@ static int BadInput(void)
 	return 0;
 }
 
+// The pair's manifold (bsRigidBody_CollideBody): a unit box resting on another exactly (corners on
+// the other's edges), the pair placed anywhere (a random turn and shift), overlapping by 0.5 mm or
+// 1 mm apart. The closest point given on the lower box is on its side face just under the top, as
+// the exact query found it for a box sunk into another. Every one of the upper box's 4 lower corners
+// is a contact with the lower box's top normal and its height over the top: the vertex test alone
+// gave 0 (the corner is on the side face) and a horizontal normal there.
+static int ManifoldOfStackedBoxes(void)
+{
+	bsTriangle* tris;
+	uint32_t n;
+	ENSURE(bsMakeBoxMesh(bsV3(-0.5, -0.5, -0.5), bsV3(0.5, 0.5, 0.5), 1, false, &tris, &n) == bs_ok);
+	bsBvh bvh;
+	ENSURE(bsBvh_Build(&bvh, tris, n, NULL) == bs_ok);
+	bsRng rng = bsMakeRng(3);
+	for (int trial = 0; trial < 20; ++trial)
+	{
+		bsTransform place = {bsQuat_FromAxisAngle(bsRng_UnitVector(&rng), 3.0 * bsRng_Uniform(&rng)),
+			bsScale(10.0 * bsRng_Uniform(&rng), bsRng_UnitVector(&rng))};
+		double gap = trial % 2 == 0 ? -0.0005 : 0.001;
+		bsTransform upper = bsTransform_Mul(place, (bsTransform){bsQuat_Identity(), bsV3(0.0, 1.0 + gap, 0.0)});
+		bsRigidBody body;
+		RUN_SUBTEST(MakeBox(&body, bsV3(1, 1, 1), 500.0, upper, bsV3(0, 0, 0), bsV3(0, 0, 0)));
+		bsVec3 point = bsTransform_Apply(place, bsV3(0.5, 0.5 + fmin(gap, 0.0), 0.2));
+		bsRigidContact contacts[16];
+		int32_t count = 0;
+		ENSURE(bsRigidBody_CollideBody(&body, 0, &bvh, tris, place, 1, point, fmax(gap, 0.0), 0.003, contacts, 16,
+			&count));
+		ENSURE(count == 4);
+		bsVec3 up = bsQuat_Rotate(place.rotation, bsV3(0, 1, 0));
+		for (int32_t k = 0; k < count; ++k)
+		{
+			ENSURE(contacts[k].a == 0 && contacts[k].b == 1 && contacts[k].key != 0);
+			ENSURE(bsDistance(contacts[k].normal, up) < 1e-12);
+			ENSURE_SMALL(contacts[k].separation - gap, 1e-9);
+		}
+		bsRigidBody_Destroy(&body);
+	}
+	bsBvh_Destroy(&bvh);
+	free(tris);
+	return 0;
+}
+
 int RigidTest(void)
 {
 	RUN_SUBTEST(MassBox());
@@ -892,6 +934,7 @@ int RigidTest(void)
 	RUN_SUBTEST(Incline(30.0, 0.0));
 	RUN_SUBTEST(Stack(0.0));
 	RUN_SUBTEST(Stack(0.5));
+	RUN_SUBTEST(ManifoldOfStackedBoxes());
 	RUN_SUBTEST(Determinism());
 	RUN_SUBTEST(BadInput());
 	return 0;

@@ -370,7 +370,7 @@ static int CompareDoubles(const void* x, const void* y)
 
 typedef struct SensorStats
 {
-	int frames, contacts, missed, near;
+	int frames, contacts, missed, near, confirmed;
 	double nearMax, errorMax;
 } SensorStats;
 
@@ -382,23 +382,47 @@ enum
 
 #define CONTACT_DISTANCE 0.005  // letters are 1 unit tall
 #define NEAR_ERROR_BOUND 0.05   // docs/sensors.md: the error when the exact distance is under the tolerance
+#define GUARD_DISTANCE 0.05     // the guard's contact distance (about the letters configs' contact margin)
 
-static int RunApproach(const bsMeshTopology* ta, const bsMeshTopology* tb, const double* exactDistance,
-	const Approach* ap, int particles, uint64_t seed, double* errors, SensorStats* st,
-	bsSensorQueryOutput* record)
+// The guard (sensor.h): its lower bound never exceeds the exact distance, and every separation within
+// the contact distance (or an exact distance within it) is the exact one, bit for bit.
+static int CheckGuard(const bsSensorQueryOutput* g, double exact, int* confirmed)
+{
+	ENSURE(g->lowerBound <= exact + 1e-9);
+	ENSURE(g->separation >= exact - 1e-9);
+	if (fmin(g->separation, exact) <= GUARD_DISTANCE)
+	{
+		ENSURE(g->guarded && g->separation == exact);
+	}
+	*confirmed += g->guarded;
+	return 0;
+}
+
+// One approach, the sensors alone (their statistics) and guarded by the BVHs (CheckGuard).
+static int RunApproach(const bsMeshTopology* ta, const bsMeshTopology* tb, const bsBvh* bvh,
+	const double* exactDistance, const Approach* ap, int particles, uint64_t seed, double* errors,
+	SensorStats* st, bsSensorQueryOutput* record)
 {
 	bsSensorDef def = bsDefaultSensorDef();
 	def.particlesA = def.particlesB = particles;
 	def.seed = seed;
 	bsSensorPair* pair;
+	bsSensorPair* guarded;
 	ENSURE(bsSensorPair_Create(&pair, ta, tb, &def) == bs_ok);
+	ENSURE(bsSensorPair_Create(&guarded, ta, tb, &def) == bs_ok);
+	int confirmed = 0;
 	double tolerance = bsSensorPair_Settings(pair).tolerance;
 	for (int f = 0; f < approachFrames; ++f)
 	{
-		bsSensorQueryInput in = {bsTransform_Identity(), ApproachPose(ap, f, approachFrames), NULL, NULL};
-		bsSensorQueryOutput out;
+		bsSensorQueryInput in = {bsTransform_Identity(), ApproachPose(ap, f, approachFrames), NULL, NULL,
+			NULL, NULL, 0.0};
+		bsSensorQueryOutput out, g;
 		ENSURE(bsSensorPair_Query(pair, &in, &out) == bs_ok);
 		double exact = exactDistance[f];
+		bsSensorQueryInput gin = in;
+		gin.bvhA = gin.bvhB = bvh, gin.contactDistance = GUARD_DISTANCE;
+		ENSURE(bsSensorPair_Query(guarded, &gin, &g) == bs_ok);
+		RUN_SUBTEST(CheckGuard(&g, exact, &confirmed));
 		double error = out.separation - exact;
 		ENSURE(error >= -1e-9);  // a distance between two surface points is never below the minimum
 		ENSURE(out.separation <= out.particleDistance);
@@ -421,7 +445,10 @@ static int RunApproach(const bsMeshTopology* ta, const bsMeshTopology* tb, const
 			record[f] = out;
 		}
 	}
+	ENSURE(confirmed > 0 && confirmed < approachFrames);  // the certificate spares most frames
+	st->confirmed += confirmed;
 	bsSensorPair_Destroy(pair);
+	bsSensorPair_Destroy(guarded);
 	return 0;
 }
 
@@ -447,14 +474,14 @@ static int SensorAgainstExact(char letter, int particles, SensorStats* st, doubl
 		{
 			exact[f] = ExactAt(&bvh, &bvh, ApproachPose(&ap, f, approachFrames));
 		}
-		RUN_SUBTEST(RunApproach(&topo, &topo, exact, &ap, particles, (uint64_t)k + 1, errors, st,
+		RUN_SUBTEST(RunApproach(&topo, &topo, &bvh, exact, &ap, particles, (uint64_t)k + 1, errors, st,
 			k == 0 ? first : NULL));
 		if (k == 0)
 		{
 			// determinism: the same pair set-up and queries give the same bytes
 			SensorStats scratch = {0};
 			double* e2 = malloc(sizeof(double) * approachFrames);
-			RUN_SUBTEST(RunApproach(&topo, &topo, exact, &ap, particles, 1, e2, &scratch, again));
+			RUN_SUBTEST(RunApproach(&topo, &topo, &bvh, exact, &ap, particles, 1, e2, &scratch, again));
 			ENSURE(memcmp(first, again, sizeof(bsSensorQueryOutput) * approachFrames) == 0);
 			free(e2);
 		}
@@ -466,9 +493,11 @@ static int SensorAgainstExact(char letter, int particles, SensorStats* st, doubl
 	free(tris);
 	qsort(errors, (size_t)st->frames, sizeof(double), CompareDoubles);
 	printf("  %c/%c, %d particles, %d approaches x %d frames: error median %.4f, p95 %.4f, max %.4f;\n"
-		"    near (exact < tolerance) %d frames, error max %.4f; contacts %d, missed %d\n",
+		"    near (exact < tolerance) %d frames, error max %.4f; contacts %d, missed %d; guarded: exact "
+		"distance on %d frames\n",
 		letter, letter, particles, approachCount, approachFrames, errors[st->frames / 2],
-		errors[(int)(0.95 * (st->frames - 1))], st->errorMax, st->near, st->nearMax, st->contacts, st->missed);
+		errors[(int)(0.95 * (st->frames - 1))], st->errorMax, st->near, st->nearMax, st->contacts, st->missed,
+		st->confirmed);
 	return 0;
 }
 
@@ -488,8 +517,10 @@ static int DeformingTest(void)
 	Approach ap = {bsV3(1, 0, 0), bsQuat_FromAxisAngle(bsV3(0, 1, 0), 0.5 * BS_PI), bsV3(0, 1, 0), 0.0};
 	FitApproach(&rest, &rest, &ap, 0.0);
 	bsSensorPair* pair;
+	bsSensorPair* guarded;
 	ENSURE(bsSensorPair_Create(&pair, &topo, &topo, NULL) == bs_ok);
-	int frames = 120, contacts = 0, missed = 0;
+	ENSURE(bsSensorPair_Create(&guarded, &topo, &topo, NULL) == bs_ok);
+	int frames = 120, contacts = 0, missed = 0, confirmed = 0;
 	for (int f = 0; f < frames; ++f)
 	{
 		double amp = 0.15 * sin(3.0 * f / frames);
@@ -506,18 +537,27 @@ static int DeformingTest(void)
 		}
 		bsBvh bvh;
 		ENSURE(bsBvh_Build(&bvh, bentTris, kept, NULL) == bs_ok);
-		bsSensorQueryInput in = {bsTransform_Identity(), ApproachPose(&ap, f % 60 + 30, 120), bent, NULL};
+		bsSensorQueryInput in = {bsTransform_Identity(), ApproachPose(&ap, f % 60 + 30, 120), bent, NULL,
+			NULL, NULL, 0.0};
 		bsSensorQueryOutput out;
 		ENSURE(bsSensorPair_Query(pair, &in, &out) == bs_ok);
 		double exact = ExactAt(&bvh, &rest, in.poseB);
 		ENSURE(out.separation >= exact - 1e-9);
+		// Guarded: the bent vertices move A's surface in its own frame (the certificate's shape part).
+		bsSensorQueryInput gin = in;
+		gin.bvhA = &bvh, gin.bvhB = &rest, gin.contactDistance = GUARD_DISTANCE;
+		bsSensorQueryOutput g;
+		ENSURE(bsSensorPair_Query(guarded, &gin, &g) == bs_ok);
+		RUN_SUBTEST(CheckGuard(&g, exact, &confirmed));
 		contacts += exact <= CONTACT_DISTANCE;
 		missed += exact <= CONTACT_DISTANCE && out.separation > CONTACT_DISTANCE;
 		bsBvh_Destroy(&bvh);
 	}
-	printf("  deforming T: %d frames, %d contacts, %d missed\n", frames, contacts, missed);
+	printf("  deforming T: %d frames, %d contacts, %d missed; guarded: exact distance on %d\n", frames, contacts,
+		missed, confirmed);
 	ENSURE(missed == 0);
 	bsSensorPair_Destroy(pair);
+	bsSensorPair_Destroy(guarded);
 	free(bent);
 	free(bentTris);
 	bsBvh_Destroy(&rest);
@@ -544,7 +584,7 @@ static int SensorInputTest(void)
 	bsSensorDef used = bsSensorPair_Settings(pair);
 	ENSURE(used.particlesA == 2 * (int)bsSensor_ConvexParts(&topo, NULL) && used.particlesA >= 2);
 	ENSURE(used.minMoved == 1 && used.maxSteps > 0 && used.effectiveRadius > 3.4 && used.tolerance > 0.0);
-	bsSensorQueryInput in = {bsTransform_Identity(), bsTransform_Identity(), NULL, NULL};
+	bsSensorQueryInput in = {bsTransform_Identity(), bsTransform_Identity(), NULL, NULL, NULL, NULL, 0.0};
 	in.poseB.translation = bsV3(3.0, 0.0, 0.0);
 	bsSensorQueryOutput out;
 	// two unit icospheres 3 apart (exact distance 1, between facing vertices): from random sites the
@@ -562,6 +602,16 @@ static int SensorInputTest(void)
 	in.poseA.rotation.w = NAN;
 	ENSURE(bsSensorPair_Query(pair, &in, &out) == bs_errNonFinite && out.separation == HUGE_VAL);
 	ENSURE(bsSensorPair_Query(pair, NULL, &out) == bs_errInvalidArgument);
+	in.poseA.rotation.w = 1.0;
+	bsBvh bvh;
+	ENSURE(bsBvh_Build(&bvh, tris, n, NULL) == bs_ok);
+	in.bvhA = in.bvhB = &bvh, in.contactDistance = -1.0;
+	ENSURE(bsSensorPair_Query(pair, &in, &out) == bs_errInvalidArgument);
+	in.contactDistance = 0.1;  // 3 apart: the first guarded query is exact, 1 (between facing vertices)
+	ENSURE(bsSensorPair_Query(pair, &in, &out) == bs_ok && out.guarded && fabs(out.separation - 1.0) < 1e-12);
+	ENSURE(out.lowerBound == -HUGE_VAL);
+	ENSURE(bsSensorPair_Query(pair, &in, &out) == bs_ok && !out.guarded && out.lowerBound > 0.99);
+	bsBvh_Destroy(&bvh);
 	bsSensorPair_Destroy(pair);
 	bsMeshTopology_Destroy(&topo);
 	free(tris);

@@ -9,8 +9,10 @@
 #include "output_set.h"
 #include "blobsim/base.h"
 #include "blobsim/body.h"
+#include "blobsim/field.h"
 #include "blobsim/version.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +55,41 @@ void bsEnvBodies_Free(bsEnvBodies* bodies)
 	free(bodies);
 }
 
-// The OBJ's triangles, in the body's own frame.
-static bool bsLoadTriangles(const char* file, bsTriangle** tris, uint32_t* count, char* err, size_t errlen)
+// A dynamic body's mesh: no edge of one face (open) and no edge its two faces run the same way (a face
+// wound the other way), each reported with one example edge numbered as the OBJ numbers its vertices
+// (objTriangle[i]: kept triangle i's triangle in the file). Edges are welded by exact position.
+static bool bsCheckClosed(const char* context, const char* file, const bsObjMesh* mesh,
+	const uint32_t* objTriangle, const bsTriangle* tris, uint32_t count, char* err, size_t errlen)
+{
+	bsOrientation o;
+	bsResult r = bsOrientation_Edges(tris, count, &o);
+	if (r != bs_ok)
+	{
+		snprintf(err, errlen, "%s: cannot find the edges of %s (%s)", context, file, bsResultString(r));
+		return false;
+	}
+	bool open = o.boundaryEdges > 0;
+	if (!open && o.inconsistentEdges == 0)
+	{
+		return true;
+	}
+	const uint32_t* corners = mesh->triangles[objTriangle[open ? o.boundaryFace : o.inconsistentFace]];
+	int edge = open ? o.boundaryEdge : o.inconsistentEdge;
+	uint32_t n = open ? o.boundaryEdges : o.inconsistentEdges;
+	snprintf(err, errlen, "%s: %s has %" PRIu32 " %s, e.g. the edge of vertices %" PRIu32 " and %" PRIu32 ")",
+		context, file, n, open ? (n == 1 ? "boundary edge (open" : "boundary edges (open")
+		: (n == 1 ? "edge wound inconsistently (its two faces run it the same way"
+		          : "edges wound inconsistently (their two faces run them the same way"),
+		corners[edge] + 1, corners[(edge + 1) % 3] + 1);
+	return false;
+}
+
+// The OBJ's triangles, in the body's own frame. With a closed context (a dynamic body: its mass is a
+// volume integral) the mesh must be closed and wound consistently, or err says so after the context,
+// naming the file and one offending edge by the OBJ's vertex numbers, as `check` does for the
+// environment's meshes.
+static bool bsLoadTriangles(const char* file, const char* closed, bsTriangle** tris, uint32_t* count,
+	char* err, size_t errlen)
 {
 	bsObjMesh mesh;
 	bsObjError oerr;
@@ -66,19 +101,37 @@ static bool bsLoadTriangles(const char* file, bsTriangle** tris, uint32_t* count
 		return false;
 	}
 	*tris = malloc(mesh.triangleCount * sizeof(bsTriangle));
+	uint32_t* objTriangle = closed != NULL ? malloc(mesh.triangleCount * sizeof(uint32_t)) : NULL;
 	*count = 0;
-	for (uint32_t t = 0; *tris != NULL && t < mesh.triangleCount; ++t)
+	bool ok = *tris != NULL && (closed == NULL || objTriangle != NULL);
+	for (uint32_t t = 0; ok && t < mesh.triangleCount; ++t)
 	{
 		const uint32_t* v = mesh.triangles[t];
-		*count += bsMakeTriangle(mesh.vertices[v[0]], mesh.vertices[v[1]], mesh.vertices[v[2]], *tris + *count) == bs_ok;
+		if (bsMakeTriangle(mesh.vertices[v[0]], mesh.vertices[v[1]], mesh.vertices[v[2]], *tris + *count) == bs_ok)
+		{
+			if (objTriangle != NULL)
+			{
+				objTriangle[*count] = t;
+			}
+			*count += 1;
+		}
 	}
-	bsObj_Free(&mesh);
-	if (*tris == NULL)
+	if (!ok)
 	{
 		snprintf(err, errlen, "%s: out of memory", file);
-		return false;
 	}
-	return true;
+	else if (closed != NULL && *count > 0)
+	{
+		ok = bsCheckClosed(closed, file, &mesh, objTriangle, *tris, *count, err, errlen);
+	}
+	bsObj_Free(&mesh);
+	free(objTriangle);
+	if (!ok)
+	{
+		free(*tris);
+		*tris = NULL;
+	}
+	return ok;
 }
 
 // The body's keys as the engine's tracks.
@@ -163,7 +216,10 @@ bool bsEnvBodies_Load(bsEnvBodies** out, const bsConfig* config, char* err, size
 		bsEnvBody* b = bodies->items + i;
 		bsTriangle* tris = NULL;
 		uint32_t count = 0;
-		if (!bsLoadTriangles(bc->file, &tris, &count, err, errlen))
+		char closed[256];
+		snprintf(closed, sizeof closed, "%s: environment.bodies[%d]: a dynamic body needs a closed mesh with "
+			"outward normals", config->path, i);
+		if (!bsLoadTriangles(bc->file, bc->dynamic ? closed : NULL, &tris, &count, err, errlen))
 		{
 			bsEnvBodies_Free(bodies);
 			return false;

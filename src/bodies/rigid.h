@@ -176,3 +176,32 @@ bool bsRigidBody_CollidePlane(const bsRigidBody* body, int32_t index, const bsPl
 // tris is the array the BVH was built from (for the winding normals).
 bool bsRigidBody_CollideMesh(const bsRigidBody* body, int32_t index, const bsBvh* bvh,
 	const bsTriangle* tris, double margin, bsRigidContact* out, int32_t capacity, int32_t* count);
+
+// A pair's contact manifold: the same for the body's vertices against another body's mesh (bvh over
+// tris, in its own frame, placed in the world by pose; body index `other`, or BS_RIGID_STATIC for a
+// keyframed one), each a contact of body `index` against `other`. A face resting on a face gets a
+// contact at each of its corners, so it rests flat instead of rocking on the pair's one closest
+// point. Every contact takes one normal, as Box2D's manifolds take their reference face's: of the
+// other body's faces within the larger of `distance` (the pair's) and `margin` of `point` (world: the
+// pair's closest point on the other body), the one whose outward normal faces this body's centre of
+// mass most. The vertex test's own normal fails there: the corners of two boxes stacked exactly lie
+// on the other's edges, where the nearest triangle may be a side face (a horizontal normal holds
+// nothing up), and so does the closest point (a box sunk 1e-6 into another met it on a side face
+// 1e-6 under the top, where the faces through the point are that side's). For the same
+// reason a vertex on or behind the other's surface takes the lower of its signed distance (0 on an
+// edge, however deep the boxes overlap) and its height over the reference face's plane, down to
+// -margin. The other body's vertices against this body's mesh are the other half (the caller asks
+// both ways).
+bool bsRigidBody_CollideBody(const bsRigidBody* body, int32_t index, const bsBvh* bvh, const bsTriangle* tris,
+	bsTransform pose, int32_t other, bsVec3 point, double distance, double margin, bsRigidContact* out,
+	int32_t capacity, int32_t* count);
+
+// The rest of a face-on-face support: where an edge of the body's mesh (own, its mesh frame) crosses
+// an edge of the other's, seen along the reference plane's normal (above), both within margin of
+// the plane, a contact with that normal and separation the body's point's height over the other's.
+// Two boxes of one size stacked exactly, or one set off-centre on another, rest on corners that are
+// such crossings, which no vertex test finds (Box2D clips the faces for them). Each edge once (the
+// way from its lower end); the ends of the edges are the vertex contacts'. Ask it one way round.
+bool bsRigidBody_CollideEdges(const bsRigidBody* body, int32_t index, const bsTriangle* own, uint32_t ownCount,
+	const bsBvh* bvh, bsTransform pose, int32_t other, bsVec3 point, double distance, double margin,
+	bsRigidContact* out, int32_t capacity, int32_t* count);

@@ -50,9 +50,24 @@ typedef struct bsFarField
 	int moves;     // moves this query
 } bsFarField;
 
+// The guard's certificate (sensor.h): the exact distance at the last confirmation and where the
+// bodies were then.
+typedef struct bsSensorGuard
+{
+	bool valid;
+	double distance;       // the exact distance then
+	bsTransform pose[2];   // A's and B's poses then
+	bsVec3* local[2];      // a body's vertices then, when they were not its rest ones (NULL: rest)
+	bool rest[2];          // the body had its rest vertices then
+	bsVec3 centre[2];      // the box centre of its vertices then (local) and their largest distance
+	double radius[2];      // from it
+	uint32_t hintA, hintB; // the exact query's last leaves (warm start)
+} bsSensorGuard;
+
 struct bsSensorPair
 {
 	bsSensorDef def;  // resolved
+	bsSensorGuard guard;
 	bsSensorBody body[2];
 	uint32_t total;
 	bsVec3 pos[2 * bs_sensorMaxParticles];  // world positions, A's then B's
@@ -461,6 +476,143 @@ static void bsUpdatePositions(bsSensorPair* p)
 	}
 }
 
+// --- The guard (sensor.h) ---
+
+// How far any point of body `moving` can have moved, in body `fixed`'s frame, since the certificate
+// by its rigid motion there: |change of its centre| + 2 sin(turn / 2) x its radius about the centre.
+static double bsGuardRigidMotion(const bsSensorGuard* g, const bsSensorQueryInput* in, int fixed)
+{
+	bsTransform now[2] = {in->poseA, in->poseB};
+	int moving = 1 - fixed;
+	bsQuat relNow = bsQuat_Mul(bsQuat_Conjugate(now[fixed].rotation), now[moving].rotation);
+	bsQuat relThen = bsQuat_Mul(bsQuat_Conjugate(g->pose[fixed].rotation), g->pose[moving].rotation);
+	bsQuat turn = bsQuat_Normalize(bsQuat_Mul(relNow, bsQuat_Conjugate(relThen)));
+	double halfSine = bsLength(bsV3(turn.x, turn.y, turn.z));
+	bsVec3 cNow = bsTransform_ApplyInverse(now[fixed], bsTransform_Apply(now[moving], g->centre[moving]));
+	bsVec3 cThen = bsTransform_ApplyInverse(g->pose[fixed],
+		bsTransform_Apply(g->pose[moving], g->centre[moving]));
+	return bsDistance(cNow, cThen) + 2.0 * halfSine * g->radius[moving];
+}
+
+// The largest displacement of a body's vertices in its own frame since the certificate.
+static double bsGuardShapeMotion(const bsSensorPair* p, int k)
+{
+	const bsSensorGuard* g = &p->guard;
+	const bsSensorBody* body = p->body + k;
+	const bsVec3* then = g->rest[k] ? body->topo->positions : g->local[k];
+	if (then == body->local)
+	{
+		return 0.0;
+	}
+	double most = 0.0;
+	for (uint32_t v = 0; v < body->topo->vertexCount; ++v)
+	{
+		most = fmax(most, bsDistanceSquared(then[v], body->local[v]));
+	}
+	return sqrt(most);
+}
+
+// The certified lower bound of the distance now (-HUGE_VAL without a certificate).
+static double bsGuardLowerBound(const bsSensorPair* p, const bsSensorQueryInput* in)
+{
+	const bsSensorGuard* g = &p->guard;
+	if (!g->valid)
+	{
+		return -HUGE_VAL;
+	}
+	double rigid = fmin(bsGuardRigidMotion(g, in, 0), bsGuardRigidMotion(g, in, 1));
+	double shape = bsGuardShapeMotion(p, 0) + bsGuardShapeMotion(p, 1);
+	// Rounding of the poses' products: far below any contact distance.
+	return g->distance - rigid - shape - 1e-9 * p->def.effectiveRadius;
+}
+
+// Keeps where the bodies are now with the exact distance d.
+static bsResult bsGuardCertify(bsSensorPair* p, const bsSensorQueryInput* in, double d)
+{
+	bsSensorGuard* g = &p->guard;
+	g->valid = false;
+	g->distance = d;
+	g->pose[0] = in->poseA;
+	g->pose[1] = in->poseB;
+	for (int k = 0; k < 2; ++k)
+	{
+		const bsSensorBody* body = p->body + k;
+		uint32_t n = body->topo->vertexCount;
+		g->rest[k] = body->local == body->topo->positions;
+		if (!g->rest[k])
+		{
+			if (g->local[k] == NULL && (g->local[k] = malloc(sizeof(bsVec3) * n)) == NULL)
+			{
+				return bs_errOutOfMemory;
+			}
+			memcpy(g->local[k], body->local, sizeof(bsVec3) * n);
+		}
+		bsVec3 lo = body->local[0], hi = body->local[0];
+		for (uint32_t v = 1; v < n; ++v)
+		{
+			lo = bsMin(lo, body->local[v]);
+			hi = bsMax(hi, body->local[v]);
+		}
+		g->centre[k] = bsScale(0.5, bsAdd(lo, hi));
+		double most = 0.0;
+		for (uint32_t v = 0; v < n; ++v)
+		{
+			most = fmax(most, bsDistanceSquared(body->local[v], g->centre[k]));
+		}
+		g->radius[k] = sqrt(most);
+	}
+	g->valid = true;
+	return bs_ok;
+}
+
+// With the guard: the exact distance replaces the sensors' answer whenever the certificate cannot
+// rule out a separation within the contact distance.
+static bsResult bsGuard(bsSensorPair* p, const bsSensorQueryInput* in, bsSensorQueryOutput* out)
+{
+	out->lowerBound = bsGuardLowerBound(p, in);
+	if (out->lowerBound > in->contactDistance)
+	{
+		return bs_ok;  // no two points can be that close: the sensors' separation (>= it) stands
+	}
+	bsSensorGuard* g = &p->guard;
+	// The sensors' separation bounds the distance from above (sensor.h); a little more for rounding.
+	double bound = out->separation + 1e-9 * p->def.effectiveRadius;
+	bsMeshDistanceInput ein = {in->bvhA, in->poseA, in->bvhB, in->poseB, bound, g->hintA, g->hintB};
+	bsMeshDistanceOutput e;
+	bsResult r = bsMeshDistance(&ein, &e);
+	if (r == bs_ok && !e.hit)
+	{
+		ein.maxDistance = HUGE_VAL;
+		r = bsMeshDistance(&ein, &e);
+	}
+	if (r != bs_ok || !e.hit)
+	{
+		return r != bs_ok ? r : bs_errInvalidArgument;  // an empty BVH
+	}
+	g->hintA = e.leafA;
+	g->hintB = e.leafB;
+	out->guarded = 1;
+	out->exactChecked = 1;
+	out->separation = e.distance;
+	out->pointA = e.pointA;
+	out->pointB = e.pointB;
+	out->triangleA = e.triangleA;
+	out->triangleB = e.triangleB;
+	out->touching = e.distance <= 1e-12 * p->def.effectiveRadius;
+	if (!out->touching)
+	{
+		out->normal = bsScale(1.0 / e.distance, bsSub(e.pointB, e.pointA));
+	}
+	else
+	{
+		// As the exact check: A's outward normal against B's.
+		bsVec3 na = bsQuat_Rotate(in->poseA.rotation, in->bvhA->tris[e.leafA].n);
+		bsVec3 nb = bsQuat_Rotate(in->poseB.rotation, in->bvhB->tris[e.leafB].n);
+		out->normal = bsNormalize(bsSub(na, nb));
+	}
+	return bsGuardCertify(p, in, e.distance);
+}
+
 bsResult bsSensorPair_Query(bsSensorPair* pair, const bsSensorQueryInput* input, bsSensorQueryOutput* out)
 {
 	if (out == NULL)
@@ -471,6 +623,11 @@ bsResult bsSensorPair_Query(bsSensorPair* pair, const bsSensorQueryInput* input,
 	out->separation = out->particleDistance = HUGE_VAL;
 	out->triangleA = out->triangleB = BS_NO_TRIANGLE;
 	if (pair == NULL || input == NULL)
+	{
+		return bs_errInvalidArgument;
+	}
+	bool guarded = input->bvhA != NULL && input->bvhB != NULL;
+	if (guarded && !(input->contactDistance >= 0.0))
 	{
 		return bs_errInvalidArgument;
 	}
@@ -501,8 +658,9 @@ bsResult bsSensorPair_Query(bsSensorPair* pair, const bsSensorQueryInput* input,
 	{
 		bsExactCheck(pair, out);
 	}
+	bsResult r = guarded ? bsGuard(pair, input, out) : bs_ok;
 	out->contactPoint = bsScale(0.5, bsAdd(out->pointA, out->pointB));
-	return bs_ok;
+	return r;
 }
 
 // --- Set-up ---
@@ -703,6 +861,7 @@ bsResult bsSensorPair_Create(bsSensorPair** pair, const bsMeshTopology* a, const
 	}
 	p->body[0].topo = a;
 	p->body[1].topo = b;
+	p->guard.hintA = p->guard.hintB = BS_NO_TRIANGLE;
 	if (!bsResolveDef(p, def))
 	{
 		free(p);
@@ -748,6 +907,7 @@ void bsSensorPair_Destroy(bsSensorPair* pair)
 	}
 	for (int k = 0; k < 2; ++k)
 	{
+		free(pair->guard.local[k]);
 		free(pair->body[k].faceStamp);
 		free(pair->body[k].faceList);
 		free(pair->body[k].faceTris);

@@ -49,6 +49,7 @@
 #include "mesh_topology.h"
 
 #include "blobsim/body.h"
+#include "blobsim/bvh.h"
 #include "blobsim/quat.h"
 
 #include <stdint.h>
@@ -66,12 +67,28 @@ void bsSensorPair_Destroy(bsSensorPair* pair);
 // The settings in use, with every auto value resolved.
 bsSensorDef bsSensorPair_Settings(const bsSensorPair* pair);
 
+// The guard (optional): the sensors' separation is only an upper bound of the distance, and its error
+// has no bound (the particles settle in a minimum of their energy, which need not be the closest
+// features: the W letters passed into each other). With the bodies' BVHs given, a separation that
+// could be within contactDistance is confirmed by the exact BVH-BVH distance (mesh_distance.h), so
+// every answer at or under contactDistance is exact. Whether it could is decided by a certificate,
+// not by the sensors: the last exact distance d_e minus how far the two surfaces can have moved
+// relative to each other since, which is, in either body's frame, the other's rigid motion there
+// (|change of its centre| + 2 sin(turn / 2) x its radius about that centre) plus both bodies' largest
+// vertex displacement in their own frames (a deforming or rescaled body; points of a face move by at
+// most its vertices'). While that lower bound stays above contactDistance, no pair of points can be
+// that close and the sensors' answer (>= the distance) stands; otherwise the exact query runs (with
+// the sensors' separation as its bound and the last answer's leaves as its hint) and renews the
+// certificate. The first guarded query is always exact.
 typedef struct bsSensorQueryInput
 {
 	bsTransform poseA;         // A's local frame to the world
 	bsTransform poseB;
 	const bsVec3* positionsA;  // A's welded vertex positions in its local frame; NULL: the rest ones
 	const bsVec3* positionsB;
+	const bsBvh* bvhA;         // the guard: A's triangles in its local frame, as positionsA place them
+	const bsBvh* bvhB;         // (NULL either: no guard, the paper's method alone)
+	double contactDistance;    // the guard: separations up to this are exact (>= 0)
 } bsSensorQueryInput;
 
 // A contact for the rigid-body response maps as: point = contactPoint, normal = normal (from A to
@@ -91,12 +108,17 @@ typedef struct bsSensorQueryOutput
 	uint32_t facePairs;       // triangle pairs the exact check tested (after the boxes' test)
 	int steps;                // interaction steps run by this query
 	int moves;                // particle moves, summed over the steps
-	uint8_t exactChecked;     // 1 when the exact check ran
+	uint8_t exactChecked;     // 1 when the exact check (or the guard's exact distance) ran
 	uint8_t touching;         // 1 when it found intersecting faces (separation 0)
+	uint8_t guarded;          // 1 when the guard's exact BVH-BVH distance gave the answer
+	double lowerBound;        // the guard's certified lower bound of the distance before this query's
+	                          // exact distance (-HUGE_VAL: none yet; without the guard 0)
 } bsSensorQueryOutput;
 
-// One collision query: relaxes the particles from their last sites and measures. bs_errInvalidArgument
-// for a NULL pointer, bs_errNonFinite for a non-finite pose; *out is zeroed with separation HUGE_VAL.
+// One collision query: relaxes the particles from their last sites, measures, and with the guard
+// confirms what could be a contact. bs_errInvalidArgument for a NULL pointer or a negative or NaN
+// contactDistance, bs_errNonFinite for a non-finite pose, bs_errOutOfMemory (the guard's copy of a
+// deforming body's vertices); *out is zeroed with separation HUGE_VAL.
 bsResult bsSensorPair_Query(bsSensorPair* pair, const bsSensorQueryInput* input, bsSensorQueryOutput* out);
 
 // The particles after the last query (world positions; the rest pose before any query).

@@ -341,9 +341,11 @@ static bsResult bsWorldDynamics_Topology(bsWorldDynamics* d, const bsWorldBodies
 	return bs_ok;
 }
 
-// One sensor query between bodies i and j: the closest points and the normal from B to A.
+// One sensor query between bodies i and j: the closest points and the normal from B to A. Guarded
+// (sensor.h): a separation within the margin is the exact one, from the shape BVHs the exact query uses.
 static bsResult bsWorldDynamics_SensorQuery(bsWorldDynamics* d, const bsWorldBodies* bodies, bsBodyPair* pair,
-	const bsBodyAt* a, const bsBodyAt* b, double t0, double* distance, bsVec3* pA, bsVec3* pB, bsVec3* normal)
+	const bsBodyAt* a, const bsBodyAt* b, double t0, double margin, double* distance, bsVec3* pA, bsVec3* pB,
+	bsVec3* normal)
 {
 	bsResult r = bsWorldDynamics_Topology(d, bodies, pair->i);
 	r = r == bs_ok ? bsWorldDynamics_Topology(d, bodies, pair->j) : r;
@@ -369,7 +371,7 @@ static bsResult bsWorldDynamics_SensorQuery(bsWorldDynamics* d, const bsWorldBod
 	{
 		return bs_errOutOfMemory;
 	}
-	bsSensorQueryInput in = {a->pose, b->pose, NULL, NULL};
+	bsSensorQueryInput in = {a->pose, b->pose, NULL, NULL, a->bvh, b->bvh, margin};
 	r = bsWorldDynamics_Positions(a, ta, t0, d->positions, &in.positionsA);
 	r = r == bs_ok ? bsWorldDynamics_Positions(b, tb, t0, d->positions + ta->vertexCount, &in.positionsB) : r;
 	bsSensorQueryOutput out;
@@ -407,6 +409,50 @@ static bsResult bsWorldDynamics_ExactQuery(bsBodyPair* pair, const bsBodyAt* a, 
 	return bs_ok;
 }
 
+// The pair's contact manifold (rigid.h's bsRigidBody_CollideBody): each dynamic body's vertices
+// within the margin of the other's shape, when that shape is its rest mesh moved rigidly (not
+// deforming, not scaled), so that a face resting on a face is held at its corners.
+static bsResult bsWorldDynamics_Manifold(bsWorldDynamics* d, const bsBodyAt* a, const bsBodyAt* b, bsVec3 pA,
+	bsVec3 pB, double margin)
+{
+	const bsBodyAt* side[2] = {a, b};
+	bool edges = false;
+	for (int k = 0; k < 2; ++k)
+	{
+		const bsBodyAt* x = side[k];
+		const bsBodyAt* y = side[1 - k];
+		bool rigid = bsBody_RigidShape(y->body) && y->scale.x == 1.0 && y->scale.y == 1.0 && y->scale.z == 1.0;
+		if (x->rigid == BS_RIGID_STATIC || !rigid)
+		{
+			continue;
+		}
+		const bsRigidBody* body = d->rigid + x->rigid;
+		bsResult r = bsWorldDynamics_Reserve(d, body->vertexCount);
+		if (r != bs_ok)
+		{
+			return r;
+		}
+		uint32_t count, own;
+		const bsTriangle* tris = bsBody_Triangles(y->body, &count);
+		bsRigidBody_CollideBody(body, x->rigid, y->bvh, tris, y->pose, y->rigid, k == 0 ? pB : pA, bsDistance(pA, pB),
+			margin, d->contacts, d->contactCapacity, &d->contactCount);
+		if (!edges)
+		{
+			// The edge crossings, one way round (a crossing is both bodies' at once).
+			const bsTriangle* mine = bsBody_Triangles(x->body, &own);
+			r = bsWorldDynamics_Reserve(d, 6 * own);
+			if (r != bs_ok)
+			{
+				return r;
+			}
+			edges = true;
+			bsRigidBody_CollideEdges(body, x->rigid, mine, own, y->bvh, y->pose, y->rigid, k == 0 ? pB : pA,
+				bsDistance(pA, pB), margin, d->contacts, d->contactCapacity, &d->contactCount);
+		}
+	}
+	return bs_ok;
+}
+
 // The contact between two bodies, at least one dynamic, when they are within their margins.
 static bsResult bsWorldDynamics_PairContact(bsWorldDynamics* d, const bsWorldBodies* bodies, int i, int j, double t0,
 	double h)
@@ -428,7 +474,7 @@ static bsResult bsWorldDynamics_PairContact(bsWorldDynamics* d, const bsWorldBod
 	}
 	double distance = HUGE_VAL;
 	bsVec3 pA = {0}, pB = {0}, normal = {0};
-	bsResult r = sensors ? bsWorldDynamics_SensorQuery(d, bodies, pair, &a, &b, t0, &distance, &pA, &pB, &normal)
+	bsResult r = sensors ? bsWorldDynamics_SensorQuery(d, bodies, pair, &a, &b, t0, margin, &distance, &pA, &pB, &normal)
 		: bsWorldDynamics_ExactQuery(pair, &a, &b, margin, &distance, &pA, &pB, &normal);
 	if (r != bs_ok || !(distance <= margin))
 	{
@@ -453,8 +499,24 @@ static bsResult bsWorldDynamics_PairContact(bsWorldDynamics* d, const bsWorldBod
 	}
 	normal = bsNormalize(normal);
 	pair->normal = normal;
-	r = bsWorldDynamics_Reserve(d, 1);
-	if (r != bs_ok)
+	// Resting (approaching slower than a bounce): the manifold, and the closest pair itself unless a
+	// vertex of the manifold is as close (an edge across an edge has no vertex near): a second,
+	// unkeyed contact where the corners already hold the pair made a stack of boxes creep and tilt.
+	// A collision keeps the paper's one-point response: restitution solved over many points at once
+	// is not symmetric (a ball landing on the vertices of one facet was set rolling for good).
+	bsVec3 mid = bsScale(0.5, bsAdd(pA, pB));
+	bsVec3 va = a.rigid != BS_RIGID_STATIC ? bsRigidBody_PointVelocity(d->rigid + a.rigid, mid) : bsV3(0, 0, 0);
+	bsVec3 vb = b.rigid != BS_RIGID_STATIC ? bsRigidBody_PointVelocity(d->rigid + b.rigid, mid) : bsV3(0, 0, 0);
+	bool resting = bsDot(bsSub(va, vb), normal) >= -d->def.step.restThreshold;
+	int32_t first = d->contactCount;
+	r = resting ? bsWorldDynamics_Manifold(d, &a, &b, pA, pB, margin) : bs_ok;
+	double closest = HUGE_VAL;
+	for (int32_t k = first; k < d->contactCount; ++k)
+	{
+		closest = fmin(closest, d->contacts[k].separation);
+	}
+	r = r == bs_ok ? bsWorldDynamics_Reserve(d, 1) : r;
+	if (r != bs_ok || closest <= distance + 1e-9 * (a.radius + b.radius))
 	{
 		return r;
 	}
