@@ -67,6 +67,7 @@ void bsWorld_Destroy(bsWorld* world)
 	free(world->births);
 	free(world->order);
 	bsNeighbourGrid_Free(&world->grid);
+	bsNeighbourList_Free(&world->pairs);
 	bsWorldBodies_Destroy(world->bodies);
 	bsWorldDynamics_Destroy(world->dynamics);
 	if (world->fluid != NULL)

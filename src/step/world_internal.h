@@ -9,6 +9,7 @@
 #pragma once
 
 #include "neighbour_grid.h"
+#include "neighbour_list.h"
 
 #include "blobsim/base.h"
 #include "blobsim/step.h"
@@ -161,7 +162,8 @@ struct bsWorld
 	bsVec3* restVelocity;   // sleep (sleep.h): each particle's velocity at the start of the step
 	uint32_t* calm;         // sleep: steps in a row each particle has been calm
 	size_t restCapacity;
-	bsNeighbourGrid grid;   // the interaction phase's, rebuilt every substep, kept for its memory
+	bsNeighbourGrid grid;   // the interaction phase's, kept for its memory (and the pair kinds' lists)
+	bsNeighbourList pairs;  // the pair kinds' neighbour lists over grid, kept while valid (neighbour_list.h)
 	struct bsWorldBodies* bodies;  // the moving bodies (collider_body.h), NULL when none
 	bsContactSpring* springs;  // BS_CONTACT_SPRINGS a particle, with a tangential stiffness, else NULL
 	size_t springCapacity;     // particles they have room for
