@@ -476,7 +476,7 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 		}
 		bsSweepOutput out;
 		double u0 = 1.0 - remaining / job->h;  // the part of the substep done (moving bodies)
-		bsWorld_SweepWindow(job->world, def->method, &s, u0, 1.0, &out, &qs);
+		bsMeshCache_Sweep(job->world, def->method, &s, u0, i, &out, &qs);
 		if (!out.hit)
 		{
 			x = in.c2;
@@ -784,6 +784,7 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 			break;
 		}
 		move.order = bsMoveOrder(world, particles);
+		bsMeshCache_Prepare(&world->meshCache, world, particles->count);  // off when memory is short
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsMove_Range, &move);
 		result = bsGatherWorkers(world, &local);
 		result = result == bs_ok && world->bodies != NULL ? bsWorldBodies_Gather(world) : result;
