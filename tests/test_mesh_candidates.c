@@ -54,7 +54,7 @@ static int CandidatesAgainstBruteForce(bsMethod method, int threads)
 	wd.threads = threads;
 	bsWorld* world = bsWorld_Create(&wd);
 	ENSURE(world != NULL && bsWorld_AddMesh(world, &bvh) == bs_ok);
-	ENSURE(bsMeshCache_Prepare(&world->meshCache, world, bs_testParticles));
+	ENSURE(bsMeshCache_Prepare(&world->meshCache, world, bs_testParticles, true));
 
 	bsRng rng = bsMakeRng(23);
 	bsVec3 x[bs_testParticles];

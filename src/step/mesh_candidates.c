@@ -17,9 +17,9 @@ static bool bsMeshCache_On(const bsWorld* world)
 	return world->colliderCount > 0 && world->colliders[0].kind == bs_colliderMesh;
 }
 
-bool bsMeshCache_Prepare(bsMeshCache* cache, const bsWorld* world, size_t particles)
+bool bsMeshCache_Prepare(bsMeshCache* cache, const bsWorld* world, size_t particles, bool on)
 {
-	if (!bsMeshCache_On(world))
+	if (!on || !bsMeshCache_On(world))
 	{
 		cache->count = 0;
 		return true;

@@ -16,7 +16,7 @@
 // from the origin) and an entry with more than BS_MESH_CANDIDATES triangles are answered by the walk.
 // The ray method (a point, with its own open-edge rule) always walks.
 //
-// Memory: 36 bytes a particle, only in a world whose first collider is a mesh.
+// Memory: 36 bytes a particle, only with an interaction in a world whose first collider is a mesh.
 #pragma once
 
 #include "blobsim/collide.h"
@@ -42,8 +42,10 @@ typedef struct bsMeshCache
 
 // Room for an entry per particle before a move phase, new ones empty; every entry emptied when the
 // world's first collider is no longer the same mesh. False when out of memory (the cache is then off:
-// every sweep walks, the same answers).
-bool bsMeshCache_Prepare(bsMeshCache* cache, const bsWorld* world, size_t particles);
+// every sweep walks, the same answers). on false turns it off: the step keeps candidates only with an
+// interaction, whose many short substeps they pay for; a step of long sweeps would make its entries
+// again at nearly every sweep, so without one it costs neither the time nor the memory.
+bool bsMeshCache_Prepare(bsMeshCache* cache, const bsWorld* world, size_t particles, bool on);
 
 // bsWorld_SweepWindow for particle i's sweep in the move phase: the same answer, the first mesh's
 // part from particle i's entry where it holds (the worker that moves particle i owns its entry).

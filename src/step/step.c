@@ -784,7 +784,8 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 			break;
 		}
 		move.order = bsMoveOrder(world, particles);
-		bsMeshCache_Prepare(&world->meshCache, world, particles->count);  // off when memory is short
+		// Candidate triangles kept with an interaction (mesh_candidates.h); off when memory is short.
+		bsMeshCache_Prepare(&world->meshCache, world, particles->count, interaction->run != NULL);
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsMove_Range, &move);
 		result = bsGatherWorkers(world, &local);
 		result = result == bs_ok && world->bodies != NULL ? bsWorldBodies_Gather(world) : result;
