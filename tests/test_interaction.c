@@ -265,8 +265,9 @@ static int ListPairs(const bsNeighbourList* list, const bsNeighbourGrid* g, doub
 }
 
 // 1,200 particles (stuck ones fixed neighbours, escaped ones out) take 40 random moves of up to
-// `move` x r each, their speeds (and so the approach) changing too, a few changing state; after each
-// update the lists hold exactly brute force's pairs, and some updates kept the lists, others built.
+// `move` x r each, their speeds and the substep's length (and so the approach) changing too, a few
+// changing state; after each update the lists hold exactly brute force's pairs, and some updates
+// kept the lists, others built.
 static int ListAgainstAllPairs(double skin, double move, int threads)
 {
 	size_t n = 1200;
@@ -294,6 +295,7 @@ static int ListAgainstAllPairs(double skin, double move, int threads)
 		{
 			p.state[round] = p.state[round] == bs_particleFree ? bs_particleStuck : bs_particleFree;
 		}
+		def.travel = 0.002 * (double)(1 + round % 3);  // the substep's length changes too
 		ENSURE(bsNeighbourList_Update(&list, &g, &p, &def, pool, NULL) == bs_ok);
 		FarPairs(&p, def.reach, g.approach, fixed, brute);
 		RUN_SUBTEST(ListPairs(&list, &g, def.reach, listed, n));

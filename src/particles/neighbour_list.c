@@ -104,7 +104,7 @@ static bool bsList_StillValid(const bsNeighbourList* list, const bsNeighbourGrid
 	const bsNeighbourListDef* def, const bsListCheck* check, double approach)
 {
 	if (!list->valid || list->gridBuild != grid->builds || list->particleCount != p->count ||
-		list->reach != def->reach || list->travel != def->travel || list->fixedStates != def->fixedStates ||
+		list->reach != def->reach || list->fixedStates != def->fixedStates ||
 		check->changed)
 	{
 		return false;
@@ -257,7 +257,6 @@ static bsResult bsList_Build(bsNeighbourList* list, bsNeighbourGrid* grid, const
 	list->count = grid->count;
 	list->entryCount = total;
 	list->reach = def->reach;
-	list->travel = def->travel;
 	list->fixedStates = def->fixedStates;
 	list->gridBuild = grid->builds;
 	list->particleCount = p->count;

@@ -23,9 +23,10 @@
 // radius + 1e-12 of the largest coordinate) covers the rounding of the distances. The list is also
 // rebuilt when the particles' count or any particle's state changed (a free particle stuck or fell
 // asleep, a sleeper woke, new ones were emitted), when the grid was built by someone else since, or
-// when the reach, the travel or the fixed states asked differ. A fixed particle left out of the grid
+// when the reach or the fixed states asked differ. A fixed particle left out of the grid
 // lies more than a cell (>= the largest cut) from every free one along some axis, and is held to the
-// same displacement check, so it cannot come within reach unseen either.
+// same displacement check, so it cannot come within reach unseen either. Radii are taken as they were
+// at the build: a particle's radius never changes after its emission.
 //
 // Memory: 4 bytes a slot (start), 4 an entry (about 8-14 a particle in a packing, with the default
 // skin), 25 a particle (the position and state at the build).
@@ -42,7 +43,7 @@ typedef struct bsNeighbourList
 	size_t entryCount;
 	double skin;           // metres, at the build
 	double approach;       // the grid's approach at the build (A_b)
-	double reach, travel;  // asked at the build
+	double reach;          // asked at the build (a substep of another length needs no build: the approach check covers it)
 	unsigned fixedStates;  // asked at the build
 	uint64_t gridBuild;    // the grid's build count at the build
 	size_t particleCount;  // particles at the build
