@@ -1,5 +1,7 @@
-// neighbour_grid.h — the free particles sorted into a uniform grid, rebuilt every substep, for the
-// particle-particle interaction (step.h) and anything else that asks "who is near particle i".
+// neighbour_grid.h — the free particles sorted into a uniform grid, for the particle-particle
+// interaction (step.h) and anything else that asks "who is near particle i": rebuilt whenever the pair
+// kinds' neighbour lists are (neighbour_list.h; between builds only the copies are refreshed), and
+// every substep for the fluid.
 //
 // The cell edge is the largest interaction diameter (reach x 2 x the largest free radius), so every
 // particle within reach of another lies in one of the 27 cells around it. The cells are a dense
