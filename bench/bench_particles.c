@@ -10,6 +10,7 @@
 #include "bench_particles.h"
 
 #include "neighbour_grid.h"
+#include "world_internal.h"
 
 #include "blobsim/base.h"
 #include "blobsim/collide.h"
@@ -90,6 +91,8 @@ typedef struct bsParticleTiming
 	uint64_t pairs;        // of the last step: neighbours within reach, both ways
 	uint64_t contacts;     // of the last step: overlapping pairs, both ways
 	size_t gridBytes;
+	size_t listBytes;      // the world's neighbour lists (neighbour_list.h)
+	double entries;        // list entries a particle
 	uint64_t hash;         // of the final positions and velocities
 } bsParticleTiming;
 
@@ -139,7 +142,9 @@ static bsResult bsTimeParticles(const bsParticles* start, const bsStepDef* def, 
 		out->stepSeconds = bsMedian(steps, bs_benchParticleSteps);
 		out->cpuSeconds = bsMedian(cpus, bs_benchParticleSteps);
 		out->gridSeconds = bsMedian(grids, bs_benchParticleSteps);
-		out->gridBytes = bsNeighbourGrid_Bytes(&grid);
+		out->gridBytes = bsNeighbourGrid_Bytes(&world->grid);
+		out->listBytes = bsNeighbourList_Bytes(&world->pairs);
+		out->entries = (double)world->pairs.entryCount / (double)p.count;
 		out->hash = bsHashParticles(&p);
 	}
 	bsNeighbourGrid_Free(&grid);
@@ -183,7 +188,8 @@ int bsBenchParticles(long long count, uint64_t seed, uint64_t* checksum)
 		"pairs/particle", "contacts/s", "no-inter ms", "ratio");
 	int status = 0;
 	uint64_t hashes[2] = {0, 0};
-	size_t gridBytes = 0;
+	size_t gridBytes = 0, listBytes = 0;
+	double entries = 0.0;
 	for (int threads = 1; threads <= 2 && status == 0; ++threads)
 	{
 		bsParticleTiming with, without;
@@ -196,6 +202,8 @@ int bsBenchParticles(long long count, uint64_t seed, uint64_t* checksum)
 		}
 		hashes[threads - 1] = with.hash;
 		gridBytes = with.gridBytes;
+		listBytes = with.listBytes;
+		entries = with.entries;
 		// contacts are counted from both sides: pairs = contacts / 2.
 		printf("  %-8d %10.1f %10.1f %10.1f %14.2f %14.3g %12.1f %8.1f\n", threads, 1e3 * with.stepSeconds,
 			1e3 * with.cpuSeconds, 1e3 * with.gridSeconds, (double)with.pairs / (double)count,
@@ -204,8 +212,9 @@ int bsBenchParticles(long long count, uint64_t seed, uint64_t* checksum)
 	}
 	if (status == 0)
 	{
-		printf("  memory: %.1f bytes a particle (57 the particle arrays + %.1f the neighbour grid)\n",
-			57.0 + (double)gridBytes / (double)count, (double)gridBytes / (double)count);
+		printf("  memory: %.1f bytes a particle (57 the particle arrays + %.1f the neighbour grid + %.1f the "
+			"neighbour lists, %.1f entries a particle)\n", 57.0 + (double)(gridBytes + listBytes) / (double)count,
+			(double)gridBytes / (double)count, (double)listBytes / (double)count, entries);
 		printf("  same bytes at 1 and 2 threads: %s\n", hashes[0] == hashes[1] ? "yes" : "NO");
 		*checksum ^= hashes[0];
 		status = hashes[0] == hashes[1] ? 0 : 1;

@@ -191,7 +191,7 @@ static const BadFluid badFluids[] = {
 		"kinematic_viscosity, wall_viscosity, yield_stress, flow_index, max_viscosity, surface_tension, adhesion, "
 		"density_error, divergence_error, max_iterations, viscosity_error, max_viscosity_iterations, cfl)"},
 	{"\"interaction\": {\"type\": \"granular\", \"yield_stress\": 2}", NULL, AT("yield_stress") "not used by a "
-		"\"granular\" interaction (its keys: type, density, cohesion, cohesion_range, viscosity, restitution, "
+		"\"granular\" interaction (its keys: type, density, cohesion, cohesion_range, viscosity, skin, restitution, "
 		"contact_time, stiffness, friction, tangential_damping, tangential_stiffness)"},
 	{"\"interaction\": {\"type\": \"fluid\", \"yeild_stress\": 2}", NULL,
 		AT("yeild_stress") "unknown key (did you mean 'yield_stress'?)"},

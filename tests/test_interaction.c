@@ -8,6 +8,7 @@
 #include "blobsim/collide.h"
 #include "interaction_class.h"
 #include "neighbour_grid.h"
+#include "neighbour_list.h"
 #include "blobsim/rng.h"
 #include "blobsim/step.h"
 #include "test.h"
@@ -209,6 +210,117 @@ static int FixedGridMatchesAllPairs(void)
 	bsParticles b = RandomSet(4000, 1.0, 0.02, 60, 1e4, 12);
 	RUN_SUBTEST(CompareGrid(&b, 1.5, 3, 1u << bs_particleStuck));
 	bsParticles_Free(&b);
+	return 0;
+}
+
+// --- the neighbour lists (neighbour_list.h): never a pair missed, whenever built ---
+
+// Brute force at the gather's predicate: each free particle's neighbours (free, or in a fixed state)
+// within far = max(reach (r_i + r_j), r_i + r_j + approach).
+static void FarPairs(const bsParticles* p, double reach, double approach, unsigned fixed, Fingerprint* out)
+{
+	memset(out, 0, p->count * sizeof(Fingerprint));
+	for (size_t i = 0; i < p->count; ++i)
+	{
+		for (size_t j = 0; j < p->count && p->state[i] == bs_particleFree; ++j)
+		{
+			bsVec3 d = bsSub(p->position[j], p->position[i]);
+			double sum = p->radius[i] + p->radius[j];
+			double far = fmax(reach * sum, sum + approach);
+			bool in = p->state[j] == bs_particleFree || ((fixed >> p->state[j]) & 1u);
+			if (j != i && in && bsDot(d, d) < far * far)
+			{
+				out[i].count += 1;
+				out[i].sum += Mix(j);
+			}
+		}
+	}
+}
+
+// The lists' pairs at the same predicate, from the grid's copies; each slot's list in ascending
+// particle index.
+static int ListPairs(const bsNeighbourList* list, const bsNeighbourGrid* g, double reach, Fingerprint* out,
+	size_t count)
+{
+	memset(out, 0, count * sizeof(Fingerprint));
+	ENSURE(list->count == g->count);
+	for (uint32_t s = 0; s < g->count; ++s)
+	{
+		Fingerprint* f = out + g->index[s];
+		for (uint32_t k = list->start[s]; k < list->start[s + 1]; ++k)
+		{
+			uint32_t t = list->entry[k];
+			ENSURE(k == list->start[s] || g->index[list->entry[k - 1]] < g->index[t]);
+			bsVec3 d = bsSub(g->position[t], g->position[s]);
+			double sum = g->radius[s] + g->radius[t];
+			double far = fmax(reach * sum, sum + g->approach);
+			if (bsDot(d, d) < far * far)
+			{
+				f->count += 1;
+				f->sum += Mix(g->index[t]);
+			}
+		}
+	}
+	return 0;
+}
+
+// 1,200 particles (stuck ones fixed neighbours, escaped ones out) take 40 random moves of up to
+// `move` x r each, their speeds and the substep's length (and so the approach) changing too, a few
+// changing state; after each update the lists hold exactly brute force's pairs, and some updates
+// kept the lists, others built.
+static int ListAgainstAllPairs(double skin, double move, int threads)
+{
+	size_t n = 1200;
+	double r = 0.025;
+	bsParticles p = RandomSet(n, 1.0, r, 0, 0.0, 3);
+	bsRng rng = bsMakeRng(5);
+	bsPool* pool = bsPool_Create(threads);
+	bsNeighbourGrid g;
+	bsNeighbourList list;
+	memset(&g, 0, sizeof(g));
+	memset(&list, 0, sizeof(list));
+	Fingerprint* brute = malloc(n * sizeof(Fingerprint));
+	Fingerprint* listed = malloc(n * sizeof(Fingerprint));
+	unsigned fixed = 1u << bs_particleStuck;
+	bsNeighbourListDef def = {1.25, 0.004, fixed, skin};
+	for (int round = 0; round < 40; ++round)
+	{
+		for (size_t i = 0; i < n && round > 0; ++i)
+		{
+			bsVec3 step = bsScale(bsRng_Range(&rng, 0.0, move * r), bsRng_UnitVector(&rng));
+			p.position[i] = bsAdd(p.position[i], step);
+			p.velocity[i] = bsScale(bsRng_Range(&rng, 0.0, 1.0 + 0.2 * round), bsRng_UnitVector(&rng));
+		}
+		if (round % 25 == 24)
+		{
+			p.state[round] = p.state[round] == bs_particleFree ? bs_particleStuck : bs_particleFree;
+		}
+		def.travel = 0.002 * (double)(1 + round % 3);  // the substep's length changes too
+		ENSURE(bsNeighbourList_Update(&list, &g, &p, &def, pool, NULL) == bs_ok);
+		FarPairs(&p, def.reach, g.approach, fixed, brute);
+		RUN_SUBTEST(ListPairs(&list, &g, def.reach, listed, n));
+		for (size_t i = 0; i < n; ++i)
+		{
+			ENSURE(brute[i].count == listed[i].count && brute[i].sum == listed[i].sum);
+		}
+	}
+	ENSURE(list.builds + list.reuses == 40);
+	ENSURE(skin > 0.0 ? list.reuses > 0 && list.builds > 1 : list.reuses == 0);
+	free(brute);
+	free(listed);
+	bsNeighbourList_Free(&list);
+	bsNeighbourGrid_Free(&g);
+	bsPool_Destroy(pool);
+	bsParticles_Free(&p);
+	return 0;
+}
+
+static int ListsMatchAllPairs(void)
+{
+	RUN_SUBTEST(ListAgainstAllPairs(0.3, 0.03, 1));
+	RUN_SUBTEST(ListAgainstAllPairs(1.0, 0.1, 2));
+	RUN_SUBTEST(ListAgainstAllPairs(0.0, 0.03, 3));
+	RUN_SUBTEST(ListAgainstAllPairs(0.5, 0.0, 2));  // only the approach grows
 	return 0;
 }
 
@@ -558,7 +670,15 @@ static int PileSettles(void)
 
 // --- the same bytes at 1, 2 and 3 threads ---
 
+static int RunModeCounted(const bsInteractionDef* inter, int threads, bsParticles* out, uint64_t* reuses);
+
 static int RunMode(const bsInteractionDef* inter, int threads, bsParticles* out)
+{
+	return RunModeCounted(inter, threads, out, NULL);
+}
+
+// RunMode, and how many substeps kept their neighbour lists (reuses may be NULL).
+static int RunModeCounted(const bsInteractionDef* inter, int threads, bsParticles* out, uint64_t* reuses)
 {
 	Scene s;
 	size_t n = 1500;
@@ -576,14 +696,18 @@ static int RunMode(const bsInteractionDef* inter, int threads, bsParticles* out)
 		ENSURE(bsWorld_Step(s.world, &s.def, &s.p, NULL) == bs_ok);
 	}
 	*out = s.p;
+	if (reuses != NULL)
+	{
+		*reuses = s.world->pairs.reuses;
+	}
 	memset(&s.p, 0, sizeof(s.p));
 	Scene_Free(&s);
 	return 0;
 }
 
-static int SameBytesAnyThreads(void)
+// The pair modes of SameBytesAnyThreads.
+static void PairModes(bsInteractionDef modes[7])
 {
-	bsInteractionDef modes[7];
 	for (int m = 0; m < 7; ++m)
 	{
 		modes[m] = bsDefaultInteractionDef();
@@ -604,6 +728,12 @@ static int SameBytesAnyThreads(void)
 	modes[5].stiffness = 50.0;
 	modes[6].type = bs_interactionGranular;
 	modes[6].tangentialStiffness = 2.0 / 7.0;
+}
+
+static int SameBytesAnyThreads(void)
+{
+	bsInteractionDef modes[7];
+	PairModes(modes);
 	for (int m = 0; m < 7; ++m)
 	{
 		bsParticles one;
@@ -625,6 +755,35 @@ static int SameBytesAnyThreads(void)
 		}
 		ENSURE(sideways > 1e-3);
 		bsParticles_Free(&one);
+	}
+	return 0;
+}
+
+// Kept neighbour lists give the same bytes as a build every substep (skin 0), for every pair mode, at
+// 1 and 2 threads, and were kept for most substeps.
+static int SameBytesAnySkin(void)
+{
+	bsInteractionDef modes[7];
+	PairModes(modes);
+	for (int m = 0; m < 7; ++m)
+	{
+		bsParticles rebuilt;
+		uint64_t reuses = 0;
+		modes[m].skin = 0.0;
+		RUN_SUBTEST(RunModeCounted(modes + m, 1, &rebuilt, &reuses));
+		ENSURE(reuses == 0);
+		for (int k = 0; k < 2; ++k)
+		{
+			bsParticles kept;
+			modes[m].skin = k == 0 ? 0.3 : 1.5;
+			RUN_SUBTEST(RunModeCounted(modes + m, 1 + k, &kept, &reuses));
+			ENSURE(reuses > 0);
+			ENSURE(memcmp(rebuilt.position, kept.position, rebuilt.count * sizeof(bsVec3)) == 0);
+			ENSURE(memcmp(rebuilt.velocity, kept.velocity, rebuilt.count * sizeof(bsVec3)) == 0);
+			ENSURE(memcmp(rebuilt.state, kept.state, rebuilt.count) == 0);
+			bsParticles_Free(&kept);
+		}
+		bsParticles_Free(&rebuilt);
 	}
 	return 0;
 }
@@ -886,6 +1045,8 @@ int InteractionTest(void)
 	RUN_SUBTEST(PocketHoldsUp());
 	RUN_SUBTEST(PileSettles());
 	RUN_SUBTEST(SameBytesAnyThreads());
+	RUN_SUBTEST(SameBytesAnySkin());
+	RUN_SUBTEST(ListsMatchAllPairs());
 	RUN_SUBTEST(GridMatchesAllPairs());
 	RUN_SUBTEST(FixedGridMatchesAllPairs());
 	RUN_SUBTEST(SleepersAreFixedNeighbours());

@@ -715,7 +715,11 @@ void bsRun_InstallSignalHandlers(void)
 enum
 {
 	bs_memoryPerParticle = 61,                              // particles.h
-	bs_memoryInteraction = 72,                              // the neighbour grid (neighbour_grid.h)
+	// The neighbour grid (neighbour_grid.h, 72) and the pair kinds' neighbour lists (neighbour_list.h:
+	// 4 a slot, 25 a particle, 4 an entry at 8 entries a particle, a dense random packing's neighbours
+	// within the default skin; 5.9 on the bench's lattice, 52.6 bytes a particle measured).
+	bs_memoryInteraction = 72 + 61,
+	bs_memoryMeshCandidates = 36,                           // mesh_candidates.h, with an interaction and a mesh
 	// The fluid interaction's bytes a particle, in place of bs_memoryInteraction: the neighbour grid
 	// (65) and the solver's arrays (751: neighbour lists and pair factors 366 at 27 neighbours, the
 	// by-slot arrays 140, a wall record 240, warm starts 8), as `blobsim bench --only fluid` measured
@@ -766,7 +770,8 @@ static int bsMemoryPerParticle(const bsConfig* c)
 	int own = c->step.interaction.type == bs_interactionFluid ? bs_memoryFluid : bs_memoryInteraction;
 	return bs_memoryPerParticle + (interaction ? own : 0) +
 		(interaction && fixed ? bs_memoryFixedNeighbour : 0) + (c->particles.accumulate ? bs_memoryAccumulation : 0) +
-		(c->step.sleepSteps > 0 ? bs_memorySleep : 0) + (c->output.cache ? bs_memoryCache : 0);
+		(c->step.sleepSteps > 0 ? bs_memorySleep : 0) + (c->output.cache ? bs_memoryCache : 0) +
+		(interaction && c->environment.meshCount > 0 ? bs_memoryMeshCandidates : 0);
 }
 
 // What the estimate counts besides the particles and the environment's triangles: the tables built

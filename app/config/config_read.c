@@ -75,12 +75,14 @@ static const bsRange bsOpenUnit = {0.0, 1.0, true, "a number > 0 and <= 1"};
 static const bsRange bsRangeFactor = {1.0, 1000.0, false, "a number from 1 to 1000"};
 static const bsRange bsTangentialDamping = {0.0, 10.0, false, "a number from 0 to 10"};
 static const bsRange bsFlowIndex = {0.2, 2.0, false, "a number from 0.2 to 2"};
+static const bsRange bsSkinRange = {0.0, 10.0, false, "a number from 0 to 10"};
 #define BS_INTERACTION_KEY(K, M, R) BS_NUMBER_IN(K, bsInteractionDef, M, R)
 #define BS_INTERACTION_DENSITY_KEYS BS_KEY("type", BS_VALUE), BS_INTERACTION_KEY("density", density, &bsPositive)
 #define BS_INTERACTION_COMMON_KEYS BS_INTERACTION_DENSITY_KEYS, \
 	BS_INTERACTION_KEY("cohesion", cohesion, &bsNonNegative), \
 	BS_INTERACTION_KEY("cohesion_range", cohesionRange, &bsRangeFactor), \
-	BS_INTERACTION_KEY("viscosity", viscosity, &bsNonNegative)
+	BS_INTERACTION_KEY("viscosity", viscosity, &bsNonNegative), \
+	BS_INTERACTION_KEY("skin", skin, &bsSkinRange)
 #define BS_REPULSION_KEYS BS_INTERACTION_KEY("strength", strength, &bsPositive), \
 	BS_INTERACTION_KEY("range", range, &bsRangeFactor)
 #define BS_GRANULAR_KEYS BS_INTERACTION_KEY("restitution", restitution, &bsOpenUnit), \

@@ -35,8 +35,8 @@ const bsSchemaKey* bsFindKey(const bsSchemaKey* keys, int count, const char* nam
 void bsUnknownKeyHint(const char* key, const bsSchemaKey* keys, int count, char* out,
 	size_t size)
 {
-	const char* names[16];
-	int n = count < 16 ? count : 16;
+	const char* names[64];  // every key of the largest table (the interaction's, 30 or so)
+	int n = count < 64 ? count : 64;
 	for (int i = 0; i < n; ++i)
 	{
 		names[i] = keys[i].name;

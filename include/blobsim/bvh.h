@@ -131,6 +131,19 @@ bsResult bsBvh_Sweep(const bsBvh* bvh, bsMethod method, const bsSweepInput* inpu
 void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* sweep, bsSweepOutput* out,
 	bsQueryStats* stats);
 
+// The triangles within `distance` of q (exactly: bsTriangle_ClosestPoint), as their places in the
+// tree's triangle order (bvh->tris), at most `capacity` of them into leaves, in the tree's order.
+// Returns how many there are, which may exceed capacity (then leaves holds the first capacity).
+uint32_t bsBvh_NearLeaves(const bsBvh* bvh, bsVec3 q, double distance, uint32_t* leaves, uint32_t capacity);
+
+// bsBvh_SweepPrepared tested against the triangles at the tree places `leaves` only (the candidates of
+// bsBvh_NearLeaves), for a method other than bs_methodRay: the same answer bit for bit as
+// bsBvh_SweepPrepared whenever no other triangle of the mesh reports a contact for this sweep (the
+// caller's bound: every other triangle is farther from the swept sphere than the kernels' rounding),
+// the contact's refinement included (it looks at the whole tree, as bsBvh_SweepPrepared does).
+void bsBvh_SweepLeaves(const bsBvh* bvh, bsMethod method, const bsSweep* sweep, const uint32_t* leaves,
+	uint32_t count, bsSweepOutput* out, bsQueryStats* stats);
+
 // A ray query: the segment C1 -> C2, the question bs_methodRay asks without a radius.
 typedef struct bsRayInput
 {

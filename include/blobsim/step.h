@@ -107,6 +107,7 @@ typedef struct bsInteractionDef
 	double cohesionRange;      // cohesion_range, >= 1 [1.25]
 	double viscosity;          // per second, >= 0 [0]
 	bsFluidDef fluid;          // fluid: its settings (density is the rest density rho0)
+	double skin;               // repulsion, granular: the neighbour lists' skin, x the largest radius, 0..10 [0.3]
 } bsInteractionDef;
 
 bsInteractionDef bsDefaultInteractionDef(void);

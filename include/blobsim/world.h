@@ -45,7 +45,9 @@ void bsWorld_Destroy(bsWorld* world);
 // Threads the step runs on (>= 1).
 int bsWorld_ThreadCount(const bsWorld* world);
 
-// Adds a static triangle mesh (its BVH). bs_errTooLarge past BS_WORLD_MAX_COLLIDERS.
+// Adds a static triangle mesh (its BVH, borrowed: it must not change while the world uses it, since
+// the step keeps each particle's candidate triangles of the first mesh between substeps).
+// bs_errTooLarge past BS_WORLD_MAX_COLLIDERS.
 bsResult bsWorld_AddMesh(bsWorld* world, const bsBvh* bvh);
 
 // Adds count analytic planes as one collider (a contact's index is the plane's).

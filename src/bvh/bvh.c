@@ -669,6 +669,36 @@ bsResult bsBvh_Sweep(const bsBvh* bvh, bsMethod method, const bsSweepInput* inpu
 static bool bsBvh_NearestOther(const bsBvh* bvh, const bsClosestPointInput* input, uint32_t k,
 	bsClosestPointOutput* contact, uint64_t* visited, uint64_t* tested);
 
+// The end of a sweep query: the best contact found (a miss when none) finished into out, refined by
+// the nearest other triangle where the method asks (bsSweep_RefinesContact), the walk's counts added.
+static void bsBvh_FinishSweep(const bsBvh* bvh, bsMethod method, const bsSweep* prepared, const bsBvhBest* best,
+	bsSweepOutput* out, uint64_t visited, uint64_t tested, bsQueryStats* stats)
+{
+	const bsSweep sweep = *prepared;
+	if (!best->found)
+	{
+		bsSweep_Miss(&sweep, out);
+	}
+	else if (bsSweep_RefinesContact(method, best->hit.t,
+		bsSweep_Finish(&sweep, bvh->tris + best->k, bvh->triIndex[best->k], &best->hit, out)))
+	{
+		// The same lookup as bsSweepList's, so the answers stay identical; its walk is counted.
+		bsClosestPointInput near = {out->center, bsDistance(out->center, out->point)};
+		bsClosestPointOutput contact;
+		if (bsClosestPointInput_Check(&near) == bs_ok &&
+			bsBvh_NearestOther(bvh, &near, best->k, &contact, &visited, &tested))
+		{
+			bsSweep_UseMeshContact(&sweep, &contact, out);
+		}
+	}
+	if (stats != NULL)
+	{
+		stats->nodesVisited += visited;
+		stats->trianglesTested += tested;
+		stats->hits += best->found ? 1u : 0u;
+	}
+}
+
 void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepared, bsSweepOutput* out,
 	bsQueryStats* stats)
 {
@@ -716,28 +746,55 @@ void bsBvh_SweepPrepared(const bsBvh* bvh, bsMethod method, const bsSweep* prepa
 		}
 	}
 
-	if (!best.found)
-	{
-		bsSweep_Miss(&sweep, out);
-	}
-	else if (bsSweep_RefinesContact(method, best.hit.t,
-		bsSweep_Finish(&sweep, bvh->tris + best.k, bvh->triIndex[best.k], &best.hit, out)))
-	{
-		// The same lookup as bsSweepList's, so the answers stay identical; its walk is counted.
-		bsClosestPointInput near = {out->center, bsDistance(out->center, out->point)};
-		bsClosestPointOutput contact;
-		if (bsClosestPointInput_Check(&near) == bs_ok &&
-			bsBvh_NearestOther(bvh, &near, best.k, &contact, &visited, &tested))
-		{
-			bsSweep_UseMeshContact(&sweep, &contact, out);
-		}
-	}
+	bsBvh_FinishSweep(bvh, method, &sweep, &best, out, visited, tested, stats);
+}
+
+void bsBvh_SweepLeaves(const bsBvh* bvh, bsMethod method, const bsSweep* sweep, const uint32_t* leaves,
+	uint32_t count, bsSweepOutput* out, bsQueryStats* stats)
+{
 	if (stats != NULL)
 	{
-		stats->nodesVisited += visited;
-		stats->trianglesTested += tested;
-		stats->hits += best.found ? 1u : 0u;
+		stats->queries += 1;
 	}
+	bsBvhBest best;
+	memset(&best, 0, sizeof best);
+	for (uint32_t c = 0; c < count; ++c)
+	{
+		bsBvh_TestRange(bvh, method, sweep, leaves[c], 1, &best);
+	}
+	bsBvh_FinishSweep(bvh, method, sweep, &best, out, 0, count, stats);
+}
+
+typedef struct bsNearLeaves
+{
+	const bsBvh* bvh;
+	bsVec3 q;
+	double distance;
+	uint32_t* leaves;
+	uint32_t capacity, count;
+} bsNearLeaves;
+
+static void bsNearLeaves_Visit(void* context, const bsTriangle* t, uint32_t index)
+{
+	(void)index;
+	bsNearLeaves* near = context;
+	bsVec3 c = bsTriangle_ClosestPoint(t, near->q, NULL, NULL);
+	if (!(bsDistance(near->q, c) <= near->distance))
+	{
+		return;
+	}
+	if (near->count < near->capacity)
+	{
+		near->leaves[near->count] = (uint32_t)(t - near->bvh->tris);
+	}
+	near->count += 1;
+}
+
+uint32_t bsBvh_NearLeaves(const bsBvh* bvh, bsVec3 q, double distance, uint32_t* leaves, uint32_t capacity)
+{
+	bsNearLeaves near = {bvh, q, distance, leaves, capacity, 0};
+	bsBvh_VisitNear(bvh, q, distance, bsNearLeaves_Visit, &near);
+	return near.count;
 }
 
 double bsBvh_PlaneSlack(const bsTriangle* tris, uint32_t count)

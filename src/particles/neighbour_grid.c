@@ -295,6 +295,13 @@ bsResult bsNeighbourGrid_Build(bsNeighbourGrid* grid, const bsParticles* particl
 bsResult bsNeighbourGrid_BuildWith(bsNeighbourGrid* grid, const bsParticles* particles, double reach,
 	double travel, unsigned fixedStates, bsPool* pool)
 {
+	return bsNeighbourGrid_BuildSkin(grid, particles, reach, travel, fixedStates, 0.0, pool);
+}
+
+bsResult bsNeighbourGrid_BuildSkin(bsNeighbourGrid* grid, const bsParticles* particles, double reach,
+	double travel, unsigned fixedStates, double skin, bsPool* pool)
+{
+	grid->builds += 1;
 	grid->count = 0;
 	grid->fixedCount = 0;
 	grid->fixedStates = 0;
@@ -302,7 +309,8 @@ bsResult bsNeighbourGrid_BuildWith(bsNeighbourGrid* grid, const bsParticles* par
 	{
 		return bs_errTooLarge;
 	}
-	if (!(reach >= 1.0) || !isfinite(reach) || !(travel >= 0.0) || !isfinite(travel))
+	if (!(reach >= 1.0) || !isfinite(reach) || !(travel >= 0.0) || !isfinite(travel) || !(skin >= 0.0) ||
+		!isfinite(skin))
 	{
 		return bs_errInvalidArgument;
 	}
@@ -319,7 +327,7 @@ bsResult bsNeighbourGrid_BuildWith(bsNeighbourGrid* grid, const bsParticles* par
 	grid->largestSpeed = sqrt(bounds.speed2);
 	grid->approach = 2.0 * travel * grid->largestSpeed;
 	double largest = grid->fixedStates != 0 ? fmax(bounds.radius, bounds.fixedRadius) : bounds.radius;
-	grid->cell = fmax(reach * 2.0 * largest, 2.0 * largest + grid->approach);
+	grid->cell = fmax(reach * 2.0 * largest, 2.0 * largest + grid->approach) + skin * largest;
 	grid->slotRadius = largest;
 	grid->inverseCell = 1.0 / grid->cell;
 	bsGridJob job = {grid, particles, bounds.lo, bounds.hi};
@@ -354,6 +362,15 @@ bsResult bsNeighbourGrid_BuildWith(bsNeighbourGrid* grid, const bsParticles* par
 	grid->fixedCount = (uint32_t)(slots - bounds.count);
 	bsGrid_For(pool, slots, bsCopy_Range, &job);
 	return bs_ok;
+}
+
+void bsNeighbourGrid_Refresh(bsNeighbourGrid* grid, const bsParticles* particles, double largestSpeed,
+	double approach, bsPool* pool)
+{
+	bsGridJob job = {grid, particles, grid->origin, grid->origin};
+	bsGrid_For(pool, grid->count, bsCopy_Range, &job);
+	grid->largestSpeed = largestSpeed;
+	grid->approach = approach;
 }
 
 void bsNeighbourGrid_Ranges(const bsNeighbourGrid* g, uint32_t slot, bsNeighbourRanges* ranges)

@@ -1,5 +1,7 @@
-// neighbour_grid.h — the free particles sorted into a uniform grid, rebuilt every substep, for the
-// particle-particle interaction (step.h) and anything else that asks "who is near particle i".
+// neighbour_grid.h — the free particles sorted into a uniform grid, for the particle-particle
+// interaction (step.h) and anything else that asks "who is near particle i": rebuilt whenever the pair
+// kinds' neighbour lists are (neighbour_list.h; between builds only the copies are refreshed), and
+// every substep for the fluid.
 //
 // The cell edge is the largest interaction diameter (reach x 2 x the largest free radius), so every
 // particle within reach of another lies in one of the 27 cells around it. The cells are a dense
@@ -44,6 +46,7 @@ typedef struct bsNeighbourGrid
 	uint32_t fixedCount;    // fixed neighbours among the slots
 	uint8_t* fixed;         // by slot, when fixedStates != 0: 1 for a fixed neighbour
 	size_t bucketCapacity, slotCapacity, particleCapacity, fixedCapacity;
+	uint64_t builds;        // builds so far (a neighbour list built on this grid knows whether it is still the same one)
 } bsNeighbourGrid;
 
 // The slot ranges holding the 27 cells around a slot's cell, in a fixed order (z, then y, then x
@@ -71,6 +74,18 @@ bsResult bsNeighbourGrid_Build(bsNeighbourGrid* grid, const bsParticles* particl
 // substep's approach before contact, step.h).
 bsResult bsNeighbourGrid_BuildWith(bsNeighbourGrid* grid, const bsParticles* particles, double reach,
 	double travel, unsigned fixedStates, bsPool* pool);
+
+// As bsNeighbourGrid_BuildWith, with cells wider by skin x slotRadius (skin >= 0): every pair within
+// max(reach (r_i + r_j), r_i + r_j + approach) + skin x slotRadius is in the 27 cells around each
+// other, for a neighbour list with a skin (neighbour_list.h). skin 0: bsNeighbourGrid_BuildWith exactly.
+bsResult bsNeighbourGrid_BuildSkin(bsNeighbourGrid* grid, const bsParticles* particles, double reach,
+	double travel, unsigned fixedStates, double skin, bsPool* pool);
+
+// The slots' copies of position and velocity (a fixed slot's velocity 0) taken again from the same
+// particles in the same slots, after they moved (no particle changed its state: the caller checks),
+// and the grid's largestSpeed and approach set to those given.
+void bsNeighbourGrid_Refresh(bsNeighbourGrid* grid, const bsParticles* particles, double largestSpeed,
+	double approach, bsPool* pool);
 
 void bsNeighbourGrid_Ranges(const bsNeighbourGrid* grid, uint32_t slot, bsNeighbourRanges* ranges);
 

@@ -21,8 +21,13 @@ _Static_assert(sizeof(bsVec3) == 24, "bsVec3 is written as 3 doubles");
 _Static_assert(sizeof(bsParticles) == 2 * sizeof(size_t) + 5 * sizeof(void*),
 	"a new particle array: save it in the checkpoint (checkpoint.c) and the cache (particle_cache.c)");
 #if UINTPTR_MAX == UINT64_MAX  // the world's size as a 64-bit build lays it out
-_Static_assert(sizeof(struct bsWorld) == 512, "a new field of the world: save it in the checkpoint (checkpoint.c) "
-	"or say why the step rebuilds it");
+// Not saved, rebuilt after a resume with the same answers: the pair kinds' neighbour lists (pairs: a
+// fresh world's list is invalid, so the first update builds it, and a build gives the bytes a kept list
+// does, neighbour_list.h) and the mesh candidates (meshCache: an empty entry walks the BVH, the same
+// answer, mesh_candidates.h), and the neighbour grid's count of builds (8 bytes of grid, which a list
+// built on it checks; a fresh world's list builds anyway).
+_Static_assert(sizeof(struct bsWorld) == 520 + sizeof(bsNeighbourList) + sizeof(bsMeshCache),
+	"a new field of the world: save it in the checkpoint (checkpoint.c) or say why the step rebuilds it");
 #endif
 
 // --- bytes ---

@@ -68,6 +68,7 @@ bsInteractionDef bsDefaultInteractionDef(void)
 	def.cohesion = 0.0;
 	def.cohesionRange = 1.25;
 	def.viscosity = 0.0;
+	def.skin = 0.3;
 	for (int t = 0; t < bs_interactionCount; ++t)
 	{
 		if (bs_interactionClasses[t]->setDefaults != NULL)
@@ -155,7 +156,7 @@ bool bsPairInteraction_IsValid(const bsInteractionDef* d)
 {
 	const double big = DBL_MAX;
 	return bsWithin(d->density, DBL_MIN, big) && bsWithin(d->cohesion, 0.0, big) &&
-		bsWithin(d->cohesionRange, 1.0, 1e6) && bsWithin(d->viscosity, 0.0, big);
+		bsWithin(d->cohesionRange, 1.0, 1e6) && bsWithin(d->viscosity, 0.0, big) && bsWithin(d->skin, 0.0, 10.0);
 }
 
 double bsPairInteraction_Reach(const bsInteractionDef* d, double own)
@@ -240,6 +241,7 @@ static double bsCohesion(const bsPairModel* m, double d, double sum)
 typedef struct bsInteractJob
 {
 	const bsNeighbourGrid* grid;
+	const bsNeighbourList* list;
 	const bsPairModel* model;
 	bsParticles* particles;
 	bsStepWorker* workers;
@@ -392,9 +394,10 @@ static void bsInteract_Touch(const bsInteractJob* job, bsStepWorker* w, uint32_t
 	}
 }
 
-// Particle in slot s gathers from every neighbour within reach, in the grid's fixed order. A fixed
-// neighbour (stuck or sleeping, neighbour_grid.h) is an immovable one: particle i takes the whole of
-// the pair's relative acceleration, as against a wall.
+// Particle in slot s gathers from every neighbour within reach, in its list's order (ascending
+// particle index, neighbour_list.h: the same order whenever the list was built). A fixed neighbour
+// (stuck or sleeping, neighbour_grid.h) is an immovable one: particle i takes the whole of the pair's
+// relative acceleration, as against a wall.
 static void bsInteract_Slot(const bsInteractJob* job, uint32_t s, bsGather* g, bsSpringList* springs,
 	bsStepWorker* w)
 {
@@ -404,45 +407,35 @@ static void bsInteract_Slot(const bsInteractJob* job, uint32_t s, bsGather* g, b
 	bsVec3 vi = grid->velocity[s];
 	double ri = grid->radius[s];
 	double ri3 = ri * ri * ri;
+	uint32_t self = grid->index[s];
 	// The granular spring reaches a substep's approach beyond contact (bsSpringOverlap).
 	double approach = m->granular ? grid->approach : 0.0;
-	// No neighbour of i is farther than this (with the largest radius in the grid): most of the
-	// candidates in the 27 cells (about 40 in a packing, 5 of them within reach) fail this test on
-	// the position alone, before their radius is read.
-	double bound = fmax(m->reach * (ri + grid->slotRadius), ri + grid->slotRadius + approach);
-	double bound2 = bound * bound;
-	bsNeighbourRanges ranges;
-	bsNeighbourGrid_Ranges(grid, s, &ranges);
-	for (int r = 0; r < ranges.count; ++r)
+	const uint32_t* entry = job->list->entry;
+	for (uint32_t k = job->list->start[s], end = job->list->start[s + 1]; k < end; ++k)
 	{
-		for (uint32_t t = ranges.begin[r]; t < ranges.end[r]; ++t)
+		uint32_t t = entry[k];
+		bsVec3 x = bsSub(grid->position[t], xi);
+		double d2 = bsDot(x, x);
+		double rj = grid->radius[t];
+		double reach = m->reach * (ri + rj);
+		double far = ri + rj + approach > reach ? ri + rj + approach : reach;
+		if (!(d2 < far * far))
 		{
-			bsVec3 x = bsSub(grid->position[t], xi);
-			double d2 = bsDot(x, x);
-			if (!(d2 < bound2) || t == s)
-			{
-				continue;
-			}
-			double rj = grid->radius[t];
-			double reach = m->reach * (ri + rj);
-			double far = ri + rj + approach > reach ? ri + rj + approach : reach;
-			if (!(d2 < far * far))
-			{
-				continue;
-			}
-			g->pairs += d2 < reach * reach;
-			double d = sqrt(d2);
-			// Two particles at one point: apart along y, in opposite directions by slot order.
-			bsVec3 n = d > 0.0 ? bsScale(1.0 / d, x) : bsV3(0.0, t > s ? 1.0 : -1.0, 0.0);
-			double rj3 = rj * rj * rj;
-			bool fixed = grid->fixedStates != 0 && grid->fixed[t];
-			bsVec3 dv = bsSub(grid->velocity[t], vi);
-			bsGather_Pair(m, g, springs, grid->index[t], n, d, ri, rj, dv, fixed ? 1.0 : rj3 / (ri3 + rj3), reach,
-				grid->approach, fixed);
-			if (fixed && d < ri + rj)
-			{
-				bsInteract_Touch(job, w, t, -bsDot(dv, n));
-			}
+			continue;
+		}
+		g->pairs += d2 < reach * reach;
+		double d = sqrt(d2);
+		uint32_t j = grid->index[t];
+		// Two particles at one point: apart along y, in opposite directions by particle index.
+		bsVec3 n = d > 0.0 ? bsScale(1.0 / d, x) : bsV3(0.0, j > self ? 1.0 : -1.0, 0.0);
+		double rj3 = rj * rj * rj;
+		bool fixed = grid->fixedStates != 0 && grid->fixed[t];
+		bsVec3 dv = bsSub(grid->velocity[t], vi);
+		bsGather_Pair(m, g, springs, j, n, d, ri, rj, dv, fixed ? 1.0 : rj3 / (ri3 + rj3), reach, grid->approach,
+			fixed);
+		if (fixed && d < ri + rj)
+		{
+			bsInteract_Touch(job, w, t, -bsDot(dv, n));
 		}
 	}
 }
@@ -527,8 +520,8 @@ bsResult bsPairInteraction_Run(const bsPairKind* kind, bsWorld* world, const bsS
 	unsigned fixedStates = (def->sleepSteps > 0 ? 1u << bs_particleSleeping : 0u) |
 		(world->stuck != NULL ? 1u << bs_particleStuck : 0u);
 	bool springs = kind->springs != NULL && kind->springs(d);
-	bsResult r = bsNeighbourGrid_BuildWith(grid, particles, bsInteractionDef_Reach(d), kind->approach ? h : 0.0,
-		fixedStates, world->pool);
+	bsNeighbourListDef listDef = {bsInteractionDef_Reach(d), kind->approach ? h : 0.0, fixedStates, d->skin};
+	bsResult r = bsNeighbourList_Update(&world->pairs, grid, particles, &listDef, world->pool, NULL);
 	if (r == bs_ok && springs)
 	{
 		r = bsInteraction_ReserveSprings(world, particles->count);
@@ -543,7 +536,7 @@ bsResult bsPairInteraction_Run(const bsPairKind* kind, bsWorld* world, const bsS
 	// spring's response to its weight), far above the move phase's resting speed (2 g h): a touch
 	// wakes a sleeper only faster than g x the shortest period, so settling never does.
 	double resting = bsLength(def->gravity) * bsInteraction_Period(d, grid->smallestRadius);
-	bsInteractJob job = {grid, &model, particles, world->workers, springs ? world->springs : NULL,
+	bsInteractJob job = {grid, &world->pairs, &model, particles, world->workers, springs ? world->springs : NULL,
 		isfinite(resting) ? fmax(wakeSpeed, resting) : wakeSpeed};
 	bsPool_For(world->pool, grid->count, bs_interactGrain, bsInteract_Range, &job);
 	return bs_ok;

@@ -493,7 +493,7 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 		}
 		bsSweepOutput out;
 		double u0 = 1.0 - remaining / job->h;  // the part of the substep done (moving bodies)
-		bsWorld_SweepWindow(job->world, def->method, &s, u0, 1.0, &out, &qs);
+		bsMeshCache_Sweep(job->world, def->method, &s, u0, i, &out, &qs);
 		if (!out.hit)
 		{
 			x = in.c2;
@@ -801,6 +801,8 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 			break;
 		}
 		move.order = bsMoveOrder(world, particles);
+		// Candidate triangles kept with an interaction (mesh_candidates.h); off when memory is short.
+		bsMeshCache_Prepare(&world->meshCache, world, particles->count, interaction->run != NULL);
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsMove_Range, &move);
 		result = bsGatherWorkers(world, &local);
 		result = result == bs_ok && world->bodies != NULL ? bsWorldBodies_Gather(world) : result;

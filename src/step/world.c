@@ -68,6 +68,8 @@ void bsWorld_Destroy(bsWorld* world)
 	free(world->batches);
 	free(world->order);
 	bsNeighbourGrid_Free(&world->grid);
+	bsNeighbourList_Free(&world->pairs);
+	bsMeshCache_Free(&world->meshCache);
 	bsWorldBodies_Destroy(world->bodies);
 	bsWorldDynamics_Destroy(world->dynamics);
 	if (world->fluid != NULL)
@@ -232,6 +234,22 @@ void bsWorld_SweepPrepared(const bsWorld* world, bsMethod method, const bsSweep*
 	bsWorld_SweepWindow(world, method, sweep, 0.0, 1.0, out, stats);
 }
 
+void bsWorld_SweepColliders(const bsWorld* world, int first, bsMethod method, const bsSweep* sweep, double u0,
+	double u1, bsSweepOutput* out, bsQueryStats* stats)
+{
+	for (int k = first; k < world->colliderCount; ++k)
+	{
+		const bsCollider* c = world->colliders + k;
+		const bsColliderClass* class = bs_colliderClasses[c->kind];
+		if (class->sweepMoving != NULL ? class->sweepMoving(c, method, sweep, u0, u1, out, stats)
+									   : class->sweep(c, method, sweep, out, stats))
+		{
+			out->collider = (uint16_t)k;
+			out->kind = c->kind;
+		}
+	}
+}
+
 void bsWorld_SweepWindow(const bsWorld* world, bsMethod method, const bsSweep* sweep, double u0, double u1,
 	bsSweepOutput* out, bsQueryStats* stats)
 {
@@ -248,17 +266,7 @@ void bsWorld_SweepWindow(const bsWorld* world, bsMethod method, const bsSweep* s
 		bsSweep_Miss(sweep, out);
 		stats->queries += 1;
 	}
-	for (; k < world->colliderCount; ++k)
-	{
-		const bsCollider* c = world->colliders + k;
-		const bsColliderClass* class = bs_colliderClasses[c->kind];
-		if (class->sweepMoving != NULL ? class->sweepMoving(c, method, sweep, u0, u1, out, stats)
-									   : class->sweep(c, method, sweep, out, stats))
-		{
-			out->collider = (uint16_t)k;
-			out->kind = c->kind;
-		}
-	}
+	bsWorld_SweepColliders(world, k, method, sweep, u0, u1, out, stats);
 }
 
 bsResult bsWorld_Sweep(const bsWorld* world, bsMethod method, const bsSweepInput* input,

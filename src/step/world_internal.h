@@ -9,6 +9,8 @@
 #pragma once
 
 #include "neighbour_grid.h"
+#include "neighbour_list.h"
+#include "mesh_candidates.h"
 
 #include "blobsim/base.h"
 #include "blobsim/step.h"
@@ -169,7 +171,9 @@ struct bsWorld
 	bsVec3* restVelocity;   // sleep (sleep.h): each particle's velocity at the start of the step
 	uint32_t* calm;         // sleep: steps in a row each particle has been calm
 	size_t restCapacity;
-	bsNeighbourGrid grid;   // the interaction phase's, rebuilt every substep, kept for its memory
+	bsNeighbourGrid grid;   // the interaction phase's, kept for its memory (and the pair kinds' lists)
+	bsNeighbourList pairs;  // the pair kinds' neighbour lists over grid, kept while valid (neighbour_list.h)
+	bsMeshCache meshCache;  // each particle's candidate triangles of the first mesh (mesh_candidates.h)
 	struct bsWorldBodies* bodies;  // the moving bodies (collider_body.h), NULL when none
 	bsContactSpring* springs;  // BS_CONTACT_SPRINGS a particle, with a tangential stiffness, else NULL
 	size_t springCapacity;     // particles they have room for
@@ -183,6 +187,11 @@ struct bsWorld
 // bsWorld_Sweep for a sweep already prepared (the step builds it once per contact).
 void bsWorld_SweepPrepared(const bsWorld* world, bsMethod method, const bsSweep* sweep,
 	bsSweepOutput* out, bsQueryStats* stats);
+
+// The colliders from `first` on (in order) tested against the sweep over [u0, u1] of the substep, each
+// replacing out only with a strictly nearer contact (bsWorld_SweepWindow's loop after its first mesh).
+void bsWorld_SweepColliders(const bsWorld* world, int first, bsMethod method, const bsSweep* sweep, double u0,
+	double u1, bsSweepOutput* out, bsQueryStats* stats);
 
 // The same for a sweep over the part [u0, u1] of the current substep (moving bodies are where they are
 // then; bsWorld_SweepPrepared is [0, 1]).
