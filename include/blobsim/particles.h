@@ -26,6 +26,8 @@ typedef struct bsParticles
 	bsVec3* velocity;
 	double* radius;    // collision radius
 	uint8_t* state;    // bsParticleState
+	bsVec3* spin;      // angular velocity, rad/s: NULL (no spin) until bsParticles_EnableSpin (a step
+	                   // with rotation calls it); then grown with the others, new particles at rest
 	uint32_t* id;      // birth order: the particle's index when it joined the set (Alloc, Append and
 	                   // the emitters set it). Particles never leave a set (expiry marks them
 	                   // escaped), so ids are unique and follow a particle if its slot ever moves.
@@ -73,6 +75,10 @@ bsResult bsParticles_Reserve(bsParticles* particles, size_t capacity);
 // Checks the particle (bsParticleDef_Check: bs_errNonFinite or bs_errInvalidArgument when it fails,
 // the set unchanged) and appends it with the next id, growing the arrays geometrically when full.
 bsResult bsParticles_Append(bsParticles* particles, const bsParticleDef* particle);
+
+// Gives the set its spin array (zeroed: every particle at rest), when it has none. bs_errOutOfMemory
+// leaves it without.
+bsResult bsParticles_EnableSpin(bsParticles* particles);
 
 // Frees the arrays and zeroes the set (a zeroed set is an empty one that Append can grow).
 void bsParticles_Free(bsParticles* particles);

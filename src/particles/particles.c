@@ -76,6 +76,14 @@ bsResult bsParticles_Reserve(bsParticles* p, size_t capacity)
 	{
 		return bs_errOutOfMemory;
 	}
+	if (p->spin != NULL)
+	{
+		if (!BS_ARRAY_RESIZE(p->spin, capacity))
+		{
+			return bs_errOutOfMemory;
+		}
+		memset(p->spin + p->capacity, 0, (capacity - p->capacity) * sizeof(bsVec3));
+	}
 	p->capacity = capacity;
 	return bs_ok;
 }
@@ -127,8 +135,19 @@ bsResult bsParticles_Append(bsParticles* p, const bsParticleDef* particle)
 	return bs_ok;
 }
 
+bsResult bsParticles_EnableSpin(bsParticles* p)
+{
+	if (p->spin != NULL || p->capacity == 0)
+	{
+		return bs_ok;
+	}
+	p->spin = calloc(p->capacity, sizeof(bsVec3));
+	return p->spin != NULL ? bs_ok : bs_errOutOfMemory;
+}
+
 void bsParticles_Free(bsParticles* p)
 {
+	free(p->spin);
 	free(p->position);
 	free(p->velocity);
 	free(p->radius);

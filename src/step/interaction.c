@@ -194,17 +194,35 @@ static void bsPairModel_Make(const bsPairKind* kind, const bsInteractionDef* d, 
 	m->h = h;
 }
 
-// The pair's spring K and dashpot C per unit relative mass. Against a fixed neighbour (infinite
-// mass) m_eff is particle i's own mass.
-static void bsGranularSpring(const bsPairModel* m, double ri3, double rj3, bool fixed, double* K, double* C)
+// A granular pair's law per unit relative mass: the normal spring K and dashpot C, the tangential
+// spring kt and damping gt. Against a fixed neighbour (infinite mass) m_eff is particle i's own mass.
+typedef struct bsGranularLaw
 {
-	*K = m->K;
-	*C = m->C;
+	double K, C, kt, gt;
+} bsGranularLaw;
+
+// The linear law's; Hertz-Mindlin's at the spring's overlap (step.h).
+static bsGranularLaw bsGranularLaw_Make(const bsPairModel* m, double ri, double rj, double ri3, double rj3,
+	bool fixed, double overlap)
+{
+	bsGranularLaw law = {m->K, m->C, 0.0, m->gamma};
+	double inverse = fixed ? 1.0 / ri3 : (ri3 + rj3) / (ri3 * rj3);  // density 4/3 pi / m_eff
+	if (m->hertz)
+	{
+		double root = sqrt(ri * rj / (ri + rj) * overlap);
+		law.K = (4.0 / 3.0) * m->hertzYoungs * root * inverse;
+		law.C = m->hertzDamping * sqrt(2.0 * m->hertzYoungs * root * inverse);
+		law.kt = 8.0 * m->hertzShear * root * inverse;
+		law.gt = m->hertzDamping * sqrt(law.kt);
+		return law;
+	}
 	if (m->stiffness > 0.0)
 	{
-		*K = fixed ? m->stiffness / ri3 : m->stiffness * (ri3 + rj3) / (ri3 * rj3);
-		*C = m->beta2 * sqrt(*K);
+		law.K = m->stiffness * inverse;
+		law.C = m->beta2 * sqrt(law.K);
 	}
+	law.kt = m->tangential * law.K;
+	return law;
 }
 
 // The spring's overlap: the mean of max(overlap + s, 0) over s in [-w, w], w = h |v_n| the pair's
@@ -244,6 +262,7 @@ typedef struct bsInteractJob
 	bsParticles* particles;
 	bsStepWorker* workers;
 	bsContactSpring* springs;  // the world's, with tangential springs, else NULL
+	const bsVec3* spin;  // with rotation, every particle's spin before the phase (by index), else NULL
 	double wakeSpeed;  // a touch approaching a sleeper faster than this wakes it
 } bsInteractJob;
 
@@ -261,6 +280,7 @@ typedef struct bsSpringList
 typedef struct bsGather
 {
 	bsVec3 a;
+	bsVec3 alpha;  // angular acceleration, with rotation
 	bsVec3 mean;  // sum of weight x (v_j - v_i)
 	double weight;
 	uint64_t pairs, contacts;
@@ -268,11 +288,11 @@ typedef struct bsGather
 
 // Friction without history: a viscous drag along the relative tangential velocity vt, at most
 // Coulomb's bound.
-static bsVec3 bsViscousFriction(const bsPairModel* m, bsVec3 vt, double bound)
+static bsVec3 bsViscousFriction(double gamma, bsVec3 vt, double bound)
 {
 	double speed = bsLength(vt);
 	// Comparisons rather than fmin and fmax, which are calls into libm in this inner loop.
-	double viscous = m->gamma * speed;
+	double viscous = gamma * speed;
 	double friction = viscous < bound ? viscous : bound;
 	return speed > 0.0 && friction > 0.0 ? bsScale(friction / speed, vt) : bsV3(0.0, 0.0, 0.0);
 }
@@ -300,11 +320,11 @@ static bsVec3 bsSpringList_Find(const bsSpringList* list, uint32_t partner, bsVe
 // particles of a pair work out exact negatives of each other's xi (n, dv and xi change sign, the
 // arithmetic is the same), so the pair's momentum is kept as with the normal force.
 static bsVec3 bsSpringFriction(const bsPairModel* m, bsSpringList* list, uint32_t partner, bsVec3 n, bsVec3 vt,
-	double K, double bound)
+	const bsGranularLaw* law, double bound)
 {
-	double kt = m->tangential * K;
+	double kt = law->kt;
 	bsVec3 xi = bsMulAdd(bsSpringList_Find(list, partner, n), m->h, vt);
-	bsVec3 force = bsMulAdd(bsScale(kt, xi), m->gamma, vt);
+	bsVec3 force = bsMulAdd(bsScale(kt, xi), law->gt, vt);
 	double size = bsLength(force);
 	if (size > bound)
 	{
@@ -322,10 +342,13 @@ static bsVec3 bsSpringFriction(const bsPairModel* m, bsSpringList* list, uint32_
 	return force;
 }
 
-// The pair's granular relative acceleration apart (returned) and friction (*tangential). The spring
-// acts from w = h |v_n| before contact (bsSpringOverlap), the dashpot and friction in contact only.
+// The pair's granular relative acceleration apart (returned), friction (*tangential) and elastic
+// normal force per unit relative mass (*elastic, K delta: the rolling resistance's). The spring acts
+// from w = h |v_n| before contact (bsSpringOverlap), the dashpot and friction in contact only. With
+// rotation dv is the contact points' relative velocity.
 static double bsGranularPair(const bsPairModel* m, bsGather* g, bsSpringList* springs, uint32_t partner,
-	bsVec3 n, double overlap, double approach, bsVec3 dv, double ri3, double rj3, bool fixed, bsVec3* tangential)
+	bsVec3 n, double overlap, double approach, bsVec3 dv, const double r[4], bool fixed, bsVec3* tangential,
+	double* elastic)
 {
 	double vn = bsDot(dv, n);
 	double w = m->h * fabs(vn);
@@ -334,28 +357,60 @@ static double bsGranularPair(const bsPairModel* m, bsGather* g, bsSpringList* sp
 	{
 		return 0.0;
 	}
-	double K, C;
-	bsGranularSpring(m, ri3, rj3, fixed, &K, &C);
-	double normal = K * bsSpringOverlap(overlap, w);
+	double spring = bsSpringOverlap(overlap, w);
+	bsGranularLaw law = bsGranularLaw_Make(m, r[0], r[1], r[2], r[3], fixed, spring);
+	double normal = law.K * spring;
 	if (overlap > 0.0)
 	{
 		g->contacts += 1;
-		normal -= C * vn;
+		*elastic = law.K * overlap;
+		normal -= law.C * vn;
 		bsVec3 vt = bsMulSub(dv, vn, n);
 		double bound = normal > 0.0 ? m->friction * normal : 0.0;
-		*tangential = springs != NULL ? bsSpringFriction(m, springs, partner, n, vt, K, bound) :
-			bsViscousFriction(m, vt, bound);
+		*tangential = springs != NULL ? bsSpringFriction(m, springs, partner, n, vt, &law, bound) :
+			bsViscousFriction(law.gt, vt, bound);
 	}
 	return normal;
 }
 
+// With rotation, particle i's angular acceleration from one contact (added to g->alpha): the friction
+// tangential (i's relative acceleration along the tangent, its share of it) at r_i n makes the torque
+// r_i n x F (I = 2/5 m r^2), and the rolling resistance (cdt, step.h) the torque -mu_r F_n R w / |w|
+// of the relative spin w = spin_i - spin_j without its part along n, cut so that it never turns w
+// round within the substep. Both particles of the pair work out the same cut (the arithmetic is
+// symmetric), so the pair's torques stay equal and opposite.
+static void bsGather_Spin(const bsPairModel* m, bsGather* g, bsVec3 n, const double r[4], bsVec3 spinI,
+	bsVec3 spinJ, double share, bool fixed, bsVec3 tangential, double elastic)
+{
+	double ri = r[0], rj = r[1];
+	g->alpha = bsMulAdd(g->alpha, 2.5 * share / ri, bsCross(n, tangential));
+	bsVec3 w = bsSub(spinI, spinJ);
+	double size = bsLength(w);
+	if (!(m->rolling > 0.0 && elastic > 0.0 && size > 0.0))
+	{
+		return;
+	}
+	w = bsMulSub(w, bsDot(w, n), n);
+	double torque = 2.5 * m->rolling * elastic * (ri * rj / (ri + rj));
+	double sum = r[2] + r[3];
+	double own = fixed ? torque / (ri * ri) : torque * (r[3] / sum) / (ri * ri);
+	double other = fixed ? 0.0 : torque * (r[2] / sum) / (rj * rj);
+	double turn = m->h * (own + other);  // the change of |w| in the substep, at most its size
+	double cut = turn > size ? size / turn : 1.0;
+	g->alpha = bsMulSub(g->alpha, own * cut / size, w);
+}
+
+// With rotation spin holds the spins of i and j (before the substep), else it is NULL.
 static void bsGather_Pair(const bsPairModel* m, bsGather* g, bsSpringList* springs, uint32_t partner, bsVec3 n,
-	double d, double ri, double rj, bsVec3 dv, double share, double reach, double approach, bool fixed)
+	double d, double ri, double rj, bsVec3 dv, double share, double reach, double approach, bool fixed,
+	const bsVec3* spin)
 {
 	double sum = ri + rj;
 	double apart = 0.0;  // relative acceleration along -n (apart)
 	bsVec3 tangential = bsV3(0.0, 0.0, 0.0);
 	double ri3 = ri * ri * ri, rj3 = rj * rj * rj;
+	double radii[4] = {ri, rj, ri3, rj3};
+	double elastic = 0.0;
 	if (m->repulsion && d < m->range * sum)
 	{
 		double f = 1.0 - d / (m->range * sum);
@@ -363,7 +418,14 @@ static void bsGather_Pair(const bsPairModel* m, bsGather* g, bsSpringList* sprin
 	}
 	if (m->granular)
 	{
-		apart += bsGranularPair(m, g, springs, partner, n, sum - d, approach, dv, ri3, rj3, fixed, &tangential);
+		// The contact points' relative velocity: with spin, (v_j + w_j x (-r_j n)) - (v_i + w_i x r_i n).
+		bsVec3 dc = spin != NULL ? bsSub(dv, bsCross(bsAdd(bsScale(ri, spin[0]), bsScale(rj, spin[1])), n)) : dv;
+		apart += bsGranularPair(m, g, springs, partner, n, sum - d, approach, dc, radii, fixed, &tangential,
+			&elastic);
+		if (spin != NULL)
+		{
+			bsGather_Spin(m, g, n, radii, spin[0], spin[1], share, fixed, tangential, elastic);
+		}
 	}
 	if (m->cohesion)
 	{
@@ -437,8 +499,14 @@ static void bsInteract_Slot(const bsInteractJob* job, uint32_t s, bsGather* g, b
 			double rj3 = rj * rj * rj;
 			bool fixed = grid->fixedStates != 0 && grid->fixed[t];
 			bsVec3 dv = bsSub(grid->velocity[t], vi);
+			bsVec3 spin[2];
+			if (job->spin != NULL)
+			{
+				spin[0] = job->spin[grid->index[s]];
+				spin[1] = job->spin[grid->index[t]];
+			}
 			bsGather_Pair(m, g, springs, grid->index[t], n, d, ri, rj, dv, fixed ? 1.0 : rj3 / (ri3 + rj3), reach,
-				grid->approach, fixed);
+				grid->approach, fixed, job->spin != NULL ? spin : NULL);
 			if (fixed && d < ri + rj)
 			{
 				bsInteract_Touch(job, w, t, -bsDot(dv, n));
@@ -492,6 +560,11 @@ static void bsInteract_Range(void* context, size_t begin, size_t end, int worker
 			v = bsMulAdd(v, m->blend / g.weight, g.mean);
 		}
 		job->particles->velocity[grid->index[s]] = v;
+		if (job->spin != NULL)
+		{
+			uint32_t i = grid->index[s];
+			job->particles->spin[i] = bsMulAdd(job->spin[i], m->h, g.alpha);
+		}
 		stats->pairs += g.pairs;
 		stats->contactPairs += g.contacts;
 	}
@@ -514,6 +587,19 @@ static bsResult bsInteraction_ReserveSprings(bsWorld* world, size_t count)
 	{
 		world->springs[i * BS_CONTACT_SPRINGS].partner = UINT32_MAX;
 	}
+	return bs_ok;
+}
+
+// With rotation, the spins before the phase (the gather reads them; it writes the particles'), with
+// the particles' spin array made when they have none.
+static bsResult bsInteraction_CopySpin(bsWorld* world, bsParticles* particles)
+{
+	if (bsParticles_EnableSpin(particles) != bs_ok ||
+		!BS_ARRAY_RESERVE(world->spinBefore, world->spinCapacity, particles->count))
+	{
+		return bs_errOutOfMemory;
+	}
+	memcpy(world->spinBefore, particles->spin, particles->count * sizeof(bsVec3));
 	return bs_ok;
 }
 
@@ -543,7 +629,17 @@ bsResult bsPairInteraction_Run(const bsPairKind* kind, bsWorld* world, const bsS
 	// spring's response to its weight), far above the move phase's resting speed (2 g h): a touch
 	// wakes a sleeper only faster than g x the shortest period, so settling never does.
 	double resting = bsLength(def->gravity) * bsInteraction_Period(d, grid->smallestRadius);
-	bsInteractJob job = {grid, &model, particles, world->workers, springs ? world->springs : NULL,
+	const bsVec3* spin = NULL;
+	if (model.rotation)
+	{
+		r = bsInteraction_CopySpin(world, particles);
+		if (r != bs_ok)
+		{
+			return r;
+		}
+		spin = world->spinBefore;
+	}
+	bsInteractJob job = {grid, &model, particles, world->workers, springs ? world->springs : NULL, spin,
 		isfinite(resting) ? fmax(wakeSpeed, resting) : wakeSpeed};
 	bsPool_For(world->pool, grid->count, bs_interactGrain, bsInteract_Range, &job);
 	return bs_ok;

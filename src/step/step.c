@@ -282,6 +282,7 @@ typedef struct bsMoveJob
 	const uint32_t* order;  // particles in the order they move; NULL for 0, 1, 2, ...
 	double restSpeed;       // approach speeds up to this are inelastic (bsRespond)
 	double wakeSpeed;       // a sleeper hit faster than this wakes: wakeSpeed, and faster than a resting contact
+	bool rotation;          // the particles spin (granular with rotation: particles->spin is there)
 } bsMoveJob;
 
 static bool bsOutside(const bsStepDef* def, bsVec3 x)
@@ -308,6 +309,45 @@ static bsVec3 bsRespond(const bsStepDef* def, double restSpeed, bsVec3 v, bsVec3
 	double speed = bsLength(vt);
 	vt = speed > lost ? bsScale(1.0 - lost / speed, vt) : bsV3(0.0, 0.0, 0.0);
 	return bsMulSub(vt, e * vn, n);
+}
+
+// The response with rotation (step.h: bsStepDef.friction) of a sphere of radius r and spin *spin: the
+// normal as bsRespond's; the friction impulse stops the contact point's slip v_t + spin x (-r n)
+// (2/7 of it a unit mass for a solid sphere), at most friction x the normal impulse J_n, and turns the
+// spin by its torque; then rolling resistance (cdt) turns the spin across n by mu_r r J_n / I against
+// spin / |spin| (LIGGGHTS's wall torque: the normal part left out), at most stopping that part.
+static bsVec3 bsRespondSpin(const bsStepDef* def, double restSpeed, bsVec3 v, bsVec3 n, double r, bsVec3* spin)
+{
+	double vn = bsDot(v, n);
+	if (!(vn < 0.0))
+	{
+		return v;
+	}
+	double e = def->response == bs_responseBounce && -vn > restSpeed ? def->restitution : 0.0;
+	double impulse = (1.0 + e) * -vn;
+	bsVec3 vt = bsMulSub(v, vn, n);
+	bsVec3 slip = bsMulSub(vt, r, bsCross(*spin, n));
+	bsVec3 dv = bsScale(-2.0 / 7.0, slip);
+	double size = bsLength(dv);
+	double bound = def->friction * impulse;
+	dv = size > bound ? bsScale(bound / size, dv) : dv;
+	vt = bsAdd(vt, dv);
+	*spin = bsMulSub(*spin, 2.5 / r, bsCross(n, dv));
+	bsVec3 rolling = bsMulSub(*spin, bsDot(*spin, n), n);
+	double turn = 2.5 * def->interaction.rollingFriction * impulse / r;
+	double spinSize = bsLength(*spin);
+	if (turn > 0.0 && spinSize > 0.0)
+	{
+		*spin = bsMulSub(*spin, fmin(turn / spinSize, 1.0), rolling);
+	}
+	return bsMulSub(vt, e * vn, n);
+}
+
+// The response of a particle of radius r (with spin, when the particles spin) to a contact of normal n.
+static bsVec3 bsMoveRespond(const bsMoveJob* job, bsVec3 v, bsVec3 n, double r, bsVec3* spin)
+{
+	return job->rotation ? bsRespondSpin(job->def, job->restSpeed, v, n, r, spin) :
+		bsRespond(job->def, job->restSpeed, v, n);
 }
 
 // The surfaces a particle touched in one substep, by their normals, so that the motion after a
@@ -447,6 +487,7 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 	bsParticles* p = job->particles;
 	bsVec3 v = p->velocity[i];
 	bsVec3 x = p->position[i];
+	bsVec3 spin = job->rotation ? p->spin[i] : bsV3(0.0, 0.0, 0.0);
 	double radius = p->radius[i];
 	double remaining = job->h;
 	bsQueryStats qs = {0, 0, 0, 0};
@@ -496,6 +537,7 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 			// blobs), exact's touching position, the ray's point on the surface.
 			x = out.center;
 			v = bsV3(0.0, 0.0, 0.0);
+			spin = v;
 			p->state[i] = bs_particleStuck;
 			stats->stuck += 1;
 			// Stuck to a collider that keeps it (a moving body: it rides with it from the next substep).
@@ -517,11 +559,11 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 		{
 			// A moving surface: the response to the velocity relative to it (it pushes and carries).
 			bsVec3 surface = lastClass->surfaceVelocity(last, out.point, u0 + out.t * (1.0 - u0));
-			v = bsAdd(surface, bsContactPlanes_Clip(&planes, n, bsRespond(def, job->restSpeed, bsSub(v, surface), n)));
+			v = bsAdd(surface, bsContactPlanes_Clip(&planes, n, bsMoveRespond(job, bsSub(v, surface), n, radius, &spin)));
 		}
 		else
 		{
-			v = bsContactPlanes_Clip(&planes, n, bsRespond(def, job->restSpeed, v, n));
+			v = bsContactPlanes_Clip(&planes, n, bsMoveRespond(job, v, n, radius, &spin));
 		}
 		bsContactPlanes_Add(&planes, n);
 		if (!(remaining > 0.0))
@@ -540,6 +582,10 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 	}
 	p->position[i] = x;
 	p->velocity[i] = v;
+	if (job->rotation)
+	{
+		p->spin[i] = spin;
+	}
 	return bs_ok;
 }
 
@@ -729,6 +775,10 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	{
 		result = bsSleep_Begin(world, particles);
 	}
+	if (result == bs_ok && def->interaction.type == bs_interactionGranular && def->interaction.rotation)
+	{
+		result = bsParticles_EnableSpin(particles);
+	}
 	bsLap(&clock, &profile->emit);
 
 	int substeps = 1;
@@ -738,7 +788,8 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	}
 	double h = def->dt / substeps;
 	bsForcesJob forces = {.context = {def, particles, world->time, h}, .particles = particles};
-	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h, 0.0};
+	bool rotation = def->interaction.type == bs_interactionGranular && def->interaction.rotation;
+	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h, 0.0, rotation};
 	move.wakeSpeed = fmax(def->wakeSpeed, move.restSpeed);
 	// The interaction's phase, through its class (a valid def has one): none has no phase.
 	const bsInteractionClass* interaction = bsInteractionClass_Of(def->interaction.type);

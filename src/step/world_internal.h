@@ -165,6 +165,8 @@ struct bsWorld
 	struct bsWorldBodies* bodies;  // the moving bodies (collider_body.h), NULL when none
 	bsContactSpring* springs;  // BS_CONTACT_SPRINGS a particle, with a tangential stiffness, else NULL
 	size_t springCapacity;     // particles they have room for
+	bsVec3* spinBefore;        // with rotation: the spins before the interaction phase (the gather's)
+	size_t spinCapacity;
 	struct bsWorldDynamics* dynamics;  // the dynamic bodies' rigid states (body_dynamics.h), NULL until needed
 	struct bsFluid* fluid;  // the fluid interaction's solver state (src/fluid/fluid.h), NULL until needed
 	bsStepProfile profile;  // the last step's phase times (bsWorld_GetProfile)
