@@ -583,8 +583,9 @@ static int RunMode(const bsInteractionDef* inter, int threads, bsParticles* out)
 
 static int SameBytesAnyThreads(void)
 {
-	bsInteractionDef modes[7];
-	for (int m = 0; m < 7; ++m)
+	enum { count = 9 };
+	bsInteractionDef modes[count];
+	for (int m = 0; m < count; ++m)
 	{
 		modes[m] = bsDefaultInteractionDef();
 	}
@@ -604,7 +605,16 @@ static int SameBytesAnyThreads(void)
 	modes[5].stiffness = 50.0;
 	modes[6].type = bs_interactionGranular;
 	modes[6].tangentialStiffness = 2.0 / 7.0;
-	for (int m = 0; m < 7; ++m)
+	// Rotation with rolling resistance, on the linear law with springs and on Hertz-Mindlin.
+	modes[7] = modes[6];
+	modes[7].rotation = true;
+	modes[7].rollingFriction = 0.2;
+	modes[8].type = bs_interactionGranular;
+	modes[8].contactModel = bs_contactHertz;
+	modes[8].youngsModulus = 1e6;
+	modes[8].rotation = true;
+	modes[8].rollingFriction = 0.1;
+	for (int m = 0; m < count; ++m)
 	{
 		bsParticles one;
 		RUN_SUBTEST(RunMode(modes + m, 1, &one));
@@ -615,6 +625,8 @@ static int SameBytesAnyThreads(void)
 			ENSURE(memcmp(one.position, other.position, one.count * sizeof(bsVec3)) == 0);
 			ENSURE(memcmp(one.velocity, other.velocity, one.count * sizeof(bsVec3)) == 0);
 			ENSURE(memcmp(one.state, other.state, one.count) == 0);
+			ENSURE((one.spin == NULL) == !modes[m].rotation && (other.spin == NULL) == (one.spin == NULL));
+			ENSURE(one.spin == NULL || memcmp(one.spin, other.spin, one.count * sizeof(bsVec3)) == 0);
 			bsParticles_Free(&other);
 		}
 		// The particles did interact: some moved sideways (a column falling alone would not).
@@ -624,6 +636,13 @@ static int SameBytesAnyThreads(void)
 			sideways = fmax(sideways, fabs(one.velocity[i].x));
 		}
 		ENSURE(sideways > 1e-3);
+		// With rotation they spun.
+		double spun = 0.0;
+		for (size_t i = 0; one.spin != NULL && i < one.count; ++i)
+		{
+			spun = fmax(spun, bsLength(one.spin[i]));
+		}
+		ENSURE(!modes[m].rotation || spun > 1.0);
 		bsParticles_Free(&one);
 	}
 	return 0;

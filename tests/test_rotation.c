@@ -220,8 +220,77 @@ static int HertzImpact(double youngs, double poisson, double v, double dt)
 	return 0;
 }
 
+// --- a pair: angular momentum ---
+
+static double Mass(double r)
+{
+	return 1000.0 * 4.0 / 3.0 * BS_PI * r * r * r;
+}
+
+// The pair's angular momentum about the origin, orbital and spin (I = 2/5 m r^2).
+static bsVec3 AngularMomentum(const bsParticles* p)
+{
+	bsVec3 l = bsV3(0, 0, 0);
+	for (size_t i = 0; i < p->count; ++i)
+	{
+		double m = Mass(p->radius[i]);
+		l = bsMulAdd(l, m, bsCross(p->position[i], p->velocity[i]));
+		l = bsMulAdd(l, 0.4 * m * p->radius[i] * p->radius[i], p->spin[i]);
+	}
+	return l;
+}
+
+// Two particles of radii 0.01 and 0.015, one spinning, meet off-centre with friction (springs or
+// viscous, on either law) and rolling resistance: the torques of friction and of rolling resistance
+// are equal and opposite, so the pair's angular momentum (orbital and spin) is kept to rounding, the
+// contact spins both, and the faster spin is the slower after it.
+static int PairKeepsAngularMomentum(bsContactModel law, double tangentialStiffness)
+{
+	bsWorldDef wd = bsDefaultWorldDef();
+	wd.threads = 1;
+	bsWorld* world = bsWorld_Create(&wd);
+	bsParticles p;
+	ENSURE(bsParticles_Alloc(&p, 2) == bs_ok);
+	ENSURE(bsParticles_EnableSpin(&p) == bs_ok);
+	bsStepDef def = bsDefaultStepDef();
+	def.method = bs_methodExact;
+	def.response = bs_responseSlide;
+	def.interaction.type = bs_interactionGranular;
+	def.interaction.contactModel = law;
+	def.interaction.youngsModulus = 1e6;
+	def.interaction.tangentialStiffness = tangentialStiffness;
+	def.interaction.contactTime = 0.002;
+	def.interaction.friction = 0.5;
+	def.interaction.rotation = true;
+	def.interaction.rollingFriction = 0.3;
+	def.dt = 1e-4;
+	def.substeps = 0;
+	p.radius[0] = 0.01;
+	p.radius[1] = 0.015;
+	p.position[0] = bsV3(-0.0101, 0.004, 0.001);
+	p.position[1] = bsV3(0.0151, -0.004, 0);
+	p.velocity[0] = bsV3(0.3, -0.1, 0.05);
+	p.velocity[1] = bsV3(-0.2, 0.05, 0);
+	p.spin[0] = bsV3(3, -40, 20);
+	bsVec3 before = AngularMomentum(&p);
+	for (int k = 0; k < 400; ++k)
+	{
+		ENSURE(bsWorld_Step(world, &def, &p, NULL) == bs_ok);
+	}
+	bsVec3 after = AngularMomentum(&p);
+	ENSURE(bsLength(bsSub(after, before)) < 1e-12 * bsLength(before));
+	ENSURE(bsLength(p.spin[1]) > 1.0 && bsLength(p.spin[0]) < 40.0);
+	ENSURE(p.position[1].x - p.position[0].x > 0.026);  // apart again
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
 int RotationTest(void)
 {
+	RUN_SUBTEST(PairKeepsAngularMomentum(bs_contactHooke, 0.0));
+	RUN_SUBTEST(PairKeepsAngularMomentum(bs_contactHooke, 2.0 / 7.0));
+	RUN_SUBTEST(PairKeepsAngularMomentum(bs_contactHertz, 0.0));
 	for (int surface = bs_onPlane; surface <= bs_onMesh; ++surface)
 	{
 		RUN_SUBTEST(RollsWithoutSlip(surface));

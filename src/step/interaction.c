@@ -374,16 +374,16 @@ static double bsGranularPair(const bsPairModel* m, bsGather* g, bsSpringList* sp
 }
 
 // With rotation, particle i's angular acceleration from one contact (added to g->alpha): the friction
-// tangential (i's relative acceleration along the tangent, its share of it) at r_i n makes the torque
-// r_i n x F (I = 2/5 m r^2), and the rolling resistance (cdt, step.h) the torque -mu_r F_n R w / |w|
+// tangential (i's relative acceleration along the tangent, its share of it) at lever[0] n makes the
+// torque lever[0] n x F (I = 2/5 m r^2), and the rolling resistance (cdt, step.h) the torque -mu_r F_n R w / |w|
 // of the relative spin w = spin_i - spin_j without its part along n, cut so that it never turns w
 // round within the substep. Both particles of the pair work out the same cut (the arithmetic is
 // symmetric), so the pair's torques stay equal and opposite.
-static void bsGather_Spin(const bsPairModel* m, bsGather* g, bsVec3 n, const double r[4], bsVec3 spinI,
-	bsVec3 spinJ, double share, bool fixed, bsVec3 tangential, double elastic)
+static void bsGather_Spin(const bsPairModel* m, bsGather* g, bsVec3 n, const double r[4], const double lever[2],
+	bsVec3 spinI, bsVec3 spinJ, double share, bool fixed, bsVec3 tangential, double elastic)
 {
 	double ri = r[0], rj = r[1];
-	g->alpha = bsMulAdd(g->alpha, 2.5 * share / ri, bsCross(n, tangential));
+	g->alpha = bsMulAdd(g->alpha, 2.5 * share * lever[0] / (ri * ri), bsCross(n, tangential));
 	bsVec3 w = bsSub(spinI, spinJ);
 	double size = bsLength(w);
 	if (!(m->rolling > 0.0 && elastic > 0.0 && size > 0.0))
@@ -418,13 +418,22 @@ static void bsGather_Pair(const bsPairModel* m, bsGather* g, bsSpringList* sprin
 	}
 	if (m->granular)
 	{
-		// The contact points' relative velocity: with spin, (v_j + w_j x (-r_j n)) - (v_i + w_i x r_i n).
-		bsVec3 dc = spin != NULL ? bsSub(dv, bsCross(bsAdd(bsScale(ri, spin[0]), bsScale(rj, spin[1])), n)) : dv;
+		// The contact point's relative velocity: with spin, (v_j + w_j x (-c_j n)) - (v_i + w_i x c_i n),
+		// c = r - delta / 2 (LIGGGHTS's contact point: the levers sum to d, so that the orbital and
+		// spin angular momenta the pair exchanges cancel).
+		double lever[2] = {ri, rj};
+		bsVec3 dc = dv;
+		if (spin != NULL)
+		{
+			lever[0] = ri - 0.5 * (sum - d);
+			lever[1] = rj - 0.5 * (sum - d);
+			dc = bsSub(dv, bsCross(bsAdd(bsScale(lever[0], spin[0]), bsScale(lever[1], spin[1])), n));
+		}
 		apart += bsGranularPair(m, g, springs, partner, n, sum - d, approach, dc, radii, fixed, &tangential,
 			&elastic);
 		if (spin != NULL)
 		{
-			bsGather_Spin(m, g, n, radii, spin[0], spin[1], share, fixed, tangential, elastic);
+			bsGather_Spin(m, g, n, radii, lever, spin[0], spin[1], share, fixed, tangential, elastic);
 		}
 	}
 	if (m->cohesion)
