@@ -583,7 +583,7 @@ static int RunMode(const bsInteractionDef* inter, int threads, bsParticles* out)
 
 static int SameBytesAnyThreads(void)
 {
-	enum { count = 9 };
+	enum { count = 10 };
 	bsInteractionDef modes[count];
 	for (int m = 0; m < count; ++m)
 	{
@@ -605,7 +605,8 @@ static int SameBytesAnyThreads(void)
 	modes[5].stiffness = 50.0;
 	modes[6].type = bs_interactionGranular;
 	modes[6].tangentialStiffness = 2.0 / 7.0;
-	// Rotation with rolling resistance, on the linear law with springs and on Hertz-Mindlin.
+	// Rotation with rolling resistance, on the linear law with springs and on Hertz-Mindlin; the
+	// rolling spring (epsd2).
 	modes[7] = modes[6];
 	modes[7].rotation = true;
 	modes[7].rollingFriction = 0.2;
@@ -614,6 +615,8 @@ static int SameBytesAnyThreads(void)
 	modes[8].youngsModulus = 1e6;
 	modes[8].rotation = true;
 	modes[8].rollingFriction = 0.1;
+	modes[9] = modes[7];
+	modes[9].rollingModel = bs_rollingEpsd2;
 	for (int m = 0; m < count; ++m)
 	{
 		bsParticles one;

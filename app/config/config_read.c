@@ -853,7 +853,7 @@ static bool bsFailUnused(bsCtx* c, const cJSON* v, const char* key, const char* 
 }
 
 // The granular keys the table does not read: contact_model, rotation and rolling_model; each law's
-// keys only with it, the rolling keys only with rotation.
+// keys only with it, a rolling friction only with rotation.
 static bool bsReadGranularKeys(bsCtx* c, const cJSON* v, bsInteractionDef* d)
 {
 	const char* laws[bs_contactModelCount];
@@ -892,8 +892,13 @@ static bool bsReadGranularKeys(bsCtx* c, const cJSON* v, bsInteractionDef* d)
 			return false;
 		}
 	}
-	return d->rotation || (bsFailUnused(c, v, "rolling_friction", "rotation: true") &&
-		bsFailUnused(c, v, "rolling_model", "rotation: true"));
+	if (d->rollingModel == bs_rollingEpsd2 && !isHertz && !(d->tangentialStiffness > 0.0))
+	{
+		bsPushKey(c, "rolling_model");
+		return bsFail(c, "\"epsd2\" needs the tangential spring: tangential_stiffness > 0 (or contact_model \"hertz\")");
+	}
+	// A rolling friction without spin would do nothing: say so (0, as --set may give it, is fine).
+	return d->rotation || d->rollingFriction == 0.0 || bsFailUnused(c, v, "rolling_friction", "rotation: true");
 }
 
 // The keys of an interaction object v of d's type into d; contact_time and stiffness exclude each

@@ -119,10 +119,13 @@ const char* bsContactModelName(bsContactModel model);
 bool bsParseContactModel(const char* name, bsContactModel* model);
 
 // The rolling resistance with rotation: the constant directional torque (LIGGGHTS's
-// `rolling_friction cdt`; Zhou et al. 1999's model), the one kind there is.
+// `rolling_friction cdt`; Zhou et al. 1999's model) or the elastic-plastic rolling spring without
+// dashpot (LIGGGHTS's `rolling_friction epsd2`; Ai et al. 2011's type C, its damping left out), which
+// needs the tangential spring (a contact history).
 typedef enum bsRollingModel
 {
 	bs_rollingCdt = 0,
+	bs_rollingEpsd2,
 	bs_rollingModelCount
 } bsRollingModel;
 

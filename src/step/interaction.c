@@ -263,6 +263,7 @@ typedef struct bsInteractJob
 	bsStepWorker* workers;
 	bsContactSpring* springs;  // the world's, with tangential springs, else NULL
 	const bsVec3* spin;  // with rotation, every particle's spin before the phase (by index), else NULL
+	bsRollingSpring* rolling;  // the world's, with the rolling spring (epsd2), else NULL
 	double wakeSpeed;  // a touch approaching a sleeper faster than this wakes it
 } bsInteractJob;
 
@@ -274,6 +275,11 @@ typedef struct bsSpringList
 	int oldCount;
 	bsContactSpring* out;
 	int count;
+	// With the rolling spring (epsd2): each spring's rolling torque, read (old) and written (out) at
+	// the spring's index; and the indices of the contact the gather is at, in old and out (-1: none).
+	bsRollingSpring rollOld[BS_CONTACT_SPRINGS];
+	bsRollingSpring* rollOut;
+	int found, written;
 } bsSpringList;
 
 // What one neighbour adds to particle i's acceleration (a) and viscosity sums (mean, weight).
@@ -299,12 +305,14 @@ static bsVec3 bsViscousFriction(double gamma, bsVec3 vt, double bound)
 
 // The tangential displacement xi the spring of particle i with `partner` had after the last
 // substep (0 for a new contact), turned into the tangent plane of n at its length.
-static bsVec3 bsSpringList_Find(const bsSpringList* list, uint32_t partner, bsVec3 n)
+static bsVec3 bsSpringList_Find(bsSpringList* list, uint32_t partner, bsVec3 n)
 {
+	list->found = -1;
 	for (int k = 0; k < list->oldCount; ++k)
 	{
 		if (list->old[k].partner == partner)
 		{
+			list->found = k;
 			const float* f = list->old[k].xi;
 			bsVec3 xi = bsV3(f[0], f[1], f[2]);
 			bsVec3 turned = bsMulSub(xi, bsDot(xi, n), n);
@@ -331,6 +339,7 @@ static bsVec3 bsSpringFriction(const bsPairModel* m, bsSpringList* list, uint32_
 		force = size > 0.0 ? bsScale(bound / size, force) : force;
 		xi = bsScale(1.0 / kt, force);
 	}
+	list->written = list->count < BS_CONTACT_SPRINGS ? list->count : -1;
 	if (list->count < BS_CONTACT_SPRINGS)
 	{
 		bsContactSpring* out = list->out + list->count++;
@@ -342,13 +351,21 @@ static bsVec3 bsSpringFriction(const bsPairModel* m, bsSpringList* list, uint32_
 	return force;
 }
 
-// The pair's granular relative acceleration apart (returned), friction (*tangential) and elastic
-// normal force per unit relative mass (*elastic, K delta: the rolling resistance's). The spring acts
+// What a granular contact tells the rolling resistance, per unit relative mass: the elastic normal
+// force K delta (cdt's), the whole normal force and the tangential stiffness (epsd2's); all 0 for a
+// pair not in contact.
+typedef struct bsGranularContact
+{
+	double elastic, normal, kt;
+} bsGranularContact;
+
+// The pair's granular relative acceleration apart (returned), friction (*tangential) and what its
+// contact tells the rolling resistance (*contact, filled in contact only). The spring acts
 // from w = h |v_n| before contact (bsSpringOverlap), the dashpot and friction in contact only. With
 // rotation dv is the contact points' relative velocity.
 static double bsGranularPair(const bsPairModel* m, bsGather* g, bsSpringList* springs, uint32_t partner,
 	bsVec3 n, double overlap, double approach, bsVec3 dv, const double r[4], bool fixed, bsVec3* tangential,
-	double* elastic)
+	bsGranularContact* contact)
 {
 	double vn = bsDot(dv, n);
 	double w = m->h * fabs(vn);
@@ -363,8 +380,10 @@ static double bsGranularPair(const bsPairModel* m, bsGather* g, bsSpringList* sp
 	if (overlap > 0.0)
 	{
 		g->contacts += 1;
-		*elastic = law.K * overlap;
+		contact->elastic = law.K * overlap;
 		normal -= law.C * vn;
+		contact->normal = normal;
+		contact->kt = law.kt;
 		bsVec3 vt = bsMulSub(dv, vn, n);
 		double bound = normal > 0.0 ? m->friction * normal : 0.0;
 		*tangential = springs != NULL ? bsSpringFriction(m, springs, partner, n, vt, &law, bound) :
@@ -373,25 +392,60 @@ static double bsGranularPair(const bsPairModel* m, bsGather* g, bsSpringList* sp
 	return normal;
 }
 
+// The rolling spring of epsd2 (step.h) of the contact the spring list is at: the torque M (on i: -M)
+// grown by h k_t R*^2 w, at most mu_r |F_n| R*, kept for the next substep; i's angular acceleration
+// from it. False when the contact has no spring slot (beyond a particle's 8: cdt then).
+static bool bsGather_RollingSpring(const bsPairModel* m, bsGather* g, bsSpringList* springs, bsVec3 w,
+	double reff, double share, double ri, const bsGranularContact* contact)
+{
+	if (springs == NULL || springs->rollOut == NULL || springs->written < 0)
+	{
+		return false;
+	}
+	bsVec3 torque = bsV3(0.0, 0.0, 0.0);
+	if (springs->found >= 0)
+	{
+		const float* f = springs->rollOld[springs->found].torque;
+		torque = bsV3(f[0], f[1], f[2]);
+	}
+	torque = bsMulAdd(torque, m->h * contact->kt * reff * reff, w);
+	double size = bsLength(torque);
+	double bound = fabs(contact->normal) * reff * m->rolling;
+	torque = size > bound ? bsScale(bound / size, torque) : torque;
+	float* out = springs->rollOut[springs->written].torque;
+	out[0] = (float)torque.x;
+	out[1] = (float)torque.y;
+	out[2] = (float)torque.z;
+	g->alpha = bsMulSub(g->alpha, 2.5 * share / (ri * ri), torque);
+	return true;
+}
+
 // With rotation, particle i's angular acceleration from one contact (added to g->alpha): the friction
 // tangential (i's relative acceleration along the tangent, its share of it) at lever[0] n makes the
-// torque lever[0] n x F (I = 2/5 m r^2), and the rolling resistance (cdt, step.h) the torque -mu_r F_n R w / |w|
-// of the relative spin w = spin_i - spin_j without its part along n, cut so that it never turns w
-// round within the substep. Both particles of the pair work out the same cut (the arithmetic is
+// torque lever[0] n x F (I = 2/5 m r^2), and the rolling resistance (step.h) of the relative spin
+// w = spin_i - spin_j without its part along n: epsd2's rolling spring, or cdt's torque
+// -mu_r F_n R w / |w|, cut so that it never turns w round within the substep. Both particles of the
+// pair work out the same cut and exact negatives of each other's spring (the arithmetic is
 // symmetric), so the pair's torques stay equal and opposite.
-static void bsGather_Spin(const bsPairModel* m, bsGather* g, bsVec3 n, const double r[4], const double lever[2],
-	bsVec3 spinI, bsVec3 spinJ, double share, bool fixed, bsVec3 tangential, double elastic)
+static void bsGather_Spin(const bsPairModel* m, bsGather* g, bsSpringList* springs, bsVec3 n, const double r[4],
+	const double lever[2], const bsVec3 spin[2], double share, bool fixed, bsVec3 tangential,
+	const bsGranularContact* contact)
 {
 	double ri = r[0], rj = r[1];
 	g->alpha = bsMulAdd(g->alpha, 2.5 * share * lever[0] / (ri * ri), bsCross(n, tangential));
-	bsVec3 w = bsSub(spinI, spinJ);
-	double size = bsLength(w);
-	if (!(m->rolling > 0.0 && elastic > 0.0 && size > 0.0))
+	if (!(m->rolling > 0.0 && contact->elastic > 0.0))
 	{
 		return;
 	}
+	bsVec3 w = bsSub(spin[0], spin[1]);
+	double size = bsLength(w);
 	w = bsMulSub(w, bsDot(w, n), n);
-	double torque = 2.5 * m->rolling * elastic * (ri * rj / (ri + rj));
+	double reff = ri * rj / (ri + rj);
+	if ((m->epsd && bsGather_RollingSpring(m, g, springs, w, reff, share, ri, contact)) || !(size > 0.0))
+	{
+		return;
+	}
+	double torque = 2.5 * m->rolling * contact->elastic * reff;
 	double sum = r[2] + r[3];
 	double own = fixed ? torque / (ri * ri) : torque * (r[3] / sum) / (ri * ri);
 	double other = fixed ? 0.0 : torque * (r[2] / sum) / (rj * rj);
@@ -410,7 +464,7 @@ static void bsGather_Pair(const bsPairModel* m, bsGather* g, bsSpringList* sprin
 	bsVec3 tangential = bsV3(0.0, 0.0, 0.0);
 	double ri3 = ri * ri * ri, rj3 = rj * rj * rj;
 	double radii[4] = {ri, rj, ri3, rj3};
-	double elastic = 0.0;
+	bsGranularContact contact = {0.0, 0.0, 0.0};
 	if (m->repulsion && d < m->range * sum)
 	{
 		double f = 1.0 - d / (m->range * sum);
@@ -430,10 +484,10 @@ static void bsGather_Pair(const bsPairModel* m, bsGather* g, bsSpringList* sprin
 			dc = bsSub(dv, bsCross(bsAdd(bsScale(lever[0], spin[0]), bsScale(lever[1], spin[1])), n));
 		}
 		apart += bsGranularPair(m, g, springs, partner, n, sum - d, approach, dc, radii, fixed, &tangential,
-			&elastic);
+			&contact);
 		if (spin != NULL)
 		{
-			bsGather_Spin(m, g, n, radii, lever, spin[0], spin[1], share, fixed, tangential, elastic);
+			bsGather_Spin(m, g, springs, n, radii, lever, spin, share, fixed, tangential, &contact);
 		}
 	}
 	if (m->cohesion)
@@ -524,17 +578,24 @@ static void bsInteract_Slot(const bsInteractJob* job, uint32_t s, bsGather* g, b
 	}
 }
 
-// Reads particle i's springs into list->old; the list then writes over them.
-static void bsSpringList_Begin(bsSpringList* list, bsContactSpring* springs)
+// Reads particle i's springs (and their rolling torques, rolling not NULL) into list->old; the list
+// then writes over them.
+static void bsSpringList_Begin(bsSpringList* list, bsContactSpring* springs, bsRollingSpring* rolling)
 {
 	list->oldCount = 0;
 	while (list->oldCount < BS_CONTACT_SPRINGS && springs[list->oldCount].partner != UINT32_MAX)
 	{
 		list->old[list->oldCount] = springs[list->oldCount];
+		if (rolling != NULL)
+		{
+			list->rollOld[list->oldCount] = rolling[list->oldCount];
+		}
 		list->oldCount += 1;
 	}
 	list->out = springs;
+	list->rollOut = rolling;
 	list->count = 0;
+	list->found = list->written = -1;
 }
 
 static void bsInteract_Range(void* context, size_t begin, size_t end, int worker)
@@ -556,7 +617,8 @@ static void bsInteract_Range(void* context, size_t begin, size_t end, int worker
 		if (job->springs != NULL)
 		{
 			springs = &list;
-			bsSpringList_Begin(springs, job->springs + (size_t)grid->index[s] * BS_CONTACT_SPRINGS);
+			size_t first = (size_t)grid->index[s] * BS_CONTACT_SPRINGS;
+			bsSpringList_Begin(springs, job->springs + first, job->rolling != NULL ? job->rolling + first : NULL);
 		}
 		bsInteract_Slot(job, (uint32_t)s, &g, springs, w);
 		if (springs != NULL && list.count < BS_CONTACT_SPRINGS)
@@ -599,6 +661,19 @@ static bsResult bsInteraction_ReserveSprings(bsWorld* world, size_t count)
 	return bs_ok;
 }
 
+// Room for the rolling springs beside every tangential spring (epsd2); the new ones hold no torque.
+static bsResult bsInteraction_ReserveRolling(bsWorld* world)
+{
+	size_t row = BS_CONTACT_SPRINGS * sizeof(bsRollingSpring);
+	size_t old = world->rollingCapacity;
+	if (!bsArray_Reserve(&world->rolling, &world->rollingCapacity, world->springCapacity, row))
+	{
+		return bs_errOutOfMemory;
+	}
+	memset(world->rolling + old * BS_CONTACT_SPRINGS, 0, (world->rollingCapacity - old) * row);
+	return bs_ok;
+}
+
 // With rotation, the spins before the phase (the gather reads them; it writes the particles'), with
 // the particles' spin array made when they have none.
 static bsResult bsInteraction_CopySpin(bsWorld* world, bsParticles* particles)
@@ -628,6 +703,11 @@ bsResult bsPairInteraction_Run(const bsPairKind* kind, bsWorld* world, const bsS
 	{
 		r = bsInteraction_ReserveSprings(world, particles->count);
 	}
+	bool rolling = springs && d->rotation && d->rollingModel == bs_rollingEpsd2;
+	if (r == bs_ok && rolling)
+	{
+		r = bsInteraction_ReserveRolling(world);
+	}
 	if (r != bs_ok || grid->count == 0)
 	{
 		return r;
@@ -649,7 +729,7 @@ bsResult bsPairInteraction_Run(const bsPairKind* kind, bsWorld* world, const bsS
 		spin = world->spinBefore;
 	}
 	bsInteractJob job = {grid, &model, particles, world->workers, springs ? world->springs : NULL, spin,
-		isfinite(resting) ? fmax(wakeSpeed, resting) : wakeSpeed};
+		rolling ? world->rolling : NULL, isfinite(resting) ? fmax(wakeSpeed, resting) : wakeSpeed};
 	bsPool_For(world->pool, grid->count, bs_interactGrain, bsInteract_Range, &job);
 	return bs_ok;
 }

@@ -27,38 +27,44 @@ static void bsGranular_SetDefaults(bsInteractionDef* d)
 	d->rollingModel = bs_rollingCdt;
 }
 
+static const char* const bs_contactModelNames[bs_contactModelCount] = {"hooke", "hertz"};
+static const char* const bs_rollingModelNames[bs_rollingModelCount] = {"cdt", "epsd2"};
+
+// The index of name in names[count], or -1.
+static int bsFindName(const char* const* names, int count, const char* name)
+{
+	for (int k = 0; k < count; ++k)
+	{
+		if (strcmp(name, names[k]) == 0)
+		{
+			return k;
+		}
+	}
+	return -1;
+}
+
 const char* bsContactModelName(bsContactModel model)
 {
-	static const char* names[] = {"hooke", "hertz"};
-	return (unsigned)model < (unsigned)bs_contactModelCount ? names[model] : "unknown";
+	return (unsigned)model < (unsigned)bs_contactModelCount ? bs_contactModelNames[model] : "unknown";
 }
 
 bool bsParseContactModel(const char* name, bsContactModel* model)
 {
-	for (int k = 0; k < bs_contactModelCount; ++k)
-	{
-		if (strcmp(name, bsContactModelName((bsContactModel)k)) == 0)
-		{
-			*model = (bsContactModel)k;
-			return true;
-		}
-	}
-	return false;
+	int k = bsFindName(bs_contactModelNames, bs_contactModelCount, name);
+	*model = k >= 0 ? (bsContactModel)k : *model;
+	return k >= 0;
 }
 
 const char* bsRollingModelName(bsRollingModel model)
 {
-	return model == bs_rollingCdt ? "cdt" : "unknown";
+	return (unsigned)model < (unsigned)bs_rollingModelCount ? bs_rollingModelNames[model] : "unknown";
 }
 
 bool bsParseRollingModel(const char* name, bsRollingModel* model)
 {
-	if (strcmp(name, "cdt") == 0)
-	{
-		*model = bs_rollingCdt;
-		return true;
-	}
-	return false;
+	int k = bsFindName(bs_rollingModelNames, bs_rollingModelCount, name);
+	*model = k >= 0 ? (bsRollingModel)k : *model;
+	return k >= 0;
 }
 
 static bool bsGranular_Hertz(const bsInteractionDef* d)
@@ -75,7 +81,8 @@ static bool bsGranular_IsValid(const bsInteractionDef* d)
 		bsWithin(d->tangentialStiffness, 0.0, 1.0);
 	return bsPairInteraction_IsValid(d) && law && bsWithin(d->restitution, DBL_MIN, 1.0) &&
 		bsWithin(d->friction, 0.0, big) && bsWithin(d->rollingFriction, 0.0, big) &&
-		(unsigned)d->rollingModel < (unsigned)bs_rollingModelCount;
+		(unsigned)d->rollingModel < (unsigned)bs_rollingModelCount &&
+		(d->rollingModel != bs_rollingEpsd2 || bsGranular_Hertz(d) || d->tangentialStiffness > 0.0);
 }
 
 // Hertz-Mindlin's effective moduli of two particles of one material (LIGGGHTS's Yeff and Geff):
@@ -150,6 +157,7 @@ static void bsGranular_Model(const bsInteractionDef* d, double h, double smalles
 	m->friction = d->friction;
 	m->rotation = d->rotation;
 	m->rolling = d->rotation ? d->rollingFriction : 0.0;
+	m->epsd = d->rotation && d->rollingModel == bs_rollingEpsd2;
 	double l = bsLogRestitution(d);
 	if (bsGranular_Hertz(d))
 	{

@@ -63,6 +63,7 @@ void bsWorld_Destroy(bsWorld* world)
 	free(world->calm);
 	free(world->springs);
 	free(world->spinBefore);
+	free(world->rolling);
 	free(world->colliders);
 	free(world->emitters);
 	free(world->births);
