@@ -311,11 +311,30 @@ static bsVec3 bsRespond(const bsStepDef* def, double restSpeed, bsVec3 v, bsVec3
 	return bsMulSub(vt, e * vn, n);
 }
 
+// With rolling resistance, the static response: the friction impulse that stops the tangential
+// velocity v_t (at most friction x J_n) and the rolling torque impulse that then stops the spin across n
+// (at most mu_r r J_n), when both bounds allow them: the particle then rests (true, *spin keeps its
+// part along n). Applied one after the other, the two impulses of the moving response leave a grain
+// pressed sideways creeping (friction stops the slip, not the motion: a rolling grain keeps 5/7).
+static bool bsRespondStatic(const bsStepDef* def, bsVec3 vt, bsVec3 n, double r, double impulse, bsVec3* spin)
+{
+	double turn = 2.5 * def->interaction.rollingFriction * impulse / r;
+	bsVec3 stuck = bsMulAdd(*spin, 2.5 / r, bsCross(n, vt));  // the spin once the friction stops v_t
+	bsVec3 rolling = bsMulSub(stuck, bsDot(stuck, n), n);
+	if (!(turn > 0.0 && bsLength(vt) <= def->friction * impulse && bsLength(rolling) <= turn))
+	{
+		return false;
+	}
+	*spin = bsSub(stuck, rolling);
+	return true;
+}
+
 // The response with rotation (step.h: bsStepDef.friction) of a sphere of radius r and spin *spin: the
-// normal as bsRespond's; the friction impulse stops the contact point's slip v_t + spin x (-r n)
-// (2/7 of it a unit mass for a solid sphere), at most friction x the normal impulse J_n, and turns the
-// spin by its torque; then rolling resistance (cdt) turns the spin across n by mu_r r J_n / I against
-// spin / |spin| (LIGGGHTS's wall torque: the normal part left out), at most stopping that part.
+// normal as bsRespond's; at rest when bsRespondStatic can hold it; else the friction impulse stops the
+// contact point's slip v_t + spin x (-r n) (2/7 of it a unit mass for a solid sphere), at most
+// friction x the normal impulse J_n, and turns the spin by its torque; then rolling resistance turns
+// the spin across n by mu_r r J_n / I against spin / |spin| (LIGGGHTS's wall torque: the normal part
+// left out), at most stopping that part.
 static bsVec3 bsRespondSpin(const bsStepDef* def, double restSpeed, bsVec3 v, bsVec3 n, double r, bsVec3* spin)
 {
 	double vn = bsDot(v, n);
@@ -326,6 +345,10 @@ static bsVec3 bsRespondSpin(const bsStepDef* def, double restSpeed, bsVec3 v, bs
 	double e = def->response == bs_responseBounce && -vn > restSpeed ? def->restitution : 0.0;
 	double impulse = (1.0 + e) * -vn;
 	bsVec3 vt = bsMulSub(v, vn, n);
+	if (bsRespondStatic(def, vt, n, r, impulse, spin))
+	{
+		return bsScale(-e * vn, n);
+	}
 	bsVec3 slip = bsMulSub(vt, r, bsCross(*spin, n));
 	bsVec3 dv = bsScale(-2.0 / 7.0, slip);
 	double size = bsLength(dv);
