@@ -80,14 +80,17 @@
 //              always with history (tangential_stiffness and tangential_damping are not used).
 //   rotation   (granular, rotation on) every particle has an angular velocity (particles.h: spin):
 //              the contact point's velocity includes omega x r, and the tangential force F_t at
-//              r_i n makes the torque r_i n x F_t (I = 2/5 m r^2, a solid sphere). Rolling
-//              resistance (rolling_friction mu_r > 0, rolling_model cdt: LIGGGHTS's constant
-//              directional torque) adds the torque -mu_r F_n R w / |w| (R as above; F_n the
-//              elastic normal force, k_n delta), w the relative angular velocity omega_i - omega_j
-//              without its component along n; the torque is cut to the one that stops w within
-//              the substep where it would reverse it (a discrete Coulomb torque: LIGGGHTS's
-//              explicit one flips its sign every step around w = 0 instead). Walls (the move
-//              phase's response) rotate too: below, bsStepDef.friction.
+//              c_i n makes the torque c_i n x F_t (c = r - delta / 2, LIGGGHTS's contact point;
+//              I = 2/5 m r^2, a solid sphere). Rolling resistance (rolling_friction mu_r > 0), with
+//              w the relative angular velocity omega_i - omega_j without its component along n and
+//              R as above: rolling_model cdt (LIGGGHTS's constant directional torque) adds the
+//              torque -mu_r F_n R w / |w| (F_n the elastic normal force, k_n delta), cut to the one
+//              that stops w within the substep where it would reverse it (LIGGGHTS's explicit one
+//              flips its sign every step around w = 0 instead); rolling_model epsd2 (LIGGGHTS's,
+//              Ai et al. 2011 without the dashpot) keeps a rolling torque M per contact beside its
+//              tangential spring, M += h k_t R^2 w, |M| <= mu_r |F_n| R (F_n the whole normal
+//              force), the torque on i -M. Walls (the move phase's response) rotate too: below,
+//              bsStepDef.friction.
 //   cohesion   (with either) a = cohesion pulling together for d <= r_i + r_j, falling linearly to
 //              0 at d = cohesion_range (r_i + r_j);
 //   viscosity  (with either) the velocity relaxes towards the mass-weighted mean of the neighbours'
@@ -388,10 +391,11 @@ typedef struct bsStepDef
 	                      // normal speed removed (Coulomb); 0..1 [0]. With rotation (granular) it
 	                      // acts on the contact point's slip u = v_t + omega x (-r n): the impulse
 	                      // that stops the slip of a solid sphere (2/7 u a unit mass), at most
-	                      // friction x the normal impulse, and its torque; then rolling_friction's
+	                      // friction x the normal impulse J_n, and its torque; then rolling_friction's
 	                      // torque impulse mu_r r J_n against the spin across n, at most stopping it
 	                      // (so a ball rolls down a slope at 5/7 g sin theta while tan theta <= 7/2
-	                      // friction, and stops on the flat after 7 v^2 / (10 mu_r g)).
+	                      // friction, and stops on the flat after 7 v^2 / (10 mu_r g)); a particle
+	                      // whose motion along the wall and spin across it both bounds can stop rests.
 	int maxContacts;      // contacts handled per particle and substep, 1..BS_MAX_CONTACTS; then it
 	                      // waits for the next [4]
 	bool bounded;         // particles leaving [boundsMin, boundsMax] are marked escaped [false]
