@@ -798,9 +798,10 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	{
 		result = bsSleep_Begin(world, particles);
 	}
-	if (result == bs_ok && def->interaction.type == bs_interactionGranular && def->interaction.rotation)
+	bool rotation = def->interaction.type == bs_interactionGranular && def->interaction.rotation;
+	if (result == bs_ok && rotation)
 	{
-		result = bsParticles_EnableSpin(particles);
+		result = bsParticles_EnableSpin(particles);  // after the emit phase: every particle there has room
 	}
 	bsLap(&clock, &profile->emit);
 
@@ -811,7 +812,6 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	}
 	double h = def->dt / substeps;
 	bsForcesJob forces = {.context = {def, particles, world->time, h}, .particles = particles};
-	bool rotation = def->interaction.type == bs_interactionGranular && def->interaction.rotation;
 	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h, 0.0, rotation};
 	move.wakeSpeed = fmax(def->wakeSpeed, move.restSpeed);
 	// The interaction's phase, through its class (a valid def has one): none has no phase.
