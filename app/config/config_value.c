@@ -35,8 +35,9 @@ const bsSchemaKey* bsFindKey(const bsSchemaKey* keys, int count, const char* nam
 void bsUnknownKeyHint(const char* key, const bsSchemaKey* keys, int count, char* out,
 	size_t size)
 {
-	const char* names[16];
-	int n = count < 16 ? count : 16;
+	// The nearest of every key (the interaction's union has 37); the list names the first 16.
+	const char* names[64];
+	int n = count < 64 ? count : 64;
 	for (int i = 0; i < n; ++i)
 	{
 		names[i] = keys[i].name;
@@ -48,7 +49,7 @@ void bsUnknownKeyHint(const char* key, const bsSchemaKey* keys, int count, char*
 		return;
 	}
 	char list[256];
-	bsJoinNames(list, sizeof list, names, n, false);
+	bsJoinNames(list, sizeof list, names, n < 16 ? n : 16, false);
 	snprintf(out, size, " (allowed: %s)", list);
 }
 
