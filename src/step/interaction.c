@@ -201,11 +201,12 @@ typedef struct bsGranularLaw
 	double K, C, kt, gt;
 } bsGranularLaw;
 
-// The linear law's; Hertz-Mindlin's at the spring's overlap (step.h).
-static bsGranularLaw bsGranularLaw_Make(const bsPairModel* m, double ri, double rj, double ri3, double rj3,
+// The laws that depend on the pair's masses: the linear law from a stiffness, Hertz-Mindlin's at the
+// spring's overlap (step.h); kt is Hertz's only.
+static bsGranularLaw bsGranularLaw_Mass(const bsPairModel* m, double ri, double rj, double ri3, double rj3,
 	bool fixed, double overlap)
 {
-	bsGranularLaw law = {m->K, m->C, 0.0, m->gamma};
+	bsGranularLaw law = {0.0, 0.0, 0.0, 0.0};
 	double inverse = fixed ? 1.0 / ri3 : (ri3 + rj3) / (ri3 * rj3);  // density 4/3 pi / m_eff
 	if (m->hertz)
 	{
@@ -216,12 +217,23 @@ static bsGranularLaw bsGranularLaw_Make(const bsPairModel* m, double ri, double 
 		law.gt = m->hertzDamping * sqrt(law.kt);
 		return law;
 	}
-	if (m->stiffness > 0.0)
+	law.K = m->stiffness * inverse;
+	law.C = m->beta2 * sqrt(law.K);
+	law.gt = m->gamma;
+	return law;
+}
+
+// The pair's law: from a contact time the same for every pair (the model's: no division in this inner
+// loop), else from the masses.
+static bsGranularLaw bsGranularLaw_Make(const bsPairModel* m, double ri, double rj, double ri3, double rj3,
+	bool fixed, double overlap)
+{
+	bsGranularLaw law = {m->K, m->C, 0.0, m->gamma};
+	if (m->hertz || m->stiffness > 0.0)
 	{
-		law.K = m->stiffness * inverse;
-		law.C = m->beta2 * sqrt(law.K);
+		law = bsGranularLaw_Mass(m, ri, rj, ri3, rj3, fixed, overlap);
 	}
-	law.kt = m->tangential * law.K;
+	law.kt = m->hertz ? law.kt : m->tangential * law.K;
 	return law;
 }
 
@@ -521,7 +533,7 @@ static void bsInteract_Touch(const bsInteractJob* job, bsStepWorker* w, uint32_t
 // neighbour (stuck or sleeping, neighbour_grid.h) is an immovable one: particle i takes the whole of
 // the pair's relative acceleration, as against a wall.
 static void bsInteract_Slot(const bsInteractJob* job, uint32_t s, bsGather* g, bsSpringList* springs,
-	bsStepWorker* w)
+	bsStepWorker* w, bool spinning)
 {
 	const bsNeighbourGrid* grid = job->grid;
 	const bsPairModel* m = job->model;
@@ -563,13 +575,13 @@ static void bsInteract_Slot(const bsInteractJob* job, uint32_t s, bsGather* g, b
 			bool fixed = grid->fixedStates != 0 && grid->fixed[t];
 			bsVec3 dv = bsSub(grid->velocity[t], vi);
 			bsVec3 spin[2];
-			if (job->spin != NULL)
+			if (spinning)
 			{
 				spin[0] = job->spin[grid->index[s]];
 				spin[1] = job->spin[grid->index[t]];
 			}
 			bsGather_Pair(m, g, springs, grid->index[t], n, d, ri, rj, dv, fixed ? 1.0 : rj3 / (ri3 + rj3), reach,
-				grid->approach, fixed, job->spin != NULL ? spin : NULL);
+				grid->approach, fixed, spinning ? spin : NULL);
 			if (fixed && d < ri + rj)
 			{
 				bsInteract_Touch(job, w, t, -bsDot(dv, n));
@@ -598,9 +610,12 @@ static void bsSpringList_Begin(bsSpringList* list, bsContactSpring* springs, bsR
 	list->found = list->written = -1;
 }
 
-static void bsInteract_Range(void* context, size_t begin, size_t end, int worker)
+// The gather of slots [begin, end). spinning (job->spin != NULL) is a constant in each of the two
+// ranges below, which inline the whole gather (GCC, clang: flatten), so that the one without spin is
+// compiled without the spin's terms: without, the sand pile's interaction phase took 8.7% more
+// instructions than before rotation was added (callgrind).
+static inline void bsInteract_RangeWith(bsInteractJob* job, size_t begin, size_t end, int worker, bool spinning)
 {
-	bsInteractJob* job = context;
 	const bsNeighbourGrid* grid = job->grid;
 	const bsPairModel* m = job->model;
 	bsStepWorker* w = job->workers + worker;
@@ -620,7 +635,7 @@ static void bsInteract_Range(void* context, size_t begin, size_t end, int worker
 			size_t first = (size_t)grid->index[s] * BS_CONTACT_SPRINGS;
 			bsSpringList_Begin(springs, job->springs + first, job->rolling != NULL ? job->rolling + first : NULL);
 		}
-		bsInteract_Slot(job, (uint32_t)s, &g, springs, w);
+		bsInteract_Slot(job, (uint32_t)s, &g, springs, w, spinning);
 		if (springs != NULL && list.count < BS_CONTACT_SPRINGS)
 		{
 			list.out[list.count].partner = UINT32_MAX;  // contacts that ended are forgotten
@@ -631,7 +646,7 @@ static void bsInteract_Range(void* context, size_t begin, size_t end, int worker
 			v = bsMulAdd(v, m->blend / g.weight, g.mean);
 		}
 		job->particles->velocity[grid->index[s]] = v;
-		if (job->spin != NULL)
+		if (spinning)
 		{
 			uint32_t i = grid->index[s];
 			job->particles->spin[i] = bsMulAdd(job->spin[i], m->h, g.alpha);
@@ -639,6 +654,22 @@ static void bsInteract_Range(void* context, size_t begin, size_t end, int worker
 		stats->pairs += g.pairs;
 		stats->contactPairs += g.contacts;
 	}
+}
+
+#if defined(__GNUC__)
+#define BS_FLATTEN __attribute__((flatten))
+#else
+#define BS_FLATTEN
+#endif
+
+BS_FLATTEN static void bsInteract_Range(void* context, size_t begin, size_t end, int worker)
+{
+	bsInteract_RangeWith(context, begin, end, worker, false);
+}
+
+BS_FLATTEN static void bsInteract_RangeSpin(void* context, size_t begin, size_t end, int worker)
+{
+	bsInteract_RangeWith(context, begin, end, worker, true);
 }
 
 // Room for the tangential springs of count particles; the new ones have none.
@@ -730,6 +761,6 @@ bsResult bsPairInteraction_Run(const bsPairKind* kind, bsWorld* world, const bsS
 	}
 	bsInteractJob job = {grid, &model, particles, world->workers, springs ? world->springs : NULL, spin,
 		rolling ? world->rolling : NULL, isfinite(resting) ? fmax(wakeSpeed, resting) : wakeSpeed};
-	bsPool_For(world->pool, grid->count, bs_interactGrain, bsInteract_Range, &job);
+	bsPool_For(world->pool, grid->count, bs_interactGrain, spin != NULL ? bsInteract_RangeSpin : bsInteract_Range, &job);
 	return bs_ok;
 }
