@@ -70,10 +70,14 @@ enum
 	bsTarget_vz,
 	bsTarget_state,
 	bsTarget_id,
+	bsTarget_wx,
+	bsTarget_wy,
+	bsTarget_wz,
 	bsTargetCount
 };
 
-static const char* const bsTargetName[bsTargetCount] = {"x", "y", "z", "radius", "vx", "vy", "vz", "state", "id"};
+static const char* const bsTargetName[bsTargetCount] = {"x", "y", "z", "radius", "vx", "vy", "vz", "state", "id",
+	"wx", "wy", "wz"};
 
 enum
 {
@@ -513,6 +517,11 @@ static bool bsPlyHeader_CheckVertex(const bsPlyHeader* h, const bsPlyContext* c)
 	{
 		return bsPlyFail(c, v->line, "element vertex has only some of vx, vy, vz");
 	}
+	if ((has[bsTarget_wx] || has[bsTarget_wy] || has[bsTarget_wz]) &&
+		!(has[bsTarget_wx] && has[bsTarget_wy] && has[bsTarget_wz]))
+	{
+		return bsPlyFail(c, v->line, "element vertex has only some of wx, wy, wz");
+	}
 	return true;
 }
 
@@ -857,6 +866,7 @@ static bool bsStoreVertex(bsPlyBody* b, size_t item, const double* v, bsPlyParti
 	}
 	out->position = bsV3(v[bsTarget_x], v[bsTarget_y], v[bsTarget_z]);
 	out->velocity = bsV3(v[bsTarget_vx], v[bsTarget_vy], v[bsTarget_vz]);
+	out->spin = bsV3(v[bsTarget_wx], v[bsTarget_wy], v[bsTarget_wz]);
 	out->radius = v[bsTarget_radius];
 	out->state = (uint8_t)s;
 	out->id = (uint32_t)id;
@@ -974,7 +984,7 @@ bool bsPly_Parse(const uint8_t* data, size_t size, const char* name, bsPlyData* 
 			}
 			out->fields = (has[bsTarget_radius] ? bs_plyHasRadius : 0u) |
 				(has[bsTarget_vx] ? bs_plyHasVelocity : 0u) | (has[bsTarget_state] ? bs_plyHasState : 0u) |
-				(has[bsTarget_id] ? bs_plyHasId : 0u);
+				(has[bsTarget_id] ? bs_plyHasId : 0u) | (has[bsTarget_wx] ? bs_plyHasSpin : 0u);
 		}
 	}
 	free(h);
@@ -1075,6 +1085,7 @@ enum
 {
 	bsPlyRecordSize = 7 * 4 + 1 + 4,
 	bsPlyWideRecordSize = bsPlyRecordSize + 3 * 4,  // x, y, z as doubles
+	bsPlySpinSize = 3 * 4,                          // wx, wy, wz, when the particles spin
 	bsPlyRecordsPerReserve = 1024,
 };
 
@@ -1092,8 +1103,13 @@ bool bsPly_NeedsDoubles(const bsParticles* p)
 	return false;
 }
 
-static void bsPly_Get(const bsParticles* p, size_t i, double v[7], unsigned* state)
+// The record's values: x y z radius vx vy vz, then wx wy wz (0 without spin).
+static void bsPly_Get(const bsParticles* p, size_t i, double v[10], unsigned* state)
 {
+	bsVec3 w = p->spin != NULL ? p->spin[i] : bsV3(0.0, 0.0, 0.0);
+	v[7] = w.x;
+	v[8] = w.y;
+	v[9] = w.z;
 	v[0] = p->position[i].x;
 	v[1] = p->position[i].y;
 	v[2] = p->position[i].z;
@@ -1111,15 +1127,15 @@ static bool bsPly_WriteArrays(const char* path, const bsParticles* src, char* er
 	// Check first, so that a bad particle costs no I/O.
 	for (size_t i = 0; i < count; ++i)
 	{
-		double v[7];
+		double v[10];
 		unsigned state;
 		bsPly_Get(src, i, v, &state);
-		for (int k = 0; k < 7; ++k)
+		for (int k = 0; k < 10; ++k)
 		{
 			if (!(fabs(v[k]) <= (double)FLT_MAX))
 			{
-				return bsPlyFail(&c, 0, "particle %zu: %s = %g is not a finite float", i, bsTargetName[k],
-					v[k]);
+				return bsPlyFail(&c, 0, "particle %zu: %s = %g is not a finite float", i,
+					bsTargetName[k < 7 ? k : k - 7 + bsTarget_wx], v[k]);
 			}
 		}
 		if (v[3] < 0.0)
@@ -1139,7 +1155,8 @@ static bool bsPly_WriteArrays(const char* path, const bsParticles* src, char* er
 	}
 	bool wide = bsPly_NeedsDoubles(src);
 	const char* type = wide ? "double" : "float";
-	size_t recordSize = wide ? bsPlyWideRecordSize : bsPlyRecordSize;
+	bool spin = src->spin != NULL;
+	size_t recordSize = (wide ? bsPlyWideRecordSize : bsPlyRecordSize) + (spin ? bsPlySpinSize : 0);
 	bsAtomicFile_Printf(&f,
 		"ply\n"
 		"format binary_little_endian 1.0\n"
@@ -1154,8 +1171,10 @@ static bool bsPly_WriteArrays(const char* path, const bsParticles* src, char* er
 		"property float vz\n"
 		"property uchar state\n"
 		"property uint id\n"
+		"%s"
 		"end_header\n",
-		BLOBSIM_VERSION, count, type, type, type);
+		BLOBSIM_VERSION, count, type, type, type,
+		spin ? "property float wx\nproperty float wy\nproperty float wz\n" : "");
 	for (size_t i = 0; i < count;)
 	{
 		size_t n = count - i < bsPlyRecordsPerReserve ? count - i : bsPlyRecordsPerReserve;
@@ -1166,7 +1185,7 @@ static bool bsPly_WriteArrays(const char* path, const bsParticles* src, char* er
 		}
 		for (size_t k = 0; k < n; ++k, ++i)
 		{
-			double v[7];
+			double v[10];
 			unsigned state;
 			bsPly_Get(src, i, v, &state);
 			char* r = out + k * recordSize;
@@ -1184,6 +1203,10 @@ static bool bsPly_WriteArrays(const char* path, const bsParticles* src, char* er
 			for (int q = 0; q < 4; ++q)
 			{
 				r[29 + q] = (char)((id >> (8 * q)) & 0xffu);
+			}
+			for (int q = 0; q < 3 && spin; ++q)
+			{
+				bsStoreFloatLE(r + 33 + 4 * q, (float)v[7 + q]);
 			}
 		}
 		bsAtomicFile_Advance(&f, n * recordSize);

@@ -9,15 +9,17 @@
 //     property float x / y / z / radius / vx / vy / vz      (seven lines, in this order)
 //     property uchar state                                  (0 free, 1 stuck, 2 escaped, 3 sleeping)
 //     property uint id                                      (the particle's birth order, particles.h)
+//     property float wx / wy / wz                           (only when the particles spin: their
+//                                                            angular velocity, rad/s; 12 bytes more)
 //     end_header
-// followed by N records of 33 bytes; but x, y and z are `double` (records of 45 bytes) when a float
+// followed by N records of 33 bytes (45 with spin); but x, y and z are `double` (records of 45 bytes, 57 with spin) when a float
 // would round some particle's position by more than 1/2048 of its radius (bsPly_NeedsDoubles: a
 // coordinate beyond bs_plyFloatReach radii from the origin, e.g. a model at survey coordinates), so
 // the file keeps every position to that precision wherever the model sits, and a scene near the
 // origin gives the float file it always gave. Both are standard PLY (meshio reads either). The bytes are assembled explicitly (IEEE-754, least significant byte first), so the same
 // particles give the same file on every host.
 //
-// bsPly_Read / bsPly_Parse read PLY files with x, y, z and optionally radius, vx, vy, vz, state and id, in
+// bsPly_Read / bsPly_Parse read PLY files with x, y, z and optionally radius, vx, vy, vz, state, id and wx, wy, wz, in
 // any order, of any numeric type (char ... double, also the int8 ... float64 spellings), in ascii,
 // binary_little_endian or binary_big_endian. Other properties and other elements (faces, ...) are
 // skipped, lists included. Both entry points treat the input as hostile and are safe for untrusted
@@ -45,6 +47,7 @@ typedef struct bsPlyParticle
 	double radius;
 	uint8_t state;  // a bsParticleState
 	uint32_t id;    // the particle's id (an integer 0 .. 2^32 - 1 in the file, of any numeric type)
+	bsVec3 spin;    // angular velocity (wx, wy, wz)
 } bsPlyParticle;
 
 // Which optional properties a file held (x, y and z are required).
@@ -54,6 +57,7 @@ enum
 	bs_plyHasVelocity = 2,  // all three of vx, vy, vz
 	bs_plyHasState = 4,
 	bs_plyHasId = 8,
+	bs_plyHasSpin = 16,     // all three of wx, wy, wz
 };
 
 // What the reader returns. Properties absent from the file read as 0 (radius 0, velocity 0, state

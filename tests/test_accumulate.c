@@ -388,7 +388,7 @@ static bsStepDef Settings(double dt, bsMethod method, bsResponse response)
 
 static int Append(bsParticles* p, bsVec3 x, bsVec3 v, double r, uint8_t state)
 {
-	bsParticleDef d = {x, v, r, state};
+	bsParticleDef d = {x, v, r, state, {0, 0, 0}};
 	ENSURE(bsParticles_Append(p, &d) == bs_ok);
 	return 0;
 }

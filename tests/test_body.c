@@ -315,7 +315,7 @@ static int TranslatingPlate(void)
 			// Laterally within 3 of the plate's centre, within 2 of its plane: face contacts only.
 			bsVec3 local = bsV3(bsRng_Range(&rng, -3, 3), bsRng_Range(&rng, -2, 2), bsRng_Range(&rng, -3, 3));
 			bsParticleDef d = {bsTransform_Apply((bsTransform){q, translate[0].value}, local), RandomVec(&rng, 2.0),
-				bsRng_Range(&rng, 0.01, 0.3), bs_particleFree};
+				bsRng_Range(&rng, 0.01, 0.3), bs_particleFree, {0, 0, 0}};
 			ENSURE(bsParticles_Append(&p, &d) == bs_ok);
 		}
 		bsParticles before = p;
@@ -415,7 +415,7 @@ static int PaddleParticles(bsParticles* p, uint64_t seed, int count, double radi
 	{
 		double rho = bsRng_Range(&rng, 0.15, 0.9), phi = bsRng_Range(&rng, 0.1, BS_PI - 0.1);
 		bsParticleDef d = {bsV3(rho * cos(phi), bsRng_Range(&rng, -0.4, 0.4), -rho * sin(phi)), bsV3(0, 0, 0), radius,
-			bs_particleFree};
+			bs_particleFree, {0, 0, 0}};
 		ENSURE(bsParticles_Append(p, &d) == bs_ok);
 	}
 	return 0;
@@ -516,7 +516,7 @@ static int Carried(void)
 	for (int k = 0; k < 300; ++k)
 	{
 		bsParticleDef d = {bsV3(bsRng_Range(&rng, -0.5, 0.5), bsRng_Range(&rng, 0.05, 0.6), bsRng_Range(&rng, -0.5, 0.5)),
-			bsV3(0, 0, 0), 0.02, bs_particleFree};
+			bsV3(0, 0, 0), 0.02, bs_particleFree, {0, 0, 0}};
 		ENSURE(bsParticles_Append(&p, &d) == bs_ok);
 	}
 	bsStepDef st = bsDefaultStepDef();
@@ -584,7 +584,7 @@ static int Growing(void)
 		bsVec3 x = RandomVec(&rng, 1.1);
 		if (BoxDistance(x, bsV3(-0.5, -0.5, -0.5), bsV3(0.5, 0.5, 0.5)) > 2.0 * radius)
 		{
-			bsParticleDef d = {x, bsV3(0, 0, 0), radius, bs_particleFree};
+			bsParticleDef d = {x, bsV3(0, 0, 0), radius, bs_particleFree, {0, 0, 0}};
 			ENSURE(bsParticles_Append(&p, &d) == bs_ok);
 		}
 	}
@@ -642,7 +642,7 @@ static int Deforming(void)
 	{
 		for (int k = -5; k <= 5; ++k)
 		{
-			bsParticleDef d = {bsV3(0.1 * i, radius + 0.01, 0.1 * k), bsV3(0, 0, 0), radius, bs_particleFree};
+			bsParticleDef d = {bsV3(0.1 * i, radius + 0.01, 0.1 * k), bsV3(0, 0, 0), radius, bs_particleFree, {0, 0, 0}};
 			ENSURE(bsParticles_Append(&p, &d) == bs_ok);
 		}
 	}

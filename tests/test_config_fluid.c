@@ -192,7 +192,8 @@ static const BadFluid badFluids[] = {
 		"density_error, divergence_error, max_iterations, viscosity_error, max_viscosity_iterations, cfl)"},
 	{"\"interaction\": {\"type\": \"granular\", \"yield_stress\": 2}", NULL, AT("yield_stress") "not used by a "
 		"\"granular\" interaction (its keys: type, density, cohesion, cohesion_range, viscosity, skin, restitution, "
-		"contact_time, stiffness, friction, tangential_damping, tangential_stiffness)"},
+		"contact_time, stiffness, friction, tangential_damping, tangential_stiffness, contact_model, youngs_modulus, "
+		"poisson_ratio, rotation, rolling_friction, rolling_model)"},
 	{"\"interaction\": {\"type\": \"fluid\", \"yeild_stress\": 2}", NULL,
 		AT("yeild_stress") "unknown key (did you mean 'yield_stress'?)"},
 	{"\"material\": \"slime\", \"interaction\": {\"type\": \"granular\"}", NULL, AT("type") "\"granular\" does not "

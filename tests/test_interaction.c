@@ -705,10 +705,12 @@ static int RunModeCounted(const bsInteractionDef* inter, int threads, bsParticle
 	return 0;
 }
 
-// The pair modes of SameBytesAnyThreads.
-static void PairModes(bsInteractionDef modes[7])
+// The pair modes of SameBytesAnyThreads and SameBytesAnySkin: the seven without spin, then rotation.
+enum { BS_PAIR_MODES = 10 };
+
+static void PairModes(bsInteractionDef modes[BS_PAIR_MODES])
 {
-	for (int m = 0; m < 7; ++m)
+	for (int m = 0; m < BS_PAIR_MODES; ++m)
 	{
 		modes[m] = bsDefaultInteractionDef();
 	}
@@ -728,13 +730,25 @@ static void PairModes(bsInteractionDef modes[7])
 	modes[5].stiffness = 50.0;
 	modes[6].type = bs_interactionGranular;
 	modes[6].tangentialStiffness = 2.0 / 7.0;
+	// Rotation with rolling resistance, on the linear law with springs and on Hertz-Mindlin; the
+	// rolling spring (epsd2).
+	modes[7] = modes[6];
+	modes[7].rotation = true;
+	modes[7].rollingFriction = 0.2;
+	modes[8].type = bs_interactionGranular;
+	modes[8].contactModel = bs_contactHertz;
+	modes[8].youngsModulus = 1e6;
+	modes[8].rotation = true;
+	modes[8].rollingFriction = 0.1;
+	modes[9] = modes[7];
+	modes[9].rollingModel = bs_rollingEpsd2;
 }
 
 static int SameBytesAnyThreads(void)
 {
-	bsInteractionDef modes[7];
+	bsInteractionDef modes[BS_PAIR_MODES];
 	PairModes(modes);
-	for (int m = 0; m < 7; ++m)
+	for (int m = 0; m < BS_PAIR_MODES; ++m)
 	{
 		bsParticles one;
 		RUN_SUBTEST(RunMode(modes + m, 1, &one));
@@ -745,6 +759,8 @@ static int SameBytesAnyThreads(void)
 			ENSURE(memcmp(one.position, other.position, one.count * sizeof(bsVec3)) == 0);
 			ENSURE(memcmp(one.velocity, other.velocity, one.count * sizeof(bsVec3)) == 0);
 			ENSURE(memcmp(one.state, other.state, one.count) == 0);
+			ENSURE((one.spin == NULL) == !modes[m].rotation && (other.spin == NULL) == (one.spin == NULL));
+			ENSURE(one.spin == NULL || memcmp(one.spin, other.spin, one.count * sizeof(bsVec3)) == 0);
 			bsParticles_Free(&other);
 		}
 		// The particles did interact: some moved sideways (a column falling alone would not).
@@ -754,6 +770,13 @@ static int SameBytesAnyThreads(void)
 			sideways = fmax(sideways, fabs(one.velocity[i].x));
 		}
 		ENSURE(sideways > 1e-3);
+		// With rotation they spun.
+		double spun = 0.0;
+		for (size_t i = 0; one.spin != NULL && i < one.count; ++i)
+		{
+			spun = fmax(spun, bsLength(one.spin[i]));
+		}
+		ENSURE(!modes[m].rotation || spun > 1.0);
 		bsParticles_Free(&one);
 	}
 	return 0;
@@ -763,9 +786,9 @@ static int SameBytesAnyThreads(void)
 // 1 and 2 threads, and were kept for most substeps.
 static int SameBytesAnySkin(void)
 {
-	bsInteractionDef modes[7];
+	bsInteractionDef modes[BS_PAIR_MODES];
 	PairModes(modes);
-	for (int m = 0; m < 7; ++m)
+	for (int m = 0; m < BS_PAIR_MODES; ++m)
 	{
 		bsParticles rebuilt;
 		uint64_t reuses = 0;

@@ -749,7 +749,7 @@ static int PlyRoundTripTest(void)
 	ENSURE(same);
 
 	// Byte-exact layout of one particle.
-	bsPlyParticle one = {bsV3(1.0, -2.0, 0.5), bsV3(0.0, 0.0, -1.0), 0.25, bs_particleStuck, 0x01020304u};
+	bsPlyParticle one = {bsV3(1.0, -2.0, 0.5), bsV3(0.0, 0.0, -1.0), 0.25, bs_particleStuck, 0x01020304u, {0, 0, 0}};
 	ENSURE(WritePly(path, &one, 1, err, sizeof(err)));
 	size_t size;
 	uint8_t* bytes = ReadAll(path, &size);
@@ -769,7 +769,7 @@ static int PlyRoundTripTest(void)
 	ENSURE(same);
 
 	// Doubles are narrowed to float; zero particles is a valid file.
-	bsPlyParticle tenth = {bsV3(0.1, 1e-30, -7.0), bsV3(0, 0, 0), 0.1, 0, 0};
+	bsPlyParticle tenth = {bsV3(0.1, 1e-30, -7.0), bsV3(0, 0, 0), 0.1, 0, 0, {0, 0, 0}};
 	ENSURE(WritePly(path, &tenth, 1, err, sizeof(err)));
 	ENSURE(bsPly_Read(path, &d, err, sizeof(err)));
 	ENSURE(d.count == 1 && d.particles[0].position.x == (double)0.1f &&
@@ -1715,8 +1715,8 @@ static int PlyFarTest(void)
 	char path[600], err[1200];
 	TestPath(path, sizeof(path), "far.ply");
 	bsPlyParticle p[2] = {
-		{bsV3(580000.123456789, 101.5, 5800000.987654321), bsV3(0.5, -1.0, 0.0), 0.01, bs_particleFree, 0},
-		{bsV3(580000.25, 100.0, 5800000.0), bsV3(0.0, 0.0, 0.0), 0.02, bs_particleStuck, 1},
+		{bsV3(580000.123456789, 101.5, 5800000.987654321), bsV3(0.5, -1.0, 0.0), 0.01, bs_particleFree, 0, {0, 0, 0}},
+		{bsV3(580000.25, 100.0, 5800000.0), bsV3(0.0, 0.0, 0.0), 0.02, bs_particleStuck, 1, {0, 0, 0}},
 	};
 	ENSURE(WritePly(path, p, 2, err, sizeof(err)));
 	size_t size;

@@ -187,7 +187,7 @@ static int ParticleCheck(void)
 {
 	bsParticles p;
 	memset(&p, 0, sizeof(p));
-	bsParticleDef good = {bsV3(1, 2, 3), bsV3(0, -1, 0), 0.5, bs_particleFree};
+	bsParticleDef good = {bsV3(1, 2, 3), bsV3(0, -1, 0), 0.5, bs_particleFree, {0, 0, 0}};
 	ENSURE(bsParticleDef_Check(&good) == bs_particleOk);
 	bsParticleDef bad = good;
 	bad.radius = 0.0;
@@ -249,9 +249,9 @@ static int Emission(void)
 	random.shape = (bsEmitter){bs_emitterRandom, {-1, -1, -1}, {0, 0, 0}, {50, 0, 0}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false, NULL}};
 	random.radiusSpread = 0.0;
 	bsParticleDef listed[3] = {
-		{bsV3(5, 5, 5), bsV3(0, 0, 0), 0.2, bs_particleFree},
-		{bsV3(6, 5, 5), bsV3(0, 0, 0), 0.3, bs_particleStuck},
-		{bsV3(7, 5, 5), bsV3(0, 0, 0), 0.4, bs_particleFree},
+		{bsV3(5, 5, 5), bsV3(0, 0, 0), 0.2, bs_particleFree, {0, 0, 0}},
+		{bsV3(6, 5, 5), bsV3(0, 0, 0), 0.3, bs_particleStuck, {0, 0, 0}},
+		{bsV3(7, 5, 5), bsV3(0, 0, 0), 0.4, bs_particleFree, {0, 0, 0}},
 	};
 	bsEmitterDef list = bsDefaultEmitterDef();
 	list.shape.type = bs_emitterList;

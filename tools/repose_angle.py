@@ -16,12 +16,18 @@ import struct
 import sys
 
 
+# A record's fields by the header's property lines (blobsim's particles.ply: x y z radius vx vy vz
+# state id, then wx wy wz when the particles spin; x y z may be doubles).
+PLY_TYPES = {"float": "f", "double": "d", "uchar": "B", "uint": "I"}
+
+
 def read(path):
 	data = open(path, "rb").read()
 	end = data.index(b"end_header\n") + len(b"end_header\n")
 	header = data[:end].decode()
 	count = int(header.split("element vertex ")[1].split("\n")[0])
-	rec = struct.Struct("<7fBI" if "property uint id" in header else "<7fB")
+	props = [line.split()[1:] for line in header.splitlines() if line.startswith("property ")]
+	rec = struct.Struct("<" + "".join(PLY_TYPES[t] for t, _ in props))
 	return [rec.unpack_from(data, end + k * rec.size) for k in range(count)]
 
 

@@ -76,6 +76,7 @@ static const bsRange bsRangeFactor = {1.0, 1000.0, false, "a number from 1 to 10
 static const bsRange bsTangentialDamping = {0.0, 10.0, false, "a number from 0 to 10"};
 static const bsRange bsFlowIndex = {0.2, 2.0, false, "a number from 0.2 to 2"};
 static const bsRange bsSkinRange = {0.0, 10.0, false, "a number from 0 to 10"};
+static const bsRange bsPoisson = {0.0, 0.5, false, "a number from 0 to 0.5"};
 #define BS_INTERACTION_KEY(K, M, R) BS_NUMBER_IN(K, bsInteractionDef, M, R)
 #define BS_INTERACTION_DENSITY_KEYS BS_KEY("type", BS_VALUE), BS_INTERACTION_KEY("density", density, &bsPositive)
 #define BS_INTERACTION_COMMON_KEYS BS_INTERACTION_DENSITY_KEYS, \
@@ -90,7 +91,13 @@ static const bsRange bsSkinRange = {0.0, 10.0, false, "a number from 0 to 10"};
 	BS_INTERACTION_KEY("stiffness", stiffness, &bsPositive), \
 	BS_INTERACTION_KEY("friction", friction, &bsNonNegative), \
 	BS_INTERACTION_KEY("tangential_damping", tangentialDamping, &bsTangentialDamping), \
-	BS_INTERACTION_KEY("tangential_stiffness", tangentialStiffness, &bsUnit)
+	BS_INTERACTION_KEY("tangential_stiffness", tangentialStiffness, &bsUnit), \
+	BS_KEY("contact_model", BS_VALUE), \
+	BS_INTERACTION_KEY("youngs_modulus", youngsModulus, &bsPositive), \
+	BS_INTERACTION_KEY("poisson_ratio", poissonRatio, &bsPoisson), \
+	BS_KEY("rotation", BS_VALUE), \
+	BS_INTERACTION_KEY("rolling_friction", rollingFriction, &bsNonNegative), \
+	BS_KEY("rolling_model", BS_VALUE)
 // The fluid's own keys (bsFluidDef): not the pair kinds' cohesion, cohesion_range and viscosity. Its
 // checks across keys are bsCheckFluid's (config_fluid.c).
 #define BS_FLUID_KEY(K, M, R) BS_INTERACTION_KEY(K, fluid.M, R)
@@ -838,6 +845,66 @@ static bool bsReadInteractionTypeWith(bsCtx* c, const cJSON* v, const cJSON* par
 	return true;
 }
 
+// A key of v that its setting does not use: an error at it saying what it needs.
+static bool bsFailUnused(bsCtx* c, const cJSON* v, const char* key, const char* needs)
+{
+	if (bsMember(v, key) == NULL)
+	{
+		return true;
+	}
+	bsPushKey(c, key);
+	return bsFail(c, "%s is used only with %s", key, needs);
+}
+
+// The granular keys the table does not read: contact_model, rotation and rolling_model; each law's
+// keys only with it, a rolling friction only with rotation.
+static bool bsReadGranularKeys(bsCtx* c, const cJSON* v, bsInteractionDef* d)
+{
+	const char* laws[bs_contactModelCount];
+	for (int k = 0; k < bs_contactModelCount; ++k)
+	{
+		laws[k] = bsContactModelName((bsContactModel)k);
+	}
+	const char* rolling[bs_rollingModelCount];
+	for (int k = 0; k < bs_rollingModelCount; ++k)
+	{
+		rolling[k] = bsRollingModelName((bsRollingModel)k);
+	}
+	int law = (int)d->contactModel, roll = (int)d->rollingModel;
+	if (!bsReadChoice(c, v, "contact_model", false, laws, bs_contactModelCount, law, &law) ||
+		!bsReadBool(c, v, "rotation", d->rotation, &d->rotation) ||
+		!bsReadChoice(c, v, "rolling_model", false, rolling, bs_rollingModelCount, roll, &roll))
+	{
+		return false;
+	}
+	d->contactModel = (bsContactModel)law;
+	d->rollingModel = (bsRollingModel)roll;
+	static const char* const hooke[] = {"contact_time", "stiffness", "tangential_damping", "tangential_stiffness"};
+	static const char* const hertz[] = {"youngs_modulus", "poisson_ratio"};
+	bool isHertz = d->contactModel == bs_contactHertz;
+	for (int k = 0; k < BS_COUNT(hooke); ++k)
+	{
+		if (isHertz && !bsFailUnused(c, v, hooke[k], "contact_model \"hooke\""))
+		{
+			return false;
+		}
+	}
+	for (int k = 0; k < BS_COUNT(hertz); ++k)
+	{
+		if (!isHertz && !bsFailUnused(c, v, hertz[k], "contact_model \"hertz\""))
+		{
+			return false;
+		}
+	}
+	if (d->rollingModel == bs_rollingEpsd2 && !isHertz && !(d->tangentialStiffness > 0.0))
+	{
+		bsPushKey(c, "rolling_model");
+		return bsFail(c, "\"epsd2\" needs the tangential spring: tangential_stiffness > 0 (or contact_model \"hertz\")");
+	}
+	// A rolling friction without spin would do nothing: say so (0, as --set may give it, is fine).
+	return d->rotation || d->rollingFriction == 0.0 || bsFailUnused(c, v, "rolling_friction", "rotation: true");
+}
+
 // The keys of an interaction object v of d's type into d; contact_time and stiffness exclude each
 // other (a stiffness replaces the default contact time).
 static bool bsReadInteractionKeys(bsCtx* c, const cJSON* v, bsInteractionDef* d)
@@ -860,6 +927,10 @@ static bool bsReadInteractionKeys(bsCtx* c, const cJSON* v, bsInteractionDef* d)
 			return bsFail(c, "give contact_time or stiffness, not both");
 		}
 		d->contactTime = 0.0;
+	}
+	if (d->type == bs_interactionGranular && !bsReadGranularKeys(c, v, d))
+	{
+		return false;
 	}
 	bsPop(c, inner);
 	return true;

@@ -35,7 +35,8 @@ const bsSchemaKey* bsFindKey(const bsSchemaKey* keys, int count, const char* nam
 void bsUnknownKeyHint(const char* key, const bsSchemaKey* keys, int count, char* out,
 	size_t size)
 {
-	const char* names[64];  // every key of the largest table (the interaction's, 30 or so)
+	// The nearest of every key of the largest table (the interaction's union, about 40).
+	const char* names[64];
 	int n = count < 64 ? count : 64;
 	for (int i = 0; i < n; ++i)
 	{
@@ -48,7 +49,7 @@ void bsUnknownKeyHint(const char* key, const bsSchemaKey* keys, int count, char*
 		return;
 	}
 	char list[256];
-	bsJoinNames(list, sizeof list, names, n, false);
+	bsJoinNames(list, sizeof list, names, n < 16 ? n : 16, false);
 	snprintf(out, size, " (allowed: %s)", list);
 }
 

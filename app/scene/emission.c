@@ -43,6 +43,7 @@ static bool bsListFromPly(const bsPlyData* d, const bsParticlesConfig* pc, const
 		p->radius = (d->fields & bs_plyHasRadius) ? q->radius : pc->radius;
 		p->velocity = (d->fields & bs_plyHasVelocity) ? q->velocity : pc->velocity;
 		p->state = (d->fields & bs_plyHasState) ? q->state : (uint8_t)bs_particleFree;
+		p->spin = (d->fields & bs_plyHasSpin) ? q->spin : bsV3(0.0, 0.0, 0.0);
 		bsParticleFault fault = bsParticleDef_Check(p);
 		if (fault != bs_particleOk)
 		{

@@ -26,6 +26,8 @@ typedef struct bsParticles
 	bsVec3* velocity;
 	double* radius;    // collision radius
 	uint8_t* state;    // bsParticleState
+	bsVec3* spin;      // angular velocity, rad/s: NULL (no spin) until bsParticles_EnableSpin (a step
+	                   // with rotation calls it); then grown with the others, new particles at rest
 	uint32_t* id;      // birth order: the particle's index when it joined the set (Alloc, Append and
 	                   // the emitters set it). Particles never leave a set (expiry marks them
 	                   // escaped), so ids are unique and follow a particle if its slot ever moves.
@@ -41,6 +43,7 @@ typedef struct bsParticleDef
 	bsVec3 velocity;
 	double radius;
 	uint8_t state;  // bsParticleState
+	bsVec3 spin;    // angular velocity, rad/s (a set without a spin array gets one for a non-zero spin)
 } bsParticleDef;
 
 // What is wrong with a particle (bsParticleDef_Check).
@@ -51,10 +54,11 @@ typedef enum bsParticleFault
 	bs_particleBadVelocity,  // a component is NaN or infinite
 	bs_particleBadRadius,    // the radius is not a finite number > 0
 	bs_particleBadState,     // not a bsParticleState
+	bs_particleBadSpin,      // a component is NaN or infinite
 } bsParticleFault;
 
 // The check every particle passes before it joins a set (bsParticles_Append, the emitters, the
-// readers of particle files): a finite position and velocity, a finite radius > 0, a known state.
+// readers of particle files): a finite position, velocity and spin, a finite radius > 0, a known state.
 bsParticleFault bsParticleDef_Check(const bsParticleDef* particle);
 
 // "radius 0 is not positive", "position (1, nan, 0) is not finite", ... for messages; into out.
@@ -73,6 +77,14 @@ bsResult bsParticles_Reserve(bsParticles* particles, size_t capacity);
 // Checks the particle (bsParticleDef_Check: bs_errNonFinite or bs_errInvalidArgument when it fails,
 // the set unchanged) and appends it with the next id, growing the arrays geometrically when full.
 bsResult bsParticles_Append(bsParticles* particles, const bsParticleDef* particle);
+
+// Gives the set its spin array (zeroed: every particle at rest), when it has none. bs_errOutOfMemory
+// leaves it without.
+bsResult bsParticles_EnableSpin(bsParticles* particles);
+
+// Sets the spin of slot i (< capacity), giving the set its spin array first when it has none and spin
+// is not 0 (bs_errOutOfMemory when that fails).
+bsResult bsParticles_SetSpin(bsParticles* particles, size_t i, bsVec3 spin);
 
 // Frees the arrays and zeroes the set (a zeroed set is an empty one that Append can grow).
 void bsParticles_Free(bsParticles* particles);

@@ -71,7 +71,26 @@
 //              rest on a slope below atan mu: static friction, a true angle of repose. 128 bytes a
 //              particle (world_internal.h). A contact beyond a particle's 8 gets the viscous
 //              friction (on that side only: such a pair keeps its momentum only to the difference).
-//              Particles have no spin (they cannot roll).
+//              Without rotation particles have no spin (they cannot roll).
+//              contact_model hertz (Hertz-Mindlin, as LIGGGHTS's `model hertz` with its default
+//              tangential history): with E* = E / (2 (1 - nu^2)), G* = E / (4 (2 - nu)(1 + nu)),
+//              R = r_i r_j / (r_i + r_j) and s = sqrt(R delta), the force is k_n delta + gamma_n v_n
+//              apart with k_n = 4/3 E* s, gamma_n = 2 sqrt(5/6) beta sqrt(2 E* s m_eff); the
+//              tangential spring k_t = 8 G* s and damping gamma_t = 2 sqrt(5/6) beta sqrt(k_t m_eff),
+//              always with history (tangential_stiffness and tangential_damping are not used).
+//   rotation   (granular, rotation on) every particle has an angular velocity (particles.h: spin):
+//              the contact point's velocity includes omega x r, and the tangential force F_t at
+//              c_i n makes the torque c_i n x F_t (c = r - delta / 2, LIGGGHTS's contact point;
+//              I = 2/5 m r^2, a solid sphere). Rolling resistance (rolling_friction mu_r > 0), with
+//              w the relative angular velocity omega_i - omega_j without its component along n and
+//              R as above: rolling_model cdt (LIGGGHTS's constant directional torque) adds the
+//              torque -mu_r F_n R w / |w| (F_n the elastic normal force, k_n delta), cut to the one
+//              that stops w within the substep where it would reverse it (LIGGGHTS's explicit one
+//              flips its sign every step around w = 0 instead); rolling_model epsd2 (LIGGGHTS's,
+//              Ai et al. 2011 without the dashpot) keeps a rolling torque M per contact beside its
+//              tangential spring, M += h k_t R^2 w, |M| <= mu_r |F_n| R (F_n the whole normal
+//              force), the torque on i -M. Walls (the move phase's response) rotate too: below,
+//              bsStepDef.friction.
 //   cohesion   (with either) a = cohesion pulling together for d <= r_i + r_j, falling linearly to
 //              0 at d = cohesion_range (r_i + r_j);
 //   viscosity  (with either) the velocity relaxes towards the mass-weighted mean of the neighbours'
@@ -90,6 +109,32 @@ const char* bsInteractionName(bsInteractionType type);
 bool bsParseInteraction(const char* name, bsInteractionType* type);
 
 
+// The granular contact law: the linear spring-dashpot (from a contact time or a stiffness, LIGGGHTS's
+// `model hooke` family) or Hertz-Mindlin (from Young's modulus and Poisson's ratio, `model hertz`).
+typedef enum bsContactModel
+{
+	bs_contactHooke = 0,
+	bs_contactHertz,
+	bs_contactModelCount
+} bsContactModel;
+
+const char* bsContactModelName(bsContactModel model);
+bool bsParseContactModel(const char* name, bsContactModel* model);
+
+// The rolling resistance with rotation: the constant directional torque (LIGGGHTS's
+// `rolling_friction cdt`; Zhou et al. 1999's model) or the elastic-plastic rolling spring without
+// dashpot (LIGGGHTS's `rolling_friction epsd2`; Ai et al. 2011's type C, its damping left out), which
+// needs the tangential spring (a contact history).
+typedef enum bsRollingModel
+{
+	bs_rollingCdt = 0,
+	bs_rollingEpsd2,
+	bs_rollingModelCount
+} bsRollingModel;
+
+const char* bsRollingModelName(bsRollingModel model);
+bool bsParseRollingModel(const char* name, bsRollingModel* model);
+
 // Every setting of the interaction; bsDefaultInteractionDef() gives each its default (in brackets).
 typedef struct bsInteractionDef
 {
@@ -103,6 +148,12 @@ typedef struct bsInteractionDef
 	double friction;           // granular: Coulomb mu, >= 0 [0.5]
 	double tangentialDamping;  // granular: gamma t_c, 0..10 [1]
 	double tangentialStiffness; // granular: k_t / K, 0..1; 0: no tangential spring [0]
+	bsContactModel contactModel; // granular: the normal and tangential law [hooke]
+	double youngsModulus;      // granular, hertz: E, Pa, > 0 [5e6]
+	double poissonRatio;       // granular, hertz: nu, 0..0.5 [0.3]
+	bool rotation;             // granular: particles spin (above) [false]
+	double rollingFriction;    // granular, with rotation: mu_r, >= 0 [0]
+	bsRollingModel rollingModel; // granular, with rotation [cdt]
 	double cohesion;           // relative acceleration, m/s^2, >= 0 [0]
 	double cohesionRange;      // cohesion_range, >= 1 [1.25]
 	double viscosity;          // per second, >= 0 [0]
@@ -338,7 +389,14 @@ typedef struct bsStepDef
 	bsResponse response;  // [stick]
 	double restitution;   // bounce: the normal speed kept, 0..1 [0.5]
 	double friction;      // slide and bounce: tangential speed lost per contact, as a fraction of the
-	                      // normal speed removed (Coulomb); 0..1 [0]
+	                      // normal speed removed (Coulomb); 0..1 [0]. With rotation (granular) it
+	                      // acts on the contact point's slip u = v_t + omega x (-r n): the impulse
+	                      // that stops the slip of a solid sphere (2/7 u a unit mass), at most
+	                      // friction x the normal impulse J_n, and its torque; then rolling_friction's
+	                      // torque impulse mu_r r J_n against the spin across n, at most stopping it
+	                      // (so a ball rolls down a slope at 5/7 g sin theta while tan theta <= 7/2
+	                      // friction, and stops on the flat after 7 v^2 / (10 mu_r g)); a particle
+	                      // whose motion along the wall and spin across it both bounds can stop rests.
 	int maxContacts;      // contacts handled per particle and substep, 1..BS_MAX_CONTACTS; then it
 	                      // waits for the next [4]
 	bool bounded;         // particles leaving [boundsMin, boundsMax] are marked escaped [false]

@@ -125,7 +125,8 @@ static bsResult bsCheckAppended(bsParticles* p, size_t first, size_t* failed)
 {
 	for (size_t i = first; i < p->count; ++i)
 	{
-		bsParticleDef d = {p->position[i], p->velocity[i], p->radius[i], p->state[i]};
+		bsParticleDef d = {p->position[i], p->velocity[i], p->radius[i], p->state[i],
+			p->spin != NULL ? p->spin[i] : bsV3(0.0, 0.0, 0.0)};
 		bsParticleFault fault = bsParticleDef_Check(&d);
 		if (fault != bs_particleOk)
 		{
@@ -150,7 +151,7 @@ double bsEmitterDef_DrawRadius(const bsEmitterDef* def, bsRng* rng)
 
 bsParticleDef bsEmitterDef_Particle(const bsEmitterDef* def, bsRng* rng, bsVec3 position, bsVec3 velocity)
 {
-	bsParticleDef particle = {position, velocity, bsEmitterDef_DrawRadius(def, rng), bs_particleFree};
+	bsParticleDef particle = {position, velocity, bsEmitterDef_DrawRadius(def, rng), bs_particleFree, {0.0, 0.0, 0.0}};
 	return particle;
 }
 
@@ -239,6 +240,10 @@ bsResult bsEmitterDef_EmitRange(const bsEmitterDef* def, uint64_t first, uint64_
 		p->velocity[i] = d.velocity;
 		p->radius[i] = d.radius;
 		p->state[i] = d.state;
+		if (bsParticles_SetSpin(p, i, d.spin) != bs_ok)
+		{
+			return bs_errOutOfMemory;
+		}
 	}
 	return bsCheckAppended(p, start, failed);
 }

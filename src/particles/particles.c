@@ -26,6 +26,10 @@ bsParticleFault bsParticleDef_Check(const bsParticleDef* p)
 	{
 		return bs_particleBadRadius;
 	}
+	if (!bsIsValidVec3(p->spin))
+	{
+		return bs_particleBadSpin;
+	}
 	return p->state < bs_particleStateCount ? bs_particleOk : bs_particleBadState;
 }
 
@@ -49,6 +53,9 @@ void bsParticleFault_Describe(bsParticleFault fault, const bsParticleDef* p, cha
 			return;
 		case bs_particleBadState:
 			snprintf(out, size, "state %u is not a particle state", (unsigned)p->state);
+			return;
+		case bs_particleBadSpin:
+			snprintf(out, size, "spin (%g, %g, %g) is not finite", p->spin.x, p->spin.y, p->spin.z);
 			return;
 	}
 	snprintf(out, size, "unknown fault");
@@ -75,6 +82,14 @@ bsResult bsParticles_Reserve(bsParticles* p, size_t capacity)
 		!BS_ARRAY_RESIZE(p->id, capacity))
 	{
 		return bs_errOutOfMemory;
+	}
+	if (p->spin != NULL)
+	{
+		if (!BS_ARRAY_RESIZE(p->spin, capacity))
+		{
+			return bs_errOutOfMemory;
+		}
+		memset(p->spin + p->capacity, 0, (capacity - p->capacity) * sizeof(bsVec3));
 	}
 	p->capacity = capacity;
 	return bs_ok;
@@ -106,9 +121,10 @@ bsResult bsParticles_Append(bsParticles* p, const bsParticleDef* particle)
 	bsParticleFault fault = bsParticleDef_Check(particle);
 	if (fault != bs_particleOk)
 	{
-		return fault == bs_particleBadPosition || fault == bs_particleBadVelocity ? bs_errNonFinite
-			: bs_errInvalidArgument;
+		return fault == bs_particleBadPosition || fault == bs_particleBadVelocity || fault == bs_particleBadSpin ?
+			bs_errNonFinite : bs_errInvalidArgument;
 	}
+
 	if (p->count == p->capacity)
 	{
 		size_t grown = bsArray_NextCapacity(p->capacity, p->count + 1);
@@ -117,6 +133,10 @@ bsResult bsParticles_Append(bsParticles* p, const bsParticleDef* particle)
 		{
 			return r;
 		}
+	}
+	if (bsParticles_SetSpin(p, p->count, particle->spin) != bs_ok)
+	{
+		return bs_errOutOfMemory;
 	}
 	size_t i = p->count++;
 	p->position[i] = particle->position;
@@ -127,8 +147,32 @@ bsResult bsParticles_Append(bsParticles* p, const bsParticleDef* particle)
 	return bs_ok;
 }
 
+bsResult bsParticles_SetSpin(bsParticles* p, size_t i, bsVec3 spin)
+{
+	if (p->spin == NULL && (spin.x != 0.0 || spin.y != 0.0 || spin.z != 0.0) && bsParticles_EnableSpin(p) != bs_ok)
+	{
+		return bs_errOutOfMemory;
+	}
+	if (p->spin != NULL)
+	{
+		p->spin[i] = spin;
+	}
+	return bs_ok;
+}
+
+bsResult bsParticles_EnableSpin(bsParticles* p)
+{
+	if (p->spin != NULL || p->capacity == 0)
+	{
+		return bs_ok;
+	}
+	p->spin = calloc(p->capacity, sizeof(bsVec3));
+	return p->spin != NULL ? bs_ok : bs_errOutOfMemory;
+}
+
 void bsParticles_Free(bsParticles* p)
 {
+	free(p->spin);
 	free(p->position);
 	free(p->velocity);
 	free(p->radius);

@@ -18,15 +18,18 @@ _Static_assert(sizeof(bsVec3) == 24, "bsVec3 is written as 3 doubles");
 // saved and loaded below (a section of its own, BS_CHECKPOINT_VERSION up one; the particle cache's
 // table in io/particle_cache.c too for a particle array), or to be named as rebuilt every step, and
 // the sizes updated.
-_Static_assert(sizeof(bsParticles) == 2 * sizeof(size_t) + 5 * sizeof(void*),
+// The spins (spin, with rotation) are not saved yet: bsWorld_CheckpointGap refuses a run with rotation.
+_Static_assert(sizeof(bsParticles) == 2 * sizeof(size_t) + 6 * sizeof(void*),
 	"a new particle array: save it in the checkpoint (checkpoint.c) and the cache (particle_cache.c)");
 #if UINTPTR_MAX == UINT64_MAX  // the world's size as a 64-bit build lays it out
 // Not saved, rebuilt after a resume with the same answers: the pair kinds' neighbour lists (pairs: a
 // fresh world's list is invalid, so the first update builds it, and a build gives the bytes a kept list
 // does, neighbour_list.h) and the mesh candidates (meshCache: an empty entry walks the BVH, the same
 // answer, mesh_candidates.h), and the neighbour grid's count of builds (8 bytes of grid, which a list
-// built on it checks; a fresh world's list builds anyway).
-_Static_assert(sizeof(struct bsWorld) == 520 + sizeof(bsNeighbourList) + sizeof(bsMeshCache),
+// built on it checks; a fresh world's list builds anyway). Not saved yet, so refused with rotation
+// (bsWorld_CheckpointGap): the rolling springs (rolling, rollingCapacity); spinBefore and spinCapacity
+// are the phase's scratch copy.
+_Static_assert(sizeof(struct bsWorld) == 520 + 4 * sizeof(size_t) + sizeof(bsNeighbourList) + sizeof(bsMeshCache),
 	"a new field of the world: save it in the checkpoint (checkpoint.c) or say why the step rebuilds it");
 #endif
 
@@ -310,6 +313,10 @@ const char* bsWorld_CheckpointGap(const bsWorld* world, const bsStepDef* def)
 	{
 		return "the fluid solver's state (its warm starts and the last step's substep plan)";
 	}
+	if (def->interaction.rotation)
+	{
+		return "the particles' spins and rolling springs (particles.interaction.rotation)";
+	}
 	return NULL;
 }
 
@@ -391,7 +398,7 @@ static void bsSaveContacts(const bsWorld* world, const bsParticles* p, bsBytes* 
 bsResult bsWorld_SaveState(const bsWorld* world, const bsParticles* p, bsBytes* out)
 {
 	// bsWorld_CheckpointGap with the world's own interaction: a fluid world has its solver by now.
-	if (world->fluid != NULL || bsWorld_HasDynamicBody(world))
+	if (world->fluid != NULL || bsWorld_HasDynamicBody(world) || p->spin != NULL)
 	{
 		return bs_errInvalidArgument;
 	}
@@ -532,7 +539,7 @@ static bool bsLoadParticles(bsParticles* p, bsByteReader* s, char* err, size_t e
 	bsLoadArray(s, p->id, n, sizeof(uint32_t));
 	for (size_t i = 0; i < n; ++i)
 	{
-		bsParticleDef def = {p->position[i], p->velocity[i], p->radius[i], p->state[i]};
+		bsParticleDef def = {p->position[i], p->velocity[i], p->radius[i], p->state[i], {0.0, 0.0, 0.0}};
 		bsParticleFault fault = bsParticleDef_Check(&def);
 		if (fault != bs_particleOk)
 		{

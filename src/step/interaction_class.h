@@ -80,6 +80,11 @@ typedef struct bsPairModel
 	double beta2;        // 2 beta, with a stiffness
 	double friction, gamma;
 	double tangential;   // k_t / K; > 0: tangential springs with contact history
+	bool hertz;          // Hertz-Mindlin (step.h), per unit density 4/3 pi: E*, G*, and
+	double hertzYoungs, hertzShear, hertzDamping;  // 2 sqrt(5/6) beta
+	bool rotation;       // the particles spin: the contact point's velocity, torques
+	double rolling;      // mu_r, rolling resistance, with rotation
+	bool epsd;           // the rolling spring (epsd2) rather than cdt's torque
 	double cohesionAcc, cohesionRange;
 	double blend;        // viscosity: 1 - exp(-viscosity h)
 	double h;

@@ -46,6 +46,10 @@ void bsSleep_Check(bsWorld* world, const bsStepDef* def, bsParticles* p, size_t 
 		{
 			p->state[i] = bs_particleSleeping;
 			p->velocity[i] = bsV3(0.0, 0.0, 0.0);
+			if (p->spin != NULL)
+			{
+				p->spin[i] = p->velocity[i];
+			}
 			stats->fellAsleep += 1;
 		}
 	}

@@ -299,6 +299,7 @@ typedef struct bsMoveJob
 	const uint32_t* order;  // particles in the order they move; NULL for 0, 1, 2, ...
 	double restSpeed;       // approach speeds up to this are inelastic (bsRespond)
 	double wakeSpeed;       // a sleeper hit faster than this wakes: wakeSpeed, and faster than a resting contact
+	bool rotation;          // the particles spin (granular with rotation: particles->spin is there)
 } bsMoveJob;
 
 static bool bsOutside(const bsStepDef* def, bsVec3 x)
@@ -325,6 +326,68 @@ static bsVec3 bsRespond(const bsStepDef* def, double restSpeed, bsVec3 v, bsVec3
 	double speed = bsLength(vt);
 	vt = speed > lost ? bsScale(1.0 - lost / speed, vt) : bsV3(0.0, 0.0, 0.0);
 	return bsMulSub(vt, e * vn, n);
+}
+
+// With rolling resistance, the static response: the friction impulse that stops the tangential
+// velocity v_t (at most friction x J_n) and the rolling torque impulse that then stops the spin across n
+// (at most mu_r r J_n), when both bounds allow them: the particle then rests (true, *spin keeps its
+// part along n). Applied one after the other, the two impulses of the moving response leave a grain
+// pressed sideways creeping (friction stops the slip, not the motion: a rolling grain keeps 5/7).
+static bool bsRespondStatic(const bsStepDef* def, bsVec3 vt, bsVec3 n, double r, double impulse, bsVec3* spin)
+{
+	double turn = 2.5 * def->interaction.rollingFriction * impulse / r;
+	bsVec3 stuck = bsMulAdd(*spin, 2.5 / r, bsCross(n, vt));  // the spin once the friction stops v_t
+	bsVec3 rolling = bsMulSub(stuck, bsDot(stuck, n), n);
+	if (!(turn > 0.0 && bsLength(vt) <= def->friction * impulse && bsLength(rolling) <= turn))
+	{
+		return false;
+	}
+	*spin = bsSub(stuck, rolling);
+	return true;
+}
+
+// The response with rotation (step.h: bsStepDef.friction) of a sphere of radius r and spin *spin: the
+// normal as bsRespond's; at rest when bsRespondStatic can hold it; else the friction impulse stops the
+// contact point's slip v_t + spin x (-r n) (2/7 of it a unit mass for a solid sphere), at most
+// friction x the normal impulse J_n, and turns the spin by its torque; then rolling resistance turns
+// the spin across n by mu_r r J_n / I against spin / |spin| (LIGGGHTS's wall torque: the normal part
+// left out), at most stopping that part.
+static bsVec3 bsRespondSpin(const bsStepDef* def, double restSpeed, bsVec3 v, bsVec3 n, double r, bsVec3* spin)
+{
+	double vn = bsDot(v, n);
+	if (!(vn < 0.0))
+	{
+		return v;
+	}
+	double e = def->response == bs_responseBounce && -vn > restSpeed ? def->restitution : 0.0;
+	double impulse = (1.0 + e) * -vn;
+	bsVec3 vt = bsMulSub(v, vn, n);
+	if (bsRespondStatic(def, vt, n, r, impulse, spin))
+	{
+		return bsScale(-e * vn, n);
+	}
+	bsVec3 slip = bsMulSub(vt, r, bsCross(*spin, n));
+	bsVec3 dv = bsScale(-2.0 / 7.0, slip);
+	double size = bsLength(dv);
+	double bound = def->friction * impulse;
+	dv = size > bound ? bsScale(bound / size, dv) : dv;
+	vt = bsAdd(vt, dv);
+	*spin = bsMulSub(*spin, 2.5 / r, bsCross(n, dv));
+	bsVec3 rolling = bsMulSub(*spin, bsDot(*spin, n), n);
+	double turn = 2.5 * def->interaction.rollingFriction * impulse / r;
+	double spinSize = bsLength(*spin);
+	if (turn > 0.0 && spinSize > 0.0)
+	{
+		*spin = bsMulSub(*spin, fmin(turn / spinSize, 1.0), rolling);
+	}
+	return bsMulSub(vt, e * vn, n);
+}
+
+// The response of a particle of radius r (with spin, when the particles spin) to a contact of normal n.
+static bsVec3 bsMoveRespond(const bsMoveJob* job, bsVec3 v, bsVec3 n, double r, bsVec3* spin)
+{
+	return job->rotation ? bsRespondSpin(job->def, job->restSpeed, v, n, r, spin) :
+		bsRespond(job->def, job->restSpeed, v, n);
 }
 
 // The surfaces a particle touched in one substep, by their normals, so that the motion after a
@@ -464,6 +527,7 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 	bsParticles* p = job->particles;
 	bsVec3 v = p->velocity[i];
 	bsVec3 x = p->position[i];
+	bsVec3 spin = job->rotation ? p->spin[i] : bsV3(0.0, 0.0, 0.0);
 	double radius = p->radius[i];
 	double remaining = job->h;
 	bsQueryStats qs = {0, 0, 0, 0};
@@ -513,6 +577,7 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 			// blobs), exact's touching position, the ray's point on the surface.
 			x = out.center;
 			v = bsV3(0.0, 0.0, 0.0);
+			spin = v;
 			p->state[i] = bs_particleStuck;
 			stats->stuck += 1;
 			// Stuck to a collider that keeps it (a moving body: it rides with it from the next substep).
@@ -534,11 +599,11 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 		{
 			// A moving surface: the response to the velocity relative to it (it pushes and carries).
 			bsVec3 surface = lastClass->surfaceVelocity(last, out.point, u0 + out.t * (1.0 - u0));
-			v = bsAdd(surface, bsContactPlanes_Clip(&planes, n, bsRespond(def, job->restSpeed, bsSub(v, surface), n)));
+			v = bsAdd(surface, bsContactPlanes_Clip(&planes, n, bsMoveRespond(job, bsSub(v, surface), n, radius, &spin)));
 		}
 		else
 		{
-			v = bsContactPlanes_Clip(&planes, n, bsRespond(def, job->restSpeed, v, n));
+			v = bsContactPlanes_Clip(&planes, n, bsMoveRespond(job, v, n, radius, &spin));
 		}
 		bsContactPlanes_Add(&planes, n);
 		if (!(remaining > 0.0))
@@ -557,6 +622,10 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 	}
 	p->position[i] = x;
 	p->velocity[i] = v;
+	if (job->rotation)
+	{
+		p->spin[i] = spin;
+	}
 	return bs_ok;
 }
 
@@ -746,6 +815,11 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	{
 		result = bsSleep_Begin(world, particles);
 	}
+	bool rotation = def->interaction.type == bs_interactionGranular && def->interaction.rotation;
+	if (result == bs_ok && rotation)
+	{
+		result = bsParticles_EnableSpin(particles);  // after the emit phase: every particle there has room
+	}
 	bsLap(&clock, &profile->emit);
 
 	int substeps = 1;
@@ -755,7 +829,7 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	}
 	double h = def->dt / substeps;
 	bsForcesJob forces = {.context = {def, particles, world->time, h}, .particles = particles};
-	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h, 0.0};
+	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h, 0.0, rotation};
 	move.wakeSpeed = fmax(def->wakeSpeed, move.restSpeed);
 	// The interaction's phase, through its class (a valid def has one): none has no phase.
 	const bsInteractionClass* interaction = bsInteractionClass_Of(def->interaction.type);

@@ -62,6 +62,8 @@ void bsWorld_Destroy(bsWorld* world)
 	free(world->restVelocity);
 	free(world->calm);
 	free(world->springs);
+	free(world->spinBefore);
+	free(world->rolling);
 	free(world->colliders);
 	free(world->emitters);
 	free(world->births);

@@ -146,6 +146,13 @@ typedef struct bsContactSpring
 	float xi[3];
 } bsContactSpring;
 
+// One contact's rolling spring (step.h: rolling_model epsd2), beside its bsContactSpring: the rolling
+// torque M per unit relative mass (on the particle: -M).
+typedef struct bsRollingSpring
+{
+	float torque[3];
+} bsRollingSpring;
+
 // Springs a particle keeps (its first contacts in the neighbour order; more have viscous friction).
 #define BS_CONTACT_SPRINGS 8
 
@@ -177,6 +184,10 @@ struct bsWorld
 	struct bsWorldBodies* bodies;  // the moving bodies (collider_body.h), NULL when none
 	bsContactSpring* springs;  // BS_CONTACT_SPRINGS a particle, with a tangential stiffness, else NULL
 	size_t springCapacity;     // particles they have room for
+	bsRollingSpring* rolling;  // BS_CONTACT_SPRINGS a particle, beside springs, with epsd2, else NULL
+	size_t rollingCapacity;    // particles they have room for
+	bsVec3* spinBefore;        // with rotation: the spins before the interaction phase (the gather's)
+	size_t spinCapacity;
 	struct bsWorldDynamics* dynamics;  // the dynamic bodies' rigid states (body_dynamics.h), NULL until needed
 	struct bsFluid* fluid;  // the fluid interaction's solver state (src/fluid/fluid.h), NULL until needed
 	bsStepProfile profile;  // the last step's phase times (bsWorld_GetProfile)

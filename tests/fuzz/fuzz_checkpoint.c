@@ -115,7 +115,7 @@ static void bsFuzzRead(const uint8_t* data, size_t size)
 		{
 			for (size_t i = 0; i < p.count; ++i)
 			{
-				bsParticleDef d = {p.position[i], p.velocity[i], p.radius[i], p.state[i]};
+				bsParticleDef d = {p.position[i], p.velocity[i], p.radius[i], p.state[i], {0.0, 0.0, 0.0}};
 				bsFuzzCheck(bsParticleDef_Check(&d) == bs_particleOk);
 			}
 			bsBytes again = {0};

@@ -473,6 +473,8 @@ def page(ctx, figures_rel, invocation):
 		"suite runs `validation-measures` (the measures on synthetic data) and `validation-harness` (every quick "
 		"case with the granular interaction standing in for the fluid: the harness runs, its tolerances are not "
 		"judged).", "",
+		"The granular interaction's rotation, rolling resistance, Hertz contact and sand-pile angle of repose "
+		"are validated in docs/validation-granular.md.", "",
 		"| case | measure | measured | reference | tolerance | result |", "|---|---|---|---|---|---|"]
 	results = {}
 	for case in CASES:
