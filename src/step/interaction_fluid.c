@@ -266,4 +266,4 @@ static bsResult bsFluid_Run(bsWorld* world, const bsStepDef* def, double h, doub
 
 const bsInteractionClass bs_fluidInteraction = {.name = "fluid", .setDefaults = bsFluid_SetDefaults,
 	.isValid = bsFluid_IsValid, .reach = bsFluid_Reach, .substeps = bsFluid_Substeps, .run = bsFluid_Run,
-	.afterForces = true, .ownTravel = true, .worldSubsteps = bsFluid_WorldSubsteps};
+	.afterForces = true, .ownTravel = true, .worldSubsteps = bsFluid_WorldSubsteps, .volume = bsFluid_Volume};
