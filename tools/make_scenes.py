@@ -186,7 +186,7 @@ def grid():
     return m
 
 
-def sphere():
+def sphere(levels=3, radius=1.0):
     """A unit icosphere (3 subdivisions, 1,280 triangles, wound outwards): Ilmonen et al.'s Figures 3 and 6."""
     import math
     t = (1 + 5 ** 0.5) / 2
@@ -198,12 +198,29 @@ def sphere():
              (10, 7, 6), (7, 1, 8), (3, 9, 4), (3, 4, 2), (3, 2, 6), (3, 6, 8), (3, 8, 9), (4, 9, 5), (2, 4, 11),
              (6, 2, 10), (8, 6, 7), (9, 8, 1)]
     tris = [(v[i], v[j], v[k]) for i, j, k in faces]
-    for _ in range(3):
+    for _ in range(levels):
         tris = [t for a, b, c in tris for t in split(a, b, c, unit)]
     m = Mesh()
     m.object("sphere", "plaster")
     for a, b, c in tris:
-        m.face(a, b, c)
+        m.face(*(tuple(radius * x for x in p) for p in (a, b, c)))
+    return m
+
+
+def ball():
+    """A ball of radius 0.1 (an icosphere of 2 subdivisions, 320 triangles, wound outwards): the dynamic
+    body of configs/ball-sand.json (a dynamic body's OBJ is not scaled)."""
+    m = sphere(levels=2, radius=0.1)
+    m.objects[0] = ("ball", "steel", m.objects[0][2])
+    return m
+
+
+def crate():
+    """A closed box 0.3 x 0.12 x 0.2 m centred on the origin (12 triangles, wound outwards): the floating
+    body of configs/crate-water.json."""
+    m = Mesh()
+    m.object("crate", "wood")
+    box(m, (-0.15, -0.06, -0.1), (0.15, 0.06, 0.1))
     return m
 
 
@@ -312,6 +329,8 @@ def main():
     sphere().write(os.path.join(out, "sphere.obj"), "A unit sphere: the distance/normal grid's Figures 3 and 6 (Ilmonen et al.)")
     shaft().write(os.path.join(out, "shaft.obj"), "A vertical shaft: the distance/normal grid's Figure 7 (Ilmonen et al.)")
     buildings().write(os.path.join(out, "buildings.obj"), "Five blocks around a square: the distance/normal grid's Figure 8 (Ilmonen et al.)")
+    ball().write(os.path.join(out, "ball.obj"), "A ball of radius 0.1: the dynamic body dropped into sand (two-way coupling)")
+    crate().write(os.path.join(out, "crate.obj"), "A closed box 0.3 x 0.12 x 0.2: the body floating on water (two-way coupling)")
 
 
 if __name__ == "__main__":
