@@ -50,6 +50,25 @@ static bsWorld* MakeWorld(int threads, bsBody* body, bsVec3 gravity)
 	return w;
 }
 
+// A free box (no gravity) of half extent `half` at the origin, in a world of one thread.
+static int FreeBox(double half, double density, bool twoWay, bsTriangle** tris, bsBody** box, bsWorld** w)
+{
+	*box = MakeBox(bsV3(half, half, half), bsV3(0.0, 0.0, 0.0), density, twoWay, tris);
+	ENSURE(*box != NULL);
+	*w = MakeWorld(1, *box, bsV3(0.0, 0.0, 0.0));
+	ENSURE(*w != NULL);
+	return 0;
+}
+
+// Frees what a test made.
+static void FreeAll(bsParticles* p, bsWorld* w, bsBody* body, bsTriangle* tris)
+{
+	bsParticles_Free(p);
+	bsWorld_Destroy(w);
+	bsBody_Destroy(body);
+	free(tris);
+}
+
 // The particles' momentum and angular momentum about the origin, each of mass m.
 static void ParticleMomenta(const bsParticles* p, double m, bsVec3* P, bsVec3* L)
 {
@@ -112,10 +131,9 @@ static int ShootGrid(bsParticles* p, int n, double radius)
 static int Conserved(bool twoWay)
 {
 	bsTriangle* tris = NULL;
-	bsBody* box = MakeBox(bsV3(0.5, 0.5, 0.5), bsV3(0.0, 0.0, 0.0), 125.0, twoWay, &tris);
-	ENSURE(box != NULL);
-	bsWorld* w = MakeWorld(1, box, bsV3(0.0, 0.0, 0.0));
-	ENSURE(w != NULL);
+	bsBody* box = NULL;
+	bsWorld* w = NULL;
+	RUN_SUBTEST(FreeBox(0.5, 125.0, twoWay, &tris, &box, &w));
 	bsParticles p;
 	memset(&p, 0, sizeof p);
 	double radius = 0.05;
@@ -150,10 +168,7 @@ static int Conserved(bool twoWay)
 	{
 		ENSURE(bsLength(e.Pb) == 0.0);
 	}
-	bsParticles_Free(&p);
-	bsWorld_Destroy(w);
-	bsBody_Destroy(box);
-	free(tris);
+	FreeAll(&p, w, box, tris);
 	return 0;
 }
 
@@ -199,10 +214,7 @@ static uint64_t Run(int threads)
 	hash = bsFnv1a(BS_FNV1A_BASIS, &pose, sizeof pose);
 	hash = bsFnv1a(hash, p.position, p.count * sizeof(bsVec3));
 	hash = bsFnv1a(hash, p.velocity, p.count * sizeof(bsVec3));
-	bsParticles_Free(&p);
-	bsWorld_Destroy(w);
-	bsBody_Destroy(box);
-	free(tris);
+	FreeAll(&p, w, box, tris);
 	return hash;
 }
 
@@ -266,10 +278,9 @@ static bsStepDef FluidStep(double dt, bsVec3 gravity)
 static int FluidConserved(void)
 {
 	bsTriangle* tris = NULL;
-	bsBody* box = MakeBox(bsV3(0.05, 0.05, 0.05), bsV3(0.0, 0.0, 0.0), 300.0, true, &tris);
-	ENSURE(box != NULL);
-	bsWorld* w = MakeWorld(1, box, bsV3(0.0, 0.0, 0.0));
-	ENSURE(w != NULL);
+	bsBody* box = NULL;
+	bsWorld* w = NULL;
+	RUN_SUBTEST(FreeBox(0.05, 300.0, true, &tris, &box, &w));
 	bsParticles p;
 	memset(&p, 0, sizeof p);
 	int n[3] = {6, 6, 6};
@@ -281,10 +292,7 @@ static int FluidConserved(void)
 	RUN_SUBTEST(RunExchange(w, &st, &p, m, "fluid", &e));
 	ENSURE(e.dP <= 1e-10 && e.dL <= 1e-10);
 	ENSURE(e.Pb.x > 0.1 * e.P0.x);  // the block pushed the box along
-	bsParticles_Free(&p);
-	bsWorld_Destroy(w);
-	bsBody_Destroy(box);
-	free(tris);
+	FreeAll(&p, w, box, tris);
 	return 0;
 }
 
@@ -350,10 +358,7 @@ static int BallInSand(bool twoWay)
 	{
 		ENSURE_SMALL(y - 0.08, 2e-3);
 	}
-	bsParticles_Free(&p);
-	bsWorld_Destroy(w);
-	bsBody_Destroy(ball);
-	free(tris);
+	FreeAll(&p, w, ball, tris);
 	return 0;
 }
 
@@ -400,10 +405,7 @@ static int Crate(double density, bool twoWay, int threads, uint64_t* hash)
 	*hash = bsFnv1a(BS_FNV1A_BASIS, &pose, sizeof pose);
 	*hash = bsFnv1a(*hash, p.position, p.count * sizeof(bsVec3));
 	*hash = bsFnv1a(*hash, p.velocity, p.count * sizeof(bsVec3));
-	bsParticles_Free(&p);
-	bsWorld_Destroy(w);
-	bsBody_Destroy(crate);
-	free(tris);
+	FreeAll(&p, w, crate, tris);
 	return 0;
 }
 
