@@ -272,10 +272,14 @@ static bsStepDef FluidStep(double dt, bsVec3 gravity)
 	return st;
 }
 
-// A block of 216 water particles (no gravity, no viscosity) thrown at 1 m/s at a free box of density
-// 300 off its centre: the pressure of its walls, the contact constraints and the collisions go back to
-// the body, and the momentum and angular momentum of fluid and body are kept to 1e-10 of their size.
-static int FluidConserved(void)
+// A block of 216 fluid particles (no gravity) thrown at 1 m/s at a free box of density 300 off its
+// centre: the pressure of its walls, the contact constraints, the viscous drag, the adhesion and the
+// collisions go back to the body, and the momentum and angular momentum of fluid and body are kept to
+// 1e-10 of their size. The viscosity solve runs to a residual of 1e-12 (at its default 1e-4 the
+// fluid itself keeps its momentum only to about 1e-3 over the run). No surface tension: Akinci's
+// curvature force does not act along the line of a pair, so the fluid does not keep its angular
+// momentum with it.
+static int FluidConserved(double viscosity, double adhesion)
 {
 	bsTriangle* tris = NULL;
 	bsBody* box = NULL;
@@ -287,9 +291,15 @@ static int FluidConserved(void)
 	double r = 0.01;
 	ENSURE(Fill(&p, bsV3(-0.2, -0.02, -0.06), bsV3(-0.08, 0.1, 0.06), n, r, bsV3(1.0, 0.0, 0.0)));
 	bsStepDef st = FluidStep(0.01, bsV3(0.0, 0.0, 0.0));
+	st.interaction.fluid.kinematicViscosity = viscosity;
+	st.interaction.fluid.viscosityError = 1e-12;  // the solve's residual is the fluid's own loss
+	st.interaction.fluid.maxViscosityIterations = 10000;
+	st.interaction.fluid.adhesion = adhesion;
 	double m = st.interaction.density * 8.0 * r * r * r;
 	Exchange e;
-	RUN_SUBTEST(RunExchange(w, &st, &p, m, "fluid", &e));
+	char name[64];
+	snprintf(name, sizeof name, "fluid, viscosity %g, adhesion %g", viscosity, adhesion);
+	RUN_SUBTEST(RunExchange(w, &st, &p, m, name, &e));
 	ENSURE(e.dP <= 1e-10 && e.dL <= 1e-10);
 	ENSURE(e.Pb.x > 0.1 * e.P0.x);  // the block pushed the box along
 	FreeAll(&p, w, box, tris);
@@ -415,7 +425,8 @@ int CouplingTest(void)
 	RUN_SUBTEST(Conserved(false));
 	uint64_t one = Run(1);
 	ENSURE(one != 0 && one == Run(2));
-	RUN_SUBTEST(FluidConserved());
+	RUN_SUBTEST(FluidConserved(0.0, 0.0));
+	RUN_SUBTEST(FluidConserved(1.0, 0.5));  // slime's viscosity
 	RUN_SUBTEST(BallInSand(true));
 	RUN_SUBTEST(BallInSand(false));
 	uint64_t h1, h2, unused;
