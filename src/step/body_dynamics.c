@@ -587,6 +587,12 @@ bsResult bsWorldDynamics_ApplyPushes(bsWorld* world, const bsStepDef* def, const
 	{
 		return r;
 	}
+	// The fluid's phase of the first substep comes before the first rigid step: the states first.
+	r = bsWorldDynamics_Sync(d, world->bodies);
+	if (r != bs_ok)
+	{
+		return r;
+	}
 	qsort(d->pushes, d->pushCount, sizeof(bsPush), bsPush_Compare);
 	for (int i = 0; i < d->rigidCount; ++i)
 	{
