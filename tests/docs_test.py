@@ -83,6 +83,10 @@ SHORTER = {
     ("docs/figures.md", "blobsim batch configs --render --jobs 1"): ALL_CONFIGS,
     ("docs/figures.md", "blobsim run configs/mud-slope.json --set output.frame_every=40"):
         "blobsim run configs/mud-slope.json --set output.frame_every=2 --set motion.steps=4",
+    ("docs/figures.md", "blobsim run configs/ball-sand.json --render"):
+        "blobsim run configs/ball-sand.json --render " + SMALL + " --set motion.steps=10",
+    ("docs/figures.md", "blobsim run configs/crate-water.json --render"):
+        "blobsim run configs/crate-water.json --render " + SMALL + " --set motion.steps=4",
     ("docs/dngrid.md", "blobsim run configs/field-explosion.json --movie --set render.width=320 "
      "--set render.height=240 --set output.frame_every=20"):
         "blobsim run configs/field-explosion.json --movie " + SMALL + " --set output.frame_every=20",

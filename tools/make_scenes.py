@@ -186,7 +186,7 @@ def grid():
     return m
 
 
-def sphere():
+def sphere(levels=3, radius=1.0):
     """A unit icosphere (3 subdivisions, 1,280 triangles, wound outwards): Ilmonen et al.'s Figures 3 and 6."""
     import math
     t = (1 + 5 ** 0.5) / 2
@@ -198,13 +198,73 @@ def sphere():
              (10, 7, 6), (7, 1, 8), (3, 9, 4), (3, 4, 2), (3, 2, 6), (3, 6, 8), (3, 8, 9), (4, 9, 5), (2, 4, 11),
              (6, 2, 10), (8, 6, 7), (9, 8, 1)]
     tris = [(v[i], v[j], v[k]) for i, j, k in faces]
-    for _ in range(3):
+    for _ in range(levels):
         tris = [t for a, b, c in tris for t in split(a, b, c, unit)]
     m = Mesh()
     m.object("sphere", "plaster")
     for a, b, c in tris:
-        m.face(a, b, c)
+        m.face(*(tuple(radius * x for x in p) for p in (a, b, c)))
     return m
+
+
+def ball():
+    """A ball of radius 0.1 (an icosphere of 3 subdivisions, 1,280 triangles, wound outwards): the dynamic
+    body of configs/ball-sand.json (a dynamic body's OBJ is not scaled)."""
+    m = sphere(levels=3, radius=0.1)
+    m.objects[0] = ("ball", "steel", m.objects[0][2])
+    return m
+
+
+def crate():
+    """A closed box 0.3 x 0.12 x 0.2 m centred on the origin (12 triangles, wound outwards): the floating
+    body of configs/crate-water.json."""
+    m = Mesh()
+    m.object("crate", "wood")
+    box(m, (-0.15, -0.06, -0.1), (0.15, 0.06, 0.1))
+    return m
+
+
+def open_box(m, lo, hi, wall):
+    """An open-top container: the inside of the box lo..hi wound to face into it (its front is free
+    space for the particles), and an outside `wall` thicker with a rim on top, so that the blobs of
+    the particles touching the inside do not show through (none when `wall` is 0: a sheet of glass)."""
+    inner = Mesh()
+    inner.object("box", "x")
+    box(inner, lo, hi, skip=("top",))
+    for f in inner.objects[0][2]:
+        m.face(*reversed([inner.vertices[i - 1] for i in f]))
+    if wall <= 0:
+        return
+    (x0, y0, z0), (x1, y1, z1) = lo, hi
+    X0, Y0, Z0, X1, Z1 = x0 - wall, y0 - wall, z0 - wall, x1 + wall, z1 + wall
+    box(m, (X0, Y0, Z0), (X1, y1, Z1), skip=("top",))
+    inside = [(x0, z0), (x1, z0), (x1, z1), (x0, z1)]
+    outside = [(X0, Z0), (X1, Z0), (X1, Z1), (X0, Z1)]
+    for k in range(4):
+        (a, b), (c, d) = inside[k], inside[(k + 1) % 4]
+        (A, B), (C, D) = outside[k], outside[(k + 1) % 4]
+        m.face((c, y1, d), (C, y1, D), (A, y1, B), (a, y1, b))
+
+
+def container(name, material, inside, wall):
+    """An open-top container `inside` = (width, height, depth) metres, centred on x = z = 0 on y = 0."""
+    w, h, d = inside
+    m = Mesh()
+    m.object(name, material)
+    open_box(m, (-w / 2, 0.0, -d / 2), (w / 2, h, d / 2), wall)
+    return m
+
+
+def sandbox():
+    """An open-top wooden box 0.6 x 0.24 x 0.6 m inside, 2 cm walls: the sand's container in
+    configs/ball-sand.json."""
+    return container("sandbox", "wood", (0.6, 0.24, 0.6), 0.02)
+
+
+def basin():
+    """An open-top glass basin 0.6 x 0.25 x 0.4 m, sheets of glass: the water's container in
+    configs/crate-water.json."""
+    return container("basin", "glass", (0.6, 0.25, 0.4), 0.0)
 
 
 def shaft():
@@ -312,6 +372,10 @@ def main():
     sphere().write(os.path.join(out, "sphere.obj"), "A unit sphere: the distance/normal grid's Figures 3 and 6 (Ilmonen et al.)")
     shaft().write(os.path.join(out, "shaft.obj"), "A vertical shaft: the distance/normal grid's Figure 7 (Ilmonen et al.)")
     buildings().write(os.path.join(out, "buildings.obj"), "Five blocks around a square: the distance/normal grid's Figure 8 (Ilmonen et al.)")
+    ball().write(os.path.join(out, "ball.obj"), "A ball of radius 0.1: the dynamic body dropped into sand (two-way coupling)")
+    crate().write(os.path.join(out, "crate.obj"), "A closed box 0.3 x 0.12 x 0.2: the body floating on water (two-way coupling)")
+    sandbox().write(os.path.join(out, "sandbox.obj"), "An open wooden box 0.6 x 0.24 x 0.6: the sand's container (two-way coupling)")
+    basin().write(os.path.join(out, "basin.obj"), "An open glass basin 0.6 x 0.25 x 0.4: the water's container (two-way coupling)")
 
 
 if __name__ == "__main__":

@@ -39,7 +39,8 @@ static const bsSchemaKey bsDynamicKeys[] = {
 	BS_NUMBER("density", bsBodyConfig, density, &bsPositive, 1000.0),
 	BS_VEC3("velocity", bsBodyConfig, velocity, &bsAnyNumber, "3 numbers (m/s)", 0, 0, 0),
 	BS_VEC3("angular_velocity", bsBodyConfig, angularVelocity, &bsAnyNumber, "3 numbers (degrees per second)", 0, 0, 0),
-	BS_INT("sensor_particles", bsBodyConfig, sensorParticles, 0, 64, 0)};
+	BS_INT("sensor_particles", bsBodyConfig, sensorParticles, 0, 64, 0),
+	BS_KEY("coupling", BS_VALUE)};
 static const bsSchema bsDynamicSchema = BS_OBJECT(bsDynamicKeys);
 
 static const bsSchemaKey bsBodyKeys[] = {
@@ -333,6 +334,15 @@ static bool bsReadDynamic(bsCtx* c, const cJSON* v, bsBodyConfig* body)
 	{
 		return true;
 	}
+	static const char* const couplings[] = {"one_way", "two_way"};
+	int coupling = 0;
+	size_t mark = bsPushKey(c, "dynamic");
+	if (!bsReadChoice(c, bsMember(v, "dynamic"), "coupling", false, couplings, 2, 0, &coupling))
+	{
+		return false;
+	}
+	bsPop(c, mark);
+	body->twoWay = coupling == 1;
 	if (body->deforming)
 	{
 		bsPushKey(c, "deform");

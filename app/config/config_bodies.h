@@ -40,6 +40,7 @@ struct bsBodyConfig
 	bsVec3 velocity;         // dynamic.velocity [0, 0, 0]
 	bsVec3 angularVelocity;  // dynamic.angular_velocity, radians per second (degrees in the config) [0]
 	int sensorParticles;     // dynamic.sensor_particles, 0..64 (0: the paper's auto rule) [0]
+	bool twoWay;             // dynamic.coupling: "two_way" (particles push it) or "one_way" [one_way]
 };
 
 // environment.dynamics: the settings of the dynamic bodies and of body-body contact (body.h), with

@@ -165,6 +165,7 @@ static bsResult bsMakeBody(const bsBodyConfig* bc, const bsTriangle* tris, uint3
 	def.velocity = bc->velocity;
 	def.angularVelocity = bc->angularVelocity;
 	def.sensorParticles = bc->sensorParticles;
+	def.twoWay = bc->twoWay;
 	def.keys.translate = translate;
 	def.keys.rotate = rotate;
 	def.keys.scale = scale;

@@ -163,6 +163,7 @@ typedef struct bsBodyDef
 	bsVec3 velocity;              // of the centre of mass at time 0, world [0]
 	bsVec3 angularVelocity;       // radians per second, world [0]
 	int sensorParticles;          // sensor particles on it (above); 0: the paper's auto rule [0]
+	bool twoWay;                  // particles push it back (two-way coupling, body_coupling.h) [false]
 } bsBodyDef;
 
 bsBodyDef bsDefaultBodyDef(void);
@@ -198,6 +199,11 @@ bsVec3 bsBody_ShapePoint(const bsBody* body, const bsVec3* weights, bsVec3 scale
 // t0 hold p0, after t1 hold p1). Until the first chord the body stands at its time-0 pose.
 bsRigidBodyDef bsBody_DynamicDef(const bsBody* body);
 int bsBody_SensorParticles(const bsBody* body);
+
+// A dynamic body with two-way coupling: the particles' contact impulses on it (their collisions, the
+// granular particles resting on it, a fluid's wall pressure, viscosity and adhesion) are applied to
+// its momentum and angular momentum (docs/bodies.md, "Two-way coupling"). False for other kinds.
+bool bsBody_TwoWay(const bsBody* body);
 void bsBody_SetChord(bsBody* body, double t0, bsTransform p0, double t1, bsTransform p1);
 
 // The body's fastest rotation, radians per second, over every rotation key span (slerp turns at a

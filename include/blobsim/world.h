@@ -78,6 +78,9 @@ size_t bsWorld_SensorParticles(const bsWorld* world, bsVec3* positions, uint8_t*
 // The dynamic bodies' total linear momentum and kinetic energy now (statistics and tests).
 bsVec3 bsWorld_BodyMomentum(const bsWorld* world, double* kineticEnergy);
 
+// The dynamic bodies' total angular momentum about the world origin now (tests of two-way coupling).
+bsVec3 bsWorld_BodyAngularMomentum(const bsWorld* world);
+
 // Makes the particles that are stuck or sleeping colliders, for every particle the world steps
 // (accumulation: snow on snow). They are kept in a hash grid of cells of edge `cell` (<= 0: 4 x the
 // radius of the first one), updated before each move phase from the particles' states in index

@@ -29,6 +29,7 @@ struct bsBody
 	bsVec3 velocity, angularVelocity;  // dynamic: the state at time 0
 	double density;
 	int sensorParticles;
+	bool twoWay;                       // dynamic: particles push it (bsBody_TwoWay)
 	double chordT0, chordT1;           // dynamic: the last substep's chord (bsBody_SetChord)
 	bsTransform chord0, chord1;
 	double chordSpeed;                 // its angular speed, radians per second
@@ -265,6 +266,7 @@ bsResult bsBody_Create(const bsBodyDef* def, bsBody** body)
 	b->angularVelocity = def->angularVelocity;
 	b->density = def->density;
 	b->sensorParticles = def->sensorParticles;
+	b->twoWay = def->kind == bs_motionDynamic && def->twoWay;
 	b->chordT0 = b->chordT1 = 0.0;
 	b->chord0.rotation = bsQuatTrack(b->rotate, b->rotateCount, b->loop, 0.0);
 	b->chord0.translation = bsVec3Track(b->translate, b->translateCount, b->loop, 0.0, bsV3(0.0, 0.0, 0.0));
@@ -353,6 +355,11 @@ bsRigidBodyDef bsBody_DynamicDef(const bsBody* body)
 int bsBody_SensorParticles(const bsBody* body)
 {
 	return body->sensorParticles;
+}
+
+bool bsBody_TwoWay(const bsBody* body)
+{
+	return body->twoWay;
 }
 
 void bsBody_SetChord(bsBody* body, double t0, bsTransform p0, double t1, bsTransform p1)

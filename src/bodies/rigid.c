@@ -188,6 +188,14 @@ void bsRigidBody_ApplyImpulse(bsRigidBody* body, bsVec3 p, bsVec3 j)
 	bsRigidBody_ImpulseTo(body, p, j, &body->velocity, &body->angularVelocity);
 }
 
+void bsRigidBody_ApplyImpulses(bsRigidBody* body, bsVec3 j, bsVec3 L)
+{
+	body->velocity = bsMulAdd(body->velocity, body->invMass, j);
+	bsVec3 Lc = bsQuat_InvRotate(body->orientation, L);
+	bsVec3 wc = bsQuat_InvRotate(body->orientation, body->angularVelocity);
+	body->angularVelocity = bsQuat_Rotate(body->orientation, bsAdd(wc, MulDiag(body->invInertia, Lc)));
+}
+
 void bsRigidBody_Advance(bsRigidBody* body, bsVec3 v, bsVec3 w, double dt)
 {
 	// Free flight keeps the world angular momentum: take it before turning, and the angular

@@ -121,6 +121,11 @@ double bsRigidBody_EffectiveMass(const bsRigidBody* body, bsVec3 p, bsVec3 n);
 // component by component with L_c = r_c x j_c (the paper's last two formulas).
 void bsRigidBody_ApplyImpulse(bsRigidBody* body, bsVec3 p, bsVec3 j);
 
+// Applies a world linear impulse j (at the centre of mass) and a world angular impulse L about the
+// centre of mass: V' = V + j / m, and in oxyz w' = w + L_c / I. The sum of bsRigidBody_ApplyImpulse's
+// over many points is this with j their sum and L the sum of (p - x) x j.
+void bsRigidBody_ApplyImpulses(bsRigidBody* body, bsVec3 j, bsVec3 L);
+
 // Section 4 for one contact, literally: the effective masses, the effective pulses before
 // (p = m_e v_n n, v_n the contact point's velocity along n), the pulses after
 // p1' = ((m_e1 - e m_e2) p1 + (1 + e) m_e1 p2) / (m_e1 + m_e2) (the paper's formula is e = 1), and

@@ -65,14 +65,22 @@ bsResult bsFluid_Reserve(bsFluid* fluid, const bsNeighbourGrid* grid, size_t par
 	return bs_ok;
 }
 
-bsResult bsFluid_NumberWalls(bsFluid* fluid, uint32_t slots)
+bsResult bsFluid_NumberWalls(bsFluid* fluid, uint32_t slots, bool bodies)
 {
 	uint32_t count = 0;
 	for (uint32_t s = 0; s < slots; ++s)
 	{
 		fluid->wallOf[s] = fluid->wallOf[s] != 0 ? count++ : BS_FLUID_NO_WALL;
 	}
-	return BS_ARRAY_RESERVE(fluid->wall, fluid->wallCapacity, count) ? bs_ok : bs_errOutOfMemory;
+	if (!bodies)
+	{
+		free(fluid->wallBodies);
+		fluid->wallBodies = NULL;
+		fluid->wallBodyCapacity = 0;
+	}
+	bool ok = BS_ARRAY_RESERVE(fluid->wall, fluid->wallCapacity, count) &&
+		(!bodies || BS_ARRAY_RESERVE(fluid->wallBodies, fluid->wallBodyCapacity, (size_t)count + 1));
+	return ok ? bs_ok : bs_errOutOfMemory;
 }
 
 void bsFluid_SumChunks(const bsFluid* fluid, uint32_t slots, int width, double* out)
@@ -271,7 +279,8 @@ bsFluidBytes bsFluid_ByteParts(const bsFluid* f)
 	bsFluidBytes b;
 	b.lists = f->listCapacity * (sizeof(uint32_t) + sizeof(double));
 	b.slots = f->slotCapacity * (sizeof(uint32_t) + 5 * sizeof(double) + 4 * sizeof(bsVec3));
-	b.walls = (f->wallOf != NULL ? f->slotCapacity * sizeof(uint32_t) : 0) + f->wallCapacity * sizeof(bsFluidWall);
+	b.walls = (f->wallOf != NULL ? f->slotCapacity * sizeof(uint32_t) : 0) + f->wallCapacity * sizeof(bsFluidWall) +
+		f->wallBodyCapacity * sizeof(bsFluidWallBodies);
 	b.particles = f->particleCapacity * 2 * sizeof(float);
 	b.chunks = f->chunkCapacity * sizeof(double) + f->chunkAtCapacity * sizeof(size_t) + f->workerCapacity * sizeof(size_t);
 	return b;
@@ -299,6 +308,7 @@ void bsFluid_Free(bsFluid* f)
 	}
 	free(f->wallOf);
 	free(f->wall);
+	free(f->wallBodies);
 	free(f->warmDensity);
 	free(f->warmDivergence);
 	free(f->chunkSum);
@@ -309,8 +319,9 @@ void bsFluid_Free(bsFluid* f)
 
 // --- the walls ---
 
-// Keeps the wall among the contact constraints when it is one of the nearest.
-static void bsFluidWall_Constrain(bsFluidWall* wall, double gap, bsVec3 n)
+// Keeps the wall among the contact constraints when it is one of the nearest (owner: its body's entry
+// in the slot's bsFluidWallBodies, -1: none).
+static void bsFluidWall_Constrain(bsFluidWall* wall, double gap, bsVec3 n, int owner)
 {
 	int k = wall->contacts;
 	if (k == BS_FLUID_CONTACTS)
@@ -332,6 +343,31 @@ static void bsFluidWall_Constrain(bsFluidWall* wall, double gap, bsVec3 n)
 	}
 	wall->gap[k] = gap > 0.0 ? gap : 0.0;
 	wall->normal[k] = n;
+	wall->owner[k] = (int8_t)owner;
+}
+
+bsVec3 bsFluid_ClipSlot(const bsFluid* fluid, const bsFluidWall* w, uint32_t s, bsVec3 v, double h)
+{
+	bsFluidWallBodies* bodies = bsFluid_WallBodiesOf(fluid, s);
+	if (bodies == NULL)
+	{
+		return bsFluidWall_Clip(w, v, h);
+	}
+	for (int c = 0; c < w->contacts; ++c)
+	{
+		double vn = bsDot(v, w->normal[c]);
+		double least = -w->gap[c] / h;
+		if (vn < least)
+		{
+			bsVec3 cut = bsScale(least - vn, w->normal[c]);
+			v = bsAdd(v, cut);
+			if (w->owner[c] >= 0)
+			{
+				bodies->dv[w->owner[c]] = bsAdd(bodies->dv[w->owner[c]], cut);
+			}
+		}
+	}
+	return v;
 }
 
 bsVec3 bsFluidWall_Clip(const bsFluidWall* wall, bsVec3 v, double h)
@@ -352,6 +388,11 @@ bsVec3 bsFluidWall_Clip(const bsFluidWall* wall, bsVec3 v, double h)
 
 void bsFluidWall_Finish(bsFluidWall* wall, double r)
 {
+	bsFluidWall_FinishOwned(wall, NULL, r);
+}
+
+void bsFluidWall_FinishOwned(bsFluidWall* wall, bsFluidWallBodies* bodies, double r)
+{
 	for (int a = 0; a < wall->contacts; ++a)
 	{
 		for (int b = a + 1; b < wall->contacts; ++b)
@@ -364,15 +405,52 @@ void bsFluidWall_Finish(bsFluidWall* wall, double r)
 			bsFluidWall_Edge(wall->gap[a] + r, wall->gap[b] + r, r, 4.0 * r, &phi, &sa, &sb);
 			wall->phi -= phi;
 			wall->gradPhi = bsMulSub(bsMulSub(wall->gradPhi, sa, wall->normal[a]), sb, wall->normal[b]);
+			if (bodies != NULL && wall->owner[a] >= 0)
+			{
+				bodies->gradPhi[wall->owner[a]] = bsMulSub(bodies->gradPhi[wall->owner[a]], sa, wall->normal[a]);
+			}
+			if (bodies != NULL && wall->owner[b] >= 0)
+			{
+				bodies->gradPhi[wall->owner[b]] = bsMulSub(bodies->gradPhi[wall->owner[b]], sb, wall->normal[b]);
+			}
 		}
 	}
+}
+
+// The entry of body id in *bodies (added when there is room), -1: none.
+static int bsFluidWallBodies_Entry(bsFluidWallBodies* bodies, int32_t id)
+{
+	if (bodies == NULL || id < 0)
+	{
+		return -1;
+	}
+	for (int e = 0; e < bodies->count; ++e)
+	{
+		if (bodies->id[e] == id)
+		{
+			return e;
+		}
+	}
+	if (bodies->count == BS_FLUID_WALL_BODIES)
+	{
+		return -1;
+	}
+	bodies->id[bodies->count] = id;
+	return bodies->count++;
 }
 
 void bsFluidWall_Add(bsFluidWall* wall, const bsFluidDef* def, double density, double d, bsVec3 n, bsVec3 vw,
 	double r)
 {
+	bsFluidWall_AddOwned(wall, NULL, -1, def, density, d, n, vw, r);
+}
+
+void bsFluidWall_AddOwned(bsFluidWall* wall, bsFluidWallBodies* bodies, int32_t id, const bsFluidDef* def,
+	double density, double d, bsVec3 n, bsVec3 vw, double r)
+{
 	double H = 4.0 * r;
-	bsFluidWall_Constrain(wall, d - r, n);
+	int e = bsFluidWallBodies_Entry(bodies, id);
+	bsFluidWall_Constrain(wall, d - r, n, e);
 	bsWallKernels k = bsFluidWall_Kernels(d, r, H);
 	bsVec3 grad = bsScale(-k.gradient, n);
 	wall->phi += k.phi;
@@ -386,16 +464,27 @@ void bsFluidWall_Add(bsFluidWall* wall, const bsFluidDef* def, double density, d
 	{
 		wall->visc[c] += t[c];
 	}
-	wall->viscWall = bsAdd(wall->viscWall, bsV3(t[0] * vw.x + t[3] * vw.y + t[4] * vw.z,
-		t[3] * vw.x + t[1] * vw.y + t[5] * vw.z, t[4] * vw.x + t[5] * vw.y + t[2] * vw.z));
+	bsVec3 tv = bsV3(t[0] * vw.x + t[3] * vw.y + t[4] * vw.z, t[3] * vw.x + t[1] * vw.y + t[5] * vw.z,
+		t[4] * vw.x + t[5] * vw.y + t[2] * vw.z);
+	wall->viscWall = bsAdd(wall->viscWall, tv);
 	wall->adhesion = bsMulSub(wall->adhesion, def->adhesion * density * k.adhesion, n);
+	if (e >= 0)
+	{
+		bodies->gradPhi[e] = bsAdd(bodies->gradPhi[e], grad);
+		for (int c = 0; c < 6; ++c)
+		{
+			bodies->visc[e][c] += t[c];
+		}
+		bodies->viscWall[e] = bsAdd(bodies->viscWall[e], tv);
+		bodies->adhesion[e] = bsMulSub(bodies->adhesion[e], def->adhesion * density * k.adhesion, n);
+	}
 }
 
 // --- the substep ---
 
 typedef struct bsClipJob
 {
-	const bsFluid* fluid;
+	bsFluid* fluid;
 	bsNeighbourGrid* grid;
 	double h;
 } bsClipJob;
@@ -409,14 +498,14 @@ static void bsClip_Range(void* context, size_t begin, size_t end, int worker)
 		const bsFluidWall* w = bsFluid_WallOf(job->fluid, (uint32_t)s);
 		if (w != NULL)
 		{
-			job->grid->velocity[s] = bsFluidWall_Clip(w, job->grid->velocity[s], job->h);
+			job->grid->velocity[s] = bsFluid_ClipSlot(job->fluid, w, (uint32_t)s, job->grid->velocity[s], job->h);
 		}
 	}
 }
 
 // Every velocity within the walls' contact constraints (the forces' and the viscosity's steps are not
 // clipped as they go).
-static void bsFluid_ClipAll(const bsFluid* fluid, bsNeighbourGrid* grid, double h, bsPool* pool)
+static void bsFluid_ClipAll(bsFluid* fluid, bsNeighbourGrid* grid, double h, bsPool* pool)
 {
 	if (fluid->wallOf != NULL)
 	{

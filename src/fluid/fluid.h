@@ -45,15 +45,42 @@ typedef struct bsFluidWall
 	bsVec3 normal[BS_FLUID_CONTACTS];
 	double gap[BS_FLUID_CONTACTS];
 	int contacts;
+	int8_t owner[BS_FLUID_CONTACTS];  // each constraint's entry in the slot's bsFluidWallBodies, -1: none
 } bsFluidWall;
+
+#define BS_FLUID_WALL_BODIES 2  // the bodies a particle's walls are told apart for
+
+// The shares of a slot's walls that belong to bodies the fluid pushes back (two-way coupling: the
+// caller names each by an id), kept beside the wall record only when some body is pushed
+// (bsFluid.wallBodies), and what those walls did to the particle's velocity over the substep: the
+// pressure's push (-h k gradPhi_b), the contact constraints' cuts, the viscosity's drag and the
+// adhesion. A third body's walls near one particle act as static ones (not pushed back).
+typedef struct bsFluidWallBodies
+{
+	int count;
+	int32_t id[BS_FLUID_WALL_BODIES];
+	bsVec3 gradPhi[BS_FLUID_WALL_BODIES];   // its walls' share of bsFluidWall.gradPhi
+	double visc[BS_FLUID_WALL_BODIES][6];   // of visc
+	bsVec3 viscWall[BS_FLUID_WALL_BODIES];  // of viscWall
+	bsVec3 adhesion[BS_FLUID_WALL_BODIES];  // of adhesion
+	bsVec3 dv[BS_FLUID_WALL_BODIES];        // the particle's velocity change by its walls so far
+} bsFluidWallBodies;
 
 // Adds one wall at distance d (< H) along the unit normal n (from the wall to the particle), moving at
 // v_w, for a particle of support H, to *wall (zeroed first).
 void bsFluidWall_Add(bsFluidWall* wall, const bsFluidDef* def, double density, double d, bsVec3 n, bsVec3 vw,
 	double r);
 
+// The same for a wall of the body `id` (>= 0) that the fluid pushes back: its shares also go into
+// *bodies (zeroed first; NULL or id < 0: bsFluidWall_Add).
+void bsFluidWall_AddOwned(bsFluidWall* wall, bsFluidWallBodies* bodies, int32_t id, const bsFluidDef* def,
+	double density, double d, bsVec3 n, bsVec3 vw, double r);
+
 // After the walls are added: the edges between walls at right angles counted once (bsFluidWall_Edge).
 void bsFluidWall_Finish(bsFluidWall* wall, double r);
+
+// The same, each edge's share of the gradient to the bodies of its two walls (bodies may be NULL).
+void bsFluidWall_FinishOwned(bsFluidWall* wall, bsFluidWallBodies* bodies, double r);
 
 // v with its approach to each wall of the constraints cut to the gap over h (relative to the wall's
 // velocity, taken as at rest: a moving wall's own motion is the move phase's).
@@ -81,6 +108,10 @@ typedef struct bsFluid
 	uint32_t* wallOf;
 	bsFluidWall* wall;
 	size_t wallCapacity;
+	// Two-way coupling: by wall record, the shares of the bodies the fluid pushes back (NULL when the
+	// last bsFluid_NumberWalls was not asked for them).
+	bsFluidWallBodies* wallBodies;
+	size_t wallBodyCapacity;
 	// By particle index, kept between substeps: the pressure solves' warm starts (p / rho^2 h^2).
 	float* warmDensity;
 	float* warmDivergence;
@@ -116,8 +147,19 @@ static inline const bsFluidWall* bsFluid_WallOf(const bsFluid* f, uint32_t s)
 bsResult bsFluid_Reserve(bsFluid* fluid, const bsNeighbourGrid* grid, size_t particles, bool walls);
 
 // Numbers the slots with walls in slot order, wallOf[s] holding 1 (walls) or 0 on the way in, and
-// makes room for their records. bs_errOutOfMemory.
-bsResult bsFluid_NumberWalls(bsFluid* fluid, uint32_t slots);
+// makes room for their records (and for their bodies' shares when `bodies`). bs_errOutOfMemory.
+bsResult bsFluid_NumberWalls(bsFluid* fluid, uint32_t slots, bool bodies);
+
+// Slot s's bodies' shares, NULL when it has no walls or none are kept.
+static inline bsFluidWallBodies* bsFluid_WallBodiesOf(const bsFluid* f, uint32_t s)
+{
+	return f->wallBodies != NULL && f->wallOf != NULL && f->wallOf[s] != BS_FLUID_NO_WALL ? f->wallBodies + f->wallOf[s] :
+		NULL;
+}
+
+// v of slot s (with walls w) within its walls' contact constraints (bsFluidWall_Clip), the cuts of the
+// bodies' constraints added to their shares' dv.
+bsVec3 bsFluid_ClipSlot(const bsFluid* fluid, const bsFluidWall* w, uint32_t s, bsVec3 v, double h);
 
 // The neighbour lists of every slot. bs_errOutOfMemory, bs_errTooLarge (more than 2^32 - 1 pairs).
 bsResult bsFluid_FindNeighbours(bsFluid* fluid, const bsNeighbourGrid* grid, bsPool* pool);

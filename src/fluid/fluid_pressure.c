@@ -164,9 +164,14 @@ static void bsPressureUpdate_Range(void* context, size_t begin, size_t end, int 
 		if (w != NULL)
 		{
 			dv = bsMulAdd(dv, ki, w->gradPhi);
+			bsFluidWallBodies* bodies = bsFluid_WallBodiesOf(f, (uint32_t)s);
+			for (int e = 0; bodies != NULL && e < bodies->count; ++e)
+			{
+				bodies->dv[e] = bsMulSub(bodies->dv[e], job->h * ki, bodies->gradPhi[e]);
+			}
 		}
 		bsVec3 v = bsMulSub(g->velocity[s], job->h, dv);
-		g->velocity[s] = w != NULL ? bsFluidWall_Clip(w, v, job->h) : v;
+		g->velocity[s] = w != NULL ? bsFluid_ClipSlot(f, w, (uint32_t)s, v, job->h) : v;
 	}
 }
 

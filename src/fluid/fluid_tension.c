@@ -72,7 +72,12 @@ static void bsTension_Range(void* context, size_t begin, size_t end, int worker)
 		if (w != NULL)
 		{
 			a = bsAdd(a, w->adhesion);
-			v = bsFluidWall_Clip(w, bsMulAdd(g->velocity[s], job->h, a), job->h);
+			bsFluidWallBodies* bodies = bsFluid_WallBodiesOf(f, (uint32_t)s);
+			for (int e = 0; bodies != NULL && e < bodies->count; ++e)
+			{
+				bodies->dv[e] = bsMulAdd(bodies->dv[e], job->h, bodies->adhesion[e]);
+			}
+			v = bsFluid_ClipSlot(f, w, (uint32_t)s, bsMulAdd(g->velocity[s], job->h, a), job->h);
 		}
 		else
 		{

@@ -290,10 +290,47 @@ void bsFluid_EffectiveViscosity(bsFluid* fluid, bsNeighbourGrid* grid, const bsF
 	bsPool_For(pool, grid->count, bs_fluidGrain, plastic ? bsViscosityNu_Range : bsViscosityConstant_Range, &job);
 }
 
+// Two-way coupling: each pushed body's walls' share of the solve's change, h C nu_w (T_b v - T_b v_b)
+// (the wall terms of A v = b over V_i, at the solved v), added to its share's dv.
+static void bsViscosityBodies_Range(void* context, size_t begin, size_t end, int worker)
+{
+	(void)worker;
+	bsViscosityJob* job = context;
+	for (size_t s = begin; s < end; ++s)
+	{
+		bsFluidWallBodies* bodies = bsFluid_WallBodiesOf(job->fluid, (uint32_t)s);
+		double scale = BS_FLUID_LAPLACIAN * bsViscosity_WallNu(job, (uint32_t)s) * job->h;
+		bsVec3 v = job->grid->velocity[s];
+		for (int e = 0; bodies != NULL && e < bodies->count; ++e)
+		{
+			const double* t = bodies->visc[e];
+			bsVec3 Tv = bsV3(t[0] * v.x + t[3] * v.y + t[4] * v.z, t[3] * v.x + t[1] * v.y + t[5] * v.z,
+				t[4] * v.x + t[5] * v.y + t[2] * v.z);
+			bodies->dv[e] = bsMulAdd(bodies->dv[e], scale, bsSub(Tv, bodies->viscWall[e]));
+		}
+	}
+}
+
+static int bsFluid_ViscositySolveCG(bsViscosityJob* job, bsPool* pool, bool* converged);
+
 int bsFluid_ViscositySolve(bsFluid* fluid, bsNeighbourGrid* grid, const bsFluidDef* def, double density, double h,
 	bsPool* pool, bool* converged)
 {
 	bsViscosityJob job = {fluid, grid, def, density, h, 0.0, 0.0};
+	int n = bsFluid_ViscositySolveCG(&job, pool, converged);
+	if (fluid->wallBodies != NULL)
+	{
+		bsPool_For(pool, grid->count, bs_fluidGrain, bsViscosityBodies_Range, &job);
+	}
+	return n;
+}
+
+static int bsFluid_ViscositySolveCG(bsViscosityJob* jobp, bsPool* pool, bool* converged)
+{
+	bsViscosityJob job = *jobp;
+	bsFluid* fluid = job.fluid;
+	bsNeighbourGrid* grid = job.grid;
+	const bsFluidDef* def = job.def;
 	bsPool_For(pool, grid->count, bs_fluidGrain, bsViscosityStart_Range, &job);
 	double sums[2];
 	bsFluid_SumChunks(fluid, grid->count, 2, sums);

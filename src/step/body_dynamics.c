@@ -5,13 +5,15 @@
 // every other body whose bounding sphere is within the contact margin: the exact BVH-BVH distance or
 // the sensor particles), one bsRigid_Step, and the body's chord [t0, t1] for bsBody_Pose. Keyframed
 // and deforming bodies take part as infinite mass at their pose at t0 (BS_RIGID_STATIC): a dynamic
-// body bounces off them as off a wall at rest (their own velocity is not given to it). Particles do
-// not push dynamic bodies (one-way coupling). Everything runs on the calling thread in the order the
-// bodies were added, so the result is the same at any thread count.
+// body bounces off them as off a wall at rest (their own velocity is not given to it). Particles push
+// back only the bodies with two-way coupling: the pushes their phases record are sorted by particle
+// and summed per body in that order (bsWorldDynamics_ApplyPushes). Everything runs on the calling
+// thread in the order the bodies were added, so the result is the same at any thread count.
 #include "body_dynamics.h"
 
 #include "array.h"
 #include "collider_body.h"
+#include "interaction_class.h"
 #include "mesh_distance.h"
 #include "rigid.h"
 #include "sensor.h"
@@ -51,6 +53,10 @@ struct bsWorldDynamics
 	size_t positionCapacity;
 	bsTriangle** meshTris;        // by collider: a static mesh's triangles in its caller's order (NULL:
 	int meshTrisCount;            // not yet asked for), meshTrisCount entries
+	bsPush* pushes;               // two-way coupling: the pushes of a phase, pending
+	size_t pushCount, pushCapacity;
+	bsVec3* pushImpulse;          // per dynamic body: the sum of its pushes' impulses
+	bsVec3* pushAngular;          // and of their angular impulses about its centre of mass
 };
 
 void bsWorldDynamics_Destroy(bsWorldDynamics* d)
@@ -80,6 +86,9 @@ void bsWorldDynamics_Destroy(bsWorldDynamics* d)
 		free(d->meshTris[k]);
 	}
 	free(d->meshTris);
+	free(d->pushes);
+	free(d->pushImpulse);
+	free(d->pushAngular);
 	bsRigidContactCache_Destroy(&d->cache);
 	free(d->rigid);
 	free(d->start);
@@ -130,7 +139,8 @@ static bsResult bsWorldDynamics_Sync(bsWorldDynamics* d, const bsWorldBodies* bo
 		return bs_ok;
 	}
 	if (!BS_ARRAY_RESIZE(d->rigidOf, (size_t)n) || !BS_ARRAY_RESIZE(d->topology, (size_t)n) ||
-		!BS_ARRAY_RESIZE(d->rigid, (size_t)n) || !BS_ARRAY_RESIZE(d->start, (size_t)n))
+		!BS_ARRAY_RESIZE(d->rigid, (size_t)n) || !BS_ARRAY_RESIZE(d->start, (size_t)n) ||
+		!BS_ARRAY_RESIZE(d->pushImpulse, (size_t)n) || !BS_ARRAY_RESIZE(d->pushAngular, (size_t)n))
 	{
 		return bs_errOutOfMemory;
 	}
@@ -570,6 +580,105 @@ bsResult bsWorldDynamics_Step(bsWorld* world, double t0, double t1)
 	return r;
 }
 
+// --- two-way coupling ---
+
+bsResult bsWorldDynamics_AddPushes(bsWorld* world, const bsPush* pushes, size_t count)
+{
+	bsWorldDynamics* d = bsWorld_Dynamics(world);
+	if (d == NULL || !BS_ARRAY_RESERVE(d->pushes, d->pushCapacity, d->pushCount + count))
+	{
+		return bs_errOutOfMemory;
+	}
+	memcpy(d->pushes + d->pushCount, pushes, count * sizeof(bsPush));
+	d->pushCount += count;
+	return bs_ok;
+}
+
+static int bsPush_Compare(const void* a, const void* b)
+{
+	const bsPush* p = a;
+	const bsPush* q = b;
+	if (p->particle != q->particle)
+	{
+		return p->particle < q->particle ? -1 : 1;
+	}
+	return (p->seq > q->seq) - (p->seq < q->seq);
+}
+
+// Each dynamic body's sums applied: an awake body takes them; a sleeping one only when they would
+// move it faster than the sleep speed (then it wakes).
+static void bsWorldDynamics_TakePushes(bsWorldDynamics* d)
+{
+	for (int i = 0; i < d->rigidCount; ++i)
+	{
+		bsRigidBody* body = d->rigid + i;
+		bsVec3 j = d->pushImpulse[i], L = d->pushAngular[i];
+		if (j.x == 0.0 && j.y == 0.0 && j.z == 0.0 && L.x == 0.0 && L.y == 0.0 && L.z == 0.0)
+		{
+			continue;
+		}
+		if (!body->awake)
+		{
+			bsRigidBody moved = *body;
+			moved.velocity = moved.angularVelocity = bsV3(0.0, 0.0, 0.0);
+			bsRigidBody_ApplyImpulses(&moved, j, L);
+			if (!(bsLength(moved.velocity) + bsLength(moved.angularVelocity) * body->radius > d->def.step.sleepSpeed))
+			{
+				continue;
+			}
+			body->awake = true;
+			body->sleepTime = 0.0;
+		}
+		bsRigidBody_ApplyImpulses(body, j, L);
+	}
+}
+
+bsResult bsWorldDynamics_ApplyPushes(bsWorld* world, const bsStepDef* def, const bsParticles* particles)
+{
+	bsWorldDynamics* d = world->dynamics;
+	int workers = bsPool_ThreadCount(world->pool);
+	bsResult r = bs_ok;
+	for (int w = 0; w < workers; ++w)
+	{
+		bsPushList* list = &world->workers[w].pushes;
+		r = r == bs_ok && list->count > 0 ? bsWorldDynamics_AddPushes(world, list->items, list->count) : r;
+		list->count = 0;
+	}
+	d = world->dynamics;
+	if (r != bs_ok || d == NULL || d->pushCount == 0)
+	{
+		return r;
+	}
+	// The fluid's phase of the first substep comes before the first rigid step: the states first.
+	r = bsWorldDynamics_Sync(d, world->bodies);
+	if (r != bs_ok)
+	{
+		return r;
+	}
+	qsort(d->pushes, d->pushCount, sizeof(bsPush), bsPush_Compare);
+	for (int i = 0; i < d->rigidCount; ++i)
+	{
+		d->pushImpulse[i] = d->pushAngular[i] = bsV3(0.0, 0.0, 0.0);
+	}
+	for (size_t k = 0; k < d->pushCount; ++k)
+	{
+		const bsPush* p = d->pushes + k;
+		int body = bsWorldBodies_PushedBody(world, p->collider);
+		int i = body >= 0 && body < d->bodyCount ? d->rigidOf[body] : -1;
+		if (i < 0 || p->particle >= particles->count)
+		{
+			continue;
+		}
+		double m = bsInteraction_ParticleMass(&def->interaction, particles->radius[p->particle]);
+		bsVec3 j = bsScale(-m, p->dv);
+		d->pushImpulse[i] = bsAdd(d->pushImpulse[i], j);
+		d->pushAngular[i] = bsAdd(d->pushAngular[i], bsCross(bsSub(p->at, d->rigid[i].position), j));
+	}
+	d->pushCount = 0;
+	bsWorldDynamics_TakePushes(d);
+	return bs_ok;
+}
+
 // --- what the world reports ---
 
 size_t bsWorld_SensorParticles(const bsWorld* world, bsVec3* positions, uint8_t* side, size_t capacity)
@@ -613,4 +722,15 @@ bsVec3 bsWorld_BodyMomentum(const bsWorld* world, double* kineticEnergy)
 		*kineticEnergy = e;
 	}
 	return p;
+}
+
+bsVec3 bsWorld_BodyAngularMomentum(const bsWorld* world)
+{
+	const bsWorldDynamics* d = world->dynamics;
+	bsVec3 L = bsV3(0.0, 0.0, 0.0);
+	for (int k = 0; d != NULL && k < d->rigidCount; ++k)
+	{
+		L = bsAdd(L, bsRigidBody_AngularMomentum(d->rigid + k));
+	}
+	return L;
 }

@@ -14,3 +14,15 @@ void bsWorldDynamics_Destroy(bsWorldDynamics* dynamics);
 // at t0 and t1. Sequential, in the order the bodies were added: the same at any thread count.
 // bs_errOutOfMemory, or rigid.h's and sensor.h's failures.
 bsResult bsWorldDynamics_Step(bsWorld* world, double t0, double t1);
+
+// Two-way coupling (docs/bodies.md): count pushes of a phase (world_internal.h: a particle's velocity
+// change by a body the particles push back) join the pending ones. bs_errOutOfMemory.
+bsResult bsWorldDynamics_AddPushes(bsWorld* world, const bsPush* pushes, size_t count);
+
+// The pending pushes and those on the workers' lists (the move phase's), sorted by (particle, seq),
+// summed per body in that order and applied to its momentum and angular momentum: a particle of
+// radius r and mass m (bsInteraction_ParticleMass of def's interaction) whose velocity changed by dv
+// at x gives its body the impulse -m dv at x. A sleeping body takes pushes as the static environment
+// does, until their sum would move it faster than the sleep speed: then it wakes and takes them. The
+// lists are emptied. bs_errOutOfMemory.
+bsResult bsWorldDynamics_ApplyPushes(bsWorld* world, const bsStepDef* def, const bsParticles* particles);

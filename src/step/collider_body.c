@@ -34,6 +34,8 @@ typedef struct bsBodyState
 	bsBvh bvh;                 // of the shape (at t1 of the substep when it changes)
 	bsTriangle* shape;         // the shape's triangles (caller's order), changing shapes only
 	bool rigidShape;
+	bool twoWay;               // the particles push it back (bsBody_TwoWay)
+	int index;                 // in the order added (body_dynamics.c's)
 	int weightCount;
 	bsVec3* weights;           // deformation weights at t0 then at t1 (2 x weightCount)
 	double h;                  // t1 - t0
@@ -159,6 +161,8 @@ bsResult bsWorldBodies_Add(bsWorldBodies** bodies, bsBody* body, const void** st
 	}
 	b->body = body;
 	b->rigidShape = bsBody_RigidShape(body);
+	b->twoWay = bsBody_TwoWay(body);
+	b->index = w->count;
 	b->weightCount = bsBody_DeformWeightCount(body);
 	uint32_t count;
 	const bsTriangle* rest = bsBody_Triangles(body, &count);
@@ -555,6 +559,41 @@ bsResult bsWorldBodies_Gather(bsWorld* world)
 	return bs_ok;
 }
 
+// The reaction of a contact on a body the particles push back, on the worker's own list (summed per
+// body in particle order after the phase: bsWorldDynamics_ApplyPushes).
+static bool bsBody_Push(const bsContactContext* cx, const bsSweepOutput* contact, uint32_t particle, int seq, bsVec3 x,
+	bsVec3 dv)
+{
+	const bsBodyState* b = cx->world->colliders[contact->collider].shape;
+	if (!b->twoWay)
+	{
+		return true;
+	}
+	bsPush push = {particle, (uint16_t)seq, contact->collider, dv, x};
+	return bsPushList_Add(&cx->worker->pushes, push);
+}
+
+bool bsPushList_Add(bsPushList* list, bsPush push)
+{
+	if (!BS_ARRAY_RESERVE(list->items, list->capacity, list->count + 1))
+	{
+		return false;
+	}
+	list->items[list->count++] = push;
+	return true;
+}
+
+int bsWorldBodies_PushedBody(const bsWorld* world, int collider)
+{
+	const bsCollider* c = world->colliders + collider;
+	if (c->kind != bs_colliderBody)
+	{
+		return -1;
+	}
+	const bsBodyState* b = c->shape;
+	return b->twoWay ? b->index : -1;
+}
+
 bool bsWorldBodies_SweepResting(const bsWorld* world, bsMethod method, const bsSweep* s, bsSweepOutput* out,
 	bsQueryStats* stats)
 {
@@ -573,7 +612,7 @@ bool bsWorldBodies_SweepResting(const bsWorld* world, bsMethod method, const bsS
 
 const bsColliderClass bs_bodyCollider = {.name = "body", .sweep = bsBody_Sweep, .sweepMoving = bsBody_SweepMoving,
 	.stick = bsBody_Stick, .surfaceVelocity = bsBody_SurfaceVelocity, .ride = bsBody_Ride,
-	.walls = bsBody_Walls};
+	.walls = bsBody_Walls, .push = bsBody_Push};
 
 // --- checkpoints (checkpoint.h) ---
 

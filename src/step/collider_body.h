@@ -42,6 +42,13 @@ bool bsWorldBodies_IsCarried(const bsWorld* world, uint32_t particle);
 bool bsWorldBodies_SweepResting(const bsWorld* world, bsMethod method, const bsSweep* s, bsSweepOutput* out,
 	bsQueryStats* stats);
 
+// Appends a push (world_internal.h) to a list. False when out of memory.
+bool bsPushList_Add(bsPushList* list, bsPush push);
+
+// The index (in the order added) of the body that collider is when the particles push it back (a
+// dynamic body with two-way coupling), else -1.
+int bsWorldBodies_PushedBody(const bsWorld* world, int collider);
+
 // After a move phase: the workers' recorded sticks join the carried particles (in worker order).
 bsResult bsWorldBodies_Gather(bsWorld* world);
 

@@ -39,6 +39,13 @@ const bsInteractionClass* bsInteractionClass_Of(bsInteractionType type)
 	return (unsigned)type < (unsigned)bs_interactionCount ? bs_interactionClasses[type] : NULL;
 }
 
+double bsInteraction_ParticleMass(const bsInteractionDef* d, double r)
+{
+	const bsInteractionClass* c = bsInteractionClass_Of(d->type);
+	double volume = c != NULL && c->volume != NULL ? c->volume(r) : 4.0 / 3.0 * BS_PI * r * r * r;
+	return d->density * volume;
+}
+
 const char* bsInteractionName(bsInteractionType type)
 {
 	const bsInteractionClass* c = bsInteractionClass_Of(type);

@@ -49,6 +49,9 @@ typedef struct bsInteractionClass
 	// CFL number (the pressure can speed particles up within a step far beyond gravity), times a
 	// factor that grows while its solves stop at their iteration limit (interaction_fluid.c).
 	double (*worldSubsteps)(const bsWorld* world, const bsInteractionDef* def, double dt, double planned);
+	// The volume of a particle of radius r as the kind's model has it (NULL: a sphere's, 4/3 pi r^3):
+	// with the density, a particle's mass in the exchange with the bodies it pushes (two-way coupling).
+	double (*volume)(double radius);
 } bsInteractionClass;
 
 // The class of each bsInteractionType (its value first): a new interaction is its type, its file and
@@ -65,6 +68,9 @@ BS_INTERACTION_LIST(BS_INTERACTION_DECLARE)
 
 // The class of def's type; NULL for a type out of range (bsInteractionDef_IsValid is false for it).
 const bsInteractionClass* bsInteractionClass_Of(bsInteractionType type);
+
+// The mass of a particle of radius r: def's density times the kind's volume (bsInteractionClass.volume).
+double bsInteraction_ParticleMass(const bsInteractionDef* def, double radius);
 
 // --- for the pair classes (repulsion, granular): the shared pair phase ---
 

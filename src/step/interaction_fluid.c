@@ -5,6 +5,8 @@
 // velocities, and the velocities written back. Stuck and sleeping particles take no part.
 #include "interaction_class.h"
 
+#include "body_dynamics.h"
+#include "collider_body.h"
 #include "core.h"
 #include "fluid.h"
 
@@ -103,10 +105,11 @@ typedef struct bsWallJob
 	const bsNeighbourGrid* grid;
 	const bsInteractionDef* def;
 	bool fill;  // false: mark the slots with walls (wallOf 1 or 0); true: fill their records
+	bool push;  // some body is pushed back (two-way coupling): its walls are told apart
 } bsWallJob;
 
 // The walls every collider puts within slot s's support, added to *wall when not NULL; how many.
-static int bsWalls_At(const bsWallJob* job, uint32_t s, bsFluidWall* wall)
+static int bsWalls_At(const bsWallJob* job, uint32_t s, bsFluidWall* wall, bsFluidWallBodies* bodies)
 {
 	const bsWorld* world = job->world;
 	double r = job->grid->radius[s];
@@ -117,9 +120,11 @@ static int bsWalls_At(const bsWallJob* job, uint32_t s, bsFluidWall* wall)
 		const bsColliderClass* k = bs_colliderClasses[collider->kind];
 		bsWallPoint p[BS_WALLS_MAX];
 		int n = k->walls != NULL ? k->walls(collider, job->grid->position[s], 4.0 * r, p, BS_WALLS_MAX) : 0;
+		int32_t id = job->push && n > 0 && bsWorldBodies_PushedBody(world, c) >= 0 ? c : -1;
 		for (int w = 0; w < n && wall != NULL; ++w)
 		{
-			bsFluidWall_Add(wall, &job->def->fluid, job->def->density, p[w].distance, p[w].normal, p[w].velocity, r);
+			bsFluidWall_AddOwned(wall, bodies, id, &job->def->fluid, job->def->density, p[w].distance, p[w].normal,
+				p[w].velocity, r);
 		}
 		count += n;
 	}
@@ -135,25 +140,30 @@ static void bsWalls_Range(void* context, size_t begin, size_t end, int worker)
 	{
 		if (!job->fill)
 		{
-			f->wallOf[s] = bsWalls_At(job, (uint32_t)s, NULL) > 0;
+			f->wallOf[s] = bsWalls_At(job, (uint32_t)s, NULL, NULL) > 0;
 		}
 		else if (f->wallOf[s] != BS_FLUID_NO_WALL)
 		{
 			bsFluidWall* wall = f->wall + f->wallOf[s];
+			bsFluidWallBodies* bodies = bsFluid_WallBodiesOf(f, (uint32_t)s);
 			memset(wall, 0, sizeof(*wall));
-			bsWalls_At(job, (uint32_t)s, wall);
-			bsFluidWall_Finish(wall, job->grid->radius[s]);
+			if (bodies != NULL)
+			{
+				memset(bodies, 0, sizeof(*bodies));
+			}
+			bsWalls_At(job, (uint32_t)s, wall, bodies);
+			bsFluidWall_FinishOwned(wall, bodies, job->grid->radius[s]);
 		}
 	}
 }
 
 // The walls of every slot near one: marked, numbered in slot order (the same for any thread count),
 // then filled. Each slot asks the colliders twice, so that only the slots with walls keep a record.
-static bsResult bsFluid_Walls(bsWorld* world, const bsInteractionDef* def)
+static bsResult bsFluid_Walls(bsWorld* world, const bsInteractionDef* def, bool push)
 {
-	bsWallJob job = {world, world->fluid, &world->grid, def, false};
+	bsWallJob job = {world, world->fluid, &world->grid, def, false, push};
 	bsPool_For(world->pool, world->grid.count, bs_fluidGrain, bsWalls_Range, &job);
-	bsResult r = bsFluid_NumberWalls(world->fluid, world->grid.count);
+	bsResult r = bsFluid_NumberWalls(world->fluid, world->grid.count, push);
 	if (r == bs_ok)
 	{
 		job.fill = true;
@@ -172,6 +182,38 @@ static bool bsFluid_HasWalls(const bsWorld* world)
 		}
 	}
 	return false;
+}
+
+// Is any collider a body the particles push back (two-way coupling)?
+static bool bsFluid_PushesBodies(const bsWorld* world)
+{
+	for (int c = 0; world->bodies != NULL && c < world->colliderCount; ++c)
+	{
+		if (bsWorldBodies_PushedBody(world, c) >= 0)
+		{
+			return true;
+		}
+	}
+	return false;
+}
+
+// The pushed bodies' walls' reactions: each slot's shares in slot order (the same for any thread
+// count), applied to the bodies with the move phase's rule (bsWorldDynamics_ApplyPushes).
+static bsResult bsFluid_PushBodies(bsWorld* world, const bsStepDef* def, const bsParticles* particles)
+{
+	const bsFluid* f = world->fluid;
+	const bsNeighbourGrid* grid = &world->grid;
+	bsResult r = bs_ok;
+	for (uint32_t s = 0; r == bs_ok && s < grid->count; ++s)
+	{
+		const bsFluidWallBodies* bodies = bsFluid_WallBodiesOf(f, s);
+		for (int e = 0; r == bs_ok && bodies != NULL && e < bodies->count; ++e)
+		{
+			bsPush push = {grid->index[s], (uint16_t)e, (uint16_t)bodies->id[e], bodies->dv[e], grid->position[s]};
+			r = bsWorldDynamics_AddPushes(world, &push, 1);
+		}
+	}
+	return r == bs_ok ? bsWorldDynamics_ApplyPushes(world, def, particles) : r;
 }
 
 // --- the phase ---
@@ -244,13 +286,14 @@ static bsResult bsFluid_Run(bsWorld* world, const bsStepDef* def, double h, doub
 		fluid->rate = 0.0;
 	}
 	bool walls = bsFluid_HasWalls(world);
+	bool push = walls && bsFluid_PushesBodies(world);
 	r = bsFluid_Reserve(fluid, grid, particles->count, walls);
 	r = r == bs_ok ? bsFluid_FindNeighbours(fluid, grid, world->pool) : r;
 	if (r != bs_ok)
 	{
 		return r;
 	}
-	r = walls ? bsFluid_Walls(world, &def->interaction) : bs_ok;
+	r = walls ? bsFluid_Walls(world, &def->interaction, push) : bs_ok;
 	if (r != bs_ok)
 	{
 		return r;
@@ -261,9 +304,9 @@ static bsResult bsFluid_Run(bsWorld* world, const bsStepDef* def, double h, doub
 	bsPool_For(world->pool, grid->count, bs_fluidGrain, bsFluid_WriteBack, back);
 	fluid->rate = fmax(fluid->rate, bsFluid_LargestRate(fluid, grid, world->pool));
 	bsFluid_Record(world, &def->interaction.fluid, &report);
-	return bs_ok;
+	return push ? bsFluid_PushBodies(world, def, particles) : bs_ok;
 }
 
 const bsInteractionClass bs_fluidInteraction = {.name = "fluid", .setDefaults = bsFluid_SetDefaults,
 	.isValid = bsFluid_IsValid, .reach = bsFluid_Reach, .substeps = bsFluid_Substeps, .run = bsFluid_Run,
-	.afterForces = true, .ownTravel = true, .worldSubsteps = bsFluid_WorldSubsteps};
+	.afterForces = true, .ownTravel = true, .worldSubsteps = bsFluid_WorldSubsteps, .volume = bsFluid_Volume};

@@ -576,6 +576,10 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 			// Where the method stops it: karabassi's estimate (overlapping, as the paper leaves its
 			// blobs), exact's touching position, the ray's point on the surface.
 			x = out.center;
+			if (class->push != NULL && !class->push(&context, &out, (uint32_t)i, contact, x, bsNeg(v)))
+			{
+				return bs_errOutOfMemory;
+			}
 			v = bsV3(0.0, 0.0, 0.0);
 			spin = v;
 			p->state[i] = bs_particleStuck;
@@ -595,6 +599,7 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 		remaining *= 1.0 - out.t;
 		last = job->world->colliders + out.collider;
 		lastClass = bs_colliderClasses[out.kind];
+		bsVec3 before = v;
 		if (lastClass->surfaceVelocity != NULL)
 		{
 			// A moving surface: the response to the velocity relative to it (it pushes and carries).
@@ -606,6 +611,11 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 			v = bsContactPlanes_Clip(&planes, n, bsMoveRespond(job, v, n, radius, &spin));
 		}
 		bsContactPlanes_Add(&planes, n);
+		// A surface the particles push back takes the reaction (two-way coupling).
+		if (lastClass->push != NULL && !lastClass->push(&context, &out, (uint32_t)i, contact, x, bsSub(v, before)))
+		{
+			return bs_errOutOfMemory;
+		}
 		if (!(remaining > 0.0))
 		{
 			break;
@@ -660,19 +670,25 @@ static bsResult bsPushResting(const bsMoveJob* job, size_t i, bsStepWorker* work
 	// A body's contact: its class has every hook a moving surface needs.
 	const bsCollider* body = job->world->colliders + out.collider;
 	const bsColliderClass* class = bs_colliderClasses[out.kind];
+	bsContactContext context = {job->world, worker, p, job->wakeSpeed};
+	bsVec3 before = p->velocity[i];
 	if (job->def->response == bs_responseStick)
 	{
 		p->state[i] = bs_particleStuck;
 		p->position[i] = out.center;
 		p->velocity[i] = bsV3(0.0, 0.0, 0.0);
-		bsContactContext context = {job->world, worker, p, job->wakeSpeed};
+		if (!class->push(&context, &out, (uint32_t)i, 0, out.center, bsNeg(before)))
+		{
+			return bs_errOutOfMemory;
+		}
 		return class->stick(&context, &out, (uint32_t)i, out.center, out.t) ? bs_ok : bs_errOutOfMemory;
 	}
 	bsVec3 surface = class->surfaceVelocity(body, out.point, out.t);
 	p->state[i] = bs_particleFree;
 	p->position[i] = bsClearOf(&out, job->def->method == bs_methodRay ? 0.0 : radius, radius);
 	p->velocity[i] = bsAdd(surface, bsRespond(job->def, job->restSpeed, bsNeg(surface), out.normal));
-	return bs_ok;
+	return class->push(&context, &out, (uint32_t)i, 0, p->position[i], bsSub(p->velocity[i], before)) ? bs_ok :
+		bs_errOutOfMemory;
 }
 
 static void bsMove_Range(void* context, size_t begin, size_t end, int worker)
@@ -880,6 +896,8 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsMove_Range, &move);
 		result = bsGatherWorkers(world, &local);
 		result = result == bs_ok && world->bodies != NULL ? bsWorldBodies_Gather(world) : result;
+		// The reactions of the move phase's contacts on the two-way bodies, in particle order.
+		result = result == bs_ok && world->bodies != NULL ? bsWorldDynamics_ApplyPushes(world, def, particles) : result;
 		local.substeps += 1;
 		bsSleep_Wake(world, particles, &local);
 		bsLap(&clock, &profile->move);

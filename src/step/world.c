@@ -55,6 +55,7 @@ void bsWorld_Destroy(bsWorld* world)
 	for (int w = 0; world->workers != NULL && w < bsPool_ThreadCount(world->pool); ++w)
 	{
 		free(world->workers[w].wakes.particles);
+		free(world->workers[w].pushes.items);
 	}
 	bsPool_Destroy(world->pool);
 	free(world->workers);

@@ -66,6 +66,12 @@ typedef struct bsColliderClass
 	// into out (bsMeshWalls: one per distinct face plane near x, else the nearest point). Returns how
 	// many. NULL: it is no wall to a fluid (the stuck particles).
 	int (*walls)(const bsCollider* collider, bsVec3 x, double maxDistance, bsWallPoint* out, int capacity);
+	// A contact with it changed particle `particle`'s velocity by dv while its centre was at x; `seq`
+	// numbers the particle's contacts in the substep. A kind that the particles push back (a dynamic
+	// body with two-way coupling, body_coupling.h) records the exchange on the worker's push list.
+	// False when out of memory. NULL: nothing pushes it (a static surface).
+	bool (*push)(const bsContactContext* context, const bsSweepOutput* contact, uint32_t particle, int seq,
+		bsVec3 x, bsVec3 dv);
 } bsColliderClass;
 
 // The most walls a collider gives a fluid particle.
@@ -95,12 +101,31 @@ typedef struct bsWakeList
 	size_t count, capacity;
 } bsWakeList;
 
+// A particle's velocity change dv by a contact with a body the particles push back (two-way
+// coupling, body_coupling.h), its centre at `at` then: the body takes -m dv there. The pushes of a
+// phase are summed per body in the order of (particle, seq), whichever worker recorded them.
+typedef struct bsPush
+{
+	uint32_t particle;
+	uint16_t seq;       // the particle's contacts in the phase, in order
+	uint16_t collider;  // the body's
+	bsVec3 dv;
+	bsVec3 at;
+} bsPush;
+
+typedef struct bsPushList
+{
+	bsPush* items;
+	size_t count, capacity;
+} bsPushList;
+
 // One worker's share of a phase: its own slot, padded so workers never share a cache line.
 typedef struct bsStepWorker
 {
 	bsStepStats stats;
 	bsResult error;
 	bsWakeList wakes;
+	bsPushList pushes;  // the move phase's pushes on two-way bodies (bsColliderClass.push)
 	char padding[64];
 } bsStepWorker;
 
