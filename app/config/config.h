@@ -152,6 +152,13 @@ typedef struct bsBlobConfig
 	bool cull;           // leave out the components that cannot change the surface [false; costly on dense sets: docs/performance.md]
 } bsBlobConfig;
 
+// render.mesh: the polygonized surface of render.surface "mesh" (and "auto" when it picks the mesh).
+typedef struct bsMeshRenderConfig
+{
+	double simplifyError;  // decimation's error bound in grid cells (render.surface_spacing x radius), 0..1; 0: none [0]
+	double simplifyAngle;  // degrees, 1..90: the normals around a removed vertex lie within this of its own [10]
+} bsMeshRenderConfig;
+
 typedef struct bsRenderConfig
 {
 	bsCameraConfig camera;
@@ -170,6 +177,7 @@ typedef struct bsRenderConfig
 	double surfaceSpacing;  // mesh grid spacing / the largest blob component radius, in [0.05, 2] [0.3]
 	bool surfaceObj;        // render.surface_files holds "obj": also write the mesh as OBJ [false]
 	bool surfacePly;        // ... "ply": also as PLY [false]
+	bsMeshRenderConfig mesh;
 	double sensors;         // the bodies' sensor particles drawn as spheres of this radius; 0: not [0]
 } bsRenderConfig;
 

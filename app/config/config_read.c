@@ -239,6 +239,12 @@ static const bsSchemaKey bsBlobKeys[] = {
 	BS_INT("max_components", bsBlobConfig, maxComponents, 1, INT_MAX, 30000),
 	BS_KEY("cull", BS_VALUE)};
 static const bsSchema bsBlobSchema = BS_OBJECT(bsBlobKeys);
+static const bsRange bsSimplifyError = {0.0, 1.0, false, "a number from 0 to 1 (grid cells; 0: no decimation)"};
+static const bsRange bsSimplifyAngle = {1.0, 90.0, false, "a number from 1 to 90 (degrees)"};
+static const bsSchemaKey bsMeshRenderKeys[] = {
+	BS_NUMBER("simplify_error", bsMeshRenderConfig, simplifyError, &bsSimplifyError, 0),
+	BS_NUMBER("simplify_angle", bsMeshRenderConfig, simplifyAngle, &bsSimplifyAngle, 10)};
+static const bsSchema bsMeshRenderSchema = BS_OBJECT(bsMeshRenderKeys);
 static const bsSchemaKey bsRenderKeys[] = {
 	BS_KEY("camera", &bsCameraSchema),
 	BS_KEY("lights", &bsLightArraySchema),
@@ -254,6 +260,7 @@ static const bsSchemaKey bsRenderKeys[] = {
 	BS_KEY("surface", BS_VALUE),
 	BS_NUMBER("surface_spacing", bsRenderConfig, surfaceSpacing, &bsSurfaceSpacing, 0.3),
 	BS_KEY("surface_files", BS_VALUE),
+	BS_KEY("mesh", &bsMeshRenderSchema),
 	BS_NUMBER("sensors", bsRenderConfig, sensors, &bsNonNegative, 0)};
 static const bsSchema bsRenderSchema = BS_OBJECT(bsRenderKeys);
 
@@ -1295,7 +1302,7 @@ static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r, const c
 		!bsReadFields(c, o, &bsRenderSchema, r) || !bsReadBool(c, o, "movie", false, &r->movie) ||
 		!bsReadBlob(c, o, &r->blob) ||
 		!bsReadMaterial(c, o, "particle_material", look != NULL ? look : "snow", &r->particleMaterial) ||
-		!bsReadRenderSurface(c, o, r))
+		!bsReadRenderSurface(c, o, r) || !bsReadSection(c, o, "mesh", &bsMeshRenderSchema, &r->mesh))
 	{
 		return false;
 	}

@@ -6,6 +6,8 @@
 #include "blobsim/base.h"
 #include "blobsim/surface.h"
 
+#include "core.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,8 @@ bsSceneSurface bsSceneSurface_FromConfig(const bsRenderConfig* rc, int threads)
 	memset(&s, 0, sizeof(s));
 	s.mode = rc->surface;
 	s.spacing = rc->surfaceSpacing;
+	s.simplifyError = rc->mesh.simplifyError;
+	s.simplifyAngle = rc->mesh.simplifyAngle;
 	s.obj = rc->surfaceObj;
 	s.ply = rc->surfacePly;
 	s.threads = threads;
@@ -109,6 +113,20 @@ static bool bsWriteSurfaceFiles(bsSceneSurface* s, const char* path, const bsPov
 	}
 	s->seconds += bsNow() - t0;
 	free(radii);
+	s->trianglesFull = mesh.triangleCount;
+	if (r == bs_ok && s->simplifyError > 0.0 && mesh.triangleCount > 0)
+	{
+		t0 = bsNow();
+		bsSurfaceSimplifyStats stats;
+		bsSurfaceSimplifyDef sd = bsDefaultSurfaceSimplifyDef();
+		sd.maxError = s->simplifyError * def.spacing;
+		sd.maxNormalAngle = s->simplifyAngle * (BS_PI / 180.0);
+		sd.threads = s->threads;
+		r = bsSurfaceMesh_Simplify(&mesh, &sd, &stats);
+		s->notClosed += !stats.closed;
+		s->simplifyPasses += stats.passes;
+		s->simplifySeconds += bsNow() - t0;
+	}
 	if (r != bs_ok)
 	{
 		snprintf(err, errlen, "%s: the particles' surface mesh: %s", path, bsResultString(r));
@@ -120,8 +138,9 @@ static bool bsWriteSurfaceFiles(bsSceneSurface* s, const char* path, const bsPov
 	s->scenes += 1;
 
 	char file[bsSurfacePathMax], comment[160];
-	snprintf(comment, sizeof(comment), "grid spacing %.6g (%.6g component radii), threshold %.6g, strength %.6g",
-		def.spacing, s->spacing, def.threshold, def.strength);
+	snprintf(comment, sizeof(comment),
+		"grid spacing %.6g (%.6g component radii), threshold %.6g, strength %.6g, decimated within %.6g cells",
+		def.spacing, s->spacing, def.threshold, def.strength, s->simplifyError);
 	bsSurfaceFileDef fd = bsDefaultSurfaceFileDef();
 	fd.mesh = &mesh;
 	fd.material = ps->material;
@@ -286,4 +305,14 @@ void bsSceneSurface_AddSummary(const bsSceneSurface* s, cJSON* root)
 	cJSON_AddNumberToObject(o, "vertices", (double)s->vertices);
 	cJSON_AddNumberToObject(o, "scenes", s->scenes);
 	cJSON_AddNumberToObject(o, "seconds", s->seconds);
+	if (s->simplifyError > 0.0)
+	{
+		cJSON* d = cJSON_AddObjectToObject(o, "simplify");
+		cJSON_AddNumberToObject(d, "error", s->simplifyError);
+		cJSON_AddNumberToObject(d, "angle", s->simplifyAngle);
+		cJSON_AddNumberToObject(d, "triangles_full", (double)s->trianglesFull);
+		cJSON_AddNumberToObject(d, "seconds", s->simplifySeconds);
+		cJSON_AddNumberToObject(d, "not_closed", s->notClosed);
+		cJSON_AddNumberToObject(d, "passes", s->simplifyPasses);
+	}
 }
