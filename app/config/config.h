@@ -173,7 +173,7 @@ typedef struct bsRenderConfig
 	int fps;                // the movie's frames per second, 1..240 [25]
 	bsBlobConfig blob;
 	bsMaterial particleMaterial;  // [particles.material's look (docs/config.md), else "snow"]
-	int surface;            // how the particles are drawn: bs_surfaceBlobs or bs_surfaceMesh ["blob"]
+	int surface;            // how the particles are drawn: bs_surfaceBlobs, bs_surfaceMesh or bs_surfaceAuto ["blob"]
 	double surfaceSpacing;  // mesh grid spacing / the largest blob component radius, in [0.05, 2] [0.3]
 	bool surfaceObj;        // render.surface_files holds "obj": also write the mesh as OBJ [false]
 	bool surfacePly;        // ... "ply": also as PLY [false]
@@ -185,6 +185,7 @@ enum
 {
 	bs_surfaceBlobs = 0,  // "blob": POV-Ray blob objects
 	bs_surfaceMesh = 1,   // "mesh": the same field polygonized by blobsim, a mesh2 (surface.h)
+	bs_surfaceAuto = 2,   // "auto": either, per scene, by the cost model of app/scene/surface_cost.h
 };
 
 typedef struct bsOutputConfig

@@ -1251,7 +1251,7 @@ static bool bsReadBlob(bsCtx* c, const cJSON* render, bsBlobConfig* blob)
 // render.surface and render.surface_files.
 static bool bsReadRenderSurface(bsCtx* c, const cJSON* render, bsRenderConfig* r)
 {
-	static const char* const surfaces[] = {"blob", "mesh"};
+	static const char* const surfaces[] = {"blob", "mesh", "auto"};
 	if (!bsReadChoice(c, render, "surface", false, surfaces, BS_COUNT(surfaces), bs_surfaceBlobs, &r->surface))
 	{
 		return false;

@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "pov_writer.h"
+#include "surface_cost.h"
 
 #include <cjson/cJSON.h>
 
@@ -19,7 +20,7 @@
 
 typedef struct bsSceneSurface
 {
-	int mode;           // bs_surfaceBlobs or bs_surfaceMesh
+	int mode;           // bs_surfaceBlobs, bs_surfaceMesh or bs_surfaceAuto
 	double spacing;     // render.surface_spacing (component radii)
 	double simplifyError;  // render.mesh.simplify_error (grid cells); 0: no decimation
 	double simplifyAngle;  // render.mesh.simplify_angle (degrees)
@@ -40,13 +41,20 @@ typedef struct bsSceneSurface
 	size_t cullLeftOut;     // of the last scene: those left out
 	size_t cullLeftOutAll;  // over every scene
 	int cullScenes;
+	// Auto: the last scene's inputs, predicted costs and choice; counts over every scene.
+	bsSurfaceCostInput autoInput;
+	bsSurfaceCost autoCost;
+	bool autoMesh;
+	int autoScenes;
+	int autoMeshScenes;
 } bsSceneSurface;
 
 bsSceneSurface bsSceneSurface_FromConfig(const bsRenderConfig* rc, int threads);
 
 // Writes the scene at path: with blobs as bsPov_WriteScene does, without the components that cannot
 // change the surface when cull is on (bsBlobCull, blobsim/surface.h); as a mesh, the surface files
-// first, then the scene including them. False with a message naming the file on failure.
+// first, then the scene including them; in auto mode, either, as the cost model predicts cheaper
+// (surface_cost.h). False with a message naming the file on failure.
 bool bsSceneSurface_WriteScene(bsSceneSurface* s, const char* path, bsPovScene* scene, char* err, size_t errlen);
 
 // In mesh mode, adds "surface": {"spacing", "triangles", "vertices" (of the last scene), "scenes",
@@ -55,7 +63,10 @@ bool bsSceneSurface_WriteScene(bsSceneSurface* s, const char* path, bsPovScene* 
 // their full mesh), "passes" (of collapses, all scenes)}} to summary.json's root object; with blobs and render.blob.cull,
 // "blob_cull": {"components", "left_out" (of the last scene), "left_out_all" (every scene), "scenes"}
 // (no timing: finding them is part of seconds.write, and a run's summary is otherwise the same bytes
-// every time but for "seconds").
+// every time but for "seconds"); in auto mode "surface_auto": {"scenes", "mesh_scenes", "choice" (the
+// last scene's), "inputs" and "predicted" (seconds: blob, blob_parse, blob_trace, polygonize,
+// mesh_trace, and mesh, mesh_parse when it was polygonized) of the last scene}, and "surface" when
+// some scene was a mesh.
 void bsSceneSurface_AddSummary(const bsSceneSurface* s, cJSON* root);
 
 // DIR/NAME.pov -> DIR/NAME_surface.inc: the include a scene in mesh mode names (under its final name:
