@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# render.surface "mesh" end to end on the tiny scene (tests/run/): the scene includes its surface file
+# render.surface "mesh" (and "auto") end to end on the tiny scene (tests/run/): the scene includes its surface file
 # per scene and per frame, OBJ and PLY copies on request, byte-identical at 1, 2 and 3 threads; the OBJ
 # read back here is closed (every edge in exactly two faces, once each way) and matches the PLY's
 # counts; `run --render` renders every pending scene with its pending surface and leaves no wrapper, and
@@ -67,6 +67,30 @@ PY
 "$bin" run "$src/tiny.json" -o "$work/blob" --quiet
 ls "$work/blob" | grep -q surface && fail "a blob run wrote surface files"
 
+# Auto: each scene's choice is recorded; a scene includes its surface file exactly when it has one,
+# the same bytes at 1 and 2 threads; `run --render` renders them and `render DIR` finds them up to date.
+# Zoomed in on transparent slime, the scenes with particles are meshes and frame 0 (none) is blobs.
+auto=(--set render.surface='"auto"' --set render.particle_material='"slime"' --set render.camera.angle=10)
+"$bin" run "$src/tiny.json" -o "$work/auto1" --quiet --threads 1 "${auto[@]}"
+"$bin" run "$src/tiny.json" -o "$work/auto2" --quiet --threads 2 "${auto[@]}"
+python3 - "$work/auto1" <<'PY' || fail "auto mode's choices are not what its scenes hold"
+import json, os, sys
+d = sys.argv[1]
+a = json.load(open(d + "/summary.json"))["surface_auto"]
+names = ("scene", "frame_0000", "frame_0001", "frame_0002")
+assert a["scenes"] == 4 and a["choice"] in ("blob", "mesh") and a["predicted"]["blob"] > 0, a
+assert set(a["inputs"]) >= {"components", "pixels", "coverage", "transparent"}, a
+meshes = 0
+for n in names:
+    has = os.path.exists(f"{d}/{n}_surface.inc")
+    assert has == ("BlobsimSurface" in open(f"{d}/{n}.pov").read()), n
+    meshes += has
+assert meshes == a["mesh_scenes"] == 3 and a["choice"] == "mesh", (meshes, a)
+PY
+for f in scene.pov frame_0001.pov frame_0002.pov; do
+	cmp -s "$work/auto1/$f" "$work/auto2/$f" || fail "auto: $f differs between 1 and 2 threads"
+done
+
 if command -v povray >/dev/null 2>&1; then
 	# Every frame's render reads its own pending surface (through a wrapper), then `render DIR` reads
 	# the files in place; the image records hash the include, so a changed surface re-renders its frame.
@@ -90,5 +114,15 @@ if command -v povray >/dev/null 2>&1; then
 		fail "render DIR rendered a frame without its surface"
 	fi
 	grep -q "frame_0002_surface.inc is missing" <<<"$message" || fail "render DIR does not name a missing surface: $message"
+	"$bin" run "$src/tiny.json" -o "$work/autor" --quiet --render "${auto[@]}"
+	[ -s "$work/autor/frame_0002.png" ] || fail "auto: no frame_0002.png"
+	grep -aq "inc=" "$work/autor/frame_0002.png" || fail "auto: a mesh frame's record does not hash its surface"
+	grep -aq "inc=" "$work/autor/frame_0000.png" && fail "auto: a blob frame's record hashes a surface"
+	"$bin" render "$work/autor" | grep -q '^blobsim: 0 images rendered, 4 up to date' || fail "auto: render DIR re-rendered up-to-date images"
+	# The same folder again, every scene blobs now: no earlier include is taken, and none is left.
+	"$bin" run "$src/tiny.json" -o "$work/autor" --quiet --render --set render.surface='"auto"'
+	ls "$work/autor" | grep -q surface && fail "auto: an earlier run's surface files were left"
+	grep -aq "inc=" "$work/autor/frame_0002.png" && fail "auto: a blob frame's record hashes an earlier surface"
+	"$bin" render "$work/autor" | grep -q '^blobsim: 0 images rendered, 4 up to date' || fail "auto: render DIR re-rendered up-to-date blob images"
 fi
 echo "ok"

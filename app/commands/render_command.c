@@ -230,9 +230,11 @@ static bool bsReadRecordedRun(const char* dir, bsRecordedRun* run, char* err, si
 	{
 		bsNumberIn(render, "fps", 1, 240, &fps);
 		run->frames = (int)frames;
-		// A run in mesh mode (render.surface) records its surface statistics: its scenes include files.
-		bool mesh = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "surface"));
-		run->settings = (bsRenderSettings){(int)width, (int)height, antialias, jitter, mesh};
+		// A run in mesh mode (render.surface) records its surface statistics: its scenes include files;
+		// one in auto mode records its choices: a scene includes one when it has one.
+		bool any = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "surface_auto"));
+		bool mesh = !any && cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "surface"));
+		run->settings = (bsRenderSettings){(int)width, (int)height, antialias, jitter, mesh, any};
 		run->movie = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(render, "movie"));
 		run->fps = (int)fps;
 	}

@@ -1061,7 +1061,7 @@ static bool bsRenderOutputs(const bsConfig* c, const bsRunOptions* o, const char
 	int* kept, char* err, size_t errlen)
 {
 	bsRenderSettings settings = {c->render.width, c->render.height, c->render.antialias, c->render.jitter,
-		c->render.surface == bs_surfaceMesh};
+		c->render.surface == bs_surfaceMesh, c->render.surface == bs_surfaceAuto};
 	bsRenderPlan plan;
 	bsRenderPlan_Init(&plan, dir, &settings, false);
 	bsRenderMeter meter;

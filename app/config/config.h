@@ -152,6 +152,13 @@ typedef struct bsBlobConfig
 	bool cull;           // leave out the components that cannot change the surface [false; costly on dense sets: docs/performance.md]
 } bsBlobConfig;
 
+// render.mesh: the polygonized surface of render.surface "mesh" (and "auto" when it picks the mesh).
+typedef struct bsMeshRenderConfig
+{
+	double simplifyError;  // decimation's error bound in grid cells (render.surface_spacing x radius), 0..1; 0: none [0]
+	double simplifyAngle;  // degrees, 1..90: the normals around a removed vertex lie within this of its own [10]
+} bsMeshRenderConfig;
+
 typedef struct bsRenderConfig
 {
 	bsCameraConfig camera;
@@ -166,10 +173,11 @@ typedef struct bsRenderConfig
 	int fps;                // the movie's frames per second, 1..240 [25]
 	bsBlobConfig blob;
 	bsMaterial particleMaterial;  // [particles.material's look (docs/config.md), else "snow"]
-	int surface;            // how the particles are drawn: bs_surfaceBlobs or bs_surfaceMesh ["blob"]
+	int surface;            // how the particles are drawn: bs_surfaceBlobs, bs_surfaceMesh or bs_surfaceAuto ["blob"]
 	double surfaceSpacing;  // mesh grid spacing / the largest blob component radius, in [0.05, 2] [0.3]
 	bool surfaceObj;        // render.surface_files holds "obj": also write the mesh as OBJ [false]
 	bool surfacePly;        // ... "ply": also as PLY [false]
+	bsMeshRenderConfig mesh;
 	double sensors;         // the bodies' sensor particles drawn as spheres of this radius; 0: not [0]
 } bsRenderConfig;
 
@@ -177,6 +185,7 @@ enum
 {
 	bs_surfaceBlobs = 0,  // "blob": POV-Ray blob objects
 	bs_surfaceMesh = 1,   // "mesh": the same field polygonized by blobsim, a mesh2 (surface.h)
+	bs_surfaceAuto = 2,   // "auto": either, per scene, by the cost model of app/scene/surface_cost.h
 };
 
 typedef struct bsOutputConfig

@@ -248,6 +248,12 @@ static const bsSchemaKey bsBlobKeys[] = {
 	BS_INT("max_components", bsBlobConfig, maxComponents, 1, INT_MAX, 30000),
 	BS_KEY("cull", BS_VALUE)};
 static const bsSchema bsBlobSchema = BS_OBJECT(bsBlobKeys);
+static const bsRange bsSimplifyError = {0.0, 1.0, false, "a number from 0 to 1 (grid cells; 0: no decimation)"};
+static const bsRange bsSimplifyAngle = {1.0, 90.0, false, "a number from 1 to 90 (degrees)"};
+static const bsSchemaKey bsMeshRenderKeys[] = {
+	BS_NUMBER("simplify_error", bsMeshRenderConfig, simplifyError, &bsSimplifyError, 0),
+	BS_NUMBER("simplify_angle", bsMeshRenderConfig, simplifyAngle, &bsSimplifyAngle, 10)};
+static const bsSchema bsMeshRenderSchema = BS_OBJECT(bsMeshRenderKeys);
 static const bsSchemaKey bsRenderKeys[] = {
 	BS_KEY("camera", &bsCameraSchema),
 	BS_KEY("lights", &bsLightArraySchema),
@@ -263,6 +269,7 @@ static const bsSchemaKey bsRenderKeys[] = {
 	BS_KEY("surface", BS_VALUE),
 	BS_NUMBER("surface_spacing", bsRenderConfig, surfaceSpacing, &bsSurfaceSpacing, 0.3),
 	BS_KEY("surface_files", BS_VALUE),
+	BS_KEY("mesh", &bsMeshRenderSchema),
 	BS_NUMBER("sensors", bsRenderConfig, sensors, &bsNonNegative, 0)};
 static const bsSchema bsRenderSchema = BS_OBJECT(bsRenderKeys);
 
@@ -1319,7 +1326,7 @@ static bool bsReadBlob(bsCtx* c, const cJSON* render, bsBlobConfig* blob)
 // render.surface and render.surface_files.
 static bool bsReadRenderSurface(bsCtx* c, const cJSON* render, bsRenderConfig* r)
 {
-	static const char* const surfaces[] = {"blob", "mesh"};
+	static const char* const surfaces[] = {"blob", "mesh", "auto"};
 	if (!bsReadChoice(c, render, "surface", false, surfaces, BS_COUNT(surfaces), bs_surfaceBlobs, &r->surface))
 	{
 		return false;
@@ -1370,7 +1377,7 @@ static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r, const c
 		!bsReadFields(c, o, &bsRenderSchema, r) || !bsReadBool(c, o, "movie", false, &r->movie) ||
 		!bsReadBlob(c, o, &r->blob) ||
 		!bsReadMaterial(c, o, "particle_material", look != NULL ? look : "snow", &r->particleMaterial) ||
-		!bsReadRenderSurface(c, o, r))
+		!bsReadRenderSurface(c, o, r) || !bsReadSection(c, o, "mesh", &bsMeshRenderSchema, &r->mesh))
 	{
 		return false;
 	}

@@ -69,7 +69,11 @@ static void bsRenderItem_Stem(char* out, size_t size, int frame)
 }
 
 // Mesh mode: the item's include, pending or in place.
-static bool bsRenderItem_SetSurface(bsRenderItem* item, const char* dir, const char* stem)
+// onlyIfThere (auto mode): a scene has a surface when this run wrote one (its pending file: a run's
+// own render, commitNow false, never takes an earlier run's include) or, rendering a folder, when the
+// include is there.
+static bool bsRenderItem_SetSurface(bsRenderItem* item, const char* dir, const char* stem, bool onlyIfThere,
+	bool commitNow)
 {
 	char scene[BS_FRAMES_PATH_MAX], include[BS_FRAMES_PATH_MAX];
 	snprintf(scene, sizeof(scene), "%s/%s.pov", dir, stem);
@@ -78,6 +82,10 @@ static bool bsRenderItem_SetSurface(bsRenderItem* item, const char* dir, const c
 		return false;
 	}
 	const char* pending = bsAtomicFile_DeferredPath(include);
+	if (onlyIfThere && pending == NULL && (!commitNow || !bsIsRegularFile(include)))
+	{
+		return true;  // auto mode: this scene's particles are blobs
+	}
 	item->surfacePath = strdup(pending != NULL ? pending : include);
 	item->surfacePending = pending != NULL;
 	return item->surfacePath != NULL;
@@ -107,7 +115,8 @@ bool bsRenderPlan_Add(bsRenderPlan* plan, int frame, const char* readPath)
 		return false;
 	}
 	++plan->count;
-	return !plan->settings.surfaceMesh || bsRenderItem_SetSurface(item, plan->directory, stem);
+	bool mesh = plan->settings.surfaceMesh, any = plan->settings.surfaceAuto;
+	return !(mesh || any) || bsRenderItem_SetSurface(item, plan->directory, stem, !mesh, plan->commitNow);
 }
 
 // The record an image rendered now from the item's scene carries: the scene's hash and the settings.

@@ -38,13 +38,15 @@ typedef struct bsRenderSettings
 	double antialias;   // > 0: the +A threshold; otherwise off
 	double jitter;      // > 0: the +J amount; otherwise off
 	bool surfaceMesh;   // render.surface "mesh": each scene NAME.pov includes NAME_surface.inc
+	bool surfaceAuto;   // render.surface "auto": a scene includes NAME_surface.inc when it exists (its
+	                    // pending file when this run wrote one)
 } bsRenderSettings;
 
 typedef struct bsRenderItem
 {
 	int frame;          // the frame number; -1: the final scene (scene.pov -> scene.png)
 	char* readPath;     // the scene to read: DIR/NAME.pov or its pending temporary file (owned)
-	char* surfacePath;  // mesh mode: DIR/NAME_surface.inc or its pending temporary file (owned); else NULL
+	char* surfacePath;  // mesh mode (auto: when there is one): DIR/NAME_surface.inc or its pending temporary file (owned); else NULL
 	bool surfacePending;  // surfacePath is the pending file: rendered through render.h's wrapper
 	char image[32];     // the image's name in DIR
 	char record[192];   // what the image records (set by Decide)

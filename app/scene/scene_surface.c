@@ -1,10 +1,13 @@
 #include "scene_surface.h"
 
 #include "ply.h"
+#include "surface_cost.h"
 #include "surface_file.h"
 
 #include "blobsim/base.h"
 #include "blobsim/surface.h"
+
+#include "core.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,8 @@ bsSceneSurface bsSceneSurface_FromConfig(const bsRenderConfig* rc, int threads)
 	memset(&s, 0, sizeof(s));
 	s.mode = rc->surface;
 	s.spacing = rc->surfaceSpacing;
+	s.simplifyError = rc->mesh.simplifyError;
+	s.simplifyAngle = rc->mesh.simplifyAngle;
 	s.obj = rc->surfaceObj;
 	s.ply = rc->surfacePly;
 	s.threads = threads;
@@ -80,9 +85,12 @@ static double* bsComponentRadii(const bsPovParticles* ps, double* uniform)
 	return r;
 }
 
-static bool bsWriteSurfaceFiles(bsSceneSurface* s, const char* path, const bsPovScene* scene, char* include,
-	size_t includeSize, char* err, size_t errlen)
+// The particles' surface polygonized (and decimated) into *mesh, whose grid spacing goes to
+// *spacing; the caller frees the mesh (also on failure). False with a message naming the file.
+static bool bsBuildSurface(bsSceneSurface* s, const char* path, const bsPovScene* scene, bsSurfaceMesh* mesh,
+	double* spacing, char* err, size_t errlen)
 {
+	memset(mesh, 0, sizeof(*mesh));
 	const bsPovParticles* ps = &scene->particles;
 	double uniform;
 	double* radii = bsComponentRadii(ps, &uniform);
@@ -100,32 +108,50 @@ static bool bsWriteSurfaceFiles(bsSceneSurface* s, const char* path, const bsPov
 	def.threshold = ps->threshold;
 	def.spacing = s->spacing * bsLargestRadius(ps);
 	def.threads = s->threads;
-	bsSurfaceMesh mesh;
+	*spacing = def.spacing;
 	double t0 = bsNow();
-	bsResult r = ps->count > 0 ? bsSurface_Build(&def, &mesh) : bs_ok;
-	if (ps->count == 0)
-	{
-		memset(&mesh, 0, sizeof(mesh));
-	}
+	bsResult r = ps->count > 0 ? bsSurface_Build(&def, mesh) : bs_ok;
 	s->seconds += bsNow() - t0;
 	free(radii);
+	s->trianglesFull = mesh->triangleCount;
+	if (r == bs_ok && s->simplifyError > 0.0 && mesh->triangleCount > 0)
+	{
+		t0 = bsNow();
+		bsSurfaceSimplifyStats stats;
+		bsSurfaceSimplifyDef sd = bsDefaultSurfaceSimplifyDef();
+		sd.maxError = s->simplifyError * def.spacing;
+		sd.maxNormalAngle = s->simplifyAngle * (BS_PI / 180.0);
+		sd.threads = s->threads;
+		r = bsSurfaceMesh_Simplify(mesh, &sd, &stats);
+		s->notClosed += !stats.closed;
+		s->simplifyPasses += stats.passes;
+		s->simplifySeconds += bsNow() - t0;
+	}
 	if (r != bs_ok)
 	{
 		snprintf(err, errlen, "%s: the particles' surface mesh: %s", path, bsResultString(r));
-		bsSurfaceMesh_Free(&mesh);
 		return false;
 	}
-	s->triangles = mesh.triangleCount;
-	s->vertices = mesh.vertexCount;
+	return true;
+}
+
+// The surface files of a built mesh; include gets the POV-Ray include's base name.
+static bool bsWriteSurfaceFiles(bsSceneSurface* s, const char* path, const bsPovScene* scene,
+	const bsSurfaceMesh* mesh, double spacing, char* include, size_t includeSize, char* err, size_t errlen)
+{
+	const bsPovParticles* ps = &scene->particles;
+	s->triangles = mesh->triangleCount;
+	s->vertices = mesh->vertexCount;
 	s->scenes += 1;
 
 	char file[bsSurfacePathMax], comment[160];
-	snprintf(comment, sizeof(comment), "grid spacing %.6g (%.6g component radii), threshold %.6g, strength %.6g",
-		def.spacing, s->spacing, def.threshold, def.strength);
+	snprintf(comment, sizeof(comment),
+		"grid spacing %.6g (%.6g component radii), threshold %.6g, strength %.6g, decimated within %.6g cells",
+		spacing, s->spacing, ps->threshold, ps->strength, s->simplifyError);
 	bsSurfaceFileDef fd = bsDefaultSurfaceFileDef();
-	fd.mesh = &mesh;
+	fd.mesh = mesh;
 	fd.material = ps->material;
-	fd.positionDecimals = bsSurfaceFile_Decimals(def.spacing, bsPositionStep);
+	fd.positionDecimals = bsSurfaceFile_Decimals(spacing, bsPositionStep);
 	fd.normalDecimals = bsNormalDecimals;
 	fd.comment = comment;
 	bool ok = bsSceneSurface_IncludePath(path, file, sizeof(file));
@@ -144,9 +170,8 @@ static bool bsWriteSurfaceFiles(bsSceneSurface* s, const char* path, const bsPov
 	}
 	if (ok && s->ply)
 	{
-		ok = bsSiblingPath(file, sizeof(file), path, "_surface.ply") && bsPly_WriteSurface(file, &mesh, err, errlen);
+		ok = bsSiblingPath(file, sizeof(file), path, "_surface.ply") && bsPly_WriteSurface(file, mesh, err, errlen);
 	}
-	bsSurfaceMesh_Free(&mesh);
 	return ok;
 }
 
@@ -244,14 +269,12 @@ static bool bsWriteBlobScene(bsSceneSurface* s, const char* path, bsPovScene* sc
 	return ok;
 }
 
-bool bsSceneSurface_WriteScene(bsSceneSurface* s, const char* path, bsPovScene* scene, char* err, size_t errlen)
+// A mesh scene from a built mesh: the surface files, then the scene including them.
+static bool bsWriteMeshScene(bsSceneSurface* s, const char* path, bsPovScene* scene, const bsSurfaceMesh* mesh,
+	double spacing, char* err, size_t errlen)
 {
-	if (s->mode != bs_surfaceMesh)
-	{
-		return bsWriteBlobScene(s, path, scene, err, errlen);
-	}
 	char include[bsSurfacePathMax];
-	if (!bsWriteSurfaceFiles(s, path, scene, include, sizeof(include), err, errlen))
+	if (!bsWriteSurfaceFiles(s, path, scene, mesh, spacing, include, sizeof(include), err, errlen))
 	{
 		return false;
 	}
@@ -261,14 +284,92 @@ bool bsSceneSurface_WriteScene(bsSceneSurface* s, const char* path, bsPovScene* 
 	return ok;
 }
 
+// render.surface "auto": the blob or the mesh, whichever the cost model predicts cheaper
+// (surface_cost.h); the mesh is built only when it could win.
+static bool bsWriteAutoScene(bsSceneSurface* s, const char* path, bsPovScene* scene, char* err, size_t errlen)
+{
+	bsSurfaceCostInput in = bsSurfaceCost_Inputs(scene);
+	bsSurfaceCost cost = bsSurfaceCost_Predict(&in);
+	bsSurfaceMesh mesh;
+	memset(&mesh, 0, sizeof(mesh));
+	double spacing = 0.0;
+	bool ok = true, useMesh = false;
+	if (scene->particles.count > 0 && !bsSurfaceCost_BlobBeforeMesh(&cost))
+	{
+		ok = bsBuildSurface(s, path, scene, &mesh, &spacing, err, errlen);
+		in.triangles = (double)mesh.triangleCount;
+		cost = bsSurfaceCost_Predict(&in);
+		useMesh = bsSurfaceCost_MeshAfter(&cost);
+	}
+	s->autoInput = in;
+	s->autoCost = cost;
+	s->autoMesh = useMesh;
+	s->autoScenes += ok;
+	s->autoMeshScenes += ok && useMesh;
+	if (ok)
+	{
+		ok = useMesh ? bsWriteMeshScene(s, path, scene, &mesh, spacing, err, errlen)
+		             : bsWriteBlobScene(s, path, scene, err, errlen);
+	}
+	bsSurfaceMesh_Free(&mesh);
+	return ok;
+}
+
+bool bsSceneSurface_WriteScene(bsSceneSurface* s, const char* path, bsPovScene* scene, char* err, size_t errlen)
+{
+	if (s->mode == bs_surfaceAuto)
+	{
+		return bsWriteAutoScene(s, path, scene, err, errlen);
+	}
+	if (s->mode != bs_surfaceMesh)
+	{
+		return bsWriteBlobScene(s, path, scene, err, errlen);
+	}
+	bsSurfaceMesh mesh;
+	double spacing = 0.0;
+	bool ok = bsBuildSurface(s, path, scene, &mesh, &spacing, err, errlen) &&
+		bsWriteMeshScene(s, path, scene, &mesh, spacing, err, errlen);
+	bsSurfaceMesh_Free(&mesh);
+	return ok;
+}
+
 bool bsSceneSurface_IncludePath(const char* scenePath, char* out, size_t size)
 {
 	return bsSiblingPath(out, size, scenePath, "_surface.inc");
 }
 
+static void bsAddAutoSummary(const bsSceneSurface* s, cJSON* root)
+{
+	cJSON* a = cJSON_AddObjectToObject(root, "surface_auto");
+	cJSON_AddNumberToObject(a, "scenes", s->autoScenes);
+	cJSON_AddNumberToObject(a, "mesh_scenes", s->autoMeshScenes);
+	cJSON_AddStringToObject(a, "choice", s->autoMesh ? "mesh" : "blob");
+	cJSON* in = cJSON_AddObjectToObject(a, "inputs");
+	cJSON_AddNumberToObject(in, "components", s->autoInput.components);
+	cJSON_AddNumberToObject(in, "pixels", s->autoInput.pixels);
+	cJSON_AddNumberToObject(in, "coverage", s->autoInput.coverage);
+	cJSON_AddBoolToObject(in, "transparent", s->autoInput.transparent);
+	if (s->autoInput.triangles >= 0.0)
+	{
+		cJSON_AddNumberToObject(in, "triangles", s->autoInput.triangles);
+	}
+	const bsSurfaceCost* c = &s->autoCost;
+	cJSON* p = cJSON_AddObjectToObject(a, "predicted");
+	cJSON_AddNumberToObject(p, "blob", c->blobParse + c->blobTrace);
+	cJSON_AddNumberToObject(p, "blob_parse", c->blobParse);
+	cJSON_AddNumberToObject(p, "blob_trace", c->blobTrace);
+	cJSON_AddNumberToObject(p, "polygonize", c->polygonize);
+	cJSON_AddNumberToObject(p, "mesh_trace", c->meshTrace);
+	if (c->meshParse >= 0.0)
+	{
+		cJSON_AddNumberToObject(p, "mesh", c->meshParse + c->meshTrace);
+		cJSON_AddNumberToObject(p, "mesh_parse", c->meshParse);
+	}
+}
+
 void bsSceneSurface_AddSummary(const bsSceneSurface* s, cJSON* root)
 {
-	if (s->mode != bs_surfaceMesh && s->cull && s->cullScenes > 0)
+	if (s->cull && s->cullScenes > 0)
 	{
 		cJSON* c = cJSON_AddObjectToObject(root, "blob_cull");
 		cJSON_AddNumberToObject(c, "components", (double)s->cullComponents);
@@ -276,7 +377,11 @@ void bsSceneSurface_AddSummary(const bsSceneSurface* s, cJSON* root)
 		cJSON_AddNumberToObject(c, "left_out_all", (double)s->cullLeftOutAll);
 		cJSON_AddNumberToObject(c, "scenes", s->cullScenes);
 	}
-	if (s->mode != bs_surfaceMesh)
+	if (s->mode == bs_surfaceAuto && s->autoScenes > 0)
+	{
+		bsAddAutoSummary(s, root);
+	}
+	if (s->mode != bs_surfaceMesh && s->scenes == 0)
 	{
 		return;
 	}
@@ -286,4 +391,14 @@ void bsSceneSurface_AddSummary(const bsSceneSurface* s, cJSON* root)
 	cJSON_AddNumberToObject(o, "vertices", (double)s->vertices);
 	cJSON_AddNumberToObject(o, "scenes", s->scenes);
 	cJSON_AddNumberToObject(o, "seconds", s->seconds);
+	if (s->simplifyError > 0.0)
+	{
+		cJSON* d = cJSON_AddObjectToObject(o, "simplify");
+		cJSON_AddNumberToObject(d, "error", s->simplifyError);
+		cJSON_AddNumberToObject(d, "angle", s->simplifyAngle);
+		cJSON_AddNumberToObject(d, "triangles_full", (double)s->trianglesFull);
+		cJSON_AddNumberToObject(d, "seconds", s->simplifySeconds);
+		cJSON_AddNumberToObject(d, "not_closed", s->notClosed);
+		cJSON_AddNumberToObject(d, "passes", s->simplifyPasses);
+	}
 }

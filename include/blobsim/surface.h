@@ -71,6 +71,45 @@ bsResult bsSurface_Build(const bsSurfaceDef* def, bsSurfaceMesh* mesh);
 
 void bsSurfaceMesh_Free(bsSurfaceMesh* mesh);
 
+// --- Decimation (src/surface/surface_simplify.c): the mesh simplified by half-edge collapses onto its
+// own vertices, so every vertex kept is still a root of the exact field with its analytic normal. Each
+// vertex kept lies within def.maxError (scene units) of the plane of every triangle of the undecimated
+// mesh merged into it (an unweighted quadric bound, not a mean); a vertex is removed only where the
+// normals around it lie within maxNormalAngle of its own; collapses keep the link condition (the
+// mesh stays closed, oriented and of the same topology) and fold no triangle (tests/test_surface.c
+// measures the distance to the undecimated mesh by sampling, both ways). The result is checked with
+// bsSurfaceMesh_CheckClosed before it replaces the mesh; a mesh that fails (never seen) is left as it
+// was and stats.closed is false.
+typedef struct bsSurfaceSimplifyStats
+{
+	size_t trianglesBefore;
+	size_t trianglesAfter;
+	double error;   // the bound used, scene units (0 when the mesh was left as it was)
+	bool closed;    // false: the decimated mesh was not closed and oriented, and was not kept
+	int passes;     // passes of independent collapses that applied some
+} bsSurfaceSimplifyStats;
+
+typedef struct bsSurfaceSimplifyDef
+{
+	double maxError;        // > 0, scene units
+	double maxNormalAngle;  // (0, pi] radians: a vertex is removed only when its neighbours' normals lie within this of its own
+	int threads;      // <= 0: all cores; the result is the same for any count
+} bsSurfaceSimplifyDef;
+
+// maxError 0 (must be set), maxNormalAngle 10 degrees, all cores.
+bsSurfaceSimplifyDef bsDefaultSurfaceSimplifyDef(void);
+
+// In place: indices replaced, unused vertices dropped (the others keep their order), bounds
+// recomputed. bs_errInvalidArgument for maxError not positive and finite or maxNormalAngle outside (0, pi],
+// bs_errOutOfMemory (the
+// mesh is then valid, possibly with vertices no triangle uses).
+bsResult bsSurfaceMesh_Simplify(bsSurfaceMesh* mesh, const bsSurfaceSimplifyDef* def, bsSurfaceSimplifyStats* stats);
+
+// *badEdges counts the directed edges that break "closed and consistently oriented": an edge used
+// twice in one direction, one whose reverse is missing, a triangle repeating a vertex, an index out of
+// range. 0 for a closed, oriented mesh. bs_errOutOfMemory.
+bsResult bsSurfaceMesh_CheckClosed(const bsSurfaceMesh* mesh, size_t* badEdges);
+
 // --- Tiles: a blob's components (the field above) cut into tiles of at most `chunk` own
 // components each, for a renderer that caps the components of one blob (POV-Ray: io/pov_writer.h;
 // src/surface/blob_tiles.c).
