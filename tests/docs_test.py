@@ -136,8 +136,11 @@ SHORTER = {
         (None, "the whole validation; the validation-harness test runs its quick cases"),
     ("docs/performance.md", "tools/bench liggghts --repeat 3 --work out/liggghts"):
         (None, "installs LIGGGHTS as root and runs 20 minutes; the liggghts-compare test runs it small"),
-    ("docs/performance.md", "tools/liggghts/compare --problems pile20k --steps 8000 --repeat 1 --threads 1 --work out/liggghts-settled"):
+    ("docs/validation.md", "tools/liggghts/compare --problems pile20k --steps 10000 --repeat 1 --threads 1 --work out/liggghts-settled"):
         (None, "needs LIGGGHTS and runs minutes; the liggghts-compare test runs it small"),
+    ("docs/validation.md", "tools/liggghts/compare --problems pile20k --steps 10000 --repeat 1 --threads 1 --rotation "
+     "--rolling-model cdt --rolling-friction 0.1 --work out/liggghts-settled-cdt"):
+        (None, "needs LIGGGHTS, a blobsim with rotation, and runs minutes"),
     ("docs/performance.md", "tools/liggghts/compare --check"):
         (None, "needs LIGGGHTS; it is the liggghts-compare test"),
 }
