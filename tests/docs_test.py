@@ -138,6 +138,15 @@ SHORTER = {
         "blobsim regress tests/regress --update --only tiny-slide",
     ("docs/validation.md", "tools/validate"):
         (None, "the whole validation; the validation-harness test runs its quick cases"),
+    ("docs/performance.md", "tools/bench liggghts --repeat 3 --work out/liggghts"):
+        (None, "installs LIGGGHTS as root and runs 20 minutes; the liggghts-compare test runs it small"),
+    ("docs/validation.md", "tools/liggghts/compare --problems pile20k --steps 10000 --repeat 1 --threads 1 --work out/liggghts-settled"):
+        (None, "needs LIGGGHTS and runs minutes; the liggghts-compare test runs it small"),
+    ("docs/validation.md", "tools/liggghts/compare --problems pile20k --steps 10000 --repeat 1 --threads 1 --rotation "
+     "--rolling-model cdt --rolling-friction 0.1 --work out/liggghts-settled-cdt"):
+        (None, "needs LIGGGHTS, a blobsim with rotation, and runs minutes"),
+    ("docs/performance.md", "tools/liggghts/compare --check"):
+        (None, "needs LIGGGHTS; it is the liggghts-compare test"),
 }
 # The validation's runs (docs/validation.md, written by tools/validate with the commands it ran), one
 # step each: any `blobsim run tools/validation/...` there (shorter_of).

@@ -550,6 +550,9 @@ def wrap(lines):
 	return "\n".join(out) + "\n"
 
 
+KEPT = "<!-- Not written by tools/validate: the sections below are kept as they are. -->"
+
+
 def main():
 	ap = argparse.ArgumentParser(prog="tools/validate", description=__doc__.split("\n\n")[0])
 	ap.add_argument("cases", nargs="*", help="cases to run (default all): " + ", ".join(c.name for c in CASES))
@@ -588,8 +591,14 @@ def main():
 			errors.append(case.name)
 	doc = os.path.join(ROOT, "docs", "validation.md") if in_docs else os.path.join(args.out, "validation.md")
 	invocation = "tools/validate" + (" --quick" if args.quick else "")
+	# A page's sections after the KEPT line are other tools' (the granular comparison with LIGGGHTS): kept.
+	kept = ""
+	if os.path.exists(doc):
+		with open(doc) as f:
+			old = f.read()
+		kept = "\n" + old[old.index(KEPT):] if KEPT in old else ""
 	with open(doc, "w") as f:
-		f.write(page(ctx, os.path.relpath(args.figures, os.path.dirname(doc)), invocation))
+		f.write(page(ctx, os.path.relpath(args.figures, os.path.dirname(doc)), invocation) + kept)
 	print("validate: wrote %s; %s" % (os.path.relpath(doc, ROOT), "ran nothing" if args.page_only else
 		"all passed" if not failed else "failed: " + ", ".join(failed)),
 		file=sys.stderr)
