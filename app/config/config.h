@@ -152,6 +152,20 @@ typedef struct bsBlobConfig
 	bool cull;           // leave out the components that cannot change the surface [false; costly on dense sets: docs/performance.md]
 } bsBlobConfig;
 
+// render.instances: an object drawn at each particle instead of the blobs (docs/rendering.md).
+typedef struct bsInstancesConfig
+{
+	bool enabled;      // the key is given
+	char* object;      // the POV-Ray identifier each particle draws (a built-in's BlobsimLeaf, ...);
+	                   // NULL with obj
+	const char* declaration;  // a built-in's #declare (static), else NULL
+	char* include;     // render.instances.include, an absolute path; NULL: none
+	char* obj;         // render.instances.obj, resolved; NULL: none
+	double scale;      // object units per collision radius, > 0 [1]
+	bool velocity;     // orient "velocity" [true]; "none": unrotated
+	bsVec3 axis;       // the object's axis turned along the velocity: "+x" ... "-z" ["+z"]
+} bsInstancesConfig;
+
 typedef struct bsRenderConfig
 {
 	bsCameraConfig camera;
@@ -171,6 +185,7 @@ typedef struct bsRenderConfig
 	bool surfaceObj;        // render.surface_files holds "obj": also write the mesh as OBJ [false]
 	bool surfacePly;        // ... "ply": also as PLY [false]
 	double sensors;         // the bodies' sensor particles drawn as spheres of this radius; 0: not [0]
+	bsInstancesConfig instances;  // [none: blobs]
 } bsRenderConfig;
 
 enum
