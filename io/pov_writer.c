@@ -369,6 +369,8 @@ const char* bsPov_CameraViewProblem(bsVec3 location, bsVec3 lookAt, bsVec3 sky)
 	return NULL;
 }
 
+static bool bsPov_ValidateInstances(bsPovWriter* w, const bsPovParticles* ps);
+
 static bool bsPov_Validate(bsPovWriter* w, const bsPovScene* s)
 {
 	const bsPovCamera* cam = &s->camera;
@@ -454,6 +456,10 @@ static bool bsPov_Validate(bsPovWriter* w, const bsPovScene* s)
 				return bsPovFail(w, "particles: the surface include name holds a control character, '\"' or '\\'");
 			}
 		}
+	}
+	if (ps->instances.object != NULL && !bsPov_ValidateInstances(w, ps))
+	{
+		return false;
 	}
 	if (ps->count > 0)
 	{
@@ -927,6 +933,165 @@ static bool bsPov_WriteParticles(bsPovWriter* w, const bsPovParticles* ps, const
 	return true;
 }
 
+// ---- Instances -----------------------------------------------------------------------------------
+
+// x, y or z, whichever is least aligned with the unit vector a, crossed with a and normalized: a unit
+// vector perpendicular to a.
+static bsVec3 bsPerpendicular(bsVec3 a)
+{
+	double ax = fabs(a.x), ay = fabs(a.y), az = fabs(a.z);
+	bsVec3 e = ax <= ay && ax <= az ? bsV3(1.0, 0.0, 0.0) : ay <= az ? bsV3(0.0, 1.0, 0.0) : bsV3(0.0, 0.0, 1.0);
+	return bsNormalize(bsCross(a, e));
+}
+
+void bsPov_AxisRotation(bsVec3 axis, bsVec3 v, double m[9])
+{
+	double speed = bsLength(v);
+	// The quaternion (1 + a.b, a x b), normalized: the shortest arc from a to b. 1 + a.b is taken as
+	// |a + b|^2 / 2, which keeps its relative precision as b nears -a (1 + a.b would round to 0 there),
+	// so both parts vanish together only when b is -a to the last bit, and the arc is accurate
+	// arbitrarily close to it.
+	double w = 1.0, x = 0.0, y = 0.0, z = 0.0;
+	if (speed > bs_povStillSpeed && isfinite(speed))
+	{
+		bsVec3 b = bsScale(1.0 / speed, v);
+		bsVec3 k = bsCross(axis, b);
+		bsVec3 sum = bsAdd(axis, b);
+		w = 0.5 * bsDot(sum, sum);
+		double n = sqrt(w * w + bsDot(k, k));
+		if (n < 1e-150)
+		{
+			k = bsPerpendicular(axis);
+			w = 0.0;
+			n = 1.0;
+		}
+		w /= n;
+		x = k.x / n;
+		y = k.y / n;
+		z = k.z / n;
+	}
+	// Row i is the image of the i-th basis vector: column i of the rotation matrix.
+	m[0] = 1.0 - 2.0 * (y * y + z * z);
+	m[1] = 2.0 * (x * y + w * z);
+	m[2] = 2.0 * (x * z - w * y);
+	m[3] = 2.0 * (x * y - w * z);
+	m[4] = 1.0 - 2.0 * (x * x + z * z);
+	m[5] = 2.0 * (y * z + w * x);
+	m[6] = 2.0 * (x * z + w * y);
+	m[7] = 2.0 * (y * z - w * x);
+	m[8] = 1.0 - 2.0 * (x * x + y * y);
+}
+
+static bool bsPov_ValidateInstances(bsPovWriter* w, const bsPovParticles* ps)
+{
+	const bsPovInstances* in = &ps->instances;
+	const char* o = in->object;
+	bool name = (o[0] >= 'a' && o[0] <= 'z') || (o[0] >= 'A' && o[0] <= 'Z');
+	for (const char* c = o; name && *c != '\0'; ++c)
+	{
+		name = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_';
+	}
+	if (!name)
+	{
+		return bsPovFail(w, "particles: instance object \"%s\" is not a POV-Ray identifier", o);
+	}
+	for (const char* c = in->include != NULL ? in->include : ""; *c != '\0'; ++c)
+	{
+		if ((unsigned char)*c < 0x20 || *c == '"')
+		{
+			return bsPovFail(w, "particles: the instance include name holds a control character or '\"'");
+		}
+	}
+	if (!(in->scale > 0.0 && isfinite(in->scale)) || !(fabs(bsLength(in->axis) - 1.0) < 1e-9))
+	{
+		return bsPovFail(w, "particles: instance scale %g is not positive or its axis is not a unit vector",
+			in->scale);
+	}
+	for (size_t i = 0; in->velocities != NULL && i < ps->count; ++i)
+	{
+		if (!bsIsValidVec3(in->velocities[i]))
+		{
+			return bsPovFail(w, "particle %zu: non-finite velocity", i);
+		}
+	}
+	return true;
+}
+
+// One particle's object, open: "\tobject { NAME scale S matrix <9 numbers, centre>" (translate <centre>
+// without velocities); the caller closes it.
+static void bsPov_WriteInstance(bsPovWriter* w, const bsPovParticles* ps, size_t i, const char* indent)
+{
+	const bsPovInstances* in = &ps->instances;
+	size_t nameLen = strlen(in->object);
+	char* p = bsAtomicFile_Reserve(&w->file, nameLen + 16 * bs_povNumberMax + 64);
+	if (p == NULL)
+	{
+		return;
+	}
+	char* q = bsPutText(p, indent, strlen(indent));
+	q = BS_PUT_LITERAL(q, "object { ");
+	q = bsPutText(q, in->object, nameLen);
+	q = BS_PUT_LITERAL(q, " scale ");
+	q += bsPov_FormatDouble(q, in->scale * (ps->radii != NULL ? ps->radii[i] : ps->radius));
+	if (in->velocities == NULL)
+	{
+		q = BS_PUT_LITERAL(q, " translate ");
+		q = bsPutVector(q, ps->centers[i], w->step);
+	}
+	else
+	{
+		double m[9];
+		bsPov_AxisRotation(in->axis, in->velocities[i], m);
+		q = BS_PUT_LITERAL(q, " matrix <");
+		for (int k = 0; k < 9; ++k)
+		{
+			q += bsPov_FormatDouble(q, m[k]);
+			*q++ = ',';
+		}
+		q = bsPutDouble(q, ps->centers[i].x, w->step);
+		*q++ = ',';
+		q = bsPutDouble(q, ps->centers[i].y, w->step);
+		*q++ = ',';
+		q = bsPutDouble(q, ps->centers[i].z, w->step);
+		*q++ = '>';
+	}
+	bsAtomicFile_Advance(&w->file, (size_t)(q - p));
+}
+
+// The include or declaration, then the objects: in a union with the material (one object alone takes
+// it itself: a union needs two).
+static void bsPov_WriteInstances(bsPovWriter* w, const bsPovParticles* ps)
+{
+	const bsPovInstances* in = &ps->instances;
+	bsAtomicFile_Printf(&w->file, "\n// the particles as instances of %s\n", in->object);
+	if (in->include != NULL)
+	{
+		bsAtomicFile_Printf(&w->file, "#include \"%s\"\n", in->include);
+	}
+	if (in->declaration != NULL)
+	{
+		bsAtomicFile_Printf(&w->file, "%s\n", in->declaration);
+	}
+	if (ps->count == 0)
+	{
+		return;
+	}
+	const char* material = ps->material != NULL ? ps->material : bsDefaultMaterial;
+	if (ps->count == 1)
+	{
+		bsPov_WriteInstance(w, ps, 0, "");
+		bsAtomicFile_Printf(&w->file, " texture { %s } }\n", material);
+		return;
+	}
+	bsPutString(w, "union\n{\n");
+	for (size_t i = 0; i < ps->count; ++i)
+	{
+		bsPov_WriteInstance(w, ps, i, "\t");
+		bsPutString(w, " }\n");
+	}
+	bsAtomicFile_Printf(&w->file, "\ttexture { %s }\n}\n", material);
+}
+
 // ---- The scene ------------------------------------------------------------------------------------
 
 // A moving body: its include and an object with its matrix, or its shape inline.
@@ -973,7 +1138,8 @@ static void bsPov_WriteSensors(bsPovWriter* w, const bsPovScene* s)
 static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 {
 	const bsPovParticles* ps = &s->particles;
-	bool blobs = ps->count > 0 && ps->surfaceInclude == NULL;
+	bool instances = ps->instances.object != NULL;
+	bool blobs = ps->count > 0 && ps->surfaceInclude == NULL && !instances;
 	bsBlobTilesDef tilesDef = {ps->centers, ps->radii, ps->radius, ps->radiusScale, ps->count, bsBlobChunk(ps)};
 	// A pool only when there is more than one piece to share out; one that cannot start leaves the
 	// caller's thread alone (the same bytes).
@@ -996,6 +1162,10 @@ static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 	if (ps->surfaceInclude != NULL)
 	{
 		snprintf(drawn, sizeof(drawn), "as a mesh");
+	}
+	else if (instances)
+	{
+		snprintf(drawn, sizeof(drawn), "as instances");
 	}
 	else
 	{
@@ -1060,7 +1230,11 @@ static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 		bsPov_WriteMovingBody(w, s->bodies + i, i);
 	}
 	bsPov_WriteSensors(w, s);
-	if (blobs)
+	if (instances)
+	{
+		bsPov_WriteInstances(w, ps);
+	}
+	else if (blobs)
 	{
 		bsPov_WriteParticles(w, ps, &tilesDef, tiles, pool);
 	}

@@ -103,6 +103,31 @@ typedef struct bsPovBody
 	const char* material;      // as bsPovMesh.material
 } bsPovBody;
 
+// render.instances: an object drawn at each particle instead of the blobs. Particle i becomes
+// `object { OBJECT scale S matrix <R's rows, centre> }` (S = scale x its collision radius, R the
+// rotation bsPov_AxisRotation gives for its velocity), or `object { OBJECT scale S translate <centre> }`
+// without velocities; all of them in one union with the particles' material.
+typedef struct bsPovInstances
+{
+	const char* object;        // NULL: blobs. The POV-Ray identifier each particle draws
+	const char* declaration;   // POV-Ray text written before them (a built-in's #declare), or NULL
+	const char* include;       // a file the scene includes before them (declaring object), or NULL
+	const bsVec3* velocities;  // NULL: unrotated; else each object turned so that axis follows its velocity
+	bsVec3 axis;               // the object's axis turned along the velocity: a unit vector
+	double scale;              // object units per collision radius, > 0
+} bsPovInstances;
+
+// Below this speed (scene units per second) a particle's object is left unrotated: its direction of
+// motion is not defined.
+#define bs_povStillSpeed 1e-9
+
+// The rotation taking the unit vector axis to the direction of v, as POV-Ray's matrix rows (m[0..2]
+// the image of x, m[3..5] of y, m[6..8] of z): the shortest arc, so the identity when |v| <=
+// bs_povStillSpeed, and a half turn about an axis perpendicular to `axis` (the one of x, y, z least
+// aligned with it, crossed with it) when v points exactly against it. Accurate to 1e-15 however near
+// either case v is.
+void bsPov_AxisRotation(bsVec3 axis, bsVec3 v, double m[9]);
+
 typedef struct bsPovParticles
 {
 	const bsVec3* centers;
@@ -120,6 +145,7 @@ typedef struct bsPovParticles
 	                             // beside the scene, that draws them (a mesh, surface_file.h): the scene
 	                             // includes the string BlobsimSurface, declared as this name unless it
 	                             // is declared already (a wrapper that renders a pending file sets it)
+	bsPovInstances instances;    // object != NULL: the particles as instances (surfaceInclude NULL)
 } bsPovParticles;
 
 // Everything a scene holds. Arrays are borrowed for the duration of the call.

@@ -1779,6 +1779,69 @@ static int FormatWithinTest(void)
 	return 0;
 }
 
+// m (POV-Ray's rows: the images of x, y, z) applied to v: the sum of v's components times the rows.
+static bsVec3 ApplyRows(const double* m, bsVec3 v)
+{
+	return bsV3(v.x * m[0] + v.y * m[3] + v.z * m[6], v.x * m[1] + v.y * m[4] + v.z * m[7],
+		v.x * m[2] + v.y * m[5] + v.z * m[8]);
+}
+
+// A rotation (orthonormal rows, determinant +1) that takes axis to the direction of v.
+static int CheckAxisRotation(bsVec3 axis, bsVec3 v, bsVec3 expected)
+{
+	double m[9];
+	bsPov_AxisRotation(axis, v, m);
+	bsVec3 r0 = bsV3(m[0], m[1], m[2]), r1 = bsV3(m[3], m[4], m[5]), r2 = bsV3(m[6], m[7], m[8]);
+	ENSURE_SMALL(bsDot(r0, r0) - 1.0, 1e-14);
+	ENSURE_SMALL(bsDot(r1, r1) - 1.0, 1e-14);
+	ENSURE_SMALL(bsDot(r2, r2) - 1.0, 1e-14);
+	ENSURE_SMALL(bsDot(r0, r1), 1e-14);
+	ENSURE_SMALL(bsDot(r1, r2), 1e-14);
+	ENSURE_SMALL(bsDot(r0, r2), 1e-14);
+	ENSURE_SMALL(bsDot(bsCross(r0, r1), r2) - 1.0, 1e-14);
+	bsVec3 got = ApplyRows(m, axis);
+	ENSURE_SMALL(bsLength(bsSub(got, expected)), 1e-12);
+	return 0;
+}
+
+// render.instances' orientation: the shortest arc from the object's axis to the velocity, the identity
+// at rest, a half turn against it, and accurate in between, however close to either.
+static int PovAxisRotationTest(void)
+{
+	bsVec3 z = bsV3(0.0, 0.0, 1.0);
+	RUN_SUBTEST(CheckAxisRotation(z, bsV3(0.0, 0.0, 0.0), z));
+	RUN_SUBTEST(CheckAxisRotation(z, bsV3(0.0, 1e-12, 0.0), z));  // still: unrotated
+	double m[9];
+	bsPov_AxisRotation(z, bsV3(1e-12, 0.0, 0.0), m);
+	ENSURE(m[0] == 1.0 && m[4] == 1.0 && m[8] == 1.0 && m[1] == 0.0 && m[5] == 0.0);
+	RUN_SUBTEST(CheckAxisRotation(z, bsV3(0.0, 0.0, 3.0), z));
+	RUN_SUBTEST(CheckAxisRotation(z, bsV3(0.0, 0.0, -3.0), bsV3(0.0, 0.0, -1.0)));
+	RUN_SUBTEST(CheckAxisRotation(bsV3(0.0, -1.0, 0.0), bsV3(0.0, 5.0, 0.0), bsV3(0.0, 1.0, 0.0)));
+	RUN_SUBTEST(CheckAxisRotation(bsV3(1.0, 0.0, 0.0), bsV3(-2.0, 0.0, 0.0), bsV3(-1.0, 0.0, 0.0)));
+	for (int k = 2; k <= 15; ++k)
+	{
+		// Near the half turn and near the identity, 10^-k radians off.
+		double e = pow(10.0, -k);
+		bsVec3 near = bsV3(sin(e), 0.0, -cos(e));
+		RUN_SUBTEST(CheckAxisRotation(z, bsScale(2.0, near), near));
+		bsVec3 close = bsV3(0.0, sin(e), cos(e));
+		RUN_SUBTEST(CheckAxisRotation(z, close, close));
+	}
+	uint64_t state = 12345;
+	for (int i = 0; i < 1000; ++i)
+	{
+		double u[6];
+		for (int k = 0; k < 6; ++k)
+		{
+			state = state * 6364136223846793005ull + 1442695040888963407ull;
+			u[k] = (double)(state >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+		}
+		bsVec3 a = bsNormalize(bsV3(u[0], u[1], u[2] + 1e-3)), v = bsV3(u[3], u[4], u[5]);
+		RUN_SUBTEST(CheckAxisRotation(a, v, bsNormalize(v)));
+	}
+	return 0;
+}
+
 static int OutputTests(void)
 {
 	RUN_SUBTEST(AtomicCommitAbortTest());
@@ -1794,6 +1857,7 @@ static int OutputTests(void)
 	RUN_SUBTEST(PlyFormatsTest());
 	RUN_SUBTEST(PlyMalformedTest());
 	RUN_SUBTEST(FormatTest());
+	RUN_SUBTEST(PovAxisRotationTest());
 	RUN_SUBTEST(PovStructureTest());
 	RUN_SUBTEST(PovThreadsTest());
 	RUN_SUBTEST(PovRenderTest());

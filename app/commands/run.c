@@ -8,6 +8,7 @@
 #include "environment.h"
 #include "files.h"
 #include "inputs.h"
+#include "instances.h"
 #include "blobsim/base.h"
 #include "output_set.h"
 #include "output_writers.h"
@@ -1245,6 +1246,7 @@ typedef struct bsRunState
 	bsEmission emission;
 	bsParticles p;
 	bsSceneBuffers buffers;
+	bsSceneInstances instances;  // render.instances (its OBJ read with the inputs)
 	bsPovScene scene;
 	bsOutputContext output;
 	bsStepStats stats;
@@ -1282,7 +1284,8 @@ static bool bsRun_LoadInputs(bsRunState* r)
 {
 	bsConfig* c = &r->c;
 	if (bsEnvironment_Load(&r->env, c, r->o->threads, r->err, sizeof(r->err)) != bs_ok ||
-		!bsEmission_Load(&r->emission, c, &r->env, r->err, sizeof(r->err)))
+		!bsEmission_Load(&r->emission, c, &r->env, r->err, sizeof(r->err)) ||
+		!bsSceneInstances_Load(&r->instances, c, r->err, sizeof(r->err)))
 	{
 		return false;
 	}
@@ -1376,12 +1379,14 @@ static bool bsRun_OpenOutputs(bsRunState* r)
 	}
 	r->buffers.surface = bsSceneSurface_FromConfig(&c->render, r->o->threads);
 	r->scene.particles.threads = r->o->threads;  // the blobs' formatting: the same bytes at any count
+	r->scene.particles.instances = bsSceneInstances_Pov(&r->instances, &c->render);
 	r->output.config = c;
 	r->output.dir = r->dir;
 	r->output.particles = &r->p;
 	r->output.scene = &r->scene;
 	r->output.surface = &r->buffers.surface;
-	return bsEnvBodies_WriteIncludes(r->env.bodies, r->dir, r->err, sizeof(r->err));
+	return bsEnvBodies_WriteIncludes(r->env.bodies, r->dir, r->err, sizeof(r->err)) &&
+		bsSceneInstances_WriteInclude(&r->instances, r->dir, r->err, sizeof(r->err));
 }
 
 // The steps, and the frames written along the way (and the checkpoints with them).
@@ -1501,6 +1506,7 @@ static void bsRunState_Free(bsRunState* r)
 {
 	bsOutputContext_Free(&r->output);
 	bsSceneBuffers_Free(&r->buffers);
+	bsSceneInstances_Free(&r->instances);
 	bsParticles_Free(&r->p);
 	bsEmission_Free(&r->emission);
 	bsGridTree_Free(&r->fieldTree);

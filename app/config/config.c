@@ -184,6 +184,9 @@ void bsConfig_Free(bsConfig* config)
 	free(config->particles.emitters);
 	free(config->render.lights);
 	bsMaterial_Free(&config->render.particleMaterial);
+	free(config->render.instances.object);
+	free(config->render.instances.include);
+	free(config->render.instances.obj);
 	free(config->output.directory);
 	free(config->field.grid);
 	memset(config, 0, sizeof *config);

@@ -159,6 +159,20 @@ typedef struct bsMeshRenderConfig
 	double simplifyAngle;  // degrees, 1..90: the normals around a removed vertex lie within this of its own [10]
 } bsMeshRenderConfig;
 
+// render.instances: an object drawn at each particle instead of the blobs (docs/rendering.md).
+typedef struct bsInstancesConfig
+{
+	bool enabled;      // the key is given
+	char* object;      // the POV-Ray identifier each particle draws (a built-in's BlobsimLeaf, ...);
+	                   // NULL with obj
+	const char* declaration;  // a built-in's #declare (static), else NULL
+	char* include;     // render.instances.include, an absolute path; NULL: none
+	char* obj;         // render.instances.obj, resolved; NULL: none
+	double scale;      // object units per collision radius, > 0 [1]
+	bool velocity;     // orient "velocity" [true]; "none": unrotated
+	bsVec3 axis;       // the object's axis turned along the velocity: "+x" ... "-z" ["+z"]
+} bsInstancesConfig;
+
 typedef struct bsRenderConfig
 {
 	bsCameraConfig camera;
@@ -179,6 +193,7 @@ typedef struct bsRenderConfig
 	bool surfacePly;        // ... "ply": also as PLY [false]
 	bsMeshRenderConfig mesh;
 	double sensors;         // the bodies' sensor particles drawn as spheres of this radius; 0: not [0]
+	bsInstancesConfig instances;  // [none: blobs]
 } bsRenderConfig;
 
 enum

@@ -6,6 +6,7 @@
 
 #include "config_bodies.h"
 #include "config_fluid.h"
+#include "config_instances.h"
 #include "config_material.h"
 #include "config_path.h"
 #include "config_track.h"
@@ -270,7 +271,8 @@ static const bsSchemaKey bsRenderKeys[] = {
 	BS_NUMBER("surface_spacing", bsRenderConfig, surfaceSpacing, &bsSurfaceSpacing, 0.3),
 	BS_KEY("surface_files", BS_VALUE),
 	BS_KEY("mesh", &bsMeshRenderSchema),
-	BS_NUMBER("sensors", bsRenderConfig, sensors, &bsNonNegative, 0)};
+	BS_NUMBER("sensors", bsRenderConfig, sensors, &bsNonNegative, 0),
+	BS_KEY("instances", &bsInstancesSchema)};
 static const bsSchema bsRenderSchema = BS_OBJECT(bsRenderKeys);
 
 static const bsSchemaKey bsOutputKeys[] = {
@@ -1377,7 +1379,8 @@ static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r, const c
 		!bsReadFields(c, o, &bsRenderSchema, r) || !bsReadBool(c, o, "movie", false, &r->movie) ||
 		!bsReadBlob(c, o, &r->blob) ||
 		!bsReadMaterial(c, o, "particle_material", look != NULL ? look : "snow", &r->particleMaterial) ||
-		!bsReadRenderSurface(c, o, r) || !bsReadSection(c, o, "mesh", &bsMeshRenderSchema, &r->mesh))
+		!bsReadRenderSurface(c, o, r) || !bsReadSection(c, o, "mesh", &bsMeshRenderSchema, &r->mesh) ||
+		!bsReadInstances(c, o, r->surface, &r->instances))
 	{
 		return false;
 	}

@@ -17,8 +17,10 @@ static bool bsSceneOutput_Write(bsOutputContext* o, int frame, char* err, size_t
 	bsPovScene* scene = o->scene;
 	uint64_t counts[bs_particleStateCount];
 	bsParticles_CountStates(p, counts);
+	bool velocities = scene->particles.instances.object != NULL && o->config->render.instances.velocity;
 	if (counts[bs_particleEscaped] == 0)
 	{
+		scene->particles.instances.velocities = velocities ? p->velocity : NULL;
 		scene->particles.centers = p->position;
 		scene->particles.radii = p->radius;
 		scene->particles.count = p->count;
@@ -28,7 +30,8 @@ static bool bsSceneOutput_Write(bsOutputContext* o, int frame, char* err, size_t
 	{
 		o->centers = malloc((p->count + 1) * sizeof(bsVec3));
 		o->radii = malloc((p->count + 1) * sizeof(double));
-		if (o->centers == NULL || o->radii == NULL)
+		o->velocities = velocities ? malloc((p->count + 1) * sizeof(bsVec3)) : NULL;
+		if (o->centers == NULL || o->radii == NULL || (velocities && o->velocities == NULL))
 		{
 			snprintf(err, errlen, "%s: out of memory", path);
 			return false;
@@ -41,11 +44,16 @@ static bool bsSceneOutput_Write(bsOutputContext* o, int frame, char* err, size_t
 		{
 			o->centers[n] = p->position[i];
 			o->radii[n] = p->radius[i];
+			if (velocities)
+			{
+				o->velocities[n] = p->velocity[i];
+			}
 			++n;
 		}
 	}
 	scene->particles.centers = o->centers;
 	scene->particles.radii = o->radii;
+	scene->particles.instances.velocities = o->velocities;
 	scene->particles.count = n;
 	return bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
 }

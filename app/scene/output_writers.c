@@ -31,7 +31,9 @@ void bsOutputContext_Free(bsOutputContext* context)
 {
 	free(context->centers);
 	free(context->radii);
+	free(context->velocities);
 	free(context->ages);
+	context->velocities = NULL;
 	context->centers = NULL;
 	context->radii = NULL;
 	context->ages = NULL;

@@ -43,6 +43,7 @@ typedef struct bsOutputContext
 	bsSceneSurface* surface;        // render.surface: blobs, or a mesh beside each scene (and its totals)
 	bsVec3* centers;                // the particles that have not escaped, made when some have
 	double* radii;
+	bsVec3* velocities;             // theirs, with render.instances oriented by velocity
 	const struct bsWorld* world;    // the world stepping the particles, while frames are written (their
 	                                // time and ages); NULL for the final state
 	double* ages;                   // the cache's ages, ageCapacity of them

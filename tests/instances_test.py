@@ -1,0 +1,232 @@
+"""render.instances: each particle drawn as an object, scaled by its radius and turned along its velocity.
+  scene   a run of tests/instances/instances.json with a built-in (leaf), an include's object (Twig) and
+          an OBJ (leaf.obj, written once into instance_HASH.inc): every object's transform in scene.pov is
+          checked against particles.ply with this test's own math (numpy: the shortest-arc rotation by
+          Rodrigues' formula, none of blobsim's code): scale = scale x radius, the rotation's rows
+          orthonormal with determinant 1 and equal to Rodrigues' matrix taking the axis to the velocity,
+          the translation the centre. The same run at 1 and 2 threads, and again, gives the same bytes.
+          Bad values (an unknown object, an include that does not declare it, a missing include or OBJ,
+          a bad axis, both object and obj, a mesh surface with instances) fail naming the JSON path and
+          the file, and leave no output.
+  render  the first three looks rendered by POV-Ray (skipped, exit 77, without povray): no parse error
+          or warning, and the instances change pixels of the scene rendered with the particles out of
+          sight.
+    /usr/bin/python3 tests/instances_test.py BLOBSIM SOURCE_ROOT scene|render
+"""
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+SKIP = 77
+TYPES = {"uchar": "B", "uint": "I", "float": "f", "double": "d", "int": "i", "ushort": "H", "short": "h",
+         "char": "b"}
+AXES = {"+x": (1, 0, 0), "-x": (-1, 0, 0), "+y": (0, 1, 0), "-y": (0, -1, 0), "+z": (0, 0, 1), "-z": (0, 0, -1)}
+STILL = 1e-9
+NUMBER = r"(-?[0-9.]+(?:e[-+]?[0-9]+)?)"
+
+
+def fail(message):
+    print(f"FAIL: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def read_ply(path):
+    """{property: array} of a binary little-endian PLY's vertices."""
+    data = open(path, "rb").read()
+    end = data.index(b"end_header\n") + len(b"end_header\n")
+    header = data[:end].decode("ascii").splitlines()
+    count, names, codes = 0, [], ""
+    for line in header:
+        t = line.split()
+        if t[0] == "element" and t[1] == "vertex":
+            count = int(t[2])
+        elif t[0] == "property":
+            names.append(t[2])
+            codes += TYPES[t[1]]
+    rows = list(struct.iter_unpack("<" + codes, data[end:end + count * struct.calcsize("<" + codes)]))
+    return {n: np.array([r[k] for r in rows], dtype=np.float64) for k, n in enumerate(names)}
+
+
+def rodrigues(a, v):
+    """The rotation matrix (column convention: R @ a = v / |v|) of the shortest arc from unit a to v."""
+    speed = np.linalg.norm(v)
+    if speed <= STILL:
+        return np.eye(3)
+    b = v / speed
+    k = np.cross(a, b)
+    s, c = np.linalg.norm(k), float(np.dot(a, b))
+    if s < 1e-12 and c < 0:
+        # Exactly opposite: a half turn about the axis the documentation names.
+        e = np.eye(3)[int(np.argmin(np.abs(a)))]
+        u = np.cross(a, e)
+        u /= np.linalg.norm(u)
+        return 2 * np.outer(u, u) - np.eye(3)
+    if s == 0:
+        return np.eye(3)
+    k /= s
+    K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    return np.eye(3) + s * K + (1 - c) * K @ K
+
+
+def run(blobsim, config, out, *sets, threads=1, expect_ok=True, extra=()):
+    args = [blobsim, "run", config, "-o", out, "--quiet", "--threads", str(threads), *extra]
+    for s in sets:
+        args += ["--set", s]
+    result = subprocess.run(args, capture_output=True, text=True)
+    if expect_ok and result.returncode != 0:
+        fail(f"blobsim run {' '.join(sets)} failed ({result.returncode}): {result.stderr}")
+    return result
+
+
+def instances(scene):
+    """[(name, scale, 3x3 rows, translation)] of the scene's instance objects."""
+    found = []
+    pattern = re.compile(r"object \{ (\w+) scale " + NUMBER + r" (?:matrix <([^>]*)>|translate <([^>]*)>)")
+    for m in pattern.finditer(scene):
+        if m.group(3) is not None:
+            n = [float(x) for x in m.group(3).split(",")]
+            found.append((m.group(1), float(m.group(2)), np.array(n[:9]).reshape(3, 3), np.array(n[9:])))
+        else:
+            found.append((m.group(1), float(m.group(2)), np.eye(3), np.array([float(x) for x in m.group(4).split(",")])))
+    return found
+
+
+def check_scene(out, name, scale, axis, oriented):
+    scene = open(os.path.join(out, "scene.pov")).read()
+    p = read_ply(os.path.join(out, "particles.ply"))
+    got = instances(scene)
+    if len(got) != len(p["x"]) or len(got) < 2:
+        fail(f"{out}: {len(got)} instances for {len(p['x'])} particles")
+    a = np.array(AXES[axis], dtype=np.float64)
+    worst = 0.0
+    for i, (obj, s, rows, t) in enumerate(got):
+        if obj != name:
+            fail(f"{out}: instance {i} draws {obj}, expected {name}")
+        if abs(s - scale * p["radius"][i]) > 1e-6 * s:
+            fail(f"{out}: instance {i}: scale {s}, expected {scale} x radius {p['radius'][i]}")
+        centre = np.array([p["x"][i], p["y"][i], p["z"][i]])
+        if np.max(np.abs(t - centre)) > p["radius"][i] / 2048 + 1e-12:
+            fail(f"{out}: instance {i} at {t}, its particle at {centre}")
+        v = np.array([p["vx"][i], p["vy"][i], p["vz"][i]])
+        expected = rodrigues(a, v) if oriented else np.eye(3)
+        # POV-Ray's matrix rows are the images of x, y, z: the transpose of the column matrix.
+        if np.max(np.abs(rows @ rows.T - np.eye(3))) > 1e-7 or abs(np.linalg.det(rows) - 1) > 1e-7:
+            fail(f"{out}: instance {i}: not a rotation: {rows}")
+        error = np.max(np.abs(rows.T - expected))
+        worst = max(worst, error)
+        # particles.ply holds the velocity as floats: its direction to about 1e-7.
+        if error > 1e-5:
+            fail(f"{out}: instance {i}: rotation {rows.T.tolist()}, expected {expected.tolist()} for velocity {v}")
+        if oriented and np.linalg.norm(v) > STILL and np.linalg.norm(rows.T @ a - v / np.linalg.norm(v)) > 1e-5:
+            fail(f"{out}: instance {i}'s axis is not along its velocity")
+    return len(got), worst
+
+
+LOOKS = [
+    # (sets, the object drawn, scale, axis, oriented)
+    ([], "BlobsimLeaf", 1.5, "+z", True),
+    (['render.instances={"object": "Twig", "include": "branch.inc", "scale": 2, "axis": "-y"}'], "Twig", 2.0, "-y", True),
+    (['render.instances={"obj": "leaf.obj", "scale": 1.2}'], "BlobsimInstance", 1.2, "+z", True),
+    (['render.instances={"object": "cube", "orient": "none"}'], "BlobsimCube", 1.0, "+z", False),
+]
+
+BAD = [
+    ('render.instances={"object": "leav"}', ["render.instances.object", "unknown object \"leav\"", "\"leaf\""]),
+    ('render.instances={"object": "Branch", "include": "branch.inc"}',
+     ["render.instances.object", "unknown object \"Branch\"", "branch.inc does not #declare it"]),
+    ('render.instances={"object": "Commented", "include": "branch.inc"}', ["render.instances.object", "Commented"]),
+    ('render.instances={"object": "Twig", "include": "nowhere.inc"}', ["render.instances.include", "nowhere.inc", "No such file"]),
+    ('render.instances={"obj": "missing.obj"}', ["render.instances.obj", "missing.obj", "no such file"]),
+    ('render.instances={"obj": "bad.obj"}', ["instances.json: render.instances.obj", "bad.obj:2:", "face has 2 vertices"]),
+    ('render.instances={"object": "leaf", "axis": "z+"}', ["render.instances.axis", "\"+z\"", "got \"z+\""]),
+    ('render.instances={"object": "leaf", "obj": "leaf.obj"}', ["render.instances", "not both"]),
+    ('render.instances={"object": "leaf", "orient": "spin"}', ["render.instances.orient", "\"velocity\""]),
+    ('render.instances={"object": "leaf", "scale": 0}', ["render.instances.scale", "> 0"]),
+    ('render.surface=mesh', ["render.instances", "render.surface \"mesh\""]),
+]
+
+
+def check_scenes(blobsim, config, work):
+    for k, (sets, name, scale, axis, oriented) in enumerate(LOOKS):
+        out = os.path.join(work, f"look{k}")
+        run(blobsim, config, out, *sets)
+        n, worst = check_scene(out, name, scale, axis, oriented)
+        again = os.path.join(work, f"look{k}-again")
+        run(blobsim, config, again, *sets, threads=2)
+        for f in os.listdir(out):
+            if f.endswith(".pov") or f.endswith(".inc"):
+                if open(os.path.join(out, f), "rb").read() != open(os.path.join(again, f), "rb").read():
+                    fail(f"{f} differs between runs at 1 and 2 threads ({name})")
+        includes = [f for f in os.listdir(out) if f.startswith("instance_")]
+        if (name == "BlobsimInstance") != (len(includes) == 1):
+            fail(f"{out}: instance includes {includes}")
+        if includes and includes[0] not in open(os.path.join(out, "outputs.txt")).read():
+            fail(f"{includes[0]} is not listed in outputs.txt")
+        print(f"{name}: {n} instances match particles.ply (rotation within {worst:.1e}); same bytes at 2 threads")
+    # The OBJ's mesh2: the leaf's 5 vertices and 8 faces, declared once.
+    inc = [f for f in os.listdir(os.path.join(work, "look2")) if f.startswith("instance_")][0]
+    text = open(os.path.join(work, "look2", inc)).read()
+    if not re.search(r"#declare BlobsimInstance =\s*mesh2", text) or "vertex_vectors" not in text or not re.search(r"face_indices\s*\{\s*8", text):
+        fail(f"{inc} is not the leaf's mesh2: {text[:300]}")
+    with open(os.path.join(os.path.dirname(config), "bad.obj"), "w") as f:
+        f.write("v 0 0 0\nf 1 1\n")
+    try:
+        for s, words in BAD:
+            out = os.path.join(work, "bad")
+            extra = [s] if s.startswith("render.instances") else [s, 'render.instances={"object": "leaf"}']
+            result = run(blobsim, config, out, *extra, expect_ok=False)
+            if result.returncode == 0 or any(w not in result.stderr for w in words):
+                fail(f"--set {s}: exit {result.returncode}, message {result.stderr!r}; expected {words}")
+            if os.path.exists(out):
+                fail(f"--set {s}: left {out} behind")
+            print(f"refused: {result.stderr.strip()}")
+    finally:
+        os.remove(os.path.join(os.path.dirname(config), "bad.obj"))
+
+
+def check_render(blobsim, config, work):
+    if shutil.which("povray") is None:
+        print("skipped: POV-Ray is not installed")
+        sys.exit(SKIP)
+    import matplotlib.image
+    size = ["render.width=96", "render.height=72"]
+    # The same scene with the particles out of sight (far below the floor): what the instances cover.
+    empty = os.path.join(work, "empty")
+    run(blobsim, config, empty, *size, "particles.emitters.0.center=[0, -50, 0]", extra=["--render"])
+    background = matplotlib.image.imread(os.path.join(empty, "scene.png"))
+    for k, (sets, name, _, _, _) in enumerate(LOOKS[:3]):
+        out = os.path.join(work, f"render{k}")
+        args = [blobsim, "run", config, "-o", out, "--quiet", "--render"]
+        for s in sets + size:
+            args += ["--set", s]
+        result = subprocess.run(args, capture_output=True, text=True)
+        log = open(os.path.join(out, "render.log")).read() if os.path.exists(os.path.join(out, "render.log")) else ""
+        if result.returncode != 0 or not os.path.getsize(os.path.join(out, "scene.png")):
+            fail(f"{name}: the render failed ({result.returncode}): {result.stderr} {log[-800:]}")
+        if "Parse Error" in log or "Warning:" in log:
+            fail(f"{name}: POV-Ray complained: {log[-800:]}")
+        image = matplotlib.image.imread(os.path.join(out, "scene.png"))
+        covered = int(np.sum(np.any(np.abs(image - background) > 0.02, axis=2)))
+        if covered < 50:
+            fail(f"{name}: the instances change only {covered} pixels of the empty scene")
+        print(f"{name}: rendered; the instances change {covered} of {image.shape[0] * image.shape[1]} pixels")
+
+
+def main():
+    blobsim, source_root, mode = sys.argv[1:4]
+    config = os.path.join(source_root, "tests", "instances", "instances.json")
+    with tempfile.TemporaryDirectory() as work:
+        if mode == "scene":
+            check_scenes(blobsim, config, work)
+        else:
+            check_render(blobsim, config, work)
+
+
+if __name__ == "__main__":
+    main()
