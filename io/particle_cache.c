@@ -16,12 +16,14 @@ typedef enum bsCacheType
 	bs_cacheUint,
 } bsCacheType;
 
-// One property: its name, its PLY type and where particle i's value is.
+// One property: its name, its PLY type, where particle i's value is, and whether the cache has it only
+// when the particles spin (bsParticleCache.spin).
 typedef struct bsCacheProperty
 {
 	const char* name;
 	bsCacheType type;
 	double (*get)(const bsParticleCache* c, size_t i);
+	bool spin;
 } bsCacheProperty;
 
 static double bsCacheX(const bsParticleCache* c, size_t i) { return c->particles->position[i].x; }
@@ -30,6 +32,13 @@ static double bsCacheZ(const bsParticleCache* c, size_t i) { return c->particles
 static double bsCacheVx(const bsParticleCache* c, size_t i) { return c->particles->velocity[i].x; }
 static double bsCacheVy(const bsParticleCache* c, size_t i) { return c->particles->velocity[i].y; }
 static double bsCacheVz(const bsParticleCache* c, size_t i) { return c->particles->velocity[i].z; }
+static bsVec3 bsCacheSpin(const bsParticleCache* c, size_t i)
+{
+	return c->particles->spin != NULL ? c->particles->spin[i] : bsV3(0.0, 0.0, 0.0);
+}
+static double bsCacheWx(const bsParticleCache* c, size_t i) { return bsCacheSpin(c, i).x; }
+static double bsCacheWy(const bsParticleCache* c, size_t i) { return bsCacheSpin(c, i).y; }
+static double bsCacheWz(const bsParticleCache* c, size_t i) { return bsCacheSpin(c, i).z; }
 static double bsCacheRadius(const bsParticleCache* c, size_t i) { return c->particles->radius[i]; }
 static double bsCacheAge(const bsParticleCache* c, size_t i) { return c->age[i]; }
 static double bsCacheSpecies(const bsParticleCache* c, size_t i) { return c->species != NULL ? c->species[i] : 0; }
@@ -38,17 +47,20 @@ static double bsCacheState(const bsParticleCache* c, size_t i) { return c->parti
 
 // The attributes in file order: a new one is a row (and its value in bsParticleCache).
 static const bsCacheProperty bs_cacheProperties[] = {
-	{"x", bs_cacheDouble, bsCacheX},
-	{"y", bs_cacheDouble, bsCacheY},
-	{"z", bs_cacheDouble, bsCacheZ},
-	{"vx", bs_cacheDouble, bsCacheVx},
-	{"vy", bs_cacheDouble, bsCacheVy},
-	{"vz", bs_cacheDouble, bsCacheVz},
-	{"radius", bs_cacheDouble, bsCacheRadius},
-	{"age", bs_cacheDouble, bsCacheAge},
-	{"species", bs_cacheUchar, bsCacheSpecies},
-	{"id", bs_cacheUint, bsCacheId},
-	{"state", bs_cacheUchar, bsCacheState},
+	{"x", bs_cacheDouble, bsCacheX, false},
+	{"y", bs_cacheDouble, bsCacheY, false},
+	{"z", bs_cacheDouble, bsCacheZ, false},
+	{"vx", bs_cacheDouble, bsCacheVx, false},
+	{"vy", bs_cacheDouble, bsCacheVy, false},
+	{"vz", bs_cacheDouble, bsCacheVz, false},
+	{"wx", bs_cacheDouble, bsCacheWx, true},
+	{"wy", bs_cacheDouble, bsCacheWy, true},
+	{"wz", bs_cacheDouble, bsCacheWz, true},
+	{"radius", bs_cacheDouble, bsCacheRadius, false},
+	{"age", bs_cacheDouble, bsCacheAge, false},
+	{"species", bs_cacheUchar, bsCacheSpecies, false},
+	{"id", bs_cacheUint, bsCacheId, false},
+	{"state", bs_cacheUchar, bsCacheState, false},
 };
 
 static const char* const bs_cacheTypeNames[] = {"double", "uchar", "uint"};
@@ -63,12 +75,18 @@ static void bsStoreLE(char* p, uint64_t u, size_t size)
 	}
 }
 
-static size_t bsCacheRecordSize(void)
+// The cache has property k: the spin's only when the particles spin.
+static bool bsCacheHas(const bsParticleCache* c, int k)
+{
+	return !bs_cacheProperties[k].spin || c->spin || c->particles->spin != NULL;
+}
+
+static size_t bsCacheRecordSize(const bsParticleCache* c)
 {
 	size_t size = 0;
 	for (int k = 0; k < BS_COUNT(bs_cacheProperties); ++k)
 	{
-		size += bs_cacheTypeSizes[bs_cacheProperties[k].type];
+		size += bsCacheHas(c, k) ? bs_cacheTypeSizes[bs_cacheProperties[k].type] : 0;
 	}
 	return size;
 }
@@ -79,6 +97,10 @@ static void bsCacheRecord(const bsParticleCache* c, size_t i, char* r)
 	for (int k = 0; k < BS_COUNT(bs_cacheProperties); ++k)
 	{
 		const bsCacheProperty* p = bs_cacheProperties + k;
+		if (!bsCacheHas(c, k))
+		{
+			continue;
+		}
 		double v = p->get(c, i);
 		uint64_t u;
 		if (p->type == bs_cacheDouble)
@@ -112,11 +134,15 @@ bool bsParticleCache_Write(const char* path, const bsParticleCache* c, char* err
 		BLOBSIM_VERSION, c->frame, c->time, count);
 	for (int k = 0; k < BS_COUNT(bs_cacheProperties); ++k)
 	{
+		if (!bsCacheHas(c, k))
+		{
+			continue;
+		}
 		bsAtomicFile_Printf(&f, "property %s %s\n", bs_cacheTypeNames[bs_cacheProperties[k].type],
 			bs_cacheProperties[k].name);
 	}
 	bsAtomicFile_Printf(&f, "end_header\n");
-	size_t recordSize = bsCacheRecordSize();
+	size_t recordSize = bsCacheRecordSize(c);
 	size_t perReserve = bs_atomicFileReserveMax / recordSize;
 	for (size_t i = 0; i < count;)
 	{

@@ -9,16 +9,17 @@
 //     element vertex N
 //     property double x / y / z                       (the centre)
 //     property double vx / vy / vz                    (the velocity)
+//     property double wx / wy / wz                    (the angular velocity, rad/s: only when the
+//                                                      particles spin, bsParticleCache.spin)
 //     property double radius
 //     property double age                             (seconds since the particle was born)
 //     property uchar species                          (0: one species so far)
 //     property uint id                                (birth order, particles.h)
 //     property uchar state                            (0 free, 1 stuck, 2 escaped, 3 sleeping)
 //     end_header
-// then N records of 70 bytes, every particle of the set in index order (escaped ones too: a reader
-// filters by state). Doubles keep the run's values exactly. An attribute is one row of the table in
-// particle_cache.c (a particle's angular velocity, when particles have one, is three more rows and a
-// field below).
+// then N records of 70 bytes (94 with wx wy wz), every particle of the set in index order (escaped ones
+// too: a reader filters by state). Doubles keep the run's values exactly. An attribute is one row of
+// the table in particle_cache.c.
 #pragma once
 
 #include "blobsim/particles.h"
@@ -34,6 +35,8 @@ typedef struct bsParticleCache
 	const uint8_t* species;   // per particle; NULL: species 0 for all
 	int frame;
 	double time;
+	bool spin;  // wx wy wz (a run with rotation: in every frame, 0 before the set has spins); they are
+	            // there too whenever the set has a spin array
 } bsParticleCache;
 
 // Writes the cache to path through atomic_file.h (so it joins the run's deferred group). False, with a

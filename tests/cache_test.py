@@ -4,9 +4,10 @@ over time, with a lifetime, onto a floor and a deforming paddle), then, by the m
            the documented header (frame, time, the properties in order) and one record per particle;
            the last frame equals particles.ply (the run's final state: ids and states exactly, the
            rest to particles.ply's float precision); each particle's age is the time since the step
-           that emitted it, worked out here from the config's emitters;
-  meshio   Python's meshio reads every cache with every property equal to the parser's (skipped,
-           exit 77, without meshio);
+           that emitted it, worked out here from the config's emitters; the same with rotation (epsd2),
+           whose caches have the spins wx wy wz after vz in every frame (0 in frame 0);
+  meshio   Python's meshio reads every cache (of both runs) with every property equal to the parser's
+           (skipped, exit 77, without meshio);
   blender  tools/blender/import_blobsim.py, headless in Blender, imports a cache as a point cloud with
            every property as an attribute (skipped, exit 77, without Blender).
     /usr/bin/python3 tests/cache_test.py BLOBSIM SOURCE_ROOT reader|meshio|blender
@@ -24,6 +25,9 @@ SKIP = 77
 TYPES = {"uchar": "B", "uint": "I", "float": "f", "double": "d"}
 PROPERTIES = [("double", n) for n in ("x", "y", "z", "vx", "vy", "vz", "radius", "age")] + [
     ("uchar", "species"), ("uint", "id"), ("uchar", "state")]
+SPIN_PROPERTIES = PROPERTIES[:6] + [("double", n) for n in ("wx", "wy", "wz")] + PROPERTIES[6:]
+ROTATION = ["--set", "particles.interaction.rotation=true", "--set", "particles.interaction.rolling_friction=0.1",
+            "--set", "particles.interaction.rolling_model=epsd2"]
 
 
 def fail(message):
@@ -54,9 +58,9 @@ def read_ply(path):
     return header, {n: list(c) for n, c in zip(names, columns)}, count
 
 
-def run(blobsim, source_root, out):
+def run(blobsim, source_root, out, sets=()):
     config = os.path.join(source_root, "tests", "resume", "resume.json")
-    result = subprocess.run([blobsim, "run", config, "-o", out, "--quiet", "--threads", "2"],
+    result = subprocess.run([blobsim, "run", config, "-o", out, "--quiet", "--threads", "2", *sets],
                             capture_output=True, text=True)
     if result.returncode != 0:
         fail(f"blobsim run failed ({result.returncode}): {result.stderr}")
@@ -85,7 +89,7 @@ def birth_times(config, count):
     return births
 
 
-def check_reader(out, config):
+def check_reader(out, config, spin=False):
     frames = sorted(glob.glob(os.path.join(out, "cache", "frame_*.ply")))
     steps, every, dt = config["motion"]["steps"], config["output"]["frame_every"], config["motion"]["dt"]
     if len(frames) != steps // every + 1:
@@ -98,8 +102,9 @@ def check_reader(out, config):
         if abs(time - f * every * dt) > 1e-12:
             fail(f"{path}: time {time}, expected {f * every * dt}")
         declared = [tuple(h.split()[1:]) for h in header if h.startswith("property")]
-        if declared != PROPERTIES:
-            fail(f"{path}: properties {declared}, expected {PROPERTIES}")
+        expected = SPIN_PROPERTIES if spin else PROPERTIES
+        if declared != expected:
+            fail(f"{path}: properties {declared}, expected {expected}")
         births = birth_times(config, n)
         for i in range(n):
             if props["id"][i] != i or props["species"][i] != 0 or props["state"][i] > 3:
@@ -116,9 +121,16 @@ def check_reader(out, config):
         for i, (a, b) in enumerate(zip(last[name], values)):
             if (struct.unpack("f", struct.pack("f", a))[0] if isinstance(b, float) else a) != b:
                 fail(f"particle {i}'s {name}: the cache's {a} is not particles.ply's {b}")
+    if spin:
+        _, first, _ = read_ply(frames[0])
+        if any(w != 0.0 for k in ("wx", "wy", "wz") for w in first[k]):
+            fail(f"{frames[0]}: a spin before the first step")
+        fastest = max(abs(w) for k in ("wx", "wy", "wz") for w in last[k])
+        if not fastest > 1.0 or "wx" not in final:
+            fail(f"{frames[-1]}: the particles hardly spin ({fastest} rad/s) or particles.ply has no wx")
     states = sorted(set(last["state"]))
-    print(f"{len(frames)} caches of up to {n} particles (states {states}) read by struct; the last is "
-          f"particles.ply; every age is the time since the particle's emission")
+    print(f"{len(frames)} caches of up to {n} particles (states {states}{', spinning' if spin else ''}) read by "
+          f"struct; the last is particles.ply; every age is the time since the particle's emission")
     return frames
 
 
@@ -180,6 +192,10 @@ def main():
         out = os.path.join(work, "out")
         config = run(blobsim, source_root, out)
         frames = check_reader(out, config)
+        if mode in ("reader", "meshio"):
+            spin_out = os.path.join(work, "spin")
+            run(blobsim, source_root, spin_out, ROTATION)
+            frames += check_reader(spin_out, config, spin=True)
         if mode == "meshio":
             check_meshio(frames)
         elif mode == "blender":

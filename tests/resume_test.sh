@@ -10,11 +10,13 @@
 #     threads and resumed at the other count or the same: every output (frames, caches, particles.ply,
 #     the last checkpoint; outputs.txt as a set; summary.json but for its times) byte-identical to the
 #     uninterrupted run. Resumed twice in a row, and with CONFIG and --set given again; and a run of
-#     18,000 particles (a checkpoint of more than a MiB, streamed).
+#     18,000 particles (a checkpoint of more than a MiB, streamed). With rotation (epsd2: spins, rolling
+#     springs beside the tangential ones), stopped after frames 4 and 11: the same outputs.
 #  2. Killed (SIGKILL) once its first checkpoint is there, then resumed: the same outputs.
 #  3. Refused, with the file named: a checkpoint cut short, one with a byte changed, none at all, another
 #     config or --set, a changed input file, a run whose state a checkpoint cannot hold yet (dynamic
-#     bodies, the fluid). Nothing of the folder changes.
+#     bodies, the fluid), a spin or a rolling spring made NaN (the hash made right: the section's own
+#     check). Nothing of the folder changes.
 #  4. The cache folder: a file or a link of that name, a user's file at a cache's name, output.cache
 #     without frames: clear errors naming the path; a shorter run removes the caches it does not write
 #     again, and keeps a user's own file in the folder.
@@ -69,6 +71,21 @@ run() {
 	set -e
 }
 
+# Stopped after frame $2 at $3 threads and resumed at $4: the same outputs as the full run $1; the other
+# arguments are the runs' --set.
+stopped_resumed() {
+	local full=$1 stop=$2 threads=$3 again=$4 dir
+	shift 4
+	dir=$full-$stop-$threads-$again
+	run "$work/log" "$config" "$@" -o "$dir" --threads "$threads" --stop-after-frame "$stop"
+	refused "$work/log" "stopped after frame $stop"
+	[ -f "$dir/frame_$(printf %04d "$stop").pov" ] && [ -f "$dir/cache/frame_$(printf %04d "$stop").ply" ] ||
+		fail "$dir: frame $stop is not in place after the stop"
+	[ ! -e "$dir/frame_$(printf %04d $((stop + 1))).pov" ] || fail "$dir: a frame after the stop is there"
+	"$bin" run --resume "$dir" --threads "$again" --quiet
+	same "$full" "$dir"
+}
+
 # --- 1. stopped and resumed ---
 for variant in stick slide; do
 	sets=()
@@ -77,17 +94,18 @@ for variant in stick slide; do
 	"$bin" run "$config" "${sets[@]}" -o "$full" --threads 1 --quiet
 	for case in "1 1 2" "6 2 1" "6 2 2" "14 1 1" "14 2 1"; do
 		read -r stop threads again <<<"$case"
-		dir=$work/$variant-$stop-$threads-$again
-		run "$work/log" "$config" "${sets[@]}" -o "$dir" --threads "$threads" --stop-after-frame "$stop"
-		refused "$work/log" "stopped after frame $stop"
-		[ -f "$dir/frame_$(printf %04d "$stop").pov" ] && [ -f "$dir/cache/frame_$(printf %04d "$stop").ply" ] ||
-			fail "$dir: frame $stop is not in place after the stop"
-		[ ! -e "$dir/frame_$(printf %04d $((stop + 1))).pov" ] || fail "$dir: a frame after the stop is there"
-		"$bin" run --resume "$dir" --threads "$again" --quiet
-		same "$full" "$dir"
+		stopped_resumed "$full" "$stop" "$threads" "$again" "${sets[@]}"
 	done
 	echo "$variant: stopped after frames 1, 6, 14 at 1 or 2 threads, resumed at 1 or 2: the same outputs"
 done
+# With rotation: the spins and epsd2's rolling springs are in the checkpoint (the caches have wx wy wz).
+spin=(--set particles.interaction.rotation=true --set particles.interaction.rolling_friction=0.1
+	--set particles.interaction.rolling_model=epsd2)
+"$bin" run "$config" "${spin[@]}" -o "$work/full-spin" --threads 2 --quiet
+grep -q "property double wx" "$work/full-spin/cache/frame_0004.ply" || fail "the rotation run's cache has no wx"
+stopped_resumed "$work/full-spin" 4 1 2 "${spin[@]}"
+stopped_resumed "$work/full-spin" 11 2 1 "${spin[@]}"
+echo "rotation (epsd2): stopped after frames 4 and 11, resumed at the other thread count: the same outputs"
 # Twice in a row, the second time with CONFIG and --set given again.
 dir=$work/twice
 run "$work/log" "$config" --set collision.response=slide -o "$dir" --stop-after-frame 3
@@ -162,7 +180,39 @@ refused "$work/log" "output.checkpoint: a checkpoint cannot hold the dynamic bod
 run "$work/log" "$tests/../configs/dam-break.json" -o "$work/fluid" --set output.frame_every=1 --set output.checkpoint=1
 refused "$work/log" "output.checkpoint: a checkpoint cannot hold the fluid solver's state"
 [ ! -e "$work/fluid" ] || fail "$work/fluid was made for a run refused at once"
-echo "refused: a checkpoint cut short, altered, missing, of other settings or inputs, of dynamic bodies or a fluid"
+# A spin or a rolling spring made NaN, the hash made right: refused by the section's own check.
+dir=$work/spin-damaged
+run "$work/log" "$config" "${spin[@]}" -o "$dir" --stop-after-frame 4
+cp -r "$dir" "$work/spin-damaged-copy"
+ck=$dir/checkpoint.blobsim
+cp "$ck" "$work/ck"
+damage() {  # $1: the section's tag, $2: the offset in its payload, $3: the struct format of a NaN there
+	/usr/bin/python3 - "$ck" "$1" "$2" "$3" <<'PY'
+import struct, sys
+path, tag, offset, fmt = sys.argv[1], sys.argv[2].encode(), int(sys.argv[3]), sys.argv[4]
+data = bytearray(open(path, "rb").read())
+at = len(b"blobsim checkpoint\n") + 16
+while data[at:at + 4] != tag:
+    at += 12 + struct.unpack_from("<Q", data, at + 4)[0]
+struct.pack_into(fmt, data, at + 12 + offset, float("nan"))
+h = 0xcbf29ce484222325
+for b in data[:-20]:
+    h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+struct.pack_into("<Q", data, len(data) - 8, h)
+open(path, "wb").write(data)
+PY
+}
+damage SPIN $((8 + 2 * 24 + 16)) "<d"
+run "$work/log" --resume "$dir"
+refused "$work/log" "$ck: section 'SPIN': particle 2: spin (" "is not finite"
+cp "$work/ck" "$ck"
+damage ROLL $((8 + 7 * 96 + 12 + 8)) "<f"
+run "$work/log" --resume "$dir"
+refused "$work/log" "$ck: section 'ROLL': particle 7's rolling spring 1 is not finite"
+cp "$work/ck" "$ck"
+diff -r "$work/spin-damaged-copy" "$dir" >/dev/null || fail "$dir changed in a refused resume"
+echo "refused: a checkpoint cut short, altered, missing, of other settings or inputs, of dynamic bodies or a fluid,"
+echo "  with a spin or a rolling spring that is not finite"
 
 # --- 4. the cache folder ---
 mkdir -p "$work/cache-file"

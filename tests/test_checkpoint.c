@@ -1,18 +1,21 @@
 // test_checkpoint.c — a world saved between two steps and restored into a new world goes on with the
 // same bytes as the world that never stopped (checkpoint.h), at 1 and 2 threads and across them; a
-// checkpoint cut short, altered, or of other settings is refused with a reason.
+// checkpoint cut short, altered, or of other settings is refused with a reason. With rotation (cdt and
+// epsd2) the same, and a resume without the spins or the rolling springs goes elsewhere.
 #include "test.h"
 
 #include "blobsim/checkpoint.h"
 #include "blobsim/step.h"
 #include "blobsim/world.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 // Granular particles with tangential springs poured over time (with a lifetime) into a box of planes,
 // falling asleep and sticking to the stuck ones (accumulation): every kind of state a checkpoint
-// keeps but the bodies' (the end-to-end test has those).
+// keeps but the bodies' (the end-to-end test has those). With rotation (Spin), the particles spin and
+// roll against each other with rolling resistance, cdt or epsd2 (rolling springs beside the tangential).
 typedef struct Pour
 {
 	bsWorld* world;
@@ -20,6 +23,13 @@ typedef struct Pour
 	bsStepDef def;
 	bsPlane planes[5];
 } Pour;
+
+typedef enum Spin
+{
+	spinNone,
+	spinCdt,
+	spinEpsd2,
+} Spin;
 
 static bsStepDef PourDef(void)
 {
@@ -42,7 +52,7 @@ static bsStepDef PourDef(void)
 	return def;
 }
 
-static int Pour_Init(Pour* s, int threads)
+static int Pour_InitSpin(Pour* s, int threads, Spin spin)
 {
 	memset(s, 0, sizeof(*s));
 	bsWorldDef wd = bsDefaultWorldDef();
@@ -51,6 +61,9 @@ static int Pour_Init(Pour* s, int threads)
 	s->world = bsWorld_Create(&wd);
 	ENSURE(s->world != NULL);
 	s->def = PourDef();
+	s->def.interaction.rotation = spin != spinNone;
+	s->def.interaction.rollingFriction = spin != spinNone ? 0.2 : 0.0;
+	s->def.interaction.rollingModel = spin == spinEpsd2 ? bs_rollingEpsd2 : bs_rollingCdt;
 	double w = 0.1;
 	s->planes[0] = (bsPlane){bsV3(0, 1, 0), 0.0};
 	s->planes[1] = (bsPlane){bsV3(1, 0, 0), w};
@@ -78,6 +91,11 @@ static int Pour_Init(Pour* s, int threads)
 	return 0;
 }
 
+static int Pour_Init(Pour* s, int threads)
+{
+	return Pour_InitSpin(s, threads, spinNone);
+}
+
 static void Pour_Free(Pour* s)
 {
 	bsWorld_Destroy(s->world);
@@ -99,7 +117,52 @@ static bool SameParticles(const bsParticles* a, const bsParticles* b)
 	return n == b->count && memcmp(a->position, b->position, n * sizeof(bsVec3)) == 0 &&
 		memcmp(a->velocity, b->velocity, n * sizeof(bsVec3)) == 0 &&
 		memcmp(a->radius, b->radius, n * sizeof(double)) == 0 && memcmp(a->state, b->state, n) == 0 &&
-		memcmp(a->id, b->id, n * sizeof(uint32_t)) == 0;
+		memcmp(a->id, b->id, n * sizeof(uint32_t)) == 0 && (a->spin == NULL) == (b->spin == NULL) &&
+		(a->spin == NULL || memcmp(a->spin, b->spin, n * sizeof(bsVec3)) == 0);
+}
+
+enum
+{
+	checkpointTrailer = 4 + 8 + 8,  // 'END ', its length, the hash
+};
+
+// The payload of the checkpoint's section tag and its length; NULL when it has none.
+static uint8_t* FindSection(bsBytes* b, const char tag[4], uint64_t* length)
+{
+	size_t at = sizeof(BS_CHECKPOINT_MAGIC) - 1 + 4 + 4 + 8;
+	while (at + 12 <= b->count - checkpointTrailer)
+	{
+		memcpy(length, b->data + at + 4, sizeof(*length));
+		if (memcmp(b->data + at, tag, 4) == 0)
+		{
+			return b->data + at + 12;
+		}
+		at += 12 + (size_t)*length;
+	}
+	return NULL;
+}
+
+// The checkpoint's final hash made right after a change.
+static void Rehash(bsBytes* b)
+{
+	uint64_t hash = bsFnv1a(BS_FNV1A_BASIS, b->data, b->count - checkpointTrailer);
+	memcpy(b->data + b->count - sizeof(hash), &hash, sizeof(hash));
+}
+
+// The checkpoint with the values of section tag (after its count) zeroed and its hash made right: a
+// resume that did not restore them. False when the section is not there or holds only zeros.
+static bool ZeroSection(bsBytes* b, const char tag[4])
+{
+	uint64_t length = 0;
+	uint8_t* payload = FindSection(b, tag, &length);
+	bool nonzero = false;
+	for (uint64_t k = 8; payload != NULL && k < length; ++k)
+	{
+		nonzero = nonzero || payload[k] != 0;
+		payload[k] = 0;
+	}
+	Rehash(b);
+	return nonzero;
 }
 
 static int Save(const Pour* s, bsBytes* out)
@@ -113,17 +176,20 @@ static int Save(const Pour* s, bsBytes* out)
 }
 
 // Saved after `at` steps at `threads`, restored at `resumeThreads`, both stepped to `total`: the same
-// particles, the same ages, and a checkpoint of each at the end with the same bytes.
-static int Resume(int at, int total, int threads, int resumeThreads)
+// particles, the same ages, and a checkpoint of each at the end with the same bytes. With `forget` (a
+// section's tag), that section's values are zeroed in the checkpoint (as a resume that did not restore
+// them): then the resumed run must differ.
+static int ResumeCase(Spin spin, int at, int total, int threads, int resumeThreads, const char* forget)
 {
 	Pour a, b;
-	RUN_SUBTEST(Pour_Init(&a, threads));
+	RUN_SUBTEST(Pour_InitSpin(&a, threads, spin));
 	RUN_SUBTEST(Steps(&a, at));
 	bsBytes saved;
 	RUN_SUBTEST(Save(&a, &saved));
+	ENSURE(forget == NULL || ZeroSection(&saved, forget));
 	RUN_SUBTEST(Steps(&a, total - at));
 
-	RUN_SUBTEST(Pour_Init(&b, resumeThreads));
+	RUN_SUBTEST(Pour_InitSpin(&b, resumeThreads, spin));
 	bsByteReader sections;
 	uint64_t hash = 0;
 	char err[512] = "";
@@ -135,6 +201,14 @@ static int Resume(int at, int total, int threads, int resumeThreads)
 	}
 	ENSURE(loaded && sections.at == sections.count);
 	RUN_SUBTEST(Steps(&b, total - at));
+	if (forget != NULL)
+	{
+		ENSURE(!SameParticles(&a.p, &b.p));
+		bsBytes_Free(&saved);
+		Pour_Free(&a);
+		Pour_Free(&b);
+		return 0;
+	}
 	ENSURE(SameParticles(&a.p, &b.p));
 	ENSURE(bsWorld_Time(a.world) == bsWorld_Time(b.world));
 	for (size_t i = 0; i < a.p.count; ++i)
@@ -150,6 +224,59 @@ static int Resume(int at, int total, int threads, int resumeThreads)
 	bsBytes_Free(&saved);
 	Pour_Free(&a);
 	Pour_Free(&b);
+	return 0;
+}
+
+static int Resume(int at, int total, int threads, int resumeThreads)
+{
+	return ResumeCase(spinNone, at, total, threads, resumeThreads, NULL);
+}
+
+// The pour with rotation has what the test needs: spinning particles, and with epsd2 rolling springs
+// holding a torque, in the checkpoint's 'SPIN' and 'ROLL' (ZeroSection finds values there); without
+// rotation neither holds a value.
+static int SpinPourHasState(Spin spin)
+{
+	Pour s;
+	RUN_SUBTEST(Pour_InitSpin(&s, 1, spin));
+	RUN_SUBTEST(Steps(&s, 30));
+	ENSURE(s.p.spin != NULL);
+	double fastest = 0.0;
+	for (size_t i = 0; i < s.p.count; ++i)
+	{
+		fastest = fmax(fastest, bsLength(s.p.spin[i]));
+	}
+	ENSURE(fastest > 1.0);
+	bsBytes saved;
+	RUN_SUBTEST(Save(&s, &saved));
+	ENSURE(ZeroSection(&saved, "SPIN"));
+	ENSURE(ZeroSection(&saved, "ROLL") == (spin == spinEpsd2));
+	bsBytes_Free(&saved);
+	Pour_Free(&s);
+	Pour plain;
+	RUN_SUBTEST(Pour_Init(&plain, 1));
+	RUN_SUBTEST(Steps(&plain, 30));
+	RUN_SUBTEST(Save(&plain, &saved));
+	ENSURE(plain.p.spin == NULL && !ZeroSection(&saved, "SPIN") && !ZeroSection(&saved, "ROLL"));
+	bsBytes_Free(&saved);
+	Pour_Free(&plain);
+	return 0;
+}
+
+// Rotation saved and restored, 1 -> 1, 2 -> 2, 1 -> 2 and 2 -> 1 threads (cdt and epsd2); a resume that
+// forgets the spins, or epsd2's rolling springs, goes elsewhere.
+static int ResumesRotation(void)
+{
+	for (Spin spin = spinCdt; spin <= spinEpsd2; ++spin)
+	{
+		RUN_SUBTEST(SpinPourHasState(spin));
+		RUN_SUBTEST(ResumeCase(spin, 25, 70, 1, 1, NULL));
+		RUN_SUBTEST(ResumeCase(spin, 25, 70, 2, 2, NULL));
+		RUN_SUBTEST(ResumeCase(spin, 35, 70, 1, 2, NULL));
+		RUN_SUBTEST(ResumeCase(spin, 35, 70, 2, 1, NULL));
+		RUN_SUBTEST(ResumeCase(spin, 25, 70, 1, 1, "SPIN"));
+	}
+	RUN_SUBTEST(ResumeCase(spinEpsd2, 25, 70, 1, 1, "ROLL"));
 	return 0;
 }
 
@@ -232,6 +359,44 @@ static int RefusesDamage(void)
 	return 0;
 }
 
+// A checkpoint of the epsd2 pour with `size` bytes at `offset` of section tag's payload replaced
+// (its hash made right) is refused with `expect`.
+static int RefusesChanged(Pour* a, const char tag[4], size_t offset, const void* value, size_t size,
+	const char* expect)
+{
+	bsBytes saved;
+	RUN_SUBTEST(Save(a, &saved));
+	uint64_t length = 0;
+	uint8_t* payload = FindSection(&saved, tag, &length);
+	ENSURE(payload != NULL && offset + size <= length);
+	memcpy(payload + offset, value, size);
+	Rehash(&saved);
+	RUN_SUBTEST(Refuses(saved.data, saved.count, expect));
+	bsBytes_Free(&saved);
+	return 0;
+}
+
+// Damaged spins and rolling springs are refused, naming the section, the particle and the fault.
+static int RefusesSpinDamage(void)
+{
+	Pour a;
+	RUN_SUBTEST(Pour_InitSpin(&a, 1, spinEpsd2));
+	RUN_SUBTEST(Steps(&a, 30));
+	double nan = NAN;
+	float inf = INFINITY;
+	uint64_t count = a.p.count + 1, none = 0, three = 3;
+	size_t spring = 8 * 12;  // a particle's rolling springs (BS_CONTACT_SPRINGS), 3 floats each
+	RUN_SUBTEST(RefusesChanged(&a, "SPIN", 8 + 3 * 24 + 8, &nan, sizeof(nan), "section 'SPIN': particle 3: spin ("));
+	RUN_SUBTEST(RefusesChanged(&a, "SPIN", 0, &count, sizeof(count), "section 'SPIN': "));
+	RUN_SUBTEST(RefusesChanged(&a, "SPIN", 0, &none, sizeof(none), "spins for"));
+	RUN_SUBTEST(RefusesChanged(&a, "ROLL", 8 + 5 * spring + 12 + 4, &inf, sizeof(inf),
+		"section 'ROLL': particle 5's rolling spring 1 is not finite"));
+	RUN_SUBTEST(RefusesChanged(&a, "ROLL", 0, &three, sizeof(three), "section 'ROLL': 3 particles' rolling springs"));
+	RUN_SUBTEST(RefusesChanged(&a, "ROLL", 0, &count, sizeof(count), "section 'ROLL': "));
+	Pour_Free(&a);
+	return 0;
+}
+
 static bool Collect(void* context, const void* data, size_t n)
 {
 	bsBytes_Put(context, data, n);
@@ -283,5 +448,7 @@ int CheckpointTest(void)
 	RUN_SUBTEST(Resume(60, 120, 1, 2));
 	RUN_SUBTEST(Resume(45, 90, 2, 1));
 	RUN_SUBTEST(RefusesDamage());
+	RUN_SUBTEST(ResumesRotation());
+	RUN_SUBTEST(RefusesSpinDamage());
 	return 0;
 }

@@ -61,7 +61,7 @@ static bool bsCacheOutput_Write(bsOutputContext* o, int frame, char* err, size_t
 	char name[64], path[bs_outputPathMax];
 	snprintf(name, sizeof(name), "%s/frame_%04d.ply", BS_OUTPUT_CACHE_NAME, frame);
 	bsOutput_Path(path, o->dir, name);
-	bsParticleCache cache = {p, o->ages, NULL, frame, now};
+	bsParticleCache cache = {p, o->ages, NULL, frame, now, o->config->step.interaction.rotation};
 	return bsParticleCache_Write(path, &cache, err, errlen);
 }
 

@@ -2,8 +2,9 @@
 //
 // A checkpoint is the state a run needs to go on exactly as if it had never stopped: the time, the
 // emitters' random stream and progress, the lifetimes, every particle array, the birth times (ages),
-// the sleep counts, the tangential springs (contact histories), the stuck collider's cell, and the
-// moving bodies' kept shapes and the particles stuck to them. What the world rebuilds from these
+// the sleep counts, the tangential springs (contact histories), with rotation the particles' spins and
+// the rolling springs (epsd2), the stuck collider's cell, and the moving bodies' kept shapes and the
+// particles stuck to them. What the world rebuilds from these
 // every step (the neighbour grid, the Morton order, the stuck grid's spheres, the bodies' poses at a
 // time) is not kept. Restored into a world made from the same settings (the same config: the caller
 // checks that with its own hash), the next steps give the same bytes as the uninterrupted run, at any
@@ -15,8 +16,9 @@
 // hostile: every count is checked against the bytes there, every particle passes bsParticleDef_Check,
 // every index is checked against its range, and a wrong or missing section is an error that names it.
 //
-// Adding a kind of state (a particle's angular velocity, say) is a section of its own: a tag, one
-// save and one load in checkpoint.c, in the same place of the order; bump BS_CHECKPOINT_VERSION.
+// Adding a kind of state (as the spins' 'SPIN' and the rolling springs' 'ROLL' were) is a section of
+// its own: a tag, one save and one load in checkpoint.c, in the same place of the order; bump
+// BS_CHECKPOINT_VERSION.
 #pragma once
 
 #include "blobsim/base.h"
@@ -29,7 +31,7 @@
 #include <stdint.h>
 
 #define BS_CHECKPOINT_MAGIC "blobsim checkpoint\n"  // the file's first bytes (19)
-#define BS_CHECKPOINT_VERSION 1u
+#define BS_CHECKPOINT_VERSION 2u  // 2: the spins ('SPIN') and the rolling springs ('ROLL')
 
 // A growable byte buffer. A failed allocation makes it `failed` (sticky) and every later put a no-op.
 // With a sink, it streams: once it holds flushAt bytes (0: 1 MiB) and no back-patched section is open,

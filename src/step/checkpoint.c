@@ -14,11 +14,11 @@
 #include <string.h>
 
 _Static_assert(sizeof(bsVec3) == 24, "bsVec3 is written as 3 doubles");
+_Static_assert(sizeof(bsRollingSpring) == 12, "a rolling spring is written as 3 floats");
 // A checkpoint holds the whole state: a new particle array or a new field of the world fails here, to be
 // saved and loaded below (a section of its own, BS_CHECKPOINT_VERSION up one; the particle cache's
 // table in io/particle_cache.c too for a particle array), or to be named as rebuilt every step, and
-// the sizes updated.
-// The spins (spin, with rotation) are not saved yet: bsWorld_CheckpointGap refuses a run with rotation.
+// the sizes updated. Saved: every array of bsParticles, the spins (spin, with rotation) in 'SPIN'.
 _Static_assert(sizeof(bsParticles) == 2 * sizeof(size_t) + 6 * sizeof(void*),
 	"a new particle array: save it in the checkpoint (checkpoint.c) and the cache (particle_cache.c)");
 #if UINTPTR_MAX == UINT64_MAX  // the world's size as a 64-bit build lays it out
@@ -26,9 +26,9 @@ _Static_assert(sizeof(bsParticles) == 2 * sizeof(size_t) + 6 * sizeof(void*),
 // fresh world's list is invalid, so the first update builds it, and a build gives the bytes a kept list
 // does, neighbour_list.h) and the mesh candidates (meshCache: an empty entry walks the BVH, the same
 // answer, mesh_candidates.h), and the neighbour grid's count of builds (8 bytes of grid, which a list
-// built on it checks; a fresh world's list builds anyway). Not saved yet, so refused with rotation
-// (bsWorld_CheckpointGap): the rolling springs (rolling, rollingCapacity); spinBefore and spinCapacity
-// are the phase's scratch copy.
+// built on it checks; a fresh world's list builds anyway), and spinBefore and spinCapacity (with
+// rotation, the interaction phase's scratch copy of the spins, made anew in every phase). Saved: the
+// rolling springs (rolling, rollingCapacity, epsd2) in 'ROLL', beside the tangential springs of 'CONT'.
 _Static_assert(sizeof(struct bsWorld) == 520 + 4 * sizeof(size_t) + sizeof(bsNeighbourList) + sizeof(bsMeshCache),
 	"a new field of the world: save it in the checkpoint (checkpoint.c) or say why the step rebuilds it");
 #endif
@@ -313,10 +313,6 @@ const char* bsWorld_CheckpointGap(const bsWorld* world, const bsStepDef* def)
 	{
 		return "the fluid solver's state (its warm starts and the last step's substep plan)";
 	}
-	if (def->interaction.rotation)
-	{
-		return "the particles' spins and rolling springs (particles.interaction.rotation)";
-	}
 	return NULL;
 }
 
@@ -340,7 +336,21 @@ static void bsSaveParticles(const bsParticles* p, bsBytes* out)
 	bsSaveArray(out, p->radius, p->count, sizeof(double));
 	bsSaveArray(out, p->state, p->count, sizeof(uint8_t));
 	bsSaveArray(out, p->id, p->count, sizeof(uint32_t));
-	// A particle's angular velocity, when particles have one, is a section of its own after 'PART'.
+}
+
+// The set has spins to save: a step with rotation gave it its spin array (a set of none has nothing).
+static bool bsHasSpin(const bsParticles* p)
+{
+	return p->spin != NULL && p->count > 0;
+}
+
+// 'SPIN', after 'PART' when the set has spins: their count and every particle's angular velocity.
+static void bsSaveSpin(const bsParticles* p, bsBytes* out)
+{
+	uint64_t sized = bsBytes_BeginSizedSection(out, "SPIN", 8 + (uint64_t)p->count * sizeof(bsVec3));
+	bsBytes_PutU64(out, (uint64_t)p->count);
+	bsSaveArray(out, p->spin, p->count, sizeof(bsVec3));
+	bsBytes_EndSizedSection(out, sized);
 }
 
 static void bsSaveEmitters(const bsWorld* world, bsBytes* out)
@@ -363,6 +373,28 @@ static void bsSaveEmitters(const bsWorld* world, bsBytes* out)
 		bsBytes_PutU64(out, (uint64_t)world->batches[b].first);
 		bsBytes_PutF64(out, world->batches[b].time);
 	}
+}
+
+// 'ROLL', after 'CONT': the rolling springs (epsd2) beside each particle's tangential springs, their
+// count (0 without) and BS_CONTACT_SPRINGS a particle, written as free after the end of its list.
+static void bsSaveRolling(const bsWorld* world, const bsParticles* p, bsBytes* out)
+{
+	size_t rows = world->rolling != NULL && world->springs != NULL ? p->count : 0;
+	size_t row = BS_CONTACT_SPRINGS * sizeof(bsRollingSpring);
+	uint64_t sized = bsBytes_BeginSizedSection(out, "ROLL", 8 + (uint64_t)rows * row);
+	bsBytes_PutU64(out, (uint64_t)rows);
+	for (size_t i = 0; i < rows; ++i)
+	{
+		const bsContactSpring* list = world->springs + i * BS_CONTACT_SPRINGS;
+		bsRollingSpring kept[BS_CONTACT_SPRINGS];
+		memset(kept, 0, sizeof(kept));
+		for (int k = 0; k < BS_CONTACT_SPRINGS && i < world->rollingCapacity && list[k].partner != UINT32_MAX; ++k)
+		{
+			kept[k] = world->rolling[i * BS_CONTACT_SPRINGS + k];
+		}
+		bsBytes_Put(out, kept, sizeof(kept));
+	}
+	bsBytes_EndSizedSection(out, sized);
 }
 
 static void bsSaveContacts(const bsWorld* world, const bsParticles* p, bsBytes* out)
@@ -398,7 +430,7 @@ static void bsSaveContacts(const bsWorld* world, const bsParticles* p, bsBytes* 
 bsResult bsWorld_SaveState(const bsWorld* world, const bsParticles* p, bsBytes* out)
 {
 	// bsWorld_CheckpointGap with the world's own interaction: a fluid world has its solver by now.
-	if (world->fluid != NULL || bsWorld_HasDynamicBody(world) || p->spin != NULL)
+	if (world->fluid != NULL || bsWorld_HasDynamicBody(world))
 	{
 		return bs_errInvalidArgument;
 	}
@@ -409,14 +441,19 @@ bsResult bsWorld_SaveState(const bsWorld* world, const bsParticles* p, bsBytes* 
 	uint64_t sized = bsBytes_BeginSizedSection(out, "PART", 8 + (uint64_t)p->count * bs_particleBytes);
 	bsSaveParticles(p, out);
 	bsBytes_EndSizedSection(out, sized);
+	if (bsHasSpin(p))
+	{
+		bsSaveSpin(p, out);
+	}
 	mark = bsBytes_BeginSection(out, "EMIT");
 	bsSaveEmitters(world, out);
 	bsBytes_EndSection(out, mark);
-		uint64_t calm = world->calm != NULL ? p->count : 0, springs = world->springs != NULL ? p->count : 0;
+	uint64_t calm = world->calm != NULL ? p->count : 0, springs = world->springs != NULL ? p->count : 0;
 	sized = bsBytes_BeginSizedSection(out, "CONT",
 		8 + calm * sizeof(uint32_t) + 8 + springs * BS_CONTACT_SPRINGS * sizeof(bsContactSpring) + 4 + 8 + 8);
 	bsSaveContacts(world, p, out);
 	bsBytes_EndSizedSection(out, sized);
+	bsSaveRolling(world, p, out);
 	mark = bsBytes_BeginSection(out, "BODY");
 	bsResult r = bs_ok;
 	if (world->bodies != NULL)
@@ -523,6 +560,21 @@ static bool bsLoadEmitters(bsWorld* world, const bsParticles* p, bsByteReader* s
 	return bsSectionDone(s, "EMIT", err, errlen);
 }
 
+// Particle i with the spin passes bsParticleDef_Check, else the message names the section and the fault.
+static bool bsCheckParticle(const bsParticles* p, size_t i, bsVec3 spin, const char* tag, char* err, size_t errlen)
+{
+	bsParticleDef def = {p->position[i], p->velocity[i], p->radius[i], p->state[i], spin};
+	bsParticleFault fault = bsParticleDef_Check(&def);
+	if (fault != bs_particleOk)
+	{
+		char why[160];
+		bsParticleFault_Describe(fault, &def, why, sizeof(why));
+		snprintf(err, errlen, "section '%s': particle %zu: %s", tag, i, why);
+		return false;
+	}
+	return true;
+}
+
 static bool bsLoadParticles(bsParticles* p, bsByteReader* s, char* err, size_t errlen)
 {
 	uint64_t count = bsByteReader_U64(s);
@@ -539,18 +591,36 @@ static bool bsLoadParticles(bsParticles* p, bsByteReader* s, char* err, size_t e
 	bsLoadArray(s, p->id, n, sizeof(uint32_t));
 	for (size_t i = 0; i < n; ++i)
 	{
-		bsParticleDef def = {p->position[i], p->velocity[i], p->radius[i], p->state[i], {0.0, 0.0, 0.0}};
-		bsParticleFault fault = bsParticleDef_Check(&def);
-		if (fault != bs_particleOk)
+		if (!bsCheckParticle(p, i, bsV3(0.0, 0.0, 0.0), "PART", err, errlen))
 		{
-			char why[160];
-			bsParticleFault_Describe(fault, &def, why, sizeof(why));
-			snprintf(err, errlen, "section 'PART': particle %zu: %s", i, why);
 			return false;
 		}
 	}
 	p->count = n;
 	return bsSectionDone(s, "PART", err, errlen);
+}
+
+static bool bsLoadSpin(bsParticles* p, bsByteReader* s, char* err, size_t errlen)
+{
+	uint64_t count = bsByteReader_U64(s);
+	if (count != p->count || count == 0 || count > (s->count - s->at) / sizeof(bsVec3) ||
+		bsParticles_EnableSpin(p) != bs_ok)
+	{
+		snprintf(err, errlen, "section 'SPIN': %" PRIu64 " spins for %zu particles, or more than the bytes or the memory",
+			count, p->count);
+		return false;
+	}
+	for (size_t i = 0; i < p->count; ++i)
+	{
+		bsVec3 spin;
+		bsByteReader_Get(s, &spin, sizeof(spin));
+		if (!bsCheckParticle(p, i, spin, "SPIN", err, errlen))
+		{
+			return false;
+		}
+		bsParticles_SetSpin(p, i, spin);
+	}
+	return bsSectionDone(s, "SPIN", err, errlen);
 }
 
 static bool bsLoadContacts(bsWorld* world, const bsParticles* p, bsByteReader* s, char* err, size_t errlen)
@@ -613,6 +683,40 @@ static bool bsLoadContacts(bsWorld* world, const bsParticles* p, bsByteReader* s
 	return bsSectionDone(s, "CONT", err, errlen);
 }
 
+static bool bsLoadRolling(bsWorld* world, const bsParticles* p, bsByteReader* s, char* err, size_t errlen)
+{
+	uint64_t rows = bsByteReader_U64(s);
+	size_t row = BS_CONTACT_SPRINGS * sizeof(bsRollingSpring);
+	bool springs = world->springs != NULL && world->springCapacity >= p->count;
+	if ((rows != 0 && (rows != p->count || !springs)) || rows > (s->count - s->at) / row)
+	{
+		snprintf(err, errlen, "section 'ROLL': %" PRIu64 " particles' rolling springs for %zu particles%s", rows,
+			p->count, springs ? "" : " without tangential springs");
+		return false;
+	}
+	if (rows > 0)
+	{
+		if (!bsArray_Reserve(&world->rolling, &world->rollingCapacity, world->springCapacity, row))
+		{
+			snprintf(err, errlen, "section 'ROLL': out of memory for the rolling springs");
+			return false;
+		}
+		memset(world->rolling, 0, world->rollingCapacity * row);
+		bsLoadArray(s, world->rolling, (size_t)rows * BS_CONTACT_SPRINGS, sizeof(bsRollingSpring));
+		for (size_t k = 0; k < (size_t)rows * BS_CONTACT_SPRINGS; ++k)
+		{
+			const float* m = world->rolling[k].torque;
+			if (!isfinite(m[0]) || !isfinite(m[1]) || !isfinite(m[2]))
+			{
+				snprintf(err, errlen, "section 'ROLL': particle %zu's rolling spring %zu is not finite",
+					k / BS_CONTACT_SPRINGS, k % BS_CONTACT_SPRINGS);
+				return false;
+			}
+		}
+	}
+	return bsSectionDone(s, "ROLL", err, errlen);
+}
+
 static bool bsLoadBodies(bsWorld* world, const bsParticles* p, bsByteReader* s, char* err, size_t errlen)
 {
 	char why[256];
@@ -625,12 +729,21 @@ static bool bsLoadBodies(bsWorld* world, const bsParticles* p, bsByteReader* s, 
 	return bsSectionDone(s, "BODY", err, errlen);
 }
 
+// The next section is tagged tag (for a section that is there only with some state: 'SPIN').
+static bool bsByteReader_Next(const bsByteReader* r, const char tag[4])
+{
+	return !r->failed && r->count - r->at >= 4 && memcmp(r->data + r->at, tag, 4) == 0;
+}
+
 bool bsWorld_LoadState(bsWorld* world, bsParticles* p, bsByteReader* in, char* err, size_t errlen)
 {
 	bsByteReader s;
 	return bsByteReader_Section(in, "TIME", &s, err, errlen) && bsLoadTime(world, &s, err, errlen) &&
 		bsByteReader_Section(in, "PART", &s, err, errlen) && bsLoadParticles(p, &s, err, errlen) &&
+		(!bsByteReader_Next(in, "SPIN") ||
+			(bsByteReader_Section(in, "SPIN", &s, err, errlen) && bsLoadSpin(p, &s, err, errlen))) &&
 		bsByteReader_Section(in, "EMIT", &s, err, errlen) && bsLoadEmitters(world, p, &s, err, errlen) &&
 		bsByteReader_Section(in, "CONT", &s, err, errlen) && bsLoadContacts(world, p, &s, err, errlen) &&
+		bsByteReader_Section(in, "ROLL", &s, err, errlen) && bsLoadRolling(world, p, &s, err, errlen) &&
 		bsByteReader_Section(in, "BODY", &s, err, errlen) && bsLoadBodies(world, p, &s, err, errlen);
 }

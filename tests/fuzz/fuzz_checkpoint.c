@@ -2,12 +2,13 @@
 // frame and the run's section, app/commands/run_checkpoint.h) and bsRunCheckpoint_Restore (the world's
 // sections, blobsim/checkpoint.h) into a fixed world: planes, the stuck particles' collider, a rate and
 // an at-once emitter, a keyframed body (the seeds in corpus/checkpoint/ are checkpoints of this world,
-// written by this file built with -DBS_FUZZ_WRITE_SEEDS, see README.md).
+// without and with rotation (epsd2: spins, rolling springs), written by this file built with
+// -DBS_FUZZ_WRITE_SEEDS, see README.md).
 //
 // Each input is read twice: as it is, and with its final hash made right, so that mutations reach the
-// sections behind it. On success: the progress is in range, every particle passes bsParticleDef_Check,
-// the world saves again, and one step of it runs (an error such as bs_errUnstable is fine; a crash or a
-// sanitizer finding is not). On failure: the message is set and names the input.
+// sections behind it. On success: the progress is in range, every particle passes bsParticleDef_Check
+// (with its spin), the world saves again, and one step of it runs (with rotation when it has spins; an
+// error such as bs_errUnstable is fine, a crash or a sanitizer finding is not). On failure: the message is set and names the input.
 #include "run_checkpoint.h"
 
 #include "blobsim/body.h"
@@ -83,6 +84,8 @@ static bool bsFuzzWorld_Make(bsFuzzWorld* w)
 	w->def.interaction.tangentialStiffness = 0.3;
 	w->def.sleepSteps = 2;
 	w->def.sleepSpeed = 0.05;
+	w->def.interaction.rollingFriction = 0.2;
+	w->def.interaction.rollingModel = bs_rollingEpsd2;
 	return ok;
 }
 
@@ -115,12 +118,14 @@ static void bsFuzzRead(const uint8_t* data, size_t size)
 		{
 			for (size_t i = 0; i < p.count; ++i)
 			{
-				bsParticleDef d = {p.position[i], p.velocity[i], p.radius[i], p.state[i], {0.0, 0.0, 0.0}};
+				bsVec3 spin = p.spin != NULL ? p.spin[i] : bsV3(0.0, 0.0, 0.0);
+				bsParticleDef d = {p.position[i], p.velocity[i], p.radius[i], p.state[i], spin};
 				bsFuzzCheck(bsParticleDef_Check(&d) == bs_particleOk);
 			}
 			bsBytes again = {0};
 			bsFuzzCheck(bsWorld_SaveState(w.world, &p, &again) == bs_ok);
 			bsBytes_Free(&again);
+			w.def.interaction.rotation = p.spin != NULL;
 			bsWorld_Step(w.world, &w.def, &p, NULL);
 		}
 		else
@@ -154,38 +159,47 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 
 #ifdef BS_FUZZ_WRITE_SEEDS
 // The seed corpus: checkpoints of the fuzz world after 1, 5 and 12 steps (emitting, with a lifetime,
-// particles stuck to the body, asleep), written into the folder given.
+// particles stuck to the body, asleep), and with rotation after 5 and 12 (spinning, rolling springs:
+// 'SPIN' and 'ROLL' hold values), written into the folder given.
+static void bsFuzzWriteSeeds(const char* dir, bool rotation)
+{
+	bsFuzzWorld w;
+	bsParticles p;
+	memset(&p, 0, sizeof(p));
+	bsFuzzCheck(bsFuzzWorld_Make(&w));
+	w.def.interaction.rotation = rotation;
+	const char* overrides[] = {"motion.steps=12"};
+	for (int step = 1; step <= 12; ++step)
+	{
+		bsStepStats stats = {0};
+		bsFuzzCheck(bsWorld_Step(w.world, &w.def, &p, &stats) == bs_ok);
+		if ((step == 1 && !rotation) || step == 5 || step == 12)
+		{
+			char name[64];
+			snprintf(name, sizeof(name), "world-%sstep-%02d", rotation ? "spin-" : "", step);
+			bsRunProgress progress = {step, step / 2 + 1, stats};
+			char err[1024];
+			bsFuzzCheck(bsRunCheckpoint_Write(dir, 0x1234, "fuzz.json", overrides, step == 5 ? 1 : 0, &progress,
+				w.world, &p, err, sizeof(err)));
+			char from[4200], to[4200];
+			snprintf(from, sizeof(from), "%s/%s", dir, BS_CHECKPOINT_NAME);
+			snprintf(to, sizeof(to), "%s/%s", dir, name);
+			bsFuzzCheck(rename(from, to) == 0);
+		}
+	}
+	bsFuzzCheck(!rotation || p.spin != NULL);
+	bsParticles_Free(&p);
+	bsFuzzWorld_Free(&w);
+}
+
 int main(int argc, char** argv)
 {
 	if (argc != 2)
 	{
 		return 2;
 	}
-	bsFuzzWorld w;
-	bsParticles p;
-	memset(&p, 0, sizeof(p));
-	bsFuzzCheck(bsFuzzWorld_Make(&w));
-	const char* overrides[] = {"motion.steps=12"};
-	for (int step = 1; step <= 12; ++step)
-	{
-		bsStepStats stats = {0};
-		bsFuzzCheck(bsWorld_Step(w.world, &w.def, &p, &stats) == bs_ok);
-		if (step == 1 || step == 5 || step == 12)
-		{
-			char name[64];
-			snprintf(name, sizeof(name), "world-step-%02d", step);
-			bsRunProgress progress = {step, step / 2 + 1, stats};
-			char err[1024];
-			bsFuzzCheck(bsRunCheckpoint_Write(argv[1], 0x1234, "fuzz.json", overrides, step == 5 ? 1 : 0, &progress,
-				w.world, &p, err, sizeof(err)));
-			char from[4200], to[4200];
-			snprintf(from, sizeof(from), "%s/%s", argv[1], BS_CHECKPOINT_NAME);
-			snprintf(to, sizeof(to), "%s/%s", argv[1], name);
-			bsFuzzCheck(rename(from, to) == 0);
-		}
-	}
-	bsParticles_Free(&p);
-	bsFuzzWorld_Free(&w);
+	bsFuzzWriteSeeds(argv[1], false);
+	bsFuzzWriteSeeds(argv[1], true);
 	return 0;
 }
 #endif
