@@ -19,7 +19,8 @@ surface:
 - depth: the mean over cells of 2 R of the highest particle's top above the surface (vertically),
   in radii (a bare cell counts 0);
 - roughness: the standard deviation of those cells' depths over windows of 10 R x 10 R, averaged
-  over the windows, in radii;
+  over the windows, in radii; and `plane`, the same about each window's least-squares plane (what
+  stays of it once a window's overall tilt, e.g. the slump at the plan's edges, is taken out);
 - packing: the load over the depth (the solid fraction of the layer), reported for the flat roof
   and the ground.
 `--json` prints the same as one JSON object. Exit status 1 when the file cannot be read."""
@@ -31,7 +32,7 @@ import sys
 PITCHES = [0.0, 15.0, 30.0, 45.0, 60.0, 70.0]  # degrees
 L, D = 0.4, 0.4  # each roof's plan, m (x along the slope, z along the eave)
 X0, PITCH = -2.0, 0.6  # the first roof's low eave at x = X0; roof k starts at X0 + k * PITCH
-EAVE = 0.2  # the low eave's height, m
+EAVE = 0.5  # the low eave's height, m (above the snow that slides off and drifts against the wall)
 MARGIN = 3.0  # the window's clearance from the plan's edges, radii
 CELL = 2.0  # the top-surface cells' edge, radii
 WINDOW = 10.0  # the roughness windows' edge, radii
@@ -84,6 +85,17 @@ def read_ply(path):
     return [dict(zip(names, rec.unpack_from(data, end + k * rec.size))) for k in range(count)]
 
 
+def plane_residual(cells, mean, centre):
+    """The RMS of heights (i, j, h) about their least-squares plane over a square window of cells
+    (i, j symmetric about centre, so the slopes separate)."""
+    sii = sum((i - centre) ** 2 for i, _, _ in cells)
+    sjj = sum((j - centre) ** 2 for _, j, _ in cells)
+    gi = sum((i - centre) * (h - mean) for i, _, h in cells) / sii if sii > 0 else 0.0
+    gj = sum((j - centre) * (h - mean) for _, j, h in cells) / sjj if sjj > 0 else 0.0
+    res = [h - mean - gi * (i - centre) - gj * (j - centre) for i, j, h in cells]
+    return math.sqrt(sum(v * v for v in res) / len(res))
+
+
 def measure_patch(particles, x0, slope, base, r):
     lo_x, hi_x = x0 + MARGIN * r, x0 + L - MARGIN * r
     lo_z, hi_z = -D / 2 + MARGIN * r, D / 2 - MARGIN * r
@@ -107,14 +119,16 @@ def measure_patch(particles, x0, slope, base, r):
     load = volume / area
     depth = sum(map(sum, tops)) / (nx * nz)
     w = max(1, int(round(WINDOW / CELL)))
-    stds = []
+    stds, planes = [], []
     for a in range(0, nx - w + 1, w):
         for b in range(0, nz - w + 1, w):
-            h = [tops[i][j] for i in range(a, a + w) for j in range(b, b + w)]
-            m = sum(h) / len(h)
-            stds.append(math.sqrt(sum((v - m) ** 2 for v in h) / len(h)))
+            cells = [(i - a, j - b, tops[i][j]) for i in range(a, a + w) for j in range(b, b + w)]
+            m = sum(h for _, _, h in cells) / len(cells)
+            stds.append(math.sqrt(sum((h - m) ** 2 for _, _, h in cells) / len(cells)))
+            planes.append(plane_residual(cells, m, (w - 1) / 2.0))
     rough = sum(stds) / len(stds) if stds else 0.0
-    return {"load": load / r, "depth": depth / r, "roughness": rough / r,
+    plane = sum(planes) / len(planes) if planes else 0.0
+    return {"load": load / r, "depth": depth / r, "roughness": rough / r, "roughness_plane": plane / r,
             "packing": load / depth if depth > 0 else 0.0}
 
 
@@ -138,11 +152,12 @@ def mu1_shape(pitch):
 
 def print_report(path, out):
     print(f"{path}: loads and depths in radii (R = particle radius)")
-    print(f"  {'patch':10} {'load/R':>7} {'/flat roof':>10} {'/ground':>8} {'EN mu1':>7} {'depth/R':>8} {'rough/R':>8} {'packing':>8}")
+    print(f"  {'patch':10} {'load/R':>7} {'/flat roof':>10} {'/ground':>8} {'EN mu1':>7} {'depth/R':>8} {'rough/R':>8}"
+          f" {'plane/R':>8} {'packing':>8}")
     for name, v in out.items():
         en = f"{mu1_shape(float(name.split()[1])):.2f}" if name.startswith("roof") else ""
         print(f"  {name:10} {v['load']:7.2f} {v['ratio_flat_roof']:10.2f} {v['ratio_ground']:8.2f} {en:>7}"
-              f" {v['depth']:8.2f} {v['roughness']:8.2f} {v['packing']:8.3f}")
+              f" {v['depth']:8.2f} {v['roughness']:8.2f} {v['roughness_plane']:8.2f} {v['packing']:8.3f}")
 
 
 def main(argv):
