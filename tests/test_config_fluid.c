@@ -193,7 +193,9 @@ static const BadFluid badFluids[] = {
 	{"\"interaction\": {\"type\": \"granular\", \"yield_stress\": 2}", NULL, AT("yield_stress") "not used by a "
 		"\"granular\" interaction (its keys: type, density, cohesion, cohesion_range, viscosity, skin, restitution, "
 		"contact_time, stiffness, friction, tangential_damping, tangential_stiffness, contact_model, youngs_modulus, "
-		"poisson_ratio, rotation, rolling_friction, rolling_model)"},
+		"poisson_ratio, rotation, rolling_friction, rolling_model, bond_strength, sintering_time)"},
+	{"\"interaction\": {\"type\": \"granular\", \"bond_strength\": 5}", NULL, AT("bond_strength") "sintered "
+		"bonds need the tangential spring: tangential_stiffness > 0 (or contact_model \"hertz\")"},
 	{"\"interaction\": {\"type\": \"fluid\", \"yeild_stress\": 2}", NULL,
 		AT("yeild_stress") "unknown key (did you mean 'yield_stress'?)"},
 	{"\"material\": \"slime\", \"interaction\": {\"type\": \"granular\"}", NULL, AT("type") "\"granular\" does not "

@@ -705,8 +705,9 @@ static int RunModeCounted(const bsInteractionDef* inter, int threads, bsParticle
 	return 0;
 }
 
-// The pair modes of SameBytesAnyThreads and SameBytesAnySkin: the seven without spin, then rotation.
-enum { BS_PAIR_MODES = 10 };
+// The pair modes of SameBytesAnyThreads and SameBytesAnySkin: the seven without spin, then rotation,
+// then sintered bonds.
+enum { BS_PAIR_MODES = 11 };
 
 static void PairModes(bsInteractionDef modes[BS_PAIR_MODES])
 {
@@ -742,6 +743,10 @@ static void PairModes(bsInteractionDef modes[BS_PAIR_MODES])
 	modes[8].rollingFriction = 0.1;
 	modes[9] = modes[7];
 	modes[9].rollingModel = bs_rollingEpsd2;
+	// Sintered bonds on the tangential springs (their ages kept per contact).
+	modes[10] = modes[6];
+	modes[10].bondStrength = 10.0;
+	modes[10].sinteringTime = 0.05;
 }
 
 static int SameBytesAnyThreads(void)

@@ -98,7 +98,9 @@ static const bsRange bsPoisson = {0.0, 0.5, false, "a number from 0 to 0.5"};
 	BS_INTERACTION_KEY("poisson_ratio", poissonRatio, &bsPoisson), \
 	BS_KEY("rotation", BS_VALUE), \
 	BS_INTERACTION_KEY("rolling_friction", rollingFriction, &bsNonNegative), \
-	BS_KEY("rolling_model", BS_VALUE)
+	BS_KEY("rolling_model", BS_VALUE), \
+	BS_INTERACTION_KEY("bond_strength", bondStrength, &bsNonNegative), \
+	BS_INTERACTION_KEY("sintering_time", sinteringTime, &bsPositive)
 // The fluid's own keys (bsFluidDef): not the pair kinds' cohesion, cohesion_range and viscosity. Its
 // checks across keys are bsCheckFluid's (config_fluid.c).
 #define BS_FLUID_KEY(K, M, R) BS_INTERACTION_KEY(K, fluid.M, R)
@@ -909,6 +911,11 @@ static bool bsReadGranularKeys(bsCtx* c, const cJSON* v, bsInteractionDef* d)
 	{
 		bsPushKey(c, "rolling_model");
 		return bsFail(c, "\"epsd2\" needs the tangential spring: tangential_stiffness > 0 (or contact_model \"hertz\")");
+	}
+	if (d->bondStrength > 0.0 && !isHertz && !(d->tangentialStiffness > 0.0))
+	{
+		bsPushKey(c, "bond_strength");
+		return bsFail(c, "sintered bonds need the tangential spring: tangential_stiffness > 0 (or contact_model \"hertz\")");
 	}
 	// A rolling friction without spin would do nothing: say so (0, as --set may give it, is fine).
 	return d->rotation || d->rollingFriction == 0.0 || bsFailUnused(c, v, "rolling_friction", "rotation: true");

@@ -91,6 +91,12 @@
 //              tangential spring, M += h k_t R^2 w, |M| <= mu_r |F_n| R (F_n the whole normal
 //              force), the torque on i -M. Walls (the move phase's response) rotate too: below,
 //              bsStepDef.friction.
+//              Sintered bonds (bond_strength b > 0, sintering_time tau; snow): each contact with a
+//              tangential spring keeps its age t (seconds in contact, restarted when it ends) and
+//              pulls the pair together by b (1 - exp(-t / tau)) while in contact, so a fresh contact
+//              slides at mu and an aged one holds up to mu (normal + b): ice grains in contact grow a
+//              neck, fast at first then slower (snow's strength grows as t^0.18: van Herwijnen and
+//              Miller 2013, J. Glaciol. 59(214); the exponential is a bounded law of that shape).
 //   cohesion   (with either) a = cohesion pulling together for d <= r_i + r_j, falling linearly to
 //              0 at d = cohesion_range (r_i + r_j);
 //   viscosity  (with either) the velocity relaxes towards the mass-weighted mean of the neighbours'
@@ -154,6 +160,8 @@ typedef struct bsInteractionDef
 	bool rotation;             // granular: particles spin (above) [false]
 	double rollingFriction;    // granular, with rotation: mu_r, >= 0 [0]
 	bsRollingModel rollingModel; // granular, with rotation [cdt]
+	double bondStrength;       // granular: sintered bonds' largest pull, m/s^2, >= 0; needs the tangential spring [0]
+	double sinteringTime;      // granular: the bonds' growth time tau, seconds, > 0 [1]
 	double cohesion;           // relative acceleration, m/s^2, >= 0 [0]
 	double cohesionRange;      // cohesion_range, >= 1 [1.25]
 	double viscosity;          // per second, >= 0 [0]

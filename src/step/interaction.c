@@ -285,6 +285,7 @@ typedef struct bsInteractJob
 	bsContactSpring* springs;  // the world's, with tangential springs, else NULL
 	const bsVec3* spin;  // with rotation, every particle's spin before the phase (by index), else NULL
 	bsRollingSpring* rolling;  // the world's, with the rolling spring (epsd2), else NULL
+	float* bondAge;  // the world's, with sintered bonds, else NULL
 	double wakeSpeed;  // a touch approaching a sleeper faster than this wakes it
 } bsInteractJob;
 
@@ -301,6 +302,10 @@ typedef struct bsSpringList
 	bsRollingSpring rollOld[BS_CONTACT_SPRINGS];
 	bsRollingSpring* rollOut;
 	int found, written;
+	// With sintered bonds: each spring's contact age in seconds, read (old) and written (out) at the
+	// spring's index.
+	float ageOld[BS_CONTACT_SPRINGS];
+	float* ageOut;
 } bsSpringList;
 
 // What one neighbour adds to particle i's acceleration (a) and viscosity sums (mean, weight).
@@ -372,6 +377,22 @@ static bsVec3 bsSpringFriction(const bsPairModel* m, bsSpringList* list, uint32_
 	return force;
 }
 
+// A sintered bond's pull (step.h: bond_strength), per unit relative mass, on the contact the spring
+// list has just written: b (1 - exp(-t / tau)) for the contact's age t, which grows by h each substep
+// in contact (held at 40 tau, where the pull is b to 4e-18) and starts again when the contact ends.
+// Both particles of a free pair count the same ages, so their pulls are equal and opposite.
+static double bsSpringList_Bond(const bsPairModel* m, bsSpringList* list)
+{
+	if (list == NULL || list->ageOut == NULL || list->written < 0)
+	{
+		return 0.0;  // no bonds, or a contact beyond the particle's 8 springs
+	}
+	double age = (list->found >= 0 ? (double)list->ageOld[list->found] : 0.0) + m->h;
+	age = age < 40.0 * m->sinteringTime ? age : 40.0 * m->sinteringTime;
+	list->ageOut[list->written] = (float)age;
+	return m->bond * -expm1(-age / m->sinteringTime);
+}
+
 // What a granular contact tells the rolling resistance, per unit relative mass: the elastic normal
 // force K delta (cdt's), the whole normal force and the tangential stiffness (epsd2's); all 0 for a
 // pair not in contact.
@@ -409,6 +430,10 @@ static double bsGranularPair(const bsPairModel* m, bsGather* g, bsSpringList* sp
 		double bound = normal > 0.0 ? m->friction * normal : 0.0;
 		*tangential = springs != NULL ? bsSpringFriction(m, springs, partner, n, vt, &law, bound) :
 			bsViscousFriction(law.gt, vt, bound);
+		if (m->bond > 0.0)
+		{
+			return normal - bsSpringList_Bond(m, springs);
+		}
 	}
 	return normal;
 }
@@ -592,7 +617,8 @@ static void bsInteract_Slot(const bsInteractJob* job, uint32_t s, bsGather* g, b
 
 // Reads particle i's springs (and their rolling torques, rolling not NULL) into list->old; the list
 // then writes over them.
-static void bsSpringList_Begin(bsSpringList* list, bsContactSpring* springs, bsRollingSpring* rolling)
+static void bsSpringList_Begin(bsSpringList* list, bsContactSpring* springs, bsRollingSpring* rolling,
+	float* ages)
 {
 	list->oldCount = 0;
 	while (list->oldCount < BS_CONTACT_SPRINGS && springs[list->oldCount].partner != UINT32_MAX)
@@ -602,10 +628,15 @@ static void bsSpringList_Begin(bsSpringList* list, bsContactSpring* springs, bsR
 		{
 			list->rollOld[list->oldCount] = rolling[list->oldCount];
 		}
+		if (ages != NULL)
+		{
+			list->ageOld[list->oldCount] = ages[list->oldCount];
+		}
 		list->oldCount += 1;
 	}
 	list->out = springs;
 	list->rollOut = rolling;
+	list->ageOut = ages;
 	list->count = 0;
 	list->found = list->written = -1;
 }
@@ -633,7 +664,8 @@ static inline void bsInteract_RangeWith(bsInteractJob* job, size_t begin, size_t
 		{
 			springs = &list;
 			size_t first = (size_t)grid->index[s] * BS_CONTACT_SPRINGS;
-			bsSpringList_Begin(springs, job->springs + first, job->rolling != NULL ? job->rolling + first : NULL);
+			bsSpringList_Begin(springs, job->springs + first, job->rolling != NULL ? job->rolling + first : NULL,
+				job->bondAge != NULL ? job->bondAge + first : NULL);
 		}
 		bsInteract_Slot(job, (uint32_t)s, &g, springs, w, spinning);
 		if (springs != NULL && list.count < BS_CONTACT_SPRINGS)
@@ -692,16 +724,17 @@ static bsResult bsInteraction_ReserveSprings(bsWorld* world, size_t count)
 	return bs_ok;
 }
 
-// Room for the rolling springs beside every tangential spring (epsd2); the new ones hold no torque.
-static bsResult bsInteraction_ReserveRolling(bsWorld* world)
+// Room in *slot (of *capacity particles) for an element of `size` bytes beside every tangential
+// spring: the rolling springs (epsd2; the new ones hold no torque) or the bond ages (the new ones 0).
+static bsResult bsInteraction_ReserveBeside(bsWorld* world, void* slot, size_t* capacity, size_t size)
 {
-	size_t row = BS_CONTACT_SPRINGS * sizeof(bsRollingSpring);
-	size_t old = world->rollingCapacity;
-	if (!bsArray_Reserve(&world->rolling, &world->rollingCapacity, world->springCapacity, row))
+	size_t row = BS_CONTACT_SPRINGS * size;
+	size_t old = *capacity;
+	if (!bsArray_Reserve(slot, capacity, world->springCapacity, row))
 	{
 		return bs_errOutOfMemory;
 	}
-	memset(world->rolling + old * BS_CONTACT_SPRINGS, 0, (world->rollingCapacity - old) * row);
+	memset(*(char**)slot + old * row, 0, (*capacity - old) * row);
 	return bs_ok;
 }
 
@@ -737,7 +770,12 @@ bsResult bsPairInteraction_Run(const bsPairKind* kind, bsWorld* world, const bsS
 	bool rolling = springs && d->rotation && d->rollingModel == bs_rollingEpsd2;
 	if (r == bs_ok && rolling)
 	{
-		r = bsInteraction_ReserveRolling(world);
+		r = bsInteraction_ReserveBeside(world, &world->rolling, &world->rollingCapacity, sizeof(bsRollingSpring));
+	}
+	bool bonds = springs && d->type == bs_interactionGranular && d->bondStrength > 0.0;
+	if (r == bs_ok && bonds)
+	{
+		r = bsInteraction_ReserveBeside(world, &world->bondAge, &world->bondCapacity, sizeof(float));
 	}
 	if (r != bs_ok || grid->count == 0)
 	{
@@ -760,7 +798,7 @@ bsResult bsPairInteraction_Run(const bsPairKind* kind, bsWorld* world, const bsS
 		spin = world->spinBefore;
 	}
 	bsInteractJob job = {grid, &world->pairs, &model, particles, world->workers, springs ? world->springs : NULL, spin,
-		rolling ? world->rolling : NULL, isfinite(resting) ? fmax(wakeSpeed, resting) : wakeSpeed};
+		rolling ? world->rolling : NULL, bonds ? world->bondAge : NULL, isfinite(resting) ? fmax(wakeSpeed, resting) : wakeSpeed};
 	bsPool_For(world->pool, grid->count, bs_interactGrain, spin != NULL ? bsInteract_RangeSpin : bsInteract_Range, &job);
 	return bs_ok;
 }

@@ -91,6 +91,7 @@ typedef struct bsPairModel
 	bool rotation;       // the particles spin: the contact point's velocity, torques
 	double rolling;      // mu_r, rolling resistance, with rotation
 	bool epsd;           // the rolling spring (epsd2) rather than cdt's torque
+	double bond, sinteringTime;  // sintered bonds (step.h), with tangential springs; 0: none
 	double cohesionAcc, cohesionRange;
 	double blend;        // viscosity: 1 - exp(-viscosity h)
 	double h;

@@ -25,6 +25,8 @@ static void bsGranular_SetDefaults(bsInteractionDef* d)
 	d->rotation = false;
 	d->rollingFriction = 0.0;
 	d->rollingModel = bs_rollingCdt;
+	d->bondStrength = 0.0;
+	d->sinteringTime = 1.0;
 }
 
 static const char* const bs_contactModelNames[bs_contactModelCount] = {"hooke", "hertz"};
@@ -82,7 +84,9 @@ static bool bsGranular_IsValid(const bsInteractionDef* d)
 	return bsPairInteraction_IsValid(d) && law && bsWithin(d->restitution, DBL_MIN, 1.0) &&
 		bsWithin(d->friction, 0.0, big) && bsWithin(d->rollingFriction, 0.0, big) &&
 		(unsigned)d->rollingModel < (unsigned)bs_rollingModelCount &&
-		(d->rollingModel != bs_rollingEpsd2 || bsGranular_Hertz(d) || d->tangentialStiffness > 0.0);
+		(d->rollingModel != bs_rollingEpsd2 || bsGranular_Hertz(d) || d->tangentialStiffness > 0.0) &&
+		bsWithin(d->bondStrength, 0.0, big) && bsWithin(d->sinteringTime, DBL_MIN, big) &&
+		(d->bondStrength == 0.0 || bsGranular_Hertz(d) || d->tangentialStiffness > 0.0);
 }
 
 // Hertz-Mindlin's effective moduli of two particles of one material (LIGGGHTS's Yeff and Geff):
@@ -158,6 +162,8 @@ static void bsGranular_Model(const bsInteractionDef* d, double h, double smalles
 	m->rotation = d->rotation;
 	m->rolling = d->rotation ? d->rollingFriction : 0.0;
 	m->epsd = d->rotation && d->rollingModel == bs_rollingEpsd2;
+	m->bond = d->bondStrength;
+	m->sinteringTime = d->sinteringTime;
 	double l = bsLogRestitution(d);
 	if (bsGranular_Hertz(d))
 	{

@@ -65,6 +65,7 @@ void bsWorld_Destroy(bsWorld* world)
 	free(world->springs);
 	free(world->spinBefore);
 	free(world->rolling);
+	free(world->bondAge);
 	free(world->colliders);
 	free(world->emitters);
 	free(world->births);

@@ -211,6 +211,8 @@ struct bsWorld
 	size_t springCapacity;     // particles they have room for
 	bsRollingSpring* rolling;  // BS_CONTACT_SPRINGS a particle, beside springs, with epsd2, else NULL
 	size_t rollingCapacity;    // particles they have room for
+	float* bondAge;            // BS_CONTACT_SPRINGS a particle, beside springs, with sintered bonds, else NULL
+	size_t bondCapacity;       // particles they have room for
 	bsVec3* spinBefore;        // with rotation: the spins before the interaction phase (the gather's)
 	size_t spinCapacity;
 	struct bsWorldDynamics* dynamics;  // the dynamic bodies' rigid states (body_dynamics.h), NULL until needed

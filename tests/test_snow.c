@@ -1,0 +1,140 @@
+// test_snow.c — sintered bonds (step.h: bond_strength, sintering_time): a resting pair's bond pull
+// grows as b (1 - exp(-t / tau)), read from its overlap against the closed form; a ball on a fixed
+// ball tilted past its friction angle slides off a fresh contact and holds on an aged one; a checkpoint
+// refuses bonds (their ages are not saved).
+#include "blobsim/checkpoint.h"
+#include "blobsim/step.h"
+#include "blobsim/world.h"
+#include "test.h"
+#include "core.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+// The granular interaction with tangential springs and bonds of strength b, growth time tau; no spin.
+static bsStepDef BondDef(double b, double tau)
+{
+	bsStepDef def = bsDefaultStepDef();
+	def.method = bs_methodExact;
+	def.response = bs_responseSlide;
+	def.substeps = 0;
+	def.gravity = bsV3(0, 0, 0);
+	def.dt = 0.001;
+	def.interaction.type = bs_interactionGranular;
+	def.interaction.contactTime = 0.005;
+	def.interaction.friction = 0.3;
+	def.interaction.tangentialStiffness = 2.0 / 7.0;
+	def.interaction.bondStrength = b;
+	def.interaction.sinteringTime = tau;
+	return def;
+}
+
+static bsWorld* OneThread(void)
+{
+	bsWorldDef wd = bsDefaultWorldDef();
+	wd.threads = 1;
+	return bsWorld_Create(&wd);
+}
+
+// Two free balls of radius r just touching, no gravity: the bond pulls them together until the spring
+// balances it, K delta = b (1 - exp(-t / tau)) (the relative acceleration's, K = (pi^2 + ln^2 e) /
+// t_c^2), delta following it while tau is far above the contact time. Checked at t = tau / 4 .. 4 tau
+// to 0.5% of b / K.
+static int BondGrowsToClosedForm(void)
+{
+	const double r = 0.05, b = 20.0, tau = 0.2;
+	bsStepDef def = BondDef(b, tau);
+	bsWorld* world = OneThread();
+	ENSURE(world != NULL);
+	bsParticles p;
+	ENSURE(bsParticles_Alloc(&p, 2) == bs_ok);
+	p.radius[0] = p.radius[1] = r;
+	p.position[1] = bsV3(2.0 * r - 1e-9, 0, 0);
+	double l = log(def.interaction.restitution), tc = def.interaction.contactTime;
+	double K = (BS_PI * BS_PI + l * l) / (tc * tc);
+	double worst = 0.0;
+	for (int step = 1; step <= 800; ++step)
+	{
+		ENSURE(bsWorld_Step(world, &def, &p, NULL) == bs_ok);
+		if (step % 50 == 0)
+		{
+			double t = step * def.dt;
+			double delta = 2.0 * r - bsLength(bsSub(p.position[1], p.position[0]));
+			double expected = b * -expm1(-t / tau) / K;
+			worst = fmax(worst, fabs(delta - expected) / (b / K));
+		}
+	}
+	fprintf(stderr, "  bond growth: overlap within %.2g of b / K of the closed form\n", worst);
+	ENSURE(worst < 5e-3);
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
+// A ball on a sleeper (a fixed ball of its radius) under gravity straight down through both for
+// `rest` seconds, then tilted by 40 degrees for 2 s: with friction 0.3 it slides off (tan 40 > 0.3)
+// unless its bond holds, g sin 40 <= 0.3 (g cos 40 + b (1 - exp(-t / tau))), which b = 30 m/s^2 does
+// from t = 0.6 tau. Reports how far the ball's direction from the sleeper turned, in radians.
+static int TiltedAfter(double b, double rest, double* turned)
+{
+	const double r = 0.1, tau = 1.0, theta = 40.0 * BS_PI / 180.0;
+	bsStepDef def = BondDef(b, tau);
+	def.sleepSteps = 1000000;
+	def.wakeSpeed = 1e9;
+	bsWorld* world = OneThread();
+	ENSURE(world != NULL);
+	bsParticles p;
+	ENSURE(bsParticles_Alloc(&p, 2) == bs_ok);
+	p.state[0] = bs_particleSleeping;
+	p.radius[0] = p.radius[1] = r;
+	p.position[1] = bsV3(0, 2.0 * r, 0);
+	int steps = (int)(rest / def.dt + 0.5);
+	for (int step = 0; step < steps + 2000; ++step)
+	{
+		def.gravity = step < steps ? bsV3(0, -9.81, 0) : bsV3(9.81 * sin(theta), -9.81 * cos(theta), 0);
+		ENSURE(bsWorld_Step(world, &def, &p, NULL) == bs_ok);
+	}
+	ENSURE(p.state[0] == bs_particleSleeping && p.state[1] == bs_particleFree);
+	*turned = atan2(p.position[1].x, p.position[1].y);
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
+// Fresh snow slides, aged snow holds: tilted at once the ball slides off its bond (it grows too late);
+// after 5 tau at rest it holds (turned by under 0.01 rad); without bonds it slides off after the rest too.
+static int FreshSlidesAgedHolds(void)
+{
+	double fresh, aged, none;
+	RUN_SUBTEST(TiltedAfter(30.0, 0.0, &fresh));
+	RUN_SUBTEST(TiltedAfter(30.0, 5.0, &aged));
+	RUN_SUBTEST(TiltedAfter(0.0, 5.0, &none));
+	fprintf(stderr, "  tilted 40 degrees: fresh bond turned %.3g rad, aged %.3g rad, no bond %.3g rad\n", fresh,
+		aged, none);
+	ENSURE(fresh > 1.0 && none > 1.0);
+	ENSURE(fabs(aged) < 0.01);
+	return 0;
+}
+
+// The bonds' ages are not in a checkpoint yet: a run with bonds is refused, one without is not.
+static int CheckpointRefusesBonds(void)
+{
+	bsWorld* world = OneThread();
+	ENSURE(world != NULL);
+	bsStepDef def = BondDef(0.0, 1.0);
+	ENSURE(bsWorld_CheckpointGap(world, &def) == NULL);
+	def.interaction.bondStrength = 5.0;
+	const char* gap = bsWorld_CheckpointGap(world, &def);
+	ENSURE(gap != NULL && strstr(gap, "bond_strength") != NULL);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
+int SnowTest(void)
+{
+	RUN_SUBTEST(CheckpointRefusesBonds());
+	RUN_SUBTEST(BondGrowsToClosedForm());
+	RUN_SUBTEST(FreshSlidesAgedHolds());
+	return 0;
+}
