@@ -418,9 +418,9 @@ static bool bsRemoveTemp(int dirFd, const char* name, const bsTempOwner* owner)
 	return dead && unlinkat(dirFd, name, AT_REMOVEDIR) == 0;
 }
 
-int bsOutputSet_RemoveDeadTemps(const char* dir, FILE* notices)
+// bsOutputSet_RemoveDeadTemps in the folder dirFd (closed here), shown as `shown` in the notices.
+static int bsRemoveDeadTempsIn(int dirFd, const char* shown, FILE* notices)
 {
-	int dirFd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR* d = dirFd >= 0 ? fdopendir(dirFd) : NULL;
 	if (d == NULL)
 	{
@@ -435,20 +435,34 @@ int bsOutputSet_RemoveDeadTemps(const char* dir, FILE* notices)
 	while ((e = readdir(d)) != NULL)
 	{
 		bsTempOwner owner;
-		if (!bsOutputSet_TempOwner(e->d_name, &owner) || !bsRemoveTemp(dirFd, e->d_name, &owner))
+		if (!bsOutputSet_TempOwner(e->d_name, &owner) || !bsRemoveTemp(dirfd(d), e->d_name, &owner))
 		{
 			continue;
 		}
 		++removed;
 		if (notices != NULL)
 		{
-			fprintf(notices, "blobsim: removed %s/%s, a temporary file left by run %ld%s%s, which %s\n", dir,
+			fprintf(notices, "blobsim: removed %s/%s, a temporary file left by run %ld%s%s, which %s\n", shown,
 				e->d_name, (long)owner.pid, owner.node[0] != '\0' ? " on " : "", owner.node,
 				owner.node[0] != '\0' && strcmp(owner.node, bsAtomicFile_Node()) == 0
 					? "was killed before it finished" : "has not touched it for a day");
 		}
 	}
 	closedir(d);
+	return removed;
+}
+
+int bsOutputSet_RemoveDeadTemps(const char* dir, FILE* notices)
+{
+	int removed = bsRemoveDeadTempsIn(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), dir, notices);
+	// The folders a run writes into besides the output folder itself (never through a link).
+	static const char* const inner[] = {BS_OUTPUT_CACHE_NAME, BS_OUTPUT_LOGS_NAME};
+	for (size_t k = 0; k < sizeof(inner) / sizeof(inner[0]); ++k)
+	{
+		char path[4096 + 32];
+		snprintf(path, sizeof(path), "%s/%s", dir, inner[k]);
+		removed += bsRemoveDeadTempsIn(open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), path, notices);
+	}
 	return removed;
 }
 

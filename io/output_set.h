@@ -112,8 +112,9 @@ pid_t bsOutputSet_TempPid(const char* name);
 // with staleSeconds for another node.
 bool bsOutputSet_OwnerDead(const char* node, pid_t pid, time_t touched, int staleSeconds);
 
-// Removes DIR's temporary files and private folders named as above whose writer is dead, saying so
-// on notices (NULL: not at all), one line each. Returns how many it removed.
+// Removes the temporary files and private folders named as above whose writer is dead from DIR and
+// from its cache/ and logs/ folders (never through a link), saying so on notices (NULL: not at all),
+// one line each. Returns how many it removed.
 int bsOutputSet_RemoveDeadTemps(const char* dir, FILE* notices);
 
 // ---- The folder's lock and logs ----

@@ -144,6 +144,21 @@ killed=$(ls "$dir"/frame_*.pov | wc -l)
 "$bin" run --resume "$dir" --quiet
 same "$work/full-long" "$dir"
 echo "killed with $killed frames in place, resumed: the same outputs"
+# A run killed while it wrote a cache file leaves that file's temporary in cache/: the resume removes it
+# as it removes those in the folder itself. Planted here, named as blobsim names its temporaries, by a
+# process known to be dead (a kill lands in a cache write only now and then).
+dir=$work/planted
+run "$work/log" "$config" --set collision.response=slide -o "$dir" --stop-after-frame 5
+host=$(hostname | cut -c1-64 | tr -c 'a-zA-Z0-9\n-' '-')
+[ -n "$host" ] || host=localhost
+dead=$(sh -c 'echo $$')
+planted=$dir/cache/frame_0006.ply.tmp.${host}_p$(stat -L -c %i /proc/self/ns/pid).$dead.bsAb12Cd
+: >"$planted"
+"$bin" run --resume "$dir" --quiet 2>"$work/planted.err"
+[ ! -e "$planted" ] || fail "a dead run's temporary in cache/ was left: $(cat "$work/planted.err")"
+grep -qF "removed $dir/cache/frame_0006.ply.tmp." "$work/planted.err" || fail "no notice of the removal: $(cat "$work/planted.err")"
+same "$work/full-slide" "$dir"
+echo "a dead run's temporary in cache/: removed on resume, the same outputs"
 
 # --- 3. refused ---
 dir=$work/damaged
