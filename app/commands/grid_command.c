@@ -6,6 +6,7 @@
 #include "config.h"
 #include "dng.h"
 #include "environment.h"
+#include "field_grid.h"
 #include "files.h"
 #include "obj.h"
 
@@ -24,12 +25,14 @@ static void bsGridUsage(FILE* f)
 	fprintf(f,
 		"usage: blobsim grid build MESH.obj|CONFIG.json -o FILE.dng [options]\n"
 		"       blobsim grid info FILE.dng\n"
+		"       blobsim grid slice FILE.dng|CONFIG.json|MESH.obj -o FILE.png [options] (see grid slice --help)\n"
 		"\n"
 		"build: the distance/normal grid of Ilmonen, Takala & Laitinen (docs/dngrid.md) around an OBJ\n"
 		"mesh, or around every mesh of a config (transformed as the config says; planes are not part of\n"
 		"the grid). Each cell holds the signed distance from its centre to the nearest surface (negative\n"
 		"inside, by generalized winding number; unsigned near open sheets) and a smoothed unit normal.\n"
 		"info: what a grid file holds.\n"
+		"slice: a plane of the grid as a PNG (distance shading, normal arrows, the surface's contour).\n"
 		"\n"
 		"build options:\n"
 		"  -o, --output FILE    the grid file to write (required)\n"
@@ -146,21 +149,18 @@ static int bsGridOption(int argc, char** argv, int* i, bsGridArgs* a, bool* cell
 	return 0;
 }
 
-// Parses build's arguments (argv[0] is "build"). Returns -1 to go on, else the exit status.
-static int bsGridParseBuild(int argc, char** argv, bsGridArgs* a)
+int bsGridParseArgs(const char* command, int argc, char** argv, bsGridOptionFn option, void* context,
+	void (*usage)(FILE*), const char** input)
 {
-	memset(a, 0, sizeof *a);
-	a->def = bsDefaultDistanceGridDef();
-	bool cellGiven = false, resolutionGiven = false;
 	for (int i = 1; i < argc;)
 	{
 		const char* arg = argv[i];
 		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0)
 		{
-			bsGridUsage(stdout);
+			usage(stdout);
 			return bs_exitOk;
 		}
-		int m = bsGridOption(argc, argv, &i, a, &cellGiven, &resolutionGiven);
+		int m = option(argc, argv, &i, context);
 		if (m < 0)
 		{
 			return bs_exitUsage;
@@ -171,17 +171,44 @@ static int bsGridParseBuild(int argc, char** argv, bsGridArgs* a)
 		}
 		if (arg[0] == '-' && arg[1] != '\0')
 		{
-			bsUsageError("grid build", "unknown option", arg);
+			bsUsageError(command, "unknown option", arg);
 			return bs_exitUsage;
 		}
-		if (a->input != NULL)
+		if (*input != NULL)
 		{
-			bsUsageError("grid build", "unexpected argument", arg);
+			bsUsageError(command, "unexpected argument", arg);
 			return bs_exitUsage;
 		}
-		a->input = arg;
+		*input = arg;
 		i += 1;
 	}
+	return -1;
+}
+
+typedef struct bsGridBuildParse
+{
+	bsGridArgs* args;
+	bool cellGiven, resolutionGiven;
+} bsGridBuildParse;
+
+static int bsGridBuildOption(int argc, char** argv, int* i, void* context)
+{
+	bsGridBuildParse* p = context;
+	return bsGridOption(argc, argv, i, p->args, &p->cellGiven, &p->resolutionGiven);
+}
+
+// Parses build's arguments (argv[0] is "build"). Returns -1 to go on, else the exit status.
+static int bsGridParseBuild(int argc, char** argv, bsGridArgs* a)
+{
+	memset(a, 0, sizeof *a);
+	a->def = bsDefaultDistanceGridDef();
+	bsGridBuildParse parse = {.args = a};
+	int status = bsGridParseArgs("grid build", argc, argv, bsGridBuildOption, &parse, bsGridUsage, &a->input);
+	if (status >= 0)
+	{
+		return status;
+	}
+	bool cellGiven = parse.cellGiven, resolutionGiven = parse.resolutionGiven;
 	if (a->input == NULL || a->output == NULL)
 	{
 		bsUsageError("grid build", a->input == NULL ? "missing the mesh or config" : "missing -o FILE.dng", NULL);
@@ -270,6 +297,55 @@ static bool bsGridLoadConfig(const char* path, bsTriangle** tris, uint32_t* coun
 	bsEnvironment_Free(&env);
 	bsConfig_Free(&c);
 	return ok;
+}
+
+bool bsGridLoadInput(const char* path, const bsDistanceGridDef* def, bsDistanceGrid* grid, char* err, size_t errlen)
+{
+	memset(grid, 0, sizeof *grid);
+	if (bsEndsWith(path, ".dng") || bsEndsWith(path, ".DNG"))
+	{
+		bsDngInfo info;
+		return bsDng_Load(path, grid, &info, err, errlen);
+	}
+	bool isConfig = bsEndsWith(path, ".json") || bsEndsWith(path, ".JSON");
+	if (isConfig)
+	{
+		// A config with a field block: its own grid (its file, cache or settings), as a run would use.
+		bsConfig c;
+		bsConfigError cerr;
+		if (bsConfig_Load(path, &c, &cerr) != bs_ok)
+		{
+			snprintf(err, errlen, "%s", cerr.message);
+			return false;
+		}
+		bool field = c.field.enabled, ok = true;
+		if (field)
+		{
+			bsEnvironment env;
+			bsFieldGridReport report;
+			ok = bsEnvironment_Load(&env, &c, def->threads, err, errlen) == bs_ok &&
+				bsFieldGrid_Load(&c, &env, 0, grid, &report, err, errlen);
+			bsEnvironment_Free(&env);
+		}
+		bsConfig_Free(&c);
+		if (field)
+		{
+			return ok;
+		}
+	}
+	bsTriangle* tris = NULL;
+	uint32_t count = 0;
+	if (!(isConfig ? bsGridLoadConfig(path, &tris, &count, err, errlen) : bsGridLoadObj(path, &tris, &count, err, errlen)))
+	{
+		return false;
+	}
+	bsResult r = bsDistanceGrid_Build(grid, tris, count, def, NULL);
+	free(tris);
+	if (r != bs_ok)
+	{
+		snprintf(err, errlen, "%s: cannot build the grid: %s", path, bsResultString(r));
+	}
+	return r == bs_ok;
 }
 
 static int bsGridFail(const char* message)
@@ -409,6 +485,10 @@ int bsGridMain(int argc, char** argv)
 	{
 		return bsGridInfoMain(argc - 1, argv + 1);
 	}
-	bsUsageError("grid", "unknown subcommand (expected build or info)", argv[1]);
+	if (strcmp(argv[1], "slice") == 0)
+	{
+		return bsGridSliceMain(argc - 1, argv + 1);
+	}
+	bsUsageError("grid", "unknown subcommand (expected build, info or slice)", argv[1]);
 	return bs_exitUsage;
 }

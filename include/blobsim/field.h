@@ -4,6 +4,7 @@
 #pragma once
 
 #include "blobsim/base.h"
+#include "blobsim/quat.h"
 #include "blobsim/triangle.h"
 #include "blobsim/vec3.h"
 
@@ -434,3 +435,41 @@ bool bsField_ApplyTree(const bsGridTree* tree, const bsFieldDef* def, bsVec3 x, 
 // rules' constants are worked out once for the range.
 void bsField_ApplyRange(const bsDistanceGrid* grid, const bsGridTree* tree, const bsFieldDef* def, double dt,
 	const bsVec3* x, bsVec3* v, const uint8_t* state, size_t begin, size_t end);
+
+// --- A grid that moves with its object (field.c) ---
+
+// Ilmonen, Takala & Laitinen, section 3.1: "Each independently moving object must have a specific DN
+// grid that moves with it", rotated and translated freely and scaled uniformly (not sheared: a shear
+// changes the angles between the normals and the surface). The grid is built once around the object's
+// mesh in its rest frame; its pose maps a rest point p to the world as rotation (scale p) + position.
+// A world point x is looked up at p = R^T (x - position) / scale; the distance found there times scale
+// is the world's (a uniform scale scales every distance), the normal rotated by R the world's. So the
+// lookup equals the lookup of a grid built around the posed mesh, within the two grids' own errors.
+typedef struct bsGridPose
+{
+	bsVec3 position;
+	bsQuat rotation;  // unit
+	double scale;     // > 0
+} bsGridPose;
+
+// The identity pose (the grid where it was built).
+static inline bsGridPose bsGridPose_Identity(void)
+{
+	bsGridPose p = {bsV3(0.0, 0.0, 0.0), bsQuat_Identity(), 1.0};
+	return p;
+}
+
+// The world's distance and unit normal at x through the posed grid (the nearest cell, or the trilinear
+// blend). False outside the grid (the rest point outside its box), a NaN point, or a scale not > 0.
+bool bsField_PosedLookup(const bsDistanceGrid* grid, bsGridPose pose, bool trilinear, bsVec3 x, double* d,
+	bsVec3* n);
+
+// The rules (bsField_Apply) around a moving object: they change the particle's velocity relative to
+// the object's surface, v - surfaceVelocity (the object's velocity at x: its linear velocity plus
+// omega x (x - its centre)), and add surfaceVelocity back, so a particle resting on a moving object
+// stays at rest on it and one bounces off it as off a still object in the object's frame. The
+// distances of def (springDistance, threshold, contactDistance, flowDistance) are the world's, so the
+// field's thickness, which the paper says scales with the object, is the grid's (its reach) times the
+// scale. Outside the grid, v is returned as it is; returns whether x was in the grid.
+bool bsField_ApplyPosed(const bsDistanceGrid* grid, bsGridPose pose, const bsFieldDef* def, bsVec3 x,
+	bsVec3 surfaceVelocity, double dt, bsVec3* v);

@@ -5,8 +5,8 @@
 //       interact the free particles' velocities from the forces between them (below), read
 //                from a copy of the state before the substep (only with an interaction)
 //       forces   each free particle's velocity from the forces (forces.c: gravity, air drag, the
-//                radial force, then the distance/normal field's rules), read from the state before
-//                the substep only
+//                radial force, then the distance/normal field's rules: the world's grid, then the
+//                bodies' own), read from the state before the substep only
 //       move     each free particle sweeps from x to x + v dt against every collider, responds to
 //                each contact (stick, slide, bounce) and goes on with the rest of the substep; with
 //                the stuck collider (world.h), stuck and sleeping particles are colliders, gathered
@@ -385,6 +385,13 @@ bool bsParseResponse(const char* name, bsResponse* response);
 #define BS_MAX_RADIALS 8    // the most radial forces a step holds
 
 // Every setting of a step; bsDefaultStepDef() gives each its default (in brackets).
+// A body's own distance/normal grid (bsStepDef.bodyFields).
+typedef struct bsBodyField
+{
+	int body;                      // the body's index in the order added to the world (>= 0)
+	const bsDistanceGrid* grid;    // built around the body's rest mesh (not NULL)
+} bsBodyField;
+
 typedef struct bsStepDef
 {
 	double dt;            // step length, seconds, > 0 [1]
@@ -433,6 +440,17 @@ typedef struct bsStepDef
 	// (which may then be NULL) [NULL].
 	const bsGridTree* fieldTree;
 	bsFieldDef field;              // the rules [bsDefaultFieldDef(): all off]
+	// Grids that move with their bodies (field.h, bsGridPose; the paper's section 3.1): bodyFields[k]
+	// names a body (its index in the order added to the world) and a grid built around its rest mesh.
+	// In the forces phase, after fieldGrid, each free particle inside a body's posed grid gets the
+	// rules of `field` on its velocity relative to the body's surface (bsField_ApplyPosed), the bodies
+	// in list order. The pose is the body's at the substep's start; the surface's velocity at a point,
+	// its displacement to the pose at the substep's end over the substep (a dynamic body's chord over
+	// the substep is set after the forces phase, so its surface is taken as still). A body scaled
+	// unevenly at that time, or an index beyond the world's bodies, is passed over. Borrowed, as
+	// fieldGrid [NULL, 0: none].
+	const bsBodyField* bodyFields;
+	int bodyFieldCount;
 	// Pushes away from (or towards) points in time windows (above: explosions), applied in the
 	// forces phase with gravity, each particle from its own position; radial[0] .. radial[radialCount
 	// - 1] are added in that order [radialCount 0: none; each entry bsDefaultRadialDef()].

@@ -249,6 +249,41 @@ bool bsField_ApplyTree(const bsGridTree* tree, const bsFieldDef* def, bsVec3 x, 
 	return bsField_ApplyOne(&l, &r, x, v);
 }
 
+bool bsField_PosedLookup(const bsDistanceGrid* grid, bsGridPose pose, bool trilinear, bsVec3 x, double* d,
+	bsVec3* n)
+{
+	if (!(pose.scale > 0.0))
+	{
+		return false;
+	}
+	bsVec3 rest = bsScale(1.0 / pose.scale, bsQuat_InvRotate(pose.rotation, bsSub(x, pose.position)));
+	bsFieldLookup l;
+	bsFieldLookup_Init(&l, grid, NULL, trilinear);
+	bsVec3 restNormal;
+	if (!bsFieldLookup_Find(&l, rest, d, &restNormal))
+	{
+		return false;
+	}
+	*d *= pose.scale;
+	*n = bsQuat_Rotate(pose.rotation, restNormal);
+	return true;
+}
+
+bool bsField_ApplyPosed(const bsDistanceGrid* grid, bsGridPose pose, const bsFieldDef* def, bsVec3 x,
+	bsVec3 surfaceVelocity, double dt, bsVec3* v)
+{
+	double d;
+	bsVec3 n;
+	if (!bsField_PosedLookup(grid, pose, def->trilinear, x, &d, &n))
+	{
+		return false;
+	}
+	bsFieldRules r;
+	bsFieldRules_Init(&r, def, dt);
+	*v = bsAdd(bsField_Rules(&r, d, n, bsSub(*v, surfaceVelocity)), surfaceVelocity);
+	return true;
+}
+
 // The range loop takes the particles a batch at a time: it works out the batch's cells and
 // prefetches them, then looks them up, so that in random order a lookup finds its cell on its way
 // from memory (the dense grid's 16-byte cells outgrow the cache; the tree's nodes do not, its dense

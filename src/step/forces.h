@@ -18,6 +18,7 @@ typedef struct bsForceContext
 	const bsParticles* particles;
 	double time;  // the substep's start, seconds (the world's time plus the substeps before it)
 	double h;     // the substep's length, seconds
+	const struct bsWorld* world;  // for the forces that read the bodies (NULL: none)
 } bsForceContext;
 
 typedef struct bsForceClass
@@ -53,7 +54,8 @@ typedef struct bsForceClass
 	X(bs_windForce)      \
 	X(bs_turbulenceForce) \
 	X(bs_vortexForce)    \
-	X(bs_fieldForce)
+	X(bs_fieldForce)     \
+	X(bs_bodyFieldForce)
 
 // The exact solution of dv/dt = rate (target - v) over a substep with e = exp(-rate h): the drags
 // towards a moving air or flow (wind, turbulence, vortex) apply it in their adjust.

@@ -844,7 +844,7 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 		result = bsStepSubsteps(world, def, particles, &substeps);
 	}
 	double h = def->dt / substeps;
-	bsForcesJob forces = {.context = {def, particles, world->time, h}, .particles = particles};
+	bsForcesJob forces = {.context = {def, particles, world->time, h, world}, .particles = particles};
 	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h, 0.0, rotation};
 	move.wakeSpeed = fmax(def->wakeSpeed, move.restSpeed);
 	// The interaction's phase, through its class (a valid def has one): none has no phase.
