@@ -183,7 +183,7 @@ static void AddGrid(bsParticles* p, int n, double spacing, double y, double radi
 	{
 		for (int k = -n; k <= n; ++k)
 		{
-			bsParticleDef d = {bsV3(spacing * i, y, spacing * k), bsV3(0, 0, 0), radius, bs_particleFree};
+			bsParticleDef d = {bsV3(spacing * i, y, spacing * k), bsV3(0, 0, 0), radius, bs_particleFree, bsV3(0, 0, 0)};
 			bsParticles_Append(p, &d);
 		}
 	}
