@@ -43,13 +43,20 @@ static const bsSchemaKey bsDynamicKeys[] = {
 	BS_KEY("coupling", BS_VALUE)};
 static const bsSchema bsDynamicSchema = BS_OBJECT(bsDynamicKeys);
 
+static const bsSchemaKey bsSequenceKeys[] = {
+	BS_KEY("files", BS_VALUE), BS_KEY("pattern", BS_VALUE), BS_KEY("first", BS_VALUE), BS_KEY("last", BS_VALUE),
+	BS_NUMBER("fps", bsBodyConfig, fps, &bsPositive, 24.0),
+	BS_NUMBER("start", bsBodyConfig, start, &bsAnyNumber, 0.0)};
+static const bsSchema bsSequenceSchema = BS_OBJECT(bsSequenceKeys);
+
 static const bsSchemaKey bsBodyKeys[] = {
-	BS_REQUIRED_FILE("file", bsBodyConfig, file),
+	BS_KEY("file", BS_VALUE),
 	BS_KEY("material", &bsMaterialSchema),
 	BS_KEY("loop", BS_VALUE),
 	BS_NUMBER("max_angle", bsBodyConfig, maxAngle, &bsMaxAngleRange, 0.1 * 180.0 / BS_PI),
 	BS_KEY("keys", &bsKeyArraySchema),
 	BS_KEY("deform", &bsDeformSchema),
+	BS_KEY("sequence", BS_VALUE),
 	BS_KEY("dynamic", &bsDynamicSchema)};
 static const bsSchema bsBodySchema = BS_ELEMENT(bsBodyKeys, "an object (a body)");
 const bsSchema bsBodyArraySchema = BS_ARRAY(&bsBodySchema);
@@ -288,6 +295,198 @@ static bool bsReadDeform(bsCtx* c, const cJSON* v, bsBodyConfig* body)
 	return true;
 }
 
+// --- mesh sequences ---
+
+enum
+{
+	bs_maxFrames = 100000,
+};
+
+// pattern with its one integer conversion (%d, %Nd or %0Nd; %% is a percent sign) replaced by
+// frame. False when the pattern has no such conversion, another one, or two.
+static bool bsFormatFrame(const char* pattern, int frame, char* out, size_t size)
+{
+	size_t n = 0;
+	int conversions = 0;
+	for (const char* p = pattern; *p != '\0'; ++p)
+	{
+		char piece[64];
+		size_t len = 1;
+		piece[0] = *p;
+		if (*p == '%' && p[1] == '%')
+		{
+			++p;
+		}
+		else if (*p == '%')
+		{
+			bool zero = p[1] == '0';
+			const char* q = p + 1 + zero;
+			int width = 0;
+			while (*q >= '0' && *q <= '9' && width < 100)
+			{
+				width = 10 * width + (*q++ - '0');
+			}
+			if (*q != 'd' || width >= 100 || ++conversions > 1)
+			{
+				return false;
+			}
+			len = (size_t)snprintf(piece, sizeof piece, zero ? "%0*d" : "%*d", width, frame);
+			p = q;
+		}
+		if (n + len >= size)
+		{
+			return false;
+		}
+		memcpy(out + n, piece, len);
+		n += len;
+	}
+	out[n] = '\0';
+	return conversions == 1;
+}
+
+// The paths of files (at sequence.key, or at sequence itself when key is NULL).
+static bool bsReadSequenceFiles(bsCtx* c, const cJSON* files, const char* key, bsBodyConfig* body)
+{
+	size_t mark = key != NULL ? bsPushKey(c, key) : 0;
+	int n = cJSON_IsArray(files) ? cJSON_GetArraySize(files) : 0;
+	if (n < 1 || n > bs_maxFrames)
+	{
+		return bsFailExpected(c, "an array of 1 to 100000 OBJ paths, one per frame", files);
+	}
+	if ((body->frames = calloc((size_t)n, sizeof(char*))) == NULL)
+	{
+		return bsOutOfMemory(c);
+	}
+	for (const cJSON* f = files->child; f != NULL; f = f->next)
+	{
+		size_t imark = bsPushIndex(c, body->frameCount);
+		if (!cJSON_IsString(f) || f->valuestring[0] == '\0')
+		{
+			return bsFailExpected(c, "a non-empty string (a file path)", f);
+		}
+		if (!bsFilePath(c, f->valuestring, body->frames + body->frameCount))
+		{
+			return false;
+		}
+		body->frameCount += 1;
+		bsPop(c, imark);
+	}
+	if (key != NULL)
+	{
+		bsPop(c, mark);
+	}
+	return true;
+}
+
+static bool bsReadSequencePattern(bsCtx* c, const cJSON* seq, bsBodyConfig* body)
+{
+	const cJSON* pattern = bsMember(seq, "pattern");
+	int first = 0, last = 0;
+	if (bsMember(seq, "first") == NULL || bsMember(seq, "last") == NULL)
+	{
+		return bsMissing(c, bsMember(seq, "first") == NULL ? "first" : "last");
+	}
+	if (!bsReadInt(c, seq, "first", 0, 1000000000, 0, &first) || !bsReadInt(c, seq, "last", 0, 1000000000, 0, &last))
+	{
+		return false;
+	}
+	if (last < first || last - first >= bs_maxFrames)
+	{
+		bsPushKey(c, "last");
+		return bsFail(c, "expected a frame number from `first` (%d) to %d (at most 100000 frames), got %d", first,
+			first + bs_maxFrames - 1, last);
+	}
+	size_t mark = bsPushKey(c, "pattern");
+	char name[4096];
+	if (!cJSON_IsString(pattern) || !bsFormatFrame(pattern->valuestring, first, name, sizeof name))
+	{
+		return bsFailExpected(c, "a path with one frame number conversion, e.g. \"walk/frame_%04d.obj\" (%% for a "
+			"percent sign)", pattern);
+	}
+	int n = last - first + 1;
+	if ((body->frames = calloc((size_t)n, sizeof(char*))) == NULL)
+	{
+		return bsOutOfMemory(c);
+	}
+	for (int k = 0; k < n; ++k)
+	{
+		if (!bsFormatFrame(pattern->valuestring, first + k, name, sizeof name))
+		{
+			return bsFail(c, "frame %d's path is longer than %zu bytes", first + k, sizeof name - 1);
+		}
+		if (!bsFilePath(c, name, body->frames + k))
+		{
+			return false;
+		}
+		body->frameCount = k + 1;
+	}
+	bsPop(c, mark);
+	return true;
+}
+
+// `sequence`: an array of OBJ paths, or an object with `files` or `pattern` + `first` + `last`, and
+// `fps` and `start`. The frames' topology is checked when they are loaded (bodies.c).
+static bool bsReadSequence(bsCtx* c, const cJSON* v, bsBodyConfig* body)
+{
+	const cJSON* seq = bsMember(v, "sequence");
+	body->fps = 24.0;
+	body->start = 0.0;
+	if (seq == NULL)
+	{
+		return true;
+	}
+	size_t mark = bsPushKey(c, "sequence");
+	if (body->deforming)
+	{
+		return bsFail(c, "a body deforms by `deform` or by `sequence`, not both");
+	}
+	body->deforming = true;
+	if (cJSON_IsArray(seq))
+	{
+		bool ok = bsReadSequenceFiles(c, seq, NULL, body);
+		if (ok)
+		{
+			bsPop(c, mark);
+		}
+		return ok;
+	}
+	if (!cJSON_IsObject(seq))
+	{
+		return bsFailExpected(c, "an array of OBJ paths or an object (files or pattern, first, last; fps, start)", seq);
+	}
+	if (!bsCheckKeys(c, seq, bsSequenceKeys, BS_COUNT(bsSequenceKeys)) || !bsReadFields(c, seq, &bsSequenceSchema, body))
+	{
+		return false;
+	}
+	const cJSON* files = bsMember(seq, "files");
+	if ((files != NULL) == (bsMember(seq, "pattern") != NULL))
+	{
+		return bsFail(c, "expected either `files` or `pattern` (with `first` and `last`)");
+	}
+	if (!(files != NULL ? bsReadSequenceFiles(c, files, "files", body) : bsReadSequencePattern(c, seq, body)))
+	{
+		return false;
+	}
+	bsPop(c, mark);
+	return true;
+}
+
+// `file`, or with a sequence its first frame (both: an error).
+static bool bsReadBodyFile(bsCtx* c, const cJSON* v, bsBodyConfig* body)
+{
+	if (bsMember(v, "file") != NULL && body->frameCount > 0)
+	{
+		bsPushKey(c, "file");
+		return bsFail(c, "a body with a `sequence` takes its mesh from the first frame: drop `file`");
+	}
+	if (body->frameCount > 0)
+	{
+		body->file = bsStrDup(body->frames[0]);
+		return body->file != NULL || bsOutOfMemory(c);
+	}
+	return bsReadFile(c, v, "file", true, NULL, &body->file);
+}
+
 // --- bodies ---
 
 static bool bsReadDynamic(bsCtx* c, const cJSON* v, bsBodyConfig* body);
@@ -315,7 +514,8 @@ static bool bsReadBody(bsCtx* c, const cJSON* v, void* element, void* user)
 		return false;
 	}
 	body->keyCount = keyCount;
-	return bsCheckRotations(c, body) && bsReadDeform(c, v, body) && bsReadDynamic(c, v, body);
+	return bsCheckRotations(c, body) && bsReadDeform(c, v, body) && bsReadSequence(c, v, body) &&
+		bsReadBodyFile(c, v, body) && bsReadDynamic(c, v, body);
 }
 
 // --- dynamic bodies ---
@@ -345,8 +545,10 @@ static bool bsReadDynamic(bsCtx* c, const cJSON* v, bsBodyConfig* body)
 	body->twoWay = coupling == 1;
 	if (body->deforming)
 	{
-		bsPushKey(c, "deform");
-		return bsFail(c, "a dynamic body cannot deform (drop `deform` or `dynamic`)");
+		bool sequence = body->frameCount > 0;
+		bsPushKey(c, sequence ? "sequence" : "deform");
+		return bsFail(c, sequence ? "a dynamic body cannot follow a mesh sequence (drop `sequence` or `dynamic`)"
+			: "a dynamic body cannot deform (drop `deform` or `dynamic`)");
 	}
 	for (int k = 0; k < body->keyCount; ++k)
 	{
@@ -435,6 +637,11 @@ void bsBodiesConfig_Free(bsEnvironmentConfig* env)
 		free(b->times);
 		free(b->controls);
 		free(b->displacements);
+		for (int k = 0; k < b->frameCount; ++k)
+		{
+			free(b->frames[k]);
+		}
+		free(b->frames);
 	}
 	free(env->bodies);
 	free(env->bodyDynamics);

@@ -22,13 +22,14 @@ typedef struct bsBodyKeyConfig
 
 struct bsBodyConfig
 {
-	char* file;              // the OBJ, resolved against the config's directory (required)
+	char* file;              // the OBJ, resolved against the config's directory (required unless a
+	                         // sequence is given)
 	bsMaterial material;     // ["white"]
 	bool loop;               // [false]
 	double maxAngle;         // max_angle, radians (degrees in the config), in (0, 180] [0.1 rad]
 	bsBodyKeyConfig* keys;   // strictly increasing times
 	int keyCount;
-	bool deforming;          // a `deform` block is given
+	bool deforming;          // a `deform` block or a `sequence` is given
 	double support;          // deform.support, > 0
 	double* times;           // deform.times, strictly increasing (>= 1)
 	int timeCount;
@@ -41,6 +42,10 @@ struct bsBodyConfig
 	bsVec3 angularVelocity;  // dynamic.angular_velocity, radians per second (degrees in the config) [0]
 	int sensorParticles;     // dynamic.sensor_particles, 0..64 (0: the paper's auto rule) [0]
 	bool twoWay;             // dynamic.coupling: "two_way" (particles push it) or "one_way" [one_way]
+	char** frames;           // sequence: the OBJ of each frame, resolved (then `file` is the first)
+	int frameCount;          // 0: no sequence; frame k is at time start + k / fps
+	double fps;              // sequence.fps, > 0 [24]
+	double start;            // sequence.start, seconds [0]
 };
 
 // environment.dynamics: the settings of the dynamic bodies and of body-body contact (body.h), with

@@ -262,7 +262,7 @@ bool bsCheckMinMax(bsCtx* c, const cJSON* parent, bsVec3 lo, bsVec3 hi)
 }
 
 // A file path, resolved against the config's directory. The current path is the value's.
-static bool bsFilePath(bsCtx* c, const char* file, char** out)
+bool bsFilePath(bsCtx* c, const char* file, char** out)
 {
 	size_t fileLength = strlen(file);
 	size_t dirLength = file[0] == '/' ? 0 : c->dirLength;

@@ -140,6 +140,8 @@ bool bsReadVec3(bsCtx* c, const cJSON* parent, const char* key, bool required,
 // max > min in every component, else an error at parent.max.
 bool bsCheckMinMax(bsCtx* c, const cJSON* parent, bsVec3 lo, bsVec3 hi);
 // A file path, resolved against the config's directory (*out malloc'd).
+// A file path resolved against the config's directory, into *out (the caller frees it).
+bool bsFilePath(bsCtx* c, const char* file, char** out);
 bool bsReadFile(bsCtx* c, const cJSON* parent, const char* key, bool required, const char* def,
 	char** out);
 // true or false.

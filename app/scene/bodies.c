@@ -134,8 +134,119 @@ static bool bsLoadTriangles(const char* file, const char* closed, bsTriangle** t
 	return ok;
 }
 
-// The body's keys as the engine's tracks.
-static bsResult bsMakeBody(const bsBodyConfig* bc, const bsTriangle* tris, uint32_t count, bsBody** body)
+// A mesh sequence's frames, all loaded at once: every frame's vertices (24 bytes each per frame, kept
+// by the body for the run) and the first frame's triangles as indices. Each frame must have the first
+// frame's vertex count and the same triangles (the same corners in the same order); err names the
+// body's JSON path, the file and what differs.
+typedef struct bsLoadedSequence
+{
+	bsVec3* positions;
+	uint32_t vertexCount;
+	uint32_t* indices;
+	uint32_t triangleCount;
+	double* times;
+} bsLoadedSequence;
+
+static void bsLoadedSequence_Free(bsLoadedSequence* s)
+{
+	free(s->positions);
+	free(s->indices);
+	free(s->times);
+	memset(s, 0, sizeof *s);
+}
+
+// Frame k (k > 0) against the first, whose indices s holds.
+static bool bsSequence_SameTopology(const char* context, const char* first, const char* file, const bsObjMesh* mesh,
+	const bsLoadedSequence* s, char* err, size_t errlen)
+{
+	const char* why = " (a sequence's frames share one topology: the same vertices and faces)";
+	if (mesh->vertexCount != s->vertexCount)
+	{
+		snprintf(err, errlen, "%s: %s has %" PRIu32 " vertices, not the %" PRIu32 " of %s%s", context, file,
+			mesh->vertexCount, s->vertexCount, first, why);
+		return false;
+	}
+	if (mesh->triangleCount != s->triangleCount)
+	{
+		snprintf(err, errlen, "%s: %s has %" PRIu32 " triangles (%" PRIu32 " dropped as degenerate), not the %" PRIu32
+			" of %s%s", context, file, mesh->triangleCount, mesh->droppedDegenerate, s->triangleCount, first, why);
+		return false;
+	}
+	for (uint32_t t = 0; t < mesh->triangleCount; ++t)
+	{
+		const uint32_t* a = mesh->triangles[t];
+		const uint32_t* b = s->indices + 3 * (size_t)t;
+		if (a[0] != b[0] || a[1] != b[1] || a[2] != b[2])
+		{
+			snprintf(err, errlen, "%s: %s: triangle %" PRIu32 " has vertices %" PRIu32 " %" PRIu32 " %" PRIu32
+				", not %" PRIu32 " %" PRIu32 " %" PRIu32 " as in %s%s", context, file, t + 1, a[0] + 1, a[1] + 1,
+				a[2] + 1, b[0] + 1, b[1] + 1, b[2] + 1, first, why);
+			return false;
+		}
+	}
+	return true;
+}
+
+// Frame k into s (the first frame sets the topology).
+static bool bsSequence_AddFrame(const char* context, const bsBodyConfig* bc, int k, const bsObjMesh* mesh,
+	bsLoadedSequence* s, char* err, size_t errlen)
+{
+	if (k == 0)
+	{
+		s->vertexCount = mesh->vertexCount;
+		s->triangleCount = mesh->triangleCount;
+		s->positions = malloc((size_t)bc->frameCount * mesh->vertexCount * sizeof(bsVec3));
+		s->indices = malloc(3 * (size_t)mesh->triangleCount * sizeof(uint32_t));
+		s->times = malloc((size_t)bc->frameCount * sizeof(double));
+		if (s->positions == NULL || s->indices == NULL || s->times == NULL)
+		{
+			snprintf(err, errlen, "%s: out of memory for %d frames of %" PRIu32 " vertices", context, bc->frameCount,
+				mesh->vertexCount);
+			return false;
+		}
+		memcpy(s->indices, mesh->triangles, 3 * (size_t)mesh->triangleCount * sizeof(uint32_t));
+	}
+	else if (!bsSequence_SameTopology(context, bc->frames[0], bc->frames[k], mesh, s, err, errlen))
+	{
+		return false;
+	}
+	memcpy(s->positions + (size_t)k * s->vertexCount, mesh->vertices, s->vertexCount * sizeof(bsVec3));
+	s->times[k] = bc->start + k / bc->fps;
+	return true;
+}
+
+static bool bsLoadSequence(const char* configPath, int index, const bsBodyConfig* bc, bsLoadedSequence* s,
+	char* err, size_t errlen)
+{
+	memset(s, 0, sizeof *s);
+	char context[512];
+	snprintf(context, sizeof context, "%s: environment.bodies[%d].sequence", configPath, index);
+	for (int k = 0; k < bc->frameCount; ++k)
+	{
+		bsObjMesh mesh;
+		bsObjError oerr;
+		if (bsObj_Load(bc->frames[k], &mesh, &oerr) != bs_ok)
+		{
+			char hint[256];
+			bsInputFile_MadeBy(bc->frames[k], hint, sizeof hint);
+			snprintf(err, errlen, "%s: frame %d: %s%s", context, k, oerr.message, hint);
+			bsLoadedSequence_Free(s);
+			return false;
+		}
+		bool ok = bsSequence_AddFrame(context, bc, k, &mesh, s, err, errlen);
+		bsObj_Free(&mesh);
+		if (!ok)
+		{
+			bsLoadedSequence_Free(s);
+			return false;
+		}
+	}
+	return true;
+}
+
+// The body's keys as the engine's tracks (and its sequence, when seq is not NULL).
+static bsResult bsMakeBody(const bsBodyConfig* bc, const bsTriangle* tris, uint32_t count,
+	const bsLoadedSequence* seq, bsBody** body)
 {
 	bsVec3Key* translate = calloc((size_t)bc->keyCount + 1, sizeof(bsVec3Key));
 	bsQuatKey* rotate = calloc((size_t)bc->keyCount + 1, sizeof(bsQuatKey));
@@ -173,6 +284,12 @@ static bsResult bsMakeBody(const bsBodyConfig* bc, const bsTriangle* tris, uint3
 	def.maxAngle = bc->maxAngle;
 	bsDeformDef deform = {bc->controls, bc->controlCount, bc->support, bc->times, bc->displacements, bc->timeCount};
 	def.deform = deform;
+	if (seq != NULL)
+	{
+		bsSequenceDef sd = {seq->positions, seq->vertexCount, seq->indices, seq->times, bc->frameCount};
+		def.sequence = sd;
+		def.triangleCount = seq->triangleCount;
+	}
 	r = r == bs_ok ? bsBody_Create(&def, body) : r;
 	free(translate);
 	free(rotate);
@@ -225,7 +342,18 @@ bool bsEnvBodies_Load(bsEnvBodies** out, const bsConfig* config, char* err, size
 			bsEnvBodies_Free(bodies);
 			return false;
 		}
-		bsResult r = bsMakeBody(bc, tris, count, &b->body);
+		bsLoadedSequence seq;
+		if (bc->frameCount > 0 && !bsLoadSequence(config->path, i, bc, &seq, err, errlen))
+		{
+			free(tris);
+			bsEnvBodies_Free(bodies);
+			return false;
+		}
+		bsResult r = bsMakeBody(bc, tris, count, bc->frameCount > 0 ? &seq : NULL, &b->body);
+		if (bc->frameCount > 0)
+		{
+			bsLoadedSequence_Free(&seq);
+		}
 		// A dynamic body's mass comes from its volume: say so here rather than at the first step.
 		bsMassProperties mass;
 		bool open = r == bs_ok && bc->dynamic && bsComputeMassProperties(tris, count, bc->density, &mass) != bs_ok;
@@ -253,6 +381,7 @@ bool bsEnvBodies_Load(bsEnvBodies** out, const bsConfig* config, char* err, size
 		bodies->pov[i].material = bc->material.texture;
 		if (bc->deforming)
 		{
+			bsBody_Triangles(b->body, &count);  // a sequence's: its first frame's
 			b->shape = malloc(count * sizeof(bsTriangle));
 			if (b->shape == NULL)
 			{

@@ -7,7 +7,9 @@
 //              the last the last holds, or with `loop` each track repeats its span [first, last]
 //              (it jumps from its last key back to its first: make them equal for a smooth loop).
 //   deforming  the same keys for the pose, plus a CSRBF deformation of the rest shape (Wendland's C2 function):
-//              control points with displacements keyed at shared times, linear between keys.
+//              control points with displacements keyed at shared times, linear between keys; or a
+//              mesh sequence (bsSequenceDef): the same triangles with each frame's vertices, linear
+//              between frames (the first frame is the rest shape).
 //   dynamic    a rigid body (below) moved by gravity and contacts: it starts at its keys' pose at
 //              time 0 with the given velocities (no scale keys, no deformation); the world integrates
 //              it per substep (body_dynamics.c) and gives it the chord of that substep
@@ -150,6 +152,22 @@ typedef struct bsDeformDef
 // no points, a support not > 0), bs_errNonFinite, bs_errOutOfMemory. The keys are not looked at.
 bsResult bsDeformDef_CheckControls(const bsDeformDef* def);
 
+// A mesh sequence (one OBJ per frame, same topology): frameCount frames at strictly increasing
+// times, frame k's vertices at positions[k * vertexCount + v], the triangles' corners at indices (3 per
+// triangle, bsBodyDef.triangleCount of them, counter-clockwise seen from outside), the same in every
+// frame. Between frames each vertex moves linearly. The first frame is the rest shape: its triangles
+// must not be degenerate (later frames' may be: such a triangle keeps its last shape). A point off
+// the surface moves with its nearest point of the rest shape (the barycentric blend of that triangle's
+// vertex displacements). Memory: 24 bytes per vertex and frame, copied by the body.
+typedef struct bsSequenceDef
+{
+	const bsVec3* positions;
+	uint32_t vertexCount;
+	const uint32_t* indices;
+	const double* times;
+	int frameCount;               // 0: no sequence
+} bsSequenceDef;
+
 typedef struct bsBodyDef
 {
 	const bsTriangle* triangles;  // the rest mesh (copied)
@@ -157,6 +175,8 @@ typedef struct bsBodyDef
 	bsMotionKind kind;
 	bsKeyframes keys;
 	bsDeformDef deform;           // deforming only
+	bsSequenceDef sequence;       // deforming only, instead of deform when frameCount > 0 (triangles:
+	                              // ignored, may be NULL; the first frame's are the rest mesh)
 	double maxAngle;              // radians a substep may turn the body (bsBody_MaxAngularSpeed) [0.1]
 	// dynamic only:
 	double density;               // mass per unit volume [1000]
@@ -187,7 +207,8 @@ bool bsBody_RigidShape(const bsBody* body);
 void bsBody_Pose(const bsBody* body, double t, bsTransform* pose, bsVec3* scale);
 
 // The deformation's CSRBF weights at time t (bsBody_DeformWeightCount of them; none for a keyframed
-// body): the displacement at each control point is exactly its keyed value, linear between keys.
+// body): the displacement at each control point is exactly its keyed value, linear between keys. For
+// a mesh sequence, the vertices' displacements from the first frame at t (one per vertex).
 int bsBody_DeformWeightCount(const bsBody* body);
 void bsBody_DeformWeights(const bsBody* body, double t, bsVec3* weights);
 

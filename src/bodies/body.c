@@ -1,6 +1,7 @@
-// body.c — bodies and their motion (body.h): keyframe tracks, the CSRBF deformation, and the one
-// switch on the motion kind.
+// body.c — bodies and their motion (body.h): keyframe tracks, the CSRBF deformation or a mesh
+// sequence (sequence.c), and the one switch on the motion kind.
 #include "csrbf.h"
+#include "sequence.h"
 
 #include "blobsim/body.h"
 #include "core.h"
@@ -26,6 +27,7 @@ struct bsBody
 	double* times;         // deforming: the displacement keys' times
 	bsVec3* displacement;  // [k * controls + j]
 	int keyCount;
+	bsSequence seq;        // deforming by a mesh sequence (seq.frameCount > 0) instead of rbf
 	bsVec3 velocity, angularVelocity;  // dynamic: the state at time 0
 	double density;
 	int sensorParticles;
@@ -225,7 +227,8 @@ static bsResult bsBody_CreateDeform(bsBody* b, const bsDeformDef* d)
 bsResult bsBody_Create(const bsBodyDef* def, bsBody** body)
 {
 	*body = NULL;
-	if (def->triangleCount == 0 || def->triangles == NULL || (unsigned)def->kind >= (unsigned)bs_motionKindCount ||
+	bool sequence = def->kind == bs_motionDeforming && def->sequence.frameCount > 0;
+	if (def->triangleCount == 0 || (def->triangles == NULL && !sequence) || (unsigned)def->kind >= (unsigned)bs_motionKindCount ||
 		!(def->maxAngle > 0.0) || !(def->maxAngle <= BS_PI))
 	{
 		return bs_errInvalidArgument;
@@ -249,10 +252,16 @@ bsResult bsBody_Create(const bsBodyDef* def, bsBody** body)
 	{
 		return bs_errOutOfMemory;
 	}
+	r = sequence ? bsSequence_Init(&b->seq, &def->sequence, def->triangleCount) : bs_ok;
+	if (r != bs_ok)
+	{
+		free(b);
+		return r;
+	}
 	bool failed = false;
 	const bsKeyframes* k = &def->keys;
 	b->kind = def->kind;
-	b->triangles = bsCopy(def->triangles, def->triangleCount, sizeof(bsTriangle), &failed);
+	b->triangles = bsCopy(sequence ? b->seq.rest : def->triangles, def->triangleCount, sizeof(bsTriangle), &failed);
 	b->triangleCount = def->triangleCount;
 	b->translate = bsCopy(k->translate, (size_t)k->translateCount, sizeof(bsVec3Key), &failed);
 	b->translateCount = k->translateCount;
@@ -272,7 +281,7 @@ bsResult bsBody_Create(const bsBodyDef* def, bsBody** body)
 	b->chord0.translation = bsVec3Track(b->translate, b->translateCount, b->loop, 0.0, bsV3(0.0, 0.0, 0.0));
 	b->chord1 = b->chord0;
 	r = failed ? bs_errOutOfMemory : bs_ok;
-	if (r == bs_ok && def->kind == bs_motionDeforming)
+	if (r == bs_ok && def->kind == bs_motionDeforming && b->seq.frameCount == 0)
 	{
 		r = bsBody_CreateDeform(b, &def->deform);
 	}
@@ -296,6 +305,7 @@ void bsBody_Destroy(bsBody* body)
 	free(body->rotate);
 	free(body->scale);
 	bsCsrbf_Free(&body->rbf);
+	bsSequence_Free(&body->seq);
 	free(body->times);
 	free(body->displacement);
 	free(body);
@@ -392,7 +402,12 @@ void bsBody_Pose(const bsBody* body, double t, bsTransform* pose, bsVec3* scale)
 
 int bsBody_DeformWeightCount(const bsBody* body)
 {
-	return body->kind == bs_motionDeforming ? body->rbf.count : 0;
+	return body->kind != bs_motionDeforming ? 0 : body->seq.frameCount > 0 ? (int)body->seq.vertexCount : body->rbf.count;
+}
+
+static double bsSequenceTime(const void* keys, int k)
+{
+	return ((const bsSequence*)keys)->times[k];
 }
 
 void bsBody_DeformWeights(const bsBody* body, double t, bsVec3* weights)
@@ -403,6 +418,12 @@ void bsBody_DeformWeights(const bsBody* body, double t, bsVec3* weights)
 		return;
 	}
 	double u;
+	if (body->seq.frameCount > 0)
+	{
+		int f = bsKeySpan(&body->seq, body->seq.frameCount, bsSequenceTime, body->loop, t, &u);
+		bsSequence_Displacements(&body->seq, f, u, weights);
+		return;
+	}
 	int k = bsKeySpan(body->times, body->keyCount, bsDoubleTime, body->loop, t, &u);
 	const bsVec3* a = body->displacement + (size_t)k * (size_t)n;
 	// The field is linear in its values, so the weights of blended values are the blended weights;
@@ -427,8 +448,12 @@ void bsBody_DeformWeights(const bsBody* body, double t, bsVec3* weights)
 
 bsVec3 bsBody_ShapePoint(const bsBody* body, const bsVec3* weights, bsVec3 scale, bsVec3 rest)
 {
-	bsVec3 x = weights != NULL && body->kind == bs_motionDeforming
-		? bsAdd(rest, bsCsrbf_Eval(&body->rbf, weights, rest)) : rest;
+	bsVec3 x = rest;
+	if (weights != NULL && body->kind == bs_motionDeforming)
+	{
+		x = bsAdd(rest, body->seq.frameCount > 0 ? bsSequence_Field(&body->seq, weights, rest)
+			: bsCsrbf_Eval(&body->rbf, weights, rest));
+	}
 	return bsV3(scale.x * x.x, scale.y * x.y, scale.z * x.z);
 }
 
