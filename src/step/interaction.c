@@ -18,6 +18,7 @@
 enum
 {
 	bs_interactGrain = 256,  // slots per chunk
+	bs_interactAhead = 8,    // slots the gather prefetches ahead (bsInteract_RangeWith)
 };
 
 // none: particles ignore each other. It has no settings and no phase (run NULL: the step skips it,
@@ -653,6 +654,25 @@ static inline void bsInteract_RangeWith(bsInteractJob* job, size_t begin, size_t
 	bsStepStats* stats = &w->stats;
 	for (size_t s = begin; s < end; ++s)
 	{
+#if defined(__GNUC__)
+		// The slots are in the grid's cell order and a particle's springs and velocity are by its
+		// index, so every slot reads and writes them at a random place of arrays larger than the
+		// caches (200k grains: 25 MB of springs): the gather waited on that miss for 35% of the 200k
+		// column's run (perf). It asks for them bs_interactAhead slots early, so that the misses
+		// overlap with the slots before. A hint only; it changes no result. (Here, not in a function
+		// of its own: GCC finds such a function pure and drops the call.)
+		if (s + bs_interactAhead < end)
+		{
+			size_t ahead = grid->index[s + bs_interactAhead];
+			if (job->springs != NULL)
+			{
+				const char* row = (const char*)(job->springs + ahead * BS_CONTACT_SPRINGS);
+				__builtin_prefetch(row, 1);
+				__builtin_prefetch(row + BS_CONTACT_SPRINGS * sizeof(bsContactSpring) - 1, 1);
+			}
+			__builtin_prefetch(job->particles->velocity + ahead, 1);
+		}
+#endif
 		if (grid->fixedStates != 0 && grid->fixed[s])
 		{
 			continue;  // not integrated: only the free particles move
