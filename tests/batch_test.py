@@ -190,6 +190,19 @@ def mode_uptodate():
     lst = listing(batch("cfg/batch.json", "--dry-run"))
     check([r[1] for r in lst] == ["up-to-date"] * 3, f"--dry-run shows the runs up to date: {lst}")
 
+    # A body's OBJ is an input too: new bytes in it re-run the run that reads it, and only that one.
+    shutil.copy(os.path.join(SRC, "tiny.obj"), os.path.join(cfg, "body.obj"))
+    body = {"file": "body.obj", "keys": [{"time": 0, "translate": [0, 0.5, 0]},
+                                         {"time": 1, "translate": [0.1, 0.5, 0]}]}
+    config = json.load(open(os.path.join(cfg, "b.json")))
+    config["environment"]["bodies"] = [body]
+    write(os.path.join(cfg, "b.json"), json.dumps(config))
+    check(run()["b"] == "ok", "a config with a body runs")
+    check(run()["b"] == "skipped", "and is then up to date")
+    with open(os.path.join(cfg, "body.obj"), "a") as f:
+        f.write("# changed\n")
+    check(run() == {names[0]: "skipped", names[1]: "skipped", "b": "ok"}, "a changed body OBJ re-runs its run")
+
 
 def mode_failure():
     folder = os.path.join(WORK, "five")

@@ -2,6 +2,7 @@
 #include "inputs.h"
 
 #include "array.h"
+#include "config_bodies.h"
 #include "files.h"
 #include "blobsim/base.h"
 
@@ -71,6 +72,22 @@ static bool bsInputList_Add(bsInputList* list, const char* path, bool hash)
 	return true;
 }
 
+// The bodies' OBJ files and every frame of their sequences: a run reads them all.
+static bool bsInputList_AddBodies(bsInputList* list, const bsEnvironmentConfig* env, bool hash)
+{
+	bool ok = true;
+	for (int b = 0; ok && b < env->bodyCount; ++b)
+	{
+		const struct bsBodyConfig* body = env->bodies + b;
+		ok = body->file == NULL || bsInputList_Add(list, body->file, hash);
+		for (int k = 0; ok && k < body->frameCount; ++k)
+		{
+			ok = bsInputList_Add(list, body->frames[k], hash);
+		}
+	}
+	return ok;
+}
+
 bool bsInputList_Make(const bsConfig* config, bool hash, bsInputList* list)
 {
 	memset(list, 0, sizeof(*list));
@@ -87,6 +104,16 @@ bool bsInputList_Make(const bsConfig* config, bool hash, bsInputList* list)
 	if (ok && config->field.grid != NULL)
 	{
 		ok = bsInputList_Add(list, config->field.grid, hash);
+	}
+	ok = ok && bsInputList_AddBodies(list, &config->environment, hash);
+	const bsInstancesConfig* inst = &config->render.instances;
+	if (ok && inst->obj != NULL)
+	{
+		ok = bsInputList_Add(list, inst->obj, hash);
+	}
+	if (ok && inst->include != NULL)
+	{
+		ok = bsInputList_Add(list, inst->include, hash);
 	}
 	if (!ok)
 	{
