@@ -189,7 +189,7 @@ static const BadFluid badFluids[] = {
 		AT("max_viscosity") "expected a number >= kinematic_viscosity (1), got 0.5 (set by --set)"},
 	{BAD_KEY("cohesion", "2"), NULL, AT("cohesion") "not used by a \"fluid\" interaction (its keys: type, density, "
 		"kinematic_viscosity, wall_viscosity, yield_stress, flow_index, max_viscosity, surface_tension, adhesion, "
-		"density_error, divergence_error, max_iterations, viscosity_error, max_viscosity_iterations, cfl)"},
+		"density_error, density_error_max, divergence_error, max_iterations, viscosity_error, max_viscosity_iterations, cfl)"},
 	{"\"interaction\": {\"type\": \"granular\", \"yield_stress\": 2}", NULL, AT("yield_stress") "not used by a "
 		"\"granular\" interaction (its keys: type, density, cohesion, cohesion_range, viscosity, skin, restitution, "
 		"contact_time, stiffness, friction, tangential_damping, tangential_stiffness, contact_model, youngs_modulus, "

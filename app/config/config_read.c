@@ -113,6 +113,7 @@ static const bsRange bsPoisson = {0.0, 0.5, false, "a number from 0 to 0.5"};
 	BS_FLUID_KEY("surface_tension", surfaceTension, &bsNonNegative), \
 	BS_FLUID_KEY("adhesion", adhesion, &bsNonNegative), \
 	BS_FLUID_KEY("density_error", densityError, &bsPositive), \
+	BS_FLUID_KEY("density_error_max", densityErrorMax, &bsPositive), \
 	BS_FLUID_KEY("divergence_error", divergenceError, &bsPositive), \
 	BS_FLUID_INT("max_iterations", maxIterations), \
 	BS_FLUID_KEY("viscosity_error", viscosityError, &bsPositive), \

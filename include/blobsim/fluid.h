@@ -24,6 +24,7 @@ typedef struct bsFluidDef
 	double adhesion;           // Akinci's beta, the pull of the walls, >= 0 [0]
 	double densityError;       // the constant-density solve stops when the mean compression
 	                           // (rho / rho0 - 1, over compressed particles) is at most this, > 0 [5e-4]
+	double densityErrorMax;    // and the largest compression of any particle at most this, > 0 [5e-3]
 	double divergenceError;    // the divergence solve stops when the mean compression rate times the
 	                           // substep is at most this, > 0 [1e-3]
 	int maxIterations;         // of each pressure solve, 1..10000 [100]

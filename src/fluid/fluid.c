@@ -527,8 +527,8 @@ void bsFluid_Solve(bsFluid* fluid, const bsFluidDef* def, double density, bsNeig
 	}
 	bsFluid_ClipAll(fluid, grid, h, pool);
 	double mean, largest;
-	int n = bsFluid_PressureSolve(fluid, grid, h, true, def->divergenceError, def->maxIterations, pool, &mean,
-		&largest);
+	int n = bsFluid_PressureSolve(fluid, grid, h, true, def->divergenceError, INFINITY, def->maxIterations, pool,
+		&mean, &largest);
 	report->divergenceIterations = (uint64_t)n;
 	report->unconverged += n >= def->maxIterations;
 	if (def->surfaceTension > 0.0 || (fluid->wallOf != NULL && def->adhesion > 0.0))
@@ -543,7 +543,8 @@ void bsFluid_Solve(bsFluid* fluid, const bsFluidDef* def, double density, bsNeig
 		bsFluid_KeepGradFactors(fluid, grid, pool);
 		bsFluid_ClipAll(fluid, grid, h, pool);
 	}
-	n = bsFluid_PressureSolve(fluid, grid, h, false, def->densityError, def->maxIterations, pool, &mean, &largest);
+	n = bsFluid_PressureSolve(fluid, grid, h, false, def->densityError, def->densityErrorMax, def->maxIterations, pool,
+		&mean, &largest);
 	report->densityIterations = (uint64_t)n;
 	report->unconverged += n >= def->maxIterations;
 	report->densityErrorMean = mean;

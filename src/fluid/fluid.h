@@ -259,10 +259,11 @@ void bsFluid_ComputeDensity(bsFluid* fluid, bsNeighbourGrid* grid, bsPool* pool)
 // pairFactor as dW(r, H) / r again (after the viscosity solve used it).
 void bsFluid_KeepGradFactors(bsFluid* fluid, const bsNeighbourGrid* grid, bsPool* pool);
 
-// One DFSPH solve (divergence-free or constant-density) to `tolerance` or maxIterations; its
-// iterations, and the mean and largest error it ended with.
+// One DFSPH solve (divergence-free or constant-density) until the mean error is at most `tolerance`
+// and the largest at most `peakTolerance`, or maxIterations; its iterations, and the mean and largest
+// error it ended with.
 int bsFluid_PressureSolve(bsFluid* fluid, bsNeighbourGrid* grid, double h, bool divergence, double tolerance,
-	int maxIterations, bsPool* pool, double* mean, double* largest);
+	double peakTolerance, int maxIterations, bsPool* pool, double* mean, double* largest);
 
 void bsFluid_ApplyTension(bsFluid* fluid, bsNeighbourGrid* grid, const bsFluidDef* def, double density, double h,
 	bsPool* pool);

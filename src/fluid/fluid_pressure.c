@@ -233,8 +233,10 @@ static double bsFluid_ChunkMax(const bsFluid* f, uint32_t slots)
 	return m;
 }
 
-// One DFSPH solve; returns its iterations. *mean and *largest: the errors it ended with.
+// One DFSPH solve; returns its iterations. It stops when the mean error is at most tolerance and the
+// largest at most peakTolerance (or at maxIterations). *mean and *largest: the errors it ended with.
 int bsFluid_PressureSolve(bsFluid* fluid, bsNeighbourGrid* grid, double h, bool divergence, double tolerance,
+	double peakTolerance,
 	int maxIterations, bsPool* pool, double* mean, double* largest)
 {
 	bsPressureJob job = {fluid, grid, h, divergence};
@@ -249,7 +251,8 @@ int bsFluid_PressureSolve(bsFluid* fluid, bsNeighbourGrid* grid, double h, bool 
 		bsFluid_SumChunks(fluid, grid->count, 1, sums);
 		*mean = grid->count > 0 ? sums[0] / grid->count : 0.0;
 		*largest = bsFluid_ChunkMax(fluid, grid->count);
-		if ((*mean <= tolerance && iterations >= minimum) || iterations >= maxIterations)
+		bool converged = *mean <= tolerance && *largest <= peakTolerance && iterations >= minimum;
+		if (converged || iterations >= maxIterations)
 		{
 			return iterations;
 		}

@@ -15,6 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+// The constant-density solve's bound on the largest compression of any particle (issue 24: largest <= 1%
+// in a settled column): half of that, so a substep's rounding cannot tip it over.
+#define BS_FLUID_DEFAULT_ERROR_MAX 5e-3
+
 // The convergence rule: a step whose solves stopped at their limit multiplies the next steps'
 // substeps by this (up to the largest factor); a step whose solves converged well lowers it again.
 #define BS_FLUID_SCALE_UP 1.5
@@ -32,6 +36,7 @@ static void bsFluid_SetDefaults(bsInteractionDef* def)
 	f->surfaceTension = 0.0;
 	f->adhesion = 0.0;
 	f->densityError = 5e-4;
+	f->densityErrorMax = BS_FLUID_DEFAULT_ERROR_MAX;
 	f->divergenceError = 1e-3;
 	f->maxIterations = 100;
 	f->viscosityError = 1e-4;
@@ -47,7 +52,8 @@ static bool bsFluid_IsValid(const bsInteractionDef* def)
 		(isnan(f->wallViscosity) || bsWithin(f->wallViscosity, 0.0, big)) && bsWithin(f->yieldStress, 0.0, big) &&
 		bsWithin(f->flowIndex, 0.2, 2.0) && bsWithin(f->maxViscosity, f->kinematicViscosity, big) &&
 		bsWithin(f->surfaceTension, 0.0, big) && bsWithin(f->adhesion, 0.0, big) &&
-		bsWithin(f->densityError, DBL_MIN, 1.0) && bsWithin(f->divergenceError, DBL_MIN, 1.0) &&
+		bsWithin(f->densityError, DBL_MIN, 1.0) && bsWithin(f->densityErrorMax, DBL_MIN, big) &&
+		bsWithin(f->divergenceError, DBL_MIN, 1.0) &&
 		f->maxIterations >= 1 && f->maxIterations <= 10000 && bsWithin(f->viscosityError, DBL_MIN, 1.0) &&
 		f->maxViscosityIterations >= 1 && f->maxViscosityIterations <= 10000 && bsWithin(f->cfl, DBL_MIN, 1.0);
 }
