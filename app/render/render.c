@@ -270,10 +270,10 @@ static void bsRender_OnOutput(void* context, const char* data, size_t n)
 }
 
 // One POV-Ray run in the private folder: input (its +I argument) to image (a name in the folder), its
-// output to the reader's log. False with what went wrong in why: "failed (...)", "wrote no image", or
-// a start failure (*started false).
+// output to the reader's log. False with what went wrong: *verb "failed" (why: how it ended) or "wrote
+// no image" (why empty), or a start failure (*started false, why the message).
 static bool bsRender_Pass(const bsRenderFiles* f, const bsRenderInput* in, const char* povray, const char* input,
-	const char* image, bsRenderReader* reader, bool* started, char* why, size_t whylen)
+	const char* image, bsRenderReader* reader, bool* started, const char** verb, char* why, size_t whylen)
 {
 	char width[32], height[32], aa[64], jitter[64], threads[32], output[BS_RENDER_PATH_MAX + 8];
 	snprintf(width, sizeof(width), "+W%d", in->width);
@@ -301,14 +301,14 @@ static bool bsRender_Pass(const bsRenderFiles* f, const bsRenderInput* in, const
 	struct stat st;
 	if (out.state != bs_processExited || out.exitCode != 0)
 	{
-		char how[400];
-		bsProcess_Describe(&out, how, sizeof(how));
-		snprintf(why, whylen, "failed (%s)", how);
+		bsProcess_Describe(&out, why, whylen);
+		*verb = "failed";
 		return false;
 	}
 	if (fstatat(f->folder.fd, image, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
 	{
-		snprintf(why, whylen, "wrote no image");
+		why[0] = '\0';
+		*verb = "wrote no image";
 		return false;
 	}
 	return true;
@@ -397,6 +397,7 @@ static bool bsRender_Run(const bsRenderFiles* f, const bsRenderInput* in, const 
 	int source[64 + 1];
 	bsRender_Sources(in, source);
 	char why[512] = "", sampleInput[BS_RENDER_PATH_MAX + 8];
+	const char* verb = "";
 	bool started = true, image = true;
 	const char* failedScene = scene;
 	for (reader.pass = 0; image && reader.pass < reader.passes; ++reader.pass)
@@ -409,14 +410,15 @@ static bool bsRender_Run(const bsRenderFiles* f, const bsRenderInput* in, const 
 		const char* sample = isSample ? bsRender_NameIn(in->directory, in->samplePaths[reader.pass]) : NULL;
 		if (isSample && sample == NULL)
 		{
-			snprintf(why, sizeof(why), "cannot read %s (not in %s)", in->samplePaths[reader.pass], in->directory);
+			snprintf(why, sizeof(why), "%s is not in %s", in->samplePaths[reader.pass], in->directory);
+			verb = "failed";
 			image = false;
 			break;
 		}
 		snprintf(sampleInput, sizeof(sampleInput), "+I../%s", isSample ? sample : scene);
 		failedScene = isSample ? sample : scene;
 		image = bsRender_Pass(f, in, povray, isSample ? sampleInput : input, isSample ? f->samples[reader.pass] : f->png,
-			&reader, &started, why, sizeof(why));
+			&reader, &started, &verb, why, sizeof(why));
 		if (!image)
 		{
 			break;
@@ -440,8 +442,9 @@ static bool bsRender_Run(const bsRenderFiles* f, const bsRenderInput* in, const 
 	}
 	if (!image)
 	{
-		snprintf(err, errlen, "--render: POV-Ray %s%s%s%s; see %s", why, named ? " making " : "", named ? in->imageName : "",
-			in->sampleCount > 0 ? which : "", log);
+		// "POV-Ray failed making frame_0003.png (how it ended); see ..." or "POV-Ray wrote no image ...".
+		snprintf(err, errlen, "--render: POV-Ray %s%s%s%s%s%s%s; see %s", verb, named ? " making " : "",
+			named ? in->imageName : "", why[0] != '\0' ? " (" : "", why, why[0] != '\0' ? ")" : "", which, log);
 	}
 	else if (reader.logError != 0)
 	{
