@@ -602,12 +602,11 @@ static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInp
 	cJSON_AddNumberToObject(render, "jitter", c->render.jitter);
 	cJSON_AddBoolToObject(render, "movie", c->render.movie);
 	cJSON_AddNumberToObject(render, "fps", c->render.fps);
-	const bsMotionBlurConfig* mb = &c->render.motionBlur;
-	if (mb->enabled && mb->shutterAngle > 0.0)
+	if (bsMotionBlur_Samples(&c->render) > 0)
 	{
 		cJSON* blur = cJSON_AddObjectToObject(render, "motion_blur");
-		cJSON_AddNumberToObject(blur, "shutter_angle", mb->shutterAngle);
-		cJSON_AddNumberToObject(blur, "samples", mb->samples);
+		cJSON_AddNumberToObject(blur, "shutter_angle", c->render.motionBlur.shutterAngle);
+		cJSON_AddNumberToObject(blur, "samples", c->render.motionBlur.samples);
 	}
 	cJSON_AddNumberToObject(root, "threads", threads);
 	cJSON* t = cJSON_AddObjectToObject(root, "seconds");
@@ -1095,7 +1094,7 @@ static bool bsRenderOutputs(const bsConfig* c, const bsRunOptions* o, const char
 {
 	bsRenderSettings settings = {c->render.width, c->render.height, c->render.antialias, c->render.jitter,
 		c->render.surface == bs_surfaceMesh, c->render.surface == bs_surfaceAuto,
-		c->render.motionBlur.enabled && c->render.motionBlur.shutterAngle > 0.0 ? c->render.motionBlur.samples : 0};
+		bsMotionBlur_Samples(&c->render)};
 	bsRenderPlan plan;
 	bsRenderPlan_Init(&plan, dir, &settings, false);
 	bsRenderMeter meter;
@@ -1419,8 +1418,7 @@ static bool bsRun_OpenOutputs(bsRunState* r)
 	r->output.particles = &r->p;
 	r->output.scene = &r->scene;
 	r->output.surface = &r->buffers.surface;
-	const bsMotionBlurConfig* mb = &c->render.motionBlur;
-	bsMotionBlur_Init(&r->blur, mb->enabled && mb->shutterAngle > 0.0 ? mb->samples : 0, mb->shutterAngle,
+	bsMotionBlur_Init(&r->blur, bsMotionBlur_Samples(&c->render), c->render.motionBlur.shutterAngle,
 		c->output.frameEvery);
 	r->output.blur = r->blur.samples > 0 ? &r->blur : NULL;
 	return bsEnvBodies_WriteIncludes(r->env.bodies, r->dir, r->err, sizeof(r->err)) &&

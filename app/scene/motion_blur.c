@@ -6,6 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+int bsMotionBlur_Samples(const bsRenderConfig* render)
+{
+	const bsMotionBlurConfig* mb = &render->motionBlur;
+	return mb->enabled && mb->shutterAngle > 0.0 ? mb->samples : 0;
+}
+
 void bsMotionBlur_Init(bsMotionBlur* b, int samples, double shutterAngle, int frameEvery)
 {
 	memset(b, 0, sizeof(*b));

@@ -15,6 +15,8 @@
 // observer runs on the stepping thread, so the samples are the same for any thread count.
 #pragma once
 
+#include "config.h"
+
 #include "blobsim/particles.h"
 #include "blobsim/vec3.h"
 
@@ -49,6 +51,9 @@ typedef struct bsMotionBlur
 	double prevTime;
 	bool outOfMemory;     // a sample or the last observation could not be kept
 } bsMotionBlur;
+
+// The renders averaged per image: render.motion_blur.samples, or 0 without blur (no key, or shutter 0).
+int bsMotionBlur_Samples(const bsRenderConfig* render);
 
 // Off (samples 0) unless samples >= 2; shutterSteps = shutter_angle / 360 x the frame interval.
 void bsMotionBlur_Init(bsMotionBlur* b, int samples, double shutterAngle, int frameEvery);
