@@ -5,6 +5,7 @@
 #include "open_file.h"
 
 #include <errno.h>
+#include <math.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -397,7 +398,7 @@ static bool bsPngWrite(bsPngWriter* w, const bsImage* image)
 	return true;
 }
 
-bool bsImage_SavePng(const char* path, const bsImage* image, char* err, size_t errSize)
+static bool bsImage_Save(const char* path, const bsImage* image, unsigned flags, char* err, size_t errSize)
 {
 	if (err != NULL && errSize > 0)
 	{
@@ -437,11 +438,95 @@ bool bsImage_SavePng(const char* path, const bsImage* image, char* err, size_t e
 	free(w.rows);
 	if (ok)
 	{
-		ok = bsAtomicFile_Commit(&w.file, 0);
+		ok = bsAtomicFile_Commit(&w.file, flags);
 	}
 	else
 	{
 		bsAtomicFile_Abort(&w.file);
 	}
 	return ok;
+}
+
+bool bsImage_SavePng(const char* path, const bsImage* image, char* err, size_t errSize)
+{
+	return bsImage_Save(path, image, 0, err, errSize);
+}
+
+bool bsImage_SavePngNow(const char* path, const bsImage* image, char* err, size_t errSize)
+{
+	return bsImage_Save(path, image, bs_atomicFileNow, err, errSize);
+}
+
+// sRGB's transfer function (IEC 61966-2-1) both ways, on [0, 1].
+static double bsSrgbToLinear(double v)
+{
+	return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+}
+
+static double bsLinearToSrgb(double v)
+{
+	return v <= 0.0031308 ? v * 12.92 : 1.055 * pow(v, 1.0 / 2.4) - 0.055;
+}
+
+static uint8_t bsImage_Byte(double v)
+{
+	double b = floor(v * 255.0 + 0.5);
+	return (uint8_t)(b < 0.0 ? 0.0 : (b > 255.0 ? 255.0 : b));
+}
+
+bool bsImage_AverageLinear(const bsImage* images, int count, bsImage* out, char* err, size_t errSize)
+{
+	memset(out, 0, sizeof(*out));
+	if (count < 1 || images[0].pixels == NULL)
+	{
+		return bsImageFail(err, errSize, "average", "no images");
+	}
+	const bsImage* first = images;
+	for (int k = 1; k < count; ++k)
+	{
+		if (images[k].width != first->width || images[k].height != first->height ||
+			images[k].channels != first->channels)
+		{
+			char what[128];
+			snprintf(what, sizeof(what), "image %d is %dx%d with %d channels, image 0 %dx%d with %d", k,
+				images[k].width, images[k].height, images[k].channels, first->width, first->height,
+				first->channels);
+			return bsImageFail(err, errSize, "average", "%s", what);
+		}
+	}
+	if (!bsImage_Init(out, first->width, first->height, first->channels, err, errSize))
+	{
+		return false;
+	}
+	double linear[256];
+	for (int v = 0; v < 256; ++v)
+	{
+		linear[v] = bsSrgbToLinear(v / 255.0);
+	}
+	int ch = first->channels;
+	size_t pixels = (size_t)first->width * (size_t)first->height;
+	for (size_t i = 0; i < pixels; ++i)
+	{
+		double sum[3] = {0.0, 0.0, 0.0}, alpha = 0.0;
+		for (int k = 0; k < count; ++k)
+		{
+			const uint8_t* p = images[k].pixels + i * (size_t)ch;
+			double a = ch == 4 ? p[3] / 255.0 : 1.0;
+			for (int c = 0; c < 3; ++c)
+			{
+				sum[c] += linear[p[c]] * a;  // premultiplied: a transparent sample adds no colour
+			}
+			alpha += a;
+		}
+		uint8_t* q = out->pixels + i * (size_t)ch;
+		for (int c = 0; c < 3; ++c)
+		{
+			q[c] = alpha > 0.0 ? bsImage_Byte(bsLinearToSrgb(sum[c] / alpha)) : 0;
+		}
+		if (ch == 4)
+		{
+			q[3] = bsImage_Byte(alpha / count);
+		}
+	}
+	return true;
 }

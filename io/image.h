@@ -55,6 +55,19 @@ bool bsImage_DecodePng(const void* data, size_t size, const char* name, bsImage*
 // failure leaves any old file at path as it was).
 bool bsImage_SavePng(const char* path, const bsImage* image, char* err, size_t errSize);
 
+// The same, renamed into place at once even while a deferred group is open (bs_atomicFileNow): for a
+// file its caller moves on itself (a render's private folder).
+bool bsImage_SavePngNow(const char* path, const bsImage* image, char* err, size_t errSize);
+
+// The average of count images of one size and channel count, in linear light: each 8-bit sample is
+// taken as sRGB-encoded (what POV-Ray writes by default, File_Gamma sRGB), decoded, averaged and
+// encoded again, rounded to nearest; with alpha the colours are averaged premultiplied and the alpha
+// linearly. A shutter integrates light, which adds linearly: averaging the encoded values instead
+// darkens a streak (docs/rendering.md, "Motion blur"). Sums run in image order in doubles, so the
+// bytes never depend on threads. *out is allocated (bsImage_Free); false with a message on a size
+// mismatch or out of memory.
+bool bsImage_AverageLinear(const bsImage* images, int count, bsImage* out, char* err, size_t errSize);
+
 // Frees the pixels and zeroes *image. NULL or an already freed image is fine.
 void bsImage_Free(bsImage* image);
 

@@ -74,6 +74,9 @@ SHORTER = {
         "blobsim run configs/letters-T.json --render " + SMALL + " --set output.frame_every=24",
     ("docs/bodies.md", "blobsim run configs/ball-snow.json --render --set render.width=480 --set render.height=360"):
         "blobsim run configs/ball-snow.json --render " + SMALL + " --set output.frame_every=125",
+    # The motion-blurred fall: 4 steps at 80x60 (its `blobsim render --scene` then renders 8 small samples).
+    ("docs/figures.md", 'blobsim run configs/slime-pour.json -o out/slime-fall --set motion.steps=30 --set output.frame_every=2 --set \'render.motion_blur={"shutter_angle": 180, "samples": 8}\' --set \'render.camera.location=[0.2,0.95,-1.5]\' --set \'render.camera.look_at=[0,0.8,0]\' --set render.camera.angle=45'):
+        'blobsim run configs/slime-pour.json -o out/slime-fall --set motion.steps=30 --set output.frame_every=2 --set \'render.motion_blur={"shutter_angle": 180, "samples": 8}\' --set \'render.camera.location=[0.2,0.95,-1.5]\' --set \'render.camera.look_at=[0,0.8,0]\' --set render.camera.angle=45' + " --set motion.steps=4 " + SMALL,
     ("docs/figures.md", "blobsim run configs/room.json --render        # -> out/room/scene.png"):
         "blobsim run configs/room.json --render " + SMALL,
     ("docs/figures.md", "blobsim batch configs/room.json configs/room-ray.json configs/room-empty.json "

@@ -388,6 +388,49 @@ static int HeatmapColorTest(void)
 	return 0;
 }
 
+// bsImage_AverageLinear: identical images give themselves back (sRGB there and back is exact on 8
+// bits), black and white average to 188 (sRGB of linear 0.5, not 128), a transparent sample adds no
+// colour, and images of different sizes are refused.
+static int AverageTest(void)
+{
+	char err[256];
+	bsImage in[3], out;
+	ENSURE(bsImage_Init(in + 0, 256, 1, 3, err, sizeof(err)));
+	for (int x = 0; x < 256; ++x)
+	{
+		memset(in[0].pixels + 3 * x, x, 3);
+	}
+	in[1] = in[0];
+	ENSURE(bsImage_AverageLinear(in, 2, &out, err, sizeof(err)));
+	ENSURE(out.width == 256 && out.channels == 3 && memcmp(out.pixels, in[0].pixels, 3 * 256) == 0);
+	bsImage_Free(&out);
+	bsImage_Free(in + 0);
+
+	ENSURE(bsImage_Init(in + 0, 1, 1, 3, err, sizeof(err)) && bsImage_Init(in + 1, 1, 1, 3, err, sizeof(err)));
+	memset(in[1].pixels, 255, 3);
+	ENSURE(bsImage_AverageLinear(in, 2, &out, err, sizeof(err)));
+	ENSURE(out.pixels[0] == 188 && out.pixels[1] == 188 && out.pixels[2] == 188);
+	bsImage_Free(&out);
+	ENSURE(bsImage_Init(in + 2, 2, 1, 3, err, sizeof(err)));
+	ENSURE(!bsImage_AverageLinear(in, 3, &out, err, sizeof(err)) && strstr(err, "image 2 is 2x1") != NULL);
+	ENSURE(out.pixels == NULL);
+	for (int k = 0; k < 3; ++k)
+	{
+		bsImage_Free(in + k);
+	}
+
+	ENSURE(bsImage_Init(in + 0, 1, 1, 4, err, sizeof(err)) && bsImage_Init(in + 1, 1, 1, 4, err, sizeof(err)));
+	const uint8_t clear[4] = {0, 255, 0, 0}, red[4] = {200, 0, 0, 255};
+	memcpy(in[0].pixels, clear, 4);
+	memcpy(in[1].pixels, red, 4);
+	ENSURE(bsImage_AverageLinear(in, 2, &out, err, sizeof(err)));
+	ENSURE(out.pixels[0] == 200 && out.pixels[1] == 0 && out.pixels[2] == 0 && out.pixels[3] == 128);
+	bsImage_Free(&out);
+	bsImage_Free(in + 0);
+	bsImage_Free(in + 1);
+	return 0;
+}
+
 int ImageTest(void)
 {
 	snprintf(imageDir, sizeof(imageDir), "/tmp/blobsim-image-test-XXXXXX");
@@ -395,7 +438,7 @@ int ImageTest(void)
 	int rc = 0;
 	if ((rc = RoundTripTest()) != 0 || (rc = CompositeTest()) != 0 || (rc = HostileTest()) != 0 ||
 		(rc = IdenticalAndOnePixelTest()) != 0 || (rc = OffsetTest()) != 0 || (rc = LimitsTest()) != 0 ||
-		(rc = HeatmapColorTest()) != 0)
+		(rc = HeatmapColorTest()) != 0 || (rc = AverageTest()) != 0)
 	{
 		fprintf(stderr, "  (test files kept in %s)\n", imageDir);
 		return rc;

@@ -234,7 +234,16 @@ static bool bsReadRecordedRun(const char* dir, bsRecordedRun* run, char* err, si
 		// one in auto mode records its choices: a scene includes one when it has one.
 		bool any = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "surface_auto"));
 		bool mesh = !any && cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "surface"));
-		run->settings = (bsRenderSettings){(int)width, (int)height, antialias, jitter, mesh, any};
+		// A run with render.motion_blur records its sample count: each image averages that many scenes.
+		const cJSON* blur = cJSON_GetObjectItemCaseSensitive(render, "motion_blur");
+		double samples = 0;
+		if (blur != NULL && !bsNumberIn(blur, "samples", 2, 64, &samples))
+		{
+			snprintf(err, errlen, "%s: render.motion_blur.samples: expected an integer from 2 to 64", path);
+			cJSON_Delete(root);
+			return false;
+		}
+		run->settings = (bsRenderSettings){(int)width, (int)height, antialias, jitter, mesh, any, (int)samples};
 		run->movie = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(render, "movie"));
 		run->fps = (int)fps;
 	}
@@ -285,6 +294,10 @@ static bool bsPlanRender(bsRenderOptions* o, const bsRecordedRun* run, bsRenderP
 		const bsRenderItem* item = plan->items + plan->count - 1;
 		const char* missing = !bsIsRegularFile(item->readPath) ? item->readPath
 			: item->surfacePath != NULL && !bsIsRegularFile(item->surfacePath) ? item->surfacePath : NULL;
+		for (int j = 0; missing == NULL && j < item->sampleCount; ++j)
+		{
+			missing = !bsIsRegularFile(item->samplePaths[j]) ? item->samplePaths[j] : NULL;
+		}
 		if (missing != NULL)
 		{
 			snprintf(err, errlen, "%s is missing: %s is not a complete blobsim output folder", missing, o->dir);

@@ -602,6 +602,12 @@ static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInp
 	cJSON_AddNumberToObject(render, "jitter", c->render.jitter);
 	cJSON_AddBoolToObject(render, "movie", c->render.movie);
 	cJSON_AddNumberToObject(render, "fps", c->render.fps);
+	if (bsMotionBlur_Samples(&c->render) > 0)
+	{
+		cJSON* blur = cJSON_AddObjectToObject(render, "motion_blur");
+		cJSON_AddNumberToObject(blur, "shutter_angle", c->render.motionBlur.shutterAngle);
+		cJSON_AddNumberToObject(blur, "samples", c->render.motionBlur.samples);
+	}
 	cJSON_AddNumberToObject(root, "threads", threads);
 	cJSON* t = cJSON_AddObjectToObject(root, "seconds");
 	const char* names[bs_stepPhaseCount];
@@ -869,6 +875,7 @@ typedef struct bsRunFrames
 	const bsConfig* config;
 	bool progress;        // a progress bar on stderr
 	bsOutputContext* output;  // the writers' (output_writers.h): each frame walks them
+	bsMotionBlur* blur;       // render.motion_blur's samples, recorded by the world's substep observer
 	int frames;           // written so far (frame 0 is the initial state)
 	bsRunTimes* times;
 	// Checkpoints (output.checkpoint, run_checkpoint.h) and resuming from one.
@@ -965,6 +972,18 @@ static bool bsCheckpointFrame(bsRunFrames* run, const bsWorld* world, const bsPa
 	return ok;
 }
 
+// The step of the image after the one at step `at`: the next frame, or the final state without frames.
+static int bsNextImageStep(const bsConfig* c, int at)
+{
+	int every = c->output.frameEvery;
+	if (every <= 0)
+	{
+		return c->motion.steps;
+	}
+	long next = ((long)at / every + 1) * every;
+	return next < c->motion.steps ? (int)next : c->motion.steps;
+}
+
 // The world set up from the config, then either frame 0 (the state before any step) or, resuming, the
 // checkpoint's state. *first: the first step to take.
 static bsWorld* bsSimulate_Begin(bsRunFrames* run, const bsRunOptions* o, const bsEnvironment* env,
@@ -985,14 +1004,20 @@ static bsWorld* bsSimulate_Begin(bsRunFrames* run, const bsRunOptions* o, const 
 	}
 	run->output->world = world;
 	*first = 1;
+	if (run->blur->samples > 0)
+	{
+		bsWorld_SetSubstepObserver(world, bsMotionBlur_Observe, run->blur);
+	}
 	if (run->resume == NULL)
 	{
 		bsEnvBodies_Pose(env->bodies, world);
+		bsMotionBlur_Begin(run->blur, 0, 0, p);  // frame 0's samples: the initial state
 		if (c->output.frameEvery > 0 && !bsWriteFrame(run, err, errlen))  // frame 0: before any step
 		{
 			bsWorld_Destroy(world);
 			return NULL;
 		}
+		bsMotionBlur_Begin(run->blur, 0, bsNextImageStep(c, 0), p);
 		return world;
 	}
 	char path[BS_PATH_MAX];
@@ -1007,6 +1032,7 @@ static bsWorld* bsSimulate_Begin(bsRunFrames* run, const bsRunOptions* o, const 
 	run->frames = run->resume->progress.frames;
 	run->committed = true;
 	*first = run->resume->progress.step + 1;
+	bsMotionBlur_Begin(run->blur, *first - 1, bsNextImageStep(c, *first - 1), p);
 	return world;
 }
 
@@ -1025,6 +1051,7 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 	for (int step = first; ok && step <= c->motion.steps; ++step)
 	{
 		double t0 = bsNow();
+		run->blur->step = step;
 		bsResult r = bsWorld_Step(world, &c->step, p, stats);
 		run->times->simulate += bsNow() - t0;
 		bsStepProfile profile = bsWorld_GetProfile(world);
@@ -1041,6 +1068,10 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 		if (every > 0 && (step % every == 0 || step == c->motion.steps))
 		{
 			ok = bsWriteFrame(run, err, errlen) && bsCheckpointFrame(run, world, p, step, stats, err, errlen);
+			if (step < c->motion.steps)
+			{
+				bsMotionBlur_Begin(run->blur, step, bsNextImageStep(c, step), p);
+			}
 			if (ok && run->frames - 1 == o->stopAfterFrame)
 			{
 				snprintf(err, errlen, "stopped after frame %d (--stop-after-frame)", o->stopAfterFrame);
@@ -1062,7 +1093,8 @@ static bool bsRenderOutputs(const bsConfig* c, const bsRunOptions* o, const char
 	int* kept, char* err, size_t errlen)
 {
 	bsRenderSettings settings = {c->render.width, c->render.height, c->render.antialias, c->render.jitter,
-		c->render.surface == bs_surfaceMesh, c->render.surface == bs_surfaceAuto};
+		c->render.surface == bs_surfaceMesh, c->render.surface == bs_surfaceAuto,
+		bsMotionBlur_Samples(&c->render)};
 	bsRenderPlan plan;
 	bsRenderPlan_Init(&plan, dir, &settings, false);
 	bsRenderMeter meter;
@@ -1249,6 +1281,7 @@ typedef struct bsRunState
 	bsSceneInstances instances;  // render.instances (its OBJ read with the inputs)
 	bsPovScene scene;
 	bsOutputContext output;
+	bsMotionBlur blur;         // render.motion_blur's sub-frame samples (motion_blur.h)
 	bsStepStats stats;
 	bsRunTimes times;
 	double start;
@@ -1385,6 +1418,9 @@ static bool bsRun_OpenOutputs(bsRunState* r)
 	r->output.particles = &r->p;
 	r->output.scene = &r->scene;
 	r->output.surface = &r->buffers.surface;
+	bsMotionBlur_Init(&r->blur, bsMotionBlur_Samples(&c->render), c->render.motionBlur.shutterAngle,
+		c->output.frameEvery);
+	r->output.blur = r->blur.samples > 0 ? &r->blur : NULL;
 	return bsEnvBodies_WriteIncludes(r->env.bodies, r->dir, r->err, sizeof(r->err)) &&
 		bsSceneInstances_WriteInclude(&r->instances, r->dir, r->err, sizeof(r->err));
 }
@@ -1394,7 +1430,7 @@ static bool bsRun_Simulate(bsRunState* r)
 {
 	bsRunFrames run = {.config = &r->c, .progress = !r->o->quiet && isatty(2), .output = &r->output,
 		.times = &r->times, .settingsHash = r->settingsHash, .options = r->o,
-		.resume = r->o->resume != NULL ? &r->resume : NULL, .created = &r->created};
+		.resume = r->o->resume != NULL ? &r->resume : NULL, .created = &r->created, .blur = &r->blur};
 	bool ok = bsSimulate(&run, r->o, &r->env, &r->emission, &r->p, &r->stats, r->err, sizeof(r->err));
 	r->frames = run.frames;
 	r->committed = run.committed;
@@ -1505,6 +1541,7 @@ static int bsRun_Finish(bsRunState* r)
 static void bsRunState_Free(bsRunState* r)
 {
 	bsOutputContext_Free(&r->output);
+	bsMotionBlur_Free(&r->blur);
 	bsSceneBuffers_Free(&r->buffers);
 	bsSceneInstances_Free(&r->instances);
 	bsParticles_Free(&r->p);

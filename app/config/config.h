@@ -173,6 +173,15 @@ typedef struct bsInstancesConfig
 	bsVec3 axis;       // the object's axis turned along the velocity: "+x" ... "-z" ["+z"]
 } bsInstancesConfig;
 
+// render.motion_blur: each image the average of `samples` renders of the particles at times spread over
+// the shutter, which ends at the image's time (docs/rendering.md, "Motion blur").
+typedef struct bsMotionBlurConfig
+{
+	bool enabled;         // the key is given
+	double shutterAngle;  // degrees of a frame's interval the shutter is open, 0..360; 0: no blur [180]
+	int samples;          // renders averaged per image, 2..64 [8]
+} bsMotionBlurConfig;
+
 typedef struct bsRenderConfig
 {
 	bsCameraConfig camera;
@@ -194,6 +203,7 @@ typedef struct bsRenderConfig
 	bsMeshRenderConfig mesh;
 	double sensors;         // the bodies' sensor particles drawn as spheres of this radius; 0: not [0]
 	bsInstancesConfig instances;  // [none: blobs]
+	bsMotionBlurConfig motionBlur;  // [none]
 } bsRenderConfig;
 
 enum

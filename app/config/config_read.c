@@ -258,6 +258,11 @@ static const bsSchemaKey bsMeshRenderKeys[] = {
 	BS_NUMBER("simplify_error", bsMeshRenderConfig, simplifyError, &bsSimplifyError, 0),
 	BS_NUMBER("simplify_angle", bsMeshRenderConfig, simplifyAngle, &bsSimplifyAngle, 10)};
 static const bsSchema bsMeshRenderSchema = BS_OBJECT(bsMeshRenderKeys);
+static const bsRange bsShutterAngle = {0.0, 360.0, false, "a number from 0 to 360 (degrees)"};
+static const bsSchemaKey bsMotionBlurKeys[] = {
+	BS_NUMBER("shutter_angle", bsMotionBlurConfig, shutterAngle, &bsShutterAngle, 180),
+	BS_INT("samples", bsMotionBlurConfig, samples, 2, 64, 8)};
+static const bsSchema bsMotionBlurSchema = BS_OBJECT(bsMotionBlurKeys);
 static const bsSchemaKey bsRenderKeys[] = {
 	BS_KEY("camera", &bsCameraSchema),
 	BS_KEY("lights", &bsLightArraySchema),
@@ -275,7 +280,8 @@ static const bsSchemaKey bsRenderKeys[] = {
 	BS_KEY("surface_files", BS_VALUE),
 	BS_KEY("mesh", &bsMeshRenderSchema),
 	BS_NUMBER("sensors", bsRenderConfig, sensors, &bsNonNegative, 0),
-	BS_KEY("instances", &bsInstancesSchema)};
+	BS_KEY("instances", &bsInstancesSchema),
+	BS_KEY("motion_blur", &bsMotionBlurSchema)};
 static const bsSchema bsRenderSchema = BS_OBJECT(bsRenderKeys);
 
 static const bsSchemaKey bsOutputKeys[] = {
@@ -1374,6 +1380,29 @@ static bool bsReadRenderSurface(bsCtx* c, const cJSON* render, bsRenderConfig* r
 	return true;
 }
 
+// render.motion_blur (docs/rendering.md): its sub-frame scenes are blob scenes, so a mesh surface
+// (whose files each scene would need its own of) is refused.
+static bool bsReadMotionBlur(bsCtx* c, const cJSON* render, bsRenderConfig* r)
+{
+	const cJSON* o;
+	if (!bsReadObject(c, render, "motion_blur", &bsMotionBlurSchema, &o))
+	{
+		return false;
+	}
+	size_t mark = bsPushKey(c, "motion_blur");
+	r->motionBlur.enabled = o != NULL;
+	if (!bsReadFields(c, o, &bsMotionBlurSchema, &r->motionBlur))
+	{
+		return false;
+	}
+	if (o != NULL && r->surface != bs_surfaceBlobs)
+	{
+		return bsFail(c, "needs render.surface \"blob\": its sub-frame scenes draw the particles as blobs");
+	}
+	bsPop(c, mark);
+	return true;
+}
+
 // look: the particles' material when render.particle_material is absent (NULL: "snow").
 static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r, const char* look)
 {
@@ -1388,7 +1417,7 @@ static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r, const c
 		!bsReadBlob(c, o, &r->blob) ||
 		!bsReadMaterial(c, o, "particle_material", look != NULL ? look : "snow", &r->particleMaterial) ||
 		!bsReadRenderSurface(c, o, r) || !bsReadSection(c, o, "mesh", &bsMeshRenderSchema, &r->mesh) ||
-		!bsReadInstances(c, o, r->surface, &r->instances))
+		!bsReadInstances(c, o, r->surface, &r->instances) || !bsReadMotionBlur(c, o, r))
 	{
 		return false;
 	}

@@ -3,6 +3,8 @@
 
 #include "atomic_file.h"
 #include "files.h"
+#include "image.h"
+#include "inputs.h"
 #include "output_set.h"
 #include "png_text.h"
 #include "process.h"
@@ -51,8 +53,30 @@ typedef struct bsRenderFiles
 {
 	bsPrivateFolder folder;
 	char stem[256], png[300], state[300], log[300], wrapper[320];
+	char samples[64][300];  // motion blur: the earlier samples' images ("frame_0003.blur0.png")
 	char pngPath[BS_RENDER_PATH_MAX], logPath[BS_RENDER_PATH_MAX];
 } bsRenderFiles;
+
+// Motion blur: the earlier samples' image names, listed like the others.
+static bool bsRenderFiles_MakeSamples(bsRenderFiles* f, const bsRenderInput* in, char* err, size_t errlen)
+{
+	if (in->sampleCount > (int)(sizeof(f->samples) / sizeof(f->samples[0])))
+	{
+		snprintf(err, errlen, "--render: %s: %d motion-blur samples, more than %d", in->imageName, in->sampleCount + 1,
+			(int)(sizeof(f->samples) / sizeof(f->samples[0])));
+		return false;
+	}
+	for (int j = 0; j < in->sampleCount; ++j)
+	{
+		char ignored[BS_RENDER_PATH_MAX];
+		snprintf(f->samples[j], sizeof(f->samples[j]), "%s.blur%d.png", f->stem, j);
+		if (!bsPrivateFolder_File(&f->folder, f->samples[j], ignored, sizeof(ignored), err, errlen))
+		{
+			return false;
+		}
+	}
+	return true;
+}
 
 static bool bsRenderFiles_Make(bsRenderFiles* f, const bsRenderInput* in, char* err, size_t errlen)
 {
@@ -69,7 +93,8 @@ static bool bsRenderFiles_Make(bsRenderFiles* f, const bsRenderInput* in, char* 
 		bsPrivateFolder_File(&f->folder, f->png, f->pngPath, sizeof(f->pngPath), err, errlen) &&
 		bsPrivateFolder_File(&f->folder, f->log, f->logPath, sizeof(f->logPath), err, errlen) &&
 		bsPrivateFolder_File(&f->folder, f->state, ignored, sizeof(ignored), err, errlen) &&
-		(in->surfacePath == NULL || bsPrivateFolder_File(&f->folder, f->wrapper, ignored, sizeof(ignored), err, errlen));
+		(in->surfacePath == NULL || bsPrivateFolder_File(&f->folder, f->wrapper, ignored, sizeof(ignored), err, errlen)) &&
+		bsRenderFiles_MakeSamples(f, in, err, errlen);
 }
 
 // Renames NAME out of the private folder to a temporary file of the deferred group in DIR, to be
@@ -213,6 +238,7 @@ typedef struct bsRenderReader
 	bsRenderMeter* meter;
 	int slot;
 	bsRenderClaim* claim;  // refreshed as POV-Ray reports; NULL: none
+	int pass, passes;      // motion blur: this POV-Ray of the image's (the meter sees their sum)
 } bsRenderReader;
 
 static void bsRender_OnOutput(void* context, const char* data, size_t n)
@@ -238,21 +264,115 @@ static void bsRender_OnOutput(void* context, const char* data, size_t n)
 	}
 	if (bsRenderParser_Feed(&r->parser, data, n) && r->meter != NULL)
 	{
-		bsRenderMeter_Update(r->meter, r->slot, bsRenderParser_Fraction(&r->parser));
+		bsRenderMeter_Update(r->meter, r->slot,
+			((double)r->pass + bsRenderParser_Fraction(&r->parser)) / (double)(r->passes > 0 ? r->passes : 1));
 	}
 }
 
-// POV-Ray in the private folder, its output into the log there; then the files into place.
-static bool bsRender_Run(const bsRenderFiles* f, const bsRenderInput* in, const char* povray, const char* scene,
-	char* err, size_t errlen)
+// One POV-Ray run in the private folder: input (its +I argument) to image (a name in the folder), its
+// output to the reader's log. False with what went wrong: *verb "failed" (why: how it ended) or "wrote
+// no image" (why empty), or a start failure (*started false, why the message).
+static bool bsRender_Pass(const bsRenderFiles* f, const bsRenderInput* in, const char* povray, const char* input,
+	const char* image, bsRenderReader* reader, bool* started, const char** verb, char* why, size_t whylen)
 {
-	char width[32], height[32], aa[64], jitter[64], threads[32];
+	char width[32], height[32], aa[64], jitter[64], threads[32], output[BS_RENDER_PATH_MAX + 8];
 	snprintf(width, sizeof(width), "+W%d", in->width);
 	snprintf(height, sizeof(height), "+H%d", in->height);
 	snprintf(aa, sizeof(aa), in->antialias > 0.0 ? "+A%g" : "-A", in->antialias);
 	snprintf(jitter, sizeof(jitter), in->jitter > 0.0 ? "+J%g" : "-J", in->jitter);
 	snprintf(threads, sizeof(threads), "+WT%d", in->threads);
-	char input[BS_RENDER_PATH_MAX + 8], output[BS_RENDER_PATH_MAX + 8];
+	snprintf(output, sizeof(output), "+O%s", image);
+	char* args[] = {(char*)povray, (char*)input, output, "+L..", width, height, aa, jitter, "+FN", "-D", "-P", "+V", NULL, NULL};
+	if (in->threads > 0)
+	{
+		args[12] = threads;
+	}
+	bsRenderParser_Init(&reader->parser);
+	bsProcessInput pin = {.program = povray, .argv = args, .stdoutToPipe = true, .useDirectoryFd = true,
+		.directoryFd = f->folder.fd};
+	bsProcess p;
+	*started = bsProcess_Start(&pin, &p, why, whylen);
+	if (!*started)
+	{
+		return false;
+	}
+	bsProcessOutput out;
+	bsProcess_WaitRead(&p, &out, bsRender_OnOutput, reader);
+	struct stat st;
+	if (out.state != bs_processExited || out.exitCode != 0)
+	{
+		bsProcess_Describe(&out, why, whylen);
+		*verb = "failed";
+		return false;
+	}
+	if (fstatat(f->folder.fd, image, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+	{
+		why[0] = '\0';
+		*verb = "wrote no image";
+		return false;
+	}
+	return true;
+}
+
+// Motion blur: the image becomes the average of the samples' images and its own (image.h), written
+// over it in the private folder.
+// source[k]: the pass whose image stands for pass k's (the same scene bytes).
+static bool bsRender_Average(const bsRenderFiles* f, const bsRenderInput* in, const int* source, char* err,
+	size_t errlen)
+{
+	int n = in->sampleCount + 1;
+	bsImage images[64 + 1], average;
+	memset(images, 0, sizeof(images));
+	memset(&average, 0, sizeof(average));
+	char path[BS_RENDER_PATH_MAX + 320];
+	bool ok = true;
+	for (int k = 0; ok && k < n; ++k)
+	{
+		int from = source[k];
+		snprintf(path, sizeof(path), "%s/%s", f->folder.path, from < in->sampleCount ? f->samples[from] : f->png);
+		ok = bsImage_LoadPng(path, images + k, err, errlen);
+	}
+	ok = ok && bsImage_AverageLinear(images, n, &average, err, errlen);
+	ok = ok && bsImage_SavePngNow(f->pngPath, &average, err, errlen);
+	for (int k = 0; k < n; ++k)
+	{
+		bsImage_Free(images + k);
+	}
+	bsImage_Free(&average);
+	if (!ok)
+	{
+		char why[1024];
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "--render: motion blur of %s: %s", in->imageName, why);
+	}
+	return ok;
+}
+
+// Motion blur: source[k] is the first of the passes (the samples, then the scene) with pass k's scene
+// bytes, so a scene repeated (frame 0, whose samples are all the initial state; particles at rest) is
+// rendered once. A scene that cannot be read is its own source (its POV-Ray then says why).
+static void bsRender_Sources(const bsRenderInput* in, int* source)
+{
+	uint64_t size[64 + 1], hash[64 + 1];
+	bool read[64 + 1];
+	for (int k = 0; k <= in->sampleCount; ++k)
+	{
+		const char* path = k < in->sampleCount ? in->samplePaths[k] : in->scenePath;
+		read[k] = bsHashFile(path, size + k, hash + k);
+		source[k] = k;
+		for (int j = 0; read[k] && j < k && source[k] == k; ++j)
+		{
+			source[k] = read[j] && size[j] == size[k] && hash[j] == hash[k] ? j : k;
+		}
+	}
+}
+
+// POV-Ray in the private folder, its output into the log there (the motion-blur samples first, each
+// its own POV-Ray, all into the one log); then the files into place.
+static bool bsRender_Run(const bsRenderFiles* f, const bsRenderInput* in, const char* povray, const char* scene,
+	char* err, size_t errlen)
+{
+	char input[BS_RENDER_PATH_MAX + 8];
 	if (in->surfacePath != NULL)
 	{
 		if (!bsRenderFiles_WriteWrapper(f, in, scene, err, errlen))
@@ -265,58 +385,74 @@ static bool bsRender_Run(const bsRenderFiles* f, const bsRenderInput* in, const 
 	{
 		snprintf(input, sizeof(input), "+I../%s", scene);
 	}
-	snprintf(output, sizeof(output), "+O%s", f->png);
-	char* args[] = {(char*)povray, input, output, "+L..", width, height, aa, jitter, "+FN", "-D", "-P", "+V", NULL, NULL};
-	if (in->threads > 0)
-	{
-		args[12] = threads;
-	}
 	// POV-Ray's stdout and stderr come to this process through one pipe (it reports its progress on
 	// stderr, with carriage returns): every byte goes to the log, and the reports to the meter.
 	bsRenderReader reader = {.log = bsPrivateFolder_Create(&f->folder, f->log), .meter = in->meter,
-		.slot = in->meterSlot, .claim = in->claim};
+		.slot = in->meterSlot, .claim = in->claim, .passes = in->sampleCount + 1};
 	if (reader.log < 0)
 	{
 		snprintf(err, errlen, "--render: %s: cannot create: %s", f->logPath, strerror(errno));
 		return false;
 	}
-	bsRenderParser_Init(&reader.parser);
-	bsProcessInput pin = {.program = povray, .argv = args, .stdoutToPipe = true, .useDirectoryFd = true,
-		.directoryFd = f->folder.fd};
-	bsProcess p;
-	char why[512];
-	if (!bsProcess_Start(&pin, &p, why, sizeof(why)))
+	int source[64 + 1];
+	bsRender_Sources(in, source);
+	char why[512] = "", sampleInput[BS_RENDER_PATH_MAX + 8];
+	const char* verb = "";
+	bool started = true, image = true;
+	const char* failedScene = scene;
+	for (reader.pass = 0; image && reader.pass < reader.passes; ++reader.pass)
 	{
-		close(reader.log);
-		snprintf(err, errlen, "--render: %s", why);
-		return false;
+		if (source[reader.pass] != reader.pass)
+		{
+			continue;  // the same scene as an earlier pass: its image stands for this one
+		}
+		bool isSample = reader.pass < in->sampleCount;
+		const char* sample = isSample ? bsRender_NameIn(in->directory, in->samplePaths[reader.pass]) : NULL;
+		if (isSample && sample == NULL)
+		{
+			snprintf(why, sizeof(why), "%s is not in %s", in->samplePaths[reader.pass], in->directory);
+			verb = "failed";
+			image = false;
+			break;
+		}
+		snprintf(sampleInput, sizeof(sampleInput), "+I../%s", isSample ? sample : scene);
+		failedScene = isSample ? sample : scene;
+		image = bsRender_Pass(f, in, povray, isSample ? sampleInput : input, isSample ? f->samples[reader.pass] : f->png,
+			&reader, &started, &verb, why, sizeof(why));
+		if (!image)
+		{
+			break;
+		}
 	}
-	bsProcessOutput out;
-	bsProcess_WaitRead(&p, &out, bsRender_OnOutput, &reader);
 	if (close(reader.log) != 0 && reader.logError == 0 && errno != EINTR)
 	{
 		reader.logError = errno;
 	}
-	struct stat st;
-	bool exited = out.state == bs_processExited && out.exitCode == 0;
-	bool image = exited && fstatat(f->folder.fd, f->png, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
-	char log[BS_RENDER_PATH_MAX];
-	bsRenderPath(log, sizeof(log), in->directory, bsRender_FailureLog(in));
-	bool frame = strcmp(in->imageName, "scene.png") != 0;
-	if (!exited)
+	if (!started)
 	{
-		bsProcess_Describe(&out, why, sizeof(why));
-		snprintf(err, errlen, "--render: POV-Ray failed%s%s (%s); see %s", frame ? " making " : "",
-			frame ? in->imageName : "", why, log);
+		snprintf(err, errlen, "--render: %s", why);
+		return false;
 	}
-	else if (!image)
+	char log[BS_RENDER_PATH_MAX], which[BS_RENDER_PATH_MAX + 64] = "";
+	bsRenderPath(log, sizeof(log), in->directory, bsRender_FailureLog(in));
+	bool named = strcmp(in->imageName, "scene.png") != 0 || in->sampleCount > 0;
+	if (in->sampleCount > 0)
 	{
-		snprintf(err, errlen, "--render: POV-Ray wrote no image%s%s; see %s", frame ? " making " : "",
-			frame ? in->imageName : "", log);
+		snprintf(which, sizeof(which), " (motion-blur sample %d of %d, %s)", reader.pass + 1, reader.passes, failedScene);
+	}
+	if (!image)
+	{
+		// "POV-Ray failed making frame_0003.png (how it ended); see ..." or "POV-Ray wrote no image ...".
+		snprintf(err, errlen, "--render: POV-Ray %s%s%s%s%s%s%s; see %s", verb, named ? " making " : "",
+			named ? in->imageName : "", why[0] != '\0' ? " (" : "", why, why[0] != '\0' ? ")" : "", which, log);
 	}
 	else if (reader.logError != 0)
 	{
 		snprintf(err, errlen, "--render: %s: cannot write: %s", f->logPath, strerror(reader.logError));
+		return false;
+	}
+	else if (in->sampleCount > 0 && !bsRender_Average(f, in, source, err, errlen))
+	{
 		return false;
 	}
 	// After a failure the log goes into place at once, so the message can point at it.

@@ -64,6 +64,10 @@ typedef struct bsRenderInput
 	int rank;               // this render's rank for failure
 	bsRenderMeter* meter;   // POV-Ray's progress goes here (render_progress.h); NULL: nowhere
 	int meterSlot;          // this render's slot in the meter (one per render running at once)
+	const char* const* samplePaths;  // render.motion_blur: the earlier sub-frame scenes (files directly in
+	                        // DIR, pending or not), rendered before the scene into the private folder;
+	                        // the image is then the average of all (image.h, linear light)
+	int sampleCount;        // 0: none
 } bsRenderInput;
 
 // The PNG text keyword of bsRenderInput.record.

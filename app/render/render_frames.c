@@ -42,6 +42,11 @@ void bsRenderPlan_Free(bsRenderPlan* plan)
 	{
 		free(plan->items[i].readPath);
 		free(plan->items[i].surfacePath);
+		for (int j = 0; j < plan->items[i].sampleCount; ++j)
+		{
+			free(plan->items[i].samplePaths[j]);
+		}
+		free(plan->items[i].samplePaths);
 	}
 	free(plan->items);
 	memset(plan, 0, sizeof(*plan));
@@ -91,6 +96,34 @@ static bool bsRenderItem_SetSurface(bsRenderItem* item, const char* dir, const c
 	return item->surfacePath != NULL;
 }
 
+// Motion blur: the item's earlier samples' scenes, each its pending file when this run wrote one.
+static bool bsRenderItem_SetSamples(bsRenderItem* item, const char* dir, int samples)
+{
+	if (samples < 2)
+	{
+		return true;
+	}
+	item->samplePaths = calloc((size_t)samples - 1, sizeof(char*));
+	if (item->samplePaths == NULL)
+	{
+		return false;
+	}
+	for (int j = 0; j < samples - 1; ++j)
+	{
+		char name[48], path[BS_FRAMES_PATH_MAX];
+		bsOutput_BlurSceneName(name, sizeof(name), item->frame, j);
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		const char* pending = bsAtomicFile_DeferredPath(path);
+		item->samplePaths[j] = strdup(pending != NULL ? pending : path);
+		if (item->samplePaths[j] == NULL)
+		{
+			return false;
+		}
+		item->sampleCount = j + 1;
+	}
+	return true;
+}
+
 bool bsRenderPlan_Add(bsRenderPlan* plan, int frame, const char* readPath)
 {
 	if (!BS_ARRAY_RESERVE(plan->items, plan->capacity, (size_t)plan->count + 1))
@@ -116,7 +149,8 @@ bool bsRenderPlan_Add(bsRenderPlan* plan, int frame, const char* readPath)
 	}
 	++plan->count;
 	bool mesh = plan->settings.surfaceMesh, any = plan->settings.surfaceAuto;
-	return !(mesh || any) || bsRenderItem_SetSurface(item, plan->directory, stem, !mesh, plan->commitNow);
+	return bsRenderItem_SetSamples(item, plan->directory, plan->settings.blurSamples) &&
+		(!(mesh || any) || bsRenderItem_SetSurface(item, plan->directory, stem, !mesh, plan->commitNow));
 }
 
 // The record an image rendered now from the item's scene carries: the scene's hash and the settings.
@@ -133,11 +167,27 @@ static bool bsRenderItem_MakeRecord(bsRenderItem* item, const bsRenderSettings* 
 		snprintf(err, errlen, "%s: cannot read the scene's surface", item->surfacePath);
 		return false;
 	}
-	// Blob mode's record is the one it always was; mesh mode adds the include's hash.
-	char inc[32] = "";
+	// Blob mode's record is the one it always was; mesh mode adds the include's hash, motion blur the
+	// sample count and the FNV-1a 64 of the samples' hashes in order.
+	char inc[64] = "";
 	if (item->surfacePath != NULL)
 	{
 		snprintf(inc, sizeof(inc), " inc=%016" PRIx64, incHash);
+	}
+	uint64_t blurHash = BS_FNV1A_BASIS;
+	for (int j = 0; j < item->sampleCount; ++j)
+	{
+		uint64_t sampleHash;
+		if (!bsHashFile(item->samplePaths[j], &size, &sampleHash))
+		{
+			snprintf(err, errlen, "%s: cannot read the motion-blur sample's scene", item->samplePaths[j]);
+			return false;
+		}
+		blurHash = bsFnv1a_U64(blurHash, sampleHash);
+	}
+	if (item->sampleCount > 0)
+	{
+		snprintf(inc + strlen(inc), sizeof(inc) - strlen(inc), " blur=%d:%016" PRIx64, item->sampleCount + 1, blurHash);
 	}
 	snprintf(item->record, sizeof(item->record), "pov=%016" PRIx64 "%s size=%dx%d antialias=%.17g jitter=%.17g", hash,
 		inc, s->width, s->height, s->antialias > 0.0 ? s->antialias : 0.0, s->jitter > 0.0 ? s->jitter : 0.0);
@@ -417,7 +467,8 @@ static void* bsRenderQueue_Work(void* arg)
 			.antialias = plan->settings.antialias, .jitter = plan->settings.jitter, .meter = plan->meter,
 			.meterSlot = worker->slot, .threads = q->threads, .record = item->record,
 			.surfacePath = item->surfacePending ? item->surfacePath : NULL, .commitNow = plan->commitNow,
-			.claim = claim.fd >= 0 ? &claim : NULL, .failure = &q->failure, .rank = (int)(item - plan->items)};
+			.claim = claim.fd >= 0 ? &claim : NULL, .failure = &q->failure, .rank = (int)(item - plan->items),
+			.samplePaths = (const char* const*)item->samplePaths, .sampleCount = item->sampleCount};
 		bool ok = bsRender_Image(&in, message, sizeof(message));
 		bsRenderClaim_Release(&claim, plan->directory);
 		if (plan->meter != NULL)

@@ -5,7 +5,7 @@
 // Up to date: every image blobsim renders carries a record (a PNG tEXt chunk, render.h) of what it was
 // made from: the FNV-1a 64 hash of its .pov and the render settings (width, height, antialias,
 // jitter), and in mesh mode (render.surface) the hash of the scene's NAME_surface.inc too, so a changed
-// surface re-renders its frame. An image is up to date when its record equals the record its render would write now, so a
+// surface re-renders its frame; with motion blur, the sample count and one hash of every sample's scene. An image is up to date when its record equals the record its render would write now, so a
 // second run that writes the same frames re-renders none, and a changed frame or setting re-renders
 // exactly what it changes. An image without a record (rendered by POV-Ray from animation.ini, e.g. on
 // a render farm) counts as up to date when it is newer than its .pov (and its _surface.inc) and has
@@ -40,6 +40,8 @@ typedef struct bsRenderSettings
 	bool surfaceMesh;   // render.surface "mesh": each scene NAME.pov includes NAME_surface.inc
 	bool surfaceAuto;   // render.surface "auto": a scene includes NAME_surface.inc when it exists (its
 	                    // pending file when this run wrote one)
+	int blurSamples;    // render.motion_blur: each image averages N renders, NAME_blur0.pov ..
+	                    // NAME_blur{N-2}.pov and NAME.pov (motion_blur.h); 0: none
 } bsRenderSettings;
 
 typedef struct bsRenderItem
@@ -48,6 +50,8 @@ typedef struct bsRenderItem
 	char* readPath;     // the scene to read: DIR/NAME.pov or its pending temporary file (owned)
 	char* surfacePath;  // mesh mode (auto: when there is one): DIR/NAME_surface.inc or its pending temporary file (owned); else NULL
 	bool surfacePending;  // surfacePath is the pending file: rendered through render.h's wrapper
+	char** samplePaths; // motion blur: the earlier samples' scenes, pending or in place (owned); NULL: none
+	int sampleCount;
 	char image[32];     // the image's name in DIR
 	char record[192];   // what the image records (set by Decide)
 	bool render;        // to make (set by Decide)

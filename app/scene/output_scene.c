@@ -58,4 +58,43 @@ static bool bsSceneOutput_Write(bsOutputContext* o, int frame, char* err, size_t
 	return bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
 }
 
-const bsOutputWriter bs_sceneOutput = {"scene", bs_outputScene | bs_outputFrame, bsSceneOutput_Write};
+// render.motion_blur: the snapshot's earlier samples, each a scene of its own (motion_blur.h), with
+// the same camera, lights and bodies (the bodies are drawn where they are at the image's time).
+static bool bsSceneOutput_WriteBlur(bsOutputContext* o, int frame, char* err, size_t errlen)
+{
+	const bsMotionBlur* b = o->blur;
+	if (b == NULL || b->samples < 2)
+	{
+		return true;
+	}
+	if (!bsMotionBlur_Ready(b))
+	{
+		snprintf(err, errlen, "%s: render.motion_blur: out of memory for the sub-frame samples", o->dir);
+		return false;
+	}
+	bsPovScene* scene = o->scene;
+	bool velocities = scene->particles.instances.object != NULL && o->config->render.instances.velocity;
+	for (int j = 0; j < b->samples - 1; ++j)
+	{
+		char name[48], path[bs_outputPathMax];
+		bsOutput_BlurSceneName(name, sizeof(name), frame, j);
+		bsOutput_Path(path, o->dir, name);
+		const bsBlurSample* s = b->earlier + j;
+		scene->particles.centers = s->centers;
+		scene->particles.radii = s->radii;
+		scene->particles.instances.velocities = velocities ? s->velocities : NULL;
+		scene->particles.count = s->count;
+		if (!bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen))
+		{
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool bsSceneOutput_WriteAll(bsOutputContext* o, int frame, char* err, size_t errlen)
+{
+	return bsSceneOutput_Write(o, frame, err, errlen) && bsSceneOutput_WriteBlur(o, frame, err, errlen);
+}
+
+const bsOutputWriter bs_sceneOutput = {"scene", bs_outputScene | bs_outputFrame, bsSceneOutput_WriteAll};

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 // The writers in the order they write: a new format is a module and one line here.
 static const bsOutputWriter* const bs_outputWriters[] = {
@@ -53,4 +54,11 @@ void bsOutput_SceneName(char* out, size_t size, int frame)
 void bsOutput_Path(char* out, const char* dir, const char* name)
 {
 	snprintf(out, bs_outputPathMax, "%s/%s", dir, name);
+}
+
+void bsOutput_BlurSceneName(char* out, size_t size, int frame, int sample)
+{
+	char scene[32];
+	bsOutput_SceneName(scene, sizeof(scene), frame);
+	snprintf(out, size, "%.*s_blur%d.pov", (int)(strlen(scene) - 4), scene, sample);
 }

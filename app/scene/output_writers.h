@@ -11,6 +11,7 @@
 #pragma once
 
 #include "config.h"
+#include "motion_blur.h"
 #include "files.h"
 #include "output_set.h"
 #include "scene_surface.h"
@@ -48,6 +49,7 @@ typedef struct bsOutputContext
 	                                // time and ages); NULL for the final state
 	double* ages;                   // the cache's ages, ageCapacity of them
 	size_t ageCapacity;
+	const bsMotionBlur* blur;       // render.motion_blur's samples of the snapshot; NULL: none
 } bsOutputContext;
 
 typedef struct bsOutputWriter
@@ -78,6 +80,10 @@ void bsOutputContext_Free(bsOutputContext* context);
 
 // The scene file of a snapshot: "scene.pov" (frame < 0) or "frame_NNNN.pov" (pov_writer.h).
 void bsOutput_SceneName(char* out, size_t size, int frame);
+
+// Sample j (0 .. render.motion_blur.samples - 2, earliest first) of a snapshot's motion blur:
+// "scene_blur0.pov" or "frame_NNNN_blur0.pov"; the snapshot's own scene is its closing sample.
+void bsOutput_BlurSceneName(char* out, size_t size, int frame, int sample);
 
 // DIR/NAME (out has bs_outputPathMax bytes).
 void bsOutput_Path(char* out, const char* dir, const char* name);

@@ -100,6 +100,15 @@ uint64_t bsWorld_PendingParticles(const bsWorld* world);
 // The time at the start of the next step: the sum of the steps' dt so far, seconds.
 double bsWorld_Time(const bsWorld* world);
 
+// Called by bsWorld_Step on the calling thread, in order: once after the emit phase (done 0) and after
+// each substep's move phase (done 1 .. substeps), with the particles as they are then, so a program
+// can record the simulation's own positions between steps (the run's motion blur). It must not change
+// the particles. The observer is the program's, not the world's state: a checkpoint does not hold it.
+typedef void bsSubstepObserver(void* context, int done, int substeps, const bsParticles* particles);
+
+// Sets (or with NULL clears) the substep observer and its context.
+void bsWorld_SetSubstepObserver(bsWorld* world, bsSubstepObserver* observer, void* context);
+
 // The time particle `particle` (an index of the particles the world steps) joined the set: the start of
 // the step whose emit phase added it (bsWorld_Emit: the time it was called), so its age is
 // bsWorld_Time - this; 0 for particles the caller put there before any emission. A lookup among the

@@ -30,8 +30,9 @@ _Static_assert(sizeof(bsParticles) == 2 * sizeof(size_t) + 6 * sizeof(void*),
 // rotation, the interaction phase's scratch copy of the spins, made anew in every phase). Saved: the
 // rolling springs (rolling, rollingCapacity, epsd2) in 'ROLL', beside the tangential springs of 'CONT'.
 // Not saved yet, so refused with sintered bonds (bsWorld_CheckpointGap): the bonds' ages (bondAge,
-// bondCapacity).
-_Static_assert(sizeof(struct bsWorld) == 536 + 4 * sizeof(size_t) + sizeof(bsNeighbourList) + sizeof(bsMeshCache),
+// bondCapacity). Not saved, set again by the program after a resume: the substep observer (observer,
+// observerContext: a callback of the program's, e.g. the run's motion-blur recorder; no state).
+_Static_assert(sizeof(struct bsWorld) == 536 + 2 * sizeof(void*) + 4 * sizeof(size_t) + sizeof(bsNeighbourList) + sizeof(bsMeshCache),
 	"a new field of the world: save it in the checkpoint (checkpoint.c) or say why the step rebuilds it");
 #endif
 

@@ -851,6 +851,10 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	const bsInteractionClass* interaction = bsInteractionClass_Of(def->interaction.type);
 	BS_ASSERT(interaction != NULL);
 	bsLap(&clock, &profile->plan);
+	if (result == bs_ok && world->observer != NULL)
+	{
+		world->observer(world->observerContext, 0, substeps, particles);
+	}
 	for (int k = 0; result == bs_ok && k < substeps; ++k)
 	{
 		if (!interaction->afterForces)
@@ -901,6 +905,10 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 		local.substeps += 1;
 		bsSleep_Wake(world, particles, &local);
 		bsLap(&clock, &profile->move);
+		if (result == bs_ok && world->observer != NULL)
+		{
+			world->observer(world->observerContext, k + 1, substeps, particles);
+		}
 	}
 	if (result == bs_ok && def->sleepSteps > 0)
 	{

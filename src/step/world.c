@@ -206,6 +206,12 @@ double bsWorld_Time(const bsWorld* world)
 	return world->time;
 }
 
+void bsWorld_SetSubstepObserver(bsWorld* world, bsSubstepObserver* observer, void* context)
+{
+	world->observer = observer;
+	world->observerContext = context;
+}
+
 double bsWorld_BirthTime(const bsWorld* world, size_t particle)
 {
 	// The last batch whose first particle is at or before this one.

@@ -220,6 +220,8 @@ struct bsWorld
 	bsStepProfile profile;  // the last step's phase times (bsWorld_GetProfile)
 	bsBornBatch* batches;   // every emission's batch, in order (bsWorld_BirthTime)
 	size_t batchCount, batchCapacity;
+	bsSubstepObserver* observer;  // bsWorld_SetSubstepObserver's, NULL: none (the program's, not saved)
+	void* observerContext;
 };
 
 // bsWorld_Sweep for a sweep already prepared (the step builds it once per contact).

@@ -1,0 +1,153 @@
+// motion_blur.c — render.motion_blur's sub-frame samples (motion_blur.h).
+#include "motion_blur.h"
+
+#include "array.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int bsMotionBlur_Samples(const bsRenderConfig* render)
+{
+	const bsMotionBlurConfig* mb = &render->motionBlur;
+	return mb->enabled && mb->shutterAngle > 0.0 ? mb->samples : 0;
+}
+
+void bsMotionBlur_Init(bsMotionBlur* b, int samples, double shutterAngle, int frameEvery)
+{
+	memset(b, 0, sizeof(*b));
+	if (samples < 2 || samples > bs_motionBlurMaxSamples)
+	{
+		return;
+	}
+	b->samples = samples;
+	b->shutterSteps = shutterAngle / 360.0 * (double)(frameEvery > 0 ? frameEvery : 1);
+}
+
+void bsMotionBlur_Free(bsMotionBlur* b)
+{
+	for (int j = 0; j < bs_motionBlurMaxSamples - 1; ++j)
+	{
+		free(b->earlier[j].centers);
+		free(b->earlier[j].radii);
+		free(b->earlier[j].velocities);
+	}
+	free(b->prev);
+	memset(b, 0, sizeof(*b));
+}
+
+// The particles at fraction f of the way from the last observation (prev) to p; f 1 takes p's own
+// positions, so a sample at a substep's end is that substep's, bit for bit.
+static void bsBlurSample_Take(bsMotionBlur* b, bsBlurSample* s, const bsParticles* p, double f)
+{
+	s->taken = true;
+	s->count = 0;
+	if (!BS_ARRAY_RESERVE(s->centers, s->capacity, p->count + 1))
+	{
+		b->outOfMemory = true;
+		return;
+	}
+	size_t room = s->capacity;
+	double* radii = realloc(s->radii, room * sizeof(double));
+	bsVec3* velocities = radii != NULL ? realloc(s->velocities, room * sizeof(bsVec3)) : NULL;
+	s->radii = radii != NULL ? radii : s->radii;
+	s->velocities = velocities != NULL ? velocities : s->velocities;
+	if (radii == NULL || velocities == NULL)
+	{
+		b->outOfMemory = true;
+		return;
+	}
+	for (size_t i = 0; i < p->count; ++i)
+	{
+		if (p->state[i] == bs_particleEscaped)
+		{
+			continue;
+		}
+		bsVec3 x = p->position[i];
+		if (f < 1.0 && i < b->prevCount)
+		{
+			bsVec3 a = b->prev[i];
+			x = bsV3(a.x + (x.x - a.x) * f, a.y + (x.y - a.y) * f, a.z + (x.z - a.z) * f);
+		}
+		s->centers[s->count] = x;
+		s->radii[s->count] = p->radius[i];
+		s->velocities[s->count] = p->velocity[i];
+		++s->count;
+	}
+}
+
+// The observation becomes the last one.
+static void bsMotionBlur_Keep(bsMotionBlur* b, double time, const bsParticles* p)
+{
+	b->prevTime = time;
+	if (!BS_ARRAY_RESERVE(b->prev, b->prevCapacity, p->count + 1))
+	{
+		b->outOfMemory = true;
+		b->prevCount = 0;
+		return;
+	}
+	memcpy(b->prev, p->position, p->count * sizeof(bsVec3));
+	b->prevCount = p->count;
+}
+
+// The earliest sample not yet taken, or NULL.
+static const bsBlurSample* bsMotionBlur_Next(const bsMotionBlur* b)
+{
+	for (int j = 0; j < b->samples - 1; ++j)
+	{
+		if (!b->earlier[j].taken)
+		{
+			return b->earlier + j;
+		}
+	}
+	return NULL;
+}
+
+void bsMotionBlur_Begin(bsMotionBlur* b, int start, int end, const bsParticles* p)
+{
+	if (b->samples < 2)
+	{
+		return;
+	}
+	int n = b->samples - 1;
+	for (int j = 0; j < n; ++j)
+	{
+		double t = (double)end - b->shutterSteps * (double)(n - j) / (double)n;
+		bsBlurSample* s = b->earlier + j;
+		s->time = t > (double)start ? t : (double)start;
+		s->taken = false;
+		if (s->time <= (double)start)
+		{
+			bsBlurSample_Take(b, s, p, 1.0);
+		}
+	}
+	if (bsMotionBlur_Next(b) != NULL)
+	{
+		bsMotionBlur_Keep(b, (double)start, p);
+	}
+}
+
+void bsMotionBlur_Observe(void* context, int done, int substeps, const bsParticles* p)
+{
+	bsMotionBlur* b = context;
+	const bsBlurSample* next = bsMotionBlur_Next(b);
+	if (next == NULL || next->time > (double)b->step + 1.0)
+	{
+		return;  // nothing to take before the next step ends: no copy kept
+	}
+	double time = done == substeps ? (double)b->step : (double)(b->step - 1) + (double)done / (double)substeps;
+	for (int j = 0; j < b->samples - 1 && time > b->prevTime; ++j)
+	{
+		bsBlurSample* s = b->earlier + j;
+		if (!s->taken && s->time <= time)
+		{
+			double f = s->time >= time ? 1.0 : (s->time - b->prevTime) / (time - b->prevTime);
+			bsBlurSample_Take(b, s, p, f);
+		}
+	}
+	bsMotionBlur_Keep(b, time, p);
+}
+
+bool bsMotionBlur_Ready(const bsMotionBlur* b)
+{
+	return !b->outOfMemory && bsMotionBlur_Next(b) == NULL;
+}

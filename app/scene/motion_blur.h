@@ -1,0 +1,70 @@
+// motion_blur.h — render.motion_blur's sub-frame samples: the particles at `samples - 1` times spread
+// over the shutter before each image (the closing sample is the image's own scene), recorded from the
+// simulation's substeps through the world's substep observer (world.h), for the scene writer to write
+// as NAME_blurJ.pov (output_scene.c) and the renderer to average (render_frames.h, docs/rendering.md).
+//
+// Times are counted in steps from the run's start (u = step - 1 + done / substeps for an observation
+// after `done` of a step's substeps: the last substep ends at the step exactly). The shutter ends at
+// the image's time E and lasts shutter_angle / 360 of the frame interval (output.frame_every steps;
+// one step for a run without frames): sample j of the N - 1 earlier ones is at
+// E - shutter (N - 1 - j) / (N - 1), clamped to the previous image's time (the interval's start: a
+// last, shorter frame's shutter opens no earlier, and a resumed run, which starts at an image, needs
+// nothing from before it). A sample time that is a substep's end takes that substep's positions; one
+// that falls between two observations takes the straight line between them, per particle (a particle
+// emitted in the step takes its position after the emit phase). Escaped particles are left out. The
+// observer runs on the stepping thread, so the samples are the same for any thread count.
+#pragma once
+
+#include "config.h"
+
+#include "blobsim/particles.h"
+#include "blobsim/vec3.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum
+{
+	bs_motionBlurMaxSamples = 64,
+};
+
+// One sample: the particles drawn at its time, compacted (escaped ones left out).
+typedef struct bsBlurSample
+{
+	double time;        // in steps
+	bool taken;
+	size_t count;
+	bsVec3* centers;
+	double* radii;
+	bsVec3* velocities;
+	size_t capacity;
+} bsBlurSample;
+
+typedef struct bsMotionBlur
+{
+	int samples;          // N, the closing one (the image's own scene) included; 0: off
+	double shutterSteps;  // the shutter's length in steps
+	int step;             // the step being taken (set before bsWorld_Step)
+	bsBlurSample earlier[bs_motionBlurMaxSamples - 1];
+	bsVec3* prev;         // the last observation's positions
+	size_t prevCount, prevCapacity;
+	double prevTime;
+	bool outOfMemory;     // a sample or the last observation could not be kept
+} bsMotionBlur;
+
+// The renders averaged per image: render.motion_blur.samples, or 0 without blur (no key, or shutter 0).
+int bsMotionBlur_Samples(const bsRenderConfig* render);
+
+// Off (samples 0) unless samples >= 2; shutterSteps = shutter_angle / 360 x the frame interval.
+void bsMotionBlur_Init(bsMotionBlur* b, int samples, double shutterAngle, int frameEvery);
+void bsMotionBlur_Free(bsMotionBlur* b);
+
+// The image to come is at step `end`; the particles `p` are at step `start` (the previous image, or
+// where the run begins or resumes). Samples at or before start are taken from p at once.
+void bsMotionBlur_Begin(bsMotionBlur* b, int start, int end, const bsParticles* p);
+
+// The world's substep observer (world.h), context a bsMotionBlur.
+void bsMotionBlur_Observe(void* context, int done, int substeps, const bsParticles* p);
+
+// All N - 1 earlier samples taken (false after running out of memory, or before their times).
+bool bsMotionBlur_Ready(const bsMotionBlur* b);

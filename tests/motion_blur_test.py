@@ -1,0 +1,237 @@
+"""render.motion_blur: each image the average, in linear light, of POV-Ray renders of the particles at
+times spread over the shutter, which ends at the image's time (docs/rendering.md, "Motion blur").
+  scene   tests/motion_blur/streak.json (one particle at 4 units/s, no gravity, 3 substeps a step, a
+          360-degree shutter over 2-step frames, 4 samples): frame 2's sub-frame scenes hold the
+          particle at x0 + v t_j with t_j = E - S (3 - j) / 3, so the streak spans speed x shutter time;
+          180 degrees halves it. Under gravity each sample equals, digit for digit, the state of a run
+          whose steps are the substeps (the simulation's own positions, no interpolation). The same
+          bytes at 1 and 2 threads, and after a resume from a checkpoint. Shutter 0 writes the same
+          files as no motion blur. Bad values name the JSON path and leave no output.
+  render  (POV-Ray; skipped, exit 77, without it) the blurred frame's lit extent is the unblurred one
+          plus speed x shutter time in pixels (+-1.5); shutter 0 renders the unblurred image byte for
+          byte; the average equals the test's own (numpy, from POV-Ray run here on the same scenes);
+          `blobsim render DIR --force` remakes the same bytes; a sample scene POV-Ray cannot parse
+          fails the image, names the sample, and leaves the previous image as it was.
+    /usr/bin/python3 tests/motion_blur_test.py BLOBSIM SOURCE_ROOT scene|render
+"""
+import filecmp
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from instances_test import fail, run  # noqa: E402  (the run helper and the failure report)
+
+SKIP = 77
+SPEED, X0, DT, EVERY, SUBSTEPS = 4.0, -0.9, 0.05, 2, 3
+CENTER = re.compile(r"sphere \{ <([^>]*)>")
+
+
+def plain_config(config, tmp):
+    """The config without render.motion_blur."""
+    c = json.load(open(config))
+    del c["render"]["motion_blur"]
+    path = os.path.join(tmp, "plain.json")
+    json.dump(c, open(path, "w"))
+    return path
+
+
+def centers(path):
+    return [tuple(float(v) for v in m.group(1).split(",")) for m in CENTER.finditer(open(path).read())]
+
+
+def sphere_lines(path):
+    return [m.group(0) for m in CENTER.finditer(open(path).read())]
+
+
+def same_tree(a, b, names):
+    for n in names:
+        if not filecmp.cmp(os.path.join(a, n), os.path.join(b, n), shallow=False):
+            fail(f"{n} differs between {a} and {b}")
+
+
+def check_streak(out, angle):
+    shutter = angle / 360.0 * EVERY * DT
+    end = 2 * EVERY * DT  # frame 2
+    xs = []
+    for j in range(4):
+        name = f"frame_0002_blur{j}.pov" if j < 3 else "frame_0002.pov"
+        c = centers(os.path.join(out, name))
+        if len(c) != 1:
+            fail(f"{name}: {len(c)} particles, expected 1")
+        t = end - shutter * (3 - j) / 3
+        if abs(c[0][0] - (X0 + SPEED * t)) > 1e-7 or abs(c[0][1]) > 1e-12:
+            fail(f"{name}: the particle at {c[0]}, expected x = {X0 + SPEED * t} (t = {t})")
+        xs.append(c[0][0])
+    if abs((xs[-1] - xs[0]) - SPEED * shutter) > 1e-7:
+        fail(f"streak {xs[-1] - xs[0]}, expected speed x shutter = {SPEED * shutter}")
+    return xs
+
+
+def scene_mode(blobsim, root, tmp):
+    config = os.path.join(root, "tests", "motion_blur", "streak.json")
+    a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
+    run(blobsim, config, a, threads=1)
+    run(blobsim, config, b, threads=2)
+    names = sorted(n for n in os.listdir(a) if n.endswith(".pov"))
+    expected = {f"frame_000{k}_blur{j}.pov" for k in range(3) for j in range(3)} | {f"scene_blur{j}.pov" for j in range(3)}
+    if not expected <= set(names):
+        fail(f"sub-frame scenes missing: {sorted(expected - set(names))}")
+    same_tree(a, b, names)
+    check_streak(a, 360)
+    # scene.pov's samples are the last frame's.
+    for j in range(3):
+        if not filecmp.cmp(os.path.join(a, f"scene_blur{j}.pov"), os.path.join(a, f"frame_0002_blur{j}.pov"), shallow=False):
+            fail(f"scene_blur{j}.pov differs from frame_0002_blur{j}.pov")
+    half = os.path.join(tmp, "half")
+    run(blobsim, config, half, "render.motion_blur.shutter_angle=180")
+    check_streak(half, 180)
+    summary = json.load(open(os.path.join(a, "summary.json")))
+    if summary["render"].get("motion_blur") != {"shutter_angle": 360, "samples": 4}:
+        fail(f"summary.json render.motion_blur: {summary['render'].get('motion_blur')}")
+
+    # Shutter 0: the unblurred run's files, nothing more.
+    zero, plain = os.path.join(tmp, "zero"), os.path.join(tmp, "plain")
+    run(blobsim, config, zero, "render.motion_blur.shutter_angle=0")
+    run(blobsim, plain_config(config, tmp), plain)
+    zn = sorted(os.listdir(zero))
+    if any("_blur" in n for n in zn) or zn != sorted(os.listdir(plain)):
+        fail(f"shutter 0 wrote {zn}, no motion blur {sorted(os.listdir(plain))}")
+    same_tree(zero, plain, [n for n in zn if n.endswith(".pov")])
+
+    # Under gravity the samples are the substeps' own states: a run whose steps are the substeps
+    # (dt / 3, 3x the steps, a frame every step) has the same particle at each sample time.
+    g = "motion.gravity=[0, -9.81, 0]"
+    fall, fine = os.path.join(tmp, "fall"), os.path.join(tmp, "fine")
+    run(blobsim, config, fall, g)
+    run(blobsim, config, fine, g, f"motion.dt={DT / SUBSTEPS!r}", "motion.substeps=1",
+        f"motion.steps={4 * SUBSTEPS}", "output.frame_every=1")
+    for j in range(3):
+        step = 2 * EVERY * SUBSTEPS - 2 * (3 - j)  # the sample's time in fine steps: 2 apart, ending at 12
+        mine = sphere_lines(os.path.join(fall, f"frame_0002_blur{j}.pov"))
+        theirs = sphere_lines(os.path.join(fine, f"frame_{step:04d}.pov"))
+        if mine != theirs:
+            fail(f"frame_0002_blur{j}.pov {mine} != the substep run's frame_{step:04d}.pov {theirs}")
+
+    # A run stopped after frame 2 and resumed from its checkpoint writes the same samples, the last,
+    # shorter frame (7 steps, frames every 2) included.
+    sets = (g, "output.checkpoint=1", "motion.steps=7")
+    whole, resumed = os.path.join(tmp, "whole"), os.path.join(tmp, "resumed")
+    run(blobsim, config, whole, *sets)
+    run(blobsim, config, resumed, *sets, expect_ok=False, extra=["--stop-after-frame", "2"])
+    p = subprocess.run([blobsim, "run", "--resume", resumed, "--quiet"], capture_output=True, text=True)
+    if p.returncode != 0:
+        fail(f"--resume: {p.stderr}")
+    povs = sorted(n for n in os.listdir(whole) if n.endswith(".pov"))
+    if povs != sorted(n for n in os.listdir(resumed) if n.endswith(".pov")) or "frame_0004_blur0.pov" not in povs:
+        fail(f"--resume wrote other scenes: {povs}")
+    same_tree(whole, resumed, povs)
+
+    # Bad values: the JSON path, exit 1, no output folder.
+    bad = [("render.motion_blur.shutter_angle=400", "render.motion_blur.shutter_angle"),
+           ("render.motion_blur.shutter_angle=-1", "render.motion_blur.shutter_angle"),
+           ('render.motion_blur.shutter_angle="wide"', "render.motion_blur.shutter_angle"),
+           ("render.motion_blur.samples=1", "render.motion_blur.samples"),
+           ("render.motion_blur.samples=65", "render.motion_blur.samples"),
+           ("render.motion_blur.samples=2.5", "render.motion_blur.samples"),
+           ("render.motion_blur.shutter=90", "render.motion_blur"),
+           ('render.surface="mesh"', "render.motion_blur: needs render.surface \"blob\""),
+           ("render.motion_blur=true", "render.motion_blur")]
+    for k, (s, path) in enumerate(bad):
+        out = os.path.join(tmp, f"bad{k}")
+        p = run(blobsim, config, out, s, expect_ok=False)
+        if p.returncode == 0:
+            fail(f"--set {s}: accepted")
+        # An unknown key is refused by --set itself, before the config is read: its message names --set.
+        if path not in p.stderr or (config not in p.stderr and f"--set {s}" not in p.stderr):
+            fail(f"--set {s}: {p.stderr.strip()!r} does not name {path!r} and {config}")
+        if os.path.exists(out):
+            fail(f"--set {s}: wrote {out}")
+
+
+def lit_extent(path):
+    """The first and last pixel columns brighter than the background (black) by more than 2/255."""
+    import numpy as np
+    import matplotlib.image as mpimg
+    a = mpimg.imread(path)[..., :3]
+    cols = np.nonzero((a.max(axis=2) > 2.5 / 255).any(axis=0))[0]
+    if len(cols) == 0:
+        fail(f"{path}: nothing lit")
+    return cols[0], cols[-1]
+
+
+def render_mode(blobsim, root, tmp):
+    if shutil.which("povray") is None:
+        print("SKIP: povray is not installed")
+        sys.exit(SKIP)
+    import numpy as np
+    import matplotlib.image as mpimg
+    config = os.path.join(root, "tests", "motion_blur", "streak.json")
+    blur, plain, zero = (os.path.join(tmp, n) for n in ("blur", "plain", "zero"))
+    run(blobsim, config, blur, extra=["--render"])
+    run(blobsim, plain_config(config, tmp), plain, extra=["--render"])
+    run(blobsim, config, zero, "render.motion_blur.shutter_angle=0", extra=["--render"])
+    # Streak length: speed x shutter time in pixels (horizontal field of view 40 degrees at distance 3).
+    pixel = 2 * 3 * math.tan(math.radians(20)) / 64
+    b0, b1 = lit_extent(os.path.join(blur, "frame_0002.png"))
+    p0, p1 = lit_extent(os.path.join(plain, "frame_0002.png"))
+    grown = (b1 - b0) - (p1 - p0)
+    expected = SPEED * EVERY * DT / pixel
+    if abs(grown - expected) > 1.5 or p1 != b1:
+        fail(f"the blurred frame spans columns {b0}-{b1}, the unblurred {p0}-{p1}: grown by {grown} px, "
+             f"expected {expected:.1f} ending at the same column")
+    # POV-Ray's own PNGs carry the render's date, so the pixels are compared.
+    if not np.array_equal(mpimg.imread(os.path.join(zero, "frame_0002.png")), mpimg.imread(os.path.join(plain, "frame_0002.png"))):
+        fail("shutter 0's frame_0002.png differs from the unblurred one")
+    # The average against this test's own: POV-Ray run here on the four scenes of frame 2, the images
+    # decoded from sRGB, averaged and encoded again with numpy (none of blobsim's code).
+    renders = []
+    for j, name in enumerate(["frame_0002_blur0", "frame_0002_blur1", "frame_0002_blur2", "frame_0002"]):
+        subprocess.run(["povray", f"+I{name}.pov", f"+O{tmp}/own{j}.png", "+W64", "+H48", "-A", "+FN", "-D", "-P",
+                        "-V"], cwd=blur, capture_output=True, check=True)
+        renders.append(np.round(mpimg.imread(f"{tmp}/own{j}.png")[..., :3] * 255) / 255)
+    linear = np.mean([np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4) for v in renders], axis=0)
+    mine = np.floor(np.where(linear <= 0.0031308, linear * 12.92, 1.055 * linear ** (1 / 2.4) - 0.055) * 255 + 0.5)
+    theirs = np.round(mpimg.imread(os.path.join(blur, "frame_0002.png"))[..., :3] * 255)
+    if np.abs(mine - theirs).max() > 1:
+        fail(f"frame_0002.png differs from the test's own linear-light average by {np.abs(mine - theirs).max()} levels")
+    # blobsim render DIR makes the same bytes again.
+    again = os.path.join(tmp, "again")
+    shutil.copytree(blur, again)
+    p = subprocess.run([blobsim, "render", again, "--force", "--quiet", "--threads", "2"], capture_output=True, text=True)
+    if p.returncode != 0:
+        fail(f"render --force: {p.stderr}")
+    for n in ("frame_0001.png", "frame_0002.png", "scene.png"):
+        if not filecmp.cmp(os.path.join(blur, n), os.path.join(again, n), shallow=False):
+            fail(f"render --force: {n} differs from run --render's")
+    # A sample POV-Ray cannot parse: the image fails, named with its sample, and stays as it was.
+    before = open(os.path.join(again, "frame_0002.png"), "rb").read()
+    with open(os.path.join(again, "frame_0002_blur1.pov"), "a") as f:
+        f.write("\nsphere { <0, 0, 0> \n")
+    p = subprocess.run([blobsim, "render", again, "--frames", "2", "--quiet"], capture_output=True, text=True)
+    if p.returncode == 0 or "frame_0002_blur1.pov" not in p.stderr or "sample 2 of 4" not in p.stderr:
+        fail(f"a broken sample: exit {p.returncode}, {p.stderr.strip()!r}")
+    if open(os.path.join(again, "frame_0002.png"), "rb").read() != before:
+        fail("a broken sample changed frame_0002.png")
+    leftovers = [n for n in os.listdir(again) if ".tmp." in n]
+    if leftovers:
+        fail(f"a broken sample left {leftovers}")
+
+
+def main():
+    blobsim, root, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+    tmp = tempfile.mkdtemp(prefix="blobsim-blur-")
+    try:
+        {"scene": scene_mode, "render": render_mode}[mode](blobsim, root, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"motion blur {mode}: ok")
+
+
+if __name__ == "__main__":
+    main()
