@@ -263,7 +263,7 @@ PY
 	fi
 	# The fluid's solver statistics are in the interaction object of a fluid run only (with a material,
 	# its name too); a granular run's object keeps its four keys.
-	short=(--set motion.steps=1 --set motion.dt=0.01 --set output.frame_every=0)
+	short=(--set motion.steps=2 --set motion.dt=0.01 --set output.frame_every=0)
 	run "$work/fluid" "${short[@]}" --set particles.material=mud
 	run "$work/grain" "${short[@]}" --set particles.interaction=granular
 	python3 - "$work/fluid/summary.json" "$work/grain/summary.json" <<'PY' || fail "summary.json: the fluid's statistics"
@@ -274,14 +274,22 @@ assert list(g) == ["type", "substeps", "neighbour_pairs", "contact_pairs"], g
 solves = ["divergence", "density", "viscosity"]
 keys = ["type", "substeps", "neighbour_pairs", "contact_pairs", "material", "fluid_substeps"]
 keys += [k for s in solves for k in (s + "_iterations", s + "_iterations_per_substep")]
-keys += ["unconverged", "density_error_mean", "density_error_max"]
+keys += ["unconverged", "density_error_mean", "density_error_max", "last_step"]
 assert list(f) == keys, list(f)
-assert f["type"] == "fluid" and f["material"] == "mud", f
 n = f["fluid_substeps"]
+assert f["type"] == "fluid" and f["material"] == "mud", f
 for s in solves:
     total = f[s + "_iterations"]
     assert total >= 0 and f[s + "_iterations_per_substep"] == (total / n if n > 0 else 0), f
 assert 0 <= f["unconverged"] and 0 <= f["density_error_mean"] <= f["density_error_max"], f
+# The last step alone: its own keys, within the run's totals and maxima.
+last = f["last_step"]
+assert list(last) == ["fluid_substeps", "density_iterations", "unconverged", "density_error_mean",
+                      "density_error_max"], last
+assert 0 < last["fluid_substeps"] < n and 0 < last["density_iterations"] < f["density_iterations"], (last, f)
+assert last["unconverged"] <= f["unconverged"], (last, f)
+assert 0 <= last["density_error_mean"] <= f["density_error_mean"], (last, f)
+assert last["density_error_max"] <= f["density_error_max"], (last, f)
 PY
 	;;
 chain)

@@ -479,8 +479,9 @@ static void bsAddInputs(cJSON* root, const bsRunOptions* o, const bsInputList* i
 
 // The fluid's solver statistics (step.h: bsStepStats) in the interaction object: its substeps, each
 // solve's iterations in total and per substep, the solves stopped at their limit, the largest errors
-// after a solve; and particles.material when the config names one.
-static void bsAddFluidSummary(cJSON* in, const bsConfig* c, const bsStepStats* stats)
+// after a solve; and particles.material when the config names one. `last_step`: the same errors and
+// iterations over the last step alone (a settled fluid's state, not its way there).
+static void bsAddFluidSummary(cJSON* in, const bsConfig* c, const bsStepStats* stats, const bsStepStats* last)
 {
 	if (c->particles.material != NULL)
 	{
@@ -501,10 +502,16 @@ static void bsAddFluidSummary(cJSON* in, const bsConfig* c, const bsStepStats* s
 	cJSON_AddNumberToObject(in, "unconverged", (double)stats->unconverged);
 	cJSON_AddNumberToObject(in, "density_error_mean", stats->densityErrorMean);
 	cJSON_AddNumberToObject(in, "density_error_max", stats->densityErrorMax);
+	cJSON* l = cJSON_AddObjectToObject(in, "last_step");
+	cJSON_AddNumberToObject(l, "fluid_substeps", (double)last->fluidSubsteps);
+	cJSON_AddNumberToObject(l, "density_iterations", (double)last->densityIterations);
+	cJSON_AddNumberToObject(l, "unconverged", (double)last->unconverged);
+	cJSON_AddNumberToObject(l, "density_error_mean", last->densityErrorMean);
+	cJSON_AddNumberToObject(l, "density_error_max", last->densityErrorMax);
 }
 
 static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInputList* inputs,
-	const bsEnvironment* env, const bsParticles* p, const bsStepStats* stats, int threads,
+	const bsEnvironment* env, const bsParticles* p, const bsStepStats* stats, const bsStepStats* last, int threads,
 	const bsRunTimes* times, int frames, bool rendered, const bsSceneSurface* surface,
 	const bsFieldGridReport* field)
 {
@@ -569,7 +576,7 @@ static char* bsSummaryJson(const bsConfig* c, const bsRunOptions* o, const bsInp
 		cJSON_AddNumberToObject(in, "contact_pairs", 0.5 * (double)stats->contactPairs);
 		if (c->step.interaction.type == bs_interactionFluid)
 		{
-			bsAddFluidSummary(in, c, stats);  // only for the fluid: the others' summaries keep their bytes
+			bsAddFluidSummary(in, c, stats, last);  // only for the fluid: the others' summaries keep their bytes
 		}
 	}
 
@@ -878,6 +885,7 @@ typedef struct bsRunFrames
 	bsMotionBlur* blur;       // render.motion_blur's samples, recorded by the world's substep observer
 	int frames;           // written so far (frame 0 is the initial state)
 	bsRunTimes* times;
+	bsStepStats* lastStep;    // the statistics of the last step taken alone
 	// Checkpoints (output.checkpoint, run_checkpoint.h) and resuming from one.
 	uint64_t settingsHash;
 	const bsRunOptions* options;    // the config's path and overrides as loaded (the checkpoint's when
@@ -1052,7 +1060,9 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 	{
 		double t0 = bsNow();
 		run->blur->step = step;
-		bsResult r = bsWorld_Step(world, &c->step, p, stats);
+		memset(run->lastStep, 0, sizeof(*run->lastStep));
+		bsResult r = bsWorld_Step(world, &c->step, p, run->lastStep);
+		bsStepStats_Add(stats, run->lastStep);
 		run->times->simulate += bsNow() - t0;
 		bsStepProfile profile = bsWorld_GetProfile(world);
 		bsStepProfile_Add(&run->times->step, &profile);
@@ -1283,6 +1293,7 @@ typedef struct bsRunState
 	bsOutputContext output;
 	bsMotionBlur blur;         // render.motion_blur's sub-frame samples (motion_blur.h)
 	bsStepStats stats;
+	bsStepStats lastStep;      // the last step's alone (summary.json: interaction.last_step)
 	bsRunTimes times;
 	double start;
 	int frames;
@@ -1430,7 +1441,8 @@ static bool bsRun_Simulate(bsRunState* r)
 {
 	bsRunFrames run = {.config = &r->c, .progress = !r->o->quiet && isatty(2), .output = &r->output,
 		.times = &r->times, .settingsHash = r->settingsHash, .options = r->o,
-		.resume = r->o->resume != NULL ? &r->resume : NULL, .created = &r->created, .blur = &r->blur};
+		.resume = r->o->resume != NULL ? &r->resume : NULL, .created = &r->created, .blur = &r->blur,
+		.lastStep = &r->lastStep};
 	bool ok = bsSimulate(&run, r->o, &r->env, &r->emission, &r->p, &r->stats, r->err, sizeof(r->err));
 	r->frames = run.frames;
 	r->committed = run.committed;
@@ -1470,7 +1482,7 @@ static bool bsRun_WriteOutputs(bsRunState* r)
 		r->times.render = bsNow() - t0;
 	}
 	r->times.total = bsNow() - r->start;
-	char* summary = bsSummaryJson(c, r->o, &r->inputs, &r->env, &r->p, &r->stats,
+	char* summary = bsSummaryJson(c, r->o, &r->inputs, &r->env, &r->p, &r->stats, &r->lastStep,
 		bsResolveThreads(r->o->threads, r->p.count), &r->times, r->frames, r->rendered, &r->buffers.surface,
 		&r->fieldReport);
 	char path[BS_PATH_MAX];
