@@ -84,6 +84,8 @@ SHORTER = {
         "blobsim batch configs/room.json configs/room-ray.json configs/room-empty.json configs/slime.json "
         "configs/snow.json -o out/figures",
     ("docs/figures.md", "blobsim batch configs --render --jobs 1"): ALL_CONFIGS,
+    ("docs/figures.md", "blobsim run configs/senin-fig2.json --render --threads 1"):
+        "blobsim run configs/senin-fig2.json --render " + SMALL + " --set output.frame_every=24",
     ("docs/figures.md", "blobsim run configs/bend-snow.json --render"):
         "blobsim run configs/bend-snow.json --render " + SMALL + " --set motion.steps=10",
     ("docs/figures.md", "blobsim run configs/mud-slope.json --set output.frame_every=40"):

@@ -4,7 +4,8 @@
 Usage: letters_test.py BLOBSIM LETTERS_WRITER REPO [--print] [--set key=value ...] [CONFIG ...]
 
 Makes the letter models with LETTERS_WRITER (blobsim-letters, as tools/letters/make does), runs each
-of configs/letters-T.json, letters-MV.json and letters-W.json (or the named ones) with a frame every
+of configs/letters-T.json, letters-MV.json, letters-W.json and senin-fig2.json (the paper's Fig. 2:
+both letters deforming and dynamic) (or the named ones) with a frame every
 step, reads every frame's bodies back from the POV-Ray scenes (a mesh2 in the body's include or inline,
 placed by its `matrix`) and counts the vertices of each body inside the other by ray parity: a ray from
 the vertex crosses a closed mesh an odd number of times when the vertex is inside. The count is
@@ -27,7 +28,7 @@ except ImportError:
     print("SKIP: numpy is not installed")
     sys.exit(77)
 
-CONFIGS = ["letters-T.json", "letters-MV.json", "letters-W.json"]
+CONFIGS = ["letters-T.json", "letters-MV.json", "letters-W.json", "senin-fig2.json"]
 NUMBER = r"[-+0-9.eE]+"
 VECTOR = re.compile(r"<\s*(" + NUMBER + r")\s*,\s*(" + NUMBER + r")\s*,\s*(" + NUMBER + r")\s*>")
 

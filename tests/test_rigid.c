@@ -288,7 +288,7 @@ static int HeadOn(void)
 		bsRigidBody a, b;
 		RUN_SUBTEST(MakeBall(&a, 0.5, 1000.0, bsV3(-0.5, 0, 0), bsV3(3.0, 0, 0)));
 		RUN_SUBTEST(MakeBall(&b, 0.5, 1000.0, bsV3(0.5, 0, 0), bsV3(-1.0, 0, 0)));
-		bsRigidContact c = {bsV3(0, 0, 0), bsV3(-1, 0, 0), 0.0, 0, 1, 0};
+		bsRigidContact c = {bsV3(0, 0, 0), bsV3(-1, 0, 0), 0.0, 0, 1, 0, 0.0};
 		bsRigidBody pair[2] = {a, b};
 		bsRigidStepDef d = NoGravity(e);
 		ENSURE(bsRigid_Step(pair, 2, &c, 1, &d, 1e-3, NULL, NULL) == bs_ok);
@@ -386,7 +386,7 @@ static int OffCentre(void)
 		double mu = 1.0 / (1.0 / bsRigidBody_EffectiveMass(body, p, n) + 1.0 / bsRigidBody_EffectiveMass(body + 1, p, n));
 		bsRigidBody solved[2] = {body[0], body[1]};
 		bsRigid_SeninResponse(body, body + 1, p, n, e);
-		bsRigidContact c = {p, n, 0.0, 0, 1, 0};
+		bsRigidContact c = {p, n, 0.0, 0, 1, 0, 0.0};
 		bsRigidStepDef d = NoGravity(e);
 		d.positionFactor = 0.0;
 		// A tiny dt: the step's position update must not move the bodies before we compare.
@@ -774,7 +774,7 @@ static void StackContacts(const bsRigidBody* body, int32_t top, int32_t low, bsV
 		double sep = local.y - 0.5 * s.y;
 		if (fabs(local.x) <= 0.5 * s.x && fabs(local.z) <= 0.5 * s.z && sep < 0.05)
 		{
-			bsRigidContact c = {bsMulSub(x, 0.5 * sep, up), up, sep, top, low, i + 1};
+			bsRigidContact c = {bsMulSub(x, 0.5 * sep, up), up, sep, top, low, i + 1, 0.0};
 			out[(*n)++] = c;
 		}
 	}
@@ -854,7 +854,7 @@ static int BadInput(void)
 	bsRigidBody body;
 	RUN_SUBTEST(MakeBall(&body, 0.5, 1000.0, bsV3(0, 0, 0), bsV3(0, 0, 0)));
 	bsRigidStepDef d = bsDefaultRigidStepDef();
-	bsRigidContact c = {bsV3(0, 0, 0), bsV3(0, 1, 0), 0.0, 0, BS_RIGID_STATIC, 0};
+	bsRigidContact c = {bsV3(0, 0, 0), bsV3(0, 1, 0), 0.0, 0, BS_RIGID_STATIC, 0, 0.0};
 	ENSURE(bsRigid_Step(&body, 1, &c, 1, &d, 0.01, NULL, NULL) == bs_ok);
 	c.a = BS_RIGID_STATIC;
 	ENSURE(bsRigid_Step(&body, 1, &c, 1, &d, 0.01, NULL, NULL) == bs_errInvalidArgument);

@@ -543,12 +543,11 @@ static bool bsReadDynamic(bsCtx* c, const cJSON* v, bsBodyConfig* body)
 	}
 	bsPop(c, mark);
 	body->twoWay = coupling == 1;
-	if (body->deforming)
+	// A dynamic body may deform by control points (in its own frame), not follow a sequence.
+	if (body->frameCount > 0)
 	{
-		bool sequence = body->frameCount > 0;
-		bsPushKey(c, sequence ? "sequence" : "deform");
-		return bsFail(c, sequence ? "a dynamic body cannot follow a mesh sequence (drop `sequence` or `dynamic`)"
-			: "a dynamic body cannot deform (drop `deform` or `dynamic`)");
+		bsPushKey(c, "sequence");
+		return bsFail(c, "a dynamic body cannot follow a mesh sequence (drop `sequence` or `dynamic`)");
 	}
 	for (int k = 0; k < body->keyCount; ++k)
 	{

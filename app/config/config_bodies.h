@@ -36,7 +36,7 @@ struct bsBodyConfig
 	bsVec3* controls;        // deform.controls[j].point
 	bsVec3* displacements;   // deform.controls[j].displacements[k] at [k * controlCount + j]
 	int controlCount;        // >= 1
-	bool dynamic;            // a `dynamic` block is given (then at most one key, no scale, no deform)
+	bool dynamic;            // a `dynamic` block is given (then at most one key, no scale, no sequence)
 	double density;          // dynamic.density, > 0 [1000]
 	bsVec3 velocity;         // dynamic.velocity [0, 0, 0]
 	bsVec3 angularVelocity;  // dynamic.angular_velocity, radians per second (degrees in the config) [0]

@@ -297,6 +297,63 @@ static bsResult bsMakeBody(const bsBodyConfig* bc, const bsTriangle* tris, uint3
 	return r;
 }
 
+// A deforming dynamic body's deformation fits its mesh: each control point within the support of
+// the mesh's box (else it moves nothing), and the shape at each key a closed mesh with positive volume
+// (its mass properties come from it: docs/bodies_dynamics.md, "Deforming dynamic bodies").
+static bool bsCheckDeformingDynamic(const char* configPath, int index, const bsBodyConfig* bc, const bsBody* body,
+	char* err, size_t errlen)
+{
+	uint32_t count;
+	const bsTriangle* rest = bsBody_Triangles(body, &count);
+	bsVec3 lo = rest[0].p1, hi = rest[0].p1;
+	for (uint32_t i = 0; i < count; ++i)
+	{
+		lo = bsMin(lo, bsMin(rest[i].p1, bsMin(rest[i].p2, rest[i].p3)));
+		hi = bsMax(hi, bsMax(rest[i].p1, bsMax(rest[i].p2, rest[i].p3)));
+	}
+	for (int j = 0; j < bc->controlCount; ++j)
+	{
+		bsVec3 c = bc->controls[j];
+		bsVec3 near = bsMax(lo, bsMin(hi, c));
+		if (!(bsDistance(c, near) < bc->support))
+		{
+			snprintf(err, errlen, "%s: environment.bodies[%d].deform.controls[%d].point: (%g, %g, %g) is %g from %s's "
+				"box, not within the support %g: it would move nothing", configPath, index, j, c.x, c.y, c.z,
+				bsDistance(c, near), bc->file, bc->support);
+			return false;
+		}
+	}
+	int n = bsBody_DeformWeightCount(body);
+	bsVec3* weights = malloc((size_t)n * sizeof(bsVec3));
+	bsTriangle* shape = malloc((size_t)count * sizeof(bsTriangle));
+	bool ok = weights != NULL && shape != NULL;
+	if (!ok)
+	{
+		snprintf(err, errlen, "%s: out of memory", configPath);
+	}
+	for (int k = 0; ok && k < bc->timeCount; ++k)
+	{
+		bsBody_DeformWeights(body, bc->times[k], weights);
+		for (uint32_t i = 0; i < count; ++i)
+		{
+			shape[i].p1 = bsBody_ShapePoint(body, weights, bsV3(1, 1, 1), rest[i].p1);
+			shape[i].p2 = bsBody_ShapePoint(body, weights, bsV3(1, 1, 1), rest[i].p2);
+			shape[i].p3 = bsBody_ShapePoint(body, weights, bsV3(1, 1, 1), rest[i].p3);
+		}
+		bsMassProperties mass;
+		if (bsComputeMassProperties(shape, count, bc->density, &mass) != bs_ok)
+		{
+			snprintf(err, errlen, "%s: environment.bodies[%d].deform.times[%d]: the deformation at %g s turns %s "
+				"inside out (no positive volume), and a dynamic body's mass properties come from its shape",
+				configPath, index, k, bc->times[k], bc->file);
+			ok = false;
+		}
+	}
+	free(weights);
+	free(shape);
+	return ok;
+}
+
 // body_N_HASH.inc: HASH is the FNV-1a of everything the include holds (the version, the declared
 // name, the mesh's name and its triangles), so one name never has two contents.
 static void bsEnvBody_NameInclude(bsEnvBody* b, int index)
@@ -371,6 +428,11 @@ bool bsEnvBodies_Load(bsEnvBodies** out, const bsConfig* config, char* err, size
 		{
 			snprintf(err, errlen, "%s: environment.bodies[%d]: %s (%s)", config->path, i,
 				count == 0 ? "the mesh has no triangles" : "cannot make the body", bsResultString(r));
+			bsEnvBodies_Free(bodies);
+			return false;
+		}
+		if (bc->dynamic && bc->controlCount > 0 && !bsCheckDeformingDynamic(config->path, i, bc, b->body, err, errlen))
+		{
 			bsEnvBodies_Free(bodies);
 			return false;
 		}

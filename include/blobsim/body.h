@@ -11,7 +11,9 @@
 //              mesh sequence (bsSequenceDef): the same triangles with each frame's vertices, linear
 //              between frames (the first frame is the rest shape).
 //   dynamic    a rigid body (below) moved by gravity and contacts: it starts at its keys' pose at
-//              time 0 with the given velocities (no scale keys, no deformation); the world integrates
+//              time 0 with the given velocities (no scale keys, no mesh sequence); with control points
+//              (bsDeformDef) its shape deforms in its own frame while the dynamics move the frame
+//              (a deforming dynamic body: docs/bodies_dynamics.md, "Deforming dynamic bodies"); the world integrates
 //              it per substep (body_dynamics.c) and gives it the chord of that substep
 //              (bsBody_SetChord): bsBody_Pose between the substep's ends is the linear + slerp
 //              interpolation of its two poses, the same chord the particle sweep assumes.
@@ -174,7 +176,7 @@ typedef struct bsBodyDef
 	uint32_t triangleCount;
 	bsMotionKind kind;
 	bsKeyframes keys;
-	bsDeformDef deform;           // deforming only
+	bsDeformDef deform;           // deforming, or dynamic (controlCount > 0: it deforms in its own frame)
 	bsSequenceDef sequence;       // deforming only, instead of deform when frameCount > 0 (triangles:
 	                              // ignored, may be NULL; the first frame's are the rest mesh)
 	double maxAngle;              // radians a substep may turn the body (bsBody_MaxAngularSpeed) [0.1]
@@ -191,7 +193,8 @@ bsBodyDef bsDefaultBodyDef(void);
 typedef struct bsBody bsBody;
 
 // bs_errInvalidArgument for keys out of order, a non-unit rotation, a scale <= 0, a deformation
-// without support or keys or with coincident control points, no triangles; bs_errNonFinite,
+// without support or keys or with coincident control points, a dynamic body with scale keys or a
+// mesh sequence, no triangles; bs_errNonFinite,
 // bs_errOutOfMemory. *body is NULL on failure.
 bsResult bsBody_Create(const bsBodyDef* def, bsBody** body);
 void bsBody_Destroy(bsBody* body);

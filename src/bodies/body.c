@@ -23,7 +23,7 @@ struct bsBody
 	int scaleCount;
 	bool loop;
 	double maxAngle;
-	bsCsrbf rbf;           // deforming only
+	bsCsrbf rbf;           // deforming, or dynamic with a deformation (rbf.count > 0)
 	double* times;         // deforming: the displacement keys' times
 	bsVec3* displacement;  // [k * controls + j]
 	int keyCount;
@@ -235,7 +235,8 @@ bsResult bsBody_Create(const bsBodyDef* def, bsBody** body)
 	}
 	bsResult r = bsKeyframes_Check(&def->keys);
 	bool dynamic = def->kind == bs_motionDynamic;
-	if (r == bs_ok && dynamic && (def->keys.scaleCount > 0 || !(def->density > 0.0) || def->sensorParticles < 0))
+	if (r == bs_ok && dynamic && (def->keys.scaleCount > 0 || !(def->density > 0.0) || def->sensorParticles < 0 ||
+		def->sequence.frameCount > 0))
 	{
 		r = bs_errInvalidArgument;
 	}
@@ -281,7 +282,9 @@ bsResult bsBody_Create(const bsBodyDef* def, bsBody** body)
 	b->chord0.translation = bsVec3Track(b->translate, b->translateCount, b->loop, 0.0, bsV3(0.0, 0.0, 0.0));
 	b->chord1 = b->chord0;
 	r = failed ? bs_errOutOfMemory : bs_ok;
-	if (r == bs_ok && def->kind == bs_motionDeforming && b->seq.frameCount == 0)
+	// A dynamic body deforms when it is given control points (its shape in its own frame).
+	bool deform = def->kind == bs_motionDeforming || (dynamic && def->deform.controlCount > 0);
+	if (r == bs_ok && deform && b->seq.frameCount == 0)
 	{
 		r = bsBody_CreateDeform(b, &def->deform);
 	}
@@ -331,7 +334,7 @@ double bsBody_MaxAngle(const bsBody* body)
 
 bool bsBody_RigidShape(const bsBody* body)
 {
-	return body->kind != bs_motionDeforming && body->scaleCount <= 1;
+	return body->kind != bs_motionDeforming && body->rbf.count == 0 && body->scaleCount <= 1;
 }
 
 // A dynamic body between the ends of its chord: linear translation, slerp rotation (constant
@@ -402,7 +405,8 @@ void bsBody_Pose(const bsBody* body, double t, bsTransform* pose, bsVec3* scale)
 
 int bsBody_DeformWeightCount(const bsBody* body)
 {
-	return body->kind != bs_motionDeforming ? 0 : body->seq.frameCount > 0 ? (int)body->seq.vertexCount : body->rbf.count;
+	// Keyframed bodies have neither; a dynamic one may have control points (rbf), never a sequence.
+	return body->seq.frameCount > 0 ? (int)body->seq.vertexCount : body->rbf.count;
 }
 
 static double bsSequenceTime(const void* keys, int k)
@@ -449,7 +453,7 @@ void bsBody_DeformWeights(const bsBody* body, double t, bsVec3* weights)
 bsVec3 bsBody_ShapePoint(const bsBody* body, const bsVec3* weights, bsVec3 scale, bsVec3 rest)
 {
 	bsVec3 x = rest;
-	if (weights != NULL && body->kind == bs_motionDeforming)
+	if (weights != NULL && bsBody_DeformWeightCount(body) > 0)
 	{
 		x = bsAdd(rest, body->seq.frameCount > 0 ? bsSequence_Field(&body->seq, weights, rest)
 			: bsCsrbf_Eval(&body->rbf, weights, rest));

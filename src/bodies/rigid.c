@@ -119,6 +119,51 @@ void bsRigidBody_Destroy(bsRigidBody* body)
 	}
 }
 
+// World angular momentum about the centre (below).
+static bsVec3 SpinMomentum(const bsRigidBody* body);
+
+bsResult bsRigidBody_Reshape(bsRigidBody* body, const bsTriangle* tris, uint32_t count, const bsVec3* vertices,
+	uint32_t vertexCount)
+{
+	bsMassProperties mass;
+	bsResult r = bsComputeMassProperties(tris, count, 1.0, &mass);
+	bsVec3* v = r == bs_ok ? malloc((vertexCount + 1) * sizeof(bsVec3)) : NULL;
+	if (r != bs_ok || v == NULL)
+	{
+		return r != bs_ok ? r : bs_errOutOfMemory;
+	}
+	double density = body->mass.mass / mass.volume;
+	mass.mass = body->mass.mass;
+	mass.principal = bsScale(density, mass.principal);
+	for (int i = 0; i < 3; ++i)
+	{
+		for (int j = 0; j < 3; ++j)
+		{
+			mass.inertia[i][j] *= density;
+		}
+	}
+	bsVec3 L = SpinMomentum(body);
+	bsQuat meshToWorld = bsRigidBody_MeshTransform(body).rotation;
+	body->mass = mass;
+	body->invInertia = bsV3(1.0 / mass.principal.x, 1.0 / mass.principal.y, 1.0 / mass.principal.z);
+	body->bodyToMesh = (bsTransform){mass.axes, mass.centre};
+	body->orientation = bsQuat_Normalize(bsQuat_Mul(meshToWorld, mass.axes));
+	double radius = 0.0;
+	for (uint32_t i = 0; i < vertexCount; ++i)
+	{
+		v[i] = bsTransform_ApplyInverse(body->bodyToMesh, vertices[i]);
+		radius = fmax(radius, bsLength(v[i]));
+	}
+	free(body->vertices);
+	body->vertices = v;
+	body->vertexCount = vertexCount;
+	body->radius = radius;
+	bsVec3 Lc = bsQuat_InvRotate(body->orientation, L);
+	body->angularVelocity = bsQuat_Rotate(body->orientation, bsV3(Lc.x * body->invInertia.x, Lc.y * body->invInertia.y,
+		Lc.z * body->invInertia.z));
+	return bs_ok;
+}
+
 bsTransform bsRigidBody_MeshTransform(const bsRigidBody* body)
 {
 	// world <- body <- mesh, with mesh -> body the inverse of bodyToMesh.

@@ -48,6 +48,9 @@ bsQuat bsQuat_FromMatrix(const double m[3][3]);
 //   and the static feature) so the same contact found again next substep starts from the pulse it
 //   ended with (warm starting: a box resting on four corners then needs few iterations); 0 for a
 //   contact with no identity (no warm start).
+// - closing: the speed (m/s) at which the surfaces approach along normal by something other than the
+//   bodies' rigid motion: a deforming body's surface moving in its own frame (body_dynamics.c). The
+//   solver asks the rigid motion to make up for it: 0 for rigid surfaces.
 typedef struct bsRigidContact
 {
 	bsVec3 point;
@@ -55,6 +58,7 @@ typedef struct bsRigidContact
 	double separation;
 	int32_t a, b;
 	uint64_t key;
+	double closing;
 } bsRigidContact;
 
 // The pulses of the last substep's contacts, by (a, b, key), for warm starting. Zero-initialise it
@@ -101,6 +105,18 @@ bsResult bsRigidBody_Create(bsRigidBody* body, const bsTriangle* tris, uint32_t 
 	const bsRigidBodyDef* def);
 
 void bsRigidBody_Destroy(bsRigidBody* body);
+
+// A deforming body's new shape (docs/bodies_dynamics.md, "Deforming dynamic bodies"): count triangles
+// of the closed mesh and its vertexCount distinct vertices, both in mesh coordinates, its shape now.
+// The mass stays (the material is the same, its density follows the volume); the centre of mass,
+// the inertia and the principal frame are the new shape's. The deformation is internal, so it keeps
+// the world centre of mass, the velocity and the world angular momentum (the angular velocity
+// follows the new inertia); the mesh frame keeps its rotation and moves so that its new centre of
+// mass lies where the old one did. The vertices become the contact generators' (in this order). Fails
+// as bsComputeMassProperties (a volume that is not positive: the deformation turned the mesh inside
+// out) or with bs_errOutOfMemory, leaving the body unchanged.
+bsResult bsRigidBody_Reshape(bsRigidBody* body, const bsTriangle* tris, uint32_t count, const bsVec3* vertices,
+	uint32_t vertexCount);
 
 // The body's mesh -> world transform now (for drawing it, or for helper C's mesh queries).
 bsTransform bsRigidBody_MeshTransform(const bsRigidBody* body);

@@ -53,7 +53,7 @@ bool bsRigidBody_CollidePlane(const bsRigidBody* body, int32_t index, const bsPl
 		if (s < margin)
 		{
 			bsRigidContact c = {bsMulSub(x, 0.5 * s, n), n, s, index, BS_RIGID_STATIC,
-				FeatureKey(plane, sizeof(*plane), i)};
+				FeatureKey(plane, sizeof(*plane), i), 0.0};
 			fit = bsPush(out, capacity, count, c) && fit;
 		}
 	}
@@ -116,7 +116,7 @@ static bool bsCollideVertices(const bsRigidBody* body, int32_t index, const bsBv
 		// the smallest turn, and warm starting would be lost); against a static mesh, its triangle too.
 		uint64_t key = plane != NULL ? FeatureKey(&other, sizeof other, i)
 			: FeatureKey(tris + hit.triangle, sizeof(bsTriangle), i);
-		bsRigidContact c = {point, n, s, index, other, key};
+		bsRigidContact c = {point, n, s, index, other, key, 0.0};
 		fit = bsPush(out, capacity, count, c) && fit;
 	}
 	return fit;
@@ -241,7 +241,7 @@ static void bsEdgeCrossing_Visit(void* context, const bsTriangle* t, uint32_t in
 		bsVec3 ends[4] = {e->l0, e->l1, a, b};
 		uint64_t key = bsFnv1a(BS_FNV1A_BASIS, ends, sizeof ends);
 		bsRigidContact c = {bsScale(0.5, bsAdd(p, q)), e->plane.n, bsDot(bsSub(p, q), e->plane.n), e->index,
-			e->other, key != 0 ? key : 1};
+			e->other, key != 0 ? key : 1, 0.0};
 		e->fit = bsPush(e->out, e->capacity, e->count, c) && e->fit;
 	}
 }

@@ -9,6 +9,9 @@
 //   without passing through, whatever their speed);
 // - a collision (approaching faster than restThreshold and meeting within the substep): -e v_n,
 //   the restitution target; with one contact this is exactly bsRigid_SeninResponse's answer.
+// Those are the surfaces' speeds: a contact whose surfaces close by `closing` on their own (a
+// deforming body's, rigid.h) asks the rigid motion for that much more (a foot pushing down on the
+// floor lifts its body), and its collision is judged by the surfaces' approach.
 #include "rigid_internal.h"
 
 #include <stdlib.h>
@@ -63,7 +66,7 @@ static bsResult bsCheckInputs(const bsRigidBody* bodies, int32_t count, const bs
 			return bs_errInvalidArgument;
 		}
 		if (!bsIsValidVec3(k->point) || !bsIsValidVec3(k->normal) || !isfinite(k->separation) ||
-			fabs(bsLength(k->normal) - 1.0) > 1e-6)
+			!isfinite(k->closing) || fabs(bsLength(k->normal) - 1.0) > 1e-6)
 		{
 			return bs_errInvalidArgument;
 		}
@@ -169,13 +172,14 @@ static bool bsPrepare(bsSolver* s, const bsRigidContact* k, const bsRigidStepDef
 	c->point = k->point, c->normal = n, c->separation = k->separation;
 	bsTangents(n, &c->tangent1, &c->tangent2);
 	c->massNormal = bsPairMass(s, c, n);
-	double vn = bsRelativeSpeed(s, c, n, false);
+	double closing = k->closing;  // an approach of the two surfaces: the same whichever is a
+	double vn = bsRelativeSpeed(s, c, n, false) - closing;
 	double sep = k->separation;
-	c->target = sep > 0.0 ? -sep / dt : 0.0;
+	c->target = (sep > 0.0 ? -sep / dt : 0.0) + closing;
 	*bounce = vn < -d->restThreshold && vn * dt + sep < 0.0;
 	if (*bounce)
 	{
-		c->target = -d->restitution * vn;
+		c->target = -d->restitution * vn + closing;
 	}
 	c->positionTarget = d->positionFactor * fmax(0.0, -sep - d->slop) / dt;
 	return true;

@@ -9,6 +9,13 @@
 // back only the bodies with two-way coupling: the pushes their phases record are sorted by particle
 // and summed per body in that order (bsWorldDynamics_ApplyPushes). Everything runs on the calling
 // thread in the order the bodies were added, so the result is the same at any thread count.
+//
+// A deforming dynamic body (docs/bodies_dynamics.md, "Deforming dynamic bodies") carries its shape
+// here: its rest vertices welded once, deformed at the substep's ends. Its contacts are generated
+// from its shape at t0 with the margin grown by the farthest its vertices travel by t1, and each
+// takes the speed at which the deformation moves the surface at its point towards the other body
+// (rigid.h's `closing`: the solver makes the rigid motion make up for it). After the rigid step its
+// mass properties are the shape's at t1 (bsRigidBody_Reshape), before its chord is set.
 #include "body_dynamics.h"
 
 #include "array.h"
@@ -17,12 +24,29 @@
 #include "mesh_distance.h"
 #include "rigid.h"
 #include "sensor.h"
+#include "weld.h"
 
 #include "blobsim/body.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+// A deforming dynamic body's shape: its rest mesh's distinct vertices (sorted by position: the
+// contacts' vertex keys stay the same from substep to substep) and where the deformation puts them.
+typedef struct bsDeformShape
+{
+	const bsBody* body;
+	bsWeld weld;          // rest vertices (mesh coordinates) and each triangle corner's vertex
+	bsVec3* weights;      // the deformation's weights at t0 of the substep, then at t1
+	bsVec3* at;           // the vertices at t0 of the substep (mesh coordinates)
+	bsVec3* next;         // and at t1
+	bsTriangle* tris;     // the shape at t1 (corners only: for the mass properties)
+	double travel;        // the farthest a vertex moves from t0 to t1
+	bsVec3 shift;         // the centre of mass's move in the mesh frame from t0 to t1
+} bsDeformShape;
+
+static void bsDeformShape_Destroy(bsDeformShape* s);
 
 typedef struct bsBodyPair
 {
@@ -38,6 +62,7 @@ struct bsWorldDynamics
 	bsBodyDynamicsDef def;
 	bsRigidBody* rigid;           // the dynamic bodies' states, in the order added
 	bsTransform* start;           // their poses at t0 of the substep
+	bsDeformShape* shapes;        // per dynamic body: its deforming shape (zero for a rigid shape)
 	int rigidCount;
 	int* rigidOf;                 // per world body: its index in rigid, or -1
 	int bodyCount;                // world bodies seen so far
@@ -68,6 +93,7 @@ void bsWorldDynamics_Destroy(bsWorldDynamics* d)
 	for (int k = 0; k < d->rigidCount; ++k)
 	{
 		bsRigidBody_Destroy(d->rigid + k);
+		bsDeformShape_Destroy(d->shapes + k);
 	}
 	for (int k = 0; k < d->pairCount; ++k)
 	{
@@ -92,6 +118,7 @@ void bsWorldDynamics_Destroy(bsWorldDynamics* d)
 	bsRigidContactCache_Destroy(&d->cache);
 	free(d->rigid);
 	free(d->start);
+	free(d->shapes);
 	free(d->rigidOf);
 	free(d->contacts);
 	free(d->pairs);
@@ -130,6 +157,190 @@ bsResult bsWorld_SetBodyDynamics(bsWorld* world, const bsBodyDynamicsDef* def)
 
 // --- bodies ---
 
+// --- deforming dynamic bodies ---
+
+static void bsDeformShape_Destroy(bsDeformShape* s)
+{
+	bsWeld_Destroy(&s->weld);
+	free(s->weights);
+	free(s->at);
+	free(s->next);
+	free(s->tris);
+	memset(s, 0, sizeof *s);
+}
+
+// The vertices' places at time t into out (mesh coordinates) with the weights at t into weights, and
+// the triangles between them.
+static void bsDeformShape_At(bsDeformShape* s, double t, bsVec3* weights, bsVec3* out)
+{
+	bsBody_DeformWeights(s->body, t, weights);
+	for (uint32_t v = 0; v < s->weld.vertexCount; ++v)
+	{
+		out[v] = bsBody_ShapePoint(s->body, weights, bsV3(1.0, 1.0, 1.0), s->weld.positions[v]);
+	}
+	const uint32_t* c = s->weld.cornerVertex;
+	for (uint32_t i = 0; 3 * i < s->weld.cornerCount; ++i)
+	{
+		s->tris[i].p1 = out[c[3 * i]];
+		s->tris[i].p2 = out[c[3 * i + 1]];
+		s->tris[i].p3 = out[c[3 * i + 2]];
+	}
+}
+
+// A dynamic body's rigid state; a deforming one's from its shape at time 0 (its mass: the density
+// times that shape's volume) and its shape.
+static bsResult bsWorldDynamics_CreateRigid(bsRigidBody* rigid, bsDeformShape* s, const bsBody* body,
+	const bsRigidBodyDef* def)
+{
+	memset(s, 0, sizeof *s);
+	memset(rigid, 0, sizeof *rigid);
+	uint32_t count;
+	const bsTriangle* rest = bsBody_Triangles(body, &count);
+	if (bsBody_RigidShape(body))
+	{
+		return bsRigidBody_Create(rigid, rest, count, def);
+	}
+	s->body = body;
+	bsResult r = bsWeld_Build(&s->weld, rest, count);
+	if (r == bs_ok && !bsWeld_SortByPosition(&s->weld))
+	{
+		r = bs_errOutOfMemory;
+	}
+	uint32_t n = s->weld.vertexCount;
+	s->weights = r == bs_ok ? calloc(2 * (size_t)bsBody_DeformWeightCount(body) + 1, sizeof(bsVec3)) : NULL;
+	s->at = r == bs_ok ? malloc(((size_t)n + 1) * sizeof(bsVec3)) : NULL;
+	s->next = r == bs_ok ? malloc(((size_t)n + 1) * sizeof(bsVec3)) : NULL;
+	s->tris = r == bs_ok ? calloc((size_t)count + 1, sizeof(bsTriangle)) : NULL;
+	bool missing = s->weights == NULL || s->at == NULL || s->next == NULL || s->tris == NULL;
+	r = r == bs_ok && missing ? bs_errOutOfMemory : r;
+	if (r == bs_ok)
+	{
+		bsDeformShape_At(s, 0.0, s->weights, s->at);
+		r = bsRigidBody_Create(rigid, s->tris, count, def);
+	}
+	// The vertices in the weld's order (the creation's own are sorted where they are at time 0).
+	r = r == bs_ok ? bsRigidBody_Reshape(rigid, s->tris, count, s->at, n) : r;
+	if (r != bs_ok)
+	{
+		bsRigidBody_Destroy(rigid);
+		bsDeformShape_Destroy(s);
+	}
+	return r;
+}
+
+// Each deforming body's shape at t1, how far it travels from t0 (grows its contact margin) and how
+// far its centre of mass moves in its frame (bsRigidBody_Reshape moves the frame back by as much).
+static void bsWorldDynamics_Deform(bsWorldDynamics* d, double t0, double t1)
+{
+	for (int i = 0; i < d->rigidCount; ++i)
+	{
+		bsDeformShape* s = d->shapes + i;
+		if (s->at == NULL)
+		{
+			continue;
+		}
+		int n = bsBody_DeformWeightCount(s->body);
+		bsBody_DeformWeights(s->body, t0, s->weights);
+		bsDeformShape_At(s, t1, s->weights + n, s->next);
+		double travel = 0.0;
+		for (uint32_t v = 0; v < s->weld.vertexCount; ++v)
+		{
+			travel = fmax(travel, bsDistance(s->at[v], s->next[v]));
+		}
+		s->travel = travel;
+		if (travel > 0.0)
+		{
+			// A shape that changes is not at rest, whatever its frame does: its contacts are solved.
+			d->rigid[i].awake = true;
+			d->rigid[i].sleepTime = 0.0;
+		}
+		bsMassProperties mass;
+		bool closed = bsComputeMassProperties(s->tris, s->weld.cornerCount / 3, 1.0, &mass) == bs_ok;
+		s->shift = closed ? bsSub(mass.centre, d->rigid[i].mass.centre) : bsV3(0.0, 0.0, 0.0);
+	}
+}
+
+// The velocity the deformation gives body i's surface at world point p over the substep (its frame's
+// move back with the centre of mass included): the move of the rest point that the shape at t0 puts
+// at p, found by three fixed-point steps x = y - u(x) (they converge where the field's gradient is
+// below 1, as for any deformation that does not fold the mesh).
+static bsVec3 bsWorldDynamics_DeformVelocity(const bsWorldDynamics* d, int i, bsVec3 p, double h)
+{
+	const bsDeformShape* s = d->shapes + i;
+	int n = bsBody_DeformWeightCount(s->body);
+	bsTransform mesh = bsRigidBody_MeshTransform(d->rigid + i);
+	bsVec3 y = bsTransform_ApplyInverse(mesh, p);
+	bsVec3 one = bsV3(1.0, 1.0, 1.0);
+	bsVec3 x = y;
+	for (int k = 0; k < 3; ++k)
+	{
+		x = bsSub(y, bsSub(bsBody_ShapePoint(s->body, s->weights, one, x), x));
+	}
+	bsVec3 move = bsSub(bsBody_ShapePoint(s->body, s->weights + n, one, x),
+		bsBody_ShapePoint(s->body, s->weights, one, x));
+	return bsQuat_Rotate(mesh.rotation, bsScale(1.0 / h, bsSub(move, s->shift)));
+}
+
+// Each contact's closing speed (rigid.h): how fast the deformations move its surfaces together.
+static void bsWorldDynamics_Closing(bsWorldDynamics* d, double h)
+{
+	for (int32_t k = 0; k < d->contactCount; ++k)
+	{
+		bsRigidContact* c = d->contacts + k;
+		double closing = 0.0;
+		if (c->a != BS_RIGID_STATIC && d->shapes[c->a].at != NULL)
+		{
+			closing -= bsDot(bsWorldDynamics_DeformVelocity(d, c->a, c->point, h), c->normal);
+		}
+		if (c->b != BS_RIGID_STATIC && d->shapes[c->b].at != NULL)
+		{
+			closing += bsDot(bsWorldDynamics_DeformVelocity(d, c->b, c->point, h), c->normal);
+		}
+		c->closing = closing;
+	}
+}
+
+// How near a dynamic body's contacts are generated: its rigid margin and its deformation's travel.
+static double bsWorldDynamics_Margin(const bsWorldDynamics* d, int i, double h)
+{
+	return bsRigidBody_ContactMargin(d->rigid + i, &d->def.step, h) + d->shapes[i].travel;
+}
+
+// The deforming bodies' mass properties and vertices become their shape's at t1. A shape the
+// deformation turned inside out (no positive volume) keeps the last mass properties, with its
+// vertices where they are.
+static bsResult bsWorldDynamics_Reshape(bsWorldDynamics* d)
+{
+	for (int i = 0; i < d->rigidCount; ++i)
+	{
+		bsDeformShape* s = d->shapes + i;
+		if (s->at == NULL)
+		{
+			continue;
+		}
+		bsRigidBody* body = d->rigid + i;
+		uint32_t n = s->weld.vertexCount;
+		bsResult r = bsRigidBody_Reshape(body, s->tris, s->weld.cornerCount / 3, s->next, n);
+		if (r == bs_errInvalidArgument || r == bs_errNonFinite)
+		{
+			for (uint32_t v = 0; v < n && v < body->vertexCount; ++v)
+			{
+				body->vertices[v] = bsTransform_ApplyInverse(body->bodyToMesh, s->next[v]);
+			}
+			r = bs_ok;
+		}
+		if (r != bs_ok)
+		{
+			return r;
+		}
+		bsVec3* at = s->at;
+		s->at = s->next;
+		s->next = at;
+		s->shift = bsV3(0.0, 0.0, 0.0);
+	}
+	return bs_ok;
+}
+
 // Rigid states for the bodies added since the last substep.
 static bsResult bsWorldDynamics_Sync(bsWorldDynamics* d, const bsWorldBodies* bodies)
 {
@@ -140,7 +351,8 @@ static bsResult bsWorldDynamics_Sync(bsWorldDynamics* d, const bsWorldBodies* bo
 	}
 	if (!BS_ARRAY_RESIZE(d->rigidOf, (size_t)n) || !BS_ARRAY_RESIZE(d->topology, (size_t)n) ||
 		!BS_ARRAY_RESIZE(d->rigid, (size_t)n) || !BS_ARRAY_RESIZE(d->start, (size_t)n) ||
-		!BS_ARRAY_RESIZE(d->pushImpulse, (size_t)n) || !BS_ARRAY_RESIZE(d->pushAngular, (size_t)n))
+		!BS_ARRAY_RESIZE(d->shapes, (size_t)n) || !BS_ARRAY_RESIZE(d->pushImpulse, (size_t)n) ||
+		!BS_ARRAY_RESIZE(d->pushAngular, (size_t)n))
 	{
 		return bs_errOutOfMemory;
 	}
@@ -153,10 +365,8 @@ static bsResult bsWorldDynamics_Sync(bsWorldDynamics* d, const bsWorldBodies* bo
 		{
 			continue;
 		}
-		uint32_t count;
-		const bsTriangle* tris = bsBody_Triangles(body, &count);
 		bsRigidBodyDef def = bsBody_DynamicDef(body);
-		bsResult r = bsRigidBody_Create(d->rigid + d->rigidCount, tris, count, &def);
+		bsResult r = bsWorldDynamics_CreateRigid(d->rigid + d->rigidCount, d->shapes + d->rigidCount, body, &def);
 		if (r != bs_ok)
 		{
 			d->bodyCount = k;
@@ -259,12 +469,14 @@ typedef struct bsBodyAt
 	double radius;
 	double margin;   // how far it can move in the substep (0 for a body that is not dynamic)
 	int rigid;       // index in d->rigid, or BS_RIGID_STATIC
+	int index;       // in the world's bodies
 } bsBodyAt;
 
 static bsBodyAt bsWorldDynamics_BodyAt(const bsWorldDynamics* d, const bsWorldBodies* bodies, int k, double t0, double h)
 {
 	bsBodyAt a;
 	a.body = bsWorldBodies_Body(bodies, k);
+	a.index = k;
 	a.bvh = bsWorldBodies_Shape(bodies, k);
 	a.rigid = d->rigidOf[k] >= 0 ? d->rigidOf[k] : BS_RIGID_STATIC;
 	bsBody_Pose(a.body, t0, &a.pose, &a.scale);
@@ -272,7 +484,7 @@ static bsBodyAt bsWorldDynamics_BodyAt(const bsWorldDynamics* d, const bsWorldBo
 	if (a.rigid != BS_RIGID_STATIC)
 	{
 		a.pose = bsRigidBody_MeshTransform(d->rigid + a.rigid);
-		a.margin = bsRigidBody_ContactMargin(d->rigid + a.rigid, &d->def.step, h);
+		a.margin = bsWorldDynamics_Margin(d, a.rigid, h);
 	}
 	const bsBvhNode* root = a.bvh->nodes;
 	bsVec3 lo = bsV3(root->min[0], root->min[1], root->min[2]);
@@ -419,11 +631,25 @@ static bsResult bsWorldDynamics_ExactQuery(bsBodyPair* pair, const bsBodyAt* a, 
 	return bs_ok;
 }
 
+// A body's shape at t0 in its mesh frame: its rest triangles, or a deforming dynamic body's shape
+// (the BVH's). NULL for a keyframed body whose shape changes.
+static const bsTriangle* bsWorldDynamics_MeshShape(const bsWorldBodies* bodies, const bsBodyAt* a,
+	uint32_t* count)
+{
+	bool rigid = bsBody_RigidShape(a->body) && a->scale.x == 1.0 && a->scale.y == 1.0 && a->scale.z == 1.0;
+	const bsTriangle* tris = bsBody_Triangles(a->body, count);
+	if (rigid)
+	{
+		return tris;
+	}
+	return a->rigid != BS_RIGID_STATIC ? bsWorldBodies_ShapeTriangles(bodies, a->index) : NULL;
+}
+
 // The pair's contact manifold (rigid.h's bsRigidBody_CollideBody): each dynamic body's vertices
 // within the margin of the other's shape, when that shape is its rest mesh moved rigidly (not
-// deforming, not scaled), so that a face resting on a face is held at its corners.
-static bsResult bsWorldDynamics_Manifold(bsWorldDynamics* d, const bsBodyAt* a, const bsBodyAt* b, bsVec3 pA,
-	bsVec3 pB, double margin)
+// scaled) or a dynamic body's deformed one, so that a face resting on a face is held at its corners.
+static bsResult bsWorldDynamics_Manifold(bsWorldDynamics* d, const bsWorldBodies* bodies, const bsBodyAt* a,
+	const bsBodyAt* b, bsVec3 pA, bsVec3 pB, double margin)
 {
 	const bsBodyAt* side[2] = {a, b};
 	bool edges = false;
@@ -431,8 +657,9 @@ static bsResult bsWorldDynamics_Manifold(bsWorldDynamics* d, const bsBodyAt* a, 
 	{
 		const bsBodyAt* x = side[k];
 		const bsBodyAt* y = side[1 - k];
-		bool rigid = bsBody_RigidShape(y->body) && y->scale.x == 1.0 && y->scale.y == 1.0 && y->scale.z == 1.0;
-		if (x->rigid == BS_RIGID_STATIC || !rigid)
+		uint32_t count, own;
+		const bsTriangle* tris = bsWorldDynamics_MeshShape(bodies, y, &count);
+		if (x->rigid == BS_RIGID_STATIC || tris == NULL)
 		{
 			continue;
 		}
@@ -442,14 +669,12 @@ static bsResult bsWorldDynamics_Manifold(bsWorldDynamics* d, const bsBodyAt* a, 
 		{
 			return r;
 		}
-		uint32_t count, own;
-		const bsTriangle* tris = bsBody_Triangles(y->body, &count);
 		bsRigidBody_CollideBody(body, x->rigid, y->bvh, tris, y->pose, y->rigid, k == 0 ? pB : pA, bsDistance(pA, pB),
 			margin, d->contacts, d->contactCapacity, &d->contactCount);
 		if (!edges)
 		{
 			// The edge crossings, one way round (a crossing is both bodies' at once).
-			const bsTriangle* mine = bsBody_Triangles(x->body, &own);
+			const bsTriangle* mine = bsWorldDynamics_MeshShape(bodies, x, &own);
 			r = bsWorldDynamics_Reserve(d, 6 * own);
 			if (r != bs_ok)
 			{
@@ -519,7 +744,7 @@ static bsResult bsWorldDynamics_PairContact(bsWorldDynamics* d, const bsWorldBod
 	bsVec3 vb = b.rigid != BS_RIGID_STATIC ? bsRigidBody_PointVelocity(d->rigid + b.rigid, mid) : bsV3(0, 0, 0);
 	bool resting = bsDot(bsSub(va, vb), normal) >= -d->def.step.restThreshold;
 	int32_t first = d->contactCount;
-	r = resting ? bsWorldDynamics_Manifold(d, &a, &b, pA, pB, margin) : bs_ok;
+	r = resting ? bsWorldDynamics_Manifold(d, bodies, &a, &b, pA, pB, margin) : bs_ok;
 	double closest = HUGE_VAL;
 	for (int32_t k = first; k < d->contactCount; ++k)
 	{
@@ -530,7 +755,7 @@ static bsResult bsWorldDynamics_PairContact(bsWorldDynamics* d, const bsWorldBod
 	{
 		return r;
 	}
-	bsRigidContact c = {bsScale(0.5, bsAdd(pA, pB)), normal, distance, a.rigid, b.rigid, 0};
+	bsRigidContact c = {bsScale(0.5, bsAdd(pA, pB)), normal, distance, a.rigid, b.rigid, 0, 0.0};
 	if (c.a == BS_RIGID_STATIC)
 	{
 		c.a = b.rigid;
@@ -556,10 +781,11 @@ bsResult bsWorldDynamics_Step(bsWorld* world, double t0, double t1)
 	}
 	double h = t1 - t0;
 	d->contactCount = 0;
+	bsWorldDynamics_Deform(d, t0, t1);
 	for (int k = 0; r == bs_ok && k < d->rigidCount; ++k)
 	{
 		d->start[k] = bsRigidBody_MeshTransform(d->rigid + k);
-		r = bsWorldDynamics_StaticContacts(d, world, k, bsRigidBody_ContactMargin(d->rigid + k, &d->def.step, h));
+		r = bsWorldDynamics_StaticContacts(d, world, k, bsWorldDynamics_Margin(d, k, h));
 	}
 	for (int i = 0; r == bs_ok && i < d->bodyCount; ++i)
 	{
@@ -568,7 +794,12 @@ bsResult bsWorldDynamics_Step(bsWorld* world, double t0, double t1)
 			r = d->rigidOf[i] >= 0 || d->rigidOf[j] >= 0 ? bsWorldDynamics_PairContact(d, bodies, i, j, t0, h) : bs_ok;
 		}
 	}
+	if (r == bs_ok)
+	{
+		bsWorldDynamics_Closing(d, h);
+	}
 	r = r == bs_ok ? bsRigid_Step(d->rigid, d->rigidCount, d->contacts, d->contactCount, &d->def.step, h, &d->cache, NULL) : r;
+	r = r == bs_ok ? bsWorldDynamics_Reshape(d) : r;
 	for (int k = 0; r == bs_ok && k < d->bodyCount; ++k)
 	{
 		int i = d->rigidOf[k];

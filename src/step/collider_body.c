@@ -243,6 +243,11 @@ const bsBvh* bsWorldBodies_Shape(const bsWorldBodies* bodies, int k)
 	return &bodies->states[k]->bvh;
 }
 
+const bsTriangle* bsWorldBodies_ShapeTriangles(const bsWorldBodies* bodies, int k)
+{
+	return bodies->states[k]->shape;
+}
+
 const bsTriangle* bsWorld_BodyShape(const bsWorld* world, const bsBody* body, uint32_t* count)
 {
 	const bsWorldBodies* w = world->bodies;

@@ -19,6 +19,8 @@ bsResult bsWorldBodies_Add(bsWorldBodies** bodies, bsBody* body, const void** st
 int bsWorldBodies_Count(const bsWorldBodies* bodies);
 bsBody* bsWorldBodies_Body(const bsWorldBodies* bodies, int k);
 const bsBvh* bsWorldBodies_Shape(const bsWorldBodies* bodies, int k);
+// The triangles of that shape in the body's own order (its rest mesh's, deformed and scaled).
+const bsTriangle* bsWorldBodies_ShapeTriangles(const bsWorldBodies* bodies, int k);
 void bsWorldBodies_Destroy(bsWorldBodies* bodies);
 
 // The substeps a step of dt needs so that no body turns by more than its maxAngle in one (>= 1).
