@@ -3,7 +3,8 @@
 // with boxes and a soup of random triangles) particles of mixed radii take slow, fast and very fast
 // sweeps, and every answer is the brute-force loop over every triangle's (bsSweepList) and the BVH
 // walk's, bit for bit, for the exact and karabassi methods; most answers came from the kept
-// candidates, and many were contacts. A granular pour into a box mesh gives the same bytes at 1, 2
+// candidates, and many were contacts. Every sweep the move phase would skip (bsMeshCache_Clear: an
+// entry of no triangle that holds it) is a miss by brute force and leaves the entry as it was. A granular pour into a box mesh gives the same bytes at 1, 2
 // and 3 threads, and with the candidates off (the mesh behind a far plane: only the first collider
 // keeps them).
 #include "mesh_candidates.h"
@@ -68,7 +69,7 @@ static int CandidatesAgainstBruteForce(bsMethod method, int threads)
 		x[k] = bsV3(bsRng_Range(&rng, 0, 1), bsRng_Range(&rng, -0.1, 0.5), bsRng_Range(&rng, 0, 1));
 		radius[k] = bsRng_Range(&rng, 0.005, 0.04);
 	}
-	uint64_t hits = 0, kept = 0, queries = 0;
+	uint64_t hits = 0, kept = 0, queries = 0, cleared = 0;
 	for (int round = 0; round < bs_testRounds; ++round)
 	{
 		for (int k = 0; k < bs_testParticles; ++k)
@@ -81,6 +82,8 @@ static int CandidatesAgainstBruteForce(bsMethod method, int threads)
 			bsSweepOutput fromCache, fromWalk, fromList;
 			bsQueryStats qs = {0, 0, 0, 0};
 			bsMeshCandidates before = world->meshCache.particles[k];
+			bsQueryStats skip = {0, 0, 0, 0};
+			bool clear = bsMeshCache_Clear(world, method, (size_t)k, x[k], to, radius[k], &skip);
 			bsMeshCache_Sweep(world, method, &s, 0.0, (size_t)k, &fromCache, &qs);
 			const bsMeshCandidates* after = world->meshCache.particles + k;
 			bsQueryStats walk = {0, 0, 0, 0};
@@ -89,6 +92,18 @@ static int CandidatesAgainstBruteForce(bsMethod method, int threads)
 			ENSURE(memcmp(&fromCache, &fromWalk, sizeof(bsSweepOutput)) == 0);
 			ENSURE(memcmp(&fromCache, &fromList, sizeof(bsSweepOutput)) == 0);
 			queries += 1;
+			// A sweep the move phase skips (its entry holds no triangle) is a miss by brute force,
+			// counted as one query, and the entry is kept as it was.
+			if (clear)
+			{
+				ENSURE(!fromList.hit && skip.queries == 1 && skip.trianglesTested == 0);
+				ENSURE(memcmp(&before, after, sizeof(before)) == 0 && after->count == 0);
+				cleared += 1;
+			}
+			else
+			{
+				ENSURE(skip.queries == 0);
+			}
 			// Answered from kept candidates: the entry was not made again and holds few enough.
 			kept += memcmp(&before, after, sizeof(before)) == 0 && after->count <= BS_MESH_CANDIDATES;
 			hits += fromList.hit;
@@ -96,10 +111,12 @@ static int CandidatesAgainstBruteForce(bsMethod method, int threads)
 			x[k] = fromList.hit ? fromList.center : to;
 		}
 	}
-	printf("  %s: %llu sweeps, %llu contacts, %llu from kept candidates\n", bsMethodName(method),
-		(unsigned long long)queries, (unsigned long long)hits, (unsigned long long)kept);
+	printf("  %s: %llu sweeps, %llu contacts, %llu from kept candidates, %llu skipped as clear\n",
+		bsMethodName(method), (unsigned long long)queries, (unsigned long long)hits, (unsigned long long)kept,
+		(unsigned long long)cleared);
 	ENSURE(hits > queries / 20);
 	ENSURE(kept > queries / 3);
+	ENSURE(cleared > queries / 20);
 	bsWorld_Destroy(world);
 	bsBvh_Destroy(&bvh);
 	free(tris);

@@ -48,8 +48,8 @@ static bsVec3 bsCandidates_Anchor(const bsMeshCandidates* c)
 	return bsV3(c->anchor[0], c->anchor[1], c->anchor[2]);
 }
 
-// The entry answers this sweep: both ends within its skin of its anchor.
-static bool bsCandidates_Hold(const bsMeshCandidates* c, const bsSweep* s)
+// The entry answers a sweep from c1 to c2: both ends within its skin of its anchor.
+static bool bsCandidates_HoldEnds(const bsMeshCandidates* c, bsVec3 c1, bsVec3 c2)
 {
 	if (!(c->skin >= 0.0f))
 	{
@@ -57,8 +57,13 @@ static bool bsCandidates_Hold(const bsMeshCandidates* c, const bsSweep* s)
 	}
 	bsVec3 a = bsCandidates_Anchor(c);
 	double skin2 = (double)c->skin * (double)c->skin;
-	bsVec3 d1 = bsSub(s->c1, a), d2 = bsSub(s->c2, a);
+	bsVec3 d1 = bsSub(c1, a), d2 = bsSub(c2, a);
 	return bsDot(d1, d1) <= skin2 && bsDot(d2, d2) <= skin2;
+}
+
+static bool bsCandidates_Hold(const bsMeshCandidates* c, const bsSweep* s)
+{
+	return bsCandidates_HoldEnds(c, s->c1, s->c2);
 }
 
 // A float no larger than x >= 0 (the skin may shrink in storage, never grow).
@@ -124,6 +129,25 @@ void bsMeshCache_Sweep(const bsWorld* world, bsMethod method, const bsSweep* swe
 		bsBvh_SweepPrepared(bvh, method, sweep, out, stats);
 	}
 	bsWorld_SweepColliders(world, 1, method, sweep, u0, 1.0, out, stats);
+}
+
+bool bsMeshCache_Clear(const bsWorld* world, bsMethod method, size_t i, bsVec3 c1, bsVec3 c2, double radius,
+	bsQueryStats* stats)
+{
+	const bsMeshCache* cache = &world->meshCache;
+	if (method == bs_methodRay || i >= cache->count || world->colliderCount != 1 ||
+		world->colliders[0].kind != bs_colliderMesh || cache->shape != world->colliders[0].shape ||
+		!(radius >= 0.0) || !isfinite(radius))
+	{
+		return false;
+	}
+	const bsMeshCandidates* c = cache->particles + i;
+	if (c->count != 0 || !bsCandidates_HoldEnds(c, c1, c2))
+	{
+		return false;
+	}
+	stats->queries += 1;  // as bsBvh_SweepLeaves counts the query it answers with no triangle
+	return true;
 }
 
 size_t bsMeshCache_Bytes(const bsMeshCache* cache)

@@ -52,6 +52,16 @@ bool bsMeshCache_Prepare(bsMeshCache* cache, const bsWorld* world, size_t partic
 void bsMeshCache_Sweep(const bsWorld* world, bsMethod method, const bsSweep* sweep, double u0, size_t i,
 	bsSweepOutput* out, bsQueryStats* stats);
 
+// True when particle i's sweep from c1 to c2 of the radius (by method) touches no collider, known
+// without making the sweep: the world's only collider is its first mesh, and particle i's entry holds
+// both ends and has no triangle (no triangle within r + s + slack of its anchor, so none within slack
+// of the swept sphere: above). bsMeshCache_Sweep would answer that sweep with a miss from the same
+// entry, kept as it is (an entry of no triangle is kept whenever it holds), so the move phase takes
+// c2 without making the sweep; the query is counted in stats as bsMeshCache_Sweep counts it (no node,
+// no triangle). False, and nothing counted, otherwise: the move phase makes the sweep.
+bool bsMeshCache_Clear(const bsWorld* world, bsMethod method, size_t i, bsVec3 c1, bsVec3 c2, double radius,
+	bsQueryStats* stats);
+
 size_t bsMeshCache_Bytes(const bsMeshCache* cache);
 
 void bsMeshCache_Free(bsMeshCache* cache);

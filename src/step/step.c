@@ -549,6 +549,11 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 			break;
 		}
 		bsSweepInput in = {x, bsMulAdd(x, remaining, v), radius};
+		if (bsMeshCache_Clear(job->world, def->method, i, in.c1, in.c2, radius, &qs))
+		{
+			x = in.c2;  // far from every triangle: the miss the sweep would answer (mesh_candidates.h)
+			break;
+		}
 		bsSweep s;
 		bsResult r = bsMakeSweep(&in, &s);
 		if (r != bs_ok)
