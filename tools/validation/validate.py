@@ -176,9 +176,8 @@ class Hydrostatic:
 	title = "Hydrostatic column"
 	about = (
 		"A column of water of height H (40 layers, nu = 1e-3 m^2/s to damp its sloshing) fills a square box "
-		"and settles for 2 s (its constant-density solve stopped at its iteration limit in 130 of 898 substeps, "
-		"nearly all in the first collapse, Jacobi iterations being slow to carry a correction through 40 "
-		"layers). summary.json's interaction.last_step gives the solver's own errors over the last step "
+		"and settles for 2 s (130 of its solves, over 898 substeps, stopped at their iteration limit, Jacobi "
+		"iterations being slow to carry a correction through 40 layers; none in the last step). summary.json's interaction.last_step gives the solver's own errors over the last step "
 		"(0.01 s): density_error_mean and _max, the largest mean and largest particle compression after a "
 		"constant-density solve, and the solves that stopped at their limit. (Until 2026-11-28 a second run "
 		"continued from the first one's particles.ply for 0.1 s and was measured instead; a particle file "
