@@ -152,6 +152,10 @@ SHORTER = {
     ("docs/validation.md", "tools/liggghts/compare --problems pile20k --steps 10000 --repeat 1 --threads 1 --rotation "
      "--rolling-model cdt --rolling-friction 0.1 --work out/liggghts-settled-cdt"):
         (None, "needs LIGGGHTS, a blobsim with rotation, and runs minutes"),
+    ("docs/performance.md", "tools/liggghts/compare --problems pile20k,chute5k,pile200k,block1m --threads 1 --repeat 3"):
+        (None, "needs LIGGGHTS and runs about 20 minutes; the liggghts-compare test runs it small"),
+    ("docs/performance.md", "tools/liggghts/compare --problems pile200k,pile20k --threads 1 --repeat 1 --work out/liggghts"):
+        (None, "needs LIGGGHTS and runs minutes; the liggghts-compare test runs it small"),
     ("docs/performance.md", "tools/liggghts/compare --check"):
         (None, "needs LIGGGHTS; it is the liggghts-compare test"),
 }
