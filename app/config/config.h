@@ -106,7 +106,9 @@ typedef struct bsEmitterConfig
 	char* group;            // surface: the OBJ group, matched as in `materials`; NULL: every triangle
 	double start;           // seconds, >= 0 [0]
 	double stop;            // seconds, > start, given with a rate [infinity]
-	double rate;            // particles a second, > 0; 0 when absent (all at once at start)
+	double rate;            // particles a second, > 0; 0 when absent (all at once at start) or keyed
+	bsTrack rateKeys;       // rate keys (a rate curve: emitter.h), values >= 0 [count 0: none]
+	bsEmitterMotion motion; // motion.translate, rotate (radians), scale tracks [count 0: none]
 	int64_t particleCount;  // with a rate: floor(rate (stop - start)); grid: the product of the counts;
 	                        // random, nozzle: count[0]; file: 0 (known when read)
 } bsEmitterConfig;

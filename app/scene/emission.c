@@ -193,7 +193,8 @@ bool bsEmission_Load(bsEmission* e, const bsConfig* c, const bsEnvironment* env,
 		bsPlyData d;
 		bool ok = bsPly_Read(file, &d, err, errlen) && bsListFromPly(&d, pc, file, e->lists + k, err, errlen);
 		e->listCounts[k] = d.count;
-		n += pc->emitters[k].rate > 0.0 ? 0 : d.count;  // a rate's count is in particleCount
+		bool overTime = pc->emitters[k].rate > 0.0 || pc->emitters[k].rateKeys.count > 0;
+		n += overTime ? 0 : d.count;  // a rate's count is in particleCount
 		free(d.particles);
 		if (!ok)
 		{
@@ -244,6 +245,8 @@ bsResult bsEmission_AddToWorld(const bsEmission* e, const bsConfig* c, bsWorld* 
 		def.start = pc->emitters[k].start;
 		def.stop = pc->emitters[k].stop;
 		def.rate = pc->emitters[k].rate;
+		def.rateKeys = pc->emitters[k].rateKeys;
+		def.motion = pc->emitters[k].motion;
 		def.lifetime = pc->lifetime;
 		if (pc->emitters[k].file != NULL)
 		{

@@ -47,6 +47,10 @@ BS_EMITTER_LIST(BS_EMITTER_DECLARE)
 // are emitted).
 bool bsEmitterDef_IsValid(const bsEmitterDef* def);
 
+// A rate curve, when def has one, is a valid track of values >= 0 with no constant rate beside it
+// (emitter_motion.c).
+bool bsEmitterDef_RateKeysValid(const bsEmitterDef* def);
+
 // --- for the classes ---
 
 // count[0] as given: the count of an emitter that is not a lattice (random, nozzle, surface).
