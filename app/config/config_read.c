@@ -505,11 +505,15 @@ static bool bsEmitsOverTime(const bsEmitterConfig* em)
 static bool bsReadRate(bsCtx* c, const cJSON* v, bsEmitterConfig* em)
 {
 	const cJSON* rate = bsMember(v, "rate");
-	if (!bsIsKeys(rate))
+	if (!cJSON_IsArray(rate))
 	{
 		return bsReadNumber(c, v, "rate", false, &bsPositive, 0.0, &em->rate);
 	}
 	size_t mark = bsPushKey(c, "rate");
+	if (!bsIsKeys(rate))
+	{
+		return bsFailExpected(c, "a number > 0 or an array of keys {\"time\": t, \"value\": x}", rate);
+	}
 	if (!bsReadKeys(c, rate, true, &em->rateKeys))
 	{
 		return false;
