@@ -12,7 +12,8 @@
 #     uninterrupted run. Resumed twice in a row, and with CONFIG and --set given again; and a run of
 #     18,000 particles (a checkpoint of more than a MiB, streamed). With rotation (epsd2: spins, rolling
 #     springs beside the tangential ones), stopped after frames 4 and 11: the same outputs. A moving
-#     emitter with a rate curve, stopped after frames 5 and 12: the same outputs.
+#     emitter with a rate curve, stopped after frames 5 and 12, and a surface emitter on the paddle,
+#     stopped after frame 7: the same outputs.
 #  2. Killed (SIGKILL) once its first checkpoint is there, then resumed: the same outputs.
 #  3. Refused, with the file named: a checkpoint cut short, one with a byte changed, none at all, another
 #     config or --set, a changed input file, a run whose state a checkpoint cannot hold yet (dynamic
@@ -123,6 +124,11 @@ moving=(--set 'particles.emitters=[{"type":"nozzle","center":[0,0,0],"direction"
 stopped_resumed "$work/full-moving" 5 1 2 "${moving[@]}"
 stopped_resumed "$work/full-moving" 12 2 1 "${moving[@]}"
 echo "moving emitter with a rate curve: stopped after frames 5 and 12, resumed: the same outputs"
+# A surface emitter on the keyed, deforming paddle: born on its posed surface, with its velocity.
+onbody=(--set 'particles.emitters=[{"type":"surface","body":0,"speed":0.2,"cone_angle":30,"rate":800,"stop":0.4}]')
+"$bin" run "$config" "${onbody[@]}" -o "$work/full-onbody" --threads 2 --quiet
+stopped_resumed "$work/full-onbody" 7 2 1 "${onbody[@]}"
+echo "surface emitter on a moving, deforming body: stopped after frame 7, resumed: the same outputs"
 
 # 18,000 particles: a checkpoint of more than a MiB, streamed into its file; many stuck to the paddle by
 # two workers (their records' order is the workers').

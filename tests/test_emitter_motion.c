@@ -3,12 +3,16 @@
 // central difference of the Euler rotation), rate curves counting their integral within 1 at several
 // frame rates and substep counts, birth times, the step's back-dating of each particle to the step's
 // start, and the defs the world refuses.
+#include "procedural.h"
+#include "blobsim/body.h"
+#include "blobsim/collide.h"
 #include "blobsim/quat.h"
 #include "blobsim/step.h"
 #include "blobsim/world.h"
 #include "test.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 // Keys (t_k, v_k) of a 3-vector track.
@@ -271,8 +275,108 @@ static int Refused(void)
 	return 0;
 }
 
+// A box turning about y at 1.2 rad/s while it slides along x at 0.5 units/s, a surface emitter on it
+// (200 particles a second, no speed of their own): each particle, followed back to its birth time
+// tau, lies radius + gap off the box as posed at tau (closest-point distance within 1e-9), and moves
+// at the surface point's velocity, T' + w x (x_s - T(tau)) (within 1e-8 of the speed). Deforming too
+// (a CSRBF control pulling one end up 0.3 over the second): on the deformed, posed surface.
+static int BodySurface(bool deforming)
+{
+	bsTriangle* tris;
+	uint32_t count;
+	ENSURE(bsMakeBoxMesh(bsV3(-1, -0.5, -0.75), bsV3(1, 0.5, 0.75), 2, false, &tris, &count) == bs_ok);
+	const double w = 1.2;
+	bsVec3Key translate[] = {{0.0, {0, 0, 0}}, {1.0, {0.5, 0, 0}}};
+	bsQuatKey rotate[] = {{0.0, bsQuat_FromAxisAngle(bsV3(0, 1, 0), 0.0)}, {1.0, bsQuat_FromAxisAngle(bsV3(0, 1, 0), w)}};
+	bsBodyDef bd = bsDefaultBodyDef();
+	bd.triangles = tris;
+	bd.triangleCount = count;
+	bd.keys = (bsKeyframes){translate, 2, rotate, 2, NULL, 0, false};
+	const bsVec3 control[1] = {{1, 0, 0}};
+	const double times[2] = {0.0, 1.0};
+	const bsVec3 displacement[2] = {{0, 0, 0}, {0, 0.3, 0}};
+	if (deforming)
+	{
+		bd.kind = bs_motionDeforming;
+		bd.deform = (bsDeformDef){control, 1, 1.5, times, displacement, 2};
+	}
+	bsBody* body = NULL;
+	ENSURE(bsBody_Create(&bd, &body) == bs_ok);
+	uint32_t restCount;
+	const bsTriangle* rest = bsBody_Triangles(body, &restCount);
+	double* cumulative = malloc(restCount * sizeof(double));
+	ENSURE(cumulative != NULL && bsSurface_Accumulate(rest, restCount, NULL, cumulative) > 0.0);
+	bsEmitterDef def = bsDefaultEmitterDef();
+	def.shape.type = bs_emitterSurface;
+	def.shape.surface = (bsSurface){rest, cumulative, restCount, 1e-3, 0.0, 0.0, 0.0, false, NULL};
+	def.radius = 0.05;
+	def.rate = 200.0;
+	def.stop = 0.99;
+	bsWorldDef wd = bsDefaultWorldDef();
+	bsWorld* world = bsWorld_Create(&wd);
+	ENSURE(world != NULL);
+	ENSURE(bsWorld_AddBodyEmitter(world, &def, body) == bs_errInvalidArgument);  // not in the world yet
+	ENSURE(bsWorld_AddBody(world, body) == bs_ok);
+	bsEmitterDef moving = def;
+	moving.motion.translate = bsConstantTrack(bsV3(1, 0, 0));
+	ENSURE(bsWorld_AddBodyEmitter(world, &moving, body) == bs_errInvalidArgument);
+	ENSURE(bsWorld_AddBodyEmitter(world, &def, body) == bs_ok);
+	bsParticles p;
+	memset(&p, 0, sizeof(p));
+	ENSURE(bsWorld_Emit(world, &p, NULL) == bs_ok && p.count == 198);
+	bsTriangle* posed = malloc(restCount * sizeof(bsTriangle));
+	ENSURE(posed != NULL);
+	for (size_t k = 0; k < p.count; ++k)
+	{
+		double tau = (double)(k + 1) / 200.0;
+		bsVec3 birth = bsMulAdd(p.position[k], tau, p.velocity[k]);  // emitted at time 0: back-dated by tau
+		bsTransform pose;
+		bsVec3 scale;
+		bsBody_Pose(body, tau, &pose, &scale);
+		bsVec3 weights[1];
+		bsBody_DeformWeights(body, tau, weights);
+		const bsVec3* w1 = deforming ? weights : NULL;
+		for (uint32_t i = 0; i < restCount; ++i)
+		{
+			ENSURE(bsMakeTriangle(bsTransform_Apply(pose, bsBody_ShapePoint(body, w1, scale, rest[i].p1)),
+				bsTransform_Apply(pose, bsBody_ShapePoint(body, w1, scale, rest[i].p2)),
+				bsTransform_Apply(pose, bsBody_ShapePoint(body, w1, scale, rest[i].p3)), posed + i) == bs_ok);
+		}
+		// Born radius + gap off a face of the posed mesh (inside the face, along its normal); on the
+		// convex box no face is nearer.
+		bsClosestPointInput in = {birth, HUGE_VAL};
+		bool onFace = false;
+		for (uint32_t i = 0; i < restCount; ++i)
+		{
+			bsClosestPointOutput face;
+			ENSURE(bsClosestPointList(posed + i, 1, &in, &face) == bs_ok);
+			onFace = onFace || (face.feature == bs_featureFace && fabs(face.distance - (p.radius[k] + 1e-3)) <= 1e-9);
+		}
+		ENSURE(onFace);
+		if (deforming)
+		{
+			continue;
+		}
+		bsClosestPointOutput out;
+		ENSURE(bsClosestPointList(posed, restCount, &in, &out) == bs_ok && out.hit);
+		ENSURE_SMALL(out.distance - (p.radius[k] + 1e-3), 1e-9);
+		bsVec3 centre = bsV3(0.5 * tau, 0, 0);
+		bsVec3 want = bsAdd(bsV3(0.5, 0, 0), bsCross(bsV3(0, w, 0), bsSub(out.point, centre)));
+		ENSURE_SMALL(bsLength(bsSub(p.velocity[k], want)) / bsLength(want), 1e-8);
+	}
+	free(posed);
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	bsBody_Destroy(body);
+	free(cumulative);
+	free(tris);
+	return 0;
+}
+
 int EmitterMotionTest(void)
 {
+	RUN_SUBTEST(BodySurface(false));
+	RUN_SUBTEST(BodySurface(true));
 	RUN_SUBTEST(SlideAndSpin());
 	RUN_SUBTEST(FrameVelocity());
 	RUN_SUBTEST(RateCurve());

@@ -103,6 +103,7 @@ typedef struct bsEmitterConfig
 	                        // (radians, 0..pi/2) and speeds, count[0] (its tables NULL)
 	                        // (random, nozzle and surface: 0 with a rate)
 	int mesh;               // surface: index into environment.meshes [0]
+	int body;               // surface: index into environment.bodies, then no mesh; -1: a mesh [-1]
 	char* group;            // surface: the OBJ group, matched as in `materials`; NULL: every triangle
 	double start;           // seconds, >= 0 [0]
 	double stop;            // seconds, > start, given with a rate [infinity]

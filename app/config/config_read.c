@@ -60,8 +60,8 @@ static const bsSchemaKey bsEmitterKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("mi
 	BS_KEY("max", BS_VALUE), BS_KEY("count", BS_VALUE), BS_KEY("jitter", BS_VALUE),
 	BS_KEY("file", BS_VALUE), BS_KEY("center", BS_VALUE), BS_KEY("direction", BS_VALUE),
 	BS_KEY("disk_radius", BS_VALUE), BS_KEY("cone_angle", BS_VALUE), BS_KEY("speed", BS_VALUE),
-	BS_KEY("mesh", BS_VALUE), BS_KEY("group", BS_VALUE), BS_KEY("gap", BS_VALUE), BS_KEY("side", BS_VALUE),
-	BS_TIMING_KEYS};
+	BS_KEY("mesh", BS_VALUE), BS_KEY("body", BS_VALUE), BS_KEY("group", BS_VALUE), BS_KEY("gap", BS_VALUE),
+	BS_KEY("side", BS_VALUE), BS_TIMING_KEYS};
 static const bsSchema bsEmitterSchema = BS_ELEMENT(bsEmitterKeys, "an object (an emitter)");
 static const bsSchema bsEmitterArraySchema = BS_ARRAY(&bsEmitterSchema);
 static const bsSchemaKey bsGridKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("min", BS_VALUE),
@@ -72,7 +72,7 @@ static const bsSchemaKey bsFileKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("file"
 static const bsSchemaKey bsNozzleKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("center", BS_VALUE),
 	BS_KEY("direction", BS_VALUE), BS_KEY("disk_radius", BS_VALUE), BS_KEY("cone_angle", BS_VALUE),
 	BS_KEY("speed", BS_VALUE), BS_KEY("count", BS_VALUE), BS_TIMING_KEYS};
-static const bsSchemaKey bsSurfaceKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("mesh", BS_VALUE),
+static const bsSchemaKey bsSurfaceKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("mesh", BS_VALUE), BS_KEY("body", BS_VALUE),
 	BS_KEY("group", BS_VALUE), BS_KEY("gap", BS_VALUE), BS_KEY("side", BS_VALUE), BS_KEY("cone_angle", BS_VALUE),
 	BS_KEY("speed", BS_VALUE), BS_KEY("count", BS_VALUE), BS_TIMING_KEYS};
 
@@ -671,6 +671,21 @@ static bool bsReadNozzle(bsCtx* c, const cJSON* v, bsNozzle* n)
 	return true;
 }
 
+// A surface on a body (its `body` key) takes no mesh, group or motion: the body's whole surface moves it.
+static bool bsCheckOnBody(bsCtx* c, const cJSON* v)
+{
+	static const char* const notWith[] = {"mesh", "group", "motion"};
+	for (int k = 0; k < 3; ++k)
+	{
+		if (bsMember(v, notWith[k]) != NULL)
+		{
+			bsPushKey(c, notWith[k]);
+			return bsFail(c, "not used with a body (the emitter is the body's whole surface, moving with it)");
+		}
+	}
+	return true;
+}
+
 // A surface's mesh (an index into environment.meshes, checked against it when the meshes are
 // loaded), its group (a name as for materials, or every triangle of the mesh), gap, side, cone and
 // speeds. The gap's default, a millionth of the radius, keeps a sphere from starting on its face:
@@ -680,9 +695,10 @@ static bool bsReadSurface(bsCtx* c, const cJSON* v, double radius, bsEmitterConf
 	static const bsRange halfAngle = {0.0, 90.0, false, "a number from 0 to 90 (degrees: off the face)"};
 	static const char* const sides[] = {"front", "back"};
 	bsSurface* s = &em->emitter.surface;
-	double mesh = 0.0, degrees = 0.0;
+	double mesh = 0.0, body = -1.0, degrees = 0.0;
 	int side = 0;
 	if (!bsReadInteger(c, v, "mesh", 0.0, (double)INT_MAX, 0.0, &mesh) ||
+		!bsReadInteger(c, v, "body", 0.0, (double)INT_MAX, -1.0, &body) ||
 		!bsReadChoice(c, v, "side", false, sides, 2, 0, &side) ||
 		!bsReadNumber(c, v, "gap", false, &bsNonNegative, 1e-6 * radius, &s->gap) ||
 		!bsReadNumber(c, v, "cone_angle", false, &halfAngle, 0.0, &degrees) ||
@@ -691,6 +707,11 @@ static bool bsReadSurface(bsCtx* c, const cJSON* v, double radius, bsEmitterConf
 		return false;
 	}
 	em->mesh = (int)mesh;
+	em->body = (int)body;
+	if (em->body >= 0 && !bsCheckOnBody(c, v))
+	{
+		return false;
+	}
 	s->back = side == 1;
 	s->coneAngle = degrees * (BS_PI / 180.0);
 	const cJSON* group = bsMember(v, "group");

@@ -213,6 +213,12 @@ bsVec3 bsEmitter_ConeDirection(bsVec3 a, bsVec3 u, bsVec3 w, double angle, bsRng
 	return bsMulAdd(bsMulAdd(bsScale(c, a), s * cos(psi), u), s * sin(psi), w);
 }
 
+// The class's emitOne (user: the class).
+static void bsEmitterClass_EmitOne(const bsEmitterDef* def, uint64_t k, void* user, bsRng* rng, bsParticleDef* particle)
+{
+	((const bsEmitterClass*)user)->emitOne(def, k, rng, particle);
+}
+
 bsResult bsEmitterDef_EmitRange(const bsEmitterDef* def, uint64_t first, uint64_t count, bsRng* rng,
 	bsParticles* p, size_t* failed)
 {
@@ -226,6 +232,13 @@ bsResult bsEmitterDef_EmitRange(const bsEmitterDef* def, uint64_t first, uint64_
 	{
 		return bs_ok;
 	}
+	return bsEmitterDef_EmitRangeWith(def, first, count, bsEmitterClass_EmitOne, (void*)c, rng, p, failed);
+}
+
+bsResult bsEmitterDef_EmitRangeWith(const bsEmitterDef* def, uint64_t first, uint64_t count, bsEmitOneFn* emitOne,
+	void* user, bsRng* rng, bsParticles* p, size_t* failed)
+{
+	*failed = 0;
 	if (count > SIZE_MAX - p->count)
 	{
 		return bs_errTooLarge;
@@ -240,7 +253,7 @@ bsResult bsEmitterDef_EmitRange(const bsEmitterDef* def, uint64_t first, uint64_
 	for (uint64_t k = first; k < first + count; ++k)
 	{
 		bsParticleDef d;
-		c->emitOne(def, k, rng, &d);
+		emitOne(def, k, user, rng, &d);
 		if (moving)
 		{
 			bsEmitterMotion_Apply(&def->motion, bsEmitterDef_BirthTime(def, k), &d.position, &d.velocity);
