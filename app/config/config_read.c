@@ -49,12 +49,13 @@ static const bsSchema bsEnvironmentSchema = BS_OBJECT(bsEnvironmentKeys);
 // Every emitter key; each type allows a subset (its key table in bsEmitterReaders: bsGridKeys,
 // bsRandomKeys, bsFileKeys, bsNozzleKeys, bsSurfaceKeys), and every type the timing keys
 // (BS_TIMING_KEYS, with the motion).
-// An emitter's motion (emitter.h: bsEmitterMotion), every type's too: three keyframe tracks.
+// An emitter's motion (emitter.h: bsEmitterMotion), every type's too: three keyframe tracks; and its
+// rate, a number or keys (the keys' schema, so that --set reaches rate.K.value).
 static const bsSchema bsMotionTrackSchema = BS_ARRAY(&bsTrackKeySchema);
 static const bsSchemaKey bsEmitterMotionKeys[] = {BS_KEY("translate", &bsMotionTrackSchema),
 	BS_KEY("rotate", &bsMotionTrackSchema), BS_KEY("scale", &bsMotionTrackSchema)};
 static const bsSchema bsEmitterMotionSchema = BS_OBJECT(bsEmitterMotionKeys);
-#define BS_TIMING_KEYS BS_KEY("start", BS_VALUE), BS_KEY("stop", BS_VALUE), BS_KEY("rate", BS_VALUE), \
+#define BS_TIMING_KEYS BS_KEY("start", BS_VALUE), BS_KEY("stop", BS_VALUE), BS_KEY("rate", &bsMotionTrackSchema), \
 	BS_KEY("motion", &bsEmitterMotionSchema)
 static const bsSchemaKey bsEmitterKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("min", BS_VALUE),
 	BS_KEY("max", BS_VALUE), BS_KEY("count", BS_VALUE), BS_KEY("jitter", BS_VALUE),
