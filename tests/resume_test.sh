@@ -11,7 +11,9 @@
 #     the last checkpoint; outputs.txt as a set; summary.json but for its times) byte-identical to the
 #     uninterrupted run. Resumed twice in a row, and with CONFIG and --set given again; and a run of
 #     18,000 particles (a checkpoint of more than a MiB, streamed). With rotation (epsd2: spins, rolling
-#     springs beside the tangential ones), stopped after frames 4 and 11: the same outputs.
+#     springs beside the tangential ones), stopped after frames 4 and 11: the same outputs. A moving
+#     emitter with a rate curve, stopped after frames 5 and 12, and a surface emitter on the paddle,
+#     stopped after frame 7: the same outputs.
 #  2. Killed (SIGKILL) once its first checkpoint is there, then resumed: the same outputs.
 #  3. Refused, with the file named: a checkpoint cut short, one with a byte changed, none at all, another
 #     config or --set, a changed input file, a run whose state a checkpoint cannot hold yet (dynamic
@@ -114,6 +116,19 @@ refused "$work/log" "stopped after frame 9"
 "$bin" run "$config" --set collision.response=slide --resume "$dir" --quiet
 same "$work/full-slide" "$dir"
 echo "resumed twice (the second time with CONFIG and --set): the same outputs"
+
+# A moving emitter with a rate curve (a nozzle swept and turned over the box): its particles are born
+# at the frame's pose at their birth times after a resume as before it (the motion is the config's).
+moving=(--set 'particles.emitters=[{"type":"nozzle","center":[0,0,0],"direction":[0,-1,0],"disk_radius":0.03,"speed":0.5,"rate":[{"time":0,"value":500},{"time":0.3,"value":2000}],"stop":0.4,"motion":{"translate":[{"time":0,"value":[-0.2,0.4,0]},{"time":0.4,"value":[0.2,0.4,0.1]}],"rotate":[{"time":0,"value":[0,0,-30]},{"time":0.4,"value":[0,0,30]}]}}]')
+"$bin" run "$config" "${moving[@]}" -o "$work/full-moving" --threads 1 --quiet
+stopped_resumed "$work/full-moving" 5 1 2 "${moving[@]}"
+stopped_resumed "$work/full-moving" 12 2 1 "${moving[@]}"
+echo "moving emitter with a rate curve: stopped after frames 5 and 12, resumed: the same outputs"
+# A surface emitter on the keyed, deforming paddle: born on its posed surface, with its velocity.
+onbody=(--set 'particles.emitters=[{"type":"surface","body":0,"speed":0.2,"cone_angle":30,"rate":800,"stop":0.4}]')
+"$bin" run "$config" "${onbody[@]}" -o "$work/full-onbody" --threads 2 --quiet
+stopped_resumed "$work/full-onbody" 7 2 1 "${onbody[@]}"
+echo "surface emitter on a moving, deforming body: stopped after frame 7, resumed: the same outputs"
 
 # 18,000 particles: a checkpoint of more than a MiB, streamed into its file; many stuck to the paddle by
 # two workers (their records' order is the workers').

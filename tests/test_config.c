@@ -168,7 +168,7 @@ static const BadCase badCases[] = {
 	{PARTICLES("{\"type\": \"random\", \"min\": [0, 0, 0], \"max\": [1, 1, 1], \"count\": 5, "
 		"\"jitter\": 0.5}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: particles.emitters[0].jitter: not used by a \"random\" emitter (its keys: type, min, "
-		"max, count, start, stop, rate)"},
+		"max, count, start, stop, rate, motion)"},
 	{PARTICLES("{\"tpye\": \"file\", \"file\": \"p.ply\"}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: particles.emitters[0].tpye: unknown key (did you mean 'type'?)"},
 	{PARTICLES("{\"type\": \"grd\"}"), 0, {NULL}, bs_errInvalidArgument,

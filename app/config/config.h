@@ -103,10 +103,13 @@ typedef struct bsEmitterConfig
 	                        // (radians, 0..pi/2) and speeds, count[0] (its tables NULL)
 	                        // (random, nozzle and surface: 0 with a rate)
 	int mesh;               // surface: index into environment.meshes [0]
+	int body;               // surface: index into environment.bodies, then no mesh; -1: a mesh [-1]
 	char* group;            // surface: the OBJ group, matched as in `materials`; NULL: every triangle
 	double start;           // seconds, >= 0 [0]
 	double stop;            // seconds, > start, given with a rate [infinity]
-	double rate;            // particles a second, > 0; 0 when absent (all at once at start)
+	double rate;            // particles a second, > 0; 0 when absent (all at once at start) or keyed
+	bsTrack rateKeys;       // rate keys (a rate curve: emitter.h), values >= 0 [count 0: none]
+	bsEmitterMotion motion; // motion.translate, rotate (radians), scale tracks [count 0: none]
 	int64_t particleCount;  // with a rate: floor(rate (stop - start)); grid: the product of the counts;
 	                        // random, nozzle: count[0]; file: 0 (known when read)
 } bsEmitterConfig;

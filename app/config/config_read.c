@@ -48,14 +48,21 @@ static const bsSchema bsEnvironmentSchema = BS_OBJECT(bsEnvironmentKeys);
 
 // Every emitter key; each type allows a subset (its key table in bsEmitterReaders: bsGridKeys,
 // bsRandomKeys, bsFileKeys, bsNozzleKeys, bsSurfaceKeys), and every type the timing keys
-// (BS_TIMING_KEYS).
-#define BS_TIMING_KEYS BS_KEY("start", BS_VALUE), BS_KEY("stop", BS_VALUE), BS_KEY("rate", BS_VALUE)
+// (BS_TIMING_KEYS, with the motion).
+// An emitter's motion (emitter.h: bsEmitterMotion), every type's too: three keyframe tracks; and its
+// rate, a number or keys (the keys' schema, so that --set reaches rate.K.value).
+static const bsSchema bsMotionTrackSchema = BS_ARRAY(&bsTrackKeySchema);
+static const bsSchemaKey bsEmitterMotionKeys[] = {BS_KEY("translate", &bsMotionTrackSchema),
+	BS_KEY("rotate", &bsMotionTrackSchema), BS_KEY("scale", &bsMotionTrackSchema)};
+static const bsSchema bsEmitterMotionSchema = BS_OBJECT(bsEmitterMotionKeys);
+#define BS_TIMING_KEYS BS_KEY("start", BS_VALUE), BS_KEY("stop", BS_VALUE), BS_KEY("rate", &bsMotionTrackSchema), \
+	BS_KEY("motion", &bsEmitterMotionSchema)
 static const bsSchemaKey bsEmitterKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("min", BS_VALUE),
 	BS_KEY("max", BS_VALUE), BS_KEY("count", BS_VALUE), BS_KEY("jitter", BS_VALUE),
 	BS_KEY("file", BS_VALUE), BS_KEY("center", BS_VALUE), BS_KEY("direction", BS_VALUE),
 	BS_KEY("disk_radius", BS_VALUE), BS_KEY("cone_angle", BS_VALUE), BS_KEY("speed", BS_VALUE),
-	BS_KEY("mesh", BS_VALUE), BS_KEY("group", BS_VALUE), BS_KEY("gap", BS_VALUE), BS_KEY("side", BS_VALUE),
-	BS_TIMING_KEYS};
+	BS_KEY("mesh", BS_VALUE), BS_KEY("body", BS_VALUE), BS_KEY("group", BS_VALUE), BS_KEY("gap", BS_VALUE),
+	BS_KEY("side", BS_VALUE), BS_TIMING_KEYS};
 static const bsSchema bsEmitterSchema = BS_ELEMENT(bsEmitterKeys, "an object (an emitter)");
 static const bsSchema bsEmitterArraySchema = BS_ARRAY(&bsEmitterSchema);
 static const bsSchemaKey bsGridKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("min", BS_VALUE),
@@ -66,7 +73,7 @@ static const bsSchemaKey bsFileKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("file"
 static const bsSchemaKey bsNozzleKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("center", BS_VALUE),
 	BS_KEY("direction", BS_VALUE), BS_KEY("disk_radius", BS_VALUE), BS_KEY("cone_angle", BS_VALUE),
 	BS_KEY("speed", BS_VALUE), BS_KEY("count", BS_VALUE), BS_TIMING_KEYS};
-static const bsSchemaKey bsSurfaceKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("mesh", BS_VALUE),
+static const bsSchemaKey bsSurfaceKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("mesh", BS_VALUE), BS_KEY("body", BS_VALUE),
 	BS_KEY("group", BS_VALUE), BS_KEY("gap", BS_VALUE), BS_KEY("side", BS_VALUE), BS_KEY("cone_angle", BS_VALUE),
 	BS_KEY("speed", BS_VALUE), BS_KEY("count", BS_VALUE), BS_TIMING_KEYS};
 
@@ -496,16 +503,98 @@ static bool bsCountParticles(bsCtx* c, const char* key, const char* what, double
 	return true;
 }
 
-// start, and with a rate the stop that must follow it; a stop without a rate is an error.
-static bool bsReadEmitterTiming(bsCtx* c, const cJSON* v, bsEmitterConfig* em)
+// The emitter emits over time: a rate or a rate curve.
+static bool bsEmitsOverTime(const bsEmitterConfig* em)
 {
-	em->stop = INFINITY;
-	if (!bsReadNumber(c, v, "start", false, &bsNonNegative, 0.0, &em->start) ||
-		!bsReadNumber(c, v, "rate", false, &bsPositive, 0.0, &em->rate))
+	return em->rate > 0.0 || em->rateKeys.count > 0;
+}
+
+// A rate: a number > 0, or keys {"time": t, "value": particles a second >= 0} (a rate curve).
+static bool bsReadRate(bsCtx* c, const cJSON* v, bsEmitterConfig* em)
+{
+	const cJSON* rate = bsMember(v, "rate");
+	if (!cJSON_IsArray(rate))
+	{
+		return bsReadNumber(c, v, "rate", false, &bsPositive, 0.0, &em->rate);
+	}
+	size_t mark = bsPushKey(c, "rate");
+	if (!bsIsKeys(rate))
+	{
+		return bsFailExpected(c, "a number > 0 or an array of keys {\"time\": t, \"value\": x}", rate);
+	}
+	if (!bsReadKeys(c, rate, true, &em->rateKeys))
 	{
 		return false;
 	}
-	if (em->rate == 0.0)
+	for (int k = 0; k < em->rateKeys.count; ++k)
+	{
+		if (!(em->rateKeys.value[k].x >= 0.0))
+		{
+			bsPushIndex(c, k);
+			bsPushKey(c, "value");
+			return bsFailExpected(c, "a number >= 0 (particles a second)", bsMember(cJSON_GetArrayItem(rate, k), "value"));
+		}
+	}
+	bsPop(c, mark);
+	return true;
+}
+
+// motion.rotate's keys, read in degrees, into radians.
+static void bsTrackToRadians(bsTrack* track)
+{
+	for (int k = 0; k < track->count; ++k)
+	{
+		track->value[k] = bsScale(BS_PI / 180.0, track->value[k]);
+	}
+}
+
+// motion: translate, rotate (Euler angles, degrees) and scale (> 0), each 3 numbers or keys.
+static bool bsReadEmitterMotion(bsCtx* c, const cJSON* v, bsEmitterMotion* m)
+{
+	const cJSON* o = bsMember(v, "motion");
+	if (o == NULL)
+	{
+		return true;
+	}
+	if (!bsReadSection(c, v, "motion", &bsEmitterMotionSchema, NULL))
+	{
+		return false;
+	}
+	size_t mark = bsPushKey(c, "motion");
+	if (!bsReadTrack(c, o, "translate", false, &m->translate) || !bsReadTrack(c, o, "rotate", false, &m->rotate) ||
+		!bsReadTrack(c, o, "scale", false, &m->scale))
+	{
+		return false;
+	}
+	bsTrackToRadians(&m->rotate);
+	for (int k = 0; k < m->scale.count; ++k)
+	{
+		bsVec3 s = m->scale.value[k];
+		if (!(s.x > 0.0 && s.y > 0.0 && s.z > 0.0))
+		{
+			bsPushKey(c, "scale");
+			if (bsIsKeys(bsMember(o, "scale")))
+			{
+				bsPushIndex(c, k);
+				bsPushKey(c, "value");
+			}
+			return bsFail(c, "expected 3 numbers > 0");
+		}
+	}
+	bsPop(c, mark);
+	return true;
+}
+
+// start, and with a rate the stop that must follow it; a stop without a rate is an error; the motion.
+static bool bsReadEmitterTiming(bsCtx* c, const cJSON* v, bsEmitterConfig* em)
+{
+	em->stop = INFINITY;
+	if (!bsReadNumber(c, v, "start", false, &bsNonNegative, 0.0, &em->start) || !bsReadRate(c, v, em) ||
+		!bsReadEmitterMotion(c, v, &em->motion))
+	{
+		return false;
+	}
+	if (!bsEmitsOverTime(em))
 	{
 		if (bsMember(v, "stop") != NULL)
 		{
@@ -529,10 +618,11 @@ static bool bsCountRate(bsCtx* c, bsEmitterConfig* em, int64_t* total)
 	def.start = em->start;
 	def.stop = em->stop;
 	def.rate = em->rate;
+	def.rateKeys = em->rateKeys;
 	uint64_t n = 0;
 	bool over = bsEmitterDef_Count(&def, BS_CONFIG_MAX_PARTICLES, &n) != bs_ok;
-	return bsCountParticles(c, "rate", "rate x (stop - start) = ", floor(em->rate * (em->stop - em->start)),
-		over, n, em, total);
+	return bsCountParticles(c, "rate", em->rateKeys.count > 0 ? "the rate's integral from start to stop = "
+		: "rate x (stop - start) = ", floor(bsEmitterDef_Integral(&def, em->stop)), over, n, em, total);
 }
 
 // A speed (both ends of the range) or [min, max] with 0 <= min <= max.
@@ -589,6 +679,21 @@ static bool bsReadNozzle(bsCtx* c, const cJSON* v, bsNozzle* n)
 	return true;
 }
 
+// A surface on a body (its `body` key) takes no mesh, group or motion: the body's whole surface moves it.
+static bool bsCheckOnBody(bsCtx* c, const cJSON* v)
+{
+	static const char* const notWith[] = {"mesh", "group", "motion"};
+	for (int k = 0; k < 3; ++k)
+	{
+		if (bsMember(v, notWith[k]) != NULL)
+		{
+			bsPushKey(c, notWith[k]);
+			return bsFail(c, "not used with a body (the emitter is the body's whole surface, moving with it)");
+		}
+	}
+	return true;
+}
+
 // A surface's mesh (an index into environment.meshes, checked against it when the meshes are
 // loaded), its group (a name as for materials, or every triangle of the mesh), gap, side, cone and
 // speeds. The gap's default, a millionth of the radius, keeps a sphere from starting on its face:
@@ -598,9 +703,10 @@ static bool bsReadSurface(bsCtx* c, const cJSON* v, double radius, bsEmitterConf
 	static const bsRange halfAngle = {0.0, 90.0, false, "a number from 0 to 90 (degrees: off the face)"};
 	static const char* const sides[] = {"front", "back"};
 	bsSurface* s = &em->emitter.surface;
-	double mesh = 0.0, degrees = 0.0;
+	double mesh = 0.0, body = -1.0, degrees = 0.0;
 	int side = 0;
 	if (!bsReadInteger(c, v, "mesh", 0.0, (double)INT_MAX, 0.0, &mesh) ||
+		!bsReadInteger(c, v, "body", 0.0, (double)INT_MAX, -1.0, &body) ||
 		!bsReadChoice(c, v, "side", false, sides, 2, 0, &side) ||
 		!bsReadNumber(c, v, "gap", false, &bsNonNegative, 1e-6 * radius, &s->gap) ||
 		!bsReadNumber(c, v, "cone_angle", false, &halfAngle, 0.0, &degrees) ||
@@ -609,6 +715,11 @@ static bool bsReadSurface(bsCtx* c, const cJSON* v, double radius, bsEmitterConf
 		return false;
 	}
 	em->mesh = (int)mesh;
+	em->body = (int)body;
+	if (em->body >= 0 && !bsCheckOnBody(c, v))
+	{
+		return false;
+	}
 	s->back = side == 1;
 	s->coneAngle = degrees * (BS_PI / 180.0);
 	const cJSON* group = bsMember(v, "group");
@@ -634,7 +745,7 @@ static bool bsReadSurface(bsCtx* c, const cJSON* v, double radius, bsEmitterConf
 // lattice's count).
 static bool bsCheckCountOrRate(bsCtx* c, const cJSON* v, const bsEmitterConfig* em)
 {
-	if (em->rate == 0.0 || bsMember(v, "count") == NULL)
+	if (!bsEmitsOverTime(em) || bsMember(v, "count") == NULL)
 	{
 		return true;
 	}
@@ -647,7 +758,7 @@ static bool bsCountShape(bsCtx* c, bsEmitterConfig* em, bool counted, double asR
 {
 	uint64_t n = 0;
 	bool over = counted && bsEmitter_Count(&em->emitter, BS_CONFIG_MAX_PARTICLES, &n) != bs_ok;
-	if (em->rate > 0.0 && !over)
+	if (bsEmitsOverTime(em) && !over)
 	{
 		return bsCountRate(c, em, &pc->particleCount);
 	}
@@ -658,7 +769,7 @@ static bool bsCountShape(bsCtx* c, bsEmitterConfig* em, bool counted, double asR
 // particles.
 static bool bsReadCountOrRate(bsCtx* c, const cJSON* v, bsEmitterConfig* em, bsParticlesConfig* pc)
 {
-	bool counted = em->rate == 0.0;
+	bool counted = !bsEmitsOverTime(em);
 	double asRead = 0.0;
 	return (!counted || bsReadEmitterCount(c, v, &em->emitter, &asRead)) && bsCountShape(c, em, counted, asRead, pc);
 }
@@ -691,7 +802,7 @@ static bool bsReadRandomEmitter(bsCtx* c, const cJSON* v, bsEmitterConfig* em, b
 static bool bsReadFileEmitter(bsCtx* c, const cJSON* v, bsEmitterConfig* em, bsParticlesConfig* pc)
 {
 	return bsReadFile(c, v, "file", true, NULL, &em->file) &&
-		(em->rate == 0.0 || bsCountRate(c, em, &pc->particleCount));
+		(!bsEmitsOverTime(em) || bsCountRate(c, em, &pc->particleCount));
 }
 
 static bool bsReadNozzleEmitter(bsCtx* c, const cJSON* v, bsEmitterConfig* em, bsParticlesConfig* pc)

@@ -457,6 +457,11 @@ bool bsEnvBodies_Load(bsEnvBodies** out, const bsConfig* config, char* err, size
 	return true;
 }
 
+const bsBody* bsEnvBodies_Body(const bsEnvBodies* bodies, int i)
+{
+	return bodies != NULL && i >= 0 && i < bodies->count ? bodies->items[i].body : NULL;
+}
+
 bsResult bsEnvBodies_AddToWorld(const bsEnvBodies* bodies, bsWorld* world)
 {
 	bsResult r = bodies != NULL ? bsWorld_SetBodyDynamics(world, &bodies->dynamics) : bs_ok;

@@ -18,6 +18,9 @@ void bsEnvBodies_Free(bsEnvBodies* bodies);
 
 bsResult bsEnvBodies_AddToWorld(const bsEnvBodies* bodies, bsWorld* world);
 
+// Body i of environment.bodies, NULL when out of range (or no bodies).
+const bsBody* bsEnvBodies_Body(const bsEnvBodies* bodies, int i);
+
 // Puts DIR/body_N_HASH.inc of each rigid body in place at once (HASH: of its content; a file already
 // there is kept) and adds it to the open deferred group's outputs. False with a message.
 bool bsEnvBodies_WriteIncludes(const bsEnvBodies* bodies, const char* dir, char* err, size_t errlen);

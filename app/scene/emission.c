@@ -1,6 +1,9 @@
 #include "emission.h"
 
+#include "bodies.h"
 #include "ply.h"
+
+#include "blobsim/body.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -18,6 +21,7 @@ void bsEmission_Free(bsEmission* e)
 	}
 	free(e->turn);
 	free(e->orientation);
+	free(e->bodies);
 	free(e->lists);
 	free(e->listCounts);
 	free(e->surfaces);
@@ -89,6 +93,50 @@ static bool bsNoGroup(const bsEnvironment* env, const bsConfig* c, int k, uint32
 	return false;
 }
 
+// The OBJ a surface emitter emits from: its body's (a sequence's first frame's) or its mesh's.
+static const char* bsSurfaceFile(const bsConfig* c, const bsEmitterConfig* em)
+{
+	if (em->body < 0)
+	{
+		return c->environment.meshes[em->mesh].file;
+	}
+	const bsBodyConfig* b = c->environment.bodies + em->body;
+	return b->file != NULL ? b->file : "the body's mesh sequence";
+}
+
+// Surface emitter k on count triangles of total weight area (its cumulative table made): its faces'
+// outside, then the surface; false with a message when it has no area or its outside cannot be told.
+static bool bsSurfaceOf(bsEmission* e, const bsConfig* c, int k, const bsTriangle* triangles, size_t count,
+	double area, char* err, size_t errlen)
+{
+	const bsEmitterConfig* em = c->particles.emitters + k;
+	bsSurface* s = e->surfaces + k;
+	*s = em->emitter.surface;
+	s->triangles = triangles;
+	s->cumulative = e->cumulative[k];
+	s->count = count;
+	bool ok = area > 0.0 && isfinite(area);
+	e->turn[k] = ok ? malloc(count) : NULL;
+	bsResult r = !ok ? bs_ok : e->turn[k] == NULL ? bs_errOutOfMemory :
+		bsOrientation_Outside(s->triangles, (uint32_t)count, e->turn[k], e->orientation + k);
+	if (r != bs_ok)
+	{
+		snprintf(err, errlen, "%s: particles.emitters[%d]: cannot tell the outside of %s: %s", c->path, k,
+			bsSurfaceFile(c, em), bsResultString(r));
+		return false;
+	}
+	s->turn = e->turn[k];
+	if (!ok)
+	{
+		snprintf(err, errlen, "%s: particles.emitters[%d].%s: no triangle to emit from (%s%s%s of %s: %s)",
+			c->path, k, em->group != NULL ? "group" : em->body >= 0 ? "body" : "mesh", em->group != NULL ? "group '" : "every group",
+			em->group != NULL ? em->group : "", em->group != NULL ? "'" : "", bsSurfaceFile(c, em),
+			isfinite(area) ? "every triangle degenerate after the transform" : "an area beyond a double");
+		return false;
+	}
+	return true;
+}
+
 // Surface emitter k: its mesh's run of triangles, weighted by area where a selected group holds them.
 static bool bsSurfaceFromEnvironment(bsEmission* e, const bsEnvironment* env, const bsConfig* c, int k,
 	char* err, size_t errlen)
@@ -132,33 +180,42 @@ static bool bsSurfaceFromEnvironment(bsEmission* e, const bsEnvironment* env, co
 	}
 	double area = bsSurface_Accumulate(env->triangles + t0, count, selected, e->cumulative[k]);
 	free(selected);
-	bsSurface* s = e->surfaces + k;
-	*s = em->emitter.surface;
-	s->triangles = env->triangles + t0;
-	s->cumulative = e->cumulative[k];
-	s->count = count;
-	bool ok = area > 0.0 && isfinite(area);
-	e->turn[k] = ok ? malloc(count) : NULL;
-	bsResult r = !ok ? bs_ok : e->turn[k] == NULL ? bs_errOutOfMemory :
-		bsOrientation_Outside(s->triangles, (uint32_t)count, e->turn[k], e->orientation + k);
-	if (r != bs_ok)
-	{
-		snprintf(err, errlen, "%s: particles.emitters[%d]: cannot tell the outside of %s: %s", c->path, k,
-			c->environment.meshes[em->mesh].file, bsResultString(r));
-		return false;
-	}
-	s->turn = e->turn[k];
-	if (!ok)
-	{
-		snprintf(err, errlen, "%s: particles.emitters[%d].%s: no triangle to emit from (%s%s%s of %s: %s)",
-			c->path, k, em->group != NULL ? "group" : "mesh", em->group != NULL ? "group '" : "every group",
-			em->group != NULL ? em->group : "", em->group != NULL ? "'" : "", c->environment.meshes[em->mesh].file,
-			isfinite(area) ? "every triangle degenerate after the transform" : "an area beyond a double");
-		return false;
-	}
-	return true;
+	return bsSurfaceOf(e, c, k, env->triangles + t0, count, area, err, errlen);
 }
 
+// Surface emitter k on body em->body (environment.bodies): its rest mesh, every triangle by area.
+static bool bsSurfaceOnBody(bsEmission* e, const bsEnvironment* env, const bsConfig* c, int k, char* err,
+	size_t errlen)
+{
+	const bsEmitterConfig* em = c->particles.emitters + k;
+	const bsBody* body = bsEnvBodies_Body(env->bodies, em->body);
+	int bodies = c->environment.bodyCount;
+	if (body == NULL || bsBody_Kind(body) == bs_motionDynamic)
+	{
+		if (body == NULL)
+		{
+			snprintf(err, errlen, "%s: particles.emitters[%d].body: no body %d (the environment has %d bod%s)", c->path,
+				k, em->body, bodies, bodies == 1 ? "y" : "ies");
+		}
+		else
+		{
+			snprintf(err, errlen, "%s: particles.emitters[%d].body: body %d is dynamic (an emitter rides a keyed or "
+				"deforming body only)", c->path, k, em->body);
+		}
+		return false;
+	}
+	uint32_t count;
+	const bsTriangle* rest = bsBody_Triangles(body, &count);
+	e->bodies[k] = body;
+	e->cumulative[k] = malloc(((size_t)count + 1) * sizeof(double));
+	if (e->cumulative[k] == NULL)
+	{
+		snprintf(err, errlen, "%s: out of memory", c->path);
+		return false;
+	}
+	double area = bsSurface_Accumulate(rest, count, NULL, e->cumulative[k]);
+	return bsSurfaceOf(e, c, k, rest, count, area, err, errlen);
+}
 bool bsEmission_Load(bsEmission* e, const bsConfig* c, const bsEnvironment* env, char* err, size_t errlen)
 {
 	const bsParticlesConfig* pc = &c->particles;
@@ -170,8 +227,9 @@ bool bsEmission_Load(bsEmission* e, const bsConfig* c, const bsEnvironment* env,
 	e->cumulative = calloc((size_t)pc->emitterCount + 1, sizeof(double*));
 	e->turn = calloc((size_t)pc->emitterCount + 1, sizeof(uint8_t*));
 	e->orientation = calloc((size_t)pc->emitterCount + 1, sizeof(bsOrientation));
+	e->bodies = calloc((size_t)pc->emitterCount + 1, sizeof(const bsBody*));
 	if (e->lists == NULL || e->listCounts == NULL || e->surfaces == NULL || e->cumulative == NULL ||
-		e->turn == NULL || e->orientation == NULL)
+		e->turn == NULL || e->orientation == NULL || e->bodies == NULL)
 	{
 		snprintf(err, errlen, "%s: out of memory", c->path);
 		bsEmission_Free(e);
@@ -183,7 +241,10 @@ bool bsEmission_Load(bsEmission* e, const bsConfig* c, const bsEnvironment* env,
 		const char* file = pc->emitters[k].file;
 		if (file == NULL)
 		{
-			if (pc->emitters[k].emitter.type == bs_emitterSurface && !bsSurfaceFromEnvironment(e, env, c, k, err, errlen))
+			bool surface = pc->emitters[k].emitter.type == bs_emitterSurface;
+			bool onBody = surface && pc->emitters[k].body >= 0;
+			if (surface && !(onBody ? bsSurfaceOnBody(e, env, c, k, err, errlen)
+						: bsSurfaceFromEnvironment(e, env, c, k, err, errlen)))
 			{
 				bsEmission_Free(e);
 				return false;
@@ -193,7 +254,8 @@ bool bsEmission_Load(bsEmission* e, const bsConfig* c, const bsEnvironment* env,
 		bsPlyData d;
 		bool ok = bsPly_Read(file, &d, err, errlen) && bsListFromPly(&d, pc, file, e->lists + k, err, errlen);
 		e->listCounts[k] = d.count;
-		n += pc->emitters[k].rate > 0.0 ? 0 : d.count;  // a rate's count is in particleCount
+		bool overTime = pc->emitters[k].rate > 0.0 || pc->emitters[k].rateKeys.count > 0;
+		n += overTime ? 0 : d.count;  // a rate's count is in particleCount
 		free(d.particles);
 		if (!ok)
 		{
@@ -219,7 +281,7 @@ bool bsEmission_DescribeWinding(const bsEmission* e, const bsConfig* c, int k, c
 	{
 		return false;
 	}
-	const char* file = c->environment.meshes[c->particles.emitters[k].mesh].file;
+	const char* file = bsSurfaceFile(c, c->particles.emitters + k);
 	size_t faces = e->surfaces[k].count;
 	int n = snprintf(out, size, "particles.emitters[%d]: %" PRIu32 " of %zu faces of %s %s", k, o->inward, faces, file,
 		o->inward == 1 ? "is wound inward" : "are wound inward");
@@ -244,6 +306,8 @@ bsResult bsEmission_AddToWorld(const bsEmission* e, const bsConfig* c, bsWorld* 
 		def.start = pc->emitters[k].start;
 		def.stop = pc->emitters[k].stop;
 		def.rate = pc->emitters[k].rate;
+		def.rateKeys = pc->emitters[k].rateKeys;
+		def.motion = pc->emitters[k].motion;
 		def.lifetime = pc->lifetime;
 		if (pc->emitters[k].file != NULL)
 		{
@@ -262,7 +326,7 @@ bsResult bsEmission_AddToWorld(const bsEmission* e, const bsConfig* c, bsWorld* 
 			def.radiusSpread = pc->radiusSpread;
 			def.velocity = pc->velocity;
 		}
-		bsResult r = bsWorld_AddEmitter(world, &def);
+		bsResult r = e->bodies[k] != NULL ? bsWorld_AddBodyEmitter(world, &def, e->bodies[k]) : bsWorld_AddEmitter(world, &def);
 		if (r != bs_ok)
 		{
 			return r;

@@ -1,6 +1,6 @@
 // emission.h — the config's emitters as the world's: the PLY files of `file` emitters read and every
 // particle in them checked (bsParticleDef_Check, the check every particle passes), the triangles of
-// `surface` emitters found in the environment, then every emitter handed to the world, whose step
+// `surface` emitters found in the environment (a mesh's, or a moving body's rest mesh), then every emitter handed to the world, whose step
 // emits them.
 #pragma once
 
@@ -21,6 +21,7 @@ typedef struct bsEmission
 	double** cumulative;    // and its table of cumulative areas (owned), else NULL
 	uint8_t** turn;         // and its faces wound inward (owned: bsOrientation_Outside), else NULL
 	bsOrientation* orientation;  // per emitter: what bsOrientation_Outside found (a surface's)
+	const bsBody** bodies;  // per emitter: the body a surface emitter rides (environment's), else NULL
 	int count;              // the config's emitters
 	uint64_t total;         // particles of every emitter, <= BS_CONFIG_MAX_PARTICLES
 } bsEmission;

@@ -4,12 +4,15 @@
 // caller), or a surface of triangles (a mesh or some of its groups; particles born on it, moving off
 // it), with the radius and velocity its particles get.
 // A world (world.h) emits its emitters' particles in the step's emit phase: all at once at `start`
-// (the default, at t = 0), or over time at `rate` particles a second from `start` to `stop`.
+// (the default, at t = 0), or over time at `rate` particles a second from `start` to `stop`, or at a
+// rate that follows keys (a rate curve). An emitter may move: its shape is in its own frame, which
+// keyed translation, rotation and scale place in the world at each particle's birth time.
 #pragma once
 
 #include "blobsim/base.h"
 #include "blobsim/particles.h"
 #include "blobsim/rng.h"
+#include "blobsim/track.h"
 #include "blobsim/triangle.h"
 #include "blobsim/vec3.h"
 
@@ -83,6 +86,32 @@ size_t bsSurface_Pick(const bsSurface* surface, double u);
 // The tables are there, the total weight is finite and > 0, and gap, cone and speeds are in range.
 bool bsSurface_IsValid(const bsSurface* surface);
 
+// A moving emitter's frame: tracks (track.h) of its translation, its rotation (Euler angles about the
+// fixed x, then y, then z axis, radians: bsRotation_EulerXYZ, each angle linear between keys) and its
+// scale (per axis, > 0); a track of count 0 is absent (no translation, no rotation, scale 1). A
+// particle the shape places at p with velocity v in the emitter's frame is born at time t at
+//   x = T(t) + R(t) (S(t) p)
+// with velocity R(t) v + dx/dt: the frame's own velocity at that point, T' + w x (R (S p)) + R (S' p),
+// where w = a' Rz Ry e_x + b' Rz e_y + c' e_z is the angular velocity of the Euler angles (a, b, c)
+// and every ' the track's slope from the right (bsTrack_Slope). So a nozzle swept along a path throws
+// its particles with the path's speed added, and a spinning one with its rim's.
+typedef struct bsEmitterMotion
+{
+	bsTrack translate;  // scene units
+	bsTrack rotate;     // radians
+	bsTrack scale;      // every component > 0
+} bsEmitterMotion;
+
+// Some track of the motion is there (count > 0).
+bool bsEmitterMotion_IsMoving(const bsEmitterMotion* motion);
+
+// Each present track is valid (bsTrack_IsValid) and the scale's values are > 0.
+bool bsEmitterMotion_IsValid(const bsEmitterMotion* motion);
+
+// A particle of the emitter's frame at *position with *velocity, born at time t, into the world's
+// (above). Nothing changes when no track is there.
+void bsEmitterMotion_Apply(const bsEmitterMotion* motion, double t, bsVec3* position, bsVec3* velocity);
+
 // An emitter of a world: a shape and what its particles are like, or a list.
 typedef struct bsEmitterDef
 {
@@ -99,15 +128,36 @@ typedef struct bsEmitterDef
 	// lattice cell by cell in order (x fastest), starting again at the first cell when every cell has
 	// had a particle; a list its particles in order, likewise; random and nozzle fresh draws.
 	double start;     // seconds, >= 0 [0]
-	double stop;      // seconds, > start and finite when rate > 0 [infinity]
+	double stop;      // seconds, > start and finite over time (a rate or rate curve) [infinity]
 	double rate;      // particles a second, >= 0 [0: all at once]
 	double lifetime;  // seconds a particle lives after the start of the step it is emitted in, then
 	                  // it leaves the simulation (state escaped), > 0 [infinity]
+	// A rate curve instead of a constant rate (rate then 0): the particles a second r(t) as keys
+	// (values in x, >= 0, linear between keys, the first before them and the last after), the
+	// particles born by t floor(I(t)) with I(t) the integral of r from start to t (t clamped to stop,
+	// which must be finite), summed span by span in order, exactly as a piecewise quadratic: the
+	// count of a window is its integral within 1, whatever dt. count 0: no curve [0].
+	bsTrack rateKeys;
+	// The emitter's motion (bsEmitterMotion): every particle placed by the shape is moved into the
+	// world at its birth time (bsEmitterDef_BirthTime) [no tracks: the shape as it is].
+	bsEmitterMotion motion;
 } bsEmitterDef;
 
 // Fills a def with the defaults: a grid of one particle in the unit cube, radius 1, at rest, emitted
-// at once at t = 0, living for ever.
+// at once at t = 0, living for ever, not moving.
 bsEmitterDef bsDefaultEmitterDef(void);
+
+// def emits over time (a rate > 0 or a rate curve) rather than all at once at start.
+bool bsEmitterDef_OverTime(const bsEmitterDef* def);
+
+// The particles def has emitted over time by t, not rounded: rate (t - start) or the rate curve's
+// integral I(t), t clamped to [start, stop]; 0 for an emitter of all at once.
+double bsEmitterDef_Integral(const bsEmitterDef* def, double t);
+
+// When particle k (in birth order, from 0) is born: start for an emitter of all at once; over time
+// the first t at which the integral reaches k + 1 (start + (k + 1) / rate for a constant rate), or
+// stop when it never does.
+double bsEmitterDef_BirthTime(const bsEmitterDef* def, uint64_t k);
 
 // Number of particles the emitter makes (a grid's lattice, else count[0]; a list's particles are its
 // def's: 0 here); bs_errTooLarge when the product overflows or exceeds `limit`,
@@ -118,7 +168,7 @@ bsResult bsEmitter_Count(const bsEmitter* emitter, uint64_t limit, uint64_t* cou
 // order, so the same seed and emitters give the same particles.
 void bsEmitter_Emit(const bsEmitter* emitter, bsRng* rng, bsVec3* positions);
 
-// How many particles def makes (rate > 0: floor(rate (stop - start)); else a list's count or
+// How many particles def makes (over time: floor(I(stop)), floor(rate (stop - start)) for a rate; else a list's count or
 // bsEmitter_Count); bs_errTooLarge over limit, or for a rate with no finite stop.
 bsResult bsEmitterDef_Count(const bsEmitterDef* def, uint64_t limit, uint64_t* count);
 

@@ -1,7 +1,7 @@
 // track.h — a keyframe track: values (3-vectors) at strictly increasing times, read at any time by
 // linear interpolation between the two keys around it; before the first key the first value, after
 // the last the last. A scalar track keeps its values in x (y and z 0). The forces that vary in time
-// (step.h: wind) hold one; its keys live in the struct, so a def holding a track copies by value.
+// (step.h: wind) and the moving emitters (emitter.h) hold one; its keys live in the struct, so a def holding a track copies by value.
 #pragma once
 
 #include "blobsim/vec3.h"
@@ -33,3 +33,8 @@ static inline bool bsTrack_IsValid(const bsTrack* track)
 // v_k + u (v_{k+1} - v_k), u = (t - t_k) / (t_{k+1} - t_k); value[0] for t <= time[0] and
 // value[count - 1] for t >= time[count - 1] (a NaN t gives the first value).
 bsVec3 bsTrack_At(const bsTrack* track, double t);
+
+// The value's rate of change at t, the derivative of bsTrack_At from the right: the slope
+// (v_{k+1} - v_k) / (t_{k+1} - t_k) of the span time[k] <= t < time[k + 1]; 0 before the first key,
+// from the last key on, and for a track of one key (a NaN t gives 0).
+bsVec3 bsTrack_Slope(const bsTrack* track, double t);

@@ -94,6 +94,16 @@ bsResult bsWorld_AddStuckParticles(bsWorld* world, double cell);
 // or a nozzle or surface out of range (emitter.h), bs_errTooLarge past BS_WORLD_MAX_EMITTERS.
 bsResult bsWorld_AddEmitter(bsWorld* world, const bsEmitterDef* def);
 
+// Adds a surface emitter on a moving body already in the world (bsWorld_AddBody; keyframed or
+// deforming, not dynamic): def's surface is the body's rest mesh (its triangles bsBody_Triangles',
+// all of them, with def's weights and turn flags). Each particle's triangle and point are drawn on the
+// rest mesh (by rest area); the particle is born at its birth time (bsEmitterDef_BirthTime) on that
+// point of the body's surface as posed then (scale, deformation, keys: the colliding shape), radius +
+// gap off the posed face, its velocity its own about the posed normal plus the surface point's (a
+// central difference of 1e-5 s). bs_errInvalidArgument for another shape, a motion (the body moves
+// the emitter), a body not in the world or dynamic, as bsWorld_AddEmitter otherwise.
+bsResult bsWorld_AddBodyEmitter(bsWorld* world, const bsEmitterDef* def, const bsBody* body);
+
 // Particles the emitters added so far will still make (for sizing the particle arrays).
 uint64_t bsWorld_PendingParticles(const bsWorld* world);
 

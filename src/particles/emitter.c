@@ -36,8 +36,9 @@ bool bsEmitterDef_IsValid(const bsEmitterDef* def)
 {
 	const bsEmitterClass* c = bsEmitterClass_Of(def->shape.type);
 	bool timing = def->start >= 0.0 && isfinite(def->start) && def->rate >= 0.0 && isfinite(def->rate) &&
-		def->lifetime > 0.0 && (def->rate == 0.0 || (isfinite(def->stop) && def->stop > def->start));
-	return timing && c != NULL && (c->isValid == NULL || c->isValid(def));
+		def->lifetime > 0.0 && (!bsEmitterDef_OverTime(def) || (isfinite(def->stop) && def->stop > def->start));
+	return timing && bsEmitterDef_RateKeysValid(def) && bsEmitterMotion_IsValid(&def->motion) && c != NULL &&
+		(c->isValid == NULL || c->isValid(def));
 }
 
 bsResult bsEmitterDef_CountGiven(const bsEmitterDef* def, uint64_t* count)
@@ -83,16 +84,21 @@ void bsEmitter_Emit(const bsEmitter* e, bsRng* rng, bsVec3* out)
 	}
 }
 
-// Particles born by t of a rate emitter: floor(rate (t - start)), t clamped to [start, stop].
+// Particles born by t of an emitter over time: floor(I(t)) (bsEmitterDef_Integral; for a constant
+// rate floor(rate (t - start)), t clamped to [start, stop]).
 static double bsRateBorn(const bsEmitterDef* def, double t)
 {
+	if (def->rateKeys.count > 0)
+	{
+		return floor(bsEmitterDef_Integral(def, t) + 1e-9);
+	}
 	double span = fmin(t, def->stop) - def->start;
 	return span > 0.0 ? floor(def->rate * span + 1e-9) : 0.0;
 }
 
 bsResult bsEmitterDef_Count(const bsEmitterDef* def, uint64_t limit, uint64_t* count)
 {
-	if (def->rate > 0.0)
+	if (bsEmitterDef_OverTime(def))
 	{
 		double n = isfinite(def->stop) ? bsRateBorn(def, def->stop) : (double)INFINITY;
 		if (!(n <= (double)limit))
@@ -112,7 +118,7 @@ uint64_t bsEmitterDef_Born(const bsEmitterDef* def, double t)
 	{
 		total = UINT64_MAX;
 	}
-	if (def->rate > 0.0)
+	if (bsEmitterDef_OverTime(def))
 	{
 		double n = bsRateBorn(def, t);
 		return n < (double)total ? (uint64_t)n : total;
@@ -207,6 +213,12 @@ bsVec3 bsEmitter_ConeDirection(bsVec3 a, bsVec3 u, bsVec3 w, double angle, bsRng
 	return bsMulAdd(bsMulAdd(bsScale(c, a), s * cos(psi), u), s * sin(psi), w);
 }
 
+// The class's emitOne (user: the class).
+static void bsEmitterClass_EmitOne(const bsEmitterDef* def, uint64_t k, void* user, bsRng* rng, bsParticleDef* particle)
+{
+	((const bsEmitterClass*)user)->emitOne(def, k, rng, particle);
+}
+
 bsResult bsEmitterDef_EmitRange(const bsEmitterDef* def, uint64_t first, uint64_t count, bsRng* rng,
 	bsParticles* p, size_t* failed)
 {
@@ -220,6 +232,13 @@ bsResult bsEmitterDef_EmitRange(const bsEmitterDef* def, uint64_t first, uint64_
 	{
 		return bs_ok;
 	}
+	return bsEmitterDef_EmitRangeWith(def, first, count, bsEmitterClass_EmitOne, (void*)c, rng, p, failed);
+}
+
+bsResult bsEmitterDef_EmitRangeWith(const bsEmitterDef* def, uint64_t first, uint64_t count, bsEmitOneFn* emitOne,
+	void* user, bsRng* rng, bsParticles* p, size_t* failed)
+{
+	*failed = 0;
 	if (count > SIZE_MAX - p->count)
 	{
 		return bs_errTooLarge;
@@ -230,10 +249,15 @@ bsResult bsEmitterDef_EmitRange(const bsEmitterDef* def, uint64_t first, uint64_
 		return r;
 	}
 	size_t start = p->count;
+	bool moving = bsEmitterMotion_IsMoving(&def->motion);
 	for (uint64_t k = first; k < first + count; ++k)
 	{
 		bsParticleDef d;
-		c->emitOne(def, k, rng, &d);
+		emitOne(def, k, user, rng, &d);
+		if (moving)
+		{
+			bsEmitterMotion_Apply(&def->motion, bsEmitterDef_BirthTime(def, k), &d.position, &d.velocity);
+		}
 		size_t i = p->count++;
 		p->id[i] = (uint32_t)i;
 		p->position[i] = d.position;
@@ -248,9 +272,29 @@ bsResult bsEmitterDef_EmitRange(const bsEmitterDef* def, uint64_t first, uint64_
 	return bsCheckAppended(p, start, failed);
 }
 
+// The particles appended from first on, placed by a moving emitter at its start (all at once).
+static void bsEmitterDef_MoveAppended(const bsEmitterDef* def, bsParticles* p, size_t first)
+{
+	for (size_t i = first; i < p->count && bsEmitterMotion_IsMoving(&def->motion); ++i)
+	{
+		bsEmitterMotion_Apply(&def->motion, def->start, p->position + i, p->velocity + i);
+	}
+}
+
 bsResult bsEmitterDef_Emit(const bsEmitterDef* def, bsRng* rng, bsParticles* p, size_t* failed)
 {
 	*failed = 0;
 	const bsEmitterClass* c = bsEmitterClass_Of(def->shape.type);
-	return c != NULL ? c->emit(def, rng, p, failed) : bs_errInvalidArgument;
+	if (c == NULL)
+	{
+		return bs_errInvalidArgument;
+	}
+	if (!bsEmitterMotion_IsMoving(&def->motion) || c->emit == bsEmitterDef_EmitEach)
+	{
+		return c->emit(def, rng, p, failed);  // one after another: moved by bsEmitterDef_EmitRange
+	}
+	size_t first = p->count;
+	bsResult r = c->emit(def, rng, p, failed);
+	bsEmitterDef_MoveAppended(def, p, first);
+	return r;
 }

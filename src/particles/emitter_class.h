@@ -47,6 +47,26 @@ BS_EMITTER_LIST(BS_EMITTER_DECLARE)
 // are emitted).
 bool bsEmitterDef_IsValid(const bsEmitterDef* def);
 
+// A rate curve, when def has one, is a valid track of values >= 0 with no constant rate beside it
+// (emitter_motion.c).
+bool bsEmitterDef_RateKeysValid(const bsEmitterDef* def);
+
+// Particle k of def into *particle, as a class's emitOne, with the caller's data (user).
+typedef void bsEmitOneFn(const bsEmitterDef* def, uint64_t k, void* user, bsRng* rng, bsParticleDef* particle);
+
+// bsEmitterDef_EmitRange with emitOne in place of the class's: the same loop, ids, motion and check
+// (the world's surface emitters on a moving body, src/step/emitter_body.c).
+bsResult bsEmitterDef_EmitRangeWith(const bsEmitterDef* def, uint64_t first, uint64_t count, bsEmitOneFn* emitOne,
+	void* user, bsRng* rng, bsParticles* particles, size_t* failed);
+
+// A surface's point: its triangle (one draw, bsSurface_Pick) and barycentric coordinates a, b (two
+// draws, folded into the triangle: the point p1 + a (p2 - p1) + b (p3 - p1)). Returns the triangle.
+size_t bsSurface_DrawPoint(const bsSurface* surface, bsRng* rng, double* a, double* b);
+
+// The velocity off triangle i of a surface whose face normal is faceNormal (the surface's side and
+// the face's turn applied, into *normal): a direction in the cone about it and a speed (three draws).
+bsVec3 bsSurface_DrawVelocity(const bsSurface* surface, size_t i, bsVec3 faceNormal, bsRng* rng, bsVec3* normal);
+
 // --- for the classes ---
 
 // count[0] as given: the count of an emitter that is not a lattice (random, nozzle, surface).

@@ -72,7 +72,7 @@ static void bsGridEmitter_EmitOne(const bsEmitterDef* def, uint64_t k, bsRng* rn
 static bool bsGridEmitter_IsValid(const bsEmitterDef* def)
 {
 	uint64_t cells = 0;
-	return def->rate == 0.0 || (bsGridEmitter_Count(def, &cells) == bs_ok && cells > 0);
+	return !bsEmitterDef_OverTime(def) || (bsGridEmitter_Count(def, &cells) == bs_ok && cells > 0);
 }
 
 const bsEmitterClass bs_gridEmitter = {

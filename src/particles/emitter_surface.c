@@ -50,25 +50,37 @@ bool bsSurface_IsValid(const bsSurface* s)
 // point of the parallelogram, folded back into the triangle when it falls in the other half), a
 // direction in the cone about the normal and a speed (three draws). *normal is the face's, for the
 // offset that needs the particle's radius.
-static void bsSurface_Emit(const bsSurface* s, bsRng* rng, bsVec3* position, bsVec3* velocity, bsVec3* normal)
+size_t bsSurface_DrawPoint(const bsSurface* s, bsRng* rng, double* a, double* b)
 {
 	size_t i = bsSurface_Pick(s, bsRng_Uniform(rng));
-	const bsTriangle* t = s->triangles + i;
-	double a = bsRng_Uniform(rng);
-	double b = bsRng_Uniform(rng);
-	if (a + b > 1.0)
+	*a = bsRng_Uniform(rng);
+	*b = bsRng_Uniform(rng);
+	if (*a + *b > 1.0)
 	{
-		a = 1.0 - a;
-		b = 1.0 - b;
+		*a = 1.0 - *a;
+		*b = 1.0 - *b;
 	}
-	*position = bsMulAdd(bsMulAdd(t->p1, a, bsSub(t->p2, t->p1)), b, bsSub(t->p3, t->p1));
+	return i;
+}
+
+bsVec3 bsSurface_DrawVelocity(const bsSurface* s, size_t i, bsVec3 faceNormal, bsRng* rng, bsVec3* normal)
+{
 	bool back = s->back != (s->turn != NULL && s->turn[i] != 0);
-	*normal = back ? bsScale(-1.0, t->n) : t->n;
+	*normal = back ? bsScale(-1.0, faceNormal) : faceNormal;
 	bsVec3 u, w;
 	bsEmitter_Basis(*normal, &u, &w);
 	bsVec3 dir = bsEmitter_ConeDirection(*normal, u, w, s->coneAngle, rng);
 	double speed = s->speedMin + bsRng_Uniform(rng) * (s->speedMax - s->speedMin);
-	*velocity = bsScale(speed, dir);
+	return bsScale(speed, dir);
+}
+
+static void bsSurface_Emit(const bsSurface* s, bsRng* rng, bsVec3* position, bsVec3* velocity, bsVec3* normal)
+{
+	double a, b;
+	size_t i = bsSurface_DrawPoint(s, rng, &a, &b);
+	const bsTriangle* t = s->triangles + i;
+	*position = bsMulAdd(bsMulAdd(t->p1, a, bsSub(t->p2, t->p1)), b, bsSub(t->p3, t->p1));
+	*velocity = bsSurface_DrawVelocity(s, i, t->n, rng, normal);
 }
 
 // Particle k: its face, point, direction and speed (bsSurface_Emit), its radius, then the move off the

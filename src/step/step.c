@@ -191,6 +191,22 @@ static bsResult bsWorld_AddBatch(bsWorld* world, size_t first, size_t count)
 	return bs_ok;
 }
 
+// A moving emitter's particles (its motion's or its body's) [first, p->count), its k0-th on: each born at its birth time tau in
+// the step's window [now, until] (bsEmitterDef_BirthTime) at x with velocity v starts the step at
+// x - v (tau - now), on the straight line that reaches x at tau, so that its path from its birth on is
+// the one it would have had emitted at tau (forces and contacts aside) and a fast emitter leaves no
+// clumps a step apart.
+static void bsWorld_BackDate(const bsWorldEmitter* em, uint64_t k0, double now, double until, bsParticles* p,
+	size_t first)
+{
+	const bsEmitterDef* def = &em->def;
+	for (size_t i = first; i < p->count && (em->body != NULL || bsEmitterMotion_IsMoving(&def->motion)); ++i)
+	{
+		double tau = fmin(fmax(bsEmitterDef_BirthTime(def, k0 + (i - first)), now), until);
+		p->position[i] = bsMulAdd(p->position[i], now - tau, p->velocity[i]);
+	}
+}
+
 // Appends the particles of every emitter born before `until`, emitter after emitter in the order
 // added, each emitter's in birth order, all from the world's one stream: the particles depend on the
 // seed and the steps' times only.
@@ -213,7 +229,9 @@ static bsResult bsWorld_EmitUntil(bsWorld* world, double until, bsParticles* par
 		}
 		size_t before = particles->count;
 		// All at once through bsEmitterDef_Emit, whose order of draws the at-once emitters have always had.
-		r = em->def.rate > 0.0
+		r = em->body != NULL
+			? bsWorldEmitter_EmitOnBody(em, em->born, born - em->born, &world->rng, particles, &world->failedIndex)
+			: bsEmitterDef_OverTime(&em->def)
 			? bsEmitterDef_EmitRange(&em->def, em->born, born - em->born, &world->rng, particles, &world->failedIndex)
 			: bsEmitterDef_Emit(&em->def, &world->rng, particles, &world->failedIndex);
 		if (stats != NULL)
@@ -226,6 +244,7 @@ static bsResult bsWorld_EmitUntil(bsWorld* world, double until, bsParticles* par
 			world->failedIndex += (size_t)em->born;
 			break;
 		}
+		bsWorld_BackDate(em, em->born, world->time, until, particles, before);
 		em->born = born;
 		r = bsWorld_AddBirth(world, &em->def, before, particles->count - before);
 		r = r == bs_ok ? bsWorld_AddBatch(world, before, particles->count - before) : r;

@@ -67,6 +67,10 @@ void bsWorld_Destroy(bsWorld* world)
 	free(world->rolling);
 	free(world->bondAge);
 	free(world->colliders);
+	for (int e = 0; world->emitters != NULL && e < world->emitterCount; ++e)
+	{
+		free(world->emitters[e].weights);
+	}
 	free(world->emitters);
 	free(world->births);
 	free(world->batches);
@@ -166,22 +170,57 @@ bsResult bsWorld_AddStuckParticles(bsWorld* world, double cell)
 	return bs_ok;
 }
 
+// A new emitter slot for def (checked), at rest and on no body, or NULL with *result.
+static bsWorldEmitter* bsWorld_NewEmitter(bsWorld* world, const bsEmitterDef* def, bsResult* result)
+{
+	*result = !bsEmitterDef_IsValid(def) ? bs_errInvalidArgument
+		: world->emitterCount == BS_WORLD_MAX_EMITTERS ? bs_errTooLarge
+		: !BS_ARRAY_RESERVE(world->emitters, world->emitterCapacity, (size_t)world->emitterCount + 1) ? bs_errOutOfMemory
+		: bs_ok;
+	if (*result != bs_ok)
+	{
+		return NULL;
+	}
+	bsWorldEmitter* em = world->emitters + world->emitterCount;
+	memset(em, 0, sizeof(*em));
+	em->def = *def;
+	return em;
+}
+
 bsResult bsWorld_AddEmitter(bsWorld* world, const bsEmitterDef* def)
 {
-	if (!bsEmitterDef_IsValid(def))
+	bsResult r;
+	if (bsWorld_NewEmitter(world, def, &r) != NULL)
+	{
+		world->emitterCount += 1;
+	}
+	return r;
+}
+
+bsResult bsWorld_AddBodyEmitter(bsWorld* world, const bsEmitterDef* def, const bsBody* body)
+{
+	uint32_t count = 0, shapeCount = 0;
+	const bsTriangle* rest = body != NULL ? bsBody_Triangles(body, &count) : NULL;
+	bool fits = body != NULL && def->shape.type == bs_emitterSurface && !bsEmitterMotion_IsMoving(&def->motion) &&
+		bsBody_Kind(body) != bs_motionDynamic && def->shape.surface.triangles == rest &&
+		def->shape.surface.count == count && bsWorld_BodyShape(world, body, &shapeCount) != NULL;
+	if (!fits)
 	{
 		return bs_errInvalidArgument;
 	}
-	if (world->emitterCount == BS_WORLD_MAX_EMITTERS)
+	bsResult r;
+	bsWorldEmitter* em = bsWorld_NewEmitter(world, def, &r);
+	if (em == NULL)
 	{
-		return bs_errTooLarge;
+		return r;
 	}
-	if (!BS_ARRAY_RESERVE(world->emitters, world->emitterCapacity, (size_t)world->emitterCount + 1))
+	em->body = body;
+	em->weightCount = bsBody_DeformWeightCount(body);
+	em->weights = em->weightCount > 0 ? calloc((size_t)em->weightCount, sizeof(bsVec3)) : NULL;
+	if (em->weightCount > 0 && em->weights == NULL)
 	{
 		return bs_errOutOfMemory;
 	}
-	world->emitters[world->emitterCount].def = *def;
-	world->emitters[world->emitterCount].born = 0;
 	world->emitterCount += 1;
 	return bs_ok;
 }

@@ -144,7 +144,15 @@ typedef struct bsWorldEmitter
 {
 	bsEmitterDef def;
 	uint64_t born;
+	const bsBody* body;  // a surface emitter on this body (bsWorld_AddBodyEmitter), else NULL
+	bsVec3* weights;     // the body's deformation weights at a birth time (owned), NULL when none
+	int weightCount;
 } bsWorldEmitter;
+
+// Particles [first, first + count) of a surface emitter on a moving body (emitter_body.c), each on
+// the body's surface posed at its birth time, moving with it; as bsEmitterDef_EmitRange.
+bsResult bsWorldEmitter_EmitOnBody(bsWorldEmitter* emitter, uint64_t first, uint64_t count, bsRng* rng,
+	bsParticles* particles, size_t* failed);
 
 // Particles [first, first + count), emitted together by one emitter, that leave the simulation at the
 // end of the first step that ends at or after `expires`. A lifetime costs this per emitter and step,

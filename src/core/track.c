@@ -31,18 +31,11 @@ int bsTrack_FirstBadKey(const bsTrack* track)
 	return -1;
 }
 
-bsVec3 bsTrack_At(const bsTrack* track, double t)
+// The key k with time[k] <= t < time[k + 1], for time[0] <= t < time[last].
+static int bsTrack_Span(const bsTrack* track, double t)
 {
 	int last = track->count - 1;
-	if (!(t > track->time[0]))
-	{
-		return track->value[0];
-	}
-	if (t >= track->time[last])
-	{
-		return track->value[last];
-	}
-	int k = 0;  // time[k] < t < time[last]: find the key k with time[k] <= t < time[k + 1]
+	int k = 0;
 	int hi = last;
 	while (hi - k > 1)
 	{
@@ -56,6 +49,33 @@ bsVec3 bsTrack_At(const bsTrack* track, double t)
 			hi = mid;
 		}
 	}
+	return k;
+}
+
+bsVec3 bsTrack_At(const bsTrack* track, double t)
+{
+	int last = track->count - 1;
+	if (!(t > track->time[0]))
+	{
+		return track->value[0];
+	}
+	if (t >= track->time[last])
+	{
+		return track->value[last];
+	}
+	int k = bsTrack_Span(track, t);
 	double u = (t - track->time[k]) / (track->time[k + 1] - track->time[k]);
 	return bsLerp(track->value[k], track->value[k + 1], u);
+}
+
+bsVec3 bsTrack_Slope(const bsTrack* track, double t)
+{
+	int last = track->count - 1;
+	if (!(t >= track->time[0]) || t >= track->time[last])
+	{
+		return bsV3(0.0, 0.0, 0.0);
+	}
+	int k = bsTrack_Span(track, t);
+	double span = track->time[k + 1] - track->time[k];
+	return bsScale(1.0 / span, bsSub(track->value[k + 1], track->value[k]));
 }

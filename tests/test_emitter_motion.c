@@ -1,0 +1,386 @@
+// test_emitter_motion.c — emitters that move and rates that change (emitter.h): particles placed by
+// the frame at their birth time with its velocity added (closed forms for a slide and a spin, a
+// central difference of the Euler rotation), rate curves counting their integral within 1 at several
+// frame rates and substep counts, birth times, the step's back-dating of each particle to the step's
+// start, and the defs the world refuses.
+#include "procedural.h"
+#include "blobsim/body.h"
+#include "blobsim/collide.h"
+#include "blobsim/quat.h"
+#include "blobsim/step.h"
+#include "blobsim/world.h"
+#include "test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+// Keys (t_k, v_k) of a 3-vector track.
+static bsTrack Keys(int n, const double* times, const bsVec3* values)
+{
+	bsTrack track;
+	memset(&track, 0, sizeof(track));
+	track.count = n;
+	for (int k = 0; k < n; ++k)
+	{
+		track.time[k] = times[k];
+		track.value[k] = values[k];
+	}
+	return track;
+}
+
+// A point nozzle at p (in its frame) throwing particles along -y at speed 1, no cone.
+static bsEmitterDef PointNozzle(bsVec3 p)
+{
+	bsEmitterDef def = bsDefaultEmitterDef();
+	def.shape.type = bs_emitterNozzle;
+	def.shape.count[0] = 1;
+	def.shape.nozzle.center = p;
+	def.shape.nozzle.direction = bsV3(0, -1, 0);
+	def.shape.nozzle.speedMin = def.shape.nozzle.speedMax = 1.0;
+	def.radius = 0.01;
+	return def;
+}
+
+// A world of def alone (no colliders), an empty set and steps of dt without gravity; NULL when the
+// world refuses def.
+static bsWorld* EmitterWorld(const bsEmitterDef* def, double dt, bsParticles* p, bsStepDef* st)
+{
+	bsWorldDef wd = bsDefaultWorldDef();
+	bsWorld* world = bsWorld_Create(&wd);
+	if (world != NULL && bsWorld_AddEmitter(world, def) != bs_ok)
+	{
+		bsWorld_Destroy(world);
+		world = NULL;
+	}
+	memset(p, 0, sizeof(*p));
+	*st = bsDefaultStepDef();
+	st->dt = dt;
+	st->gravity = bsV3(0, 0, 0);
+	return world;
+}
+
+// A slide: T(t) = (2t, 0, 0) from t = 0 to 4. A spin about z at w = 1.5 rad/s: a point r from the axis
+// is at R(wt) r moving at w x R(wt) r, with its own velocity turned.
+static int SlideAndSpin(void)
+{
+	const double times[2] = {0.0, 4.0};
+	bsEmitterMotion slide = {0};
+	slide.translate = Keys(2, times, (bsVec3[]){{0, 0, 0}, {8, 0, 0}});
+	bsEmitterMotion spin = {0};
+	spin.rotate = Keys(2, times, (bsVec3[]){{0, 0, 0}, {0, 0, 6}});
+	ENSURE(bsEmitterMotion_IsValid(&slide) && bsEmitterMotion_IsValid(&spin));
+	for (double t = 0.0; t < 4.0; t += 0.37)
+	{
+		bsVec3 x = bsV3(0.5, 1.0, -0.25), v = bsV3(0, -1, 0);
+		bsEmitterMotion_Apply(&slide, t, &x, &v);
+		ENSURE_SMALL(x.x - (0.5 + 2 * t), 1e-12);
+		ENSURE(x.y == 1.0 && x.z == -0.25);
+		ENSURE(v.x == 2.0 && v.y == -1.0 && v.z == 0.0);
+
+		bsVec3 p = bsV3(0.5, 1.0, -0.25), u = bsV3(0, -1, 0);
+		bsEmitterMotion_Apply(&spin, t, &p, &u);
+		double a = 1.5 * t, c = cos(a), s = sin(a);
+		bsVec3 want = bsV3(c * 0.5 - s * 1.0, s * 0.5 + c * 1.0, -0.25);
+		ENSURE_SMALL(bsLength(bsSub(p, want)), 1e-12);
+		bsVec3 rim = bsCross(bsV3(0, 0, 1.5), want);
+		bsVec3 turned = bsV3(s, -c, 0);  // (0, -1, 0) turned by a about z
+		ENSURE_SMALL(bsLength(bsSub(u, bsAdd(rim, turned))), 1e-12);
+	}
+	return 0;
+}
+
+// Every track at once (Euler angles about three axes, translation, a scale that grows): the velocity
+// added is the derivative of the placed position, against a central difference inside a span.
+static int FrameVelocity(void)
+{
+	const double times[3] = {0.0, 1.0, 2.5};
+	bsEmitterMotion m = {0};
+	m.translate = Keys(3, times, (bsVec3[]){{0, 0, 0}, {1, 2, 0}, {-1, 2, 3}});
+	m.rotate = Keys(3, times, (bsVec3[]){{0.1, -0.3, 0.2}, {0.9, 0.4, -1.1}, {2.0, -0.2, 0.5}});
+	m.scale = Keys(3, times, (bsVec3[]){{1, 1, 1}, {2, 0.5, 1.5}, {1, 1, 3}});
+	ENSURE(bsEmitterMotion_IsValid(&m));
+	const double h = 1e-6;
+	for (double t = 0.05; t < 2.5; t += 0.1)
+	{
+		if (fabs(t - 1.0) < 2 * h)
+		{
+			continue;
+		}
+		bsVec3 p = bsV3(0.3, -0.7, 1.1);
+		bsVec3 x = p, v = bsV3(0, 0, 0);
+		bsEmitterMotion_Apply(&m, t, &x, &v);
+		bsVec3 xp = p, xm = p, dummy = bsV3(0, 0, 0);
+		bsEmitterMotion_Apply(&m, t + h, &xp, &dummy);
+		bsEmitterMotion_Apply(&m, t - h, &xm, &dummy);
+		bsVec3 fd = bsScale(0.5 / h, bsSub(xp, xm));
+		ENSURE_SMALL(bsLength(bsSub(v, fd)) / (1.0 + bsLength(v)), 1e-7);
+	}
+	// A bad track, a scale <= 0: not valid.
+	bsEmitterMotion bad = m;
+	bad.scale.value[1].y = 0.0;
+	ENSURE(!bsEmitterMotion_IsValid(&bad));
+	bad = m;
+	bad.rotate.time[2] = 0.5;
+	ENSURE(!bsEmitterMotion_IsValid(&bad));
+	bad = m;
+	bad.translate.value[0].x = NAN;
+	ENSURE(!bsEmitterMotion_IsValid(&bad));
+	return 0;
+}
+
+// The integral of the piecewise linear rate (times, rates) from `start` to t, summed by the trapezoid
+// rule on a fine uniform grid of 1e-5 s (exact for a linear piece when a key falls on the grid).
+static double TrapezoidIntegral(int n, const double* times, const double* rates, double start, double t)
+{
+	double sum = 0.0;
+	const double h = 1e-5;
+	for (double a = start; a < t - 0.5 * h; a += h)
+	{
+		double b = fmin(a + h, t);
+		double ra, rb;
+		for (int side = 0; side < 2; ++side)
+		{
+			double s = side == 0 ? a : b, r = rates[0];
+			for (int k = 0; k + 1 < n; ++k)
+			{
+				if (s >= times[k] && s <= times[k + 1])
+				{
+					r = rates[k] + (rates[k + 1] - rates[k]) * (s - times[k]) / (times[k + 1] - times[k]);
+				}
+			}
+			r = s > times[n - 1] ? rates[n - 1] : r;
+			*(side == 0 ? &ra : &rb) = r;
+		}
+		sum += 0.5 * (ra + rb) * (b - a);
+	}
+	return sum;
+}
+
+// A rate curve rising from 200/s to 1000/s, held, then falling to 0 (times 0.2 .. 1.7), from start
+// 0.1 to stop 2: a world steps it at 24, 30, 60 and 100 frames a second with 1 and 3 substeps; after
+// every step the particles emitted are the curve's integral within 1, and in all floor(I(stop)).
+static int RateCurve(void)
+{
+	const double times[4] = {0.2, 0.6, 1.2, 1.7};
+	const double rates[4] = {200, 1000, 1000, 0};
+	bsEmitterDef def = PointNozzle(bsV3(0, 0, 0));
+	def.start = 0.1;
+	def.stop = 2.0;
+	def.shape.count[0] = 0;
+	memset(&def.rateKeys, 0, sizeof(def.rateKeys));
+	def.rateKeys.count = 4;
+	for (int k = 0; k < 4; ++k)
+	{
+		def.rateKeys.time[k] = times[k];
+		def.rateKeys.value[k] = bsV3(rates[k], 0, 0);
+	}
+	double whole = TrapezoidIntegral(4, times, rates, 0.1, 2.0);  // 20 + 240 + 600 + 250 = 1110
+	ENSURE_SMALL(whole - 1110.0, 1e-6);
+	ENSURE_SMALL(bsEmitterDef_Integral(&def, 2.0) - 1110.0, 1e-9);
+	uint64_t total = 0;
+	ENSURE(bsEmitterDef_Count(&def, UINT64_MAX, &total) == bs_ok && total == 1110);
+	// Birth times: the integral reaches k + 1 there.
+	for (uint64_t k = 0; k < total; k += 37)
+	{
+		double tau = bsEmitterDef_BirthTime(&def, k);
+		ENSURE(tau > def.start && tau <= def.stop);
+		ENSURE_SMALL(bsEmitterDef_Integral(&def, tau) - (double)(k + 1), 1e-8);
+	}
+	const double fps[4] = {24, 30, 60, 100};
+	for (int f = 0; f < 4; ++f)
+	{
+		for (int substeps = 1; substeps <= 3; substeps += 2)
+		{
+			bsParticles p;
+			bsStepDef st;
+			bsWorld* world = EmitterWorld(&def, 1.0 / fps[f], &p, &st);
+			ENSURE(world != NULL);
+			st.substeps = substeps;
+			int steps = (int)ceil(2.2 * fps[f]);
+			for (int n = 1; n <= steps; ++n)
+			{
+				ENSURE(bsWorld_Step(world, &st, &p, NULL) == bs_ok);
+				double want = TrapezoidIntegral(4, times, rates, 0.1, fmin(n * st.dt, 2.0));
+				ENSURE(fabs((double)p.count - want) <= 1.0);
+			}
+			ENSURE(p.count == total);
+			bsParticles_Free(&p);
+			bsWorld_Destroy(world);
+		}
+	}
+	return 0;
+}
+
+// A nozzle sliding at 3 units/s along x throws one particle every 1/50 s down at 1 unit/s: after a
+// step of 0.1 s (no forces, no colliders) particle k, born at tau_k = (k + 1)/50 at (3 tau_k, 0, 0)
+// with velocity (3, -1, 0), is at its birth point + its velocity x (0.1 - tau_k): each particle is
+// where it would be emitted at its own time, not where the step began.
+static int BackDated(void)
+{
+	const double times[2] = {0.0, 10.0};
+	bsEmitterDef def = PointNozzle(bsV3(0, 0, 0));
+	def.shape.count[0] = 0;
+	def.rate = 50.0;
+	def.stop = 10.0;
+	def.motion.translate = Keys(2, times, (bsVec3[]){{0, 0, 0}, {30, 0, 0}});
+	bsParticles p;
+	bsStepDef st;
+	bsWorld* world = EmitterWorld(&def, 0.1, &p, &st);
+	ENSURE(world != NULL);
+	for (int n = 1; n <= 3; ++n)
+	{
+		ENSURE(bsWorld_Step(world, &st, &p, NULL) == bs_ok);
+		double end = n * 0.1;
+		ENSURE(p.count == (size_t)(5 * n));
+		for (size_t k = 0; k < p.count; ++k)
+		{
+			double tau = (double)(k + 1) / 50.0;
+			bsVec3 want = bsV3(3 * tau + 3 * (end - tau), -(end - tau), 0);
+			ENSURE_SMALL(bsLength(bsSub(p.position[k], want)), 1e-12);
+			ENSURE(p.velocity[k].x == 3.0 && p.velocity[k].y == -1.0);
+		}
+	}
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
+// Defs the world refuses: a rate curve with a value < 0, or beside a constant rate, or without a stop;
+// a motion with keys out of order.
+static int Refused(void)
+{
+	bsWorldDef wd = bsDefaultWorldDef();
+	bsWorld* world = bsWorld_Create(&wd);
+	ENSURE(world != NULL);
+	const double times[2] = {0.0, 1.0};
+	bsEmitterDef def = PointNozzle(bsV3(0, 0, 0));
+	def.shape.count[0] = 0;
+	def.stop = 2.0;
+	def.rateKeys = Keys(2, times, (bsVec3[]){{10, 0, 0}, {20, 0, 0}});
+	ENSURE(bsWorld_AddEmitter(world, &def) == bs_ok);
+	bsEmitterDef bad = def;
+	bad.rateKeys.value[1].x = -1.0;
+	ENSURE(bsWorld_AddEmitter(world, &bad) == bs_errInvalidArgument);
+	bad = def;
+	bad.rate = 5.0;
+	ENSURE(bsWorld_AddEmitter(world, &bad) == bs_errInvalidArgument);
+	bad = def;
+	bad.stop = INFINITY;
+	ENSURE(bsWorld_AddEmitter(world, &bad) == bs_errInvalidArgument);
+	bad = def;
+	bad.motion.translate = Keys(2, (double[]){1.0, 1.0}, (bsVec3[]){{0, 0, 0}, {1, 0, 0}});
+	ENSURE(bsWorld_AddEmitter(world, &bad) == bs_errInvalidArgument);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
+// A box turning about y at 1.2 rad/s while it slides along x at 0.5 units/s, a surface emitter on it
+// (200 particles a second, no speed of their own): each particle, followed back to its birth time
+// tau, lies radius + gap off the box as posed at tau (closest-point distance within 1e-9), and moves
+// at the surface point's velocity, T' + w x (x_s - T(tau)) (within 1e-8 of the speed). Deforming too
+// (a CSRBF control pulling one end up 0.3 over the second): on the deformed, posed surface.
+static int BodySurface(bool deforming)
+{
+	bsTriangle* tris;
+	uint32_t count;
+	ENSURE(bsMakeBoxMesh(bsV3(-1, -0.5, -0.75), bsV3(1, 0.5, 0.75), 2, false, &tris, &count) == bs_ok);
+	const double w = 1.2;
+	bsVec3Key translate[] = {{0.0, {0, 0, 0}}, {1.0, {0.5, 0, 0}}};
+	bsQuatKey rotate[] = {{0.0, bsQuat_FromAxisAngle(bsV3(0, 1, 0), 0.0)}, {1.0, bsQuat_FromAxisAngle(bsV3(0, 1, 0), w)}};
+	bsBodyDef bd = bsDefaultBodyDef();
+	bd.triangles = tris;
+	bd.triangleCount = count;
+	bd.keys = (bsKeyframes){translate, 2, rotate, 2, NULL, 0, false};
+	const bsVec3 control[1] = {{1, 0, 0}};
+	const double times[2] = {0.0, 1.0};
+	const bsVec3 displacement[2] = {{0, 0, 0}, {0, 0.3, 0}};
+	if (deforming)
+	{
+		bd.kind = bs_motionDeforming;
+		bd.deform = (bsDeformDef){control, 1, 1.5, times, displacement, 2};
+	}
+	bsBody* body = NULL;
+	ENSURE(bsBody_Create(&bd, &body) == bs_ok);
+	uint32_t restCount;
+	const bsTriangle* rest = bsBody_Triangles(body, &restCount);
+	double* cumulative = malloc(restCount * sizeof(double));
+	ENSURE(cumulative != NULL && bsSurface_Accumulate(rest, restCount, NULL, cumulative) > 0.0);
+	bsEmitterDef def = bsDefaultEmitterDef();
+	def.shape.type = bs_emitterSurface;
+	def.shape.surface = (bsSurface){rest, cumulative, restCount, 1e-3, 0.0, 0.0, 0.0, false, NULL};
+	def.radius = 0.05;
+	def.rate = 200.0;
+	def.stop = 0.99;
+	bsWorldDef wd = bsDefaultWorldDef();
+	bsWorld* world = bsWorld_Create(&wd);
+	ENSURE(world != NULL);
+	ENSURE(bsWorld_AddBodyEmitter(world, &def, body) == bs_errInvalidArgument);  // not in the world yet
+	ENSURE(bsWorld_AddBody(world, body) == bs_ok);
+	bsEmitterDef moving = def;
+	moving.motion.translate = bsConstantTrack(bsV3(1, 0, 0));
+	ENSURE(bsWorld_AddBodyEmitter(world, &moving, body) == bs_errInvalidArgument);
+	ENSURE(bsWorld_AddBodyEmitter(world, &def, body) == bs_ok);
+	bsParticles p;
+	memset(&p, 0, sizeof(p));
+	ENSURE(bsWorld_Emit(world, &p, NULL) == bs_ok && p.count == 198);
+	bsTriangle* posed = malloc(restCount * sizeof(bsTriangle));
+	ENSURE(posed != NULL);
+	for (size_t k = 0; k < p.count; ++k)
+	{
+		double tau = (double)(k + 1) / 200.0;
+		bsVec3 birth = bsMulAdd(p.position[k], tau, p.velocity[k]);  // emitted at time 0: back-dated by tau
+		bsTransform pose;
+		bsVec3 scale;
+		bsBody_Pose(body, tau, &pose, &scale);
+		bsVec3 weights[1];
+		bsBody_DeformWeights(body, tau, weights);
+		const bsVec3* w1 = deforming ? weights : NULL;
+		for (uint32_t i = 0; i < restCount; ++i)
+		{
+			ENSURE(bsMakeTriangle(bsTransform_Apply(pose, bsBody_ShapePoint(body, w1, scale, rest[i].p1)),
+				bsTransform_Apply(pose, bsBody_ShapePoint(body, w1, scale, rest[i].p2)),
+				bsTransform_Apply(pose, bsBody_ShapePoint(body, w1, scale, rest[i].p3)), posed + i) == bs_ok);
+		}
+		// Born radius + gap off a face of the posed mesh (inside the face, along its normal); on the
+		// convex box no face is nearer.
+		bsClosestPointInput in = {birth, HUGE_VAL};
+		bool onFace = false;
+		for (uint32_t i = 0; i < restCount; ++i)
+		{
+			bsClosestPointOutput face;
+			ENSURE(bsClosestPointList(posed + i, 1, &in, &face) == bs_ok);
+			onFace = onFace || (face.feature == bs_featureFace && fabs(face.distance - (p.radius[k] + 1e-3)) <= 1e-9);
+		}
+		ENSURE(onFace);
+		if (deforming)
+		{
+			continue;
+		}
+		bsClosestPointOutput out;
+		ENSURE(bsClosestPointList(posed, restCount, &in, &out) == bs_ok && out.hit);
+		ENSURE_SMALL(out.distance - (p.radius[k] + 1e-3), 1e-9);
+		bsVec3 centre = bsV3(0.5 * tau, 0, 0);
+		bsVec3 want = bsAdd(bsV3(0.5, 0, 0), bsCross(bsV3(0, w, 0), bsSub(out.point, centre)));
+		ENSURE_SMALL(bsLength(bsSub(p.velocity[k], want)) / bsLength(want), 1e-8);
+	}
+	free(posed);
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	bsBody_Destroy(body);
+	free(cumulative);
+	free(tris);
+	return 0;
+}
+
+int EmitterMotionTest(void)
+{
+	RUN_SUBTEST(BodySurface(false));
+	RUN_SUBTEST(BodySurface(true));
+	RUN_SUBTEST(SlideAndSpin());
+	RUN_SUBTEST(FrameVelocity());
+	RUN_SUBTEST(RateCurve());
+	RUN_SUBTEST(BackDated());
+	RUN_SUBTEST(Refused());
+	return 0;
+}
