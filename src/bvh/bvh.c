@@ -153,10 +153,46 @@ static inline unsigned bsBvhAxial_Bound(const bsBvhAxial* x, const bsBvhWideNode
 }
 #endif
 
+#if BS_EXACT4
+// The exact method's range four triangles at a time. Each group runs with the bounds of the best
+// contact before it; its contacts are then offered in leaf order, and bsBvhBest_Offer keeps one only
+// when it beats the best as it stands then (t below the bound triangle k would have been tested
+// with). The test's t does not depend on tmax (it only filters: collide_internal.h), so the best is
+// the one-at-a-time loop's, bit for bit.
+static bool bsBvh_TestRangeLanes(const bsBvh* bvh, const bsSweep* sweep, uint32_t first, uint32_t count,
+	bsBvhBest* best)
+{
+	bool changed = false;
+	uint32_t end = first + count;
+	for (uint32_t k = first; k < end; k += 4)
+	{
+		uint32_t n = end - k < 4 ? end - k : 4;
+		double tmax[4];
+		for (uint32_t i = 0; i < n; ++i)
+		{
+			tmax[i] = bsBvhBest_Bound(best, bvh->triIndex[k + i]);
+		}
+		bsTriangleHit h[4];
+		for (unsigned m = bsExactTriangle4(bvh->tris + k, n, sweep, tmax, h); m != 0; m &= m - 1)
+		{
+			uint32_t i = (uint32_t)__builtin_ctz(m);
+			changed |= bsBvhBest_Offer(best, h + i, k + i, bvh->triIndex[k + i]);
+		}
+	}
+	return changed;
+}
+#endif
+
 // Tests triangles [first, first + count) (leaf order). Returns true when the best contact changed.
 static inline bool bsBvh_TestRange(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
 	uint32_t first, uint32_t count, bsBvhBest* best)
 {
+#if BS_EXACT4
+	if (method == bs_methodExact && count > 1 && bsDispatch_Lanes())
+	{
+		return bsBvh_TestRangeLanes(bvh, sweep, first, count, best);
+	}
+#endif
 	bool changed = false;
 	for (uint32_t k = first; k < first + count; ++k)
 	{
