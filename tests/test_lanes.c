@@ -44,9 +44,10 @@ static int LanesMatchOnce(const bsTriangle* tris, uint32_t count, const bsSweep*
 		wantMask |= bsExactTriangle(tris + i, s, tmax[i], want + i) ? 1u << i : 0u;
 		live |= bsSweep_BoxOverlaps(s, tris + i) ? 1u << i : 0u;
 	}
+	const bsTriangle* lanes[4] = {tris, tris + 1, tris + 2, tris + 3};
 	bsTriangleHit got[4];
 	memset(got, 0x5A, sizeof got);
-	unsigned gotMask = bsExactTriangle4(tris, count, s, tmax, got);
+	unsigned gotMask = bsExactTriangle4(lanes, count, s, tmax, got);
 	ENSURE(gotMask == wantMask);
 	for (uint32_t i = 0; i < count; ++i)
 	{
@@ -57,7 +58,7 @@ static int LanesMatchOnce(const bsTriangle* tris, uint32_t count, const bsSweep*
 		return 0;
 	}
 	memset(got, 0x5A, sizeof got);
-	gotMask = bsExactTriangle4Lanes(tris, count, live, s, tmax, got);
+	gotMask = bsExactTriangle4Lanes(lanes, count, live, s, tmax, got);
 	ENSURE(gotMask == wantMask);
 	for (uint32_t i = 0; i < count; ++i)
 	{
@@ -260,7 +261,8 @@ static int DegenerateTriangles(void)
 
 // Whole sweeps through the BVH, lanes off then on, in both dispatch copies: every output byte and
 // the statistics. The scene holds every triangle twice (ties: the lower caller's index must win, as
-// one at a time), in trees with leaves of up to 4 and of up to 12 triangles (groups of 4 and a rest).
+// one at a time), in trees with leaves of up to 4 and of up to 12 triangles (groups of 4 and a rest);
+// and bsBvh_SweepLeaves on the step cache's candidates, every triangle near the sweep.
 static int BvhSweepsMatch(void)
 {
 	bsTriangle* base = NULL;
@@ -273,6 +275,7 @@ static int BvhSweepsMatch(void)
 	memcpy(tris + baseCount, base, baseCount * sizeof *tris);
 	free(base);
 	int hits = 0;
+	long candidates = 0;
 	for (int leaf = 4; leaf <= 12; leaf += 8)
 	{
 		bsBvhOptions options = bsDefaultBvhOptions();
@@ -301,14 +304,31 @@ static int BvhSweepsMatch(void)
 				ENSURE(memcmp(&a, &b, sizeof a) == 0);
 				ENSURE(memcmp(&sa, &sb, sizeof sa) == 0);
 				hits += a.hit;
+				// The candidate list of the step's cache (the first 48 triangles near the sweep, tree order).
+				// A tenth of the motion: a near-leaves walk over most of the scene is slow.
+				bsSweepInput shortIn = {in.c1, bsLerp(in.c1, in.c2, 0.1), in.radius};
+				double reach = shortIn.radius + bsDistance(shortIn.c1, shortIn.c2);
+				bsSweep s;
+				ENSURE(bsMakeSweep(&shortIn, &s) == bs_ok);
+				uint32_t leaves[48];
+				uint32_t n = bsBvh_NearLeaves(&bvh, in.c1, reach, leaves, 48);
+				n = n < 48 ? n : 48;
+				candidates += n;
+				memset(&a, 0xA5, sizeof a);
+				memset(&b, 0x5A, sizeof b);
+				bsDispatch_SetLanes(false);
+				bsBvh_SweepLeaves(&bvh, bs_methodExact, &s, leaves, n, &a, NULL);
+				bsDispatch_SetLanes(true);
+				bsBvh_SweepLeaves(&bvh, bs_methodExact, &s, leaves, n, &b, NULL);
+				ENSURE(memcmp(&a, &b, sizeof a) == 0);
 			}
 		}
 		bsBvh_Destroy(&bvh);
 	}
 	free(tris);
 	bsDispatch_SetMode(bs_dispatchBest);
-	printf("  bvh: %d hits\n", hits);
-	ENSURE(hits > 3000);
+	printf("  bvh: %d hits, %ld candidates\n", hits, candidates);
+	ENSURE(hits > 3000 && candidates > 20000);
 	return 0;
 }
 

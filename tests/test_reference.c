@@ -630,8 +630,9 @@ static void CheckLanes(Stats* s, const Case* c, const bsTriangle* tri, const bsS
 		{
 			break;
 		}
-		unsigned gotMask = pass == 0 ? bsExactTriangle4(lanes, 4, sweep, tmax, got)
-			: bsExactTriangle4Lanes(lanes, 4, live, sweep, tmax, got);
+		const bsTriangle* ptrs[4] = {lanes, lanes + 1, lanes + 2, lanes + 3};
+		unsigned gotMask = pass == 0 ? bsExactTriangle4(ptrs, 4, sweep, tmax, got)
+			: bsExactTriangle4Lanes(ptrs, 4, live, sweep, tmax, got);
 		bool same = gotMask == wantMask;
 		for (int i = 0; same && i < 4; ++i)
 		{

@@ -159,19 +159,19 @@ bool bsExactTriangle(const bsTriangle* tri, const bsSweep* sweep, double tmax, b
 
 // bsExactTriangle four triangles at a time (exact.c), on x86-64 (meson defines BS_LANES_X86): the
 // triangles tris[0, count), count <= 4, triangle i with the bound tmax[i]. Returns bit i set when
-// triangle i has a contact, and then hits[i] holds what bsExactTriangle(tris + i, s, tmax[i], ...)
+// triangle i has a contact, and then hits[i] holds what bsExactTriangle(tris[i], s, tmax[i], ...)
 // writes, bit for bit (t, test, branch, feature); it returns the same yes or no. A lone triangle
 // past the box test is handed to the scalar test.
 #if defined(BS_LANES_X86) && defined(__GNUC__) && defined(__SSE2__)
 #define BS_EXACT4 1
-unsigned bsExactTriangle4(const bsTriangle* tris, uint32_t count, const bsSweep* s, const double tmax[4],
-	bsTriangleHit hits[4]);
+unsigned bsExactTriangle4(const bsTriangle* const tris[4], uint32_t count, const bsSweep* s,
+	const double tmax[4], bsTriangleHit hits[4]);
 
 // The lanes alone, even for one triangle (the tests compare them with the scalar test): the
 // triangles whose bit is set in `live` (nonzero, below 1 << count), which must pass
 // bsSweep_BoxOverlaps.
-unsigned bsExactTriangle4Lanes(const bsTriangle* tris, uint32_t count, unsigned live, const bsSweep* s,
-	const double tmax[4], bsTriangleHit hits[4]);
+unsigned bsExactTriangle4Lanes(const bsTriangle* const tris[4], uint32_t count, unsigned live,
+	const bsSweep* s, const double tmax[4], bsTriangleHit hits[4]);
 #else
 #define BS_EXACT4 0
 #endif

@@ -371,58 +371,72 @@ static BS_ALWAYS_INLINE void bsLaneBest_Take(bsLaneBest* b, bsLaneMask take, bsL
 	b->feature = bsLaneMask_Select(take, (bsLaneMask){feature, feature, feature, feature}, b->feature);
 }
 
-// The edges' cylinders, as the scalar loop: every comparison that skips an edge there masks the
-// lane here.
-static BS_ALWAYS_INLINE void bsExact4_Edges(const bsLaneTriangle* tri, const bsSweep* s, bsLaneBest* best)
+// The edges' cylinders, as the scalar loop (its lines mirrored one for one on purpose: the same
+// operations in the same order are what makes the lanes bit-identical): every comparison that skips
+// an edge there masks the lane here, and so do the lanes already decided (dead); when every lane
+// skips an edge before its square root, the edge is skipped.
+// The sweep's values the edges and vertices read, in every lane.
+typedef struct bsLaneSweep
 {
-	bsLaneVec c1 = bsLaneVec_Set(s->c1);
-	bsLaneVec d = bsLaneVec_Set(s->d);
-	bsLanes radius2 = bsLanes_Set(s->radius2);
-	bsLanes zero = bsLanes_Set(0.0);
-	bsLanes one = bsLanes_Set(1.0);
+	bsLaneVec c1, d;
+	bsLanes radius2, len2, zero, one;
+} bsLaneSweep;
+
+static BS_ALWAYS_INLINE bsLaneSweep bsMakeLaneSweep(const bsSweep* s)
+{
+	bsLaneSweep l = {bsLaneVec_Set(s->c1), bsLaneVec_Set(s->d), bsLanes_Set(s->radius2),
+		bsLanes_Set(s->len2), bsLanes_Set(0.0), bsLanes_Set(1.0)};
+	return l;
+}
+
+static BS_ALWAYS_INLINE void bsExact4_Edges(const bsLaneTriangle* tri, const bsLaneSweep* l, bsLaneMask dead,
+	bsLaneBest* best)
+{
 	for (int i = 0; i < 3; ++i)
 	{
 		bsLaneVec pa = tri->v[i];
 		bsLaneVec e = bsLaneVec_Sub(tri->v[i == 2 ? 0 : i + 1], pa);
-		bsLaneVec m = bsLaneVec_Sub(c1, pa);
-		bsLaneVec u = bsLaneVec_Cross(d, e);
+		bsLaneVec m = bsLaneVec_Sub(l->c1, pa);
+		bsLaneVec u = bsLaneVec_Cross(l->d, e);
 		bsLaneVec w = bsLaneVec_Cross(m, e);
 		bsLanes a = bsLaneVec_Dot(u, u);
 		bsLanes b = bsLaneVec_Dot(u, w);
 		bsLanes ee = bsLaneVec_Dot(e, e);
-		bsLanes c = bsLaneVec_Dot(w, w) - radius2 * ee;
-		bsLaneMask skip = (a == zero) | (c < zero) | (b >= zero);
+		bsLanes c = bsLaneVec_Dot(w, w) - l->radius2 * ee;
+		bsLaneMask skip = dead | (a == l->zero) | (c < l->zero) | (b >= l->zero);
 		bsLanes disc = b * b - a * c;
-		skip |= disc < zero;
+		skip |= disc < l->zero;
+		if (bsLaneMask_Bits(skip) == 15u)
+		{
+			continue;  // no lane needs the square root and the division
+		}
 		bsLanes t = c / (-b + bsLanes_Sqrt(disc));
-		skip |= (t > one) | (t >= best->t);
-		bsLanes axial = bsLaneVec_Dot(bsLaneVec_MulAdd(m, t, d), e);
-		skip |= (axial < zero) | (axial > ee);
+		skip |= (t > l->one) | (t >= best->t);
+		bsLanes axial = bsLaneVec_Dot(bsLaneVec_MulAdd(m, t, l->d), e);
+		skip |= (axial < l->zero) | (axial > ee);
 		bsLaneBest_Take(best, ~skip, t, bs_branchEdge, i);
 	}
 }
 
 // The vertices' spheres.
-static BS_ALWAYS_INLINE void bsExact4_Vertices(const bsLaneTriangle* tri, const bsSweep* s,
-	bsLaneBest* best)
+static BS_ALWAYS_INLINE void bsExact4_Vertices(const bsLaneTriangle* tri, const bsLaneSweep* l,
+	bsLaneMask dead, bsLaneBest* best)
 {
-	bsLaneVec c1 = bsLaneVec_Set(s->c1);
-	bsLaneVec d = bsLaneVec_Set(s->d);
-	bsLanes radius2 = bsLanes_Set(s->radius2);
-	bsLanes len2 = bsLanes_Set(s->len2);
-	bsLanes zero = bsLanes_Set(0.0);
-	bsLanes one = bsLanes_Set(1.0);
 	for (int i = 0; i < 3; ++i)
 	{
-		bsLaneVec m = bsLaneVec_Sub(c1, tri->v[i]);
-		bsLanes b = bsLaneVec_Dot(m, d);
-		bsLanes c = bsLaneVec_Dot(m, m) - radius2;
-		bsLaneMask skip = b >= zero;
-		bsLanes disc = b * b - len2 * c;
-		skip |= disc < zero;
+		bsLaneVec m = bsLaneVec_Sub(l->c1, tri->v[i]);
+		bsLanes b = bsLaneVec_Dot(m, l->d);
+		bsLanes c = bsLaneVec_Dot(m, m) - l->radius2;
+		bsLaneMask skip = dead | (b >= l->zero);
+		bsLanes disc = b * b - l->len2 * c;
+		skip |= disc < l->zero;
+		if (bsLaneMask_Bits(skip) == 15u)
+		{
+			continue;
+		}
 		bsLanes t = c / (-b + bsLanes_Sqrt(disc));
-		t = bsLanes_Select(t > zero, t, zero);
-		skip |= (t > one) | (t >= best->t);
+		t = bsLanes_Select(t > l->zero, t, l->zero);
+		skip |= (t > l->one) | (t >= best->t);
 		bsLaneBest_Take(best, ~skip, t, bs_branchVertex, i);
 	}
 }
@@ -508,8 +522,10 @@ static BS_ALWAYS_INLINE unsigned bsExact4_Body(const bsTriangle* const lane[4], 
 	bsLaneBest best = {bsLanes_Select(tmax < two, tmax, two), (bsLaneMask){0, 0, 0, 0},
 		(bsLaneMask){0, 0, 0, 0}};
 	bsLaneBest_Take(&best, faceTime < best.t, faceTime, bs_branchFace, 0);
-	bsExact4_Edges(&tri, s, &best);
-	bsExact4_Vertices(&tri, s, &best);
+	bsLaneMask dead = ~bsLaneMask_FromBits(live);
+	bsLaneSweep lanes = bsMakeLaneSweep(s);
+	bsExact4_Edges(&tri, &lanes, dead, &best);
+	bsExact4_Vertices(&tri, &lanes, dead, &best);
 	unsigned won = live & ~bsLaneMask_Bits(best.branch == (bsLaneMask){0, 0, 0, 0});
 	for (unsigned m = won; m != 0; m &= m - 1)
 	{
@@ -533,8 +549,8 @@ static BS_TARGET_AVX2 unsigned bsExact4_LanesAvx2(const bsTriangle* const lane[4
 }
 #endif
 
-unsigned bsExactTriangle4Lanes(const bsTriangle* tris, uint32_t count, unsigned live, const bsSweep* s,
-	const double tmax[4], bsTriangleHit hits[4])
+unsigned bsExactTriangle4Lanes(const bsTriangle* const tris[4], uint32_t count, unsigned live,
+	const bsSweep* s, const double tmax[4], bsTriangleHit hits[4])
 {
 	// Lanes not live repeat a live triangle and its bound (their answers are never read).
 	const bsTriangle* lane[4];
@@ -543,7 +559,7 @@ unsigned bsExactTriangle4Lanes(const bsTriangle* tris, uint32_t count, unsigned 
 	for (uint32_t i = 0; i < 4; ++i)
 	{
 		bool on = i < count && ((live >> i) & 1u);
-		lane[i] = on ? tris + i : tris + first;
+		lane[i] = on ? tris[i] : tris[first];
 		bound[i] = on ? tmax[i] : tmax[first];
 	}
 #if BS_DISPATCH_AVX2
@@ -555,13 +571,13 @@ unsigned bsExactTriangle4Lanes(const bsTriangle* tris, uint32_t count, unsigned 
 	return bsExact4_Lanes(lane, live, s, bound, hits);
 }
 
-unsigned bsExactTriangle4(const bsTriangle* tris, uint32_t count, const bsSweep* s, const double tmax[4],
-	bsTriangleHit hits[4])
+unsigned bsExactTriangle4(const bsTriangle* const tris[4], uint32_t count, const bsSweep* s,
+	const double tmax[4], bsTriangleHit hits[4])
 {
 	unsigned live = 0;
 	for (uint32_t i = 0; i < count; ++i)
 	{
-		live |= bsSweep_BoxOverlaps(s, tris + i) ? 1u << i : 0u;
+		live |= bsSweep_BoxOverlaps(s, tris[i]) ? 1u << i : 0u;
 	}
 	if (live == 0)
 	{
@@ -574,10 +590,10 @@ unsigned bsExactTriangle4(const bsTriangle* tris, uint32_t count, const bsSweep*
 #if BS_DISPATCH_AVX2
 		if (bsDispatch_Avx2())
 		{
-			return bsExact_OverlappingAvx2(tris + i, s, tmax[i], hits + i) ? live : 0u;
+			return bsExact_OverlappingAvx2(tris[i], s, tmax[i], hits + i) ? live : 0u;
 		}
 #endif
-		return bsExact_Overlapping(tris + i, s, tmax[i], hits + i) ? live : 0u;
+		return bsExact_Overlapping(tris[i], s, tmax[i], hits + i) ? live : 0u;
 	}
 	return bsExactTriangle4Lanes(tris, count, live, s, tmax, hits);
 }
