@@ -592,6 +592,66 @@ static void CheckTmax(Stats* s, bsMethod m, const Case* c, const bsTriangle* tri
 	}
 }
 
+// The exact test four triangles at a time (bsExactTriangle4, x86-64 builds) gives the scalar
+// answers bit for bit: the case's triangle in lane index % 4, the three triangles of the cases before
+// it in the other lanes (mostly far away, so the box test drops them: groups of one to four live
+// lanes), all under the case's sweep, with the bounds CheckTmax uses on the case's lane.
+static void CheckLanes(Stats* s, const Case* c, const bsTriangle* tri, const bsSweep* sweep, bool hit,
+	const bsTriangleHit* h, const refContact* ref, const refRay* ray)
+{
+#if BS_EXACT4
+	static bsTriangle recent[3];
+	static int recentCount;
+	if (recentCount < 3)
+	{
+		recent[recentCount++] = *tri;
+		return;
+	}
+	int self = (int)(c->index % 4);
+	bsTriangle lanes[4];
+	for (int i = 0, j = 0; i < 4; ++i)
+	{
+		lanes[i] = i == self ? *tri : recent[j++];
+	}
+	recent[c->index % 3] = *tri;
+	double bound = hit && c->index % 3 == 1 ? h->t : hit && c->index % 3 == 2 ? nextafter(h->t, 2.0) : 2.0;
+	double tmax[4] = {2.0, 2.0, 2.0, 2.0};
+	tmax[self] = bound;
+	bsTriangleHit want[4], got[4];
+	unsigned wantMask = 0, live = 0;
+	for (int i = 0; i < 4; ++i)
+	{
+		wantMask |= bsExactTriangle(lanes + i, sweep, tmax[i], want + i) ? 1u << i : 0u;
+		live |= bsSweep_BoxOverlaps(sweep, lanes + i) ? 1u << i : 0u;
+	}
+	for (int pass = 0; pass < 2; ++pass)
+	{
+		if (pass == 1 && live == 0)
+		{
+			break;
+		}
+		const bsTriangle* ptrs[4] = {lanes, lanes + 1, lanes + 2, lanes + 3};
+		unsigned gotMask = pass == 0 ? bsExactTriangle4(ptrs, 4, sweep, tmax, got)
+			: bsExactTriangle4Lanes(ptrs, 4, live, sweep, tmax, got);
+		bool same = gotMask == wantMask;
+		for (int i = 0; same && i < 4; ++i)
+		{
+			same = !((wantMask >> i) & 1u) || (memcmp(&got[i].t, &want[i].t, sizeof got[i].t) == 0 &&
+				got[i].test == want[i].test && got[i].branch == want[i].branch &&
+				got[i].feature == want[i].feature);
+		}
+		if (!same)
+		{
+			Fail(s, "exact: the 4-lane test differs from the scalar one", bs_methodExact, c, hit, h, bound,
+				ref, ray);
+			return;
+		}
+	}
+#else
+	(void)s, (void)c, (void)tri, (void)sweep, (void)hit, (void)h, (void)ref, (void)ray;
+#endif
+}
+
 static void RunCase(Stats* s, const Case* c, bool checkList)
 {
 	DistStats* ds = s->d + c->dist;
@@ -648,6 +708,7 @@ static void RunCase(Stats* s, const Case* c, bool checkList)
 		}
 		CheckTmax(s, (bsMethod)m, c, &tri, &sweep, hits[m], hs[m], &ref, &ray);
 	}
+	CheckLanes(s, c, &tri, &sweep, e, &he, &ref, &ray);
 
 	// Sphere methods on clear cases.
 	double tol = 1e-4 * R;

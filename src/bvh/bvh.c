@@ -153,10 +153,50 @@ static inline unsigned bsBvhAxial_Bound(const bsBvhAxial* x, const bsBvhWideNode
 }
 #endif
 
+#if BS_EXACT4
+// The exact method on n triangles four at a time: leaf-order indices leaves[0, n), or first + j when
+// leaves is NULL. Each group runs with the bounds of the best contact before it; its contacts are
+// then offered in order, and bsBvhBest_Offer keeps one only when it beats the best as it stands then
+// (t below the bound the triangle would have been tested with one at a time). The test's t does not
+// depend on tmax (it only filters: collide_internal.h), so the best is the one-at-a-time loop's, bit
+// for bit.
+static bool bsBvh_TestLanes(const bsBvh* bvh, const bsSweep* sweep, const uint32_t* leaves, uint32_t first,
+	uint32_t n, bsBvhBest* best)
+{
+	bool changed = false;
+	for (uint32_t j = 0; j < n; j += 4)
+	{
+		uint32_t count = n - j < 4 ? n - j : 4;
+		uint32_t k[4];
+		const bsTriangle* tris[4];
+		double tmax[4];
+		for (uint32_t i = 0; i < count; ++i)
+		{
+			k[i] = leaves != NULL ? leaves[j + i] : first + j + i;
+			tris[i] = bvh->tris + k[i];
+			tmax[i] = bsBvhBest_Bound(best, bvh->triIndex[k[i]]);
+		}
+		bsTriangleHit h[4];
+		for (unsigned m = bsExactTriangle4(tris, count, sweep, tmax, h); m != 0; m &= m - 1)
+		{
+			uint32_t i = (uint32_t)__builtin_ctz(m);
+			changed |= bsBvhBest_Offer(best, h + i, k[i], bvh->triIndex[k[i]]);
+		}
+	}
+	return changed;
+}
+#endif
+
 // Tests triangles [first, first + count) (leaf order). Returns true when the best contact changed.
 static inline bool bsBvh_TestRange(const bsBvh* bvh, bsMethod method, const bsSweep* sweep,
 	uint32_t first, uint32_t count, bsBvhBest* best)
 {
+#if BS_EXACT4
+	if (method == bs_methodExact && count > 1 && bsDispatch_Lanes())
+	{
+		return bsBvh_TestLanes(bvh, sweep, NULL, first, count, best);
+	}
+#endif
 	bool changed = false;
 	for (uint32_t k = first; k < first + count; ++k)
 	{
@@ -758,9 +798,18 @@ void bsBvh_SweepLeaves(const bsBvh* bvh, bsMethod method, const bsSweep* sweep, 
 	}
 	bsBvhBest best;
 	memset(&best, 0, sizeof best);
-	for (uint32_t c = 0; c < count; ++c)
+#if BS_EXACT4
+	if (method == bs_methodExact && count > 1 && bsDispatch_Lanes())
 	{
-		bsBvh_TestRange(bvh, method, sweep, leaves[c], 1, &best);
+		bsBvh_TestLanes(bvh, sweep, leaves, 0, count, &best);
+	}
+	else
+#endif
+	{
+		for (uint32_t c = 0; c < count; ++c)
+		{
+			bsBvh_TestRange(bvh, method, sweep, leaves[c], 1, &best);
+		}
 	}
 	bsBvh_FinishSweep(bvh, method, sweep, &best, out, 0, count, stats);
 }

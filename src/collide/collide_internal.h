@@ -157,6 +157,25 @@ bool bsKarabassiTriangle(const bsTriangle* tri, const bsSweep* sweep, double tma
 // above 1, e.g. 2.0, for no bound).
 bool bsExactTriangle(const bsTriangle* tri, const bsSweep* sweep, double tmax, bsTriangleHit* hit);
 
+// bsExactTriangle four triangles at a time (exact.c), on x86-64 (meson defines BS_LANES_X86): the
+// triangles tris[0, count), count <= 4, triangle i with the bound tmax[i]. Returns bit i set when
+// triangle i has a contact, and then hits[i] holds what bsExactTriangle(tris[i], s, tmax[i], ...)
+// writes, bit for bit (t, test, branch, feature); it returns the same yes or no. A lone triangle
+// past the box test is handed to the scalar test.
+#if defined(BS_LANES_X86) && defined(__GNUC__) && defined(__SSE2__)
+#define BS_EXACT4 1
+unsigned bsExactTriangle4(const bsTriangle* const tris[4], uint32_t count, const bsSweep* s,
+	const double tmax[4], bsTriangleHit hits[4]);
+
+// The lanes alone, even for one triangle (the tests compare them with the scalar test): the
+// triangles whose bit is set in `live` (nonzero, below 1 << count), which must pass
+// bsSweep_BoxOverlaps.
+unsigned bsExactTriangle4Lanes(const bsTriangle* const tris[4], uint32_t count, unsigned live,
+	const bsSweep* s, const double tmax[4], bsTriangleHit hits[4]);
+#else
+#define BS_EXACT4 0
+#endif
+
 // Segment C1 -> C2 against the triangle, radius ignored (ray.c). Reports only t < tmax. Watertight:
 // a segment crossing exactly through an edge or vertex shared by triangles of a closed mesh is
 // reported by exactly one of them (one tie rule for every triangle, docs/algorithm.md), so a lone

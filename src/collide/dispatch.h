@@ -38,6 +38,20 @@ static inline bool bsDispatch_Avx2(void)
 }
 #endif
 
+// Whether the BVH's exact sweeps test a leaf's triangles four at a time (bsExactTriangle4) or one at a
+// time: four where the build has the lanes (x86-64), unless the environment variable
+// BLOBSIM_SCALAR_SWEEP is 1 when the program starts (the scalar path, to compare; the answers are the
+// same) or bsDispatch_SetLanes says otherwise.
+extern bool bs_dispatchLanes;
+
+static inline bool bsDispatch_Lanes(void)
+{
+	return bs_dispatchLanes;
+}
+
+// Turns the lanes on (where built) or off. Not thread-safe: call while no query is running.
+void bsDispatch_SetLanes(bool on);
+
 // Whether this build and CPU have an AVX2 copy at all.
 bool bsDispatch_HasAvx2(void);
 
