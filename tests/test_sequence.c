@@ -1,7 +1,7 @@
 // test_sequence.c — mesh sequences as deforming bodies (body.h bsSequenceDef, sequence.c): the shape
 // at and between frames against the closed form, bad sequences refused, particles riding a plate
 // that a sequence lifts (their velocity the plate's), none inside a lifted and squeezed box, and the
-// same bytes at 1 and 2 threads.
+// same bytes at 1 and 2 threads; none inside a widening box among sleeping particles.
 #include "procedural.h"
 #include "blobsim/body.h"
 #include "blobsim/step.h"
@@ -304,11 +304,69 @@ static int NoneInsideAndDeterminism(void)
 	return 0;
 }
 
+// A box on the floor that widens slowly (x grows by 20 % a second, its sides at 0.1 m/s: slower
+// than the sleep speed) into a bed of particles that fall asleep and are colliders (accumulation):
+// the body pushes the sleepers onto their neighbours, and a particle that then overlaps a sleeper is
+// pushed out of it by up to two radii. That push once ignored the box and put particles inside it
+// (thousands of particle-steps); now no particle centre is inside the box (closed form) on any step.
+static int SleepersNotSwallowed(void)
+{
+	Indexed m;
+	RUN_SUBTEST(MakeIndexed(bsV3(-0.5, 0.0, -0.5), bsV3(0.5, 0.5, 0.5), 3, &m));
+	double times[3] = {0.0, 1.0, 2.0};
+	const double widen = -0.2;
+	bsBody* body = MakeSequence(&m, times, 3, 0.0, widen, NULL);
+	ENSURE(body != NULL);
+	bsWorld* w = MakeWorld(1, body);
+	ENSURE(w != NULL);
+	bsPlane floor = {bsV3(0, 1, 0), 0.0};
+	ENSURE(bsWorld_AddPlanes(w, &floor, 1) == bs_ok && bsWorld_AddStuckParticles(w, 0.0) == bs_ok);
+	bsParticles p;
+	memset(&p, 0, sizeof p);
+	const double radius = 0.02;
+	for (int i = 0; i < 12; ++i)
+	{
+		for (int k = -6; k <= 6; ++k)
+		{
+			for (int side = -1; side <= 1; side += 2)
+			{
+				bsVec3 x = bsV3(side * (0.5 + radius + 0.001 + 0.045 * i), radius, 0.07 * k);
+				bsParticleDef d = {x, bsV3(0, 0, 0), radius, bs_particleFree, bsV3(0, 0, 0)};
+				bsParticles_Append(&p, &d);
+			}
+		}
+	}
+	bsStepDef st = SlideStep();
+	st.sleepSteps = 3;
+	st.sleepSpeed = 0.2;
+	st.sleepAcceleration = 2.0;
+	int inside = 0, asleep = 0;
+	for (int step = 0; step < 75; ++step)
+	{
+		ENSURE(bsWorld_Step(w, &st, &p, NULL) == bs_ok);
+		double half = 0.5 * (1.0 - widen * bsWorld_Time(w));
+		for (size_t i = 0; i < p.count; ++i)
+		{
+			bsVec3 x = p.position[i];
+			inside += fabs(x.x) < half && fabs(x.z) < 0.5 && x.y > 0.0 && x.y < 0.5;
+			asleep += step == 10 && p.state[i] == bs_particleSleeping;
+		}
+	}
+	ENSURE(asleep > 0);
+	ENSURE(inside == 0);
+	bsParticles_Free(&p);
+	bsWorld_Destroy(w);
+	bsBody_Destroy(body);
+	FreeIndexed(&m);
+	return 0;
+}
+
 int SequenceTest(void)
 {
 	RUN_SUBTEST(Interpolation());
 	RUN_SUBTEST(Refused());
 	RUN_SUBTEST(Riding());
 	RUN_SUBTEST(NoneInsideAndDeterminism());
+	RUN_SUBTEST(SleepersNotSwallowed());
 	return 0;
 }
