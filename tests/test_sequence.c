@@ -1,7 +1,8 @@
 // test_sequence.c — mesh sequences as deforming bodies (body.h bsSequenceDef, sequence.c): the shape
 // at and between frames against the closed form, bad sequences refused, particles riding a plate
 // that a sequence lifts (their velocity the plate's), none inside a lifted and squeezed box, and the
-// same bytes at 1 and 2 threads; none inside a widening box among sleeping particles.
+// same bytes at 1 and 2 threads; none inside a widening sequence box or a bulging CSRBF box among
+// sleeping particles.
 #include "procedural.h"
 #include "blobsim/body.h"
 #include "blobsim/step.h"
@@ -304,19 +305,43 @@ static int NoneInsideAndDeterminism(void)
 	return 0;
 }
 
-// A box on the floor that widens slowly (x grows by 20 % a second, its sides at 0.1 m/s: slower
-// than the sleep speed) into a bed of particles that fall asleep and are colliders (accumulation):
-// the body pushes the sleepers onto their neighbours, and a particle that then overlaps a sleeper is
-// pushed out of it by up to two radii. That push once ignored the box and put particles inside it
-// (thousands of particle-steps); now no particle centre is inside the box (closed form) on any step.
-static int SleepersNotSwallowed(void)
+// How many particle centres are inside the closed mesh tris, by the parity of a ray's crossings (a
+// direction off every axis, so that no ray runs along an edge of the box meshes).
+static int InsideByParity(const bsTriangle* tris, uint32_t count, const bsParticles* p)
 {
-	Indexed m;
-	RUN_SUBTEST(MakeIndexed(bsV3(-0.5, 0.0, -0.5), bsV3(0.5, 0.5, 0.5), 3, &m));
-	double times[3] = {0.0, 1.0, 2.0};
-	const double widen = -0.2;
-	bsBody* body = MakeSequence(&m, times, 3, 0.0, widen, NULL);
-	ENSURE(body != NULL);
+	bsVec3 d = bsNormalize(bsV3(1.0, 0.0123456789, 0.0371234567));
+	int inside = 0;
+	for (size_t i = 0; i < p->count; ++i)
+	{
+		int crossings = 0;
+		for (uint32_t k = 0; k < count; ++k)
+		{
+			bsVec3 e1 = bsSub(tris[k].p2, tris[k].p1), e2 = bsSub(tris[k].p3, tris[k].p1);
+			bsVec3 h = bsCross(d, e2);
+			double det = bsDot(e1, h);
+			if (fabs(det) < 1e-300)
+			{
+				continue;
+			}
+			bsVec3 s = bsSub(p->position[i], tris[k].p1);
+			double u = bsDot(s, h) / det;
+			bsVec3 q = bsCross(s, e1);
+			double v = bsDot(d, q) / det;
+			double t = bsDot(e2, q) / det;
+			crossings += u >= 0.0 && v >= 0.0 && u + v <= 1.0 && t > 0.0;
+		}
+		inside += crossings % 2;
+	}
+	return inside;
+}
+
+// A body on the floor whose sides move out slowly (0.1 m/s: slower than the sleep speed) into a bed
+// of particles that fall asleep and are colliders (accumulation): the body pushes the sleepers onto
+// their neighbours, and a particle that then overlaps a sleeper is pushed out of it by up to two
+// radii. That push once ignored the body and put particles inside it (thousands of particle-steps);
+// now no particle centre is inside the body's shape (ray parity) after any step.
+static int RunSleeperBed(bsBody* body, int* inside, int* asleep)
+{
 	bsWorld* w = MakeWorld(1, body);
 	ENSURE(w != NULL);
 	bsPlane floor = {bsV3(0, 1, 0), 0.0};
@@ -340,24 +365,57 @@ static int SleepersNotSwallowed(void)
 	st.sleepSteps = 3;
 	st.sleepSpeed = 0.2;
 	st.sleepAcceleration = 2.0;
-	int inside = 0, asleep = 0;
+	*inside = *asleep = 0;
 	for (int step = 0; step < 75; ++step)
 	{
 		ENSURE(bsWorld_Step(w, &st, &p, NULL) == bs_ok);
-		double half = 0.5 * (1.0 - widen * bsWorld_Time(w));
-		for (size_t i = 0; i < p.count; ++i)
+		uint32_t count;
+		const bsTriangle* shape = bsWorld_BodyShape(w, body, &count);
+		ENSURE(shape != NULL);
+		*inside += InsideByParity(shape, count, &p);
+		for (size_t i = 0; step == 10 && i < p.count; ++i)
 		{
-			bsVec3 x = p.position[i];
-			inside += fabs(x.x) < half && fabs(x.z) < 0.5 && x.y > 0.0 && x.y < 0.5;
-			asleep += step == 10 && p.state[i] == bs_particleSleeping;
+			*asleep += p.state[i] == bs_particleSleeping;
 		}
 	}
-	ENSURE(asleep > 0);
-	ENSURE(inside == 0);
 	bsParticles_Free(&p);
 	bsWorld_Destroy(w);
-	bsBody_Destroy(body);
+	return 0;
+}
+
+// The bed against a box that a sequence widens (x grows by 20 % a second) and against one that a
+// CSRBF deformation bulges (two controls at the sides' middles moving out by 0.15 in 1.5 s).
+static int SleepersNotSwallowed(void)
+{
+	Indexed m;
+	RUN_SUBTEST(MakeIndexed(bsV3(-0.5, 0.0, -0.5), bsV3(0.5, 0.5, 0.5), 3, &m));
+	double times[3] = {0.0, 1.0, 2.0};
+	bsBody* widening = MakeSequence(&m, times, 3, 0.0, -0.2, NULL);
+	ENSURE(widening != NULL);
+	int inside, asleep;
+	RUN_SUBTEST(RunSleeperBed(widening, &inside, &asleep));
+	ENSURE(asleep > 0 && inside == 0);
+	bsBody_Destroy(widening);
 	FreeIndexed(&m);
+
+	bsTriangle* tris;
+	uint32_t count;
+	ENSURE(bsMakeBoxMesh(bsV3(-0.5, 0.0, -0.5), bsV3(0.5, 0.5, 0.5), 6, false, &tris, &count) == bs_ok);
+	const bsVec3 controls[2] = {{0.5, 0.25, 0.0}, {-0.5, 0.25, 0.0}};
+	const double keys[2] = {0.0, 1.5};
+	const bsVec3 displacements[4] = {{0, 0, 0}, {0, 0, 0}, {0.15, 0, 0}, {-0.15, 0, 0}};
+	bsBodyDef def = bsDefaultBodyDef();
+	def.triangles = tris;
+	def.triangleCount = count;
+	def.kind = bs_motionDeforming;
+	bsDeformDef deform = {controls, 2, 0.6, keys, displacements, 2};
+	def.deform = deform;
+	bsBody* bulging = NULL;
+	ENSURE(bsBody_Create(&def, &bulging) == bs_ok);
+	RUN_SUBTEST(RunSleeperBed(bulging, &inside, &asleep));
+	ENSURE(asleep > 0 && inside == 0);
+	bsBody_Destroy(bulging);
+	free(tris);
 	return 0;
 }
 
