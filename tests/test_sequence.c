@@ -4,6 +4,7 @@
 // same bytes at 1 and 2 threads; none inside a widening sequence box or a bulging CSRBF box among
 // sleeping particles.
 #include "procedural.h"
+#include "reference.h"
 #include "blobsim/body.h"
 #include "blobsim/step.h"
 #include "test.h"
@@ -305,32 +306,13 @@ static int NoneInsideAndDeterminism(void)
 	return 0;
 }
 
-// How many particle centres are inside the closed mesh tris, by the parity of a ray's crossings (a
-// direction off every axis, so that no ray runs along an edge of the box meshes).
+// How many particle centres are inside the closed mesh tris (ray parity: reference.h).
 static int InsideByParity(const bsTriangle* tris, uint32_t count, const bsParticles* p)
 {
-	bsVec3 d = bsNormalize(bsV3(1.0, 0.0123456789, 0.0371234567));
 	int inside = 0;
 	for (size_t i = 0; i < p->count; ++i)
 	{
-		int crossings = 0;
-		for (uint32_t k = 0; k < count; ++k)
-		{
-			bsVec3 e1 = bsSub(tris[k].p2, tris[k].p1), e2 = bsSub(tris[k].p3, tris[k].p1);
-			bsVec3 h = bsCross(d, e2);
-			double det = bsDot(e1, h);
-			if (fabs(det) < 1e-300)
-			{
-				continue;
-			}
-			bsVec3 s = bsSub(p->position[i], tris[k].p1);
-			double u = bsDot(s, h) / det;
-			bsVec3 q = bsCross(s, e1);
-			double v = bsDot(d, q) / det;
-			double t = bsDot(e2, q) / det;
-			crossings += u >= 0.0 && v >= 0.0 && u + v <= 1.0 && t > 0.0;
-		}
-		inside += crossings % 2;
+		inside += refRayCrossings(tris, count, p->position[i]) % 2;
 	}
 	return inside;
 }
