@@ -392,3 +392,28 @@ refRay refRayHit(const bsTriangle* tri, bsVec3 c1, bsVec3 c2)
 	}
 	return r;
 }
+
+// Crossings of the ray from p along a fixed skew direction (no mesh here has an edge along it),
+// Moeller-Trumbore: odd is inside a watertight mesh.
+int refRayCrossings(const bsTriangle* tris, uint32_t count, bsVec3 p)
+{
+	bsVec3 d = bsNormalize(bsV3(0.5773, 0.6123, 0.5402));
+	int crossings = 0;
+	for (uint32_t t = 0; t < count; ++t)
+	{
+		bsVec3 e1 = bsSub(tris[t].p2, tris[t].p1), e2 = bsSub(tris[t].p3, tris[t].p1);
+		bsVec3 s = bsCross(d, e2);
+		double det = bsDot(e1, s);
+		if (fabs(det) < 1e-300)
+		{
+			continue;
+		}
+		bsVec3 o = bsSub(p, tris[t].p1);
+		double u = bsDot(o, s) / det;
+		bsVec3 q = bsCross(o, e1);
+		double v = bsDot(d, q) / det;
+		double tt = bsDot(e2, q) / det;
+		crossings += u >= 0.0 && v >= 0.0 && u + v <= 1.0 && tt > 0.0;
+	}
+	return crossings;
+}

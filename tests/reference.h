@@ -45,3 +45,7 @@ typedef struct refRay
 } refRay;
 
 refRay refRayHit(const bsTriangle* tri, bsVec3 c1, bsVec3 c2);
+
+// Crossings of the ray from p along a fixed skew direction (no mesh of the tests has an edge along it)
+// with the count triangles, Moeller-Trumbore: odd is inside a watertight mesh.
+int refRayCrossings(const bsTriangle* tris, uint32_t count, bsVec3 p);

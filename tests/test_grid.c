@@ -27,31 +27,6 @@ static double BruteDistance(const bsTriangle* tris, uint32_t count, bsVec3 p)
 	return best;
 }
 
-// Crossings of the ray from p along a fixed skew direction (no mesh here has an edge along it),
-// Moeller-Trumbore: odd is inside a watertight mesh.
-static int RayCrossings(const bsTriangle* tris, uint32_t count, bsVec3 p)
-{
-	bsVec3 d = bsNormalize(bsV3(0.5773, 0.6123, 0.5402));
-	int crossings = 0;
-	for (uint32_t t = 0; t < count; ++t)
-	{
-		bsVec3 e1 = bsSub(tris[t].p2, tris[t].p1), e2 = bsSub(tris[t].p3, tris[t].p1);
-		bsVec3 s = bsCross(d, e2);
-		double det = bsDot(e1, s);
-		if (fabs(det) < 1e-300)
-		{
-			continue;
-		}
-		bsVec3 o = bsSub(p, tris[t].p1);
-		double u = bsDot(o, s) / det;
-		bsVec3 q = bsCross(o, e1);
-		double v = bsDot(d, q) / det;
-		double tt = bsDot(e2, q) / det;
-		crossings += u >= 0.0 && v >= 0.0 && u + v <= 1.0 && tt > 0.0;
-	}
-	return crossings;
-}
-
 static double AngleDegrees(const float n[3], bsVec3 ref)
 {
 	bsVec3 a = bsNormalize(bsV3(n[0], n[1], n[2]));
@@ -96,7 +71,7 @@ static int SphereDistancesAndSigns(void)
 		const bsGridCell* cell = g.cells + CellIndex(&g, i, j, k);
 		// The float of an exact double distance.
 		ENSURE_SMALL(fabs((double)cell->distance) - ref, 1e-6 * (1.0 + ref));
-		bool inside = RayCrossings(tris, count, c) % 2 == 1;
+		bool inside = refRayCrossings(tris, count, c) % 2 == 1;
 		ENSURE((cell->distance < 0.0f) == inside);
 	}
 	bsDistanceGrid_Free(&g);
@@ -372,7 +347,7 @@ static int BandSides(void)
 				{
 					continue;
 				}
-				bool inside = RayCrossings(tris, count, bsDistanceGrid_Centre(&g, i, j, k)) % 2 == 1;
+				bool inside = refRayCrossings(tris, count, bsDistanceGrid_Centre(&g, i, j, k)) % 2 == 1;
 				ENSURE((cell->distance < 0.0f) == inside);
 				checked += 1;
 			}

@@ -1,8 +1,10 @@
 // test_sequence.c — mesh sequences as deforming bodies (body.h bsSequenceDef, sequence.c): the shape
 // at and between frames against the closed form, bad sequences refused, particles riding a plate
 // that a sequence lifts (their velocity the plate's), none inside a lifted and squeezed box, and the
-// same bytes at 1 and 2 threads.
+// same bytes at 1 and 2 threads; none inside a widening sequence box or a bulging CSRBF box among
+// sleeping particles.
 #include "procedural.h"
+#include "reference.h"
 #include "blobsim/body.h"
 #include "blobsim/step.h"
 #include "test.h"
@@ -304,11 +306,107 @@ static int NoneInsideAndDeterminism(void)
 	return 0;
 }
 
+// How many particle centres are inside the closed mesh tris (ray parity: reference.h).
+static int InsideByParity(const bsTriangle* tris, uint32_t count, const bsParticles* p)
+{
+	int inside = 0;
+	for (size_t i = 0; i < p->count; ++i)
+	{
+		inside += refRayCrossings(tris, count, p->position[i]) % 2;
+	}
+	return inside;
+}
+
+// A body on the floor whose sides move out slowly (0.1 m/s: slower than the sleep speed) into a bed
+// of particles that fall asleep and are colliders (accumulation): the body pushes the sleepers onto
+// their neighbours, and a particle that then overlaps a sleeper is pushed out of it by up to two
+// radii. That push once ignored the body and put particles inside it (thousands of particle-steps);
+// now no particle centre is inside the body's shape (ray parity) after any step.
+static int RunSleeperBed(bsBody* body, int* inside, int* asleep)
+{
+	bsWorld* w = MakeWorld(1, body);
+	ENSURE(w != NULL);
+	bsPlane floor = {bsV3(0, 1, 0), 0.0};
+	ENSURE(bsWorld_AddPlanes(w, &floor, 1) == bs_ok && bsWorld_AddStuckParticles(w, 0.0) == bs_ok);
+	bsParticles p;
+	memset(&p, 0, sizeof p);
+	const double radius = 0.02;
+	for (int i = 0; i < 12; ++i)
+	{
+		for (int k = -6; k <= 6; ++k)
+		{
+			for (int side = -1; side <= 1; side += 2)
+			{
+				bsVec3 x = bsV3(side * (0.5 + radius + 0.001 + 0.045 * i), radius, 0.07 * k);
+				bsParticleDef d = {x, bsV3(0, 0, 0), radius, bs_particleFree, bsV3(0, 0, 0)};
+				bsParticles_Append(&p, &d);
+			}
+		}
+	}
+	bsStepDef st = SlideStep();
+	st.sleepSteps = 3;
+	st.sleepSpeed = 0.2;
+	st.sleepAcceleration = 2.0;
+	*inside = *asleep = 0;
+	for (int step = 0; step < 75; ++step)
+	{
+		ENSURE(bsWorld_Step(w, &st, &p, NULL) == bs_ok);
+		uint32_t count;
+		const bsTriangle* shape = bsWorld_BodyShape(w, body, &count);
+		ENSURE(shape != NULL);
+		*inside += InsideByParity(shape, count, &p);
+		for (size_t i = 0; step == 10 && i < p.count; ++i)
+		{
+			*asleep += p.state[i] == bs_particleSleeping;
+		}
+	}
+	bsParticles_Free(&p);
+	bsWorld_Destroy(w);
+	return 0;
+}
+
+// The bed against a box that a sequence widens (x grows by 20 % a second) and against one that a
+// CSRBF deformation bulges (two controls at the sides' middles moving out by 0.15 in 1.5 s).
+static int SleepersNotSwallowed(void)
+{
+	Indexed m;
+	RUN_SUBTEST(MakeIndexed(bsV3(-0.5, 0.0, -0.5), bsV3(0.5, 0.5, 0.5), 3, &m));
+	double times[3] = {0.0, 1.0, 2.0};
+	bsBody* widening = MakeSequence(&m, times, 3, 0.0, -0.2, NULL);
+	ENSURE(widening != NULL);
+	int inside, asleep;
+	RUN_SUBTEST(RunSleeperBed(widening, &inside, &asleep));
+	ENSURE(asleep > 0 && inside == 0);
+	bsBody_Destroy(widening);
+	FreeIndexed(&m);
+
+	bsTriangle* tris;
+	uint32_t count;
+	ENSURE(bsMakeBoxMesh(bsV3(-0.5, 0.0, -0.5), bsV3(0.5, 0.5, 0.5), 6, false, &tris, &count) == bs_ok);
+	const bsVec3 controls[2] = {{0.5, 0.25, 0.0}, {-0.5, 0.25, 0.0}};
+	const double keys[2] = {0.0, 1.5};
+	const bsVec3 displacements[4] = {{0, 0, 0}, {0, 0, 0}, {0.15, 0, 0}, {-0.15, 0, 0}};
+	bsBodyDef def = bsDefaultBodyDef();
+	def.triangles = tris;
+	def.triangleCount = count;
+	def.kind = bs_motionDeforming;
+	bsDeformDef deform = {controls, 2, 0.6, keys, displacements, 2};
+	def.deform = deform;
+	bsBody* bulging = NULL;
+	ENSURE(bsBody_Create(&def, &bulging) == bs_ok);
+	RUN_SUBTEST(RunSleeperBed(bulging, &inside, &asleep));
+	ENSURE(asleep > 0 && inside == 0);
+	bsBody_Destroy(bulging);
+	free(tris);
+	return 0;
+}
+
 int SequenceTest(void)
 {
 	RUN_SUBTEST(Interpolation());
 	RUN_SUBTEST(Refused());
 	RUN_SUBTEST(Riding());
 	RUN_SUBTEST(NoneInsideAndDeterminism());
+	RUN_SUBTEST(SleepersNotSwallowed());
 	return 0;
 }

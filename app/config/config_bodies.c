@@ -57,7 +57,8 @@ static const bsSchemaKey bsBodyKeys[] = {
 	BS_KEY("keys", &bsKeyArraySchema),
 	BS_KEY("deform", &bsDeformSchema),
 	BS_KEY("sequence", BS_VALUE),
-	BS_KEY("dynamic", &bsDynamicSchema)};
+	BS_KEY("dynamic", &bsDynamicSchema),
+	BS_KEY("field", &bsBodyFieldSchema)};
 static const bsSchema bsBodySchema = BS_ELEMENT(bsBodyKeys, "an object (a body)");
 const bsSchema bsBodyArraySchema = BS_ARRAY(&bsBodySchema);
 
@@ -515,7 +516,8 @@ static bool bsReadBody(bsCtx* c, const cJSON* v, void* element, void* user)
 	}
 	body->keyCount = keyCount;
 	return bsCheckRotations(c, body) && bsReadDeform(c, v, body) && bsReadSequence(c, v, body) &&
-		bsReadBodyFile(c, v, body) && bsReadDynamic(c, v, body);
+		bsReadBodyFile(c, v, body) && bsReadDynamic(c, v, body) &&
+		bsReadBodyField(c, v, &body->hasField, &body->fieldBuild);
 }
 
 // --- dynamic bodies ---

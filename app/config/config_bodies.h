@@ -46,6 +46,8 @@ struct bsBodyConfig
 	int frameCount;          // 0: no sequence; frame k is at time start + k / fps
 	double fps;              // sequence.fps, > 0 [24]
 	double start;            // sequence.start, seconds [0]
+	bool hasField;           // a `field` block: the body carries its own distance/normal grid
+	bsDistanceGridDef fieldBuild;  // field.build: its settings (the world field.build's keys)
 };
 
 // environment.dynamics: the settings of the dynamic bodies and of body-body contact (body.h), with

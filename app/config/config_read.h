@@ -15,6 +15,10 @@ bool bsReadConfig(bsCtx* c, const cJSON* root, bsConfig* config);
 // enabled false when the config has none).
 extern const bsSchema bsFieldSchema;
 bool bsReadFieldConfig(bsCtx* c, const cJSON* root, bsFieldConfig* field);
+// A body's own grid (environment.bodies[i].field: {"build": {...}}, the keys of field.build): *has
+// when given, its settings in *build (bsDefaultDistanceGridDef() for what it leaves out).
+extern const bsSchema bsBodyFieldSchema;
+bool bsReadBodyField(bsCtx* c, const cJSON* body, bool* has, bsDistanceGridDef* build);
 
 // `environment.bodies` (config_bodies.c): the array's schema (for --set paths).
 extern const bsSchema bsBodyArraySchema;

@@ -183,3 +183,30 @@ bool bsReadFieldConfig(bsCtx* c, const cJSON* root, bsFieldConfig* f)
 	bsPop(c, mark);
 	return true;
 }
+
+// environment.bodies[i].field: the grid the body carries (field.h's bsGridPose), built around its rest
+// mesh with the settings of field.build; the rules are the `field` block's.
+static const bsSchemaKey bsBodyFieldKeys[] = {BS_KEY("build", &bsFieldBuildSchema)};
+const bsSchema bsBodyFieldSchema = BS_OBJECT(bsBodyFieldKeys);
+
+bool bsReadBodyField(bsCtx* c, const cJSON* body, bool* has, bsDistanceGridDef* build)
+{
+	*build = bsDefaultDistanceGridDef();
+	const cJSON* field;
+	if (!bsReadObject(c, body, "field", &bsBodyFieldSchema, &field))
+	{
+		return false;
+	}
+	*has = field != NULL;
+	if (field == NULL)
+	{
+		return true;
+	}
+	size_t mark = bsPushKey(c, "field");
+	if (!bsReadFieldBuild(c, field, build))
+	{
+		return false;
+	}
+	bsPop(c, mark);
+	return true;
+}

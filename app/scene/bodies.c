@@ -24,6 +24,7 @@ typedef struct bsEnvBody
 	char declared[32];  // BlobsimBodyN
 	char* name;         // the OBJ's path, for the comment
 	bsTriangle* shape;  // deforming: the world's shape at the scene's time (the scene outlives the world)
+	bsDistanceGrid field;  // environment.bodies[i].field: its grid around the rest mesh (cells NULL: none)
 } bsEnvBody;
 
 struct bsEnvBodies
@@ -32,6 +33,8 @@ struct bsEnvBodies
 	bsPovBody* pov;
 	int count;
 	bsBodyDynamicsDef dynamics;  // environment.dynamics, gravity from motion.gravity
+	bsBodyField* fields;         // the bodies' own grids, in body order (bsStepDef.bodyFields)
+	int fieldCount;
 	bsVec3* sensors;             // the scene's sensor particles
 	uint8_t* sensorSide;
 	size_t sensorCapacity;
@@ -47,8 +50,10 @@ void bsEnvBodies_Free(bsEnvBodies* bodies)
 	{
 		bsBody_Destroy(bodies->items[i].body);
 		free(bodies->items[i].shape);
+		bsDistanceGrid_Free(&bodies->items[i].field);
 	}
 	free(bodies->items);
+	free(bodies->fields);
 	free(bodies->pov);
 	free(bodies->sensors);
 	free(bodies->sensorSide);
@@ -367,6 +372,49 @@ static void bsEnvBody_NameInclude(bsEnvBody* b, int index)
 	snprintf(b->include, sizeof b->include, "body_%d_%016llx.inc", index, (unsigned long long)h);
 }
 
+// Body i's own grid (environment.bodies[i].field), built around its rest mesh with all cores (the grid
+// is the same for any count), on the list of bodies->fields. The `field` block gives its rules; a
+// deforming body is refused (the grid follows only the pose).
+static bool bsEnvBody_BuildField(bsEnvBodies* bodies, const bsConfig* config, int i, char* err, size_t errlen)
+{
+	const bsBodyConfig* bc = config->environment.bodies + i;
+	if (!bc->hasField)
+	{
+		return true;
+	}
+	if (!config->field.enabled)
+	{
+		snprintf(err, errlen, "%s: environment.bodies[%d].field: the grid's rules come from the `field` block "
+			"(spring, impact, drag, surface_flow): add one", config->path, i);
+		return false;
+	}
+	if (bc->deforming)
+	{
+		snprintf(err, errlen, "%s: environment.bodies[%d].field: a deforming body (deform or sequence) cannot "
+			"carry a grid: the grid follows only rotation, translation and uniform scale", config->path, i);
+		return false;
+	}
+	bsEnvBody* b = bodies->items + i;
+	uint32_t count;
+	const bsTriangle* tris = bsBody_Triangles(b->body, &count);
+	bsDistanceGridDef def = bc->fieldBuild;
+	def.threads = 0;
+	bsResult r = bsDistanceGrid_Build(&b->field, tris, count, &def, NULL);
+	if (r != bs_ok)
+	{
+		snprintf(err, errlen, "%s: environment.bodies[%d].field.build: %s", config->path, i, bsResultString(r));
+		return false;
+	}
+	bodies->fields[bodies->fieldCount++] = (bsBodyField){i, &b->field};
+	return true;
+}
+
+const bsBodyField* bsEnvBodies_Fields(const bsEnvBodies* bodies, int* count)
+{
+	*count = bodies != NULL ? bodies->fieldCount : 0;
+	return *count > 0 ? bodies->fields : NULL;
+}
+
 bool bsEnvBodies_Load(bsEnvBodies** out, const bsConfig* config, char* err, size_t errlen)
 {
 	*out = NULL;
@@ -377,7 +425,8 @@ bool bsEnvBodies_Load(bsEnvBodies** out, const bsConfig* config, char* err, size
 	}
 	bsEnvBodies* bodies = calloc(1, sizeof *bodies);
 	if (bodies == NULL || (bodies->items = calloc((size_t)env->bodyCount, sizeof(bsEnvBody))) == NULL ||
-		(bodies->pov = calloc((size_t)env->bodyCount, sizeof(bsPovBody))) == NULL)
+		(bodies->pov = calloc((size_t)env->bodyCount, sizeof(bsPovBody))) == NULL ||
+		(bodies->fields = calloc((size_t)env->bodyCount, sizeof(bsBodyField))) == NULL)
 	{
 		bsEnvBodies_Free(bodies);
 		snprintf(err, errlen, "%s: out of memory", config->path);
@@ -441,6 +490,11 @@ bool bsEnvBodies_Load(bsEnvBodies** out, const bsConfig* config, char* err, size
 		bsEnvBody_NameInclude(b, i);
 		bodies->pov[i].name = bc->file;
 		bodies->pov[i].material = bc->material.texture;
+		if (!bsEnvBody_BuildField(bodies, config, i, err, errlen))
+		{
+			bsEnvBodies_Free(bodies);
+			return false;
+		}
 		if (bc->deforming)
 		{
 			bsBody_Triangles(b->body, &count);  // a sequence's: its first frame's

@@ -21,6 +21,10 @@ bsResult bsEnvBodies_AddToWorld(const bsEnvBodies* bodies, bsWorld* world);
 // Body i of environment.bodies, NULL when out of range (or no bodies).
 const bsBody* bsEnvBodies_Body(const bsEnvBodies* bodies, int i);
 
+// The grids the bodies carry (environment.bodies[i].field, built by bsEnvBodies_Load around each
+// body's rest mesh), for bsStepDef.bodyFields: NULL and *count 0 when none. Owned by bodies.
+const bsBodyField* bsEnvBodies_Fields(const bsEnvBodies* bodies, int* count);
+
 // Puts DIR/body_N_HASH.inc of each rigid body in place at once (HASH: of its content; a file already
 // there is kept) and adds it to the open deferred group's outputs. False with a message.
 bool bsEnvBodies_WriteIncludes(const bsEnvBodies* bodies, const char* dir, char* err, size_t errlen);

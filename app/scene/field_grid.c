@@ -1,5 +1,6 @@
 // field_grid.c — the field's grid from its file or built and cached (field_grid.h).
 #include "field_grid.h"
+#include "bodies.h"
 
 #include "dng.h"
 #include "files.h"
@@ -240,6 +241,8 @@ bool bsFieldGrid_Use(bsConfig* config, const bsEnvironment* env, uint64_t maxByt
 	config->step.fieldGrid = grid;
 	config->step.fieldTree = config->field.compress ? tree : NULL;
 	config->step.field = config->field.def;
+	// The grids the bodies carry take the same rules.
+	config->step.bodyFields = bsEnvBodies_Fields(env->bodies, &config->step.bodyFieldCount);
 	return true;
 }
 
@@ -247,7 +250,9 @@ bsResult bsFieldGrid_AddColliders(const bsConfig* config, const bsEnvironment* e
 {
 	if (config->field.enabled && !config->field.sweep)
 	{
-		return bsWorld_AddPlanes(world, env->planes, env->planeCount);
+		// The moving bodies stay: the grids they carry are posed with them.
+		bsResult r = bsWorld_AddPlanes(world, env->planes, env->planeCount);
+		return r == bs_ok ? bsEnvBodies_AddToWorld(env->bodies, world) : r;
 	}
 	return bsEnvironment_AddToWorld(env, world);
 }

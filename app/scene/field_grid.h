@@ -46,7 +46,7 @@ bool bsFieldGrid_Load(const bsConfig* config, const bsEnvironment* env, uint64_t
 	bsFieldGridReport* report, char* err, size_t errlen);
 
 // The world's colliders: the environment's (bsEnvironment_AddToWorld), but without the meshes when
-// the field stands alone for them (field.sweep false).
+// the field stands alone for them (field.sweep false; the planes and the moving bodies stay).
 bsResult bsFieldGrid_AddColliders(const bsConfig* config, const bsEnvironment* env, bsWorld* world);
 
 // Loads the grid into *grid, builds its compressed tree into *tree when the config asks for one

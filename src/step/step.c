@@ -503,6 +503,43 @@ static bsVec3 bsSettlePoint(const bsMoveJob* job, bsVec3 from, const bsSweepOutp
 	return from;
 }
 
+// The push out of a stuck or sleeping particle that the moving one overlaps from the start (they can
+// overlap: a particle falls asleep where it is, a body pushes a sleeper onto others, the particles may
+// not interact) is up to the two radii long and not a sweep: it could cross a wall or a body into the
+// solid behind it. So it is swept against every collider but the spheres, at the substep's fraction u,
+// and stops just clear of a surface on its way.
+static bsVec3 bsSettleOverlap(const bsMoveJob* job, const bsSweepOutput* contact, bsVec3 target, double radius,
+	double u, bsQueryStats* qs)
+{
+	if (contact->kind != bs_colliderStuck || contact->branch != bs_branchStart)
+	{
+		return target;
+	}
+	bsSweepInput in = {contact->center, target, radius};
+	bsSweep s;
+	if (bsMakeSweep(&in, &s) != bs_ok)
+	{
+		return contact->center;
+	}
+	bsSweepOutput out;
+	bsSweep_Miss(&s, &out);
+	const bsWorld* world = job->world;
+	for (int k = 0; k < world->colliderCount; ++k)
+	{
+		const bsCollider* c = world->colliders + k;
+		const bsColliderClass* class = bs_colliderClasses[c->kind];
+		if (c->kind != bs_colliderStuck && class->sweepMoving != NULL)
+		{
+			class->sweepMoving(c, bs_methodExact, &s, u, u, &out, qs);
+		}
+		else if (c->kind != bs_colliderStuck)
+		{
+			class->sweep(c, bs_methodExact, &s, &out, qs);
+		}
+	}
+	return out.hit ? bsClearOf(&out, radius, radius) : target;
+}
+
 // Where a slide or bounce contact leaves the particle (at *x when the sweep s began): just clear of the
 // surface (the paper's section 3.2: "a displacement depending on the triangle's normal and the
 // sphere's radius, so that the two objects would merely be in touch"), plus a skin so the next sweep
@@ -526,14 +563,14 @@ static bsSweepOutput bsPlace(const bsMoveJob* job, const bsSweep* s, const bsSwe
 			{
 				out = touch;
 			}
-			*x = bsClearOf(&out, radius, radius);
+			*x = bsSettleOverlap(job, &out, bsClearOf(&out, radius, radius), radius, u0 + out.t * (1.0 - u0), qs);
 			return out;
 		}
 		case bs_methodRay:
 			*x = bsSettlePoint(job, *x, &out, radius, u0 + out.t * (1.0 - u0), qs);
 			return out;
 		default:
-			*x = bsClearOf(&out, radius, radius);
+			*x = bsSettleOverlap(job, &out, bsClearOf(&out, radius, radius), radius, u0 + out.t * (1.0 - u0), qs);
 			return out;
 	}
 }
