@@ -497,6 +497,13 @@ static bool bsPov_Validate(bsPovWriter* w, const bsPovScene* s)
 			{
 				return bsPovFail(w, "particle %zu: radius %g is not positive", i, ps->radii[i]);
 			}
+			const float* rgba = ps->colors != NULL ? ps->colors + 4 * i : NULL;
+			if (rgba != NULL && !(rgba[0] >= 0.0f && rgba[1] >= 0.0f && rgba[2] >= 0.0f && isfinite(rgba[0] + rgba[1] + rgba[2]) &&
+				rgba[3] >= 0.0f && rgba[3] <= 1.0f))
+			{
+				return bsPovFail(w, "particle %zu: colour (%g, %g, %g) or opacity %g out of range", i, (double)rgba[0],
+					(double)rgba[1], (double)rgba[2], (double)rgba[3]);
+			}
 		}
 	}
 	return true;
@@ -734,9 +741,14 @@ enum
 // are written in piece order: byte-identical files for any thread count, and memory bounded by the
 // round's buffers (bs_blobPieceIds x bs_componentLineMax bytes each, 4 a thread), not by the file.
 
+// A coloured component's texture: the material's, declared once, with the particle's own pigment.
+#define BS_TINT_BEGIN " texture { BlobsimParticleTexture pigment { rgbt <"
+#define BS_TINT_END "> } } }\n"
+
 enum
 {
-	bs_componentLineMax = 16 + bsVectorMax + 2 * bs_povNumberMax + 8,
+	bs_componentLineMax = 16 + bsVectorMax + 2 * bs_povNumberMax + 8 + sizeof(BS_TINT_BEGIN) + sizeof(BS_TINT_END) +
+		4 * (bs_povNumberMax + 2),
 };
 
 typedef struct bsBlobPiece
@@ -752,13 +764,28 @@ typedef struct bsBlobWriter
 	const bsBlobTilesDef* def;
 	bsPool* pool;           // NULL for the caller's thread alone
 	const bsBlobTile* tile; // the tile being written
-	char strength[bs_povNumberMax + 8];
+	char strength[bs_povNumberMax + 8];  // "S }\n", or "S" with colours (bsPutTint ends the line)
 	size_t strengthLen;
+	const float* colors;    // bsPovParticles.colors
 	bsBlobPiece* pieces;    // the round: roundCapacity pieces, each with a buffer
 	char** buffers;
 	size_t* lengths;
 	size_t pieceCount, roundCapacity;
 } bsBlobWriter;
+
+// The rest of a coloured component: its texture, then the closing brace.
+static char* bsPutTint(char* q, const float* rgba)
+{
+	q = BS_PUT_LITERAL(q, BS_TINT_BEGIN);
+	double parts[4] = {rgba[0], rgba[1], rgba[2], 1.0 - (double)rgba[3]};
+	for (int k = 0; k < 4; ++k)
+	{
+		// To 6 decimals: far below a displayed step, and 0.1 stays "0.1" rather than its float's digits.
+		q += bsPov_FormatDouble(q, round(parts[k] * 1e6) / 1e6);
+		q = k < 3 ? BS_PUT_LITERAL(q, ", ") : q;
+	}
+	return BS_PUT_LITERAL(q, BS_TINT_END);
+}
 
 static size_t bsBlobWriter_Format(const bsBlobWriter* bw, const bsBlobPiece* piece, char* out)
 {
@@ -792,6 +819,10 @@ static size_t bsBlobWriter_Format(const bsBlobWriter* bw, const bsBlobPiece* pie
 		*q++ = ',';
 		*q++ = ' ';
 		q = bsPutText(q, bw->strength, bw->strengthLen);
+		if (bw->colors != NULL)
+		{
+			q = bsPutTint(q, bw->colors + 4 * (size_t)id);
+		}
 	}
 	return (size_t)(q - out);
 }
@@ -923,11 +954,19 @@ static bool bsPov_WriteParticles(bsPovWriter* w, const bsPovParticles* ps, const
 		return bsPovFail(w, "particles: out of memory");
 	}
 	bw.strengthLen = bsPov_FormatDouble(bw.strength, ps->strength);
-	memcpy(bw.strength + bw.strengthLen, " }\n", 4);
-	bw.strengthLen += 3;
+	bw.colors = ps->colors;
+	if (ps->colors == NULL)
+	{
+		memcpy(bw.strength + bw.strengthLen, " }\n", 4);
+		bw.strengthLen += 3;
+	}
 	char threshold[bs_povNumberMax];
 	bsPov_FormatDouble(threshold, ps->threshold);
 	const char* material = ps->material != NULL ? ps->material : bsDefaultMaterial;
+	if (ps->colors != NULL)
+	{
+		bsAtomicFile_Printf(&w->file, "\n#declare BlobsimParticleTexture = texture { %s }\n", material);
+	}
 	bsBlobWriter_WriteTiles(&bw, t, threshold, material);
 	bsBlobWriter_Free(&bw);
 	return true;

@@ -139,6 +139,10 @@ typedef struct bsPovParticles
 	double radiusScale;       // component radius = collision radius * radiusScale, > 0
 	size_t maxComponents;     // per blob object; 0 or more than bs_povMaxBlobComponents means the limit
 	const char* material;     // as bsPovMesh.material
+	const float* colors;      // NULL, or 4 a particle: red, green, blue (>= 0) and opacity (0..1). Each
+	                          // blob component then carries its own texture, the material's with the
+	                          // pigment `rgbt <r, g, b, 1 - opacity>` (to 6 decimals; POV-Ray blends the components'
+	                          // textures by their share of the field); instances and a mesh ignore it
 	int threads;              // threads formatting the components (bsResolveThreads: <= 0 all cores);
 	                          // the file is the same for any count. bsPovScene_Default: 1
 	const char* surfaceInclude;  // NULL: the particles as blobs. Otherwise the name of an include file,

@@ -732,6 +732,8 @@ enum
 	                                                        // slotOf's 4, at most 2 buckets of 4
 	bs_memorySleep = 28,                                    // sleep.h: the velocity at the start of a step, the calm count
 	bs_memoryCache = 8,                                     // output.cache: the frame's ages (output_cache.c)
+	bs_memoryOverLife = 8 + 24 + 8 + 16,                    // particles.over_life: the ages, the drawn centres,
+	                                                        // radii and colours made at write time (output_scene.c)
 	bs_memoryPerTriangle = 2 * sizeof(bsTriangle) + 96,     // the mesh; the BVH's copy, index, binary and
 	                                                        // 4-wide nodes (bsBvh_Bytes: ~173 per triangle)
 	bs_memoryOverhead = 16 << 20,                           // buffers, config, scene, stacks
@@ -772,6 +774,7 @@ static int bsMemoryPerParticle(const bsConfig* c)
 	return bs_memoryPerParticle + (interaction ? own : 0) +
 		(interaction && fixed ? bs_memoryFixedNeighbour : 0) + (c->particles.accumulate ? bs_memoryAccumulation : 0) +
 		(c->step.sleepSteps > 0 ? bs_memorySleep : 0) + (c->output.cache ? bs_memoryCache : 0) +
+		(bsOverLife_Any(&c->particles.overLife) ? bs_memoryOverLife : 0) +
 		(interaction && c->environment.meshCount > 0 ? bs_memoryMeshCandidates : 0);
 }
 
@@ -1049,6 +1052,8 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 		}
 		bsProgress_Update(&progress, step, c->motion.steps, p->count, step == c->motion.steps);
 	}
+	// The final state's looks over life need the ages at the last step (the world goes now).
+	ok = ok && (!bsOverLife_Any(&c->particles.overLife) || bsOutput_Ages(run->output, err, errlen));
 	run->output->world = NULL;
 	bsWorld_Destroy(world);
 	return ok;

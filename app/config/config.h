@@ -22,6 +22,7 @@
 #include "blobsim/collide.h"
 #include "blobsim/emitter.h"
 #include "blobsim/step.h"
+#include "blobsim/track.h"
 #include "blobsim/vec3.h"
 
 #include <stdbool.h>
@@ -111,6 +112,23 @@ typedef struct bsEmitterConfig
 	                        // random, nozzle: count[0]; file: 0 (known when read)
 } bsEmitterConfig;
 
+// particles.over_life: the particles' look over their life, keyframed ramps whose times are ages
+// (seconds since a particle was born). They shape only what is drawn and cached, never the motion: the
+// collision radius stays the particle's. A ramp the config leaves out is off (its flag false).
+typedef struct bsOverLifeConfig
+{
+	bool hasRadius, hasColor, hasOpacity;  // which ramps the config gives [none]
+	bsTrack radiusScale;  // drawn radius / collision radius, values > 0 (in x)
+	bsTrack color;        // rgb, values >= 0 [white where only opacity is given]
+	bsTrack opacity;      // 0 (clear) .. 1 (opaque), in x [1 where only color is given]
+} bsOverLifeConfig;
+
+// Any ramp given.
+static inline bool bsOverLife_Any(const bsOverLifeConfig* o)
+{
+	return o->hasRadius || o->hasColor || o->hasOpacity;
+}
+
 typedef struct bsParticlesConfig
 {
 	double radius;          // > 0 (required)
@@ -120,6 +138,7 @@ typedef struct bsParticlesConfig
 	bool accumulate;        // stuck and sleeping particles are colliders (snow on snow) [false]
 	const char* material;   // particles.material: a fluid preset's name (docs/config.md), a static string
 	                        // (not owned, not freed); it set step.interaction [NULL: none]
+	bsOverLifeConfig overLife;  // particles.over_life [no ramps]
 	bsEmitterConfig* emitters;
 	int emitterCount;       // >= 1
 	int64_t particleCount;  // total of the emitters known without their files, <= BS_CONFIG_MAX_PARTICLES

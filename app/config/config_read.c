@@ -142,6 +142,12 @@ static const bsInteractionKeyTable bsInteractionKeysOf[] = {
 };
 _Static_assert(BS_COUNT(bsInteractionKeysOf) == bs_interactionCount, "config keys for every interaction type");
 
+static const bsSchema bsTrackKeyArraySchema = BS_ARRAY(&bsTrackKeySchema);
+// particles.over_life: ramps keyed by age (config.h: bsOverLifeConfig), read by bsReadOverLife.
+static const bsSchemaKey bsOverLifeKeys[] = {BS_KEY("radius", &bsTrackKeyArraySchema),
+	BS_KEY("color", &bsTrackKeyArraySchema), BS_KEY("opacity", &bsTrackKeyArraySchema)};
+static const bsSchema bsOverLifeSchema = BS_OBJECT(bsOverLifeKeys);
+
 static const bsSchemaKey bsParticlesKeys[] = {
 	BS_REQUIRED_NUMBER("radius", bsParticlesConfig, radius, &bsPositive),
 	BS_NUMBER("radius_spread", bsParticlesConfig, radiusSpread, &bsUnit, 0),
@@ -150,6 +156,7 @@ static const bsSchemaKey bsParticlesKeys[] = {
 	BS_KEY("accumulate", BS_VALUE),
 	BS_KEY("interaction", &bsInteractionSchema),
 	BS_KEY("material", BS_VALUE),
+	BS_KEY("over_life", &bsOverLifeSchema),
 	BS_KEY("emitters", &bsEmitterArraySchema)};
 static const bsSchema bsParticlesSchema = BS_OBJECT(bsParticlesKeys);
 
@@ -180,7 +187,6 @@ static const bsSchemaKey bsGustKeys[] = {
 	BS_NUMBER_IN("direction", bsWindDef, direction, &bsNonNegative),
 	BS_NUMBER_IN("period", bsWindDef, period, &bsPositive)};
 static const bsSchema bsGustSchema = BS_OBJECT(bsGustKeys);
-static const bsSchema bsTrackKeyArraySchema = BS_ARRAY(&bsTrackKeySchema);
 static const bsSchemaKey bsWindKeys[] = {
 	BS_REQUIRED_NUMBER("rate", bsWindDef, rate, &bsPositive),
 	BS_KEY("velocity", &bsTrackKeyArraySchema),
@@ -741,6 +747,33 @@ static bool bsReadEmitter(bsCtx* c, const cJSON* v, void* element, void* user)
 		r->read(c, v, em, user);
 }
 
+// particles.over_life, when given: its ramps, the radius's > 0, the colour's >= 0, the opacity's in 0..1;
+// a colour without an opacity is opaque, an opacity without a colour white.
+static bool bsReadOverLife(bsCtx* c, const cJSON* particles, bsOverLifeConfig* out)
+{
+	const cJSON* o;
+	if (!bsReadObject(c, particles, "over_life", &bsOverLifeSchema, &o))
+	{
+		return false;
+	}
+	out->radiusScale = bsConstantTrack(bsV3(1.0, 0.0, 0.0));
+	out->color = bsConstantTrack(bsV3(1.0, 1.0, 1.0));
+	out->opacity = bsConstantTrack(bsV3(1.0, 0.0, 0.0));
+	if (o == NULL)
+	{
+		return true;
+	}
+	size_t mark = bsPushKey(c, "over_life");
+	if (!bsReadRamp(c, o, "radius", true, &bsPositive, &out->radiusScale, &out->hasRadius) ||
+		!bsReadRamp(c, o, "color", false, &bsNonNegative, &out->color, &out->hasColor) ||
+		!bsReadRamp(c, o, "opacity", true, &bsUnit, &out->opacity, &out->hasOpacity))
+	{
+		return false;
+	}
+	bsPop(c, mark);
+	return true;
+}
+
 static bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p)
 {
 	const cJSON* o;
@@ -756,6 +789,7 @@ static bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p)
 	const cJSON* emitters;
 	int count;
 	if (!bsReadFields(c, o, &bsParticlesSchema, p) || !bsReadBool(c, o, "accumulate", false, &p->accumulate) ||
+		!bsReadOverLife(c, o, &p->overLife) ||
 		!bsReadArray(c, o, "emitters", "an array of emitters", &emitters, &count))
 	{
 		return false;
