@@ -142,7 +142,8 @@ typedef struct bsPovParticles
 	const float* colors;      // NULL, or 4 a particle: red, green, blue (>= 0) and opacity (0..1). Each
 	                          // blob component then carries its own texture, the material's with the
 	                          // pigment `rgbt <r, g, b, 1 - opacity>` (to 6 decimals; POV-Ray blends the components'
-	                          // textures by their share of the field); instances and a mesh ignore it
+	                          // textures by their share of the field); instances ignore it, and a
+	                          // surface include (the mesh) colours its own vertices
 	int threads;              // threads formatting the components (bsResolveThreads: <= 0 all cores);
 	                          // the file is the same for any count. bsPovScene_Default: 1
 	const char* surfaceInclude;  // NULL: the particles as blobs. Otherwise the name of an include file,
