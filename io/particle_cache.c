@@ -49,11 +49,14 @@ static double bsCacheWy(const bsParticleCache* c, size_t i) { return bsCacheSpin
 static double bsCacheWz(const bsParticleCache* c, size_t i) { return bsCacheSpin(c, i).z; }
 static double bsCacheRadius(const bsParticleCache* c, size_t i) { return c->particles->radius[i]; }
 static double bsCacheAge(const bsParticleCache* c, size_t i) { return c->age[i]; }
-static double bsCacheSpecies(const bsParticleCache* c, size_t i) { return c->species != NULL ? c->species[i] : 0; }
+static double bsCacheSpecies(const bsParticleCache* c, size_t i)
+{
+	return c->particles->species != NULL ? c->particles->species[i] : 0;
+}
 static double bsCacheColor(const bsParticleCache* c, size_t i, int k)
 {
 	float rgba[4];
-	c->color(c->looks, c->age[i], rgba);
+	c->color(c->looks, i, c->age[i], rgba);
 	return rgba[k];
 }
 static double bsCacheRed(const bsParticleCache* c, size_t i) { return bsCacheColor(c, i, 0); }

@@ -371,6 +371,8 @@ const char* bsPov_CameraViewProblem(bsVec3 location, bsVec3 lookAt, bsVec3 sky)
 
 static bool bsPov_ValidateInstances(bsPovWriter* w, const bsPovParticles* ps);
 
+static bool bsPov_ValidateParticles(bsPovWriter* w, const bsPovParticles* ps);
+
 static bool bsPov_Validate(bsPovWriter* w, const bsPovScene* s)
 {
 	const bsPovCamera* cam = &s->camera;
@@ -446,7 +448,24 @@ static bool bsPov_Validate(bsPovWriter* w, const bsPovScene* s)
 			return bsPovFail(w, "plane %zu: non-finite point or normal, or a zero normal", i);
 		}
 	}
-	const bsPovParticles* ps = &s->particles;
+	if (!bsPov_ValidateParticles(w, &s->particles))
+	{
+		return false;
+	}
+	for (size_t k = 0; k < s->moreParticleCount; ++k)
+	{
+		if (s->moreParticles[k].surfaceInclude != NULL || s->moreParticles[k].instances.object != NULL ||
+			!bsPov_ValidateParticles(w, s->moreParticles + k))
+		{
+			return bsPovFail(w, "particle set %zu: not blobs, or invalid", k + 1);
+		}
+	}
+	return true;
+}
+
+// The checks of one particle set.
+static bool bsPov_ValidateParticles(bsPovWriter* w, const bsPovParticles* ps)
+{
 	if (ps->surfaceInclude != NULL)
 	{
 		for (const char* c = ps->surfaceInclude; *c != '\0'; ++c)
@@ -972,6 +991,29 @@ static bool bsPov_WriteParticles(bsPovWriter* w, const bsPovParticles* ps, const
 	return true;
 }
 
+// Another particle set (bsPovScene.moreParticles): its own blob objects, tiled as the first set's.
+static void bsPov_WriteParticleSet(bsPovWriter* w, const bsPovParticles* ps)
+{
+	if (ps->count == 0)
+	{
+		return;
+	}
+	bsBlobTilesDef def = {ps->centers, ps->radii, ps->radius, ps->radiusScale, ps->count, bsBlobChunk(ps)};
+	int threads = bsResolveThreads(ps->threads, ps->count / bs_blobPieceIds + 1);
+	bsPool* pool = threads > 1 ? bsPool_Create(threads) : NULL;
+	bsBlobTiles* tiles = bsBlobTiles_Create(&def, pool);
+	if (tiles == NULL)
+	{
+		bsPovFail(w, "particles: out of memory");
+	}
+	else
+	{
+		bsPov_WriteParticles(w, ps, &def, tiles, pool);
+	}
+	bsBlobTiles_Destroy(tiles);
+	bsPool_Destroy(pool);
+}
+
 // ---- Instances -----------------------------------------------------------------------------------
 
 // x, y or z, whichever is least aligned with the unit vector a, crossed with a and normalized: a unit
@@ -1284,6 +1326,10 @@ static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 			"#ifndef (BlobsimSurface)\n#declare BlobsimSurface = \"%s\";\n#end\n#include BlobsimSurface\n",
 			ps->surfaceInclude);
 	}
+	for (size_t k = 0; k < s->moreParticleCount && !w->failed; ++k)
+	{
+		bsPov_WriteParticleSet(w, s->moreParticles + k);
+	}
 	bsBlobTiles_Destroy(tiles);
 	bsPool_Destroy(pool);
 }
@@ -1321,11 +1367,15 @@ double bsPov_PositionStep(const bsPovScene* s)
 	{
 		return s->positionStep;
 	}
-	const bsPovParticles* ps = &s->particles;
-	double smallest = ps->count > 0 ? ps->radius : 0.0;
-	for (size_t i = 0; ps->radii != NULL && i < ps->count; ++i)
+	double smallest = 0.0;
+	for (size_t k = 0; k <= s->moreParticleCount; ++k)
 	{
-		smallest = i == 0 || ps->radii[i] < smallest ? ps->radii[i] : smallest;
+		const bsPovParticles* ps = k == 0 ? &s->particles : s->moreParticles + k - 1;
+		for (size_t i = 0; i < ps->count; ++i)
+		{
+			double r = ps->radii != NULL ? ps->radii[i] : ps->radius;
+			smallest = smallest == 0.0 || r < smallest ? r : smallest;
+		}
 	}
 	return smallest * bs_povPositionFraction;
 }

@@ -172,8 +172,13 @@ typedef struct bsPovScene
 	size_t sensorCount;
 	double sensorRadius;      // > 0 when sensorCount > 0
 	bsPovParticles particles;
+	// More particle sets (several species), each written after `particles` as blob objects of its own
+	// with its own material: blob fields of different objects do not add up, so species do not merge.
+	// Blobs only (no surfaceInclude, no instances). [none]
+	const bsPovParticles* moreParticles;
+	size_t moreParticleCount;
 	double positionStep;      // the largest rounding of a written coordinate, scene units; 0: 1/2048 of
-	                          // the smallest particle radius (bsPov_PositionStep; 9 digits when there
+	                          // the smallest particle radius of every set (bsPov_PositionStep; 9 digits when there
 	                          // is no particle)
 } bsPovScene;
 

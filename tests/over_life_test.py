@@ -188,13 +188,39 @@ def check_errors(blobsim, config, work):
         ("particles.over_life.color=[1,2]", "particles.over_life.color: expected 3 numbers"),
         ('particles.over_life={"size":1}', "particles.over_life.size"),
     ]
-    for override, message in cases:
-        result = run(blobsim, config, os.path.join(work, "bad"), override, expect_ok=False)
+    refused(blobsim, config, work, [([o], m) for o, m in cases], "ramps")
+
+
+def refused(blobsim, config, work, cases, what):
+    """Each (overrides, message) of cases refused: exit 1, the message, no output folder."""
+    for sets, message in cases:
+        result = run(blobsim, config, os.path.join(work, "bad"), *sets, expect_ok=False)
         if result.returncode != 1 or message not in result.stderr:
-            fail(f"--set '{override}': exit {result.returncode}, expected 1 and '{message}' in: {result.stderr}")
+            fail(f"--set {sets}: exit {result.returncode}, expected 1 and '{message}' in: {result.stderr}")
         if os.path.exists(os.path.join(work, "bad")):
-            fail(f"--set '{override}': the refused run left an output folder")
-    print(f"{len(cases)} bad ramps refused, each naming its JSON path")
+            fail(f"--set {sets}: the refused run left an output folder")
+    print(f"{len(cases)} bad {what} refused, each naming its JSON path")
+
+
+def same_everywhere(blobsim, config_path, work, sets, stop):
+    """Runs at 1, 2 and 3 threads and one stopped after frame `stop` and resumed at 2: every scene and cache
+    the same bytes. Returns the 1-thread run's folder."""
+    outs = []
+    for threads in (1, 2, 3):
+        outs.append(os.path.join(work, f"t{threads}"))
+        run(blobsim, config_path, outs[-1], *sets, threads=threads)
+    n = same_files(outs[0], outs[1], "2 threads") + same_files(outs[0], outs[2], "3 threads")
+    stopped = os.path.join(work, "stopped")
+    result = run(blobsim, config_path, stopped, *sets, extra=("--stop-after-frame", str(stop)), expect_ok=False)
+    if f"stopped after frame {stop}" not in result.stderr:
+        fail(f"--stop-after-frame {stop}: {result.stderr}")
+    resumed = subprocess.run([blobsim, "run", "--resume", stopped, "--quiet", "--threads", "2"],
+                             capture_output=True, text=True)
+    if resumed.returncode != 0:
+        fail(f"--resume failed: {resumed.stderr}")
+    n += same_files(outs[0], stopped, f"stopped after frame {stop} and resumed")
+    print(f"{n} scenes and caches the same bytes at 1, 2 and 3 threads and after a resume")
+    return outs[0]
 
 
 def main():
@@ -204,22 +230,8 @@ def main():
     ramps = "particles.over_life=" + json.dumps(RAMPS)
     sets = [ramps, "output.frame_every=1", "motion.steps=20"]
     with tempfile.TemporaryDirectory() as work:
-        outs = []
-        for threads in (1, 2, 3):
-            outs.append(os.path.join(work, f"t{threads}"))
-            run(blobsim, config_path, outs[-1], *sets, threads=threads)
-        check_frames(outs[0], config)
-        n = same_files(outs[0], outs[1], "2 threads") + same_files(outs[0], outs[2], "3 threads")
-        stopped = os.path.join(work, "stopped")
-        result = run(blobsim, config_path, stopped, *sets, extra=("--stop-after-frame", "7"), expect_ok=False)
-        if "stopped after frame 7" not in result.stderr:
-            fail(f"--stop-after-frame 7: {result.stderr}")
-        resumed = subprocess.run([blobsim, "run", "--resume", stopped, "--quiet", "--threads", "2"],
-                                 capture_output=True, text=True)
-        if resumed.returncode != 0:
-            fail(f"--resume failed: {resumed.stderr}")
-        n += same_files(outs[0], stopped, "stopped after frame 7 and resumed")
-        print(f"{n} scenes and caches the same bytes at 1, 2 and 3 threads and after a resume")
+        first = same_everywhere(blobsim, config_path, work, sets, 7)
+        check_frames(first, config)
         check_mesh(blobsim, config_path, config, work, [ramps, "motion.steps=20"])
         check_cull(blobsim, config_path, work, [ramps, "motion.steps=20"])
         check_errors(blobsim, config_path, work)

@@ -12,6 +12,7 @@
 #include "blobsim/base.h"
 #include "output_set.h"
 #include "output_writers.h"
+#include "over_life.h"
 #include "pov_writer.h"
 #include "bodies.h"
 #include "process.h"
@@ -774,7 +775,7 @@ static int bsMemoryPerParticle(const bsConfig* c)
 	return bs_memoryPerParticle + (interaction ? own : 0) +
 		(interaction && fixed ? bs_memoryFixedNeighbour : 0) + (c->particles.accumulate ? bs_memoryAccumulation : 0) +
 		(c->step.sleepSteps > 0 ? bs_memorySleep : 0) + (c->output.cache ? bs_memoryCache : 0) +
-		(bsOverLife_Any(&c->particles.overLife) ? bs_memoryOverLife : 0) +
+		(bsOverLife_AnySpecies(&c->particles) || c->particles.speciesCount > 1 ? bs_memoryOverLife : 0) +
 		(interaction && c->environment.meshCount > 0 ? bs_memoryMeshCandidates : 0);
 }
 
@@ -922,7 +923,9 @@ static void bsStepError(const bsConfig* c, const bsWorld* world, const bsParticl
 	size_t index;
 	if (bsWorld_EmitFailure(world, &emitter, &index))
 	{
-		snprintf(err, errlen, "%s: particles.emitters[%d]: particle %zu: %s", c->path, emitter, index,
+		char at[64];
+		bsEmitterConfig_Path(&c->particles, emitter, at, sizeof(at));
+		snprintf(err, errlen, "%s: %s: particle %zu: %s", c->path, at, index,
 			r == bs_errNonFinite ? "not finite" : "radius not positive");
 		return;
 	}
@@ -1053,7 +1056,7 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 		bsProgress_Update(&progress, step, c->motion.steps, p->count, step == c->motion.steps);
 	}
 	// The final state's looks over life need the ages at the last step (the world goes now).
-	ok = ok && (!bsOverLife_Any(&c->particles.overLife) || bsOutput_Ages(run->output, err, errlen));
+	ok = ok && (!bsOverLife_AnySpecies(&c->particles) || bsOutput_Ages(run->output, err, errlen));
 	run->output->world = NULL;
 	bsWorld_Destroy(world);
 	return ok;

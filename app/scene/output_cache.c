@@ -42,10 +42,11 @@ bool bsOutputCache_Prepare(const bsConfig* c, const char* dir, bsCreatedFolders*
 	return true;
 }
 
-// The cache's colours: particles.over_life's colour and opacity at an age.
-static void bsCacheOutput_Color(const void* looks, double age, float rgba[4])
+// The cache's colours: particle i's species' over_life colour and opacity at its age (looks: the context).
+static void bsCacheOutput_Color(const void* looks, size_t i, double age, float rgba[4])
 {
-	bsOverLife_Color(looks, age, rgba);
+	const bsOutputContext* o = looks;
+	bsOverLife_Color(bsOverLife_Of(&o->config->particles, o->particles, i), age, rgba);
 }
 
 static bool bsCacheOutput_Write(bsOutputContext* o, int frame, char* err, size_t errlen)
@@ -62,9 +63,8 @@ static bool bsCacheOutput_Write(bsOutputContext* o, int frame, char* err, size_t
 	char name[64], path[bs_outputPathMax];
 	snprintf(name, sizeof(name), "%s/frame_%04d.ply", BS_OUTPUT_CACHE_NAME, frame);
 	bsOutput_Path(path, o->dir, name);
-	const bsOverLifeConfig* life = &o->config->particles.overLife;
-	bsParticleCache cache = {o->particles, o->ages, NULL, frame, now, o->config->step.interaction.rotation,
-		life->hasColor || life->hasOpacity ? bsCacheOutput_Color : NULL, life};
+	bsParticleCache cache = {o->particles, o->ages, frame, now, o->config->step.interaction.rotation,
+		bsOverLife_AnyColor(&o->config->particles) ? bsCacheOutput_Color : NULL, o};
 	return bsParticleCache_Write(path, &cache, err, errlen);
 }
 

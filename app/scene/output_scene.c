@@ -21,24 +21,67 @@ static bool bsSceneOutput_Reserve(bsOutputContext* o, size_t n, bool velocities,
 		(!colors || BS_ARRAY_RESIZE(o->colors, 4 * capacity)) && (o->drawnCapacity = capacity, true);
 }
 
+// The drawn particles (not escaped) of each species, species after species, into the context's arrays:
+// first[s] .. first[s + 1] are species s's. Each one's drawn radius and colour from its species' ramps
+// at its age.
+static void bsSceneOutput_Compact(bsOutputContext* o, bool velocities, bool colors, int species, size_t* first)
+{
+	const bsParticles* p = o->particles;
+	const bsParticlesConfig* pc = &o->config->particles;
+	bool ages = bsOverLife_AnySpecies(pc);
+	size_t at[BS_MAX_SPECIES + 1] = {0};
+	for (size_t i = 0; i < p->count; ++i)
+	{
+		at[bsSpecies_Of(pc, p, i) + 1] += p->state[i] != bs_particleEscaped;
+	}
+	for (int s = 0; s < species; ++s)
+	{
+		at[s + 1] += at[s];
+		first[s] = at[s];
+	}
+	first[species] = at[species];
+	for (size_t i = 0; i < p->count; ++i)
+	{
+		if (p->state[i] == bs_particleEscaped)
+		{
+			continue;
+		}
+		size_t n = at[bsSpecies_Of(pc, p, i)]++;
+		const bsOverLifeConfig* life = bsOverLife_Of(pc, p, i);
+		double age = ages ? o->ages[i] : 0.0;
+		o->centers[n] = p->position[i];
+		o->radii[n] = p->radius[i] * bsOverLife_RadiusScale(life, age);
+		if (velocities)
+		{
+			o->velocities[n] = p->velocity[i];
+		}
+		if (colors)
+		{
+			bsOverLife_Color(life, age, o->colors + 4 * n);
+		}
+	}
+}
+
 // Escaped particles have left the scene: they are in particles.ply but not drawn. The writer reads
 // the particle arrays directly; compacted copies are made (once, then grown and reused) only when some
-// particle has escaped or particles.over_life changes their looks (drawn radii and colours from their
-// ages, made for the write), so a run without either needs no memory per particle beyond the particles.
+// particle has escaped, particles.over_life changes their looks (drawn radii and colours from their
+// ages, made for the write) or there are several species (each its own blob objects and material), so a
+// run without any of these needs no memory per particle beyond the particles.
 static bool bsSceneOutput_Write(bsOutputContext* o, int frame, char* err, size_t errlen)
 {
 	char name[32], path[bs_outputPathMax];
 	bsOutput_SceneName(name, sizeof(name), frame);
 	bsOutput_Path(path, o->dir, name);
 	const bsParticles* p = o->particles;
+	const bsParticlesConfig* pc = &o->config->particles;
 	bsPovScene* scene = o->scene;
-	const bsOverLifeConfig* life = &o->config->particles.overLife;
 	uint64_t counts[bs_particleStateCount];
 	bsParticles_CountStates(p, counts);
 	bool velocities = scene->particles.instances.object != NULL && o->config->render.instances.velocity;
-	bool colors = life->hasColor || life->hasOpacity;
+	bool colors = bsOverLife_AnyColor(pc);
+	int species = pc->speciesCount > 1 ? pc->speciesCount : 1;
 	scene->particles.colors = NULL;
-	if (counts[bs_particleEscaped] == 0 && !bsOverLife_Any(life))
+	if (counts[bs_particleEscaped] == 0 && !bsOverLife_AnySpecies(pc) && species == 1)
 	{
 		scene->particles.instances.velocities = velocities ? p->velocity : NULL;
 		scene->particles.centers = p->position;
@@ -51,36 +94,35 @@ static bool bsSceneOutput_Write(bsOutputContext* o, int frame, char* err, size_t
 		snprintf(err, errlen, "%s: out of memory", path);
 		return false;
 	}
-	if (bsOverLife_Any(life) && !bsOutput_Ages(o, err, errlen))
+	if (bsOverLife_AnySpecies(pc) && !bsOutput_Ages(o, err, errlen))
 	{
 		return false;
 	}
-	size_t n = 0;
-	for (size_t i = 0; i < p->count; ++i)
+	size_t first[BS_MAX_SPECIES + 1];
+	bsSceneOutput_Compact(o, velocities, colors, species, first);
+	// Species 0 is the scene's particles; each other species a set of its own, with its look.
+	bsPovParticles sets[BS_MAX_SPECIES];
+	const char* material = scene->particles.material;
+	for (int s = 0; s < species; ++s)
 	{
-		if (p->state[i] == bs_particleEscaped)
-		{
-			continue;
-		}
-		double age = bsOverLife_Any(life) ? o->ages[i] : 0.0;
-		o->centers[n] = p->position[i];
-		o->radii[n] = p->radius[i] * bsOverLife_RadiusScale(life, age);
-		if (velocities)
-		{
-			o->velocities[n] = p->velocity[i];
-		}
-		if (colors)
-		{
-			bsOverLife_Color(life, age, o->colors + 4 * n);
-		}
-		++n;
+		bsPovParticles* set = s == 0 ? &scene->particles : sets + s - 1;
+		*set = scene->particles;
+		const bsSpeciesConfig* sp = pc->speciesCount > 0 ? pc->species + s : NULL;
+		const bsOverLifeConfig* life = sp != NULL ? &sp->overLife : &pc->overLife;
+		set->material = sp != NULL && sp->hasLook ? sp->look.texture : material;
+		set->centers = o->centers + first[s];
+		set->radii = o->radii + first[s];
+		set->instances.velocities = velocities ? o->velocities + first[s] : NULL;
+		set->colors = life->hasColor || life->hasOpacity ? o->colors + 4 * first[s] : NULL;
+		set->count = first[s + 1] - first[s];
 	}
-	scene->particles.centers = o->centers;
-	scene->particles.radii = o->radii;
-	scene->particles.instances.velocities = velocities ? o->velocities : NULL;
-	scene->particles.colors = colors ? o->colors : NULL;
-	scene->particles.count = n;
-	return bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
+	scene->moreParticles = sets;
+	scene->moreParticleCount = (size_t)species - 1;
+	bool ok = bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
+	scene->particles.material = material;
+	scene->moreParticles = NULL;
+	scene->moreParticleCount = 0;
+	return ok;
 }
 
 const bsOutputWriter bs_sceneOutput = {"scene", bs_outputScene | bs_outputFrame, bsSceneOutput_Write};

@@ -15,3 +15,46 @@ void bsOverLife_Color(const bsOverLifeConfig* o, double age, float rgba[4])
 	rgba[2] = (float)c.z;
 	rgba[3] = (float)a;
 }
+
+int bsSpecies_Of(const bsParticlesConfig* pc, const bsParticles* p, size_t i)
+{
+	int s = p->species != NULL ? p->species[i] : 0;
+	return s < pc->speciesCount || s == 0 ? s : pc->speciesCount - 1;
+}
+
+bool bsOverLife_AnySpecies(const bsParticlesConfig* pc)
+{
+	if (pc->speciesCount == 0)
+	{
+		return bsOverLife_Any(&pc->overLife);
+	}
+	for (int k = 0; k < pc->speciesCount; ++k)
+	{
+		if (bsOverLife_Any(&pc->species[k].overLife))
+		{
+			return true;
+		}
+	}
+	return false;
+}
+
+bool bsOverLife_AnyColor(const bsParticlesConfig* pc)
+{
+	if (pc->speciesCount == 0)
+	{
+		return pc->overLife.hasColor || pc->overLife.hasOpacity;
+	}
+	for (int k = 0; k < pc->speciesCount; ++k)
+	{
+		if (pc->species[k].overLife.hasColor || pc->species[k].overLife.hasOpacity)
+		{
+			return true;
+		}
+	}
+	return false;
+}
+
+const bsOverLifeConfig* bsOverLife_Of(const bsParticlesConfig* pc, const bsParticles* p, size_t i)
+{
+	return pc->speciesCount > 0 ? &pc->species[bsSpecies_Of(pc, p, i)].overLife : &pc->overLife;
+}

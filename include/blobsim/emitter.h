@@ -103,6 +103,7 @@ typedef struct bsEmitterDef
 	double rate;      // particles a second, >= 0 [0: all at once]
 	double lifetime;  // seconds a particle lives after the start of the step it is emitted in, then
 	                  // it leaves the simulation (state escaped), > 0 [infinity]
+	uint8_t species;  // the species its particles get (particles.h), set by the world's emit phase [0]
 } bsEmitterDef;
 
 // Fills a def with the defaults: a grid of one particle in the unit cube, radius 1, at rest, emitted
