@@ -733,8 +733,10 @@ enum
 	                                                        // slotOf's 4, at most 2 buckets of 4
 	bs_memorySleep = 28,                                    // sleep.h: the velocity at the start of a step, the calm count
 	bs_memoryCache = 8,                                     // output.cache: the frame's ages (output_cache.c)
-	bs_memoryOverLife = 8 + 24 + 8 + 16,                    // particles.over_life: the ages, the drawn centres,
-	                                                        // radii and colours made at write time (output_scene.c)
+	bs_memoryOverLife = 8 + 24 + 8 + 16,                    // particles.over_life or several species: the ages, the
+	                                                        // drawn centres, radii and colours made at write time
+	                                                        // (output_scene.c)
+	bs_memorySpecies = 1,                                   // several species: each particle's (particles.h)
 	bs_memoryPerTriangle = 2 * sizeof(bsTriangle) + 96,     // the mesh; the BVH's copy, index, binary and
 	                                                        // 4-wide nodes (bsBvh_Bytes: ~173 per triangle)
 	bs_memoryOverhead = 16 << 20,                           // buffers, config, scene, stacks
@@ -776,6 +778,7 @@ static int bsMemoryPerParticle(const bsConfig* c)
 		(interaction && fixed ? bs_memoryFixedNeighbour : 0) + (c->particles.accumulate ? bs_memoryAccumulation : 0) +
 		(c->step.sleepSteps > 0 ? bs_memorySleep : 0) + (c->output.cache ? bs_memoryCache : 0) +
 		(bsOverLife_AnySpecies(&c->particles) || c->particles.speciesCount > 1 ? bs_memoryOverLife : 0) +
+		(c->particles.speciesCount > 1 ? bs_memorySpecies : 0) +
 		(interaction && c->environment.meshCount > 0 ? bs_memoryMeshCandidates : 0);
 }
 

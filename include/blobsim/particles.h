@@ -1,5 +1,5 @@
-// particles.h — the particle set, as arrays (61 bytes a particle), and the one check every particle
-// passes on its way in, whether an emitter made it or a file held it.
+// particles.h — the particle set, as arrays (61 bytes a particle, 62 with several species), and the
+// one check every particle passes on its way in, whether an emitter made it or a file held it.
 #pragma once
 
 #include "blobsim/base.h"
