@@ -14,16 +14,24 @@ typedef enum bsCacheType
 	bs_cacheDouble,
 	bs_cacheUchar,
 	bs_cacheUint,
+	bs_cacheFloat,
 } bsCacheType;
 
-// One property: its name, its PLY type, where particle i's value is, and whether the cache has it only
-// when the particles spin (bsParticleCache.spin).
+// When the cache has a property.
+typedef enum bsCacheWhen
+{
+	bs_cacheAlways = 0,
+	bs_cacheSpin,   // when the particles spin (bsParticleCache.spin)
+	bs_cacheColor,  // with colours (bsParticleCache.color)
+} bsCacheWhen;
+
+// One property: its name, its PLY type, where particle i's value is, and when the cache has it.
 typedef struct bsCacheProperty
 {
 	const char* name;
 	bsCacheType type;
 	double (*get)(const bsParticleCache* c, size_t i);
-	bool spin;
+	bsCacheWhen when;
 } bsCacheProperty;
 
 static double bsCacheX(const bsParticleCache* c, size_t i) { return c->particles->position[i].x; }
@@ -41,30 +49,47 @@ static double bsCacheWy(const bsParticleCache* c, size_t i) { return bsCacheSpin
 static double bsCacheWz(const bsParticleCache* c, size_t i) { return bsCacheSpin(c, i).z; }
 static double bsCacheRadius(const bsParticleCache* c, size_t i) { return c->particles->radius[i]; }
 static double bsCacheAge(const bsParticleCache* c, size_t i) { return c->age[i]; }
-static double bsCacheSpecies(const bsParticleCache* c, size_t i) { return c->species != NULL ? c->species[i] : 0; }
+static double bsCacheSpecies(const bsParticleCache* c, size_t i)
+{
+	return c->particles->species != NULL ? c->particles->species[i] : 0;
+}
+static double bsCacheColor(const bsParticleCache* c, size_t i, int k)
+{
+	float rgba[4];
+	c->color(c->looks, i, c->age[i], rgba);
+	return rgba[k];
+}
+static double bsCacheRed(const bsParticleCache* c, size_t i) { return bsCacheColor(c, i, 0); }
+static double bsCacheGreen(const bsParticleCache* c, size_t i) { return bsCacheColor(c, i, 1); }
+static double bsCacheBlue(const bsParticleCache* c, size_t i) { return bsCacheColor(c, i, 2); }
+static double bsCacheAlpha(const bsParticleCache* c, size_t i) { return bsCacheColor(c, i, 3); }
 static double bsCacheId(const bsParticleCache* c, size_t i) { return c->particles->id[i]; }
 static double bsCacheState(const bsParticleCache* c, size_t i) { return c->particles->state[i]; }
 
 // The attributes in file order: a new one is a row (and its value in bsParticleCache).
 static const bsCacheProperty bs_cacheProperties[] = {
-	{"x", bs_cacheDouble, bsCacheX, false},
-	{"y", bs_cacheDouble, bsCacheY, false},
-	{"z", bs_cacheDouble, bsCacheZ, false},
-	{"vx", bs_cacheDouble, bsCacheVx, false},
-	{"vy", bs_cacheDouble, bsCacheVy, false},
-	{"vz", bs_cacheDouble, bsCacheVz, false},
-	{"wx", bs_cacheDouble, bsCacheWx, true},
-	{"wy", bs_cacheDouble, bsCacheWy, true},
-	{"wz", bs_cacheDouble, bsCacheWz, true},
-	{"radius", bs_cacheDouble, bsCacheRadius, false},
-	{"age", bs_cacheDouble, bsCacheAge, false},
-	{"species", bs_cacheUchar, bsCacheSpecies, false},
-	{"id", bs_cacheUint, bsCacheId, false},
-	{"state", bs_cacheUchar, bsCacheState, false},
+	{"x", bs_cacheDouble, bsCacheX, bs_cacheAlways},
+	{"y", bs_cacheDouble, bsCacheY, bs_cacheAlways},
+	{"z", bs_cacheDouble, bsCacheZ, bs_cacheAlways},
+	{"vx", bs_cacheDouble, bsCacheVx, bs_cacheAlways},
+	{"vy", bs_cacheDouble, bsCacheVy, bs_cacheAlways},
+	{"vz", bs_cacheDouble, bsCacheVz, bs_cacheAlways},
+	{"wx", bs_cacheDouble, bsCacheWx, bs_cacheSpin},
+	{"wy", bs_cacheDouble, bsCacheWy, bs_cacheSpin},
+	{"wz", bs_cacheDouble, bsCacheWz, bs_cacheSpin},
+	{"radius", bs_cacheDouble, bsCacheRadius, bs_cacheAlways},
+	{"age", bs_cacheDouble, bsCacheAge, bs_cacheAlways},
+	{"species", bs_cacheUchar, bsCacheSpecies, bs_cacheAlways},
+	{"id", bs_cacheUint, bsCacheId, bs_cacheAlways},
+	{"state", bs_cacheUchar, bsCacheState, bs_cacheAlways},
+	{"red", bs_cacheFloat, bsCacheRed, bs_cacheColor},
+	{"green", bs_cacheFloat, bsCacheGreen, bs_cacheColor},
+	{"blue", bs_cacheFloat, bsCacheBlue, bs_cacheColor},
+	{"alpha", bs_cacheFloat, bsCacheAlpha, bs_cacheColor},
 };
 
-static const char* const bs_cacheTypeNames[] = {"double", "uchar", "uint"};
-static const size_t bs_cacheTypeSizes[] = {8, 1, 4};
+static const char* const bs_cacheTypeNames[] = {"double", "uchar", "uint", "float"};
+static const size_t bs_cacheTypeSizes[] = {8, 1, 4, 4};
 
 // Little-endian bytes of an unsigned value.
 static void bsStoreLE(char* p, uint64_t u, size_t size)
@@ -75,10 +100,15 @@ static void bsStoreLE(char* p, uint64_t u, size_t size)
 	}
 }
 
-// The cache has property k: the spin's only when the particles spin.
+// The cache has property k: the spin's only when the particles spin, the colour's with colours.
 static bool bsCacheHas(const bsParticleCache* c, int k)
 {
-	return !bs_cacheProperties[k].spin || c->spin || c->particles->spin != NULL;
+	switch (bs_cacheProperties[k].when)
+	{
+	case bs_cacheSpin: return c->spin || c->particles->spin != NULL;
+	case bs_cacheColor: return c->color != NULL;
+	default: return true;
+	}
 }
 
 static size_t bsCacheRecordSize(const bsParticleCache* c)
@@ -106,6 +136,13 @@ static void bsCacheRecord(const bsParticleCache* c, size_t i, char* r)
 		if (p->type == bs_cacheDouble)
 		{
 			memcpy(&u, &v, sizeof(u));
+		}
+		else if (p->type == bs_cacheFloat)
+		{
+			float f = (float)v;
+			uint32_t bits;
+			memcpy(&bits, &f, sizeof(bits));
+			u = bits;
 		}
 		else
 		{

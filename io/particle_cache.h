@@ -13,11 +13,13 @@
 //                                                      particles spin, bsParticleCache.spin)
 //     property double radius
 //     property double age                             (seconds since the particle was born)
-//     property uchar species                          (0: one species so far)
+//     property uchar species                          (the config's particles[k]: bsParticles.species)
 //     property uint id                                (birth order, particles.h)
 //     property uchar state                            (0 free, 1 stuck, 2 escaped, 3 sleeping)
+//     property float red / green / blue / alpha       (the colour and opacity, 0..1: only with
+//                                                      bsParticleCache.color, particles.over_life)
 //     end_header
-// then N records of 70 bytes (94 with wx wy wz), every particle of the set in index order (escaped ones
+// then N records of 70 bytes (94 with wx wy wz, 16 more with the colour), every particle of the set in index order (escaped ones
 // too: a reader filters by state). Doubles keep the run's values exactly. An attribute is one row of
 // the table in particle_cache.c.
 #pragma once
@@ -32,11 +34,14 @@ typedef struct bsParticleCache
 {
 	const bsParticles* particles;
 	const double* age;        // per particle, seconds
-	const uint8_t* species;   // per particle; NULL: species 0 for all
 	int frame;
 	double time;
 	bool spin;  // wx wy wz (a run with rotation: in every frame, 0 before the set has spins); they are
 	            // there too whenever the set has a spin array
+	// NULL: no colour. Else red green blue alpha, color(looks, i, age[i], rgba) for particle i, computed
+	// as the file is written (nothing stored per particle).
+	void (*color)(const void* looks, size_t i, double age, float rgba[4]);
+	const void* looks;
 } bsParticleCache;
 
 // Writes the cache to path through atomic_file.h (so it joins the run's deferred group). False, with a

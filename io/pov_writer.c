@@ -371,6 +371,8 @@ const char* bsPov_CameraViewProblem(bsVec3 location, bsVec3 lookAt, bsVec3 sky)
 
 static bool bsPov_ValidateInstances(bsPovWriter* w, const bsPovParticles* ps);
 
+static bool bsPov_ValidateParticles(bsPovWriter* w, const bsPovParticles* ps);
+
 static bool bsPov_Validate(bsPovWriter* w, const bsPovScene* s)
 {
 	const bsPovCamera* cam = &s->camera;
@@ -446,7 +448,24 @@ static bool bsPov_Validate(bsPovWriter* w, const bsPovScene* s)
 			return bsPovFail(w, "plane %zu: non-finite point or normal, or a zero normal", i);
 		}
 	}
-	const bsPovParticles* ps = &s->particles;
+	if (!bsPov_ValidateParticles(w, &s->particles))
+	{
+		return false;
+	}
+	for (size_t k = 0; k < s->moreParticleCount; ++k)
+	{
+		if (s->moreParticles[k].surfaceInclude != NULL || s->moreParticles[k].instances.object != NULL ||
+			!bsPov_ValidateParticles(w, s->moreParticles + k))
+		{
+			return bsPovFail(w, "particle set %zu: not blobs, or invalid", k + 1);
+		}
+	}
+	return true;
+}
+
+// The checks of one particle set.
+static bool bsPov_ValidateParticles(bsPovWriter* w, const bsPovParticles* ps)
+{
 	if (ps->surfaceInclude != NULL)
 	{
 		for (const char* c = ps->surfaceInclude; *c != '\0'; ++c)
@@ -496,6 +515,13 @@ static bool bsPov_Validate(bsPovWriter* w, const bsPovScene* s)
 			if (ps->radii != NULL && !(ps->radii[i] > 0.0 && isfinite(ps->radii[i] * ps->radiusScale)))
 			{
 				return bsPovFail(w, "particle %zu: radius %g is not positive", i, ps->radii[i]);
+			}
+			const float* rgba = ps->colors != NULL ? ps->colors + 4 * i : NULL;
+			if (rgba != NULL && !(rgba[0] >= 0.0f && rgba[1] >= 0.0f && rgba[2] >= 0.0f && isfinite(rgba[0] + rgba[1] + rgba[2]) &&
+				rgba[3] >= 0.0f && rgba[3] <= 1.0f))
+			{
+				return bsPovFail(w, "particle %zu: colour (%g, %g, %g) or opacity %g out of range", i, (double)rgba[0],
+					(double)rgba[1], (double)rgba[2], (double)rgba[3]);
 			}
 		}
 	}
@@ -734,9 +760,14 @@ enum
 // are written in piece order: byte-identical files for any thread count, and memory bounded by the
 // round's buffers (bs_blobPieceIds x bs_componentLineMax bytes each, 4 a thread), not by the file.
 
+// A coloured component's texture: the material's, declared once, with the particle's own pigment.
+#define BS_TINT_BEGIN " texture { BlobsimParticleTexture pigment { rgbt <"
+#define BS_TINT_END "> } } }\n"
+
 enum
 {
-	bs_componentLineMax = 16 + bsVectorMax + 2 * bs_povNumberMax + 8,
+	bs_componentLineMax = 16 + bsVectorMax + 2 * bs_povNumberMax + 8 + sizeof(BS_TINT_BEGIN) + sizeof(BS_TINT_END) +
+		4 * (bs_povNumberMax + 2),
 };
 
 typedef struct bsBlobPiece
@@ -752,13 +783,28 @@ typedef struct bsBlobWriter
 	const bsBlobTilesDef* def;
 	bsPool* pool;           // NULL for the caller's thread alone
 	const bsBlobTile* tile; // the tile being written
-	char strength[bs_povNumberMax + 8];
+	char strength[bs_povNumberMax + 8];  // "S }\n", or "S" with colours (bsPutTint ends the line)
 	size_t strengthLen;
+	const float* colors;    // bsPovParticles.colors
 	bsBlobPiece* pieces;    // the round: roundCapacity pieces, each with a buffer
 	char** buffers;
 	size_t* lengths;
 	size_t pieceCount, roundCapacity;
 } bsBlobWriter;
+
+// The rest of a coloured component: its texture, then the closing brace.
+static char* bsPutTint(char* q, const float* rgba)
+{
+	q = BS_PUT_LITERAL(q, BS_TINT_BEGIN);
+	double parts[4] = {rgba[0], rgba[1], rgba[2], 1.0 - (double)rgba[3]};
+	for (int k = 0; k < 4; ++k)
+	{
+		// To 6 decimals: far below a displayed step, and 0.1 stays "0.1" rather than its float's digits.
+		q += bsPov_FormatDouble(q, round(parts[k] * 1e6) / 1e6);
+		q = k < 3 ? BS_PUT_LITERAL(q, ", ") : q;
+	}
+	return BS_PUT_LITERAL(q, BS_TINT_END);
+}
 
 static size_t bsBlobWriter_Format(const bsBlobWriter* bw, const bsBlobPiece* piece, char* out)
 {
@@ -792,6 +838,10 @@ static size_t bsBlobWriter_Format(const bsBlobWriter* bw, const bsBlobPiece* pie
 		*q++ = ',';
 		*q++ = ' ';
 		q = bsPutText(q, bw->strength, bw->strengthLen);
+		if (bw->colors != NULL)
+		{
+			q = bsPutTint(q, bw->colors + 4 * (size_t)id);
+		}
 	}
 	return (size_t)(q - out);
 }
@@ -923,14 +973,45 @@ static bool bsPov_WriteParticles(bsPovWriter* w, const bsPovParticles* ps, const
 		return bsPovFail(w, "particles: out of memory");
 	}
 	bw.strengthLen = bsPov_FormatDouble(bw.strength, ps->strength);
-	memcpy(bw.strength + bw.strengthLen, " }\n", 4);
-	bw.strengthLen += 3;
+	bw.colors = ps->colors;
+	if (ps->colors == NULL)
+	{
+		memcpy(bw.strength + bw.strengthLen, " }\n", 4);
+		bw.strengthLen += 3;
+	}
 	char threshold[bs_povNumberMax];
 	bsPov_FormatDouble(threshold, ps->threshold);
 	const char* material = ps->material != NULL ? ps->material : bsDefaultMaterial;
+	if (ps->colors != NULL)
+	{
+		bsAtomicFile_Printf(&w->file, "\n#declare BlobsimParticleTexture = texture { %s }\n", material);
+	}
 	bsBlobWriter_WriteTiles(&bw, t, threshold, material);
 	bsBlobWriter_Free(&bw);
 	return true;
+}
+
+// Another particle set (bsPovScene.moreParticles): its own blob objects, tiled as the first set's.
+static void bsPov_WriteParticleSet(bsPovWriter* w, const bsPovParticles* ps)
+{
+	if (ps->count == 0)
+	{
+		return;
+	}
+	bsBlobTilesDef def = {ps->centers, ps->radii, ps->radius, ps->radiusScale, ps->count, bsBlobChunk(ps)};
+	int threads = bsResolveThreads(ps->threads, ps->count / bs_blobPieceIds + 1);
+	bsPool* pool = threads > 1 ? bsPool_Create(threads) : NULL;
+	bsBlobTiles* tiles = bsBlobTiles_Create(&def, pool);
+	if (tiles == NULL)
+	{
+		bsPovFail(w, "particles: out of memory");
+	}
+	else
+	{
+		bsPov_WriteParticles(w, ps, &def, tiles, pool);
+	}
+	bsBlobTiles_Destroy(tiles);
+	bsPool_Destroy(pool);
 }
 
 // ---- Instances -----------------------------------------------------------------------------------
@@ -1245,6 +1326,10 @@ static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 			"#ifndef (BlobsimSurface)\n#declare BlobsimSurface = \"%s\";\n#end\n#include BlobsimSurface\n",
 			ps->surfaceInclude);
 	}
+	for (size_t k = 0; k < s->moreParticleCount && !w->failed; ++k)
+	{
+		bsPov_WriteParticleSet(w, s->moreParticles + k);
+	}
 	bsBlobTiles_Destroy(tiles);
 	bsPool_Destroy(pool);
 }
@@ -1282,11 +1367,15 @@ double bsPov_PositionStep(const bsPovScene* s)
 	{
 		return s->positionStep;
 	}
-	const bsPovParticles* ps = &s->particles;
-	double smallest = ps->count > 0 ? ps->radius : 0.0;
-	for (size_t i = 0; ps->radii != NULL && i < ps->count; ++i)
+	double smallest = 0.0;
+	for (size_t k = 0; k <= s->moreParticleCount; ++k)
 	{
-		smallest = i == 0 || ps->radii[i] < smallest ? ps->radii[i] : smallest;
+		const bsPovParticles* ps = k == 0 ? &s->particles : s->moreParticles + k - 1;
+		for (size_t i = 0; i < ps->count; ++i)
+		{
+			double r = ps->radii != NULL ? ps->radii[i] : ps->radius;
+			smallest = smallest == 0.0 || r < smallest ? r : smallest;
+		}
 	}
 	return smallest * bs_povPositionFraction;
 }

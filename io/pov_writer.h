@@ -139,6 +139,11 @@ typedef struct bsPovParticles
 	double radiusScale;       // component radius = collision radius * radiusScale, > 0
 	size_t maxComponents;     // per blob object; 0 or more than bs_povMaxBlobComponents means the limit
 	const char* material;     // as bsPovMesh.material
+	const float* colors;      // NULL, or 4 a particle: red, green, blue (>= 0) and opacity (0..1). Each
+	                          // blob component then carries its own texture, the material's with the
+	                          // pigment `rgbt <r, g, b, 1 - opacity>` (to 6 decimals; POV-Ray blends the components'
+	                          // textures by their share of the field); instances ignore it, and a
+	                          // surface include (the mesh) colours its own vertices
 	int threads;              // threads formatting the components (bsResolveThreads: <= 0 all cores);
 	                          // the file is the same for any count. bsPovScene_Default: 1
 	const char* surfaceInclude;  // NULL: the particles as blobs. Otherwise the name of an include file,
@@ -167,8 +172,13 @@ typedef struct bsPovScene
 	size_t sensorCount;
 	double sensorRadius;      // > 0 when sensorCount > 0
 	bsPovParticles particles;
+	// More particle sets (several species), each written after `particles` as blob objects of its own
+	// with its own material: blob fields of different objects do not add up, so species do not merge.
+	// Blobs only (no surfaceInclude, no instances). [none]
+	const bsPovParticles* moreParticles;
+	size_t moreParticleCount;
 	double positionStep;      // the largest rounding of a written coordinate, scene units; 0: 1/2048 of
-	                          // the smallest particle radius (bsPov_PositionStep; 9 digits when there
+	                          // the smallest particle radius of every set (bsPov_PositionStep; 9 digits when there
 	                          // is no particle)
 } bsPovScene;
 

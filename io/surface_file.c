@@ -173,6 +173,25 @@ static bool bsOpenSurfaceFile(bsAtomicFile* f, const char* path, const bsSurface
 	return true;
 }
 
+// The vertex colours' texture_list: the declared material with each colour's pigment.
+static void bsPutPalette(bsAtomicFile* f, const bsSurfaceFileDef* def)
+{
+	bsAtomicFile_Printf(f, "texture_list\n{\n%u", def->paletteCount);
+	for (uint32_t k = 0; k < def->paletteCount; ++k)
+	{
+		const float* c = def->palette + 4 * (size_t)k;
+		double parts[4] = {c[0], c[1], c[2], 1.0 - (double)c[3]};
+		char num[4][bs_povNumberMax];
+		for (int i = 0; i < 4; ++i)
+		{
+			bsPov_FormatDouble(num[i], round(parts[i] * 1e6) / 1e6);  // to 6 decimals, as the blobs' colours
+		}
+		bsAtomicFile_Printf(f, ",\ntexture { BlobsimSurfaceTexture pigment { rgbt <%s, %s, %s, %s> } }", num[0],
+			num[1], num[2], num[3]);
+	}
+	bsAtomicFile_Printf(f, "\n}\n");
+}
+
 bool bsSurfaceFile_WritePov(const char* path, const bsSurfaceFileDef* def, char* errbuf, size_t errlen)
 {
 	bsAtomicFile f;
@@ -185,15 +204,26 @@ bool bsSurfaceFile_WritePov(const char* path, const bsSurfaceFileDef* def, char*
 	{
 		return bsAtomicFile_Commit(&f, 0);
 	}
+	const char* material = def->material != NULL ? def->material : bsDefaultSurfaceMaterial;
+	bool colored = def->palette != NULL;
+	if (colored)
+	{
+		bsAtomicFile_Printf(&f, "#declare BlobsimSurfaceTexture = texture { %s }\n", material);
+	}
 	bsAtomicFile_Printf(&f, "mesh2\n{\nvertex_vectors\n{\n%zu,\n", m->vertexCount);
 	bsPutVectors(&f, m->positions, m->vertexCount, def->positionDecimals, "", true);
 	bsAtomicFile_Printf(&f, "}\nnormal_vectors\n{\n%zu,\n", m->vertexCount);
 	bsPutVectors(&f, m->normals, m->vertexCount, def->normalDecimals, "", true);
-	bsAtomicFile_Printf(&f, "}\nface_indices\n{\n%zu,\n", m->triangleCount);
+	bsAtomicFile_Printf(&f, "}\n");
+	if (colored)
+	{
+		bsPutPalette(&f, def);
+	}
+	bsAtomicFile_Printf(&f, "face_indices\n{\n%zu,\n", m->triangleCount);
 	for (size_t t = 0; t < m->triangleCount;)
 	{
 		size_t n = m->triangleCount - t < bsLinesPerReserve ? m->triangleCount - t : bsLinesPerReserve;
-		char* out = bsAtomicFile_Reserve(&f, n * 40);
+		char* out = bsAtomicFile_Reserve(&f, n * 80);
 		if (out == NULL)
 		{
 			break;
@@ -209,6 +239,11 @@ bool bsSurfaceFile_WritePov(const char* path, const bsSurfaceFileDef* def, char*
 			*q++ = ',';
 			q = bsPov_PutUnsigned(q, i[2]);
 			*q++ = '>';
+			for (int c = 0; colored && c < 3; ++c)
+			{
+				*q++ = ',';
+				q = bsPov_PutUnsigned(q, def->vertexColor[i[c]]);
+			}
 			if (t + 1 < m->triangleCount)
 			{
 				*q++ = ',';
@@ -217,7 +252,7 @@ bool bsSurfaceFile_WritePov(const char* path, const bsSurfaceFileDef* def, char*
 		}
 		bsAtomicFile_Advance(&f, (size_t)(q - out));
 	}
-	bsAtomicFile_Printf(&f, "}\ntexture { %s }\n}\n", def->material != NULL ? def->material : bsDefaultSurfaceMaterial);
+	bsAtomicFile_Printf(&f, colored ? "}\n}\n" : "}\ntexture { %s }\n}\n", material);
 	return bsAtomicFile_Commit(&f, 0);
 }
 

@@ -22,6 +22,13 @@ typedef struct bsSurfaceFileDef
 	int positionDecimals;    // 0 .. 9
 	int normalDecimals;      // 1 .. 9
 	const char* comment;     // one line for the file's header (e.g. the settings); may be NULL
+	// Vertex colours (POV-Ray only), or NULL: paletteCount colours of 4 floats (red, green, blue >= 0,
+	// opacity 0..1) and each vertex's index into them. The material is then declared as
+	// BlobsimSurfaceTexture and the mesh2's texture_list holds it once a colour, with the pigment
+	// `rgbt <r, g, b, 1 - opacity>`, interpolated over each face.
+	const float* palette;
+	uint32_t paletteCount;
+	const uint32_t* vertexColor;
 } bsSurfaceFileDef;
 
 bsSurfaceFileDef bsDefaultSurfaceFileDef(void);

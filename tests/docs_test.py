@@ -94,6 +94,8 @@ SHORTER = {
         "blobsim run configs/ball-sand.json --render " + SMALL + " --set motion.steps=10",
     ("docs/figures.md", "blobsim run configs/crate-water.json --render"):
         "blobsim run configs/crate-water.json --render " + SMALL + " --set motion.steps=4",
+    ("docs/figures.md", "blobsim run configs/species-sand-slime.json --render"):
+        "blobsim run configs/species-sand-slime.json --render " + SMALL + " --set motion.steps=10",
     ("docs/dngrid.md", "blobsim run configs/field-explosion.json --movie --set render.width=320 "
      "--set render.height=240 --set output.frame_every=20"):
         "blobsim run configs/field-explosion.json --movie " + SMALL + " --set output.frame_every=20",

@@ -141,7 +141,9 @@ def scene_mode(blobsim, root, tmp):
            ("render.motion_blur.samples=2.5", "render.motion_blur.samples"),
            ("render.motion_blur.shutter=90", "render.motion_blur"),
            ('render.surface="mesh"', "render.motion_blur: needs render.surface \"blob\""),
-           ("render.motion_blur=true", "render.motion_blur")]
+           ("render.motion_blur=true", "render.motion_blur"),
+           ('particles.over_life={"radius": 2}', "render.motion_blur: draws one set of particles in one material: "
+            "it cannot go with particles.over_life")]
     for k, (s, path) in enumerate(bad):
         out = os.path.join(tmp, f"bad{k}")
         p = run(blobsim, config, out, s, expect_ok=False)

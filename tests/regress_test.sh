@@ -40,7 +40,7 @@ suite)
 	[ "$(report "$work/out/report.json" 'r["passed"], r["failed"]')" = "17 0" ] || fail "expected 17 passed, 0 failed"
 	[ "$(report "$work/out/report.json" 'sorted(set(c["status"] for c in r["cases"]))')" = "['pass']" ] ||
 		fail "a case did not pass"
-	for c in fig8a-room fig8b-room-karabassi fig8c-room-ray fig9-slime fig10-snow fig10-snow-mesh snow-accumulate slime-pour sand-pile slime-fluid-pour mud-slope ball-sand slime-sweep crate-water; do
+	for c in fig8a-room fig8b-room-karabassi fig8c-room-ray fig9-slime fig10-snow fig10-snow-mesh snow-accumulate slime-pour sand-pile slime-fluid-pour mud-slope ball-sand slime-sweep crate-water species-sand-slime; do
 		for f in scene.png ref.png diff.png; do
 			[ -s "$work/out/$c/$f" ] || fail "$c/$f missing"
 			grep -q "src=\"$c/$f\"" "$work/out/report.html" || fail "report.html does not show $c/$f"

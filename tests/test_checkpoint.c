@@ -52,7 +52,10 @@ static bsStepDef PourDef(void)
 	return def;
 }
 
-static int Pour_InitSpin(Pour* s, int threads, Spin spin)
+// Two species: the grid's particles are species 1 and do not touch the poured ones (species 0).
+static const bsSpeciesPair pourSpecies[4] = {{true, 0.3, 0.5}, {false, 0.3, 0.5}, {false, 0.3, 0.5}, {true, 0.3, 0.5}};
+
+static int Pour_InitWith(Pour* s, int threads, Spin spin, bool species)
 {
 	memset(s, 0, sizeof(*s));
 	bsWorldDef wd = bsDefaultWorldDef();
@@ -87,8 +90,16 @@ static int Pour_InitSpin(Pour* s, int threads, Spin spin)
 	g.shape.max = bsV3(0.05, 0.03, 0.05);
 	g.shape.count[0] = 4, g.shape.count[1] = 1, g.shape.count[2] = 4;
 	g.radius = 0.01;
+	g.species = species ? 1 : 0;
+	s->def.speciesPairs = species ? pourSpecies : NULL;
+	s->def.speciesCount = species ? 2 : 0;
 	ENSURE(bsWorld_AddEmitter(s->world, &g) == bs_ok);
 	return 0;
+}
+
+static int Pour_InitSpin(Pour* s, int threads, Spin spin)
+{
+	return Pour_InitWith(s, threads, spin, false);
 }
 
 static int Pour_Init(Pour* s, int threads)
@@ -118,7 +129,8 @@ static bool SameParticles(const bsParticles* a, const bsParticles* b)
 		memcmp(a->velocity, b->velocity, n * sizeof(bsVec3)) == 0 &&
 		memcmp(a->radius, b->radius, n * sizeof(double)) == 0 && memcmp(a->state, b->state, n) == 0 &&
 		memcmp(a->id, b->id, n * sizeof(uint32_t)) == 0 && (a->spin == NULL) == (b->spin == NULL) &&
-		(a->spin == NULL || memcmp(a->spin, b->spin, n * sizeof(bsVec3)) == 0);
+		(a->spin == NULL || memcmp(a->spin, b->spin, n * sizeof(bsVec3)) == 0) &&
+		(a->species == NULL) == (b->species == NULL) && (a->species == NULL || memcmp(a->species, b->species, n) == 0);
 }
 
 enum
@@ -179,17 +191,17 @@ static int Save(const Pour* s, bsBytes* out)
 // particles, the same ages, and a checkpoint of each at the end with the same bytes. With `forget` (a
 // section's tag), that section's values are zeroed in the checkpoint (as a resume that did not restore
 // them): then the resumed run must differ.
-static int ResumeCase(Spin spin, int at, int total, int threads, int resumeThreads, const char* forget)
+static int ResumeCase(Spin spin, bool species, int at, int total, int threads, int resumeThreads, const char* forget)
 {
 	Pour a, b;
-	RUN_SUBTEST(Pour_InitSpin(&a, threads, spin));
+	RUN_SUBTEST(Pour_InitWith(&a, threads, spin, species));
 	RUN_SUBTEST(Steps(&a, at));
 	bsBytes saved;
 	RUN_SUBTEST(Save(&a, &saved));
 	ENSURE(forget == NULL || ZeroSection(&saved, forget));
 	RUN_SUBTEST(Steps(&a, total - at));
 
-	RUN_SUBTEST(Pour_InitSpin(&b, resumeThreads, spin));
+	RUN_SUBTEST(Pour_InitWith(&b, resumeThreads, spin, species));
 	bsByteReader sections;
 	uint64_t hash = 0;
 	char err[512] = "";
@@ -229,7 +241,7 @@ static int ResumeCase(Spin spin, int at, int total, int threads, int resumeThrea
 
 static int Resume(int at, int total, int threads, int resumeThreads)
 {
-	return ResumeCase(spinNone, at, total, threads, resumeThreads, NULL);
+	return ResumeCase(spinNone, false, at, total, threads, resumeThreads, NULL);
 }
 
 // The pour with rotation has what the test needs: spinning particles, and with epsd2 rolling springs
@@ -270,13 +282,13 @@ static int ResumesRotation(void)
 	for (Spin spin = spinCdt; spin <= spinEpsd2; ++spin)
 	{
 		RUN_SUBTEST(SpinPourHasState(spin));
-		RUN_SUBTEST(ResumeCase(spin, 25, 70, 1, 1, NULL));
-		RUN_SUBTEST(ResumeCase(spin, 25, 70, 2, 2, NULL));
-		RUN_SUBTEST(ResumeCase(spin, 35, 70, 1, 2, NULL));
-		RUN_SUBTEST(ResumeCase(spin, 35, 70, 2, 1, NULL));
-		RUN_SUBTEST(ResumeCase(spin, 25, 70, 1, 1, "SPIN"));
+		RUN_SUBTEST(ResumeCase(spin, false, 25, 70, 1, 1, NULL));
+		RUN_SUBTEST(ResumeCase(spin, false, 25, 70, 2, 2, NULL));
+		RUN_SUBTEST(ResumeCase(spin, false, 35, 70, 1, 2, NULL));
+		RUN_SUBTEST(ResumeCase(spin, false, 35, 70, 2, 1, NULL));
+		RUN_SUBTEST(ResumeCase(spin, false, 25, 70, 1, 1, "SPIN"));
 	}
-	RUN_SUBTEST(ResumeCase(spinEpsd2, 25, 70, 1, 1, "ROLL"));
+	RUN_SUBTEST(ResumeCase(spinEpsd2, false, 25, 70, 1, 1, "ROLL"));
 	return 0;
 }
 
@@ -438,6 +450,27 @@ static int Streams(void)
 	return 0;
 }
 
+// Two species (the grid's not touching the poured particles) saved and restored across thread counts;
+// a resume that forgets the species ('SPEC': every particle species 0, all touching) goes elsewhere.
+static int ResumesSpecies(void)
+{
+	Pour s;
+	RUN_SUBTEST(Pour_InitWith(&s, 1, spinNone, true));
+	RUN_SUBTEST(Steps(&s, 30));
+	ENSURE(s.p.species != NULL && s.p.species[0] == 0 && s.p.species[s.p.count - 1] == 0);
+	size_t ones = 0;
+	for (size_t i = 0; i < s.p.count; ++i)
+	{
+		ones += s.p.species[i] == 1;
+	}
+	ENSURE(ones == 16);  // the grid's
+	Pour_Free(&s);
+	RUN_SUBTEST(ResumeCase(spinNone, true, 25, 80, 1, 2, NULL));
+	RUN_SUBTEST(ResumeCase(spinNone, true, 35, 80, 2, 1, NULL));
+	RUN_SUBTEST(ResumeCase(spinNone, true, 25, 80, 1, 1, "SPEC"));
+	return 0;
+}
+
 int CheckpointTest(void)
 {
 	RUN_SUBTEST(Streams());
@@ -450,5 +483,6 @@ int CheckpointTest(void)
 	RUN_SUBTEST(RefusesDamage());
 	RUN_SUBTEST(ResumesRotation());
 	RUN_SUBTEST(RefusesSpinDamage());
+	RUN_SUBTEST(ResumesSpecies());
 	return 0;
 }

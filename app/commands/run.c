@@ -12,6 +12,7 @@
 #include "blobsim/base.h"
 #include "output_set.h"
 #include "output_writers.h"
+#include "over_life.h"
 #include "pov_writer.h"
 #include "bodies.h"
 #include "process.h"
@@ -745,6 +746,10 @@ enum
 	                                                        // slotOf's 4, at most 2 buckets of 4
 	bs_memorySleep = 28,                                    // sleep.h: the velocity at the start of a step, the calm count
 	bs_memoryCache = 8,                                     // output.cache: the frame's ages (output_cache.c)
+	bs_memoryOverLife = 8 + 24 + 8 + 16,                    // particles.over_life or several species: the ages, the
+	                                                        // drawn centres, radii and colours made at write time
+	                                                        // (output_scene.c)
+	bs_memorySpecies = 1,                                   // several species: each particle's (particles.h)
 	bs_memoryPerTriangle = 2 * sizeof(bsTriangle) + 96,     // the mesh; the BVH's copy, index, binary and
 	                                                        // 4-wide nodes (bsBvh_Bytes: ~173 per triangle)
 	bs_memoryOverhead = 16 << 20,                           // buffers, config, scene, stacks
@@ -785,6 +790,8 @@ static int bsMemoryPerParticle(const bsConfig* c)
 	return bs_memoryPerParticle + (interaction ? own : 0) +
 		(interaction && fixed ? bs_memoryFixedNeighbour : 0) + (c->particles.accumulate ? bs_memoryAccumulation : 0) +
 		(c->step.sleepSteps > 0 ? bs_memorySleep : 0) + (c->output.cache ? bs_memoryCache : 0) +
+		(bsOverLife_AnySpecies(&c->particles) || c->particles.speciesCount > 1 ? bs_memoryOverLife : 0) +
+		(c->particles.speciesCount > 1 ? bs_memorySpecies : 0) +
 		(interaction && c->environment.meshCount > 0 ? bs_memoryMeshCandidates : 0);
 }
 
@@ -934,7 +941,9 @@ static void bsStepError(const bsConfig* c, const bsWorld* world, const bsParticl
 	size_t index;
 	if (bsWorld_EmitFailure(world, &emitter, &index))
 	{
-		snprintf(err, errlen, "%s: particles.emitters[%d]: particle %zu: %s", c->path, emitter, index,
+		char at[64];
+		bsEmitterConfig_Path(&c->particles, emitter, at, sizeof(at));
+		snprintf(err, errlen, "%s: %s: particle %zu: %s", c->path, at, index,
 			r == bs_errNonFinite ? "not finite" : "radius not positive");
 		return;
 	}
@@ -1090,6 +1099,8 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 		}
 		bsProgress_Update(&progress, step, c->motion.steps, p->count, step == c->motion.steps);
 	}
+	// The final state's looks over life need the ages at the last step (the world goes now).
+	ok = ok && (!bsOverLife_AnySpecies(&c->particles) || bsOutput_Ages(run->output, err, errlen));
 	run->output->world = NULL;
 	bsWorld_Destroy(world);
 	return ok;

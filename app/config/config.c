@@ -182,6 +182,13 @@ void bsConfig_Free(bsConfig* config)
 		free(config->particles.emitters[i].group);
 	}
 	free(config->particles.emitters);
+	for (int i = 0; i < config->particles.speciesCount; ++i)
+	{
+		free(config->particles.species[i].name);
+		bsMaterial_Free(&config->particles.species[i].look);
+	}
+	free(config->particles.species);
+	free(config->speciesPairs);
 	free(config->render.lights);
 	bsMaterial_Free(&config->render.particleMaterial);
 	free(config->render.instances.object);
@@ -283,4 +290,19 @@ bsResult bsConfig_LoadWithOverrides(const char* path, const char* const* overrid
 bsResult bsConfig_Load(const char* path, bsConfig* config, bsConfigError* error)
 {
 	return bsConfig_LoadWithOverrides(path, NULL, 0, config, error);
+}
+
+void bsEmitterConfig_Path(const bsParticlesConfig* pc, int k, char* out, size_t size)
+{
+	if (!pc->speciesList || k < 0 || k >= pc->emitterCount)
+	{
+		snprintf(out, size, "particles.emitters[%d]", k);
+		return;
+	}
+	int s = pc->emitters[k].species, j = 0;
+	for (int e = 0; e < k; ++e)
+	{
+		j += pc->emitters[e].species == s;
+	}
+	snprintf(out, size, "particles[%d].emitters[%d]", s, j);
 }

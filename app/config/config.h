@@ -22,6 +22,7 @@
 #include "blobsim/collide.h"
 #include "blobsim/emitter.h"
 #include "blobsim/step.h"
+#include "blobsim/track.h"
 #include "blobsim/vec3.h"
 
 #include <stdbool.h>
@@ -112,7 +113,42 @@ typedef struct bsEmitterConfig
 	bsEmitterMotion motion; // motion.translate, rotate (radians), scale tracks [count 0: none]
 	int64_t particleCount;  // with a rate: floor(rate (stop - start)); grid: the product of the counts;
 	                        // random, nozzle: count[0]; file: 0 (known when read)
+	int species;            // the species it belongs to: the index k of particles[k] [0]
 } bsEmitterConfig;
+
+
+// particles.over_life: the particles' look over their life, keyframed ramps whose times are ages
+// (seconds since a particle was born). They shape only what is drawn and cached, never the motion: the
+// collision radius stays the particle's. A ramp the config leaves out is off (its flag false).
+typedef struct bsOverLifeConfig
+{
+	bool hasRadius, hasColor, hasOpacity;  // which ramps the config gives [none]
+	bsTrack radiusScale;  // drawn radius / collision radius, values > 0 (in x)
+	bsTrack color;        // rgb, values >= 0 [white where only opacity is given]
+	bsTrack opacity;      // 0 (clear) .. 1 (opaque), in x [1 where only color is given]
+} bsOverLifeConfig;
+
+// Any ramp given.
+static inline bool bsOverLife_Any(const bsOverLifeConfig* o)
+{
+	return o->hasRadius || o->hasColor || o->hasOpacity;
+}
+
+#define BS_MAX_SPECIES 16  // the most species a config has (particles as a list)
+
+// One species: particles[k] when `particles` is a list (a single object is one species). Each has its
+// own size, speed, lifetime, look and ramps; emitters belong to the species that lists them.
+typedef struct bsSpeciesConfig
+{
+	char* name;             // particles[k].name: required in a list, unique ["particles"]
+	double radius;          // as bsParticlesConfig's, per species
+	double radiusSpread;
+	bsVec3 velocity;
+	double lifetime;
+	bool hasLook;           // particles[k].look is given
+	bsMaterial look;        // its render material [render.particle_material]
+	bsOverLifeConfig overLife;
+} bsSpeciesConfig;
 
 typedef struct bsParticlesConfig
 {
@@ -123,7 +159,13 @@ typedef struct bsParticlesConfig
 	bool accumulate;        // stuck and sleeping particles are colliders (snow on snow) [false]
 	const char* material;   // particles.material: a fluid preset's name (docs/config.md), a static string
 	                        // (not owned, not freed); it set step.interaction [NULL: none]
-	bsEmitterConfig* emitters;
+	bsOverLifeConfig overLife;  // particles.over_life [no ramps]
+	// The fields above are the first species' (particles[0] of a list); accumulate, material and the
+	// interaction are every species' (a list gives them in particles[0] only).
+	bsSpeciesConfig* species;  // speciesCount of them, 1 .. BS_MAX_SPECIES
+	int speciesCount;
+	bool speciesList;       // particles is a list (emitters are then particles[s].emitters[j])
+	bsEmitterConfig* emitters;  // every species' emitters, species after species
 	int emitterCount;       // >= 1
 	int64_t particleCount;  // total of the emitters known without their files, <= BS_CONFIG_MAX_PARTICLES
 } bsParticlesConfig;
@@ -243,6 +285,8 @@ typedef struct bsConfig
 	bsRenderConfig render;
 	bsOutputConfig output;
 	bsFieldConfig field;  // the distance/normal grid's effects [none: enabled false]
+	// interactions: the rules between species, speciesCount^2 (step.speciesPairs points here) [NULL: none]
+	bsSpeciesPair* speciesPairs;
 } bsConfig;
 
 // Parses and validates `length` bytes of config text (no terminating NUL needed). path names the
@@ -267,6 +311,10 @@ bsResult bsConfig_LoadWithOverrides(const char* path, const char* const* overrid
 
 // Frees everything the config owns and zeroes it. NULL and zeroed configs are fine.
 void bsConfig_Free(bsConfig* config);
+
+// The JSON path of emitter k (an index into particles.emitters) for messages: "particles.emitters[K]",
+// or "particles[S].emitters[J]" when particles is a list; into out.
+void bsEmitterConfig_Path(const bsParticlesConfig* pc, int k, char* out, size_t size);
 
 // --- Material presets ---
 

@@ -122,7 +122,8 @@ static bool bsLookupIndex(bsCtx* c, bsOverrideWalk* w, bsOverrideStep* s, const 
 			size == 1 ? "" : "s", size);
 	}
 	s->child = s->index < size ? cJSON_GetArrayItem(w->node, s->index) : NULL;
-	s->next = w->schema->kind == bs_kindArray ? w->schema->element : &bsValueSchema;
+	// An array's element; an object schema whose element is itself stands for a list of such objects too.
+	s->next = w->schema->kind == bs_kindArray || w->schema->element == w->schema ? w->schema->element : &bsValueSchema;
 	bsAppendIndex(w->shown, sizeof w->shown, &w->shownLength, s->index);
 	return true;
 }
@@ -224,7 +225,7 @@ static bool bsOverrideDescend(bsCtx* c, bsOverrideWalk* w, const bsOverrideStep*
 		}
 	}
 	else if (kind == bs_kindValue || kind == bs_kindArray ? !cJSON_IsArray(child)
-		: !cJSON_IsObject(child))
+		: !cJSON_IsObject(child) && !(s->next->element == s->next && cJSON_IsArray(child)))
 	{
 		char got[80];
 		bsDescribeValue(child, got);

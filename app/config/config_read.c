@@ -150,6 +150,12 @@ static const bsInteractionKeyTable bsInteractionKeysOf[] = {
 };
 _Static_assert(BS_COUNT(bsInteractionKeysOf) == bs_interactionCount, "config keys for every interaction type");
 
+static const bsSchema bsTrackKeyArraySchema = BS_ARRAY(&bsTrackKeySchema);
+// particles.over_life: ramps keyed by age (config.h: bsOverLifeConfig), read by bsReadOverLife.
+static const bsSchemaKey bsOverLifeKeys[] = {BS_KEY("radius", &bsTrackKeyArraySchema),
+	BS_KEY("color", &bsTrackKeyArraySchema), BS_KEY("opacity", &bsTrackKeyArraySchema)};
+static const bsSchema bsOverLifeSchema = BS_OBJECT(bsOverLifeKeys);
+
 static const bsSchemaKey bsParticlesKeys[] = {
 	BS_REQUIRED_NUMBER("radius", bsParticlesConfig, radius, &bsPositive),
 	BS_NUMBER("radius_spread", bsParticlesConfig, radiusSpread, &bsUnit, 0),
@@ -158,8 +164,13 @@ static const bsSchemaKey bsParticlesKeys[] = {
 	BS_KEY("accumulate", BS_VALUE),
 	BS_KEY("interaction", &bsInteractionSchema),
 	BS_KEY("material", BS_VALUE),
+	BS_KEY("over_life", &bsOverLifeSchema),
+	BS_KEY("name", BS_VALUE),
+	BS_KEY("look", &bsMaterialSchema),
 	BS_KEY("emitters", &bsEmitterArraySchema)};
-static const bsSchema bsParticlesSchema = BS_OBJECT(bsParticlesKeys);
+// An object, or (element: itself) a list of such objects, one a species (--set walks either).
+static const bsSchema bsParticlesSchema = {bs_kindObject, bsParticlesKeys, BS_COUNT(bsParticlesKeys), &bsParticlesSchema,
+	NULL};
 
 // motion and collision are read straight into the config's bsStepDef (filled by bsDefaultStepDef()
 // first, so the defaults are the engine's).
@@ -188,7 +199,6 @@ static const bsSchemaKey bsGustKeys[] = {
 	BS_NUMBER_IN("direction", bsWindDef, direction, &bsNonNegative),
 	BS_NUMBER_IN("period", bsWindDef, period, &bsPositive)};
 static const bsSchema bsGustSchema = BS_OBJECT(bsGustKeys);
-static const bsSchema bsTrackKeyArraySchema = BS_ARRAY(&bsTrackKeySchema);
 static const bsSchemaKey bsWindKeys[] = {
 	BS_REQUIRED_NUMBER("rate", bsWindDef, rate, &bsPositive),
 	BS_KEY("velocity", &bsTrackKeyArraySchema),
@@ -298,8 +308,15 @@ static const bsSchemaKey bsOutputKeys[] = {
 	BS_INT("checkpoint", bsOutputConfig, checkpointEvery, 0, INT_MAX, 0)};
 static const bsSchema bsOutputSchema = BS_OBJECT(bsOutputKeys);
 
+// interactions: rules between species (bsSpeciesPair), read by bsReadInteractions.
+static const bsSchemaKey bsSpeciesPairKeys[] = {BS_KEY("between", BS_VALUE), BS_KEY("interact", BS_VALUE),
+	BS_KEY("restitution", BS_VALUE), BS_KEY("friction", BS_VALUE)};
+static const bsSchema bsSpeciesPairSchema = BS_ELEMENT(bsSpeciesPairKeys, "an object (a rule between two species)");
+static const bsSchema bsSpeciesPairArraySchema = BS_ARRAY(&bsSpeciesPairSchema);
+
 static const bsSchemaKey bsRootKeys[] = {BS_KEY("seed", BS_VALUE),
 	BS_KEY("environment", &bsEnvironmentSchema), BS_KEY("particles", &bsParticlesSchema),
+	BS_KEY("interactions", &bsSpeciesPairArraySchema),
 	BS_KEY("motion", &bsMotionSchema), BS_KEY("collision", &bsCollisionSchema),
 	BS_KEY("render", &bsRenderSchema), BS_KEY("output", &bsOutputSchema), BS_KEY("field", &bsFieldSchema)};
 const bsSchema bsRootSchema = BS_OBJECT(bsRootKeys);
@@ -859,37 +876,178 @@ static bool bsReadEmitter(bsCtx* c, const cJSON* v, void* element, void* user)
 		r->read(c, v, em, user);
 }
 
-static bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p)
+// particles.over_life, when given: its ramps, the radius's > 0, the colour's >= 0, the opacity's in 0..1;
+// a colour without an opacity is opaque, an opacity without a colour white.
+static bool bsReadOverLife(bsCtx* c, const cJSON* particles, bsOverLifeConfig* out)
 {
 	const cJSON* o;
-	if (!bsReadObject(c, root, "particles", &bsParticlesSchema, &o))
+	if (!bsReadObject(c, particles, "over_life", &bsOverLifeSchema, &o))
 	{
 		return false;
 	}
+	out->radiusScale = bsConstantTrack(bsV3(1.0, 0.0, 0.0));
+	out->color = bsConstantTrack(bsV3(1.0, 1.0, 1.0));
+	out->opacity = bsConstantTrack(bsV3(1.0, 0.0, 0.0));
 	if (o == NULL)
 	{
-		return bsMissing(c, "particles");
+		return true;
 	}
-	size_t mark = bsPushKey(c, "particles");
+	size_t mark = bsPushKey(c, "over_life");
+	if (!bsReadRamp(c, o, "radius", true, &bsPositive, &out->radiusScale, &out->hasRadius) ||
+		!bsReadRamp(c, o, "color", false, &bsNonNegative, &out->color, &out->hasColor) ||
+		!bsReadRamp(c, o, "opacity", true, &bsUnit, &out->opacity, &out->hasOpacity))
+	{
+		return false;
+	}
+	bsPop(c, mark);
+	return true;
+}
+
+// The keys only particles[0] of a list may give: every species shares them.
+static const char* const bsSharedParticleKeys[] = {"accumulate", "interaction", "material"};
+
+// particles[k]'s name: required in a list (and unique there), "particles" for a single object.
+static bool bsReadSpeciesName(bsCtx* c, const cJSON* o, bool list, const bsParticlesConfig* p, bsSpeciesConfig* sp)
+{
+	const cJSON* v = bsMember(o, "name");
+	if (v == NULL && list)
+	{
+		return bsMissing(c, "name");
+	}
+	if (v != NULL && (!cJSON_IsString(v) || v->valuestring[0] == '\0'))
+	{
+		bsPushKey(c, "name");
+		return bsFailExpected(c, "a non-empty string", v);
+	}
+	const char* name = v != NULL ? v->valuestring : "particles";
+	for (int k = 0; k < p->speciesCount - 1; ++k)
+	{
+		if (strcmp(p->species[k].name, name) == 0)
+		{
+			bsPushKey(c, "name");
+			return bsFail(c, "\"%s\" is particles[%d]'s name already: each species needs its own", name, k);
+		}
+	}
+	sp->name = bsStrDup(name);
+	return sp->name != NULL || bsOutOfMemory(c);
+}
+
+// One species, o, at particles[index] (a list) or particles: its fields into p->species[index] and its
+// emitters appended to p->emitters (which has room). The path is at the species.
+static bool bsReadSpecies(bsCtx* c, const cJSON* o, int index, bool list, bsParticlesConfig* p)
+{
+	bsSpeciesConfig* sp = p->species + index;
+	p->speciesCount = index + 1;
+	if (!cJSON_IsObject(o))
+	{
+		return bsFailExpected(c, "an object (a species)", o);
+	}
+	for (int k = 0; index > 0 && k < BS_COUNT(bsSharedParticleKeys); ++k)
+	{
+		if (bsMember(o, bsSharedParticleKeys[k]) != NULL)
+		{
+			bsPushKey(c, bsSharedParticleKeys[k]);
+			return bsFail(c, "every species shares it: give it in particles[0]");
+		}
+	}
+	bsParticlesConfig one;
+	memset(&one, 0, sizeof(one));
+	one.particleCount = p->particleCount;
 	const cJSON* emitters;
-	int count;
-	if (!bsReadFields(c, o, &bsParticlesSchema, p) || !bsReadBool(c, o, "accumulate", false, &p->accumulate) ||
+	int count = 0;
+	if (!bsCheckKeys(c, o, bsParticlesKeys, BS_COUNT(bsParticlesKeys)) || !bsReadSpeciesName(c, o, list, p, sp) ||
+		!bsReadFields(c, o, &bsParticlesSchema, &one) || !bsReadOverLife(c, o, &sp->overLife) ||
+		(bsMember(o, "look") != NULL && !bsReadMaterial(c, o, "look", "snow", &sp->look)) ||
 		!bsReadArray(c, o, "emitters", "an array of emitters", &emitters, &count))
 	{
 		return false;
 	}
+	sp->hasLook = bsMember(o, "look") != NULL;
+	sp->radius = one.radius;
+	sp->radiusSpread = one.radiusSpread;
+	sp->velocity = one.velocity;
+	sp->lifetime = one.lifetime;
 	if (emitters == NULL)
 	{
 		return bsMissing(c, "emitters");
 	}
 	// An empty array is allowed: no particles, the environment alone (the paper's Fig. 8a).
-	p->emitters = calloc((size_t)(count > 0 ? count : 1), sizeof *p->emitters);
-	if (p->emitters == NULL)
+	bsEmitterConfig* mine = p->emitters + p->emitterCount;
+	int read = 0;
+	bool ok = bsReadElements(c, "emitters", emitters, bsReadEmitter, mine, sizeof *mine, &read, &one);
+	for (int k = 0; k < read; ++k)
+	{
+		mine[k].species = index;
+	}
+	p->emitterCount += read;  // what a failure leaves is freed with the config
+	p->particleCount = one.particleCount;
+	return ok;
+}
+
+// The emitters of every species (an array's elements' emitters, or the object's); 0 when not arrays.
+static int bsCountEmitters(const cJSON* v)
+{
+	int n = 0;
+	for (const cJSON* e = cJSON_IsArray(v) ? v->child : v; e != NULL; e = cJSON_IsArray(v) ? e->next : NULL)
+	{
+		const cJSON* emitters = bsMember(e, "emitters");
+		n += cJSON_IsArray(emitters) ? cJSON_GetArraySize(emitters) : 0;
+	}
+	return n;
+}
+
+// particles: one species (an object) or a list of 1 .. BS_MAX_SPECIES; the first species' fields are
+// also p's own (radius, ...), and particles[0]'s accumulate is every species'.
+static bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p)
+{
+	const cJSON* v = bsMember(root, "particles");
+	if (v == NULL)
+	{
+		return bsMissing(c, "particles");
+	}
+	size_t mark = bsPushKey(c, "particles");
+	bool list = cJSON_IsArray(v);
+	int n = list ? cJSON_GetArraySize(v) : 1;
+	p->speciesList = list;
+	if (!list && !cJSON_IsObject(v))
+	{
+		return bsFailExpected(c, "an object (one species) or an array of species", v);
+	}
+	if (n < 1 || n > BS_MAX_SPECIES)
+	{
+		return bsFail(c, "expected 1 to %d species, got %d", BS_MAX_SPECIES, n);
+	}
+	p->species = calloc((size_t)n, sizeof *p->species);
+	p->emitters = calloc((size_t)bsCountEmitters(v) + 1, sizeof *p->emitters);
+	if (p->species == NULL || p->emitters == NULL)
 	{
 		return bsOutOfMemory(c);
 	}
-	if (!bsReadElements(c, "emitters", emitters, bsReadEmitter, p->emitters, sizeof *p->emitters,
-			&p->emitterCount, p))
+	int k = 0;
+	for (const cJSON* e = list ? v->child : v; e != NULL; e = list ? e->next : NULL, ++k)
+	{
+		size_t imark = list ? bsPushIndex(c, k) : 0;
+		if (!bsReadSpecies(c, e, k, list, p))
+		{
+			return false;
+		}
+		if (list)
+		{
+			bsPop(c, imark);
+		}
+	}
+	const cJSON* first = list ? v->child : v;
+	const bsSpeciesConfig* s0 = p->species;
+	p->radius = s0->radius;
+	p->radiusSpread = s0->radiusSpread;
+	p->velocity = s0->velocity;
+	p->lifetime = s0->lifetime;
+	p->overLife = s0->overLife;
+	if (list)
+	{
+		bsPushIndex(c, 0);
+	}
+	if (!bsReadBool(c, first, "accumulate", false, &p->accumulate))
 	{
 		return false;
 	}
@@ -1075,11 +1233,16 @@ static bool bsReadInteractionKeys(bsCtx* c, const cJSON* v, bsInteractionDef* d)
 // material the interaction's type is the material's: an object may leave it out, another is an error.
 static bool bsReadInteraction(bsCtx* c, const cJSON* root, bsConfig* config)
 {
-	const cJSON* particles = bsMember(root, "particles");
+	const cJSON* all = bsMember(root, "particles");
+	const cJSON* particles = cJSON_IsArray(all) ? all->child : all;  // a list's particles[0]
 	const cJSON* v = bsMember(particles, "interaction");
 	bsInteractionDef* d = &config->step.interaction;
 	const char** material = &config->particles.material;
 	size_t mark = bsPushKey(c, "particles");
+	if (cJSON_IsArray(all))
+	{
+		bsPushIndex(c, 0);
+	}
 	if (!bsReadFluidMaterial(c, particles, d, material))
 	{
 		return false;
@@ -1536,6 +1699,162 @@ static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r, const c
 	return true;
 }
 
+// --- Interactions between species ---
+
+// between[i] (the path at it): the index of a species named so, else an error naming the species.
+static bool bsReadSpeciesRef(bsCtx* c, const cJSON* v, const bsParticlesConfig* pc, int* out)
+{
+	if (!cJSON_IsString(v))
+	{
+		return bsFailExpected(c, "a species' name (particles[k].name)", v);
+	}
+	const char* names[BS_MAX_SPECIES];
+	for (int k = 0; k < pc->speciesCount; ++k)
+	{
+		names[k] = pc->species[k].name;
+		if (strcmp(v->valuestring, names[k]) == 0)
+		{
+			*out = k;
+			return true;
+		}
+	}
+	const char* near = bsClosest(v->valuestring, names, pc->speciesCount);
+	char list[512];
+	bsJoinNames(list, sizeof list, names, pc->speciesCount, true);
+	if (near != NULL)
+	{
+		return bsFail(c, "no species \"%.64s\" (did you mean \"%s\"?)", v->valuestring, near);
+	}
+	return bsFail(c, "no species \"%.64s\" (species: %s)", v->valuestring, list);
+}
+
+// One rule, interactions[i]: its pair, then its settings over the pair's (the interaction's so far).
+static bool bsReadSpeciesPair(bsCtx* c, const cJSON* v, void* element, void* user)
+{
+	(void)element;
+	bsConfig* config = user;
+	const bsParticlesConfig* pc = &config->particles;
+	if (!cJSON_IsObject(v))
+	{
+		return bsFailExpected(c, bsSpeciesPairSchema.what, v);
+	}
+	const cJSON* between = bsMember(v, "between");
+	if (!bsCheckKeys(c, v, bsSpeciesPairKeys, BS_COUNT(bsSpeciesPairKeys)))
+	{
+		return false;
+	}
+	if (between == NULL)
+	{
+		return bsMissing(c, "between");
+	}
+	size_t mark = bsPushKey(c, "between");
+	if (!cJSON_IsArray(between) || cJSON_GetArraySize(between) != 2)
+	{
+		return bsFailExpected(c, "2 species' names", between);
+	}
+	int ab[2];
+	for (int k = 0; k < 2; ++k)
+	{
+		size_t imark = bsPushIndex(c, k);
+		if (!bsReadSpeciesRef(c, cJSON_GetArrayItem(between, k), pc, ab + k))
+		{
+			return false;
+		}
+		bsPop(c, imark);
+	}
+	bsPop(c, mark);
+	int n = pc->speciesCount;
+	bsSpeciesPair rule = config->speciesPairs[ab[0] * n + ab[1]];
+	if (!bsReadBool(c, v, "interact", rule.interact, &rule.interact) ||
+		!bsReadNumber(c, v, "restitution", false, &(bsRange){0.0, 1.0, true, "a number > 0 and <= 1"}, rule.restitution,
+			&rule.restitution) ||
+		!bsReadNumber(c, v, "friction", false, &bsNonNegative, rule.friction, &rule.friction))
+	{
+		return false;
+	}
+	config->speciesPairs[ab[0] * n + ab[1]] = rule;
+	config->speciesPairs[ab[1] * n + ab[0]] = rule;
+	return true;
+}
+
+// interactions, when given: the table of rules between species (step.h: bsSpeciesPair), every pair
+// interacting with the interaction's restitution and friction unless a rule says otherwise; for the pair
+// interactions (repulsion, granular) only.
+static bool bsReadInteractions(bsCtx* c, const cJSON* root, bsConfig* config)
+{
+	const cJSON* v;
+	int count;
+	if (!bsReadArray(c, root, "interactions", "an array of rules between species", &v, &count))
+	{
+		return false;
+	}
+	if (v == NULL)
+	{
+		return true;
+	}
+	int type = config->step.interaction.type;
+	if (type != bs_interactionRepulsion && type != bs_interactionGranular)
+	{
+		bsPushKey(c, "interactions");
+		return bsFail(c, "rules between species need particles.interaction \"repulsion\" or \"granular\", not \"%s\"",
+			bsInteractionName((bsInteractionType)type));
+	}
+	int n = config->particles.speciesCount;
+	config->speciesPairs = calloc((size_t)(n * n), sizeof(bsSpeciesPair));
+	if (config->speciesPairs == NULL)
+	{
+		return bsOutOfMemory(c);
+	}
+	for (int k = 0; k < n * n; ++k)
+	{
+		bsSpeciesPair all = {true, config->step.interaction.restitution, config->step.interaction.friction};
+		config->speciesPairs[k] = all;
+	}
+	int read = 0;
+	if (!bsReadElements(c, "interactions", v, bsReadSpeciesPair, config->speciesPairs, 0, &read, config))
+	{
+		return false;
+	}
+	config->step.speciesPairs = config->speciesPairs;
+	config->step.speciesCount = n;
+	return true;
+}
+
+// Several species draw as blobs, one set of blob objects each: the mesh surface (one field polygonized)
+// and the instances (one object) draw one species, so they are refused with several.
+// render.motion_blur's sub-frame samples are one set of particles in the scene's material, drawn at
+// their collision radii: several species or over-life ramps would be lost in them.
+static bool bsCheckBlurLooks(bsCtx* c, const bsConfig* config)
+{
+	const bsParticlesConfig* pc = &config->particles;
+	bool ramps = bsOverLife_Any(&pc->overLife);
+	for (int k = 0; k < pc->speciesCount; ++k)
+	{
+		ramps = ramps || bsOverLife_Any(&pc->species[k].overLife);
+	}
+	if (!config->render.motionBlur.enabled || (pc->speciesCount <= 1 && !ramps))
+	{
+		return true;
+	}
+	bsPushKey(c, "render");
+	bsPushKey(c, "motion_blur");
+	return bsFail(c, "draws one set of particles in one material: it cannot go with %s",
+		pc->speciesCount > 1 ? "several species" : "particles.over_life");
+}
+
+static bool bsCheckSpeciesLooks(bsCtx* c, const bsConfig* config)
+{
+	int n = config->particles.speciesCount;
+	if (n <= 1 || (config->render.surface == bs_surfaceBlobs && !config->render.instances.enabled))
+	{
+		return true;
+	}
+	bsPushKey(c, "render");
+	bsPushKey(c, config->render.instances.enabled ? "instances" : "surface");
+	return bsFail(c, "draws one species, and particles has %d: with several species the particles are blobs "
+		"(render.surface \"blob\", no render.instances)", n);
+}
+
 // The per-frame cache and the checkpoints are written with the frames: both need output.frame_every.
 static bool bsReadOutput(bsCtx* c, const cJSON* root, bsOutputConfig* out)
 {
@@ -1580,8 +1899,10 @@ bool bsReadConfig(bsCtx* c, const cJSON* root, bsConfig* config)
 	config->step = bsDefaultStepDef();
 	return bsReadEnvironment(c, root, &config->environment) &&
 		bsReadParticles(c, root, &config->particles) && bsReadInteraction(c, root, config) &&
+		bsReadInteractions(c, root, config) &&
 		bsReadMotion(c, root, config) &&
 		bsReadCollision(c, root, &config->step) &&
 		bsReadRender(c, root, &config->render, bsFluidMaterial_Look(config->particles.material)) &&
-		bsReadOutput(c, root, &config->output) && bsReadFieldConfig(c, root, &config->field);
+		bsCheckSpeciesLooks(c, config) && bsCheckBlurLooks(c, config) && bsReadOutput(c, root, &config->output) &&
+		bsReadFieldConfig(c, root, &config->field);
 }

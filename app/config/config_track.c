@@ -94,3 +94,59 @@ bool bsReadTrack(bsCtx* c, const cJSON* parent, const char* key, bool required, 
 	bsPop(c, mark);
 	return true;
 }
+
+// Every key's value of track in each (x alone when scalar): else an error at key[k].value (and its
+// component when not scalar). The path is at the track.
+static bool bsCheckRampValues(bsCtx* c, const cJSON* v, bool scalar, const bsRange* each, const bsTrack* track)
+{
+	for (int k = 0; k < track->count; ++k)
+	{
+		double x[3] = {track->value[k].x, track->value[k].y, track->value[k].z};
+		for (int i = 0; i < (scalar ? 1 : 3); ++i)
+		{
+			if (bsInRange(x[i], each))
+			{
+				continue;
+			}
+			char got[32];
+			bsFormatNumber(x[i], got);
+			if (bsIsKeys(v))
+			{
+				bsPushIndex(c, k);
+				bsPushKey(c, "value");
+			}
+			if (!scalar)
+			{
+				bsPushIndex(c, i);
+			}
+			return bsFail(c, "expected %s, got %s", each->what, got);
+		}
+	}
+	return true;
+}
+
+bool bsReadRamp(bsCtx* c, const cJSON* parent, const char* key, bool scalar, const bsRange* each, bsTrack* out,
+	bool* given)
+{
+	const cJSON* v = bsMember(parent, key);
+	*given = v != NULL;
+	if (v == NULL)
+	{
+		return true;
+	}
+	if (!bsIsKeys(v))
+	{
+		bsVec3 value = bsV3(0.0, 0.0, 0.0);
+		bool ok = scalar ? bsReadNumber(c, parent, key, true, each, 0.0, &value.x)
+						 : bsReadVec3(c, parent, key, true, each, "3 numbers", value, &value);
+		*out = bsConstantTrack(value);
+		return ok;
+	}
+	size_t mark = bsPushKey(c, key);
+	if (!bsReadKeys(c, v, scalar, out) || !bsCheckRampValues(c, v, scalar, each, out))
+	{
+		return false;
+	}
+	bsPop(c, mark);
+	return true;
+}

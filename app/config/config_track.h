@@ -20,3 +20,10 @@ bool bsReadKeys(bsCtx* c, const cJSON* v, bool scalar, bsTrack* out);
 // the JSON path (motion.wind.velocity[2].time: ...). Absent: *out is left as it is, and a required key
 // is an error.
 bool bsReadTrack(bsCtx* c, const cJSON* parent, const char* key, bool required, bsTrack* out);
+
+// parent[key], a ramp over a particle's life (particles.over_life): one value, or keys as bsReadKeys
+// reads them whose times are ages; a value is a number when scalar (kept in x), else 3 numbers, each in
+// `each`, a failure naming the key's value (particles.over_life.opacity[1].value: expected a number
+// from 0 to 1, got 2). *given says whether the key is there (absent: *out left as it is).
+bool bsReadRamp(bsCtx* c, const cJSON* parent, const char* key, bool scalar, const bsRange* each, bsTrack* out,
+	bool* given);

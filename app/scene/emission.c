@@ -30,7 +30,7 @@ void bsEmission_Free(bsEmission* e)
 }
 
 // A file's particles as the engine takes them, each checked; false with `file: vertex K: ...`.
-static bool bsListFromPly(const bsPlyData* d, const bsParticlesConfig* pc, const char* file,
+static bool bsListFromPly(const bsPlyData* d, const bsSpeciesConfig* pc, const char* file,
 	bsParticleDef** out, char* err, size_t errlen)
 {
 	*out = malloc((d->count + 1) * sizeof(bsParticleDef));
@@ -80,7 +80,9 @@ static bool bsNoGroup(const bsEnvironment* env, const bsConfig* c, int k, uint32
 	char* err, size_t errlen)
 {
 	const bsEmitterConfig* em = c->particles.emitters + k;
-	int n = snprintf(err, errlen, "%s: particles.emitters[%d].group: no group '%s' in %s (groups:", c->path, k,
+	char at[64];
+	bsEmitterConfig_Path(&c->particles, k, at, sizeof(at));
+	int n = snprintf(err, errlen, "%s: %s.group: no group '%s' in %s (groups:", c->path, at,
 		em->group, c->environment.meshes[em->mesh].file);
 	for (uint32_t g = first; g < end && n > 0 && (size_t)n < errlen; ++g)
 	{
@@ -110,6 +112,8 @@ static bool bsSurfaceOf(bsEmission* e, const bsConfig* c, int k, const bsTriangl
 	double area, char* err, size_t errlen)
 {
 	const bsEmitterConfig* em = c->particles.emitters + k;
+	char at[64];
+	bsEmitterConfig_Path(&c->particles, k, at, sizeof(at));
 	bsSurface* s = e->surfaces + k;
 	*s = em->emitter.surface;
 	s->triangles = triangles;
@@ -121,15 +125,15 @@ static bool bsSurfaceOf(bsEmission* e, const bsConfig* c, int k, const bsTriangl
 		bsOrientation_Outside(s->triangles, (uint32_t)count, e->turn[k], e->orientation + k);
 	if (r != bs_ok)
 	{
-		snprintf(err, errlen, "%s: particles.emitters[%d]: cannot tell the outside of %s: %s", c->path, k,
+		snprintf(err, errlen, "%s: %s: cannot tell the outside of %s: %s", c->path, at,
 			bsSurfaceFile(c, em), bsResultString(r));
 		return false;
 	}
 	s->turn = e->turn[k];
 	if (!ok)
 	{
-		snprintf(err, errlen, "%s: particles.emitters[%d].%s: no triangle to emit from (%s%s%s of %s: %s)",
-			c->path, k, em->group != NULL ? "group" : em->body >= 0 ? "body" : "mesh", em->group != NULL ? "group '" : "every group",
+		snprintf(err, errlen, "%s: %s.%s: no triangle to emit from (%s%s%s of %s: %s)",
+			c->path, at, em->group != NULL ? "group" : em->body >= 0 ? "body" : "mesh", em->group != NULL ? "group '" : "every group",
 			em->group != NULL ? em->group : "", em->group != NULL ? "'" : "", bsSurfaceFile(c, em),
 			isfinite(area) ? "every triangle degenerate after the transform" : "an area beyond a double");
 		return false;
@@ -143,10 +147,12 @@ static bool bsSurfaceFromEnvironment(bsEmission* e, const bsEnvironment* env, co
 {
 	const bsEmitterConfig* em = c->particles.emitters + k;
 	int meshes = c->environment.meshCount;
+	char at[64];
+	bsEmitterConfig_Path(&c->particles, k, at, sizeof(at));
 	if (em->mesh >= meshes)
 	{
-		snprintf(err, errlen, "%s: particles.emitters[%d].mesh: no mesh %d (the environment has %d mesh%s)",
-			c->path, k, em->mesh, meshes, meshes == 1 ? "" : "es");
+		snprintf(err, errlen, "%s: %s.mesh: no mesh %d (the environment has %d mesh%s)",
+			c->path, at, em->mesh, meshes, meshes == 1 ? "" : "es");
 		return false;
 	}
 	uint32_t first, end;
@@ -190,17 +196,19 @@ static bool bsSurfaceOnBody(bsEmission* e, const bsEnvironment* env, const bsCon
 	const bsEmitterConfig* em = c->particles.emitters + k;
 	const bsBody* body = bsEnvBodies_Body(env->bodies, em->body);
 	int bodies = c->environment.bodyCount;
+	char at[64];
+	bsEmitterConfig_Path(&c->particles, k, at, sizeof(at));
 	if (body == NULL || bsBody_Kind(body) == bs_motionDynamic)
 	{
 		if (body == NULL)
 		{
-			snprintf(err, errlen, "%s: particles.emitters[%d].body: no body %d (the environment has %d bod%s)", c->path,
-				k, em->body, bodies, bodies == 1 ? "y" : "ies");
+			snprintf(err, errlen, "%s: %s.body: no body %d (the environment has %d bod%s)", c->path,
+				at, em->body, bodies, bodies == 1 ? "y" : "ies");
 		}
 		else
 		{
-			snprintf(err, errlen, "%s: particles.emitters[%d].body: body %d is dynamic (an emitter rides a keyed or "
-				"deforming body only)", c->path, k, em->body);
+			snprintf(err, errlen, "%s: %s.body: body %d is dynamic (an emitter rides a keyed or "
+				"deforming body only)", c->path, at, em->body);
 		}
 		return false;
 	}
@@ -252,7 +260,7 @@ bool bsEmission_Load(bsEmission* e, const bsConfig* c, const bsEnvironment* env,
 			continue;
 		}
 		bsPlyData d;
-		bool ok = bsPly_Read(file, &d, err, errlen) && bsListFromPly(&d, pc, file, e->lists + k, err, errlen);
+		bool ok = bsPly_Read(file, &d, err, errlen) && bsListFromPly(&d, pc->species + pc->emitters[k].species, file, e->lists + k, err, errlen);
 		e->listCounts[k] = d.count;
 		bool overTime = pc->emitters[k].rate > 0.0 || pc->emitters[k].rateKeys.count > 0;
 		n += overTime ? 0 : d.count;  // a rate's count is in particleCount
@@ -283,7 +291,9 @@ bool bsEmission_DescribeWinding(const bsEmission* e, const bsConfig* c, int k, c
 	}
 	const char* file = bsSurfaceFile(c, c->particles.emitters + k);
 	size_t faces = e->surfaces[k].count;
-	int n = snprintf(out, size, "particles.emitters[%d]: %" PRIu32 " of %zu faces of %s %s", k, o->inward, faces, file,
+	char at[64];
+	bsEmitterConfig_Path(&c->particles, k, at, sizeof(at));
+	int n = snprintf(out, size, "%s: %" PRIu32 " of %zu faces of %s %s", at, o->inward, faces, file,
 		o->inward == 1 ? "is wound inward" : "are wound inward");
 	if (o->open > 0 && n > 0 && (size_t)n < size)
 	{
@@ -302,13 +312,15 @@ bsResult bsEmission_AddToWorld(const bsEmission* e, const bsConfig* c, bsWorld* 
 	const bsParticlesConfig* pc = &c->particles;
 	for (int k = 0; k < pc->emitterCount; ++k)
 	{
+		const bsSpeciesConfig* sp = pc->species + pc->emitters[k].species;  // its particles' kind
 		bsEmitterDef def = bsDefaultEmitterDef();
 		def.start = pc->emitters[k].start;
 		def.stop = pc->emitters[k].stop;
 		def.rate = pc->emitters[k].rate;
 		def.rateKeys = pc->emitters[k].rateKeys;
 		def.motion = pc->emitters[k].motion;
-		def.lifetime = pc->lifetime;
+		def.lifetime = sp->lifetime;
+		def.species = (uint8_t)pc->emitters[k].species;
 		if (pc->emitters[k].file != NULL)
 		{
 			def.shape.type = bs_emitterList;
@@ -322,9 +334,9 @@ bsResult bsEmission_AddToWorld(const bsEmission* e, const bsConfig* c, bsWorld* 
 			{
 				def.shape.surface = e->surfaces[k];
 			}
-			def.radius = pc->radius;
-			def.radiusSpread = pc->radiusSpread;
-			def.velocity = pc->velocity;
+			def.radius = sp->radius;
+			def.radiusSpread = sp->radiusSpread;
+			def.velocity = sp->velocity;
 		}
 		bsResult r = e->bodies[k] != NULL ? bsWorld_AddBodyEmitter(world, &def, e->bodies[k]) : bsWorld_AddEmitter(world, &def);
 		if (r != bs_ok)
@@ -332,6 +344,12 @@ bsResult bsEmission_AddToWorld(const bsEmission* e, const bsConfig* c, bsWorld* 
 			return r;
 		}
 	}
-	// Cells of twice the largest diameter: a particle's query visits a few cells.
-	return pc->accumulate ? bsWorld_AddStuckParticles(world, 4.0 * pc->radius * (1.0 + pc->radiusSpread)) : bs_ok;
+	// Cells of twice the largest diameter of any species: a particle's query visits a few cells.
+	double largest = pc->radius * (1.0 + pc->radiusSpread);
+	for (int k = 0; k < pc->speciesCount; ++k)
+	{
+		double r = pc->species[k].radius * (1.0 + pc->species[k].radiusSpread);
+		largest = r > largest ? r : largest;
+	}
+	return pc->accumulate ? bsWorld_AddStuckParticles(world, 4.0 * largest) : bs_ok;
 }

@@ -4,6 +4,7 @@
 #include "output_writers.h"
 
 #include "array.h"
+#include "over_life.h"
 #include "particle_cache.h"
 
 #include "blobsim/world.h"
@@ -41,27 +42,29 @@ bool bsOutputCache_Prepare(const bsConfig* c, const char* dir, bsCreatedFolders*
 	return true;
 }
 
+// The cache's colours: particle i's species' over_life colour and opacity at its age (looks: the context).
+static void bsCacheOutput_Color(const void* looks, size_t i, double age, float rgba[4])
+{
+	const bsOutputContext* o = looks;
+	bsOverLife_Color(bsOverLife_Of(&o->config->particles, o->particles, i), age, rgba);
+}
+
 static bool bsCacheOutput_Write(bsOutputContext* o, int frame, char* err, size_t errlen)
 {
 	if (!o->config->output.cache)
 	{
 		return true;
 	}
-	const bsParticles* p = o->particles;
-	if (!BS_ARRAY_RESERVE(o->ages, o->ageCapacity, p->count > 0 ? p->count : 1))
+	if (!bsOutput_Ages(o, err, errlen))
 	{
-		snprintf(err, errlen, "%s/%s: out of memory for %zu ages", o->dir, BS_OUTPUT_CACHE_NAME, p->count);
 		return false;
 	}
 	double now = bsWorld_Time(o->world);
-	for (size_t i = 0; i < p->count; ++i)
-	{
-		o->ages[i] = now - bsWorld_BirthTime(o->world, i);
-	}
 	char name[64], path[bs_outputPathMax];
 	snprintf(name, sizeof(name), "%s/frame_%04d.ply", BS_OUTPUT_CACHE_NAME, frame);
 	bsOutput_Path(path, o->dir, name);
-	bsParticleCache cache = {p, o->ages, NULL, frame, now, o->config->step.interaction.rotation};
+	bsParticleCache cache = {o->particles, o->ages, frame, now, o->config->step.interaction.rotation,
+		bsOverLife_AnyColor(&o->config->particles) ? bsCacheOutput_Color : NULL, o};
 	return bsParticleCache_Write(path, &cache, err, errlen);
 }
 

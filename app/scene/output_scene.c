@@ -2,23 +2,86 @@
 // mesh mode (render.surface) its surface files first (scene_surface.h).
 #include "output_writers.h"
 
+#include "array.h"
+#include "over_life.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
+// Room in the drawn arrays for n particles (colours and velocities only when asked for).
+static bool bsSceneOutput_Reserve(bsOutputContext* o, size_t n, bool velocities, bool colors)
+{
+	if (n <= o->drawnCapacity && (!velocities || o->velocities != NULL) && (!colors || o->colors != NULL))
+	{
+		return true;
+	}
+	size_t capacity = n > 2 * o->drawnCapacity ? n : 2 * o->drawnCapacity;
+	return BS_ARRAY_RESIZE(o->centers, capacity) && BS_ARRAY_RESIZE(o->radii, capacity) &&
+		(!velocities || BS_ARRAY_RESIZE(o->velocities, capacity)) &&
+		(!colors || BS_ARRAY_RESIZE(o->colors, 4 * capacity)) && (o->drawnCapacity = capacity, true);
+}
+
+// The drawn particles (not escaped) of each species, species after species, into the context's arrays:
+// first[s] .. first[s + 1] are species s's. Each one's drawn radius and colour from its species' ramps
+// at its age.
+static void bsSceneOutput_Compact(bsOutputContext* o, bool velocities, bool colors, int species, size_t* first)
+{
+	const bsParticles* p = o->particles;
+	const bsParticlesConfig* pc = &o->config->particles;
+	bool ages = bsOverLife_AnySpecies(pc);
+	size_t at[BS_MAX_SPECIES + 1] = {0};
+	for (size_t i = 0; i < p->count; ++i)
+	{
+		at[bsSpecies_Of(pc, p, i) + 1] += p->state[i] != bs_particleEscaped;
+	}
+	for (int s = 0; s < species; ++s)
+	{
+		at[s + 1] += at[s];
+		first[s] = at[s];
+	}
+	first[species] = at[species];
+	for (size_t i = 0; i < p->count; ++i)
+	{
+		if (p->state[i] == bs_particleEscaped)
+		{
+			continue;
+		}
+		size_t n = at[bsSpecies_Of(pc, p, i)]++;
+		const bsOverLifeConfig* life = bsOverLife_Of(pc, p, i);
+		double age = ages ? o->ages[i] : 0.0;
+		o->centers[n] = p->position[i];
+		o->radii[n] = p->radius[i] * bsOverLife_RadiusScale(life, age);
+		if (velocities)
+		{
+			o->velocities[n] = p->velocity[i];
+		}
+		if (colors)
+		{
+			bsOverLife_Color(life, age, o->colors + 4 * n);
+		}
+	}
+}
+
 // Escaped particles have left the scene: they are in particles.ply but not drawn. The writer reads
-// the particle arrays directly; compacted copies are made (once, then reused) only when some particle
-// has escaped, so a run needs no memory per particle beyond the particles themselves.
+// the particle arrays directly; compacted copies are made (once, then grown and reused) only when some
+// particle has escaped, particles.over_life changes their looks (drawn radii and colours from their
+// ages, made for the write) or there are several species (each its own blob objects and material), so a
+// run without any of these needs no memory per particle beyond the particles.
 static bool bsSceneOutput_Write(bsOutputContext* o, int frame, char* err, size_t errlen)
 {
 	char name[32], path[bs_outputPathMax];
 	bsOutput_SceneName(name, sizeof(name), frame);
 	bsOutput_Path(path, o->dir, name);
 	const bsParticles* p = o->particles;
+	const bsParticlesConfig* pc = &o->config->particles;
 	bsPovScene* scene = o->scene;
 	uint64_t counts[bs_particleStateCount];
 	bsParticles_CountStates(p, counts);
 	bool velocities = scene->particles.instances.object != NULL && o->config->render.instances.velocity;
-	if (counts[bs_particleEscaped] == 0)
+	bool colors = bsOverLife_AnyColor(pc);
+	int species = pc->speciesCount > 1 ? pc->speciesCount : 1;
+	scene->particles.colors = NULL;
+	if (counts[bs_particleEscaped] == 0 && !bsOverLife_AnySpecies(pc) && species == 1)
 	{
 		scene->particles.instances.velocities = velocities ? p->velocity : NULL;
 		scene->particles.centers = p->position;
@@ -26,36 +89,40 @@ static bool bsSceneOutput_Write(bsOutputContext* o, int frame, char* err, size_t
 		scene->particles.count = p->count;
 		return bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
 	}
-	if (o->centers == NULL)
+	if (!bsSceneOutput_Reserve(o, p->count + 1, velocities, colors))
 	{
-		o->centers = malloc((p->count + 1) * sizeof(bsVec3));
-		o->radii = malloc((p->count + 1) * sizeof(double));
-		o->velocities = velocities ? malloc((p->count + 1) * sizeof(bsVec3)) : NULL;
-		if (o->centers == NULL || o->radii == NULL || (velocities && o->velocities == NULL))
-		{
-			snprintf(err, errlen, "%s: out of memory", path);
-			return false;
-		}
+		snprintf(err, errlen, "%s: out of memory", path);
+		return false;
 	}
-	size_t n = 0;
-	for (size_t i = 0; i < p->count; ++i)
+	if (bsOverLife_AnySpecies(pc) && !bsOutput_Ages(o, err, errlen))
 	{
-		if (p->state[i] != bs_particleEscaped)
-		{
-			o->centers[n] = p->position[i];
-			o->radii[n] = p->radius[i];
-			if (velocities)
-			{
-				o->velocities[n] = p->velocity[i];
-			}
-			++n;
-		}
+		return false;
 	}
-	scene->particles.centers = o->centers;
-	scene->particles.radii = o->radii;
-	scene->particles.instances.velocities = o->velocities;
-	scene->particles.count = n;
-	return bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
+	size_t first[BS_MAX_SPECIES + 1];
+	bsSceneOutput_Compact(o, velocities, colors, species, first);
+	// Species 0 is the scene's particles; each other species a set of its own, with its look.
+	bsPovParticles sets[BS_MAX_SPECIES];
+	const char* material = scene->particles.material;
+	for (int s = 0; s < species; ++s)
+	{
+		bsPovParticles* set = s == 0 ? &scene->particles : sets + s - 1;
+		*set = scene->particles;
+		const bsSpeciesConfig* sp = pc->speciesCount > 0 ? pc->species + s : NULL;
+		const bsOverLifeConfig* life = sp != NULL ? &sp->overLife : &pc->overLife;
+		set->material = sp != NULL && sp->hasLook ? sp->look.texture : material;
+		set->centers = o->centers + first[s];
+		set->radii = o->radii + first[s];
+		set->instances.velocities = velocities ? o->velocities + first[s] : NULL;
+		set->colors = life->hasColor || life->hasOpacity ? o->colors + 4 * first[s] : NULL;
+		set->count = first[s + 1] - first[s];
+	}
+	scene->moreParticles = sets;
+	scene->moreParticleCount = (size_t)species - 1;
+	bool ok = bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
+	scene->particles.material = material;
+	scene->moreParticles = NULL;
+	scene->moreParticleCount = 0;
+	return ok;
 }
 
 // render.motion_blur: the snapshot's earlier samples, each a scene of its own (motion_blur.h), with
@@ -84,6 +151,7 @@ static bool bsSceneOutput_WriteBlur(bsOutputContext* o, int frame, char* err, si
 		scene->particles.radii = s->radii;
 		scene->particles.instances.velocities = velocities ? s->velocities : NULL;
 		scene->particles.count = s->count;
+		scene->particles.colors = NULL;  // the samples carry no colours (refused with them: config_read.c)
 		if (!bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen))
 		{
 			return false;

@@ -1,6 +1,9 @@
 // output_writers.c — the table of output writers (output_writers.h) and its walk.
 #include "output_writers.h"
+#include "array.h"
 #include "core.h"
+
+#include "blobsim/world.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +36,10 @@ void bsOutputContext_Free(bsOutputContext* context)
 	free(context->centers);
 	free(context->radii);
 	free(context->velocities);
+	free(context->colors);
 	free(context->ages);
+	context->colors = NULL;
+	context->drawnCapacity = 0;
 	context->velocities = NULL;
 	context->centers = NULL;
 	context->radii = NULL;
@@ -61,4 +67,24 @@ void bsOutput_BlurSceneName(char* out, size_t size, int frame, int sample)
 	char scene[32];
 	bsOutput_SceneName(scene, sizeof(scene), frame);
 	snprintf(out, size, "%.*s_blur%d.pov", (int)(strlen(scene) - 4), scene, sample);
+}
+
+bool bsOutput_Ages(bsOutputContext* o, char* err, size_t errlen)
+{
+	if (o->world == NULL)
+	{
+		return true;
+	}
+	const bsParticles* p = o->particles;
+	if (!BS_ARRAY_RESERVE(o->ages, o->ageCapacity, p->count > 0 ? p->count : 1))
+	{
+		snprintf(err, errlen, "%s: out of memory for %zu ages", o->dir, p->count);
+		return false;
+	}
+	double now = bsWorld_Time(o->world);
+	for (size_t i = 0; i < p->count; ++i)
+	{
+		o->ages[i] = now - bsWorld_BirthTime(o->world, i);
+	}
+	return true;
 }

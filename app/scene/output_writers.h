@@ -42,12 +42,14 @@ typedef struct bsOutputContext
 	const bsParticles* particles;
 	bsPovScene* scene;              // camera, lights, environment, bodies; its particles are set per write
 	bsSceneSurface* surface;        // render.surface: blobs, or a mesh beside each scene (and its totals)
-	bsVec3* centers;                // the particles that have not escaped, made when some have
-	double* radii;
+	bsVec3* centers;                // the particles drawn (not escaped), made when some have escaped or
+	double* radii;                  // particles.over_life changes their looks; drawnCapacity of each
 	bsVec3* velocities;             // theirs, with render.instances oriented by velocity
+	float* colors;                  // theirs, 4 a particle, with an over_life colour or opacity ramp
+	size_t drawnCapacity;
 	const struct bsWorld* world;    // the world stepping the particles, while frames are written (their
 	                                // time and ages); NULL for the final state
-	double* ages;                   // the cache's ages, ageCapacity of them
+	double* ages;                   // the particles' ages (bsOutput_Ages), ageCapacity of them
 	size_t ageCapacity;
 	const bsMotionBlur* blur;       // render.motion_blur's samples of the snapshot; NULL: none
 } bsOutputContext;
@@ -74,6 +76,11 @@ bool bsOutputCache_Prepare(const bsConfig* config, const char* dir, bsCreatedFol
 // Walks the table for a snapshot: the final state's writers (bs_outputScene) when frame < 0, else
 // frame's (bs_outputFrame; 0: the initial state), in table order, until one fails.
 bool bsOutputWriters_Write(bsOutputContext* context, int frame, char* err, size_t errlen);
+
+// Fills context->ages with every particle's age from the world, while there is one; without a world
+// (the final state) they stay as the last call left them: the run calls it once more after its last
+// step. False with a message when out of memory.
+bool bsOutput_Ages(bsOutputContext* context, char* err, size_t errlen);
 
 // Frees the compacted particle arrays.
 void bsOutputContext_Free(bsOutputContext* context);

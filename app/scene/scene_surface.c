@@ -1,4 +1,5 @@
 #include "scene_surface.h"
+#include "surface_colors.h"
 
 #include "ply.h"
 #include "surface_cost.h"
@@ -154,12 +155,23 @@ static bool bsWriteSurfaceFiles(bsSceneSurface* s, const char* path, const bsPov
 	fd.positionDecimals = bsSurfaceFile_Decimals(spacing, bsPositionStep);
 	fd.normalDecimals = bsNormalDecimals;
 	fd.comment = comment;
+	bsSurfaceColors colors;
+	memset(&colors, 0, sizeof(colors));
+	if (ps->colors != NULL && mesh->triangleCount > 0 && !bsSurfaceColors_Build(ps, mesh, &colors))
+	{
+		snprintf(err, errlen, "%s: out of memory colouring the particles' surface", path);
+		return false;
+	}
+	fd.palette = colors.palette;
+	fd.paletteCount = colors.paletteCount;
+	fd.vertexColor = colors.vertexColor;
 	bool ok = bsSceneSurface_IncludePath(path, file, sizeof(file));
 	if (!ok)
 	{
 		snprintf(err, errlen, "%s: path too long", path);
 	}
 	ok = ok && bsSurfaceFile_WritePov(file, &fd, err, errlen);
+	bsSurfaceColors_Free(&colors);
 	if (ok)
 	{
 		snprintf(include, includeSize, "%s", bsBaseName(file));
@@ -179,7 +191,7 @@ static bool bsWriteSurfaceFiles(bsSceneSurface* s, const char* path, const bsPov
 // when the scene's are uniform); *kept their count. *centers NULL when the particles are not valid
 // (bsPov_WriteScene, given them whole, names the problem). False when out of memory.
 static bool bsCullParticles(bsSceneSurface* s, const bsPovScene* scene, bsVec3** centers, double** radii,
-	size_t* kept)
+	float** colors, size_t* kept)
 {
 	const bsPovParticles* ps = &scene->particles;
 	double uniform;
@@ -208,7 +220,8 @@ static bool bsCullParticles(bsSceneSurface* s, const bsPovScene* scene, bsVec3**
 	ok = r == bs_ok;
 	*centers = ok ? malloc((ps->count - dropped + 1) * sizeof(bsVec3)) : NULL;
 	*radii = ok && ps->radii != NULL ? malloc((ps->count - dropped + 1) * sizeof(double)) : NULL;
-	ok = ok && *centers != NULL && (ps->radii == NULL || *radii != NULL);
+	*colors = ok && ps->colors != NULL ? malloc((ps->count - dropped + 1) * 4 * sizeof(float)) : NULL;
+	ok = ok && *centers != NULL && (ps->radii == NULL || *radii != NULL) && (ps->colors == NULL || *colors != NULL);
 	*kept = 0;
 	for (size_t i = 0; ok && i < ps->count; ++i)
 	{
@@ -218,6 +231,10 @@ static bool bsCullParticles(bsSceneSurface* s, const bsPovScene* scene, bsVec3**
 			if (ps->radii != NULL)
 			{
 				(*radii)[*kept] = ps->radii[i];
+			}
+			if (ps->colors != NULL)
+			{
+				memcpy(*colors + 4 * *kept, ps->colors + 4 * i, 4 * sizeof(float));
 			}
 			*kept += 1;
 		}
@@ -244,11 +261,13 @@ static bool bsWriteBlobScene(bsSceneSurface* s, const char* path, bsPovScene* sc
 	}
 	bsVec3* centers = NULL;
 	double* radii = NULL;
+	float* colors = NULL;
 	size_t kept = 0;
-	if (!bsCullParticles(s, scene, &centers, &radii, &kept))
+	if (!bsCullParticles(s, scene, &centers, &radii, &colors, &kept))
 	{
 		free(centers);
 		free(radii);
+		free(colors);
 		snprintf(err, errlen, "%s: out of memory finding the blob components that cannot change the surface", path);
 		return false;
 	}
@@ -260,12 +279,14 @@ static bool bsWriteBlobScene(bsSceneSurface* s, const char* path, bsPovScene* sc
 	scene->positionStep = bsPov_PositionStep(scene);
 	scene->particles.centers = centers;
 	scene->particles.radii = radii;
+	scene->particles.colors = colors;
 	scene->particles.count = kept;
 	bool ok = bsPov_WriteScene(path, scene, err, errlen);
 	scene->particles = whole;
 	scene->positionStep = step;
 	free(centers);
 	free(radii);
+	free(colors);
 	return ok;
 }
 

@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #define BS_CHECKPOINT_MAGIC "blobsim checkpoint\n"  // the file's first bytes (19)
-#define BS_CHECKPOINT_VERSION 2u  // 2: the spins ('SPIN') and the rolling springs ('ROLL')
+#define BS_CHECKPOINT_VERSION 3u  // 2: the spins ('SPIN') and the rolling springs ('ROLL'); 3: species ('SPEC')
 
 // A growable byte buffer. A failed allocation makes it `failed` (sticky) and every later put a no-op.
 // With a sink, it streams: once it holds flushAt bytes (0: 1 MiB) and no back-patched section is open,

@@ -141,6 +141,7 @@ typedef struct bsEmitterDef
 	// The emitter's motion (bsEmitterMotion): every particle placed by the shape is moved into the
 	// world at its birth time (bsEmitterDef_BirthTime) [no tracks: the shape as it is].
 	bsEmitterMotion motion;
+	uint8_t species;  // the species its particles get (particles.h), set by the world's emit phase [0]
 } bsEmitterDef;
 
 // Fills a def with the defaults: a grid of one particle in the unit cube, radius 1, at rest, emitted

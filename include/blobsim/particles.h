@@ -1,5 +1,5 @@
-// particles.h — the particle set, as arrays (61 bytes a particle), and the one check every particle
-// passes on its way in, whether an emitter made it or a file held it.
+// particles.h — the particle set, as arrays (61 bytes a particle, 62 with several species), and the
+// one check every particle passes on its way in, whether an emitter made it or a file held it.
 #pragma once
 
 #include "blobsim/base.h"
@@ -31,6 +31,9 @@ typedef struct bsParticles
 	uint32_t* id;      // birth order: the particle's index when it joined the set (Alloc, Append and
 	                   // the emitters set it). Particles never leave a set (expiry marks them
 	                   // escaped), so ids are unique and follow a particle if its slot ever moves.
+	uint8_t* species;  // each particle's species (the config's particles[k]): NULL (all species 0) until
+	                   // a particle of another species joins (bsParticles_SetSpecies); then grown with
+	                   // the others, new slots species 0
 } bsParticles;
 
 // The most particles a set holds: every id fits its uint32_t.
@@ -85,6 +88,11 @@ bsResult bsParticles_EnableSpin(bsParticles* particles);
 // Sets the spin of slot i (< capacity), giving the set its spin array first when it has none and spin
 // is not 0 (bs_errOutOfMemory when that fails).
 bsResult bsParticles_SetSpin(bsParticles* particles, size_t i, bsVec3 spin);
+
+// Sets the species of slots [first, end) (end <= capacity), giving the set its species array first (zeroed)
+// when it has none and species is not 0 (a particle joins as species 0: the world's emit phase sets its
+// emitter's, emitter.h). bs_errOutOfMemory leaves it as it was.
+bsResult bsParticles_SetSpecies(bsParticles* particles, size_t first, size_t end, uint8_t species);
 
 // Frees the arrays and zeroes the set (a zeroed set is an empty one that Append can grow).
 void bsParticles_Free(bsParticles* particles);

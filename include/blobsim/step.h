@@ -392,6 +392,14 @@ typedef struct bsBodyField
 	const bsDistanceGrid* grid;    // built around the body's rest mesh (not NULL)
 } bsBodyField;
 
+// A rule between two species (bsStepDef.speciesPairs).
+typedef struct bsSpeciesPair
+{
+	bool interact;       // the pair exerts forces on each other
+	double restitution;  // granular: e, as bsInteractionDef's
+	double friction;     // granular: Coulomb mu, as bsInteractionDef's
+} bsSpeciesPair;
+
 typedef struct bsStepDef
 {
 	double dt;            // step length, seconds, > 0 [1]
@@ -432,6 +440,13 @@ typedef struct bsStepDef
 	double sleepAcceleration;  // >= 0 [0]
 	double wakeSpeed;          // >= 0 [0: any approaching contact wakes]
 	bsInteractionDef interaction;  // forces between particles [none]
+	// Species (particles.h: bsParticles.species): the rule of each pair of species, speciesCount^2 of
+	// them, row a column b for a particle of species a meeting one of species b (the table symmetric).
+	// The pair kinds (repulsion, granular) only: a pair whose rule does not interact exerts nothing; one
+	// that does takes the rule's restitution and friction in place of the interaction's. A particle
+	// whose species is beyond the table takes the last row's. NULL: every pair as `interaction` [NULL].
+	const struct bsSpeciesPair* speciesPairs;
+	int speciesCount;          // 1 .. 255 with a table
 	// The distance/normal grid's effects (field.h: spring, impact, drag, surface flow), applied in the
 	// forces phase after the other forces, each particle from its own position and velocity and the
 	// grid alone. NULL: none [NULL]. The step borrows the grid: it must outlive the step.

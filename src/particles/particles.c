@@ -91,6 +91,14 @@ bsResult bsParticles_Reserve(bsParticles* p, size_t capacity)
 		}
 		memset(p->spin + p->capacity, 0, (capacity - p->capacity) * sizeof(bsVec3));
 	}
+	if (p->species != NULL)
+	{
+		if (!BS_ARRAY_RESIZE(p->species, capacity))
+		{
+			return bs_errOutOfMemory;
+		}
+		memset(p->species + p->capacity, 0, capacity - p->capacity);
+	}
 	p->capacity = capacity;
 	return bs_ok;
 }
@@ -147,6 +155,23 @@ bsResult bsParticles_Append(bsParticles* p, const bsParticleDef* particle)
 	return bs_ok;
 }
 
+bsResult bsParticles_SetSpecies(bsParticles* p, size_t first, size_t end, uint8_t species)
+{
+	if (p->species == NULL && species != 0)
+	{
+		p->species = calloc(p->capacity > 0 ? p->capacity : 1, 1);
+		if (p->species == NULL)
+		{
+			return bs_errOutOfMemory;
+		}
+	}
+	if (p->species != NULL && first < end)
+	{
+		memset(p->species + first, species, end - first);
+	}
+	return bs_ok;
+}
+
 bsResult bsParticles_SetSpin(bsParticles* p, size_t i, bsVec3 spin)
 {
 	if (p->spin == NULL && (spin.x != 0.0 || spin.y != 0.0 || spin.z != 0.0) && bsParticles_EnableSpin(p) != bs_ok)
@@ -173,6 +198,7 @@ bsResult bsParticles_EnableSpin(bsParticles* p)
 void bsParticles_Free(bsParticles* p)
 {
 	free(p->spin);
+	free(p->species);
 	free(p->position);
 	free(p->velocity);
 	free(p->radius);

@@ -18,8 +18,9 @@ _Static_assert(sizeof(bsRollingSpring) == 12, "a rolling spring is written as 3 
 // A checkpoint holds the whole state: a new particle array or a new field of the world fails here, to be
 // saved and loaded below (a section of its own, BS_CHECKPOINT_VERSION up one; the particle cache's
 // table in io/particle_cache.c too for a particle array), or to be named as rebuilt every step, and
-// the sizes updated. Saved: every array of bsParticles, the spins (spin, with rotation) in 'SPIN'.
-_Static_assert(sizeof(bsParticles) == 2 * sizeof(size_t) + 6 * sizeof(void*),
+// the sizes updated. Saved: every array of bsParticles, the spins (spin, with rotation) in 'SPIN', the
+// species (species, with several: particles[k] of the config) in 'SPEC'.
+_Static_assert(sizeof(bsParticles) == 2 * sizeof(size_t) + 7 * sizeof(void*),
 	"a new particle array: save it in the checkpoint (checkpoint.c) and the cache (particle_cache.c)");
 #if UINTPTR_MAX == UINT64_MAX  // the world's size as a 64-bit build lays it out
 // Not saved, rebuilt after a resume with the same answers: the pair kinds' neighbour lists (pairs: a
@@ -360,6 +361,15 @@ static void bsSaveSpin(const bsParticles* p, bsBytes* out)
 	bsBytes_EndSizedSection(out, sized);
 }
 
+// 'SPEC', after 'PART' and 'SPIN' when the set has a species array: their count and every particle's species.
+static void bsSaveSpecies(const bsParticles* p, bsBytes* out)
+{
+	uint64_t sized = bsBytes_BeginSizedSection(out, "SPEC", 8 + (uint64_t)p->count);
+	bsBytes_PutU64(out, (uint64_t)p->count);
+	bsSaveArray(out, p->species, p->count, sizeof(uint8_t));
+	bsBytes_EndSizedSection(out, sized);
+}
+
 static void bsSaveEmitters(const bsWorld* world, bsBytes* out)
 {
 	bsBytes_PutU32(out, (uint32_t)world->emitterCount);
@@ -451,6 +461,10 @@ bsResult bsWorld_SaveState(const bsWorld* world, const bsParticles* p, bsBytes* 
 	if (bsHasSpin(p))
 	{
 		bsSaveSpin(p, out);
+	}
+	if (p->species != NULL && p->count > 0)
+	{
+		bsSaveSpecies(p, out);
 	}
 	mark = bsBytes_BeginSection(out, "EMIT");
 	bsSaveEmitters(world, out);
@@ -630,6 +644,21 @@ static bool bsLoadSpin(bsParticles* p, bsByteReader* s, char* err, size_t errlen
 	return bsSectionDone(s, "SPIN", err, errlen);
 }
 
+// Any byte is a species the set can hold; whether the config has it is the caller's to check.
+static bool bsLoadSpecies(bsParticles* p, bsByteReader* s, char* err, size_t errlen)
+{
+	uint64_t count = bsByteReader_U64(s);
+	if (count != p->count || count == 0 || count > s->count - s->at ||
+		bsParticles_SetSpecies(p, 0, p->count, 1) != bs_ok)
+	{
+		snprintf(err, errlen, "section 'SPEC': %" PRIu64 " species for %zu particles, or more than the bytes or the memory",
+			count, p->count);
+		return false;
+	}
+	bsLoadArray(s, p->species, p->count, sizeof(uint8_t));
+	return bsSectionDone(s, "SPEC", err, errlen);
+}
+
 static bool bsLoadContacts(bsWorld* world, const bsParticles* p, bsByteReader* s, char* err, size_t errlen)
 {
 	uint64_t calm = bsByteReader_U64(s);
@@ -749,6 +778,8 @@ bool bsWorld_LoadState(bsWorld* world, bsParticles* p, bsByteReader* in, char* e
 		bsByteReader_Section(in, "PART", &s, err, errlen) && bsLoadParticles(p, &s, err, errlen) &&
 		(!bsByteReader_Next(in, "SPIN") ||
 			(bsByteReader_Section(in, "SPIN", &s, err, errlen) && bsLoadSpin(p, &s, err, errlen))) &&
+		(!bsByteReader_Next(in, "SPEC") ||
+			(bsByteReader_Section(in, "SPEC", &s, err, errlen) && bsLoadSpecies(p, &s, err, errlen))) &&
 		bsByteReader_Section(in, "EMIT", &s, err, errlen) && bsLoadEmitters(world, p, &s, err, errlen) &&
 		bsByteReader_Section(in, "CONT", &s, err, errlen) && bsLoadContacts(world, p, &s, err, errlen) &&
 		bsByteReader_Section(in, "ROLL", &s, err, errlen) && bsLoadRolling(world, p, &s, err, errlen) &&

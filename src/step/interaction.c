@@ -281,6 +281,11 @@ typedef struct bsInteractJob
 	const bsNeighbourGrid* grid;
 	const bsNeighbourList* list;
 	const bsPairModel* model;
+	// Species (bsStepDef.speciesPairs): each pair of species' model, NULL where they do not interact;
+	// species NULL: every pair takes model.
+	const bsPairModel* const* pairModels;
+	const uint8_t* species;
+	int speciesCount;
 	bsParticles* particles;
 	bsStepWorker* workers;
 	bsContactSpring* springs;  // the world's, with tangential springs, else NULL
@@ -564,6 +569,13 @@ static void bsInteract_Touch(const bsInteractJob* job, bsStepWorker* w, uint32_t
 	}
 }
 
+// Particle i's species as the table has it: the last row's beyond it.
+static inline int bsInteract_SpeciesOf(const bsInteractJob* job, uint32_t i)
+{
+	int s = job->species[i];
+	return s < job->speciesCount ? s : job->speciesCount - 1;
+}
+
 // Particle in slot s gathers from every neighbour within reach, in its list's order (ascending
 // particle index, neighbour_list.h: the same order whenever the list was built). A fixed neighbour
 // (stuck or sleeping, neighbour_grid.h) is an immovable one: particle i takes the whole of the pair's
@@ -578,12 +590,18 @@ static void bsInteract_Slot(const bsInteractJob* job, uint32_t s, bsGather* g, b
 	double ri = grid->radius[s];
 	double ri3 = ri * ri * ri;
 	uint32_t self = grid->index[s];
+	const bsPairModel* const* row = job->species != NULL
+		? job->pairModels + (size_t)bsInteract_SpeciesOf(job, self) * (size_t)job->speciesCount : NULL;
 	// The granular spring reaches a substep's approach beyond contact (bsSpringOverlap).
 	double approach = m->granular ? grid->approach : 0.0;
 	const uint32_t* entry = job->list->entry;
 	for (uint32_t k = job->list->start[s], end = job->list->start[s + 1]; k < end; ++k)
 	{
 		uint32_t t = entry[k];
+		if (row != NULL && (m = row[bsInteract_SpeciesOf(job, grid->index[t])]) == NULL)
+		{
+			continue;  // species that do not interact
+		}
 		bsVec3 x = bsSub(grid->position[t], xi);
 		double d2 = bsDot(x, x);
 		double rj = grid->radius[t];
@@ -817,8 +835,29 @@ bsResult bsPairInteraction_Run(const bsPairKind* kind, bsWorld* world, const bsS
 		}
 		spin = world->spinBefore;
 	}
-	bsInteractJob job = {grid, &world->pairs, &model, particles, world->workers, springs ? world->springs : NULL, spin,
-		rolling ? world->rolling : NULL, bonds ? world->bondAge : NULL, isfinite(resting) ? fmax(wakeSpeed, resting) : wakeSpeed};
+	// Each pair of species' model: the interaction's with the rule's restitution and friction.
+	int n = def->speciesPairs != NULL && particles->species != NULL ? def->speciesCount : 0;
+	bsPairModel* models = n > 0 ? malloc((size_t)n * (size_t)n * sizeof(bsPairModel)) : NULL;
+	const bsPairModel** pairModels = n > 0 ? malloc((size_t)n * (size_t)n * sizeof(bsPairModel*)) : NULL;
+	if (n > 0 && (models == NULL || pairModels == NULL))
+	{
+		free(models);
+		free(pairModels);
+		return bs_errOutOfMemory;
+	}
+	for (int k = 0; k < n * n; ++k)
+	{
+		bsInteractionDef pd = *d;
+		pd.restitution = def->speciesPairs[k].restitution;
+		pd.friction = def->speciesPairs[k].friction;
+		bsPairModel_Make(kind, &pd, h, grid->smallestRadius, models + k);
+		pairModels[k] = def->speciesPairs[k].interact ? models + k : NULL;
+	}
+	bsInteractJob job = {grid, &world->pairs, &model, pairModels, n > 0 ? particles->species : NULL, n, particles,
+		world->workers, springs ? world->springs : NULL, spin, rolling ? world->rolling : NULL,
+		bonds ? world->bondAge : NULL, isfinite(resting) ? fmax(wakeSpeed, resting) : wakeSpeed};
 	bsPool_For(world->pool, grid->count, bs_interactGrain, spin != NULL ? bsInteract_RangeSpin : bsInteract_Range, &job);
+	free(models);
+	free(pairModels);
 	return bs_ok;
 }

@@ -246,7 +246,8 @@ static bsResult bsWorld_EmitUntil(bsWorld* world, double until, bsParticles* par
 		}
 		bsWorld_BackDate(em, em->born, world->time, until, particles, before);
 		em->born = born;
-		r = bsWorld_AddBirth(world, &em->def, before, particles->count - before);
+		r = bsParticles_SetSpecies(particles, before, particles->count, em->def.species);
+		r = r == bs_ok ? bsWorld_AddBirth(world, &em->def, before, particles->count - before) : r;
 		r = r == bs_ok ? bsWorld_AddBatch(world, before, particles->count - before) : r;
 	}
 	return r;
