@@ -46,6 +46,8 @@ SHELL_FENCES = ("", "sh", "bash", "shell")
 SMALL = "--set render.width=80 --set render.height=60"
 BUILT = (None, "the build this test runs in")
 LETTERS = 'mkdir -p out/letters && "$BUILD/blobsim-letters" out/letters'  # what tools/letters/make runs, without building
+# configs/snow-accumulate.json's granular snow (22,500 grains, minutes) with fewer grains and steps.
+SNOW_SHORT = "--set particles.emitters.0.rate=1500 --set particles.emitters.0.stop=1 --set motion.steps=150"
 BENCH_SMALL = "--vs-queries 200 --vs-resolution 20 --vs-rounds 1 --tests 2000 --queries 200 --particles 0"
 ALL_CONFIGS = LETTERS + ' && for c in configs/*.json; do blobsim check "$c"; done'
 SHORTER = {
@@ -108,10 +110,10 @@ SHORTER = {
     ("docs/rendering.md", "blobsim run configs/snow.json --render"):
         "blobsim run configs/snow.json --render " + SMALL,
     ("docs/rendering.md", "blobsim run configs/snow-accumulate.json --set output.frame_every=10 --render"):
-        "blobsim run configs/snow-accumulate.json --set output.frame_every=40 --render " + SMALL,
+        "blobsim run configs/snow-accumulate.json --set output.frame_every=40 --render " + SMALL + " " + SNOW_SHORT,
     ("docs/rendering.md", "build/release/blobsim run configs/snow-accumulate.json -o /shared/out/snow-accumulate "
-     "--set output.frame_every=2   # no --render; 61 frames"):
-        "blobsim run configs/snow-accumulate.json -o out/snow-accumulate --set output.frame_every=40 " + SMALL,
+     "--set output.frame_every=2   # no --render; 164 frames"):
+        "blobsim run configs/snow-accumulate.json -o out/snow-accumulate --set output.frame_every=40 " + SMALL + " " + SNOW_SHORT,
     ("docs/rendering.md", "#SBATCH --job-name=blobsim-frames"):  # one task of an array counted from 1, here
         'SLURM_ARRAY_TASK_ID=2 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_COUNT=4 '
         'bash <(sed "s|^blobsim=.*|blobsim=$BUILD/blobsim|; s|^dir=.*|dir=out/snow-accumulate|" "$SCRIPT")',
@@ -124,7 +126,7 @@ SHORTER = {
     ("docs/rendering.md", 'sbatch --dependency=afterany:$job --exclusive --wrap "$blobsim render $dir --movie"'):
         (None, "submits to a Slurm cluster; the same blobsim render --movie runs below"),
     ("docs/rendering.md", "blobsim run configs/snow-accumulate.json --set output.frame_every=2 --movie"):
-        "blobsim run configs/snow-accumulate.json --set output.frame_every=40 --movie " + SMALL,
+        "blobsim run configs/snow-accumulate.json --set output.frame_every=40 --movie " + SMALL + " " + SNOW_SHORT,
     ("docs/performance-history.md", "blobsim bench --only embree --threads 1 --vs-sets mixed,near,radius3x,snow,slime "
      "--vs-methods embree-sweep,exact,karabassi"):
         "blobsim bench --only embree --threads 1 --vs-sets mixed,near,radius3x,snow,slime "

@@ -2,11 +2,18 @@
 """tools/snow_roofs.py: its `obj` writes scenes/snow-roofs.obj as committed, and `measure` reads back
 known layers: simple cubic lattices (spacing 2 R) of 2 layers on the flat roof and 4 on the ground give
 the packing pi / 6, depths 4 R and 8 R, roughness 0, the flat roof at half the ground's load and bare
-roofs at 0; an unreadable file fails with status 1.
+roofs at 0; a close-packed (111) layer at any rotation and offset reads roughness 0 (every cell of 2 R
+holds a top-layer centre); `--pitches` lays out other roofs and `obj --pitches 0,45,70` writes
+scenes/snow-roofs-small.obj as committed; an unreadable file fails with status 1.
 
-usage: snow_roofs_test.py SOURCE_ROOT"""
+`ratios BLOBSIM` instead runs tests/run/snow-roofs-small.json (granular snow on roofs at 0, 45 and 70
+degrees, 2,800 grains, seconds) and checks the shape of EN 1991-1-3's mu1 normalised by the flat roof:
+0.2 to 0.8 at 45 degrees, at most 0.1 at 70, and the flat roof's packing at least 0.5.
+
+usage: snow_roofs_test.py SOURCE_ROOT [ratios BLOBSIM]"""
 import math
 import os
+import random
 import struct
 import subprocess
 import sys
@@ -44,7 +51,50 @@ def write_ply(path, centres):
             f.write(struct.pack("<7fBI", x, y, z, R, 0, 0, 0, 3, k))
 
 
+def close_packed(x0, base, layers, angle, offset):
+    """Centres of `layers` close-packed (111) layers (ABC stacking, layer spacing 2 R sqrt(2/3)) over
+    the patch at x0, the lattice turned by `angle` about the patch's centre and shifted by `offset`."""
+    c, s = math.cos(angle), math.sin(angle)
+    cx = x0 + snow_roofs.L / 2
+    out = []
+    for k in range(layers):
+        for i in range(-20, 21):
+            for j in range(-20, 21):
+                u = offset[0] + (k % 3) * R + 2 * R * i + (j % 2) * R
+                v = offset[1] + (k % 3) * R / math.sqrt(3) + j * R * math.sqrt(3)
+                x, z = cx + c * u - s * v, s * u + c * v
+                if x0 < x < x0 + snow_roofs.L and abs(z) < snow_roofs.D / 2:
+                    out.append({"x": x, "y": base + R + 2 * R * math.sqrt(2 / 3) * k, "z": z, "radius": R})
+    return out
+
+
+def ratios(blobsim):
+    """The small scene's roof ratios and flat-roof packing against the issue's targets."""
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        config = os.path.join(ROOT, "tests", "run", "snow-roofs-small.json")
+        run = subprocess.run([blobsim, "run", config, "-o", tmp], capture_output=True, text=True)
+        if run.returncode != 0:
+            return [f"blobsim run {config} failed ({run.returncode}): {run.stderr.strip()}"]
+        out = snow_roofs.measure(os.path.join(tmp, "particles.ply"), [0.0, 45.0, 70.0])
+    print("  roof ratios to the flat roof: 45: %.2f, 70: %.2f; flat roof packing %.3f, roughness %.2f R" % (
+        out["roof 45"]["ratio_flat_roof"], out["roof 70"]["ratio_flat_roof"], out["roof 0"]["packing"],
+        out["roof 0"]["roughness"]))
+    if not 0.2 <= out["roof 45"]["ratio_flat_roof"] <= 0.8:
+        failures.append(f"45 degrees: {out['roof 45']['ratio_flat_roof']:.2f} of the flat roof (expected 0.2 to 0.8)")
+    if out["roof 70"]["ratio_flat_roof"] > 0.1:
+        failures.append(f"70 degrees: {out['roof 70']['ratio_flat_roof']:.2f} of the flat roof (expected at most 0.1)")
+    if out["roof 0"]["packing"] < 0.5:
+        failures.append(f"flat roof packing {out['roof 0']['packing']:.3f} (expected at least 0.5)")
+    return failures
+
+
 def main():
+    if len(sys.argv) >= 4 and sys.argv[2] == "ratios":
+        failures = ratios(sys.argv[3])
+        for f in failures:
+            print("FAIL:", f)
+        return 1 if failures else 0
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         obj = os.path.join(tmp, "roofs.obj")
@@ -66,6 +116,19 @@ def main():
         for name, got, want in checks:
             if abs(got - want) > 1e-5:
                 failures.append(f"{name}: {got} (expected {want})")
+        rng = random.Random(1)
+        for _ in range(6):
+            angle, offset = rng.uniform(0, math.pi / 3), (rng.uniform(0, 2 * R), rng.uniform(0, 2 * R))
+            layer = close_packed(flat[1], flat[3], 3, angle, offset)
+            got = snow_roofs.measure_patch(layer, flat[1], 0.0, flat[3], R)["roughness"]
+            if got > 1e-9:
+                failures.append(f"close-packed layer turned {math.degrees(angle):.1f} degrees: roughness {got} (expected 0)")
+        small = os.path.join(tmp, "small.obj")
+        subprocess.run([sys.executable, TOOL, "obj", small, "--pitches", "0,45,70"], check=True)
+        if open(small).read() != open(os.path.join(ROOT, "scenes", "snow-roofs-small.obj")).read():
+            failures.append("scenes/snow-roofs-small.obj differs from what tools/snow_roofs.py obj --pitches 0,45,70 writes")
+        if [name for name, *_ in snow_roofs.patches([0.0, 45.0, 70.0])] != ["roof 0", "roof 45", "roof 70", "ground"]:
+            failures.append("--pitches 0,45,70: not three roofs and the ground")
         bad = os.path.join(tmp, "bad.ply")
         open(bad, "wb").write(b"ply\nformat ascii 1.0\nend_header\n")
         if subprocess.run([sys.executable, TOOL, "measure", bad], capture_output=True).returncode != 1:

@@ -1,7 +1,8 @@
 // test_checkpoint.c — a world saved between two steps and restored into a new world goes on with the
 // same bytes as the world that never stopped (checkpoint.h), at 1 and 2 threads and across them; a
 // checkpoint cut short, altered, or of other settings is refused with a reason. With rotation (cdt and
-// epsd2) the same, and a resume without the spins or the rolling springs goes elsewhere.
+// epsd2, and epsd2 with sintered bonds whose ages age the rolling friction) the same, and a resume
+// without the spins, the rolling springs or the bond ages goes elsewhere.
 #include "test.h"
 
 #include "blobsim/checkpoint.h"
@@ -15,7 +16,8 @@
 // Granular particles with tangential springs poured over time (with a lifetime) into a box of planes,
 // falling asleep and sticking to the stuck ones (accumulation): every kind of state a checkpoint
 // keeps but the bodies' (the end-to-end test has those). With rotation (Spin), the particles spin and
-// roll against each other with rolling resistance, cdt or epsd2 (rolling springs beside the tangential).
+// roll against each other with rolling resistance, cdt or epsd2 (rolling springs beside the tangential),
+// or epsd2 with sintered bonds (their ages beside the tangential springs too; rolling_friction_fresh).
 typedef struct Pour
 {
 	bsWorld* world;
@@ -29,6 +31,7 @@ typedef enum Spin
 	spinNone,
 	spinCdt,
 	spinEpsd2,
+	spinBonds,
 } Spin;
 
 static bsStepDef PourDef(void)
@@ -66,7 +69,10 @@ static int Pour_InitWith(Pour* s, int threads, Spin spin, bool species)
 	s->def = PourDef();
 	s->def.interaction.rotation = spin != spinNone;
 	s->def.interaction.rollingFriction = spin != spinNone ? 0.2 : 0.0;
-	s->def.interaction.rollingModel = spin == spinEpsd2 ? bs_rollingEpsd2 : bs_rollingCdt;
+	s->def.interaction.rollingModel = spin >= spinEpsd2 ? bs_rollingEpsd2 : bs_rollingCdt;
+	s->def.interaction.bondStrength = spin == spinBonds ? 5.0 : 0.0;
+	s->def.interaction.sinteringTime = 0.05;
+	s->def.interaction.rollingFresh = spin == spinBonds ? 0.0 : -1.0;
 	double w = 0.1;
 	s->planes[0] = (bsPlane){bsV3(0, 1, 0), 0.0};
 	s->planes[1] = (bsPlane){bsV3(1, 0, 0), w};
@@ -262,24 +268,26 @@ static int SpinPourHasState(Spin spin)
 	bsBytes saved;
 	RUN_SUBTEST(Save(&s, &saved));
 	ENSURE(ZeroSection(&saved, "SPIN"));
-	ENSURE(ZeroSection(&saved, "ROLL") == (spin == spinEpsd2));
+	ENSURE(ZeroSection(&saved, "ROLL") == (spin >= spinEpsd2));
+	ENSURE(ZeroSection(&saved, "BOND") == (spin == spinBonds));
 	bsBytes_Free(&saved);
 	Pour_Free(&s);
 	Pour plain;
 	RUN_SUBTEST(Pour_Init(&plain, 1));
 	RUN_SUBTEST(Steps(&plain, 30));
 	RUN_SUBTEST(Save(&plain, &saved));
-	ENSURE(plain.p.spin == NULL && !ZeroSection(&saved, "SPIN") && !ZeroSection(&saved, "ROLL"));
+	ENSURE(plain.p.spin == NULL && !ZeroSection(&saved, "SPIN") && !ZeroSection(&saved, "ROLL") &&
+		!ZeroSection(&saved, "BOND"));
 	bsBytes_Free(&saved);
 	Pour_Free(&plain);
 	return 0;
 }
 
-// Rotation saved and restored, 1 -> 1, 2 -> 2, 1 -> 2 and 2 -> 1 threads (cdt and epsd2); a resume that
-// forgets the spins, or epsd2's rolling springs, goes elsewhere.
+// Rotation saved and restored, 1 -> 1, 2 -> 2, 1 -> 2 and 2 -> 1 threads (cdt, epsd2, epsd2 with bonds);
+// a resume that forgets the spins, epsd2's rolling springs or the bonds' ages goes elsewhere.
 static int ResumesRotation(void)
 {
-	for (Spin spin = spinCdt; spin <= spinEpsd2; ++spin)
+	for (Spin spin = spinCdt; spin <= spinBonds; ++spin)
 	{
 		RUN_SUBTEST(SpinPourHasState(spin));
 		RUN_SUBTEST(ResumeCase(spin, false, 25, 70, 1, 1, NULL));
@@ -289,6 +297,7 @@ static int ResumesRotation(void)
 		RUN_SUBTEST(ResumeCase(spin, false, 25, 70, 1, 1, "SPIN"));
 	}
 	RUN_SUBTEST(ResumeCase(spinEpsd2, false, 25, 70, 1, 1, "ROLL"));
+	RUN_SUBTEST(ResumeCase(spinBonds, false, 25, 70, 1, 1, "BOND"));
 	return 0;
 }
 
@@ -371,7 +380,7 @@ static int RefusesDamage(void)
 	return 0;
 }
 
-// A checkpoint of the epsd2 pour with `size` bytes at `offset` of section tag's payload replaced
+// A checkpoint of the pour with `size` bytes at `offset` of section tag's payload replaced
 // (its hash made right) is refused with `expect`.
 static int RefusesChanged(Pour* a, const char tag[4], size_t offset, const void* value, size_t size,
 	const char* expect)
@@ -388,11 +397,11 @@ static int RefusesChanged(Pour* a, const char tag[4], size_t offset, const void*
 	return 0;
 }
 
-// Damaged spins and rolling springs are refused, naming the section, the particle and the fault.
+// Damaged spins, rolling springs and bond ages are refused, naming the section, the particle and the fault.
 static int RefusesSpinDamage(void)
 {
 	Pour a;
-	RUN_SUBTEST(Pour_InitSpin(&a, 1, spinEpsd2));
+	RUN_SUBTEST(Pour_InitSpin(&a, 1, spinBonds));
 	RUN_SUBTEST(Steps(&a, 30));
 	double nan = NAN;
 	float inf = INFINITY;
@@ -405,6 +414,9 @@ static int RefusesSpinDamage(void)
 		"section 'ROLL': particle 5's rolling spring 1 is not finite"));
 	RUN_SUBTEST(RefusesChanged(&a, "ROLL", 0, &three, sizeof(three), "section 'ROLL': 3 particles' rolling springs"));
 	RUN_SUBTEST(RefusesChanged(&a, "ROLL", 0, &count, sizeof(count), "section 'ROLL': "));
+	RUN_SUBTEST(RefusesChanged(&a, "BOND", 8 + 6 * 8 * 4 + 2 * 4, &inf, sizeof(inf),
+		"section 'BOND': particle 6's bond age 2 is not finite"));
+	RUN_SUBTEST(RefusesChanged(&a, "BOND", 0, &three, sizeof(three), "section 'BOND': 3 particles' bond ages"));
 	Pour_Free(&a);
 	return 0;
 }

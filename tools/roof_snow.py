@@ -3,37 +3,41 @@
 
 usage: tools/roof_snow.py OUT/particles.ply [...]
 
-For the stuck particles over the roof (|x| < 3, 0.3 < |z| < 2.1: the two slopes, clear of the ridge,
+For the particles over the roof that rest there (stuck, or asleep or free below 0.5 m/s: granular snow) (|x| < 3, 0.3 < |z| < 2.1: the two slopes, clear of the ridge,
 the eaves and the chimney) it prints each one's distance from the roof plane along the plane's normal,
 in particle radii (one layer of particles touching the roof is at 1 R, a second at about 3 R), as
 quantiles and a histogram by bands of 2 R; for the fence posts, the height of the highest particle
 over each post's top (y = 1) in radii."""
 import math
-import struct
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from snow_roofs import read_ply  # noqa: E402  (any properties in any order: spins too)
 
 RIDGE, EAVE_Y, EAVE_Z = 5.0, 2.6, 2.4  # the roof top: y = 5 - |z| (scenes/house.obj)
 POSTS = [-4.8 + 0.8 * k for k in range(13)]  # fence post centres in x, at z = -4.5, tops at y = 1
 
 
-def read(path):
-    data = open(path, "rb").read()
-    end = data.index(b"end_header\n") + len(b"end_header\n")
-    header = data[:end]
-    count = int(header.split(b"element vertex ")[1].split(b"\n")[0])
-    rec = struct.Struct("<7fBI" if b"property uint id" in header else "<7fB")
-    return [rec.unpack_from(data, end + k * rec.size) for k in range(count)]
+FREE, STUCK, SLEEPING = 0, 1, 3  # bsParticleState (include/blobsim/particles.h)
+
+
+def resting(p):
+    """Stuck, asleep, or free and slower than 0.5 m/s (settled granular snow, not a falling flake)."""
+    speed = math.sqrt(p["vx"] ** 2 + p["vy"] ** 2 + p["vz"] ** 2)
+    return p["state"] in (STUCK, SLEEPING) or (p["state"] == FREE and speed < 0.5)
 
 
 def report(path):
-    particles = read(path)
+    particles = read_ply(path)
     slope = (RIDGE - EAVE_Y) / EAVE_Z
     cos = 1.0 / math.sqrt(1.0 + slope * slope)
     roof = []
     caps = {}
-    for x, y, z, r, _vx, _vy, _vz, state, *_id in particles:
-        if state != 1:
+    for p in particles:
+        if not resting(p):
             continue
+        x, y, z, r = p["x"], p["y"], p["z"], p["radius"]
         chimney = 1.1 < x < 1.8 and 0.5 < z < 1.2
         if abs(x) < 3.0 and 0.3 < abs(z) < 2.1 and not chimney:
             d = (y - (RIDGE - abs(z) * slope)) * cos / r
@@ -44,7 +48,7 @@ def report(path):
                 caps[k] = max(caps.get(k, 0.0), (y - 1.0) / r)
     roof.sort()
     n = len(roof)
-    print(f"{path}: {n} stuck particles over the roof")
+    print(f"{path}: {n} particles resting over the roof")
     if n:
         q = lambda f: roof[min(n - 1, int(f * n))]
         print(f"  distance from the roof / R: median {q(0.5):.2f}, 90% {q(0.9):.2f}, 99% {q(0.99):.2f}, max {roof[-1]:.2f}")

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Snow on roofs of six pitches: the scene and its measurement (issue 25, item 3).
 
-usage: tools/snow_roofs.py obj [scenes/snow-roofs.obj]
-       tools/snow_roofs.py measure OUT/particles.ply [--json]
+usage: tools/snow_roofs.py obj [scenes/snow-roofs.obj] [--pitches P,P,...]
+       tools/snow_roofs.py measure OUT/particles.ply [--json] [--pitches P,P,...]
 
 The scene (scenes/snow-roofs.obj, written by `obj`; the ground is the config's plane y = 0): six
 mono-pitch roofs in a row along x, at 0, 15, 30, 45, 60 and 70 degrees, each a closed wedge on the
 ground whose roof face covers L x D in plan (x from X0 + k * PITCH, z from -D/2 to D/2), its low eave
 EAVE high on the -x side, rising along +x; past the last roof, a patch of open ground of the same plan.
+`--pitches` lays out other pitches the same way (scenes/snow-roofs-small.obj is `--pitches 0,45,70`,
+for the suite's quick test); `measure` must be given the same.
 
 `measure` reads a run's particles.ply (binary, any properties in any order, as blobsim writes it)
 and prints, for each roof and the ground, over a window of the plan kept MARGIN radii clear of the
@@ -19,8 +21,9 @@ surface:
 - depth: the mean over cells of 2 R of the highest particle's top above the surface (vertically),
   in radii (a bare cell counts 0);
 - roughness: the standard deviation of those cells' depths over windows of 10 R x 10 R, averaged
-  over the windows, in radii; and `plane`, the same about each window's least-squares plane (what
-  stays of it once a window's overall tilt, e.g. the slump at the plan's edges, is taken out);
+  over the windows at every cell offset (so every cell counts), in radii; and `plane`, the same about
+  each window's least-squares plane (what stays of it once a window's overall tilt, e.g. the slump at
+  the plan's edges, is taken out);
 - packing: the load over the depth (the solid fraction of the layer), reported for the flat roof
   and the ground.
 `--json` prints the same as one JSON object. Exit status 1 when the file cannot be read."""
@@ -38,23 +41,27 @@ CELL = 2.0  # the top-surface cells' edge, radii
 WINDOW = 10.0  # the roughness windows' edge, radii
 
 
-def patches():
+def patches(pitches=PITCHES):
     """(name, x0, slope tan, base height) for each roof and the ground patch."""
-    out = [(f"roof {p:g}", X0 + k * PITCH, math.tan(math.radians(p)), EAVE) for k, p in enumerate(PITCHES)]
-    out.append(("ground", X0 + len(PITCHES) * PITCH, 0.0, 0.0))
+    out = [(f"roof {p:g}", X0 + k * PITCH, math.tan(math.radians(p)), EAVE) for k, p in enumerate(pitches)]
+    out.append(("ground", X0 + len(pitches) * PITCH, 0.0, 0.0))
     return out
 
 
-def write_obj(path):
-    lines = ["# scenes/snow-roofs.obj: written by tools/snow_roofs.py obj (six mono-pitch roofs, 0..70 degrees)"]
+def write_obj(path, pitches=PITCHES):
+    if pitches == PITCHES:
+        lines = ["# scenes/snow-roofs.obj: written by tools/snow_roofs.py obj (six mono-pitch roofs, 0..70 degrees)"]
+    else:
+        listed = ",".join(f"{p:g}" for p in pitches)
+        lines = [f"# written by tools/snow_roofs.py obj --pitches {listed} (mono-pitch roofs)"]
     count = 0
-    for k, (name, x0, slope, base) in enumerate(patches()[:-1]):
+    for k, (name, x0, slope, base) in enumerate(patches(pitches)[:-1]):
         top = base + slope * L
         z0, z1 = -D / 2, D / 2
         # a wedge: floor rectangle (y = 0), the roof face from (x0, base) to (x0 + L, top)
         v = [(x0, 0, z0), (x0 + L, 0, z0), (x0 + L, 0, z1), (x0, 0, z1),
              (x0, base, z0), (x0 + L, top, z0), (x0 + L, top, z1), (x0, base, z1)]
-        lines.append(f"g roof{int(PITCHES[k])}")
+        lines.append(f"g roof{int(pitches[k])}")
         lines += [f"v {x:.6f} {y:.6f} {z:.6f}" for x, y, z in v]
         quads = [(0, 3, 2, 1), (4, 5, 6, 7), (0, 1, 5, 4), (3, 7, 6, 2), (0, 4, 7, 3), (1, 2, 6, 5)]
         for q in quads:
@@ -120,8 +127,8 @@ def measure_patch(particles, x0, slope, base, r):
     depth = sum(map(sum, tops)) / (nx * nz)
     w = max(1, int(round(WINDOW / CELL)))
     stds, planes = [], []
-    for a in range(0, nx - w + 1, w):
-        for b in range(0, nz - w + 1, w):
+    for a in range(0, nx - w + 1):
+        for b in range(0, nz - w + 1):
             cells = [(i - a, j - b, tops[i][j]) for i in range(a, a + w) for j in range(b, b + w)]
             m = sum(h for _, _, h in cells) / len(cells)
             stds.append(math.sqrt(sum((h - m) ** 2 for _, _, h in cells) / len(cells)))
@@ -132,12 +139,12 @@ def measure_patch(particles, x0, slope, base, r):
             "packing": load / depth if depth > 0 else 0.0}
 
 
-def measure(path):
+def measure(path, pitches=PITCHES):
     particles = read_ply(path)
     if not particles:
         raise ValueError(f"{path}: no particles")
     r = particles[0]["radius"]
-    out = {name: measure_patch(particles, x0, slope, base, r) for name, x0, slope, base in patches()}
+    out = {name: measure_patch(particles, x0, slope, base, r) for name, x0, slope, base in patches(pitches)}
     flat, ground = out["roof 0"]["load"], out["ground"]["load"]
     for v in out.values():
         v["ratio_flat_roof"] = v["load"] / flat if flat > 0 else 0.0
@@ -160,13 +167,34 @@ def print_report(path, out):
               f" {v['depth']:8.2f} {v['roughness']:8.2f} {v['roughness_plane']:8.2f} {v['packing']:8.3f}")
 
 
+def parse_pitches(argv):
+    """The --pitches list (degrees, 0 first: the ratios are to the flat roof) and argv without it."""
+    if "--pitches" not in argv:
+        return PITCHES, argv
+    k = argv.index("--pitches")
+    if k + 1 >= len(argv):
+        raise ValueError("--pitches: expected a comma-separated list of degrees")
+    try:
+        pitches = [float(v) for v in argv[k + 1].split(",")]
+    except ValueError:
+        raise ValueError(f"--pitches: {argv[k + 1]!r} is not a comma-separated list of degrees")
+    if not pitches or pitches[0] != 0.0 or any(not 0.0 <= p < 90.0 for p in pitches):
+        raise ValueError(f"--pitches: {argv[k + 1]!r}: expected degrees in [0, 90), the first 0 (the flat roof)")
+    return pitches, argv[:k] + argv[k + 2:]
+
+
 def main(argv):
+    try:
+        pitches, argv = parse_pitches(argv)
+    except ValueError as e:
+        print(f"snow_roofs: {e}", file=sys.stderr)
+        return 2
     if len(argv) >= 1 and argv[0] == "obj":
-        write_obj(argv[1] if len(argv) > 1 else "scenes/snow-roofs.obj")
+        write_obj(argv[1] if len(argv) > 1 else "scenes/snow-roofs.obj", pitches)
         return 0
     if len(argv) >= 2 and argv[0] == "measure":
         try:
-            out = measure(argv[1])
+            out = measure(argv[1], pitches)
         except (OSError, ValueError, KeyError, struct.error) as e:
             print(f"snow_roofs: {e}", file=sys.stderr)
             return 1

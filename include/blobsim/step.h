@@ -162,6 +162,8 @@ typedef struct bsInteractionDef
 	bsRollingModel rollingModel; // granular, with rotation [cdt]
 	double bondStrength;       // granular: sintered bonds' largest pull, m/s^2, >= 0; needs the tangential spring [0]
 	double sinteringTime;      // granular: the bonds' growth time tau, seconds, > 0 [1]
+	double rollingFresh;       // granular, epsd2 with bonds: mu_r of a fresh contact, growing to rollingFriction
+	                           // as its bond grows, mu_r + (fresh - mu_r) exp(-t / tau); < 0: rollingFriction [-1]
 	double cohesion;           // relative acceleration, m/s^2, >= 0 [0]
 	double cohesionRange;      // cohesion_range, >= 1 [1.25]
 	double viscosity;          // per second, >= 0 [0]

@@ -29,10 +29,10 @@ _Static_assert(sizeof(bsParticles) == 2 * sizeof(size_t) + 7 * sizeof(void*),
 // answer, mesh_candidates.h), and the neighbour grid's count of builds (8 bytes of grid, which a list
 // built on it checks; a fresh world's list builds anyway), and spinBefore and spinCapacity (with
 // rotation, the interaction phase's scratch copy of the spins, made anew in every phase). Saved: the
-// rolling springs (rolling, rollingCapacity, epsd2) in 'ROLL', beside the tangential springs of 'CONT'.
-// Not saved yet, so refused with sintered bonds (bsWorld_CheckpointGap): the bonds' ages (bondAge,
-// bondCapacity). Not saved, set again by the program after a resume: the substep observer (observer,
-// observerContext: a callback of the program's, e.g. the run's motion-blur recorder; no state).
+// rolling springs (rolling, rollingCapacity, epsd2) in 'ROLL' and the bonds' ages (bondAge,
+// bondCapacity, sintered bonds) in 'BOND', beside the tangential springs of 'CONT'. Not saved, set
+// again by the program after a resume: the substep observer (observer, observerContext: a callback of
+// the program's, e.g. the run's motion-blur recorder; no state).
 _Static_assert(sizeof(struct bsWorld) == 536 + 2 * sizeof(void*) + 4 * sizeof(size_t) + sizeof(bsNeighbourList) + sizeof(bsMeshCache),
 	"a new field of the world: save it in the checkpoint (checkpoint.c) or say why the step rebuilds it");
 #endif
@@ -317,10 +317,6 @@ const char* bsWorld_CheckpointGap(const bsWorld* world, const bsStepDef* def)
 	{
 		return "the fluid solver's state (its warm starts and the last step's substep plan)";
 	}
-	if (def->interaction.type == bs_interactionGranular && def->interaction.bondStrength > 0.0)
-	{
-		return "the contacts' bond ages (particles.interaction.bond_strength)";
-	}
 	return NULL;
 }
 
@@ -392,24 +388,49 @@ static void bsSaveEmitters(const bsWorld* world, bsBytes* out)
 	}
 }
 
-// 'ROLL', after 'CONT': the rolling springs (epsd2) beside each particle's tangential springs, their
-// count (0 without) and BS_CONTACT_SPRINGS a particle, written as free after the end of its list.
-static void bsSaveRolling(const bsWorld* world, const bsParticles* p, bsBytes* out)
+// An array kept beside each particle's tangential springs, BS_CONTACT_SPRINGS elements of `size`
+// bytes (whole floats) a particle, as the loader fills it: 'ROLL' the rolling springs (epsd2), 'BOND'
+// the bonds' ages (sintered bonds).
+typedef struct bsBeside
 {
-	size_t rows = world->rolling != NULL && world->springs != NULL ? p->count : 0;
-	size_t row = BS_CONTACT_SPRINGS * sizeof(bsRollingSpring);
-	uint64_t sized = bsBytes_BeginSizedSection(out, "ROLL", 8 + (uint64_t)rows * row);
+	char tag[5];
+	const char* what;  // one element, in messages
+	void* slot;        // the world's array (a pointer to it)
+	size_t* capacity;  // the particles it has room for
+	size_t size;
+} bsBeside;
+
+static bsBeside bsBeside_Rolling(bsWorld* world)
+{
+	return (bsBeside){"ROLL", "rolling spring", &world->rolling, &world->rollingCapacity, sizeof(bsRollingSpring)};
+}
+
+static bsBeside bsBeside_Bonds(bsWorld* world)
+{
+	return (bsBeside){"BOND", "bond age", &world->bondAge, &world->bondCapacity, sizeof(float)};
+}
+
+// After 'CONT', the section `tag` of `array` (room for `capacity` particles, NULL without it): its
+// count of particles (0 without it) and BS_CONTACT_SPRINGS elements of `size` bytes a particle, those
+// after the end of its spring list written as 0.
+static void bsSaveBeside(const bsWorld* world, const bsParticles* p, const char tag[4], const void* array,
+	size_t capacity, size_t size, bsBytes* out)
+{
+	const uint8_t* data = array;
+	size_t rows = data != NULL && world->springs != NULL ? p->count : 0;
+	size_t row = BS_CONTACT_SPRINGS * size;
+	uint64_t sized = bsBytes_BeginSizedSection(out, tag, 8 + (uint64_t)rows * row);
 	bsBytes_PutU64(out, (uint64_t)rows);
 	for (size_t i = 0; i < rows; ++i)
 	{
 		const bsContactSpring* list = world->springs + i * BS_CONTACT_SPRINGS;
-		bsRollingSpring kept[BS_CONTACT_SPRINGS];
-		memset(kept, 0, sizeof(kept));
-		for (int k = 0; k < BS_CONTACT_SPRINGS && i < world->rollingCapacity && list[k].partner != UINT32_MAX; ++k)
+		uint8_t kept[BS_CONTACT_SPRINGS * sizeof(bsRollingSpring)];  // the largest element
+		memset(kept, 0, row);
+		for (int k = 0; k < BS_CONTACT_SPRINGS && i < capacity && list[k].partner != UINT32_MAX; ++k)
 		{
-			kept[k] = world->rolling[i * BS_CONTACT_SPRINGS + k];
+			memcpy(kept + k * size, data + (i * BS_CONTACT_SPRINGS + k) * size, size);
 		}
-		bsBytes_Put(out, kept, sizeof(kept));
+		bsBytes_Put(out, kept, row);
 	}
 	bsBytes_EndSizedSection(out, sized);
 }
@@ -474,7 +495,8 @@ bsResult bsWorld_SaveState(const bsWorld* world, const bsParticles* p, bsBytes* 
 		8 + calm * sizeof(uint32_t) + 8 + springs * BS_CONTACT_SPRINGS * sizeof(bsContactSpring) + 4 + 8 + 8);
 	bsSaveContacts(world, p, out);
 	bsBytes_EndSizedSection(out, sized);
-	bsSaveRolling(world, p, out);
+	bsSaveBeside(world, p, "ROLL", world->rolling, world->rollingCapacity, sizeof(bsRollingSpring), out);
+	bsSaveBeside(world, p, "BOND", world->bondAge, world->bondCapacity, sizeof(float), out);
 	mark = bsBytes_BeginSection(out, "BODY");
 	bsResult r = bs_ok;
 	if (world->bodies != NULL)
@@ -719,38 +741,40 @@ static bool bsLoadContacts(bsWorld* world, const bsParticles* p, bsByteReader* s
 	return bsSectionDone(s, "CONT", err, errlen);
 }
 
-static bool bsLoadRolling(bsWorld* world, const bsParticles* p, bsByteReader* s, char* err, size_t errlen)
+static bool bsLoadBeside(bsWorld* world, const bsParticles* p, bsBeside a, bsByteReader* s, char* err,
+	size_t errlen)
 {
 	uint64_t rows = bsByteReader_U64(s);
-	size_t row = BS_CONTACT_SPRINGS * sizeof(bsRollingSpring);
+	size_t row = BS_CONTACT_SPRINGS * a.size;
 	bool springs = world->springs != NULL && world->springCapacity >= p->count;
 	if ((rows != 0 && (rows != p->count || !springs)) || rows > (s->count - s->at) / row)
 	{
-		snprintf(err, errlen, "section 'ROLL': %" PRIu64 " particles' rolling springs for %zu particles%s", rows,
+		snprintf(err, errlen, "section '%s': %" PRIu64 " particles' %ss for %zu particles%s", a.tag, rows, a.what,
 			p->count, springs ? "" : " without tangential springs");
 		return false;
 	}
 	if (rows > 0)
 	{
-		if (!bsArray_Reserve(&world->rolling, &world->rollingCapacity, world->springCapacity, row))
+		if (!bsArray_Reserve(a.slot, a.capacity, world->springCapacity, row))
 		{
-			snprintf(err, errlen, "section 'ROLL': out of memory for the rolling springs");
+			snprintf(err, errlen, "section '%s': out of memory for the %ss", a.tag, a.what);
 			return false;
 		}
-		memset(world->rolling, 0, world->rollingCapacity * row);
-		bsLoadArray(s, world->rolling, (size_t)rows * BS_CONTACT_SPRINGS, sizeof(bsRollingSpring));
-		for (size_t k = 0; k < (size_t)rows * BS_CONTACT_SPRINGS; ++k)
+		float* data = *(float**)a.slot;
+		memset(data, 0, *a.capacity * row);
+		bsLoadArray(s, data, (size_t)rows * BS_CONTACT_SPRINGS, a.size);
+		size_t floats = a.size / sizeof(float);
+		for (size_t k = 0; k < (size_t)rows * BS_CONTACT_SPRINGS * floats; ++k)
 		{
-			const float* m = world->rolling[k].torque;
-			if (!isfinite(m[0]) || !isfinite(m[1]) || !isfinite(m[2]))
+			if (!isfinite(data[k]))
 			{
-				snprintf(err, errlen, "section 'ROLL': particle %zu's rolling spring %zu is not finite",
-					k / BS_CONTACT_SPRINGS, k % BS_CONTACT_SPRINGS);
+				snprintf(err, errlen, "section '%s': particle %zu's %s %zu is not finite", a.tag,
+					k / floats / BS_CONTACT_SPRINGS, a.what, k / floats % BS_CONTACT_SPRINGS);
 				return false;
 			}
 		}
 	}
-	return bsSectionDone(s, "ROLL", err, errlen);
+	return bsSectionDone(s, a.tag, err, errlen);
 }
 
 static bool bsLoadBodies(bsWorld* world, const bsParticles* p, bsByteReader* s, char* err, size_t errlen)
@@ -782,6 +806,9 @@ bool bsWorld_LoadState(bsWorld* world, bsParticles* p, bsByteReader* in, char* e
 			(bsByteReader_Section(in, "SPEC", &s, err, errlen) && bsLoadSpecies(p, &s, err, errlen))) &&
 		bsByteReader_Section(in, "EMIT", &s, err, errlen) && bsLoadEmitters(world, p, &s, err, errlen) &&
 		bsByteReader_Section(in, "CONT", &s, err, errlen) && bsLoadContacts(world, p, &s, err, errlen) &&
-		bsByteReader_Section(in, "ROLL", &s, err, errlen) && bsLoadRolling(world, p, &s, err, errlen) &&
+		bsByteReader_Section(in, "ROLL", &s, err, errlen) &&
+		bsLoadBeside(world, p, bsBeside_Rolling(world), &s, err, errlen) &&
+		bsByteReader_Section(in, "BOND", &s, err, errlen) &&
+		bsLoadBeside(world, p, bsBeside_Bonds(world), &s, err, errlen) &&
 		bsByteReader_Section(in, "BODY", &s, err, errlen) && bsLoadBodies(world, p, &s, err, errlen);
 }

@@ -444,6 +444,18 @@ static double bsGranularPair(const bsPairModel* m, bsGather* g, bsSpringList* sp
 	return normal;
 }
 
+// epsd2's mu_r for the contact the spring list has just written: with rolling_friction_fresh (step.h),
+// mu_r + (fresh - mu_r) exp(-t / tau) for the age t bsSpringList_Bond wrote; else mu_r.
+static double bsRollingAged(const bsPairModel* m, const bsSpringList* list)
+{
+	if (m->rollingFresh == m->rolling || list->ageOut == NULL)
+	{
+		return m->rolling;
+	}
+	double age = list->ageOut[list->written];
+	return m->rolling + (m->rollingFresh - m->rolling) * exp(-age / m->sinteringTime);
+}
+
 // The rolling spring of epsd2 (step.h) of the contact the spring list is at: the torque M (on i: -M)
 // grown by h k_t R*^2 w, at most mu_r |F_n| R*, kept for the next substep; i's angular acceleration
 // from it. False when the contact has no spring slot (beyond a particle's 8: cdt then).
@@ -462,7 +474,7 @@ static bool bsGather_RollingSpring(const bsPairModel* m, bsGather* g, bsSpringLi
 	}
 	torque = bsMulAdd(torque, m->h * contact->kt * reff * reff, w);
 	double size = bsLength(torque);
-	double bound = fabs(contact->normal) * reff * m->rolling;
+	double bound = fabs(contact->normal) * reff * bsRollingAged(m, springs);
 	torque = size > bound ? bsScale(bound / size, torque) : torque;
 	float* out = springs->rollOut[springs->written].torque;
 	out[0] = (float)torque.x;

@@ -27,6 +27,7 @@ static void bsGranular_SetDefaults(bsInteractionDef* d)
 	d->rollingModel = bs_rollingCdt;
 	d->bondStrength = 0.0;
 	d->sinteringTime = 1.0;
+	d->rollingFresh = -1.0;
 }
 
 static const char* const bs_contactModelNames[bs_contactModelCount] = {"hooke", "hertz"};
@@ -86,7 +87,9 @@ static bool bsGranular_IsValid(const bsInteractionDef* d)
 		(unsigned)d->rollingModel < (unsigned)bs_rollingModelCount &&
 		(d->rollingModel != bs_rollingEpsd2 || bsGranular_Hertz(d) || d->tangentialStiffness > 0.0) &&
 		bsWithin(d->bondStrength, 0.0, big) && bsWithin(d->sinteringTime, DBL_MIN, big) &&
-		(d->bondStrength == 0.0 || bsGranular_Hertz(d) || d->tangentialStiffness > 0.0);
+		(d->bondStrength == 0.0 || bsGranular_Hertz(d) || d->tangentialStiffness > 0.0) &&
+		(d->rollingFresh < 0.0 || (bsWithin(d->rollingFresh, 0.0, big) && d->rotation &&
+			d->rollingModel == bs_rollingEpsd2 && d->bondStrength > 0.0));
 }
 
 // Hertz-Mindlin's effective moduli of two particles of one material (LIGGGHTS's Yeff and Geff):
@@ -164,6 +167,7 @@ static void bsGranular_Model(const bsInteractionDef* d, double h, double smalles
 	m->epsd = d->rotation && d->rollingModel == bs_rollingEpsd2;
 	m->bond = d->bondStrength;
 	m->sinteringTime = d->sinteringTime;
+	m->rollingFresh = d->rollingFresh >= 0.0 && m->epsd && m->bond > 0.0 ? d->rollingFresh : m->rolling;
 	double l = bsLogRestitution(d);
 	if (bsGranular_Hertz(d))
 	{
