@@ -1080,6 +1080,7 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 		}
 		bsProgress_Update(&progress, step, c->motion.steps, p->count, step == c->motion.steps);
 	}
+	ok = ok && bsOutputGas_Update(run->output, err, errlen);  // render.gas: the final state's ages
 	run->output->world = NULL;
 	bsWorld_Destroy(world);
 	return ok;
@@ -1413,6 +1414,7 @@ static bool bsRun_OpenOutputs(bsRunState* r)
 	r->buffers.surface = bsSceneSurface_FromConfig(&c->render, r->o->threads);
 	r->scene.particles.threads = r->o->threads;  // the blobs' formatting: the same bytes at any count
 	r->scene.particles.instances = bsSceneInstances_Pov(&r->instances, &c->render);
+	r->scene.particles.gas = bsOutputGas_Pov(&c->render);
 	r->output.config = c;
 	r->output.dir = r->dir;
 	r->output.particles = &r->p;

@@ -206,6 +206,11 @@ static const bsSchemaKey bsVortexKeys[] = {
 	BS_KEY("profile", BS_VALUE),
 	BS_NUMBER_IN("pull", bsVortexDef, pull, &bsAnyNumber)};
 static const bsSchema bsVortexSchema = BS_OBJECT(bsVortexKeys);
+// motion.buoyancy: a lift that decays with each particle's age (step.h: bsBuoyancyDef).
+static const bsSchemaKey bsBuoyancyKeys[] = {
+	BS_REQUIRED_VEC3("acceleration", bsBuoyancyDef, acceleration, &bsAnyNumber, "3 numbers"),
+	BS_NUMBER_IN("decay", bsBuoyancyDef, decay, &bsNonNegative)};
+static const bsSchema bsBuoyancySchema = BS_OBJECT(bsBuoyancyKeys);
 static const bsSchemaKey bsMotionKeys[] = {
 	BS_INT("steps", bsConfig, motion.steps, 1, INT_MAX, 1),
 	BS_NUMBER_IN("dt", bsConfig, step.dt, &bsPositive),
@@ -217,6 +222,7 @@ static const bsSchemaKey bsMotionKeys[] = {
 	BS_KEY("wind", &bsWindSchema),
 	BS_KEY("turbulence", &bsTurbulenceSchema),
 	BS_KEY("vortex", &bsVortexSchema),
+	BS_KEY("buoyancy", &bsBuoyancySchema),
 	BS_KEY("sleep", &bsSleepSchema)};
 static const bsSchema bsMotionSchema = BS_OBJECT(bsMotionKeys);
 
@@ -263,6 +269,18 @@ static const bsSchemaKey bsMotionBlurKeys[] = {
 	BS_NUMBER("shutter_angle", bsMotionBlurConfig, shutterAngle, &bsShutterAngle, 180),
 	BS_INT("samples", bsMotionBlurConfig, samples, 2, 64, 8)};
 static const bsSchema bsMotionBlurSchema = BS_OBJECT(bsMotionBlurKeys);
+static const bsSchemaKey bsGasKeys[] = {
+	BS_VEC3("color", bsGasConfig, color, &bsUnit, "3 numbers from 0 to 1 (rgb)", 1, 0.55, 0.2),
+	BS_NUMBER("density", bsGasConfig, density, &bsPositive, 4),
+	BS_NUMBER("emission", bsGasConfig, emission, &bsNonNegative, 1),
+	BS_NUMBER("absorption", bsGasConfig, absorption, &bsNonNegative, 1),
+	BS_NUMBER("scattering", bsGasConfig, scattering, &bsNonNegative, 0),
+	BS_NUMBER("radius_scale", bsGasConfig, radiusScale, &bsPositive, 2),
+	BS_NUMBER("growth", bsGasConfig, growth, &bsNonNegative, 0),
+	BS_NUMBER("fade", bsGasConfig, fade, &bsNonNegative, 0),
+	BS_INT("samples", bsGasConfig, samples, 1, 100, 5),
+	BS_INT("resolution", bsGasConfig, resolution, 8, 512, 96)};
+static const bsSchema bsGasSchema = BS_OBJECT(bsGasKeys);
 static const bsSchemaKey bsRenderKeys[] = {
 	BS_KEY("camera", &bsCameraSchema),
 	BS_KEY("lights", &bsLightArraySchema),
@@ -281,7 +299,8 @@ static const bsSchemaKey bsRenderKeys[] = {
 	BS_KEY("mesh", &bsMeshRenderSchema),
 	BS_NUMBER("sensors", bsRenderConfig, sensors, &bsNonNegative, 0),
 	BS_KEY("instances", &bsInstancesSchema),
-	BS_KEY("motion_blur", &bsMotionBlurSchema)};
+	BS_KEY("motion_blur", &bsMotionBlurSchema),
+	BS_KEY("gas", &bsGasSchema)};
 static const bsSchema bsRenderSchema = BS_OBJECT(bsRenderKeys);
 
 static const bsSchemaKey bsOutputKeys[] = {
@@ -1165,7 +1184,9 @@ static bool bsReadMotion(bsCtx* c, const cJSON* root, bsConfig* config)
 	const cJSON* motion = bsMember(root, "motion");
 	size_t mark = bsPushKey(c, "motion");
 	if (!bsReadRadials(c, motion, &config->step) || !bsReadWind(c, motion, config) ||
-		!bsReadTurbulence(c, motion, config) || !bsReadVortex(c, motion, &config->step))
+		!bsReadTurbulence(c, motion, config) || !bsReadVortex(c, motion, &config->step) ||
+		(bsMember(motion, "buoyancy") != NULL &&
+			!bsReadSection(c, motion, "buoyancy", &bsBuoyancySchema, &config->step.buoyancy)))
 	{
 		return false;
 	}
@@ -1403,6 +1424,30 @@ static bool bsReadMotionBlur(bsCtx* c, const cJSON* render, bsRenderConfig* r)
 	return true;
 }
 
+// render.gas (docs/rendering.md): the puffs replace the blobs, so a mesh surface, instances or motion
+// blur (whose sub-frame scenes are blobs) with it are refused.
+static bool bsReadGas(bsCtx* c, const cJSON* render, bsRenderConfig* r)
+{
+	const cJSON* o;
+	if (!bsReadObject(c, render, "gas", &bsGasSchema, &o))
+	{
+		return false;
+	}
+	size_t mark = bsPushKey(c, "gas");
+	r->gas.enabled = o != NULL;
+	if (!bsReadFields(c, o, &bsGasSchema, &r->gas))
+	{
+		return false;
+	}
+	if (o != NULL && (r->surface != bs_surfaceBlobs || r->instances.enabled || r->motionBlur.enabled))
+	{
+		return bsFail(c, "draws the particles as media puffs: it cannot go with render.surface \"%s\", "
+			"render.instances or render.motion_blur", r->surface != bs_surfaceBlobs ? "mesh or auto" : "blob");
+	}
+	bsPop(c, mark);
+	return true;
+}
+
 // look: the particles' material when render.particle_material is absent (NULL: "snow").
 static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r, const char* look)
 {
@@ -1417,7 +1462,8 @@ static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r, const c
 		!bsReadBlob(c, o, &r->blob) ||
 		!bsReadMaterial(c, o, "particle_material", look != NULL ? look : "snow", &r->particleMaterial) ||
 		!bsReadRenderSurface(c, o, r) || !bsReadSection(c, o, "mesh", &bsMeshRenderSchema, &r->mesh) ||
-		!bsReadInstances(c, o, r->surface, &r->instances) || !bsReadMotionBlur(c, o, r))
+		!bsReadInstances(c, o, r->surface, &r->instances) || !bsReadMotionBlur(c, o, r) ||
+		!bsReadGas(c, o, r))
 	{
 		return false;
 	}

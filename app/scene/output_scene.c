@@ -18,20 +18,34 @@ static bool bsSceneOutput_Write(bsOutputContext* o, int frame, char* err, size_t
 	uint64_t counts[bs_particleStateCount];
 	bsParticles_CountStates(p, counts);
 	bool velocities = scene->particles.instances.object != NULL && o->config->render.instances.velocity;
+	// render.gas: the puffs' radii and densities instead of the collision radii (output_gas.c).
+	bool gas = o->config->render.gas.enabled;
+	if (gas && (!bsOutputGas_Update(o, err, errlen) || o->gasCount != p->count))
+	{
+		if (o->gasCount != p->count)
+		{
+			snprintf(err, errlen, "%s: render.gas: the particles' ages are not known", path);
+		}
+		return false;
+	}
+	const double* radii = gas ? o->gasRadii : p->radius;
 	if (counts[bs_particleEscaped] == 0)
 	{
 		scene->particles.instances.velocities = velocities ? p->velocity : NULL;
 		scene->particles.centers = p->position;
-		scene->particles.radii = p->radius;
+		scene->particles.radii = radii;
 		scene->particles.count = p->count;
-		return bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
+		return (!gas || bsOutputGas_WriteGrid(o, o->gasDensities, err, errlen)) &&
+			bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
 	}
 	if (o->centers == NULL)
 	{
 		o->centers = malloc((p->count + 1) * sizeof(bsVec3));
 		o->radii = malloc((p->count + 1) * sizeof(double));
 		o->velocities = velocities ? malloc((p->count + 1) * sizeof(bsVec3)) : NULL;
-		if (o->centers == NULL || o->radii == NULL || (velocities && o->velocities == NULL))
+		o->densities = gas ? malloc((p->count + 1) * sizeof(double)) : NULL;
+		if (o->centers == NULL || o->radii == NULL || (velocities && o->velocities == NULL) ||
+			(gas && o->densities == NULL))
 		{
 			snprintf(err, errlen, "%s: out of memory", path);
 			return false;
@@ -43,10 +57,14 @@ static bool bsSceneOutput_Write(bsOutputContext* o, int frame, char* err, size_t
 		if (p->state[i] != bs_particleEscaped)
 		{
 			o->centers[n] = p->position[i];
-			o->radii[n] = p->radius[i];
+			o->radii[n] = radii[i];
 			if (velocities)
 			{
 				o->velocities[n] = p->velocity[i];
+			}
+			if (gas)
+			{
+				o->densities[n] = o->gasDensities[i];
 			}
 			++n;
 		}
@@ -55,7 +73,8 @@ static bool bsSceneOutput_Write(bsOutputContext* o, int frame, char* err, size_t
 	scene->particles.radii = o->radii;
 	scene->particles.instances.velocities = o->velocities;
 	scene->particles.count = n;
-	return bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
+	return (!gas || bsOutputGas_WriteGrid(o, o->densities, err, errlen)) &&
+		bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
 }
 
 // render.motion_blur: the snapshot's earlier samples, each a scene of its own (motion_blur.h), with

@@ -34,6 +34,14 @@ void bsOutputContext_Free(bsOutputContext* context)
 	free(context->radii);
 	free(context->velocities);
 	free(context->ages);
+	free(context->gasRadii);
+	free(context->gasDensities);
+	free(context->densities);
+	context->gasRadii = NULL;
+	context->gasDensities = NULL;
+	context->densities = NULL;
+	context->gasCount = 0;
+	context->gasCapacity = 0;
 	context->velocities = NULL;
 	context->centers = NULL;
 	context->radii = NULL;

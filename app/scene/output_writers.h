@@ -50,6 +50,11 @@ typedef struct bsOutputContext
 	double* ages;                   // the cache's ages, ageCapacity of them
 	size_t ageCapacity;
 	const bsMotionBlur* blur;       // render.motion_blur's samples of the snapshot; NULL: none
+	double* gasRadii;               // render.gas: each particle's puff radius and density at the world's
+	double* gasDensities;           // time (bsOutputGas_Update), gasCount of them
+	size_t gasCount, gasCapacity;
+	double* densities;              // the densities of the particles that have not escaped, when some have
+	char gasFile[48];               // the scene's df3 file, gas_HASH.df3
 } bsOutputContext;
 
 typedef struct bsOutputWriter
@@ -74,6 +79,20 @@ bool bsOutputCache_Prepare(const bsConfig* config, const char* dir, bsCreatedFol
 // Walks the table for a snapshot: the final state's writers (bs_outputScene) when frame < 0, else
 // frame's (bs_outputFrame; 0: the initial state), in table order, until one fails.
 bool bsOutputWriters_Write(bsOutputContext* context, int frame, char* err, size_t errlen);
+
+// render.gas (output_gas.c): sets gasRadii and gasDensities from the particles' ages in context->world
+// (kept as they are when it is NULL: the final state is the last step's). False with a message when out of
+// memory.
+bool bsOutputGas_Update(bsOutputContext* context, char* err, size_t errlen);
+
+// render.gas: the density grid of the scene's particles (context->scene->particles: centres, puff radii)
+// with densities[i] each, written beside the scenes as gas_HASH.df3 (HASH: the file's bytes', so a
+// file already there is kept, and one left by a failed run is still right) and named in the scene's
+// particles.gas. False with a message naming the file.
+bool bsOutputGas_WriteGrid(bsOutputContext* context, const double* densities, char* err, size_t errlen);
+
+// render.gas's settings for the scene writer (file NULL: set per snapshot).
+bsPovGas bsOutputGas_Pov(const bsRenderConfig* render);
 
 // Frees the compacted particle arrays.
 void bsOutputContext_Free(bsOutputContext* context);
