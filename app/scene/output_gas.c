@@ -48,6 +48,11 @@ bsPovGas bsOutputGas_Pov(const bsRenderConfig* render)
 bool bsOutputGas_WriteGrid(bsOutputContext* o, const double* densities, char* err, size_t errlen)
 {
 	bsPovParticles* ps = &o->scene->particles;
+	ps->gas.file = NULL;
+	if (ps->count == 0)
+	{
+		return true;  // nothing to draw: no box, no file
+	}
 	bsGasGrid grid;
 	size_t size = 0;
 	uint8_t* bytes = NULL;

@@ -88,7 +88,7 @@ bool bsOutputGas_Update(bsOutputContext* context, char* err, size_t errlen);
 // render.gas: the density grid of the scene's particles (context->scene->particles: centres, puff radii)
 // with densities[i] each, written beside the scenes as gas_HASH.df3 (HASH: the file's bytes', so a
 // file already there is kept, and one left by a failed run is still right) and named in the scene's
-// particles.gas. False with a message naming the file.
+// particles.gas (no particles: no file, particles.gas.file NULL). False with a message naming the file.
 bool bsOutputGas_WriteGrid(bsOutputContext* context, const double* densities, char* err, size_t errlen);
 
 // render.gas's settings for the scene writer (file NULL: set per snapshot).
