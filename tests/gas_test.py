@@ -20,30 +20,15 @@ import tempfile
 
 import numpy as np
 
+from instances_test import read_ply  # a PLY reader of the tests' own, not blobsim's
+
 SKIP = 77
 NUMBER = r"(-?[0-9.]+(?:e[-+]?[0-9]+)?)"
-TYPES = {"uchar": "B", "uint": "I", "float": "f", "double": "d", "int": "i"}
 
 
 def fail(message):
     print(f"FAIL: {message}", file=sys.stderr)
     sys.exit(1)
-
-
-def read_ply(path):
-    """{property: array} of a binary little-endian PLY's vertices."""
-    data = open(path, "rb").read()
-    end = data.index(b"end_header\n") + len(b"end_header\n")
-    count, names, codes = 0, [], ""
-    for line in data[:end].decode("ascii").splitlines():
-        t = line.split()
-        if t[0] == "element" and t[1] == "vertex":
-            count = int(t[2])
-        elif t[0] == "property":
-            names.append(t[2])
-            codes += TYPES[t[1]]
-    rows = list(struct.iter_unpack("<" + codes, data[end:end + count * struct.calcsize("<" + codes)]))
-    return {n: np.array([r[k] for r in rows], dtype=np.float64) for k, n in enumerate(names)}
 
 
 def read_df3(path):
