@@ -480,6 +480,11 @@ static bool bsPov_ValidateParticles(bsPovWriter* w, const bsPovParticles* ps)
 	{
 		return false;
 	}
+	char gasFault[160];
+	if (ps->gas.file != NULL && bsPovGas_Check(&ps->gas, gasFault, sizeof gasFault) != NULL)
+	{
+		return bsPovFail(w, "particles: %s", gasFault);
+	}
 	if (ps->count > 0)
 	{
 		if (ps->centers == NULL)
@@ -1220,7 +1225,8 @@ static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 {
 	const bsPovParticles* ps = &s->particles;
 	bool instances = ps->instances.object != NULL;
-	bool blobs = ps->count > 0 && ps->surfaceInclude == NULL && !instances;
+	bool gas = ps->gas.file != NULL;
+	bool blobs = ps->count > 0 && ps->surfaceInclude == NULL && !instances && !gas;
 	bsBlobTilesDef tilesDef = {ps->centers, ps->radii, ps->radius, ps->radiusScale, ps->count, bsBlobChunk(ps)};
 	// A pool only when there is more than one piece to share out; one that cannot start leaves the
 	// caller's thread alone (the same bytes).
@@ -1247,6 +1253,10 @@ static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 	else if (instances)
 	{
 		snprintf(drawn, sizeof(drawn), "as instances");
+	}
+	else if (gas)
+	{
+		snprintf(drawn, sizeof(drawn), "as gas");
 	}
 	else
 	{
@@ -1314,6 +1324,10 @@ static void bsPov_WriteBody(bsPovWriter* w, const bsPovScene* s)
 	if (instances)
 	{
 		bsPov_WriteInstances(w, ps);
+	}
+	else if (gas)
+	{
+		bsPov_WriteGas(&w->file, ps, w->step);
 	}
 	else if (blobs)
 	{

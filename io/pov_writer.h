@@ -128,6 +128,24 @@ typedef struct bsPovInstances
 // either case v is.
 void bsPov_AxisRotation(bsVec3 axis, bsVec3 v, double m[9]);
 
+// render.gas: the particles as gas (pov_gas.c): one box holding POV-Ray media whose density is read from
+// a df3 file beside the scene (a grid of the particles' puffs, bsGasGrid). Puff i, of radius radii[i]
+// (not the collision radius) and density d_i, adds d_i (1 - |x - c_i| / r_i) at each point x within r_i
+// of its centre c_i; the grid holds that sum at its cells' centres, as a fraction of peak. The media's
+// emission is density x emission x color, its absorption density x absorption (grey) and, when
+// scattering > 0, its isotropic scattering density x scattering (white). The box casts no shadow.
+typedef struct bsPovGas
+{
+	const char* file;   // NULL: not gas; else the df3 file's name, relative to the scene
+	bsVec3 lo, hi;      // the grid's box
+	double peak;        // the density a 1 in the file stands for, >= 0
+	bsVec3 color;       // rgb
+	double emission;    // >= 0
+	double absorption;  // >= 0
+	double scattering;  // >= 0
+	int samples;        // media samples, 1..100
+} bsPovGas;
+
 typedef struct bsPovParticles
 {
 	const bsVec3* centers;
@@ -151,6 +169,7 @@ typedef struct bsPovParticles
 	                             // includes the string BlobsimSurface, declared as this name unless it
 	                             // is declared already (a wrapper that renders a pending file sets it)
 	bsPovInstances instances;    // object != NULL: the particles as instances (surfaceInclude NULL)
+	bsPovGas gas;                // file != NULL: the particles as gas (above)
 } bsPovParticles;
 
 // Everything a scene holds. Arrays are borrowed for the duration of the call.
@@ -196,6 +215,33 @@ bool bsPov_WriteMeshInclude(const char* path, const char* declared, const bsPovM
 // The component radius scale that makes a lone particle render at exactly its collision radius:
 // 1 / sqrt(1 - sqrt(threshold / strength)). Needs 0 < threshold < strength; returns 0 otherwise.
 double bsPov_BlobRadiusScale(double threshold, double strength);
+
+// The grid: n[0] x n[1] x n[2] cubic cells of side `cell` from lo (to hi), x fastest; values at the
+// cells' centres.
+typedef struct bsGasGrid
+{
+	bsVec3 lo, hi;
+	double cell;
+	int n[3];
+	double* values;
+	double peak;  // the largest value
+} bsGasGrid;
+
+// The grid round the puffs of ps (centres, radii) with densities[i] each: resolution cells along the
+// box's longest side. False when out of memory (the grid then empty); no particles: an empty grid.
+bool bsGasGrid_Build(bsGasGrid* grid, const bsPovParticles* ps, const double* densities, int resolution);
+void bsGasGrid_Free(bsGasGrid* grid);
+
+// The grid as a df3 file's bytes (three big-endian 16-bit sizes, then each cell as a big-endian 16-bit
+// fraction of the peak, x fastest), malloc'ed; NULL when out of memory.
+uint8_t* bsGasGrid_Df3(const bsGasGrid* grid, size_t* size);
+
+// The gas's settings are valid (above): NULL, else what is wrong into out.
+const char* bsPovGas_Check(const bsPovGas* gas, char* out, size_t size);
+
+// Writes the gas's box of ps (ps->gas.file not NULL) to file, coordinates rounded within step.
+struct bsAtomicFile;
+void bsPov_WriteGas(struct bsAtomicFile* file, const bsPovParticles* ps, double step);
 
 // Writes the scene (see the top of this file). Fails with `path: message` on invalid input (a
 // non-finite number, a non-positive radius, a camera angle outside (0, 180), ...) or an I/O error.

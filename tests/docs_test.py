@@ -106,6 +106,8 @@ SHORTER = {
      "--set 'render.camera.location=[-3.5, 6, 3.5]'"):
         "blobsim run configs/field-explosion.json -o out/field-explosion-above --render " + SMALL +
         " --set output.frame_every=20 --set 'render.camera.location=[-3.5, 6, 3.5]'",
+    ("docs/figures.md", "blobsim run configs/field-explosion-gas.json --render"):
+        "blobsim run configs/field-explosion-gas.json --render " + SMALL + " --set motion.steps=30",
     ("docs/performance.md", "blobsim batch configs --render --jobs 1"): ALL_CONFIGS,
     ("docs/rendering.md", "blobsim run configs/snow.json --render"):
         "blobsim run configs/snow.json --render " + SMALL,

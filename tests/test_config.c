@@ -75,7 +75,7 @@ static const BadCase badCases[] = {
 	{WITH("\"rendr\": {}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: rendr: unknown key (did you mean 'render'?)"},
 	{WITH("\"motion\": {\"zzz\": 1}"), 0, {NULL}, bs_errInvalidArgument,
-		"dir/c.json: motion.zzz: unknown key (allowed: steps, dt, gravity, drag, substeps, max_substeps, radial, wind, turbulence, vortex, sleep)"},
+		"dir/c.json: motion.zzz: unknown key (allowed: steps, dt, gravity, drag, substeps, max_substeps, radial, wind, turbulence, vortex, buoyancy, sleep)"},
 	{WITH("\"collision\": {\"method\": \"exakt\"}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: collision.method: expected one of \"karabassi\", \"exact\", \"ray\", got \"exakt\" "
 		"(did you mean \"exact\"?)"},

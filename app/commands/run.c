@@ -1101,6 +1101,7 @@ static bool bsSimulate(bsRunFrames* run, const bsRunOptions* o, const bsEnvironm
 	}
 	// The final state's looks over life need the ages at the last step (the world goes now).
 	ok = ok && (!bsOverLife_AnySpecies(&c->particles) || bsOutput_Ages(run->output, err, errlen));
+	ok = ok && bsOutputGas_Update(run->output, err, errlen);  // render.gas: the final state's ages
 	run->output->world = NULL;
 	bsWorld_Destroy(world);
 	return ok;
@@ -1435,6 +1436,7 @@ static bool bsRun_OpenOutputs(bsRunState* r)
 	r->buffers.surface = bsSceneSurface_FromConfig(&c->render, r->o->threads);
 	r->scene.particles.threads = r->o->threads;  // the blobs' formatting: the same bytes at any count
 	r->scene.particles.instances = bsSceneInstances_Pov(&r->instances, &c->render);
+	r->scene.particles.gas = bsOutputGas_Pov(&c->render);
 	r->output.config = c;
 	r->output.dir = r->dir;
 	r->output.particles = &r->p;

@@ -227,6 +227,24 @@ typedef struct bsMotionBlurConfig
 	int samples;          // renders averaged per image, 2..64 [8]
 } bsMotionBlurConfig;
 
+// render.gas: the particles drawn as puffs of POV-Ray media instead of blobs (docs/rendering.md,
+// "Gas"). A particle of age a (since it was emitted) is a sphere of radius radius_scale r (1 + growth a)
+// holding media of density density exp(-a / fade) (fade 0: no fading), highest at its centre.
+typedef struct bsGasConfig
+{
+	bool enabled;       // the key is given
+	bsVec3 color;       // the emitted light's colour, rgb in [0, 1] [1, 0.55, 0.2]
+	double density;     // > 0: the media's density at age 0 [4]
+	double emission;    // >= 0: emission per unit density (times color) [1]
+	double absorption;  // >= 0: absorption per unit density (grey) [1]
+	double scattering;  // >= 0: isotropic scattering per unit density (white; slow) [0]
+	double radiusScale; // > 0: a puff's radius per collision radius at age 0 [2]
+	double growth;      // >= 0, per second: the radius grows by this fraction of itself each second [0]
+	double fade;        // >= 0, seconds: the density's time constant; 0: no fading [0]
+	int samples;        // POV-Ray media samples per interval, 1..100 [5]
+	int resolution;     // the density grid's cells along its longest side, 8..512 [96]
+} bsGasConfig;
+
 typedef struct bsRenderConfig
 {
 	bsCameraConfig camera;
@@ -249,6 +267,7 @@ typedef struct bsRenderConfig
 	double sensors;         // the bodies' sensor particles drawn as spheres of this radius; 0: not [0]
 	bsInstancesConfig instances;  // [none: blobs]
 	bsMotionBlurConfig motionBlur;  // [none]
+	bsGasConfig gas;        // [none: blobs]
 } bsRenderConfig;
 
 enum

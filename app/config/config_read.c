@@ -224,6 +224,11 @@ static const bsSchemaKey bsVortexKeys[] = {
 	BS_KEY("profile", BS_VALUE),
 	BS_NUMBER_IN("pull", bsVortexDef, pull, &bsAnyNumber)};
 static const bsSchema bsVortexSchema = BS_OBJECT(bsVortexKeys);
+// motion.buoyancy: a lift that decays with each particle's age (step.h: bsBuoyancyDef).
+static const bsSchemaKey bsBuoyancyKeys[] = {
+	BS_REQUIRED_VEC3("acceleration", bsBuoyancyDef, acceleration, &bsAnyNumber, "3 numbers"),
+	BS_NUMBER_IN("decay", bsBuoyancyDef, decay, &bsNonNegative)};
+static const bsSchema bsBuoyancySchema = BS_OBJECT(bsBuoyancyKeys);
 static const bsSchemaKey bsMotionKeys[] = {
 	BS_INT("steps", bsConfig, motion.steps, 1, INT_MAX, 1),
 	BS_NUMBER_IN("dt", bsConfig, step.dt, &bsPositive),
@@ -235,6 +240,7 @@ static const bsSchemaKey bsMotionKeys[] = {
 	BS_KEY("wind", &bsWindSchema),
 	BS_KEY("turbulence", &bsTurbulenceSchema),
 	BS_KEY("vortex", &bsVortexSchema),
+	BS_KEY("buoyancy", &bsBuoyancySchema),
 	BS_KEY("sleep", &bsSleepSchema)};
 static const bsSchema bsMotionSchema = BS_OBJECT(bsMotionKeys);
 
@@ -281,6 +287,18 @@ static const bsSchemaKey bsMotionBlurKeys[] = {
 	BS_NUMBER("shutter_angle", bsMotionBlurConfig, shutterAngle, &bsShutterAngle, 180),
 	BS_INT("samples", bsMotionBlurConfig, samples, 2, 64, 8)};
 static const bsSchema bsMotionBlurSchema = BS_OBJECT(bsMotionBlurKeys);
+static const bsSchemaKey bsGasKeys[] = {
+	BS_VEC3("color", bsGasConfig, color, &bsUnit, "3 numbers from 0 to 1 (rgb)", 1, 0.55, 0.2),
+	BS_NUMBER("density", bsGasConfig, density, &bsPositive, 4),
+	BS_NUMBER("emission", bsGasConfig, emission, &bsNonNegative, 1),
+	BS_NUMBER("absorption", bsGasConfig, absorption, &bsNonNegative, 1),
+	BS_NUMBER("scattering", bsGasConfig, scattering, &bsNonNegative, 0),
+	BS_NUMBER("radius_scale", bsGasConfig, radiusScale, &bsPositive, 2),
+	BS_NUMBER("growth", bsGasConfig, growth, &bsNonNegative, 0),
+	BS_NUMBER("fade", bsGasConfig, fade, &bsNonNegative, 0),
+	BS_INT("samples", bsGasConfig, samples, 1, 100, 5),
+	BS_INT("resolution", bsGasConfig, resolution, 8, 512, 96)};
+static const bsSchema bsGasSchema = BS_OBJECT(bsGasKeys);
 static const bsSchemaKey bsRenderKeys[] = {
 	BS_KEY("camera", &bsCameraSchema),
 	BS_KEY("lights", &bsLightArraySchema),
@@ -299,7 +317,8 @@ static const bsSchemaKey bsRenderKeys[] = {
 	BS_KEY("mesh", &bsMeshRenderSchema),
 	BS_NUMBER("sensors", bsRenderConfig, sensors, &bsNonNegative, 0),
 	BS_KEY("instances", &bsInstancesSchema),
-	BS_KEY("motion_blur", &bsMotionBlurSchema)};
+	BS_KEY("motion_blur", &bsMotionBlurSchema),
+	BS_KEY("gas", &bsGasSchema)};
 static const bsSchema bsRenderSchema = BS_OBJECT(bsRenderKeys);
 
 static const bsSchemaKey bsOutputKeys[] = {
@@ -1446,7 +1465,9 @@ static bool bsReadMotion(bsCtx* c, const cJSON* root, bsConfig* config)
 	const cJSON* motion = bsMember(root, "motion");
 	size_t mark = bsPushKey(c, "motion");
 	if (!bsReadRadials(c, motion, &config->step) || !bsReadWind(c, motion, config) ||
-		!bsReadTurbulence(c, motion, config) || !bsReadVortex(c, motion, &config->step))
+		!bsReadTurbulence(c, motion, config) || !bsReadVortex(c, motion, &config->step) ||
+		(bsMember(motion, "buoyancy") != NULL &&
+			!bsReadSection(c, motion, "buoyancy", &bsBuoyancySchema, &config->step.buoyancy)))
 	{
 		return false;
 	}
@@ -1684,6 +1705,30 @@ static bool bsReadMotionBlur(bsCtx* c, const cJSON* render, bsRenderConfig* r)
 	return true;
 }
 
+// render.gas (docs/rendering.md): the puffs replace the blobs, so a mesh surface, instances or motion
+// blur (whose sub-frame scenes are blobs) with it are refused.
+static bool bsReadGas(bsCtx* c, const cJSON* render, bsRenderConfig* r)
+{
+	const cJSON* o;
+	if (!bsReadObject(c, render, "gas", &bsGasSchema, &o))
+	{
+		return false;
+	}
+	size_t mark = bsPushKey(c, "gas");
+	r->gas.enabled = o != NULL;
+	if (!bsReadFields(c, o, &bsGasSchema, &r->gas))
+	{
+		return false;
+	}
+	if (o != NULL && (r->surface != bs_surfaceBlobs || r->instances.enabled || r->motionBlur.enabled))
+	{
+		return bsFail(c, "draws the particles as media puffs: it cannot go with render.surface \"%s\", "
+			"render.instances or render.motion_blur", r->surface != bs_surfaceBlobs ? "mesh or auto" : "blob");
+	}
+	bsPop(c, mark);
+	return true;
+}
+
 // look: the particles' material when render.particle_material is absent (NULL: "snow").
 static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r, const char* look)
 {
@@ -1698,7 +1743,8 @@ static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r, const c
 		!bsReadBlob(c, o, &r->blob) ||
 		!bsReadMaterial(c, o, "particle_material", look != NULL ? look : "snow", &r->particleMaterial) ||
 		!bsReadRenderSurface(c, o, r) || !bsReadSection(c, o, "mesh", &bsMeshRenderSchema, &r->mesh) ||
-		!bsReadInstances(c, o, r->surface, &r->instances) || !bsReadMotionBlur(c, o, r))
+		!bsReadInstances(c, o, r->surface, &r->instances) || !bsReadMotionBlur(c, o, r) ||
+		!bsReadGas(c, o, r))
 	{
 		return false;
 	}
@@ -1829,8 +1875,9 @@ static bool bsReadInteractions(bsCtx* c, const cJSON* root, bsConfig* config)
 
 // Several species draw as blobs, one set of blob objects each: the mesh surface (one field polygonized)
 // and the instances (one object) draw one species, so they are refused with several.
-// render.motion_blur's sub-frame samples are one set of particles in the scene's material, drawn at
-// their collision radii: several species or over-life ramps would be lost in them.
+// render.motion_blur's sub-frame samples, and render.gas's puffs (which grow and fade by their own
+// settings), are one set of particles in one material: several species or over-life ramps would be
+// lost in them.
 static bool bsCheckBlurLooks(bsCtx* c, const bsConfig* config)
 {
 	const bsParticlesConfig* pc = &config->particles;
@@ -1839,12 +1886,13 @@ static bool bsCheckBlurLooks(bsCtx* c, const bsConfig* config)
 	{
 		ramps = ramps || bsOverLife_Any(&pc->species[k].overLife);
 	}
-	if (!config->render.motionBlur.enabled || (pc->speciesCount <= 1 && !ramps))
+	bool blur = config->render.motionBlur.enabled;
+	if ((!blur && !config->render.gas.enabled) || (pc->speciesCount <= 1 && !ramps))
 	{
 		return true;
 	}
 	bsPushKey(c, "render");
-	bsPushKey(c, "motion_blur");
+	bsPushKey(c, blur ? "motion_blur" : "gas");
 	return bsFail(c, "draws one set of particles in one material: it cannot go with %s",
 		pc->speciesCount > 1 ? "several species" : "particles.over_life");
 }

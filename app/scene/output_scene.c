@@ -62,6 +62,60 @@ static void bsSceneOutput_Compact(bsOutputContext* o, bool velocities, bool colo
 	}
 }
 
+// render.gas (output_gas.c): the puffs' radii and densities instead of the collision radii, escaped
+// particles left out. One species and no over-life ramps (config_read.c refuses them with the gas).
+static bool bsSceneOutput_WriteGas(bsOutputContext* o, const char* path, bool escaped, bool velocities, char* err,
+	size_t errlen)
+{
+	const bsParticles* p = o->particles;
+	bsPovScene* scene = o->scene;
+	if (!bsOutputGas_Update(o, err, errlen) || o->gasCount != p->count)
+	{
+		if (o->gasCount == p->count)
+		{
+			return false;
+		}
+		snprintf(err, errlen, "%s: render.gas: the particles' ages are not known", path);
+		return false;
+	}
+	scene->particles.colors = NULL;
+	scene->particles.instances.velocities = velocities ? p->velocity : NULL;
+	scene->particles.centers = p->position;
+	scene->particles.radii = o->gasRadii;
+	scene->particles.count = p->count;
+	if (!escaped)
+	{
+		return bsOutputGas_WriteGrid(o, o->gasDensities, err, errlen) &&
+			bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
+	}
+	if (!bsSceneOutput_Reserve(o, p->count + 1, velocities, false) || !BS_ARRAY_RESIZE(o->densities, o->drawnCapacity))
+	{
+		snprintf(err, errlen, "%s: out of memory", path);
+		return false;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < p->count; ++i)
+	{
+		if (p->state[i] != bs_particleEscaped)
+		{
+			o->centers[n] = p->position[i];
+			o->radii[n] = o->gasRadii[i];
+			if (velocities)
+			{
+				o->velocities[n] = p->velocity[i];
+			}
+			o->densities[n] = o->gasDensities[i];
+			++n;
+		}
+	}
+	scene->particles.centers = o->centers;
+	scene->particles.radii = o->radii;
+	scene->particles.instances.velocities = velocities ? o->velocities : NULL;
+	scene->particles.count = n;
+	return bsOutputGas_WriteGrid(o, o->densities, err, errlen) &&
+		bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
+}
+
 // Escaped particles have left the scene: they are in particles.ply but not drawn. The writer reads
 // the particle arrays directly; compacted copies are made (once, then grown and reused) only when some
 // particle has escaped, particles.over_life changes their looks (drawn radii and colours from their
@@ -78,6 +132,10 @@ static bool bsSceneOutput_Write(bsOutputContext* o, int frame, char* err, size_t
 	uint64_t counts[bs_particleStateCount];
 	bsParticles_CountStates(p, counts);
 	bool velocities = scene->particles.instances.object != NULL && o->config->render.instances.velocity;
+	if (o->config->render.gas.enabled)
+	{
+		return bsSceneOutput_WriteGas(o, path, counts[bs_particleEscaped] > 0, velocities, err, errlen);
+	}
 	bool colors = bsOverLife_AnyColor(pc);
 	int species = pc->speciesCount > 1 ? pc->speciesCount : 1;
 	scene->particles.colors = NULL;

@@ -40,6 +40,14 @@ void bsOutputContext_Free(bsOutputContext* context)
 	free(context->ages);
 	context->colors = NULL;
 	context->drawnCapacity = 0;
+	free(context->gasRadii);
+	free(context->gasDensities);
+	free(context->densities);
+	context->gasRadii = NULL;
+	context->gasDensities = NULL;
+	context->densities = NULL;
+	context->gasCount = 0;
+	context->gasCapacity = 0;
 	context->velocities = NULL;
 	context->centers = NULL;
 	context->radii = NULL;

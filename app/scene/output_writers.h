@@ -52,6 +52,11 @@ typedef struct bsOutputContext
 	double* ages;                   // the particles' ages (bsOutput_Ages), ageCapacity of them
 	size_t ageCapacity;
 	const bsMotionBlur* blur;       // render.motion_blur's samples of the snapshot; NULL: none
+	double* gasRadii;               // render.gas: each particle's puff radius and density at the world's
+	double* gasDensities;           // time (bsOutputGas_Update), gasCount of them
+	size_t gasCount, gasCapacity;
+	double* densities;              // the densities of the particles that have not escaped, when some have
+	char gasFile[48];               // the scene's df3 file, gas_HASH.df3
 } bsOutputContext;
 
 typedef struct bsOutputWriter
@@ -81,6 +86,20 @@ bool bsOutputWriters_Write(bsOutputContext* context, int frame, char* err, size_
 // (the final state) they stay as the last call left them: the run calls it once more after its last
 // step. False with a message when out of memory.
 bool bsOutput_Ages(bsOutputContext* context, char* err, size_t errlen);
+
+// render.gas (output_gas.c): sets gasRadii and gasDensities from the particles' ages in context->world
+// (kept as they are when it is NULL: the final state is the last step's). False with a message when out of
+// memory.
+bool bsOutputGas_Update(bsOutputContext* context, char* err, size_t errlen);
+
+// render.gas: the density grid of the scene's particles (context->scene->particles: centres, puff radii)
+// with densities[i] each, written beside the scenes as gas_HASH.df3 (HASH: the file's bytes', so a
+// file already there is kept, and one left by a failed run is still right) and named in the scene's
+// particles.gas (no particles: no file, particles.gas.file NULL). False with a message naming the file.
+bool bsOutputGas_WriteGrid(bsOutputContext* context, const double* densities, char* err, size_t errlen);
+
+// render.gas's settings for the scene writer (file NULL: set per snapshot).
+bsPovGas bsOutputGas_Pov(const bsRenderConfig* render);
 
 // Frees the compacted particle arrays.
 void bsOutputContext_Free(bsOutputContext* context);

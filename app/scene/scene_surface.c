@@ -255,7 +255,8 @@ static bool bsCullParticles(bsSceneSurface* s, const bsPovScene* scene, bsVec3**
 static bool bsWriteBlobScene(bsSceneSurface* s, const char* path, bsPovScene* scene, char* err, size_t errlen)
 {
 	bsPovParticles whole = scene->particles;
-	if (!s->cull || whole.count < 2 || whole.instances.object != NULL)  // every instance is seen
+	// Every instance is seen, and the gas is one box.
+	if (!s->cull || whole.count < 2 || whole.instances.object != NULL || whole.gas.file != NULL)
 	{
 		return bsPov_WriteScene(path, scene, err, errlen);
 	}

@@ -370,6 +370,26 @@ double bsVortex_Speed(const bsVortexDef* def, double r);
 // The air's velocity u at p (tangential: at right angles to the axis and to p's offset from it).
 bsVec3 bsVortex_Velocity(const bsVortexDef* def, bsVec3 p);
 
+// --- Buoyancy (force_buoyancy.c) ---
+
+// Buoyancy: hot gas rising. Each free particle gets the acceleration b(age) = acceleration
+// exp(-age / decay), with age its time since it joined the set (bsWorld_BirthTime; the substep's start
+// minus it): the lift of a puff that cools with a time constant `decay` (0: it never cools, a constant
+// lift). Added with gravity and the other accelerations, so with gravity g and drag k (bsStepDef.drag)
+// a particle under a constant lift reaches the terminal velocity (g + b) h e / (1 - e), e = exp(-k h),
+// which is (g + b) / k to first order in k h.
+typedef struct bsBuoyancyDef
+{
+	bsVec3 acceleration;  // units/s^2 at age 0, any; 0: off [0, 0, 0]
+	double decay;         // seconds, >= 0: the lift's time constant; 0: no decay [0]
+} bsBuoyancyDef;
+
+// False for a non-finite acceleration or a negative or non-finite decay.
+bool bsBuoyancyDef_IsValid(const bsBuoyancyDef* def);
+
+// b(age) above.
+bsVec3 bsBuoyancy_Acceleration(const bsBuoyancyDef* def, double age);
+
 // --- The step (step.c) ---
 
 typedef enum bsResponse
@@ -476,6 +496,7 @@ typedef struct bsStepDef
 	bsWindDef wind;                // a drag towards a moving air (above) [bsDefaultWindDef(): off]
 	bsTurbulenceDef turbulence;    // a drag towards curl noise (above) [off]
 	bsVortexDef vortex;            // a drag round an axis (above) [off]
+	bsBuoyancyDef buoyancy;        // a lift that decays with age (above) [off]
 } bsStepDef;
 
 bsStepDef bsDefaultStepDef(void);

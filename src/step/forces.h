@@ -54,6 +54,7 @@ typedef struct bsForceClass
 	X(bs_windForce)      \
 	X(bs_turbulenceForce) \
 	X(bs_vortexForce)    \
+	X(bs_buoyancyForce)  \
 	X(bs_fieldForce)     \
 	X(bs_bodyFieldForce)
 
