@@ -1,14 +1,17 @@
 // The radial force (step.h) through bsWorld_Step, against closed forms: the push of a constant
 // falloff integrated by symplectic Euler, the falloffs' magnitudes, the window's impulse, symmetry,
-// nothing outside the window, the radius or at the centre, a centre carried by a moving or turning
-// body (its pose applied to the offset at each substep, to 1e-12), and the same bytes at 1 and 2 threads.
+// nothing outside the window, the radius or at the centre, a centre carried by a moving, turning or
+// dynamic body (its pose applied to the offset at each substep, to 1e-12), and the same bytes at 1 and
+// 2 threads.
 #include "test.h"
 #include "core.h"
+#include "procedural.h"
 #include "radial.h"
 #include "blobsim/body.h"
 #include "blobsim/step.h"
 #include "blobsim/world.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static bsWorld* RadialWorld(int threads)
@@ -404,6 +407,16 @@ static int Keyed(void)
 
 // One small triangle 20 below the body's origin, in its frame: the body's pose matters, its mesh stays
 // clear of the particles near the centre.
+// A body of def's kind and settings with the given mesh and keys (NULL: it could not be made).
+static bsBody* BodyOf(bsBodyDef def, const bsTriangle* tris, uint32_t count, const bsKeyframes* keys)
+{
+	def.triangles = tris;
+	def.triangleCount = count;
+	def.keys = *keys;
+	bsBody* body = NULL;
+	return bsBody_Create(&def, &body) == bs_ok ? body : NULL;
+}
+
 static bsBody* FollowBody(const bsKeyframes* keys)
 {
 	bsTriangle plate;
@@ -411,12 +424,7 @@ static bsBody* FollowBody(const bsKeyframes* keys)
 	{
 		return NULL;
 	}
-	bsBodyDef def = bsDefaultBodyDef();
-	def.triangles = &plate;
-	def.triangleCount = 1;
-	def.keys = *keys;
-	bsBody* body = NULL;
-	return bsBody_Create(&def, &body) == bs_ok ? body : NULL;
+	return BodyOf(bsDefaultBodyDef(), &plate, 1, keys);
 }
 
 // 2000 particles around (0, 0.2, 0) at rest, moved 60 steps of two substeps of 0.005 s by def, gravity and
@@ -608,6 +616,57 @@ static int CarriedRound(void)
 	return 0;
 }
 
+static const bsBody* followDynamic;  // DynamicCenter's body
+static const bsVec3 dynamicOffset = {1.5, 0.0, 0.0};
+
+// The dynamic body's pose at t (the end of its last chord, at a substep's start) applied to the offset.
+static bsVec3 DynamicCenter(double t)
+{
+	bsTransform pose;
+	bsVec3 scale;
+	bsBody_Pose(followDynamic, t, &pose, &scale);
+	return bsTransform_Apply(pose, dynamicOffset);
+}
+
+// A dynamic box in free flight (no gravity), moving at (0.4, 0, 0) and turning at 1 rad/s about y: the
+// centre 1.5 out along its x axis is, at each substep's start, the box's pose then (the one the step
+// has, not a chord it has yet to take) applied to the offset, and after 2 s it is within 1e-12 of the
+// free motion's closed form, (0.8, 1, 0) + 1.5 (cos 2, 0, -sin 2).
+static int FollowsDynamicBody(void)
+{
+	bsTriangle* tris;
+	uint32_t count;
+	ENSURE(bsMakeBoxMesh(bsV3(-0.1, -0.1, -0.1), bsV3(0.1, 0.1, 0.1), 1, false, &tris, &count) == bs_ok);
+	bsVec3Key translate[1] = {{0.0, bsV3(0.0, 1.0, 0.0)}};
+	bsKeyframes keys = {translate, 1, NULL, 0, NULL, 0, false};
+	bsBodyDef bd = bsDefaultBodyDef();
+	bd.kind = bs_motionDynamic;
+	bd.velocity = bsV3(0.4, 0.0, 0.0);
+	bd.angularVelocity = bsV3(0.0, 1.0, 0.0);
+	bsBody* body = BodyOf(bd, tris, count, &keys);
+	free(tris);
+	ENSURE(body != NULL);
+	followDynamic = body;
+	bsBodyDynamicsDef dyn = bsDefaultBodyDynamicsDef();
+	dyn.step.gravity = bsV3(0.0, 0.0, 0.0);
+	bsWorld* world = RadialWorld(1);
+	ENSURE(world != NULL && bsWorld_AddBody(world, body) == bs_ok && bsWorld_SetBodyDynamics(world, &dyn) == bs_ok);
+	bsRadialDef def = FollowPull(dynamicOffset);
+	bsStepDef st = RadialStep(&def, 0.005, 1);
+	bsVec3 x0 = bsV3(1.5, 1.3, 0.0);
+	bsParticles p;
+	RUN_SUBTEST(RadialParticles(&p, &x0, 1));
+	RUN_SUBTEST(FollowSteps(world, &st, &p, 400, DynamicCenter));
+	bsVec3 c;
+	ENSURE(bsRadial_SubstepCenter(&def, world, 2.0, st.dt, &c));
+	bsVec3 flight = bsAdd(bsV3(0.8, 1.0, 0.0), bsScale(1.5, bsV3(cos(2.0), 0.0, -sin(2.0))));
+	ENSURE(bsLength(bsSub(c, flight)) <= 1e-12);
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	bsBody_Destroy(body);
+	return 0;
+}
+
 // Following a body the world does not have, the force does not act; bsWorld_Step refuses a follow with
 // a negative body or a keyed centre.
 static int FollowRefused(void)
@@ -659,6 +718,7 @@ int RadialTest(void)
 	RUN_SUBTEST(Threads());
 	RUN_SUBTEST(FollowsMovingBody());
 	RUN_SUBTEST(CarriedRound());
+	RUN_SUBTEST(FollowsDynamicBody());
 	RUN_SUBTEST(FollowRefused());
 	RUN_SUBTEST(FollowThreads());
 	return 0;
