@@ -14,6 +14,7 @@
 #     springs beside the tangential ones), stopped after frames 4 and 11: the same outputs. A moving
 #     emitter with a rate curve, stopped after frames 5 and 12, and a surface emitter on the paddle,
 #     stopped after frame 7: the same outputs.
+#     An attractor that follows the paddle (motion.radial.body), stopped after frame 6: the same outputs.
 #  2. Killed (SIGKILL) once its first checkpoint is there, then resumed: the same outputs.
 #  3. Refused, with the file named: a checkpoint cut short, one with a byte changed, none at all, another
 #     config or --set, a changed input file, a run whose state a checkpoint cannot hold yet (dynamic
@@ -108,6 +109,14 @@ grep -q "property double wx" "$work/full-spin/cache/frame_0004.ply" || fail "the
 stopped_resumed "$work/full-spin" 4 1 2 "${spin[@]}"
 stopped_resumed "$work/full-spin" 11 2 1 "${spin[@]}"
 echo "rotation (epsd2): stopped after frames 4 and 11, resumed at the other thread count: the same outputs"
+# An attractor that follows the paddle (motion.radial.body): its centre comes from the bodies' time and
+# poses, which the checkpoint holds.
+follow=(--set collision.response=slide
+	--set 'motion.radial={"body":0,"center":[0,0.1,0],"strength":-20,"falloff":"inverse_square","softening":0.1}')
+"$bin" run "$config" "${follow[@]}" -o "$work/full-follow" --threads 1 --quiet
+cmp -s "$work/full-follow/particles.ply" "$work/full-slide/particles.ply" && fail "the followed attractor changed nothing"
+stopped_resumed "$work/full-follow" 6 2 1 "${follow[@]}"
+echo "an attractor following the paddle: stopped after frame 6, resumed: the same outputs"
 # Twice in a row, the second time with CONFIG and --set given again.
 dir=$work/twice
 run "$work/log" "$config" --set collision.response=slide -o "$dir" --stop-after-frame 3

@@ -781,6 +781,17 @@ static int TestRadial(void)
 	ENSURE(bsConfig_Parse(none, strlen(none), "c.json", &c, &error) == bs_ok);
 	ENSURE(c.step.radialCount == 0);
 	bsConfig_Free(&c);
+	// Following body 0: the offset as read, the body's origin when not given; a force without body
+	// follows none.
+	const char* follow = "{\"environment\": {\"planes\": [{}], \"bodies\": [{\"file\": \"b.obj\"}]}, "
+		BASE_PARTICLES ", \"motion\": {\"radial\": [{\"body\": 0, \"strength\": -3}, {\"body\": 0, "
+		"\"center\": [1, 2, 3], \"strength\": -1}, {\"center\": [0, 0, 0], \"strength\": 1}]}}";
+	ENSURE(bsConfig_Parse(follow, strlen(follow), "c.json", &c, &error) == bs_ok);
+	ENSURE(c.step.radialCount == 3 && c.step.radial[0].follow && c.step.radial[0].body == 0 &&
+		c.step.radial[0].center.x == 0.0 && c.step.radial[0].center.y == 0.0 && c.step.radial[0].center.z == 0.0);
+	ENSURE(c.step.radial[1].follow && c.step.radial[1].center.y == 2.0 && c.step.radial[1].strength == -1.0);
+	ENSURE(!c.step.radial[2].follow && !d.follow);
+	bsConfig_Free(&c);
 	return 0;
 }
 

@@ -1,11 +1,17 @@
 // The radial force (step.h) through bsWorld_Step, against closed forms: the push of a constant
 // falloff integrated by symplectic Euler, the falloffs' magnitudes, the window's impulse, symmetry,
-// nothing outside the window, the radius or at the centre, and the same bytes at 1 and 2 threads.
+// nothing outside the window, the radius or at the centre, a centre carried by a moving, turning or
+// dynamic body (its pose applied to the offset at each substep, to 1e-12), and the same bytes at 1 and
+// 2 threads.
 #include "test.h"
+#include "core.h"
+#include "procedural.h"
 #include "radial.h"
+#include "blobsim/body.h"
 #include "blobsim/step.h"
 #include "blobsim/world.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static bsWorld* RadialWorld(int threads)
@@ -399,10 +405,72 @@ static int Keyed(void)
 	return 0;
 }
 
+// One small triangle 20 below the body's origin, in its frame: the body's pose matters, its mesh stays
+// clear of the particles near the centre.
+// A body of def's kind and settings with the given mesh and keys (NULL: it could not be made).
+static bsBody* BodyOf(bsBodyDef def, const bsTriangle* tris, uint32_t count, const bsKeyframes* keys)
+{
+	def.triangles = tris;
+	def.triangleCount = count;
+	def.keys = *keys;
+	bsBody* body = NULL;
+	return bsBody_Create(&def, &body) == bs_ok ? body : NULL;
+}
+
+static bsBody* FollowBody(const bsKeyframes* keys)
+{
+	bsTriangle plate;
+	if (bsMakeTriangle(bsV3(-0.1, -20.0, -0.1), bsV3(0.0, -20.0, 0.1), bsV3(0.1, -20.0, -0.1), &plate) != bs_ok)
+	{
+		return NULL;
+	}
+	return BodyOf(bsDefaultBodyDef(), &plate, 1, keys);
+}
+
+// 2000 particles around (0, 0.2, 0) at rest, moved 60 steps of two substeps of 0.005 s by def, gravity and
+// air drag, in a world of `threads` threads with a body of the given keys (NULL: none).
+enum { cloudCount = 2000 };
+
+static int StepCloud(const bsRadialDef* def, const bsKeyframes* keys, int threads, bsParticles* p)
+{
+	bsBody* body = keys != NULL ? FollowBody(keys) : NULL;
+	bsWorld* world = RadialWorld(threads);
+	ENSURE(world != NULL && (keys == NULL || (body != NULL && bsWorld_AddBody(world, body) == bs_ok)));
+	bsStepDef st = RadialStep(def, 0.005, 2);
+	st.gravity = bsV3(0.0, -9.81, 0.0);
+	st.drag = 1.5;
+	bsVec3 positions[cloudCount];
+	for (size_t i = 0; i < cloudCount; ++i)
+	{
+		double a = 0.001 * (double)i;
+		positions[i] = bsV3(0.3 * cos(7.0 * a), 0.2 + 0.1 * sin(3.0 * a), 0.3 * sin(5.0 * a));
+	}
+	RUN_SUBTEST(RadialParticles(p, positions, cloudCount));
+	for (int step = 0; step < 60; ++step)
+	{
+		ENSURE(bsWorld_Step(world, &st, p, NULL) == bs_ok);
+	}
+	bsWorld_Destroy(world);
+	bsBody_Destroy(body);
+	return 0;
+}
+
+// StepCloud gives the same bytes at 1 and 2 threads.
+static int SameAtThreads(const bsRadialDef* def, const bsKeyframes* keys)
+{
+	bsParticles p[2];
+	RUN_SUBTEST(StepCloud(def, keys, 1, &p[0]));
+	RUN_SUBTEST(StepCloud(def, keys, 2, &p[1]));
+	ENSURE(memcmp(p[0].position, p[1].position, cloudCount * sizeof(bsVec3)) == 0);
+	ENSURE(memcmp(p[0].velocity, p[1].velocity, cloudCount * sizeof(bsVec3)) == 0);
+	bsParticles_Free(&p[0]);
+	bsParticles_Free(&p[1]);
+	return 0;
+}
+
 // With gravity and air drag, 2000 particles around the centre: byte-identical at 1 and 2 threads.
 static int Threads(void)
 {
-	enum { count = 2000 };
 	bsRadialDef def = bsDefaultRadialDef();
 	def.center = bsV3(0.0, 0.1, 0.0);
 	def.strength = 60.0;
@@ -411,31 +479,229 @@ static int Threads(void)
 	def.radius = 4.0;
 	def.start = 0.013;
 	def.duration = 0.1;
-	bsParticles p[2];
-	for (int t = 0; t < 2; ++t)
+	RUN_SUBTEST(SameAtThreads(&def, NULL));
+	return 0;
+}
+
+// --- a centre that follows a body (bsRadialDef.follow) ---
+
+// A pull of constant strength 2 towards the offset `offset` in body 0's frame, the particles' order.
+static bsRadialDef FollowPull(bsVec3 offset)
+{
+	bsRadialDef def = bsDefaultRadialDef();
+	def.follow = true;
+	def.body = 0;
+	def.center = offset;
+	def.strength = -2.0;
+	return def;
+}
+
+// Steps the world `steps` times (one substep each) and checks that each substep's centre is center(t)
+// (the closed form, to 1e-12) and that the particle's velocity changed by the constant pull towards
+// it: |dv| / h = 2 (undoing the drag's exact decay), along c - x (the cross product of the unit
+// directions within 1e-9).
+typedef bsVec3 (*FollowCenterAt)(double t);
+
+static int FollowSteps(bsWorld* world, const bsStepDef* st, bsParticles* p, int steps, FollowCenterAt center)
+{
+	double worst = 0.0;
+	double damping = exp(-st->drag * st->dt);  // after the pull: v' = (v + a h) damping
+	for (int k = 0; k < steps; ++k)
 	{
-		bsWorld* world = RadialWorld(t + 1);
-		ENSURE(world != NULL);
-		bsStepDef st = RadialStep(&def, 0.005, 2);
-		st.gravity = bsV3(0.0, -9.81, 0.0);
-		st.drag = 1.5;
-		bsVec3 positions[count];
-		for (size_t i = 0; i < count; ++i)
-		{
-			double a = 0.001 * (double)i;
-			positions[i] = bsV3(0.3 * cos(7.0 * a), 0.2 + 0.1 * sin(3.0 * a), 0.3 * sin(5.0 * a));
-		}
-		RUN_SUBTEST(RadialParticles(&p[t], positions, count));
-		for (int step = 0; step < 60; ++step)
-		{
-			ENSURE(bsWorld_Step(world, &st, &p[t], NULL) == bs_ok);
-		}
-		bsWorld_Destroy(world);
+		double t = bsWorld_Time(world);
+		bsVec3 c;
+		ENSURE(bsRadial_SubstepCenter(&st->radial[0], world, t, st->dt, &c));
+		worst = fmax(worst, bsLength(bsSub(c, center(t))));
+		bsVec3 x = p->position[0];
+		bsVec3 v = p->velocity[0];
+		ENSURE(bsWorld_Step(world, st, p, NULL) == bs_ok);
+		bsVec3 dv = bsScale(1.0 / st->dt, bsSub(bsScale(1.0 / damping, p->velocity[0]), v));
+		bsVec3 toward = bsNormalize(bsSub(center(t), x));
+		ENSURE_SMALL(bsLength(dv) - fabs(st->radial[0].strength), 1e-9);
+		ENSURE(bsLength(bsCross(bsScale(1.0 / fabs(st->radial[0].strength), dv), toward)) <= 1e-9 && bsDot(dv, toward) > 0.0);
 	}
-	ENSURE(memcmp(p[0].position, p[1].position, count * sizeof(bsVec3)) == 0);
-	ENSURE(memcmp(p[0].velocity, p[1].velocity, count * sizeof(bsVec3)) == 0);
-	bsParticles_Free(&p[0]);
-	bsParticles_Free(&p[1]);
+	ENSURE(worst <= 1e-12);
+	return 0;
+}
+
+static const bsVec3 followStart = {1.0, 2.0, 3.0};
+static const bsVec3 followVelocity = {0.5, -0.2, 0.3};
+static const bsVec3 followOffset = {0.1, 0.2, -0.3};
+
+static bsQuat FollowTurn(void)
+{
+	return bsQuat_FromAxisAngle(bsNormalize(bsV3(1.0, 2.0, 2.0)), 0.7);
+}
+
+// The moving body's pose at t applied to the offset: start + velocity t + R offset.
+static bsVec3 MovingCenter(double t)
+{
+	return bsAdd(bsMulAdd(followStart, t, followVelocity), bsQuat_Rotate(FollowTurn(), followOffset));
+}
+
+// A body moving at a constant velocity (turned, not turning), a particle 0.3 from its centre at rest,
+// pulled at 5 with drag 3: each substep pulled towards the carried centre, and from 3 s on it travels
+// with the body (within 1e-3 of the centre at 3 s and 6 s, its mean velocity over those 3 s within
+// 1e-3 of the body's: a constant pull against the drag holds it close). A centre that stayed at its
+// first place (no follow) would hold the particle there, 3.6 behind at 6 s.
+static int FollowsMovingBody(void)
+{
+	bsVec3Key translate[2] = {{0.0, followStart}, {10.0, bsMulAdd(followStart, 10.0, followVelocity)}};
+	bsQuatKey rotate[1] = {{0.0, FollowTurn()}};
+	bsKeyframes keys = {translate, 2, rotate, 1, NULL, 0, false};
+	bsBody* body = FollowBody(&keys);
+	ENSURE(body != NULL);
+	bsWorld* world = RadialWorld(1);
+	ENSURE(world != NULL && bsWorld_AddBody(world, body) == bs_ok);
+	bsRadialDef def = FollowPull(followOffset);
+	def.strength = -5.0;
+	bsStepDef st = RadialStep(&def, 0.005, 1);
+	st.drag = 3.0;
+	bsVec3 x0 = bsAdd(MovingCenter(0.0), bsV3(0.3, 0.0, 0.0));
+	bsParticles p;
+	RUN_SUBTEST(RadialParticles(&p, &x0, 1));
+	RUN_SUBTEST(FollowSteps(world, &st, &p, 600, MovingCenter));
+	ENSURE(bsLength(bsSub(p.position[0], MovingCenter(3.0))) <= 1e-3);
+	bsVec3 before = p.position[0];
+	RUN_SUBTEST(FollowSteps(world, &st, &p, 600, MovingCenter));
+	double t = bsWorld_Time(world);
+	ENSURE_SMALL(t - 6.0, 1e-9);
+	ENSURE(bsLength(bsSub(p.position[0], MovingCenter(t))) <= 1e-3);
+	bsVec3 mean = bsScale(1.0 / 3.0, bsSub(p.position[0], before));
+	ENSURE(bsLength(bsSub(mean, followVelocity)) <= 1e-3);
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	bsBody_Destroy(body);
+	return 0;
+}
+
+static const bsVec3 spinAxisPoint = {-1.0, 0.5, 2.0};
+#define FOLLOW_SPIN 1.5  // radians per second about z
+
+// A body turning about z at FOLLOW_SPIN through spinAxisPoint: the offset (0.5, 0, 0.25) circles it,
+// (0.5 cos wt, 0.5 sin wt, 0.25) from it.
+static bsVec3 SpinningCenter(double t)
+{
+	double a = FOLLOW_SPIN * t;
+	return bsAdd(spinAxisPoint, bsV3(0.5 * cos(a), 0.5 * sin(a), 0.25));
+}
+
+// The body turns at a constant rate (slerp between keys a quarter turn apart, over 2 turns): the offset
+// centre goes round its circle, each substep's where the closed form puts it, and the particle is
+// pulled towards it there.
+static int CarriedRound(void)
+{
+	enum { quarters = 8 };
+	bsVec3Key translate[1] = {{0.0, spinAxisPoint}};
+	bsQuatKey rotate[quarters + 1];
+	for (int k = 0; k <= quarters; ++k)
+	{
+		double angle = 0.5 * BS_PI * k;
+		rotate[k] = (bsQuatKey){angle / FOLLOW_SPIN, bsQuat_FromAxisAngle(bsV3(0.0, 0.0, 1.0), angle)};
+	}
+	bsKeyframes keys = {translate, 1, rotate, quarters + 1, NULL, 0, false};
+	bsBody* body = FollowBody(&keys);
+	ENSURE(body != NULL);
+	bsWorld* world = RadialWorld(1);
+	ENSURE(world != NULL && bsWorld_AddBody(world, body) == bs_ok);
+	bsRadialDef def = FollowPull(bsV3(0.5, 0.0, 0.25));
+	bsStepDef st = RadialStep(&def, 0.01, 1);
+	bsVec3 x0 = bsAdd(spinAxisPoint, bsV3(0.0, 0.0, 1.0));
+	bsParticles p;
+	RUN_SUBTEST(RadialParticles(&p, &x0, 1));
+	RUN_SUBTEST(FollowSteps(world, &st, &p, 800, SpinningCenter));
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	bsBody_Destroy(body);
+	return 0;
+}
+
+static const bsBody* followDynamic;  // DynamicCenter's body
+static const bsVec3 dynamicOffset = {1.5, 0.0, 0.0};
+
+// The dynamic body's pose at t (the end of its last chord, at a substep's start) applied to the offset.
+static bsVec3 DynamicCenter(double t)
+{
+	bsTransform pose;
+	bsVec3 scale;
+	bsBody_Pose(followDynamic, t, &pose, &scale);
+	return bsTransform_Apply(pose, dynamicOffset);
+}
+
+// A dynamic box in free flight (no gravity), moving at (0.4, 0, 0) and turning at 1 rad/s about y: the
+// centre 1.5 out along its x axis is, at each substep's start, the box's pose then (the one the step
+// has, not a chord it has yet to take) applied to the offset, and after 2 s it is within 1e-12 of the
+// free motion's closed form, (0.8, 1, 0) + 1.5 (cos 2, 0, -sin 2).
+static int FollowsDynamicBody(void)
+{
+	bsTriangle* tris;
+	uint32_t count;
+	ENSURE(bsMakeBoxMesh(bsV3(-0.1, -0.1, -0.1), bsV3(0.1, 0.1, 0.1), 1, false, &tris, &count) == bs_ok);
+	bsVec3Key translate[1] = {{0.0, bsV3(0.0, 1.0, 0.0)}};
+	bsKeyframes keys = {translate, 1, NULL, 0, NULL, 0, false};
+	bsBodyDef bd = bsDefaultBodyDef();
+	bd.kind = bs_motionDynamic;
+	bd.velocity = bsV3(0.4, 0.0, 0.0);
+	bd.angularVelocity = bsV3(0.0, 1.0, 0.0);
+	bsBody* body = BodyOf(bd, tris, count, &keys);
+	free(tris);
+	ENSURE(body != NULL);
+	followDynamic = body;
+	bsBodyDynamicsDef dyn = bsDefaultBodyDynamicsDef();
+	dyn.step.gravity = bsV3(0.0, 0.0, 0.0);
+	bsWorld* world = RadialWorld(1);
+	ENSURE(world != NULL && bsWorld_AddBody(world, body) == bs_ok && bsWorld_SetBodyDynamics(world, &dyn) == bs_ok);
+	bsRadialDef def = FollowPull(dynamicOffset);
+	bsStepDef st = RadialStep(&def, 0.005, 1);
+	bsVec3 x0 = bsV3(1.5, 1.3, 0.0);
+	bsParticles p;
+	RUN_SUBTEST(RadialParticles(&p, &x0, 1));
+	RUN_SUBTEST(FollowSteps(world, &st, &p, 400, DynamicCenter));
+	bsVec3 c;
+	ENSURE(bsRadial_SubstepCenter(&def, world, 2.0, st.dt, &c));
+	bsVec3 flight = bsAdd(bsV3(0.8, 1.0, 0.0), bsScale(1.5, bsV3(cos(2.0), 0.0, -sin(2.0))));
+	ENSURE(bsLength(bsSub(c, flight)) <= 1e-12);
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	bsBody_Destroy(body);
+	return 0;
+}
+
+// Following a body the world does not have, the force does not act; bsWorld_Step refuses a follow with
+// a negative body or a keyed centre.
+static int FollowRefused(void)
+{
+	bsWorld* world = RadialWorld(1);
+	ENSURE(world != NULL);
+	bsRadialDef def = FollowPull(bsV3(0.0, 0.0, 0.0));
+	bsVec3 x = bsV3(1.0, 1.0, 1.0);
+	bsParticles p;
+	RUN_SUBTEST(RadialParticles(&p, &x, 1));
+	bsStepDef st = RadialStep(&def, 0.01, 1);
+	ENSURE(bsWorld_Step(world, &st, &p, NULL) == bs_ok);
+	ENSURE(p.velocity[0].x == 0.0 && p.velocity[0].y == 0.0 && p.velocity[0].z == 0.0);
+	st.radial[0].body = -1;
+	ENSURE(!bsRadialDef_IsValid(&st.radial[0]) && bsWorld_Step(world, &st, &p, NULL) == bs_errInvalidArgument);
+	st.radial[0].body = 0;
+	st.radial[0].centerKeys = bsConstantTrack(bsV3(0.0, 0.0, 0.0));
+	ENSURE(!bsRadialDef_IsValid(&st.radial[0]) && bsWorld_Step(world, &st, &p, NULL) == bs_errInvalidArgument);
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
+// 2000 particles pulled towards a centre on a body that moves and turns, with gravity and drag, two
+// substeps a step: byte-identical at 1 and 2 threads.
+static int FollowThreads(void)
+{
+	bsVec3Key translate[2] = {{0.0, bsV3(0.0, 0.2, 0.0)}, {0.3, bsV3(0.6, 0.4, -0.2)}};
+	bsQuatKey rotate[2] = {{0.0, bsQuat_Identity()}, {0.3, bsQuat_FromAxisAngle(bsV3(0.0, 1.0, 0.0), 1.2)}};
+	bsKeyframes keys = {translate, 2, rotate, 2, NULL, 0, false};
+	bsRadialDef def = FollowPull(bsV3(0.2, 0.0, 0.1));
+	def.strength = -30.0;
+	def.falloff = bs_falloffInverseSquare;
+	def.softening = 0.2;
+	RUN_SUBTEST(SameAtThreads(&def, &keys));
 	return 0;
 }
 
@@ -450,5 +716,10 @@ int RadialTest(void)
 	RUN_SUBTEST(RefusesBad());
 	RUN_SUBTEST(Keyed());
 	RUN_SUBTEST(Threads());
+	RUN_SUBTEST(FollowsMovingBody());
+	RUN_SUBTEST(CarriedRound());
+	RUN_SUBTEST(FollowsDynamicBody());
+	RUN_SUBTEST(FollowRefused());
+	RUN_SUBTEST(FollowThreads());
 	return 0;
 }

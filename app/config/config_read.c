@@ -183,9 +183,11 @@ static const bsSchemaKey bsSleepKeys[] = {
 	BS_NUMBER("wake_speed", bsStepDef, wakeSpeed, &bsNonNegative, 0)};
 static const bsSchema bsSleepSchema = BS_OBJECT(bsSleepKeys);
 // motion.radial: a push away from a point (step.h), read into a bsRadialDef filled with its
-// defaults first; falloff is a choice, and center and strength a value or keys, read by bsReadRadial.
+// defaults first; falloff is a choice, center and strength a value or keys, and body an index of
+// environment.bodies, read by bsReadRadial.
 static const bsSchemaKey bsRadialKeys[] = {
 	BS_KEY("center", BS_VALUE),
+	BS_KEY("body", BS_VALUE),
 	BS_KEY("strength", BS_VALUE),
 	BS_KEY("falloff", BS_VALUE),
 	BS_NUMBER_IN("radius", bsRadialDef, radius, &bsPositive),
@@ -1318,16 +1320,43 @@ static bool bsReadRadialKeyed(bsCtx* c, const cJSON* o, bsRadialDef* radial)
 	bsPop(c, mark);
 	radial->center = radial->centerKeys.count > 0 ? radial->centerKeys.value[0] : radial->center;
 	radial->strength = radial->strengthKeys.count > 0 ? radial->strengthKeys.value[0].x : radial->strength;
+	// Following a body, the centre is an offset in its frame, the body's origin when not given.
+	bool required = bsMember(o, "body") == NULL;
 	return (bsIsKeys(center) ||
-			bsReadVec3(c, o, "center", true, &bsAnyNumber, "3 numbers", radial->center, &radial->center)) &&
+			bsReadVec3(c, o, "center", required, &bsAnyNumber, "3 numbers", radial->center, &radial->center)) &&
 		(bsIsKeys(strength) || bsReadNumber(c, o, "strength", true, &bsAnyNumber, 0.0, &radial->strength));
 }
 
+// A radial force's body (an index of environment.bodies, *bodyCount of them): the centre then follows
+// it, and may not be keyed.
+static bool bsReadRadialBody(bsCtx* c, const cJSON* o, int bodyCount, bsRadialDef* radial)
+{
+	if (bsMember(o, "body") == NULL)
+	{
+		return true;
+	}
+	if (!bsReadInt(c, o, "body", 0, INT_MAX, 0, &radial->body))
+	{
+		return false;
+	}
+	radial->follow = true;
+	if (radial->body >= bodyCount)
+	{
+		bsPushKey(c, "body");
+		return bsFail(c, "body %d is out of range: environment.bodies has %d (indices from 0)", radial->body, bodyCount);
+	}
+	if (radial->centerKeys.count > 0)
+	{
+		bsPushKey(c, "center");
+		return bsFail(c, "a centre that follows a body (body) is an offset in its frame, not keys");
+	}
+	return true;
+}
+
 // One radial force (an element of motion.radial, or motion.radial itself) into *radial, which holds
-// the defaults.
+// the defaults; user points to the number of environment.bodies.
 static bool bsReadRadial(bsCtx* c, const cJSON* o, void* element, void* user)
 {
-	(void)user;
 	bsRadialDef* radial = element;
 	const char* falloffs[bs_falloffCount];
 	for (int i = 0; i < bs_falloffCount; ++i)
@@ -1336,6 +1365,7 @@ static bool bsReadRadial(bsCtx* c, const cJSON* o, void* element, void* user)
 	}
 	int falloff = 0;
 	if (!bsReadRadialKeyed(c, o, radial) || !bsReadElementFields(c, o, &bsRadialSchema, radial) ||
+		!bsReadRadialBody(c, o, *(const int*)user, radial) ||
 		!bsReadChoice(c, o, "falloff", false, falloffs, bs_falloffCount, (int)radial->falloff, &falloff))
 	{
 		return false;
@@ -1355,8 +1385,8 @@ static bool bsReadRadial(bsCtx* c, const cJSON* o, void* element, void* user)
 }
 
 // motion.radial, when given: one force (an object) or several (an array of them, added in order),
-// into the step's radial forces (none when absent).
-static bool bsReadRadials(bsCtx* c, const cJSON* motion, bsStepDef* step)
+// into the step's radial forces (none when absent); bodyCount bodies they may follow.
+static bool bsReadRadials(bsCtx* c, const cJSON* motion, int bodyCount, bsStepDef* step)
 {
 	const cJSON* v = bsMember(motion, "radial");
 	if (v == NULL)
@@ -1367,7 +1397,7 @@ static bool bsReadRadials(bsCtx* c, const cJSON* motion, bsStepDef* step)
 	if (cJSON_IsObject(v))
 	{
 		step->radialCount = 1;
-		if (!bsReadRadial(c, v, step->radial, NULL))
+		if (!bsReadRadial(c, v, step->radial, &bodyCount))
 		{
 			return false;
 		}
@@ -1384,7 +1414,8 @@ static bool bsReadRadials(bsCtx* c, const cJSON* motion, bsStepDef* step)
 		return bsFail(c, "at most %d radial forces, got %d", BS_MAX_RADIALS, n);
 	}
 	bsPop(c, mark);
-	return bsReadElements(c, "radial", v, bsReadRadial, step->radial, sizeof(bsRadialDef), &step->radialCount, NULL);
+	return bsReadElements(c, "radial", v, bsReadRadial, step->radial, sizeof(bsRadialDef), &step->radialCount,
+		&bodyCount);
 }
 
 // motion.wind, when given: the wind's rate, velocity and gusts, seeded by the config's seed.
@@ -1464,7 +1495,7 @@ static bool bsReadMotion(bsCtx* c, const cJSON* root, bsConfig* config)
 	}
 	const cJSON* motion = bsMember(root, "motion");
 	size_t mark = bsPushKey(c, "motion");
-	if (!bsReadRadials(c, motion, &config->step) || !bsReadWind(c, motion, config) ||
+	if (!bsReadRadials(c, motion, config->environment.bodyCount, &config->step) || !bsReadWind(c, motion, config) ||
 		!bsReadTurbulence(c, motion, config) || !bsReadVortex(c, motion, &config->step) ||
 		(bsMember(motion, "buoyancy") != NULL &&
 			!bsReadSection(c, motion, "buoyancy", &bsBuoyancySchema, &config->step.buoyancy)))

@@ -242,6 +242,14 @@ typedef struct bsRadialDef
 	// and swells or fades (strengthKeys holds the strength in x).
 	bsTrack centerKeys;
 	bsTrack strengthKeys;
+	// A centre that follows a body: with follow, center is an offset in the body's own frame (its rest
+	// shape's coordinates, whose origin is the body's origin, not its centre of mass), carried by the
+	// body's pose and scale at each substep's start (bsBody_Pose: keyframed, deforming and dynamic
+	// alike; a deformation does not move it), and centerKeys must be empty. body indexes the world's
+	// bodies in the order they were added (a config's environment.bodies); a body the world does not
+	// have: the force does not act. [follow false: a fixed or keyed centre; body 0]
+	bool follow;
+	int body;
 } bsRadialDef;
 
 // Off (strength 0), constant falloff, unlimited reach, acting from time 0 for ever.
@@ -249,7 +257,8 @@ bsRadialDef bsDefaultRadialDef(void);
 
 // False for a setting out of range: center, strength, softening or start not finite, radius, softening
 // or duration not > 0 (or NaN), a linear falloff with an infinite radius, an unknown falloff, keys with
-// a count other than 0 that are not a valid track (bsTrack_IsValid).
+// a count other than 0 that are not a valid track (bsTrack_IsValid), a follow with a negative body or
+// with centerKeys.
 // bsWorld_Step refuses such a bsStepDef.radial (bs_errInvalidArgument).
 bool bsRadialDef_IsValid(const bsRadialDef* def);
 

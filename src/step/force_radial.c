@@ -1,7 +1,10 @@
 // force_radial.c — the radial forces (radial.h, step.h: bsStepDef.radial): pushes away from centres
-// (explosions), in time windows; the falloffs and windows, and the force class that adds them up.
+// (explosions), in time windows, from fixed, keyed or body-borne centres; the falloffs and windows, and
+// the force class that adds them up.
 #include "forces.h"
 #include "radial.h"
+
+#include "collider_body.h"
 
 #include <math.h>
 
@@ -35,7 +38,8 @@ bool bsRadialDef_IsValid(const bsRadialDef* def)
 	return bsRadialKeys_AreValid(&def->centerKeys) && bsRadialKeys_AreValid(&def->strengthKeys) && isfinite(def->center.x) && isfinite(def->center.y) && isfinite(def->center.z) &&
 		isfinite(def->strength) && (unsigned)def->falloff < (unsigned)bs_falloffCount && def->radius > 0.0 &&
 		(def->falloff != bs_falloffLinear || isfinite(def->radius)) && def->softening > 0.0 &&
-		isfinite(def->softening) && isfinite(def->start) && def->duration > 0.0;
+		isfinite(def->softening) && isfinite(def->start) && def->duration > 0.0 &&
+		(!def->follow || (def->body >= 0 && def->centerKeys.count == 0));
 }
 
 // The share of the substep [t, t + h) inside the window [start, start + duration): 1 for a substep
@@ -102,10 +106,48 @@ static double bsRadial_Magnitude(const bsRadialDef* def, double s, double r)
 	}
 }
 
+bsVec3 bsRadial_BodyCenter(const bsRadialDef* def, const bsBody* body, double t)
+{
+	bsTransform pose;
+	bsVec3 scale;
+	bsBody_Pose(body, t, &pose, &scale);
+	return bsTransform_Apply(pose, bsV3(scale.x * def->center.x, scale.y * def->center.y, scale.z * def->center.z));
+}
+
+// The body a force follows in the world (NULL: it has no such body, or the force follows none).
+static const bsBody* bsRadial_Body(const bsRadialDef* def, const struct bsWorld* world)
+{
+	if (!def->follow || world == NULL || world->bodies == NULL || def->body >= bsWorldBodies_Count(world->bodies))
+	{
+		return NULL;
+	}
+	return bsWorldBodies_Body(world->bodies, def->body);
+}
+
+bool bsRadial_SubstepCenter(const bsRadialDef* def, const struct bsWorld* world, double t, double h, bsVec3* center)
+{
+	if (!def->follow)
+	{
+		*center = bsRadial_Center(def, t + 0.5 * h);
+		return true;
+	}
+	const bsBody* body = bsRadial_Body(def, world);
+	if (body != NULL)
+	{
+		*center = bsRadial_BodyCenter(def, body, t);
+	}
+	return body != NULL;
+}
+
 bsVec3 bsRadial_Acceleration(const bsRadialDef* def, bsVec3 position, double t, double h)
 {
+	return bsRadial_AccelerationFrom(def, bsRadial_Center(def, t + 0.5 * h), position, t, h);
+}
+
+bsVec3 bsRadial_AccelerationFrom(const bsRadialDef* def, bsVec3 center, bsVec3 position, double t, double h)
+{
 	double mid = t + 0.5 * h;
-	bsVec3 d = bsSub(position, bsRadial_Center(def, mid));
+	bsVec3 d = bsSub(position, center);
 	double r = bsLength(d);
 	double share = bsRadial_Share(def, t, h);
 	if (!(r > 0.0) || r > def->radius || share <= 0.0)
@@ -121,7 +163,8 @@ static bool bsRadialForce_Active(const bsForceContext* c)
 {
 	for (int k = 0; k < c->def->radialCount; ++k)
 	{
-		if (bsRadial_Acts(c->def->radial + k, c->time, c->h))
+		const bsRadialDef* def = c->def->radial + k;
+		if (bsRadial_Acts(def, c->time, c->h) && (!def->follow || bsRadial_Body(def, c->world) != NULL))
 		{
 			return true;
 		}
@@ -129,15 +172,20 @@ static bool bsRadialForce_Active(const bsForceContext* c)
 	return false;
 }
 
-// Reads only the particle's own position, and adds the forces in their order: the same for any
-// thread count. bsRadial_Acceleration already gives zero outside a force's window (as beyond its
-// reach), so the window is not tested again here; a lone force is asked only in substeps it acts in
-// (bsRadialForce_Active), as before there were several.
+// Reads only the particle's own position and the bodies' poses, and adds the forces in their order:
+// the same for any thread count. bsRadial_AccelerationFrom already gives zero outside a force's window
+// (as beyond its reach), so the window is not tested again here; a lone force is asked only in
+// substeps it acts in (bsRadialForce_Active), as before there were several.
 static void bsRadialForce_Accelerate(const bsForceContext* c, size_t i, bsVec3* a)
 {
 	for (int k = 0; k < c->def->radialCount; ++k)
 	{
-		*a = bsAdd(*a, bsRadial_Acceleration(c->def->radial + k, c->particles->position[i], c->time, c->h));
+		const bsRadialDef* def = c->def->radial + k;
+		bsVec3 center;
+		if (bsRadial_SubstepCenter(def, c->world, c->time, c->h, &center))
+		{
+			*a = bsAdd(*a, bsRadial_AccelerationFrom(def, center, c->particles->position[i], c->time, c->h));
+		}
 	}
 }
 
