@@ -155,7 +155,7 @@ def test_posed():
     write_obj(os.path.join(WORK, "ellipsoid.obj"), rest, faces)
     write_obj(os.path.join(WORK, "ellipsoid-posed.obj"), [posed(p, *POSE) for p in rest], faces)
     write_particles(os.path.join(WORK, "particles.ply"), 600)
-    # A speck far away: the world grid of the `field` block needs a mesh; it reaches no particle.
+    # A speck far away: the world grid of the `field` block around it reaches no particle.
     write_obj(os.path.join(WORK, "speck.obj"), [(v[0] * 0.05 + 20, v[1] * 0.05, v[2] * 0.05) for v in verts], faces)
     # The body turns by 10 degrees a second about z and moves along x at 0.5 units/s.
     (tx, ty, tz), angle = POSE
@@ -166,6 +166,13 @@ def test_posed():
     static = run("static", config({"meshes": [{"file": "ellipsoid-posed.obj"}]}))
     elsewhere = run("elsewhere", config({"meshes": [{"file": "ellipsoid.obj"}]}))
     none = run("none", config({"meshes": [{"file": "speck.obj"}]}, field=False))
+    # Without any mesh (a floor plane far below, an environment needs one collider) the field block
+    # builds no grid of its own: the body's grid acts alone, and the speck's far-away grid changed nothing.
+    alone = run("alone", config({"planes": [{"point": [0, -50, 0], "normal": [0, 1, 0]}], "bodies": [body]}))
+    source = json.load(open(os.path.join(alone, "summary.json")))["field"]["source"]
+    check(source == "none", "a field with only the bodies' grids: summary.json's field.source is %r" % source)
+    check(open(os.path.join(alone, "particles.ply"), "rb").read() ==
+          open(os.path.join(moving, "particles.ply"), "rb").read(), "the body's grid alone moved other particles")
     a, b, c, z = (read_ply(os.path.join(d, "particles.ply")) for d in (moving, static, elsewhere, none))
     check(len(a) == 600 and a.keys() == b.keys() == c.keys() == z.keys(), "the runs emitted other particles")
     # The body's grid spans its rest mesh (cells of its longest extent); the static grid the posed one.

@@ -101,7 +101,7 @@ static bool bsFieldGrid_Layout(const bsConfig* config, const bsEnvironment* env,
 	if (env->triangleCount == 0)
 	{
 		snprintf(err, errlen, "%s: field.build: no mesh triangles to build a grid around (planes are not part "
-			"of it)", config->path);
+			"of it; a body's own grid, environment.bodies[i].field, needs none)", config->path);
 		return false;
 	}
 	bsResult r = bsDistanceGrid_Layout(layout, env->triangles, env->triangleCount, &config->field.build);
@@ -221,10 +221,29 @@ bool bsFieldGrid_Load(const bsConfig* config, const bsEnvironment* env, uint64_t
 	return ok;
 }
 
+// No grid of the world's own: no field.grid file and no mesh triangles, but bodies that carry grids
+// (environment.bodies[i].field), which the field's rules then act round alone.
+static bool bsFieldGrid_BodiesOnly(const bsConfig* config, const bsEnvironment* env)
+{
+	int count = 0;
+	return config->field.grid == NULL && env->triangleCount == 0 &&
+		bsEnvBodies_Fields(env->bodies, &count) != NULL && count > 0;
+}
+
 bool bsFieldGrid_Use(bsConfig* config, const bsEnvironment* env, uint64_t maxBytes, bsDistanceGrid* grid,
 	bsGridTree* tree, bsFieldGridReport* report, char* err, size_t errlen)
 {
 	memset(tree, 0, sizeof *tree);
+	if (bsFieldGrid_BodiesOnly(config, env))
+	{
+		memset(grid, 0, sizeof *grid);
+		memset(report, 0, sizeof *report);
+		config->step.fieldGrid = NULL;
+		config->step.fieldTree = NULL;
+		config->step.field = config->field.def;
+		config->step.bodyFields = bsEnvBodies_Fields(env->bodies, &config->step.bodyFieldCount);
+		return true;
+	}
 	if (!bsFieldGrid_Load(config, env, maxBytes, grid, report, err, errlen))
 	{
 		return false;
@@ -268,6 +287,11 @@ void bsFieldGrid_AddSummary(cJSON* root, const bsConfig* config, const bsDistanc
 	const bsFieldGridReport* report)
 {
 	cJSON* f = cJSON_AddObjectToObject(root, "field");
+	if (grid == NULL)
+	{
+		cJSON_AddStringToObject(f, "source", "none");  // the bodies' grids alone (bsFieldGrid_BodiesOnly)
+		return;
+	}
 	const char* source = report->built ? "built" : (report->cached ? "cache" : "file");
 	cJSON_AddStringToObject(f, "source", source);
 	const char* path = report->built || report->cached ? report->cachePath : config->field.grid;
@@ -306,6 +330,12 @@ bool bsFieldGrid_Check(const bsConfig* config, const bsEnvironment* env, char* l
 			(unsigned long long)grid.meshHash,
 			same ? "the config's meshes" : "built from other meshes than the config's");
 		bsDistanceGrid_Free(&grid);
+		return true;
+	}
+	if (bsFieldGrid_BodiesOnly(config, env))
+	{
+		snprintf(line, lineSize, "field: no grid of the world's own (no mesh triangles): the rules act round the "
+			"bodies' grids only");
 		return true;
 	}
 	bsDistanceGrid layout;
