@@ -23,6 +23,7 @@ typedef enum bsCacheWhen
 	bs_cacheAlways = 0,
 	bs_cacheSpin,   // when the particles spin (bsParticleCache.spin)
 	bs_cacheColor,  // with colours (bsParticleCache.color)
+	bs_cacheOrientation,  // when the particles keep orientations (bsParticles.orientation)
 } bsCacheWhen;
 
 // One property: its name, its PLY type, where particle i's value is, and when the cache has it.
@@ -47,6 +48,10 @@ static bsVec3 bsCacheSpin(const bsParticleCache* c, size_t i)
 static double bsCacheWx(const bsParticleCache* c, size_t i) { return bsCacheSpin(c, i).x; }
 static double bsCacheWy(const bsParticleCache* c, size_t i) { return bsCacheSpin(c, i).y; }
 static double bsCacheWz(const bsParticleCache* c, size_t i) { return bsCacheSpin(c, i).z; }
+static double bsCacheQw(const bsParticleCache* c, size_t i) { return c->particles->orientation[i].w; }
+static double bsCacheQx(const bsParticleCache* c, size_t i) { return c->particles->orientation[i].x; }
+static double bsCacheQy(const bsParticleCache* c, size_t i) { return c->particles->orientation[i].y; }
+static double bsCacheQz(const bsParticleCache* c, size_t i) { return c->particles->orientation[i].z; }
 static double bsCacheRadius(const bsParticleCache* c, size_t i) { return c->particles->radius[i]; }
 static double bsCacheAge(const bsParticleCache* c, size_t i) { return c->age[i]; }
 static double bsCacheSpecies(const bsParticleCache* c, size_t i)
@@ -77,6 +82,10 @@ static const bsCacheProperty bs_cacheProperties[] = {
 	{"wx", bs_cacheDouble, bsCacheWx, bs_cacheSpin},
 	{"wy", bs_cacheDouble, bsCacheWy, bs_cacheSpin},
 	{"wz", bs_cacheDouble, bsCacheWz, bs_cacheSpin},
+	{"qw", bs_cacheDouble, bsCacheQw, bs_cacheOrientation},
+	{"qx", bs_cacheDouble, bsCacheQx, bs_cacheOrientation},
+	{"qy", bs_cacheDouble, bsCacheQy, bs_cacheOrientation},
+	{"qz", bs_cacheDouble, bsCacheQz, bs_cacheOrientation},
 	{"radius", bs_cacheDouble, bsCacheRadius, bs_cacheAlways},
 	{"age", bs_cacheDouble, bsCacheAge, bs_cacheAlways},
 	{"species", bs_cacheUchar, bsCacheSpecies, bs_cacheAlways},
@@ -107,6 +116,7 @@ static bool bsCacheHas(const bsParticleCache* c, int k)
 	{
 	case bs_cacheSpin: return c->spin || c->particles->spin != NULL;
 	case bs_cacheColor: return c->color != NULL;
+	case bs_cacheOrientation: return c->particles->orientation != NULL;
 	default: return true;
 	}
 }

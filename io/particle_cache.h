@@ -11,6 +11,9 @@
 //     property double vx / vy / vz                    (the velocity)
 //     property double wx / wy / wz                    (the angular velocity, rad/s: only when the
 //                                                      particles spin, bsParticleCache.spin)
+//     property double qw / qx / qy / qz               (the orientation, a unit quaternion turned by the
+//                                                      spins: only when the set keeps orientations,
+//                                                      render.instances.orient "rotation")
 //     property double radius
 //     property double age                             (seconds since the particle was born)
 //     property uchar species                          (the config's particles[k]: bsParticles.species)
@@ -19,7 +22,8 @@
 //     property float red / green / blue / alpha       (the colour and opacity, 0..1: only with
 //                                                      bsParticleCache.color, particles.over_life)
 //     end_header
-// then N records of 70 bytes (94 with wx wy wz, 16 more with the colour), every particle of the set in index order (escaped ones
+// then N records of 70 bytes (94 with wx wy wz, 32 more with
+// qw qx qy qz, 16 more with the colour), every particle of the set in index order (escaped ones
 // too: a reader filters by state). Doubles keep the run's values exactly. An attribute is one row of
 // the table in particle_cache.c.
 #pragma once

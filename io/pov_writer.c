@@ -1056,6 +1056,13 @@ void bsPov_AxisRotation(bsVec3 axis, bsVec3 v, double m[9])
 		y = k.y / n;
 		z = k.z / n;
 	}
+	bsQuat q = {x, y, z, w};
+	bsPov_QuatRotation(q, m);
+}
+
+void bsPov_QuatRotation(bsQuat q, double m[9])
+{
+	double w = q.w, x = q.x, y = q.y, z = q.z;
 	// Row i is the image of the i-th basis vector: column i of the rotation matrix.
 	m[0] = 1.0 - 2.0 * (y * y + z * z);
 	m[1] = 2.0 * (x * y + w * z);
@@ -1100,6 +1107,14 @@ static bool bsPov_ValidateInstances(bsPovWriter* w, const bsPovParticles* ps)
 			return bsPovFail(w, "particle %zu: non-finite velocity", i);
 		}
 	}
+	for (size_t i = 0; in->orientations != NULL && i < ps->count; ++i)
+	{
+		bsQuat q = in->orientations[i];
+		if (!(fabs(bsQuat_Dot(q, q) - 1.0) < 1e-9))
+		{
+			return bsPovFail(w, "particle %zu: the orientation is not a unit quaternion", i);
+		}
+	}
 	return true;
 }
 
@@ -1119,7 +1134,7 @@ static void bsPov_WriteInstance(bsPovWriter* w, const bsPovParticles* ps, size_t
 	q = bsPutText(q, in->object, nameLen);
 	q = BS_PUT_LITERAL(q, " scale ");
 	q += bsPov_FormatDouble(q, in->scale * (ps->radii != NULL ? ps->radii[i] : ps->radius));
-	if (in->velocities == NULL)
+	if (in->velocities == NULL && in->orientations == NULL)
 	{
 		q = BS_PUT_LITERAL(q, " translate ");
 		q = bsPutVector(q, ps->centers[i], w->step);
@@ -1127,7 +1142,14 @@ static void bsPov_WriteInstance(bsPovWriter* w, const bsPovParticles* ps, size_t
 	else
 	{
 		double m[9];
-		bsPov_AxisRotation(in->axis, in->velocities[i], m);
+		if (in->orientations != NULL)
+		{
+			bsPov_QuatRotation(in->orientations[i], m);
+		}
+		else
+		{
+			bsPov_AxisRotation(in->axis, in->velocities[i], m);
+		}
 		q = BS_PUT_LITERAL(q, " matrix <");
 		for (int k = 0; k < 9; ++k)
 		{

@@ -26,6 +26,7 @@
 // (a 64-tile render of the snow figure matches the single blob to within 3 bytes of 1,440,000).
 #pragma once
 
+#include "blobsim/quat.h"
 #include "blobsim/triangle.h"
 #include "blobsim/vec3.h"
 
@@ -105,14 +106,17 @@ typedef struct bsPovBody
 
 // render.instances: an object drawn at each particle instead of the blobs. Particle i becomes
 // `object { OBJECT scale S matrix <R's rows, centre> }` (S = scale x its collision radius, R the
-// rotation bsPov_AxisRotation gives for its velocity), or `object { OBJECT scale S translate <centre> }`
-// without velocities; all of them in one union with the particles' material.
+// rotation bsPov_AxisRotation gives for its velocity, or bsPov_QuatRotation for its orientation), or
+// `object { OBJECT scale S translate <centre> }` without either; all of them in one union with the
+// particles' material.
 typedef struct bsPovInstances
 {
 	const char* object;        // NULL: blobs. The POV-Ray identifier each particle draws
 	const char* declaration;   // POV-Ray text written before them (a built-in's #declare), or NULL
 	const char* include;       // a file the scene includes before them (declaring object), or NULL
 	const bsVec3* velocities;  // NULL: unrotated; else each object turned so that axis follows its velocity
+	const bsQuat* orientations;  // NULL: as velocities says; else each object turned by its unit
+	                             // quaternion (render.instances.orient "rotation"; not with velocities)
 	bsVec3 axis;               // the object's axis turned along the velocity: a unit vector
 	double scale;              // object units per collision radius, > 0
 } bsPovInstances;
@@ -127,6 +131,9 @@ typedef struct bsPovInstances
 // aligned with it, crossed with it) when v points exactly against it. Accurate to 1e-15 however near
 // either case v is.
 void bsPov_AxisRotation(bsVec3 axis, bsVec3 v, double m[9]);
+
+// The rotation of the unit quaternion q as POV-Ray's matrix rows (as bsPov_AxisRotation).
+void bsPov_QuatRotation(bsQuat q, double m[9]);
 
 // render.gas: the particles as gas (pov_gas.c): one box holding POV-Ray media whose density is read from
 // a df3 file beside the scene (a grid of the particles' puffs, bsGasGrid). Puff i, of radius radii[i]

@@ -32,6 +32,7 @@ typedef enum Spin
 	spinCdt,
 	spinEpsd2,
 	spinBonds,
+	spinOriented,  // cdt, the set keeping orientations (bsParticles.orientation)
 } Spin;
 
 static bsStepDef PourDef(void)
@@ -69,8 +70,9 @@ static int Pour_InitWith(Pour* s, int threads, Spin spin, bool species)
 	s->def = PourDef();
 	s->def.interaction.rotation = spin != spinNone;
 	s->def.interaction.rollingFriction = spin != spinNone ? 0.2 : 0.0;
-	s->def.interaction.rollingModel = spin >= spinEpsd2 ? bs_rollingEpsd2 : bs_rollingCdt;
+	s->def.interaction.rollingModel = spin == spinEpsd2 || spin == spinBonds ? bs_rollingEpsd2 : bs_rollingCdt;
 	s->def.interaction.bondStrength = spin == spinBonds ? 5.0 : 0.0;
+	ENSURE(spin != spinOriented || bsParticles_EnableOrientation(&s->p) == bs_ok);
 	s->def.interaction.sinteringTime = 0.05;
 	s->def.interaction.rollingFresh = spin == spinBonds ? 0.0 : -1.0;
 	double w = 0.1;
@@ -136,7 +138,9 @@ static bool SameParticles(const bsParticles* a, const bsParticles* b)
 		memcmp(a->radius, b->radius, n * sizeof(double)) == 0 && memcmp(a->state, b->state, n) == 0 &&
 		memcmp(a->id, b->id, n * sizeof(uint32_t)) == 0 && (a->spin == NULL) == (b->spin == NULL) &&
 		(a->spin == NULL || memcmp(a->spin, b->spin, n * sizeof(bsVec3)) == 0) &&
-		(a->species == NULL) == (b->species == NULL) && (a->species == NULL || memcmp(a->species, b->species, n) == 0);
+		(a->species == NULL) == (b->species == NULL) && (a->species == NULL || memcmp(a->species, b->species, n) == 0) &&
+		(a->orientation == NULL) == (b->orientation == NULL) &&
+		(a->orientation == NULL || memcmp(a->orientation, b->orientation, n * sizeof(bsQuat)) == 0);
 }
 
 enum
@@ -298,6 +302,50 @@ static int ResumesRotation(void)
 	}
 	RUN_SUBTEST(ResumeCase(spinEpsd2, false, 25, 70, 1, 1, "ROLL"));
 	RUN_SUBTEST(ResumeCase(spinBonds, false, 25, 70, 1, 1, "BOND"));
+	return 0;
+}
+
+// Orientations (the spins' turns) saved in 'ORNT' and restored, 1 -> 1, 2 -> 2, 1 -> 2 and 2 -> 1
+// threads: the same quaternions and the same checkpoint bytes at the end; the section is there only
+// when the set keeps orientations, they have turned, and a section of zeros (no unit quaternion) is
+// refused naming it.
+static int ResumesOrientation(void)
+{
+	Pour s;
+	RUN_SUBTEST(Pour_InitSpin(&s, 1, spinOriented));
+	RUN_SUBTEST(Steps(&s, 30));
+	ENSURE(s.p.orientation != NULL && s.p.count > 0);
+	double turned = 0.0;
+	for (size_t i = 0; i < s.p.count; ++i)
+	{
+		turned = fmax(turned, 1.0 - fabs(s.p.orientation[i].w));
+	}
+	ENSURE(turned > 1e-3);
+	bsBytes saved;
+	RUN_SUBTEST(Save(&s, &saved));
+	ENSURE(ZeroSection(&saved, "ORNT"));
+	bsByteReader sections;
+	uint64_t hash = 0;
+	char err[512] = "";
+	ENSURE(bsCheckpoint_Open(saved.data, saved.count, &sections, &hash, err, sizeof(err)));
+	Pour b;
+	RUN_SUBTEST(Pour_InitSpin(&b, 1, spinOriented));
+	ENSURE(!bsWorld_LoadState(b.world, &b.p, &sections, err, sizeof(err)));
+	ENSURE(strstr(err, "section 'ORNT': particle 0: the orientation is not a unit quaternion") != NULL);
+	Pour_Free(&b);
+	bsBytes_Free(&saved);
+	Pour_Free(&s);
+	Pour spun;
+	RUN_SUBTEST(Pour_InitSpin(&spun, 1, spinCdt));
+	RUN_SUBTEST(Steps(&spun, 30));
+	RUN_SUBTEST(Save(&spun, &saved));
+	ENSURE(spun.p.orientation == NULL && FindSection(&saved, "ORNT", &(uint64_t){0}) == NULL);
+	bsBytes_Free(&saved);
+	Pour_Free(&spun);
+	RUN_SUBTEST(ResumeCase(spinOriented, false, 25, 70, 1, 1, NULL));
+	RUN_SUBTEST(ResumeCase(spinOriented, false, 25, 70, 2, 2, NULL));
+	RUN_SUBTEST(ResumeCase(spinOriented, false, 35, 70, 1, 2, NULL));
+	RUN_SUBTEST(ResumeCase(spinOriented, false, 35, 70, 2, 1, NULL));
 	return 0;
 }
 
@@ -496,5 +544,6 @@ int CheckpointTest(void)
 	RUN_SUBTEST(ResumesRotation());
 	RUN_SUBTEST(RefusesSpinDamage());
 	RUN_SUBTEST(ResumesSpecies());
+	RUN_SUBTEST(ResumesOrientation());
 	return 0;
 }

@@ -6,6 +6,7 @@
 // and lasts 2.9432 times it over v; and the spin stays 0 with rotation off.
 #include "blobsim/bvh.h"
 #include "blobsim/collide.h"
+#include "blobsim/quat.h"
 #include "blobsim/step.h"
 #include "blobsim/world.h"
 #include "ply.h"
@@ -512,8 +513,65 @@ static int PileStands(void)
 	return 0;
 }
 
+// A free particle spinning at a constant w (no gravity, nothing to touch) for t seconds, on 1 and 2
+// threads: its orientation is the rotation by |w| t about w (to 1e-12), the same bytes on both; a set
+// without orientations gets none from the step.
+static int OrientationFollowsSpin(void)
+{
+	bsVec3 w = bsV3(0.3, -1.2, 2.0);
+	bsQuat q[2];
+	for (int threads = 1; threads <= 2; ++threads)
+	{
+		bsWorld* world = MakeWorld(threads);
+		ENSURE(world != NULL);
+		bsStepDef def = GranularDef(true);
+		def.gravity = bsV3(0.0, 0.0, 0.0);
+		def.dt = 0.01;
+		def.substeps = 4;
+		bsParticles p;
+		ENSURE(bsParticles_Alloc(&p, 2) == bs_ok);
+		ENSURE(bsParticles_EnableOrientation(&p) == bs_ok);
+		p.radius[0] = p.radius[1] = 0.1;
+		p.position[1] = bsV3(5.0, 0.0, 0.0);
+		ENSURE(bsParticles_SetSpin(&p, 0, w) == bs_ok);
+		int steps = 150;
+		for (int k = 0; k < steps; ++k)
+		{
+			ENSURE(bsWorld_Step(world, &def, &p, NULL) == bs_ok);
+		}
+		double t = steps * def.dt;
+		bsQuat expect = bsQuat_FromAxisAngle(w, bsLength(w) * t);
+		q[threads - 1] = p.orientation[0];
+		fprintf(stderr, "  orientation after %g s at |w| %g: (%.15f %.15f %.15f %.15f), expected (%.15f %.15f %.15f %.15f)\n",
+			t, bsLength(w), q[threads - 1].w, q[threads - 1].x, q[threads - 1].y, q[threads - 1].z, expect.w, expect.x,
+			expect.y, expect.z);
+		ENSURE(fabs(q[threads - 1].x - expect.x) < 1e-12 && fabs(q[threads - 1].y - expect.y) < 1e-12 &&
+			fabs(q[threads - 1].z - expect.z) < 1e-12 && fabs(q[threads - 1].w - expect.w) < 1e-12);
+		ENSURE(fabs(bsLength(w) * t) > 1.0);  // turned well past a small angle
+		ENSURE(p.orientation[1].w == 1.0 && p.orientation[1].x == 0.0);  // the one at rest is unturned
+		ENSURE(bsLength(bsSub(p.spin[0], w)) == 0.0);
+		bsParticles_Free(&p);
+		bsWorld_Destroy(world);
+	}
+	ENSURE(memcmp(&q[0], &q[1], sizeof(bsQuat)) == 0);
+	bsWorld* world = MakeWorld(1);
+	bsStepDef def = GranularDef(true);
+	def.gravity = bsV3(0.0, 0.0, 0.0);
+	def.substeps = 4;
+	bsParticles p;
+	ENSURE(world != NULL && bsParticles_Alloc(&p, 1) == bs_ok);
+	p.radius[0] = 0.1;
+	ENSURE(bsParticles_SetSpin(&p, 0, w) == bs_ok);
+	bsResult r = bsWorld_Step(world, &def, &p, NULL);
+	ENSURE(r == bs_ok && p.orientation == NULL);
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
 int RotationTest(void)
 {
+	RUN_SUBTEST(OrientationFollowsSpin());
 	RUN_SUBTEST(RollingHolds());
 	RUN_SUBTEST(PileStands());
 	RUN_SUBTEST(PlyKeepsSpin());

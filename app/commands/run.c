@@ -1421,7 +1421,9 @@ static bool bsRun_OpenOutputs(bsRunState* r)
 		return false;
 	}
 	r->deferred = true;
-	if (bsParticles_Reserve(&r->p, (size_t)r->emission.total) != bs_ok)
+	// render.instances.orient "rotation": the set keeps orientations for the spins to turn.
+	if (bsParticles_Reserve(&r->p, (size_t)r->emission.total) != bs_ok ||
+		(c->render.instances.rotation && bsParticles_EnableOrientation(&r->p) != bs_ok))
 	{
 		snprintf(r->err, sizeof(r->err), "%s: out of memory for %" PRIu64 " particles", c->path, r->emission.total);
 		return false;

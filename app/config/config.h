@@ -215,6 +215,8 @@ typedef struct bsInstancesConfig
 	char* obj;         // render.instances.obj, resolved; NULL: none
 	double scale;      // object units per collision radius, > 0 [1]
 	bool velocity;     // orient "velocity" [true]; "none": unrotated
+	bool rotation;     // orient "rotation": turned by the particle's orientation (bsParticles.orientation,
+	                   // integrated from its spin: needs particles.interaction.rotation)
 	bsVec3 axis;       // the object's axis turned along the velocity: "+x" ... "-z" ["+z"]
 } bsInstancesConfig;
 

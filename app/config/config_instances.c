@@ -209,7 +209,7 @@ bool bsReadInstances(bsCtx* c, const cJSON* render, int surface, bsInstancesConf
 		return bsFail(c, hasObject ? "give \"object\" or \"obj\", not both" :
 			"expected \"object\" (sphere, leaf, cube, or one an include declares) or \"obj\" (an OBJ file)");
 	}
-	static const char* const orients[] = {"velocity", "none"};
+	static const char* const orients[] = {"velocity", "none", "rotation"};
 	static const char* const axes[] = {"+x", "-x", "+y", "-y", "+z", "-z"};
 	int orient, axis;
 	if (!(hasObject ? bsReadInstanceObject(c, o, in) : bsReadInstanceObj(c, o, in)) ||
@@ -220,6 +220,7 @@ bool bsReadInstances(bsCtx* c, const cJSON* render, int surface, bsInstancesConf
 		return false;
 	}
 	in->velocity = orient == 0;
+	in->rotation = orient == 2;
 	in->axis = bsV3(bsAxes[axis][0], bsAxes[axis][1], bsAxes[axis][2]);
 	if (surface != bs_surfaceBlobs)
 	{

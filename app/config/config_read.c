@@ -1941,6 +1941,26 @@ static bool bsCheckSpeciesLooks(bsCtx* c, const bsConfig* config)
 		"(render.surface \"blob\", no render.instances)", n);
 }
 
+// render.instances.orient "rotation" turns each object by its particle's orientation, which the spins
+// turn: without particles.interaction.rotation nothing spins. Motion blur's sub-frame samples keep no
+// orientations, so the two do not go together.
+static bool bsCheckInstanceRotation(bsCtx* c, const bsConfig* config)
+{
+	const bsRenderConfig* r = &config->render;
+	if (!r->instances.rotation || (config->step.interaction.rotation && !r->motionBlur.enabled))
+	{
+		return true;
+	}
+	bsPushKey(c, "render");
+	bsPushKey(c, "instances");
+	bsPushKey(c, "orient");
+	return bsFail(c, r->motionBlur.enabled ?
+		"\"rotation\" cannot go with render.motion_blur (its sub-frame samples keep no orientations): "
+		"use \"velocity\" or \"none\", or no motion blur" :
+		"\"rotation\" turns each object by its particle's spin, and the particles do not spin: set "
+		"particles.interaction.rotation to true (granular), or use \"velocity\" or \"none\"");
+}
+
 // The per-frame cache and the checkpoints are written with the frames: both need output.frame_every.
 static bool bsReadOutput(bsCtx* c, const cJSON* root, bsOutputConfig* out)
 {
@@ -1989,6 +2009,7 @@ bool bsReadConfig(bsCtx* c, const cJSON* root, bsConfig* config)
 		bsReadMotion(c, root, config) &&
 		bsReadCollision(c, root, &config->step) &&
 		bsReadRender(c, root, &config->render, bsFluidMaterial_Look(config->particles.material)) &&
-		bsCheckSpeciesLooks(c, config) && bsCheckBlurLooks(c, config) && bsReadOutput(c, root, &config->output) &&
+		bsCheckSpeciesLooks(c, config) && bsCheckBlurLooks(c, config) && bsCheckInstanceRotation(c, config) &&
+		bsReadOutput(c, root, &config->output) &&
 		bsReadFieldConfig(c, root, &config->field);
 }

@@ -8,16 +8,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-// Room in the drawn arrays for n particles (colours and velocities only when asked for).
+// The objects turn by the particles' orientations (render.instances.orient "rotation"; the run gave
+// the set its orientation array).
+static bool bsSceneOutput_Turns(const bsOutputContext* o)
+{
+	return o->scene->particles.instances.object != NULL && o->config->render.instances.rotation &&
+		o->particles->orientation != NULL;
+}
+
+// Room in the drawn arrays for n particles (colours, velocities and orientations only when asked for).
 static bool bsSceneOutput_Reserve(bsOutputContext* o, size_t n, bool velocities, bool colors)
 {
-	if (n <= o->drawnCapacity && (!velocities || o->velocities != NULL) && (!colors || o->colors != NULL))
+	bool turns = bsSceneOutput_Turns(o);
+	if (n <= o->drawnCapacity && (!velocities || o->velocities != NULL) && (!colors || o->colors != NULL) &&
+		(!turns || o->orientations != NULL))
 	{
 		return true;
 	}
 	size_t capacity = n > 2 * o->drawnCapacity ? n : 2 * o->drawnCapacity;
 	return BS_ARRAY_RESIZE(o->centers, capacity) && BS_ARRAY_RESIZE(o->radii, capacity) &&
 		(!velocities || BS_ARRAY_RESIZE(o->velocities, capacity)) &&
+		(!turns || BS_ARRAY_RESIZE(o->orientations, capacity)) &&
 		(!colors || BS_ARRAY_RESIZE(o->colors, 4 * capacity)) && (o->drawnCapacity = capacity, true);
 }
 
@@ -54,6 +65,10 @@ static void bsSceneOutput_Compact(bsOutputContext* o, bool velocities, bool colo
 		if (velocities)
 		{
 			o->velocities[n] = p->velocity[i];
+		}
+		if (bsSceneOutput_Turns(o))
+		{
+			o->orientations[n] = p->orientation[i];
 		}
 		if (colors)
 		{
@@ -142,6 +157,7 @@ static bool bsSceneOutput_Write(bsOutputContext* o, int frame, char* err, size_t
 	if (counts[bs_particleEscaped] == 0 && !bsOverLife_AnySpecies(pc) && species == 1)
 	{
 		scene->particles.instances.velocities = velocities ? p->velocity : NULL;
+		scene->particles.instances.orientations = bsSceneOutput_Turns(o) ? p->orientation : NULL;
 		scene->particles.centers = p->position;
 		scene->particles.radii = p->radius;
 		scene->particles.count = p->count;
@@ -171,6 +187,7 @@ static bool bsSceneOutput_Write(bsOutputContext* o, int frame, char* err, size_t
 		set->centers = o->centers + first[s];
 		set->radii = o->radii + first[s];
 		set->instances.velocities = velocities ? o->velocities + first[s] : NULL;
+		set->instances.orientations = bsSceneOutput_Turns(o) ? o->orientations + first[s] : NULL;
 		set->colors = life->hasColor || life->hasOpacity ? o->colors + 4 * first[s] : NULL;
 		set->count = first[s + 1] - first[s];
 	}

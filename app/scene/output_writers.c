@@ -36,6 +36,8 @@ void bsOutputContext_Free(bsOutputContext* context)
 	free(context->centers);
 	free(context->radii);
 	free(context->velocities);
+	free(context->orientations);
+	context->orientations = NULL;
 	free(context->colors);
 	free(context->ages);
 	context->colors = NULL;

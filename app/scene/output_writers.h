@@ -45,6 +45,7 @@ typedef struct bsOutputContext
 	bsVec3* centers;                // the particles drawn (not escaped), made when some have escaped or
 	double* radii;                  // particles.over_life changes their looks; drawnCapacity of each
 	bsVec3* velocities;             // theirs, with render.instances oriented by velocity
+	bsQuat* orientations;           // theirs, with render.instances oriented by rotation
 	float* colors;                  // theirs, 4 a particle, with an over_life colour or opacity ramp
 	size_t drawnCapacity;
 	const struct bsWorld* world;    // the world stepping the particles, while frames are written (their

@@ -16,8 +16,8 @@
 // hostile: every count is checked against the bytes there, every particle passes bsParticleDef_Check,
 // every index is checked against its range, and a wrong or missing section is an error that names it.
 //
-// Adding a kind of state (as the spins' 'SPIN', the rolling springs' 'ROLL' and the bond ages' 'BOND'
-// were) is a section of its own: a tag, one save and one load in checkpoint.c, in the same place of
+// Adding a kind of state (as the spins' 'SPIN', the rolling springs' 'ROLL', the bond ages' 'BOND'
+// and the orientations' 'ORNT' were) is a section of its own: a tag, one save and one load in checkpoint.c, in the same place of
 // the order; bump BS_CHECKPOINT_VERSION.
 #pragma once
 
@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #define BS_CHECKPOINT_MAGIC "blobsim checkpoint\n"  // the file's first bytes (19)
-#define BS_CHECKPOINT_VERSION 3u  // 2: the spins ('SPIN') and the rolling springs ('ROLL'); 3: species ('SPEC') and the bond ages ('BOND')
+#define BS_CHECKPOINT_VERSION 4u  // 2: the spins ('SPIN') and the rolling springs ('ROLL'); 3: species ('SPEC') and the bond ages ('BOND'); 4: the orientations ('ORNT')
 
 // A growable byte buffer. A failed allocation makes it `failed` (sticky) and every later put a no-op.
 // With a sink, it streams: once it holds flushAt bytes (0: 1 MiB) and no back-patched section is open,

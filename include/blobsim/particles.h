@@ -1,8 +1,9 @@
-// particles.h — the particle set, as arrays (61 bytes a particle, 62 with several species), and the
-// one check every particle passes on its way in, whether an emitter made it or a file held it.
+// particles.h — the particle set, as arrays (61 bytes a particle, 62 with several species, 32 more
+// with orientations), and the one check every particle passes on its way in, whether an emitter made it or a file held it.
 #pragma once
 
 #include "blobsim/base.h"
+#include "blobsim/quat.h"
 #include "blobsim/vec3.h"
 
 #include <stdbool.h>
@@ -34,6 +35,10 @@ typedef struct bsParticles
 	uint8_t* species;  // each particle's species (the config's particles[k]): NULL (all species 0) until
 	                   // a particle of another species joins (bsParticles_SetSpecies); then grown with
 	                   // the others, new slots species 0
+	bsQuat* orientation;  // each particle's turn from its birth pose (unit quaternion): NULL until
+	                   // bsParticles_EnableOrientation (a program drawing instances turned by the spins
+	                   // asks for it); then grown with the others, new particles unturned; a step with
+	                   // rotation turns it by each substep's spin (bsQuat_Integrate)
 } bsParticles;
 
 // The most particles a set holds: every id fits its uint32_t.
@@ -88,6 +93,10 @@ bsResult bsParticles_EnableSpin(bsParticles* particles);
 // Sets the spin of slot i (< capacity), giving the set its spin array first when it has none and spin
 // is not 0 (bs_errOutOfMemory when that fails).
 bsResult bsParticles_SetSpin(bsParticles* particles, size_t i, bsVec3 spin);
+
+// Gives the set its orientation array (every particle unturned: the identity), when it has none; an
+// empty set too (its particles get theirs as they join). bs_errOutOfMemory leaves it without.
+bsResult bsParticles_EnableOrientation(bsParticles* particles);
 
 // Sets the species of slots [first, end) (end <= capacity), giving the set its species array first (zeroed)
 // when it has none and species is not 0 (a particle joins as species 0: the world's emit phase sets its

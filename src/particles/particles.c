@@ -91,6 +91,17 @@ bsResult bsParticles_Reserve(bsParticles* p, size_t capacity)
 		}
 		memset(p->spin + p->capacity, 0, (capacity - p->capacity) * sizeof(bsVec3));
 	}
+	if (p->orientation != NULL)
+	{
+		if (!BS_ARRAY_RESIZE(p->orientation, capacity))
+		{
+			return bs_errOutOfMemory;
+		}
+		for (size_t i = p->capacity; i < capacity; ++i)
+		{
+			p->orientation[i] = bsQuat_Identity();
+		}
+	}
 	if (p->species != NULL)
 	{
 		if (!BS_ARRAY_RESIZE(p->species, capacity))
@@ -195,8 +206,29 @@ bsResult bsParticles_EnableSpin(bsParticles* p)
 	return p->spin != NULL ? bs_ok : bs_errOutOfMemory;
 }
 
+bsResult bsParticles_EnableOrientation(bsParticles* p)
+{
+	if (p->orientation != NULL)
+	{
+		return bs_ok;
+	}
+	// An empty set gets a slot too, so that the set keeps orientations as it grows (as species).
+	size_t n = p->capacity > 0 ? p->capacity : 1;
+	p->orientation = malloc(n * sizeof(bsQuat));
+	if (p->orientation == NULL)
+	{
+		return bs_errOutOfMemory;
+	}
+	for (size_t i = 0; i < n; ++i)
+	{
+		p->orientation[i] = bsQuat_Identity();
+	}
+	return bs_ok;
+}
+
 void bsParticles_Free(bsParticles* p)
 {
+	free(p->orientation);
 	free(p->spin);
 	free(p->species);
 	free(p->position);

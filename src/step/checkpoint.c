@@ -19,8 +19,9 @@ _Static_assert(sizeof(bsRollingSpring) == 12, "a rolling spring is written as 3 
 // saved and loaded below (a section of its own, BS_CHECKPOINT_VERSION up one; the particle cache's
 // table in io/particle_cache.c too for a particle array), or to be named as rebuilt every step, and
 // the sizes updated. Saved: every array of bsParticles, the spins (spin, with rotation) in 'SPIN', the
-// species (species, with several: particles[k] of the config) in 'SPEC'.
-_Static_assert(sizeof(bsParticles) == 2 * sizeof(size_t) + 7 * sizeof(void*),
+// species (species, with several: particles[k] of the config) in 'SPEC', the orientations
+// (orientation, with instances turned by the spins) in 'ORNT'.
+_Static_assert(sizeof(bsParticles) == 2 * sizeof(size_t) + 8 * sizeof(void*),
 	"a new particle array: save it in the checkpoint (checkpoint.c) and the cache (particle_cache.c)");
 #if UINTPTR_MAX == UINT64_MAX  // the world's size as a 64-bit build lays it out
 // Not saved, rebuilt after a resume with the same answers: the pair kinds' neighbour lists (pairs: a
@@ -366,6 +367,15 @@ static void bsSaveSpecies(const bsParticles* p, bsBytes* out)
 	bsBytes_EndSizedSection(out, sized);
 }
 
+// 'ORNT', after 'SPEC' when the set has orientations: their count and every particle's quaternion.
+static void bsSaveOrientation(const bsParticles* p, bsBytes* out)
+{
+	uint64_t sized = bsBytes_BeginSizedSection(out, "ORNT", 8 + (uint64_t)p->count * sizeof(bsQuat));
+	bsBytes_PutU64(out, (uint64_t)p->count);
+	bsSaveArray(out, p->orientation, p->count, sizeof(bsQuat));
+	bsBytes_EndSizedSection(out, sized);
+}
+
 static void bsSaveEmitters(const bsWorld* world, bsBytes* out)
 {
 	bsBytes_PutU32(out, (uint32_t)world->emitterCount);
@@ -486,6 +496,10 @@ bsResult bsWorld_SaveState(const bsWorld* world, const bsParticles* p, bsBytes* 
 	if (p->species != NULL && p->count > 0)
 	{
 		bsSaveSpecies(p, out);
+	}
+	if (p->orientation != NULL && p->count > 0)
+	{
+		bsSaveOrientation(p, out);
 	}
 	mark = bsBytes_BeginSection(out, "EMIT");
 	bsSaveEmitters(world, out);
@@ -681,6 +695,30 @@ static bool bsLoadSpecies(bsParticles* p, bsByteReader* s, char* err, size_t err
 	return bsSectionDone(s, "SPEC", err, errlen);
 }
 
+// Each quaternion must be finite and of unit length (to 1e-9): anything else is a damaged file.
+static bool bsLoadOrientation(bsParticles* p, bsByteReader* s, char* err, size_t errlen)
+{
+	uint64_t count = bsByteReader_U64(s);
+	if (count != p->count || count == 0 || count > (s->count - s->at) / sizeof(bsQuat) ||
+		bsParticles_EnableOrientation(p) != bs_ok)
+	{
+		snprintf(err, errlen, "section 'ORNT': %" PRIu64 " orientations for %zu particles, or more than the bytes or the memory",
+			count, p->count);
+		return false;
+	}
+	bsLoadArray(s, p->orientation, p->count, sizeof(bsQuat));
+	for (size_t i = 0; i < p->count; ++i)
+	{
+		double n = bsQuat_Dot(p->orientation[i], p->orientation[i]);
+		if (!(fabs(n - 1.0) <= 1e-9))
+		{
+			snprintf(err, errlen, "section 'ORNT': particle %zu: the orientation is not a unit quaternion", i);
+			return false;
+		}
+	}
+	return bsSectionDone(s, "ORNT", err, errlen);
+}
+
 static bool bsLoadContacts(bsWorld* world, const bsParticles* p, bsByteReader* s, char* err, size_t errlen)
 {
 	uint64_t calm = bsByteReader_U64(s);
@@ -804,6 +842,8 @@ bool bsWorld_LoadState(bsWorld* world, bsParticles* p, bsByteReader* in, char* e
 			(bsByteReader_Section(in, "SPIN", &s, err, errlen) && bsLoadSpin(p, &s, err, errlen))) &&
 		(!bsByteReader_Next(in, "SPEC") ||
 			(bsByteReader_Section(in, "SPEC", &s, err, errlen) && bsLoadSpecies(p, &s, err, errlen))) &&
+		(!bsByteReader_Next(in, "ORNT") ||
+			(bsByteReader_Section(in, "ORNT", &s, err, errlen) && bsLoadOrientation(p, &s, err, errlen))) &&
 		bsByteReader_Section(in, "EMIT", &s, err, errlen) && bsLoadEmitters(world, p, &s, err, errlen) &&
 		bsByteReader_Section(in, "CONT", &s, err, errlen) && bsLoadContacts(world, p, &s, err, errlen) &&
 		bsByteReader_Section(in, "ROLL", &s, err, errlen) &&

@@ -698,6 +698,11 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 	{
 		p->spin[i] = spin;
 	}
+	if (job->rotation && p->orientation != NULL)
+	{
+		// The substep's turn by its spin (the one after its contacts): exact for a constant spin.
+		p->orientation[i] = bsQuat_Integrate(p->orientation[i], spin, job->h);
+	}
 	return bs_ok;
 }
 
