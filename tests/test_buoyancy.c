@@ -2,13 +2,16 @@
 // gravity g and drag k a particle reaches the terminal velocity (g + b) h e / (1 - e), e = exp(-k h)
 // exactly ((g + b) / k to first order in k h); a decaying lift is b exp(-age / decay) at each substep's
 // start, with age from the particle's emission (two batches born at different times rise differently);
-// bad settings are refused; the same bytes at 1 and 2 threads.
+// bad settings are refused; the same bytes at 1 and 2 threads. By species (bsStepDef.speciesBuoyancy,
+// the config's particles[k].buoyancy): each species reaches its own closed-form terminal velocity.
+#include "config.h"
 #include "test.h"
 #include "blobsim/emitter.h"
 #include "blobsim/step.h"
 #include "blobsim/world.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static bsWorld* BuoyancyWorld(int threads)
@@ -148,8 +151,71 @@ static int RefusesBad(void)
 	return 0;
 }
 
+// Two species read from a config, a rising gas (particles[1].buoyancy) and sand (motion.buoyancy, none):
+// stepped with the config's step, each reaches (g + b_s) h e / (1 - e) for its own lift b_s.
+static const char bsTwoSpecies[] =
+	"{\"environment\": {\"planes\": [{}]},"
+	" \"particles\": [{\"name\": \"sand\", \"radius\": 0.01, \"emitters\": []},"
+	"  {\"name\": \"gas\", \"radius\": 0.01, \"buoyancy\": {\"acceleration\": [0, 14, 0]}, \"emitters\": []}],"
+	" \"motion\": {\"dt\": 0.002, \"gravity\": [0, -9.81, 0], \"drag\": 2}}";
+
+static int BySpecies(void)
+{
+	bsConfig config;
+	bsConfigError error;
+	bsResult r = bsConfig_Parse(bsTwoSpecies, strlen(bsTwoSpecies), "c.json", &config, &error);
+	if (r != bs_ok)
+	{
+		fprintf(stderr, "%s\n", error.message);
+	}
+	ENSURE(r == bs_ok);
+	ENSURE(config.step.speciesBuoyancyCount == 2 && config.step.speciesBuoyancy != NULL);
+	bsWorld* world = BuoyancyWorld(2);
+	ENSURE(world != NULL);
+	bsParticles p;
+	RUN_SUBTEST(BuoyancyParticles(&p, 4));
+	ENSURE(bsParticles_SetSpecies(&p, 2, 4, 1) == bs_ok);  // 0, 1 sand; 2, 3 gas
+	const bsStepDef* st = &config.step;
+	for (int n = 0; n < 10000; ++n)  // 20 s: 40 time constants
+	{
+		ENSURE(bsWorld_Step(world, st, &p, NULL) == bs_ok);
+	}
+	double h = st->dt, e = exp(-st->drag * h);
+	const double lift[2] = {0.0, 14.0};
+	for (size_t i = 0; i < p.count; ++i)
+	{
+		double want = (-9.81 + lift[i / 2]) * h * e / (1.0 - e);
+		ENSURE_SMALL(p.velocity[i].y - want, 1e-10);
+		ENSURE(p.velocity[i].x == 0.0 && p.velocity[i].z == 0.0);
+	}
+	ENSURE(p.velocity[0].y < -4.0 && p.velocity[2].y > 2.0);  // sand falls, gas rises
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	bsConfig_Free(&config);
+	return 0;
+}
+
+// A species' bad lift is an error naming its JSON path.
+static int BySpeciesRefusesBad(void)
+{
+	const char* text = "{\"environment\": {\"planes\": [{}]}, \"particles\": [{\"name\": \"a\", \"radius\": 0.01, "
+	                   "\"emitters\": []}, {\"name\": \"b\", \"radius\": 0.01, \"buoyancy\": {\"acceleration\": [0, 1, 0], "
+	                   "\"decay\": -1}, \"emitters\": []}]}";
+	bsConfig config;
+	bsConfigError error;
+	ENSURE(bsConfig_Parse(text, strlen(text), "c.json", &config, &error) == bs_errInvalidArgument);
+	if (strstr(error.message, "particles[1].buoyancy.decay") == NULL)
+	{
+		fprintf(stderr, "got '%s'\n", error.message);
+		return 1;
+	}
+	return 0;
+}
+
 int BuoyancyTest(void)
 {
+	RUN_SUBTEST(BySpecies());
+	RUN_SUBTEST(BySpeciesRefusesBad());
 	RUN_SUBTEST(TerminalVelocity());
 	RUN_SUBTEST(SameAtThreads());
 	RUN_SUBTEST(RefusesBad());

@@ -189,6 +189,7 @@ void bsConfig_Free(bsConfig* config)
 	}
 	free(config->particles.species);
 	free(config->speciesPairs);
+	free(config->speciesBuoyancy);
 	free(config->render.lights);
 	bsMaterial_Free(&config->render.particleMaterial);
 	free(config->render.instances.object);

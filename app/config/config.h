@@ -148,6 +148,8 @@ typedef struct bsSpeciesConfig
 	bool hasLook;           // particles[k].look is given
 	bsMaterial look;        // its render material [render.particle_material]
 	bsOverLifeConfig overLife;
+	bool hasBuoyancy;       // particles[k].buoyancy is given
+	bsBuoyancyDef buoyancy; // its lift, in place of motion.buoyancy [motion.buoyancy]
 } bsSpeciesConfig;
 
 typedef struct bsParticlesConfig
@@ -308,6 +310,9 @@ typedef struct bsConfig
 	bsFieldConfig field;  // the distance/normal grid's effects [none: enabled false]
 	// interactions: the rules between species, speciesCount^2 (step.speciesPairs points here) [NULL: none]
 	bsSpeciesPair* speciesPairs;
+	// particles[k].buoyancy, when a species gives one: every species' lift, speciesCount of them
+	// (step.speciesBuoyancy points here) [NULL: motion.buoyancy for all]
+	bsBuoyancyDef* speciesBuoyancy;
 } bsConfig;
 
 // Parses and validates `length` bytes of config text (no terminating NUL needed). path names the

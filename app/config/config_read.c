@@ -157,6 +157,11 @@ static const bsSchemaKey bsOverLifeKeys[] = {BS_KEY("radius", &bsTrackKeyArraySc
 	BS_KEY("color", &bsTrackKeyArraySchema), BS_KEY("opacity", &bsTrackKeyArraySchema)};
 static const bsSchema bsOverLifeSchema = BS_OBJECT(bsOverLifeKeys);
 
+// motion.buoyancy and particles[k].buoyancy: a lift that decays with each particle's age (step.h: bsBuoyancyDef).
+static const bsSchemaKey bsBuoyancyKeys[] = {
+	BS_REQUIRED_VEC3("acceleration", bsBuoyancyDef, acceleration, &bsAnyNumber, "3 numbers"),
+	BS_NUMBER_IN("decay", bsBuoyancyDef, decay, &bsNonNegative)};
+static const bsSchema bsBuoyancySchema = BS_OBJECT(bsBuoyancyKeys);
 static const bsSchemaKey bsParticlesKeys[] = {
 	BS_REQUIRED_NUMBER("radius", bsParticlesConfig, radius, &bsPositive),
 	BS_NUMBER("radius_spread", bsParticlesConfig, radiusSpread, &bsUnit, 0),
@@ -168,6 +173,7 @@ static const bsSchemaKey bsParticlesKeys[] = {
 	BS_KEY("over_life", &bsOverLifeSchema),
 	BS_KEY("name", BS_VALUE),
 	BS_KEY("look", &bsMaterialSchema),
+	BS_KEY("buoyancy", &bsBuoyancySchema),
 	BS_KEY("emitters", &bsEmitterArraySchema)};
 // An object, or (element: itself) a list of such objects, one a species (--set walks either).
 static const bsSchema bsParticlesSchema = {bs_kindObject, bsParticlesKeys, BS_COUNT(bsParticlesKeys), &bsParticlesSchema,
@@ -226,11 +232,6 @@ static const bsSchemaKey bsVortexKeys[] = {
 	BS_KEY("profile", BS_VALUE),
 	BS_NUMBER_IN("pull", bsVortexDef, pull, &bsAnyNumber)};
 static const bsSchema bsVortexSchema = BS_OBJECT(bsVortexKeys);
-// motion.buoyancy: a lift that decays with each particle's age (step.h: bsBuoyancyDef).
-static const bsSchemaKey bsBuoyancyKeys[] = {
-	BS_REQUIRED_VEC3("acceleration", bsBuoyancyDef, acceleration, &bsAnyNumber, "3 numbers"),
-	BS_NUMBER_IN("decay", bsBuoyancyDef, decay, &bsNonNegative)};
-static const bsSchema bsBuoyancySchema = BS_OBJECT(bsBuoyancyKeys);
 static const bsSchemaKey bsMotionKeys[] = {
 	BS_INT("steps", bsConfig, motion.steps, 1, INT_MAX, 1),
 	BS_NUMBER_IN("dt", bsConfig, step.dt, &bsPositive),
@@ -980,11 +981,13 @@ static bool bsReadSpecies(bsCtx* c, const cJSON* o, int index, bool list, bsPart
 	if (!bsCheckKeys(c, o, bsParticlesKeys, BS_COUNT(bsParticlesKeys)) || !bsReadSpeciesName(c, o, list, p, sp) ||
 		!bsReadFields(c, o, &bsParticlesSchema, &one) || !bsReadOverLife(c, o, &sp->overLife) ||
 		(bsMember(o, "look") != NULL && !bsReadMaterial(c, o, "look", "snow", &sp->look)) ||
+		(bsMember(o, "buoyancy") != NULL && !bsReadSection(c, o, "buoyancy", &bsBuoyancySchema, &sp->buoyancy)) ||
 		!bsReadArray(c, o, "emitters", "an array of emitters", &emitters, &count))
 	{
 		return false;
 	}
 	sp->hasLook = bsMember(o, "look") != NULL;
+	sp->hasBuoyancy = bsMember(o, "buoyancy") != NULL;
 	sp->radius = one.radius;
 	sp->radiusSpread = one.radiusSpread;
 	sp->velocity = one.velocity;
@@ -1487,6 +1490,34 @@ static bool bsReadVortex(bsCtx* c, const cJSON* motion, bsStepDef* step)
 	return true;
 }
 
+// particles[k].buoyancy, when a species gives one: the table of every species' lift (step.h:
+// bsStepDef.speciesBuoyancy), motion.buoyancy's for those that give none.
+static bool bsSpeciesBuoyancy(bsCtx* c, bsConfig* config)
+{
+	const bsParticlesConfig* p = &config->particles;
+	bool any = false;
+	for (int k = 0; k < p->speciesCount; ++k)
+	{
+		any = any || p->species[k].hasBuoyancy;
+	}
+	if (!any)
+	{
+		return true;
+	}
+	config->speciesBuoyancy = calloc((size_t)p->speciesCount, sizeof *config->speciesBuoyancy);
+	if (config->speciesBuoyancy == NULL)
+	{
+		return bsOutOfMemory(c);
+	}
+	for (int k = 0; k < p->speciesCount; ++k)
+	{
+		config->speciesBuoyancy[k] = p->species[k].hasBuoyancy ? p->species[k].buoyancy : config->step.buoyancy;
+	}
+	config->step.speciesBuoyancy = config->speciesBuoyancy;
+	config->step.speciesBuoyancyCount = p->speciesCount;
+	return true;
+}
+
 static bool bsReadMotion(bsCtx* c, const cJSON* root, bsConfig* config)
 {
 	if (!bsReadSection(c, root, "motion", &bsMotionSchema, config))
@@ -1508,7 +1539,7 @@ static bool bsReadMotion(bsCtx* c, const cJSON* root, bsConfig* config)
 		return false;
 	}
 	bsPop(c, mark);
-	return true;
+	return bsSpeciesBuoyancy(c, config);
 }
 
 // The names come from collide.h and step.h; their parsers turn the chosen one into the enum.

@@ -506,6 +506,11 @@ typedef struct bsStepDef
 	bsTurbulenceDef turbulence;    // a drag towards curl noise (above) [off]
 	bsVortexDef vortex;            // a drag round an axis (above) [off]
 	bsBuoyancyDef buoyancy;        // a lift that decays with age (above) [off]
+	// Buoyancy by species (particles.h: bsParticles.species): a particle of species s <
+	// speciesBuoyancyCount takes speciesBuoyancy[s] in place of `buoyancy`; one beyond, `buoyancy`.
+	// Borrowed, as fieldGrid [NULL, 0: every species `buoyancy`].
+	const bsBuoyancyDef* speciesBuoyancy;
+	int speciesBuoyancyCount;
 } bsStepDef;
 
 bsStepDef bsDefaultStepDef(void);

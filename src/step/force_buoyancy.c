@@ -22,22 +22,46 @@ bsVec3 bsBuoyancy_Acceleration(const bsBuoyancyDef* def, double age)
 
 // --- the force class ---
 
+static bool bsBuoyancy_IsOn(const bsBuoyancyDef* def)
+{
+	bsVec3 a = def->acceleration;
+	return a.x != 0.0 || a.y != 0.0 || a.z != 0.0;
+}
+
 static bool bsBuoyancyForce_Active(const bsForceContext* c)
 {
-	bsVec3 a = c->def->buoyancy.acceleration;
-	return a.x != 0.0 || a.y != 0.0 || a.z != 0.0;
+	bool on = bsBuoyancy_IsOn(&c->def->buoyancy);
+	for (int s = 0; s < c->def->speciesBuoyancyCount && !on; ++s)
+	{
+		on = bsBuoyancy_IsOn(c->def->speciesBuoyancy + s);
+	}
+	return on;
+}
+
+// Particle i's lift settings: its species' (bsStepDef.speciesBuoyancy) or everyone's.
+static const bsBuoyancyDef* bsBuoyancyForce_Def(const bsForceContext* c, size_t i)
+{
+	int s = c->particles->species != NULL ? c->particles->species[i] : 0;
+	return c->def->speciesBuoyancy != NULL && s < c->def->speciesBuoyancyCount ? c->def->speciesBuoyancy + s
+	                                                                          : &c->def->buoyancy;
 }
 
 // Particle i's age from the world's emission records (without a world: the time since 0).
 static void bsBuoyancyForce_Accelerate(const bsForceContext* c, size_t i, bsVec3* a)
 {
 	double born = c->world != NULL ? bsWorld_BirthTime(c->world, i) : 0.0;
-	*a = bsAdd(*a, bsBuoyancy_Acceleration(&c->def->buoyancy, c->time - born));
+	*a = bsAdd(*a, bsBuoyancy_Acceleration(bsBuoyancyForce_Def(c, i), c->time - born));
 }
 
 static bool bsBuoyancyForce_IsValid(const bsStepDef* def)
 {
-	return bsBuoyancyDef_IsValid(&def->buoyancy);
+	bool ok = bsBuoyancyDef_IsValid(&def->buoyancy) && def->speciesBuoyancyCount >= 0 &&
+		(def->speciesBuoyancyCount == 0 || def->speciesBuoyancy != NULL);
+	for (int s = 0; ok && s < def->speciesBuoyancyCount; ++s)
+	{
+		ok = bsBuoyancyDef_IsValid(def->speciesBuoyancy + s);
+	}
+	return ok;
 }
 
 const bsForceClass bs_buoyancyForce = {
