@@ -151,6 +151,16 @@ SHORTER = {
         "blobsim regress tests/regress --update --only tiny-slide",
     ("docs/validation.md", "tools/validate"):
         (None, "the whole validation; the validation-harness test runs its quick cases"),
+    ("docs/performance.md", 'tools/bench_figures --runs 1 --only "room room-empty slime snow snow-accumulate sand-pile slime-pour ball-snow"'):
+        'tools/bench_figures --dry-run --blobsim build/release/blobsim --runs 1 --only "room room-empty slime snow snow-accumulate sand-pile slime-pour ball-snow"',
+    ("docs/performance.md", 'tools/bench_figures --runs 1 --only "dam-break snow-vortex bend-snow ball-sand mud-slope slime-fluid-pour sand-pile-rolling snow-roofs"'):
+        'tools/bench_figures --dry-run --blobsim build/release/blobsim --runs 1 --only "dam-break snow-vortex bend-snow ball-sand mud-slope slime-fluid-pour sand-pile-rolling snow-roofs"',
+    ("docs/performance.md", 'tools/bench_figures --runs 1 --only "field-bouncy field-slippery field-drag field-explosion field-flow field-flow-top field-shaft-12-3 field-shaft-3-6 field-shaft-3-m3"'):
+        'tools/bench_figures --dry-run --blobsim build/release/blobsim --runs 1 --only "field-bouncy field-slippery field-drag field-explosion field-flow field-flow-top field-shaft-12-3 field-shaft-3-6 field-shaft-3-m3"',
+    ("docs/performance.md", 'tools/bench_figures --runs 3 --only "room room-empty snow sand-pile ball-snow dam-break bend-snow"'):
+        'tools/bench_figures --dry-run --blobsim build/release/blobsim --runs 3 --only "room room-empty snow sand-pile ball-snow dam-break bend-snow"',
+    ("docs/performance.md", 'tools/bench_figures --runs 3 --only "slime slime-pour snow-accumulate"'):
+        'tools/bench_figures --dry-run --blobsim build/release/blobsim --runs 3 --only "slime slime-pour snow-accumulate"',
     ("docs/performance.md", "tools/bench liggghts --repeat 3 --work out/liggghts"):
         (None, "installs LIGGGHTS as root and runs 20 minutes; the liggghts-compare test runs it small"),
     ("docs/validation.md", "tools/liggghts/compare --problems pile20k --steps 10000 --repeat 1 --threads 1 --work out/liggghts-settled"):
