@@ -1935,8 +1935,6 @@ static bool bsReadInteractions(bsCtx* c, const cJSON* root, bsConfig* config)
 	return true;
 }
 
-// Several species draw as blobs, one set of blob objects each: the mesh surface (one field polygonized)
-// and the instances (one object) draw one species, so they are refused with several.
 // render.motion_blur's sub-frame samples, and render.gas's puffs (which grow and fade by their own
 // settings), are one set of particles in one material: several species or over-life ramps would be
 // lost in them.
@@ -1959,6 +1957,8 @@ static bool bsCheckBlurLooks(bsCtx* c, const bsConfig* config)
 		pc->speciesCount > 1 ? "several species" : "particles.over_life");
 }
 
+// Several species draw as blobs, one set of blob objects each: the mesh surface (one field polygonized)
+// and the instances (one object) draw one species, so they are refused with several.
 static bool bsCheckSpeciesLooks(bsCtx* c, const bsConfig* config)
 {
 	int n = config->particles.speciesCount;
