@@ -16,12 +16,13 @@ static bool bsSceneOutput_Turns(const bsOutputContext* o)
 		o->particles->orientation != NULL;
 }
 
-// Room in the drawn arrays for n particles (colours, velocities and orientations only when asked for).
-static bool bsSceneOutput_Reserve(bsOutputContext* o, size_t n, bool velocities, bool colors)
+// Room in the drawn arrays for n particles (velocities, colours, render.gas's densities and
+// orientations only when asked for).
+static bool bsSceneOutput_Reserve(bsOutputContext* o, size_t n, bool velocities, bool colors, bool densities)
 {
 	bool turns = bsSceneOutput_Turns(o);
 	if (n <= o->drawnCapacity && (!velocities || o->velocities != NULL) && (!colors || o->colors != NULL) &&
-		(!turns || o->orientations != NULL))
+		(!densities || o->densities != NULL) && (!turns || o->orientations != NULL))
 	{
 		return true;
 	}
@@ -29,7 +30,8 @@ static bool bsSceneOutput_Reserve(bsOutputContext* o, size_t n, bool velocities,
 	return BS_ARRAY_RESIZE(o->centers, capacity) && BS_ARRAY_RESIZE(o->radii, capacity) &&
 		(!velocities || BS_ARRAY_RESIZE(o->velocities, capacity)) &&
 		(!turns || BS_ARRAY_RESIZE(o->orientations, capacity)) &&
-		(!colors || BS_ARRAY_RESIZE(o->colors, 4 * capacity)) && (o->drawnCapacity = capacity, true);
+		(!colors || BS_ARRAY_RESIZE(o->colors, 4 * capacity)) &&
+		(!densities || BS_ARRAY_RESIZE(o->densities, capacity)) && (o->drawnCapacity = capacity, true);
 }
 
 // The drawn particles (not escaped) of each species, species after species, into the context's arrays:
@@ -103,7 +105,7 @@ static bool bsSceneOutput_WriteGas(bsOutputContext* o, const char* path, bool es
 		return bsOutputGas_WriteGrid(o, o->gasDensities, err, errlen) &&
 			bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
 	}
-	if (!bsSceneOutput_Reserve(o, p->count + 1, velocities, false) || !BS_ARRAY_RESIZE(o->densities, o->drawnCapacity))
+	if (!bsSceneOutput_Reserve(o, p->count + 1, velocities, false, true))
 	{
 		snprintf(err, errlen, "%s: out of memory", path);
 		return false;
@@ -163,7 +165,7 @@ static bool bsSceneOutput_Write(bsOutputContext* o, int frame, char* err, size_t
 		scene->particles.count = p->count;
 		return bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
 	}
-	if (!bsSceneOutput_Reserve(o, p->count + 1, velocities, colors))
+	if (!bsSceneOutput_Reserve(o, p->count + 1, velocities, colors, false))
 	{
 		snprintf(err, errlen, "%s: out of memory", path);
 		return false;

@@ -33,28 +33,30 @@ bool bsOutputWriters_Write(bsOutputContext* context, int frame, char* err, size_
 
 void bsOutputContext_Free(bsOutputContext* context)
 {
+	// The drawn (compacted) arrays, grown together to drawnCapacity.
 	free(context->centers);
 	free(context->radii);
 	free(context->velocities);
 	free(context->orientations);
-	context->orientations = NULL;
 	free(context->colors);
-	free(context->ages);
-	context->colors = NULL;
-	context->drawnCapacity = 0;
-	free(context->gasRadii);
-	free(context->gasDensities);
 	free(context->densities);
-	context->gasRadii = NULL;
-	context->gasDensities = NULL;
-	context->densities = NULL;
-	context->gasCount = 0;
-	context->gasCapacity = 0;
-	context->velocities = NULL;
 	context->centers = NULL;
 	context->radii = NULL;
+	context->velocities = NULL;
+	context->orientations = NULL;
+	context->colors = NULL;
+	context->densities = NULL;
+	context->drawnCapacity = 0;
+	// The particles' ages, and render.gas's puffs, by particle.
+	free(context->ages);
+	free(context->gasRadii);
+	free(context->gasDensities);
 	context->ages = NULL;
+	context->gasRadii = NULL;
+	context->gasDensities = NULL;
 	context->ageCapacity = 0;
+	context->gasCount = 0;
+	context->gasCapacity = 0;
 }
 
 void bsOutput_SceneName(char* out, size_t size, int frame)
