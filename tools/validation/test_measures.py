@@ -98,6 +98,39 @@ class DamBreak(unittest.TestCase):
 	def test_reference_data(self):
 		self.assertEqual(len(m.MARTIN_MOYCE_T), len(m.MARTIN_MOYCE_Z))
 		self.assertTrue(np.all(np.diff(m.MARTIN_MOYCE_T) > 0) and np.all(np.diff(m.MARTIN_MOYCE_Z) > 0))
+		self.assertEqual(len(m.MARTIN_MOYCE_TAU), len(m.MARTIN_MOYCE_H))
+		self.assertTrue(np.all(np.diff(m.MARTIN_MOYCE_TAU) > 0) and np.all(np.diff(m.MARTIN_MOYCE_H) < 0))
+		# Table 2's marks: 0.25 in, then every 0.5 in from the foot of a column a = 2.25 in wide; Table 6's
+		# heights: steps of 0.25 in down from 2a = 4.5 in (both printed to 2 decimals: 0.005 of a or 2a).
+		marks = (m.MARTIN_MOYCE_Z - 1.0) * 2.25
+		np.testing.assert_allclose(marks, [0.25] + [0.5 * k for k in range(1, len(marks))], atol=0.005 * 2.25)
+		drops = (1.0 - m.MARTIN_MOYCE_H) * 4.5
+		np.testing.assert_allclose(drops, [0.25 * k for k in range(1, len(drops) + 1)], atol=0.005 * 4.5)
+
+	def test_column_height(self):
+		s, r = 0.01, 0.005
+		column = lattice(3, 20, 2, s)  # against the wall x = 0, 0.2 high
+		puddle = lattice(30, 2, 2, s, origin=(0.05, 0.0, 0.0))  # lower, away from the wall
+		drops = np.array([[0.005, 0.5, 0.005], [0.015, 0.45, 0.005]])  # thrown up at the wall: ignored
+		self.assertAlmostEqual(m.column_height(np.concatenate([column, puddle, drops]), r, s), 0.2)
+		self.assertAlmostEqual(m.column_height(np.concatenate([column, puddle]), r, s, skip=0), 0.2)
+		self.assertAlmostEqual(m.column_height(column + [0, 0.1, 0], r, s, floor=0.1, skip=0), 0.2)
+		self.assertTrue(math.isnan(m.column_height(puddle, r, s)))
+
+	def test_front_lead_and_best_shift(self):
+		def front(t):
+			return 1.0 + 0.5 * t + 0.25 * t * t
+		t = np.arange(0.0, 4.0, 0.01)
+		t_ref = np.array([0.4, 0.8, 1.5, 2.5, 3.5])
+		delay = 0.26  # the reference is the simulation, later by this
+		lead = m.front_lead(t_ref, front(t_ref - delay), t, front(t))
+		np.testing.assert_allclose(lead, delay, atol=1e-3)
+		self.assertTrue(math.isnan(m.front_lead([1.0], [99.0], t, front(t))[0]))
+		d, err = m.best_shift(t_ref, front(t_ref - delay), t, front(t), np.arange(0.0, 0.6, 0.01))
+		self.assertAlmostEqual(d, delay)
+		self.assertLess(err, 1e-4)
+		d, err = m.best_shift(t_ref, 1.1 * front(t_ref), t, front(t), [0.0])
+		self.assertAlmostEqual(err, 1.0 - 1.0 / 1.1)
 
 
 class Hydrostatic(unittest.TestCase):
