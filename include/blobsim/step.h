@@ -551,8 +551,8 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	bsStepStats* stats);
 
 // Every particle the emitters will still make, at once (the emit phase of bsWorld_Step appends only
-// those born in its window), born at the world's time. stats (may be NULL) counts them. Errors as for
-// bsWorld_Step.
+// those born in its window), born at the world's time; a trail's none (its particles come from its
+// sources, step by step). stats (may be NULL) counts them. Errors as for bsWorld_Step.
 bsResult bsWorld_Emit(bsWorld* world, bsParticles* particles, bsStepStats* stats);
 
 // After a failed emit phase: the emitter (in the order added) and the index within it of the
