@@ -48,8 +48,8 @@ static const bsSchemaKey bsEnvironmentKeys[] = {
 static const bsSchema bsEnvironmentSchema = BS_OBJECT(bsEnvironmentKeys);
 
 // Every emitter key; each type allows a subset (its key table in bsEmitterReaders: bsGridKeys,
-// bsRandomKeys, bsFileKeys, bsNozzleKeys, bsSurfaceKeys), and every type the timing keys
-// (BS_TIMING_KEYS, with the motion).
+// bsRandomKeys, bsFileKeys, bsNozzleKeys, bsSurfaceKeys, bsTrailKeys), and every type the timing keys
+// (BS_TIMING_KEYS, with the motion; a trail's its own, without).
 // An emitter's motion (emitter.h: bsEmitterMotion), every type's too: three keyframe tracks; and its
 // rate, a number or keys (the keys' schema, so that --set reaches rate.K.value).
 static const bsSchema bsMotionTrackSchema = BS_ARRAY(&bsTrackKeySchema);
@@ -629,7 +629,8 @@ static bool bsReadEmitterMotion(bsCtx* c, const cJSON* v, bsEmitterMotion* m)
 	return true;
 }
 
-// start, and with a rate the stop that must follow it; a stop without a rate is an error; the motion.
+// start, and with a rate the stop that must follow it (a trail's may be left out: for ever); a stop
+// without a rate is an error; the motion.
 static bool bsReadEmitterTiming(bsCtx* c, const cJSON* v, bsEmitterConfig* em)
 {
 	em->stop = INFINITY;
