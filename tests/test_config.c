@@ -172,7 +172,7 @@ static const BadCase badCases[] = {
 	{PARTICLES("{\"tpye\": \"file\", \"file\": \"p.ply\"}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: particles.emitters[0].tpye: unknown key (did you mean 'type'?)"},
 	{PARTICLES("{\"type\": \"grd\"}"), 0, {NULL}, bs_errInvalidArgument,
-		"dir/c.json: particles.emitters[0].type: expected one of \"grid\", \"random\", \"file\", \"nozzle\", \"surface\", got "
+		"dir/c.json: particles.emitters[0].type: expected one of \"grid\", \"random\", \"file\", \"nozzle\", \"surface\", \"trail\", got "
 		"\"grd\" (did you mean \"grid\"?)"},
 	{WITH("\"collision\": {\"bounds\": {\"min\": [0, 0, 0]}}"), 0, {NULL}, bs_errInvalidArgument,
 		"dir/c.json: collision.bounds: missing required key 'max'"},

@@ -1229,6 +1229,19 @@ static void bsPrintWinding(const bsConfig* c, const bsEnvironment* env, const bs
 	}
 }
 
+// Some emitter is a trail (its particles are not in the emission's total).
+static bool bsHasTrail(const bsParticlesConfig* pc)
+{
+	for (int k = 0; k < pc->emitterCount; ++k)
+	{
+		if (pc->emitters[k].emitter.type == bs_emitterTrail)
+		{
+			return true;
+		}
+	}
+	return false;
+}
+
 int bsCheckMain(int argc, char** argv)
 {
 	bsRunOptions o;
@@ -1277,6 +1290,10 @@ int bsCheckMain(int argc, char** argv)
 	if (fieldLine[0] != '\0')
 	{
 		printf("%s\n", fieldLine);
+	}
+	if (bsHasTrail(&c.particles))
+	{
+		printf("%s: and the trails' particles, born as their sources fly (not counted before the run)\n", c.path);
 	}
 	bsPrintWinding(&c, &env, &emission, "");
 	bsEmission_Free(&emission);

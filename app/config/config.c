@@ -180,6 +180,7 @@ void bsConfig_Free(bsConfig* config)
 	{
 		free(config->particles.emitters[i].file);
 		free(config->particles.emitters[i].group);
+		free(config->particles.emitters[i].trailSource);
 	}
 	free(config->particles.emitters);
 	for (int i = 0; i < config->particles.speciesCount; ++i)

@@ -114,6 +114,7 @@ typedef struct bsEmitterConfig
 	int64_t particleCount;  // with a rate: floor(rate (stop - start)); grid: the product of the counts;
 	                        // random, nozzle: count[0]; file: 0 (known when read)
 	int species;            // the species it belongs to: the index k of particles[k] [0]
+	char* trailSource;      // trail: its source species' name as given (emitter.trail.source its index)
 } bsEmitterConfig;
 
 

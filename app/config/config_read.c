@@ -10,6 +10,7 @@
 #include "config_material.h"
 #include "config_path.h"
 #include "config_track.h"
+#include "config_trail.h"
 #include "pov_writer.h"
 #include "core.h"
 
@@ -47,8 +48,8 @@ static const bsSchemaKey bsEnvironmentKeys[] = {
 static const bsSchema bsEnvironmentSchema = BS_OBJECT(bsEnvironmentKeys);
 
 // Every emitter key; each type allows a subset (its key table in bsEmitterReaders: bsGridKeys,
-// bsRandomKeys, bsFileKeys, bsNozzleKeys, bsSurfaceKeys), and every type the timing keys
-// (BS_TIMING_KEYS, with the motion).
+// bsRandomKeys, bsFileKeys, bsNozzleKeys, bsSurfaceKeys, bsTrailKeys), and every type the timing keys
+// (BS_TIMING_KEYS, with the motion; a trail's its own, without).
 // An emitter's motion (emitter.h: bsEmitterMotion), every type's too: three keyframe tracks; and its
 // rate, a number or keys (the keys' schema, so that --set reaches rate.K.value).
 static const bsSchema bsMotionTrackSchema = BS_ARRAY(&bsTrackKeySchema);
@@ -62,7 +63,8 @@ static const bsSchemaKey bsEmitterKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("mi
 	BS_KEY("file", BS_VALUE), BS_KEY("center", BS_VALUE), BS_KEY("direction", BS_VALUE),
 	BS_KEY("disk_radius", BS_VALUE), BS_KEY("cone_angle", BS_VALUE), BS_KEY("speed", BS_VALUE),
 	BS_KEY("mesh", BS_VALUE), BS_KEY("body", BS_VALUE), BS_KEY("group", BS_VALUE), BS_KEY("gap", BS_VALUE),
-	BS_KEY("side", BS_VALUE), BS_TIMING_KEYS};
+	BS_KEY("side", BS_VALUE), BS_KEY("source", BS_VALUE), BS_KEY("inherit", BS_VALUE), BS_KEY("offset", BS_VALUE),
+	BS_TIMING_KEYS};
 static const bsSchema bsEmitterSchema = BS_ELEMENT(bsEmitterKeys, "an object (an emitter)");
 static const bsSchema bsEmitterArraySchema = BS_ARRAY(&bsEmitterSchema);
 static const bsSchemaKey bsGridKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("min", BS_VALUE),
@@ -73,6 +75,8 @@ static const bsSchemaKey bsFileKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("file"
 static const bsSchemaKey bsNozzleKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("center", BS_VALUE),
 	BS_KEY("direction", BS_VALUE), BS_KEY("disk_radius", BS_VALUE), BS_KEY("cone_angle", BS_VALUE),
 	BS_KEY("speed", BS_VALUE), BS_KEY("count", BS_VALUE), BS_TIMING_KEYS};
+static const bsSchemaKey bsTrailKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("source", BS_VALUE), BS_KEY("inherit", BS_VALUE),
+	BS_KEY("offset", BS_VALUE), BS_KEY("start", BS_VALUE), BS_KEY("stop", BS_VALUE), BS_KEY("rate", &bsMotionTrackSchema)};
 static const bsSchemaKey bsSurfaceKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("mesh", BS_VALUE), BS_KEY("body", BS_VALUE),
 	BS_KEY("group", BS_VALUE), BS_KEY("gap", BS_VALUE), BS_KEY("side", BS_VALUE), BS_KEY("cone_angle", BS_VALUE),
 	BS_KEY("speed", BS_VALUE), BS_KEY("count", BS_VALUE), BS_TIMING_KEYS};
@@ -625,7 +629,8 @@ static bool bsReadEmitterMotion(bsCtx* c, const cJSON* v, bsEmitterMotion* m)
 	return true;
 }
 
-// start, and with a rate the stop that must follow it; a stop without a rate is an error; the motion.
+// start, and with a rate the stop that must follow it (a trail's may be left out: for ever); a stop
+// without a rate is an error; the motion.
 static bool bsReadEmitterTiming(bsCtx* c, const cJSON* v, bsEmitterConfig* em)
 {
 	em->stop = INFINITY;
@@ -647,7 +652,7 @@ static bool bsReadEmitterTiming(bsCtx* c, const cJSON* v, bsEmitterConfig* em)
 	bsFormatNumber(em->start, start);
 	snprintf(what, sizeof what, "a number > start (%s)", start);
 	bsRange afterStart = {em->start, DBL_MAX, true, what};
-	return bsReadNumber(c, v, "stop", true, &afterStart, 0.0, &em->stop);
+	return bsReadNumber(c, v, "stop", em->emitter.type != bs_emitterTrail, &afterStart, INFINITY, &em->stop);
 }
 
 // The particles of a rate emitter: floor(rate (stop - start)), as the engine counts them
@@ -871,6 +876,7 @@ static const bsEmitterReader bsEmitterReaders[] = {
 	[bs_emitterList] = {"file", bsFileKeys, BS_COUNT(bsFileKeys), bsReadFileEmitter},
 	[bs_emitterNozzle] = {"nozzle", bsNozzleKeys, BS_COUNT(bsNozzleKeys), bsReadNozzleEmitter},
 	[bs_emitterSurface] = {"surface", bsSurfaceKeys, BS_COUNT(bsSurfaceKeys), bsReadSurfaceEmitter},
+	[bs_emitterTrail] = {"trail", bsTrailKeys, BS_COUNT(bsTrailKeys), bsReadTrailEmitter},
 };
 _Static_assert(BS_COUNT(bsEmitterReaders) == bs_emitterTypeCount, "a config reader for every emitter type");
 
@@ -1817,7 +1823,7 @@ static bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r, const c
 // --- Interactions between species ---
 
 // between[i] (the path at it): the index of a species named so, else an error naming the species.
-static bool bsReadSpeciesRef(bsCtx* c, const cJSON* v, const bsParticlesConfig* pc, int* out)
+bool bsReadSpeciesRef(bsCtx* c, const cJSON* v, const bsParticlesConfig* pc, int* out)
 {
 	if (!cJSON_IsString(v))
 	{
@@ -2036,7 +2042,7 @@ bool bsReadConfig(bsCtx* c, const cJSON* root, bsConfig* config)
 	config->step = bsDefaultStepDef();
 	return bsReadEnvironment(c, root, &config->environment) &&
 		bsReadParticles(c, root, &config->particles) && bsReadInteraction(c, root, config) &&
-		bsReadInteractions(c, root, config) &&
+		bsReadInteractions(c, root, config) && bsResolveTrails(c, root, &config->particles) &&
 		bsReadMotion(c, root, config) &&
 		bsReadCollision(c, root, &config->step) &&
 		bsReadRender(c, root, &config->render, bsFluidMaterial_Look(config->particles.material)) &&

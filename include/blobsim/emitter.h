@@ -27,6 +27,7 @@ typedef enum bsEmitterType
 	bs_emitterList,      // the particles of bsEmitterDef.list, as given
 	bs_emitterNozzle,    // count[0] particles on a disk, directions uniform in a cone, speeds in a range
 	bs_emitterSurface,   // count[0] particles on triangles by area, off the face, moving along its normal
+	bs_emitterTrail,     // from every free particle of another species, at a rate (bsTrail)
 	bs_emitterTypeCount
 } bsEmitterType;
 
@@ -62,7 +63,22 @@ typedef struct bsSurface
 	                              // (a face wound against its mesh: bsOrientation_Outside)
 } bsSurface;
 
-// The shape of a grid, random, nozzle or surface emitter.
+// A trail: every free particle of species `source` (a source) emits the emitter's rate (or rate
+// curve) of particles a second, each born at the source's position at its birth time, plus a point
+// uniform in the ball of radius `offset` about it, moving at inherit x the source's velocity plus the
+// emitter's velocity. The world counts each source's particles (bsWorld_Step's emit phase: a trail
+// emits after the other emitters, the births of the step's window [t, t + dt), the source on the
+// straight line of its velocity at t, each particle then back-dated to t as a moving emitter's are):
+// a source's births by a time are the floor of the rate's integral over the steps it was free at
+// their start, from the step it joined the set.
+typedef struct bsTrail
+{
+	uint8_t source;  // the sources' species, not the emitter's own
+	double inherit;  // the part of the source's velocity its particles take, finite [0.5]
+	double offset;   // radius of the ball about the source they are born in, >= 0 [0]
+} bsTrail;
+
+// The shape of a grid, random, nozzle or surface emitter (or a trail's settings).
 typedef struct bsEmitter
 {
 	bsEmitterType type;
@@ -71,6 +87,7 @@ typedef struct bsEmitter
 	double jitter;      // grid: each point moves up to +-jitter/2 cells on each axis, 0..1
 	bsNozzle nozzle;    // nozzle
 	bsSurface surface;  // surface
+	bsTrail trail;      // trail
 } bsEmitter;
 
 // Fills cumulative[0 .. count) with the running sum of the triangles' weights, summed in order (so the
@@ -155,10 +172,19 @@ bool bsEmitterDef_OverTime(const bsEmitterDef* def);
 // integral I(t), t clamped to [start, stop]; 0 for an emitter of all at once.
 double bsEmitterDef_Integral(const bsEmitterDef* def, double t);
 
+// The first t at which the integral (bsEmitterDef_Integral) reaches target, or stop when it never
+// does (an emitter over time).
+double bsEmitterDef_TimeOfIntegral(const bsEmitterDef* def, double target);
+
 // When particle k (in birth order, from 0) is born: start for an emitter of all at once; over time
 // the first t at which the integral reaches k + 1 (start + (k + 1) / rate for a constant rate), or
 // stop when it never does.
 double bsEmitterDef_BirthTime(const bsEmitterDef* def, uint64_t k);
+
+// Particle of a trail emitter (bsTrail) born at the source's position x, moving at inherit x the
+// source's velocity v plus def's velocity: the offset's draws (three when offset > 0: a direction
+// and a radius) and then its radius draw (bsEmitterDef_DrawRadius).
+bsParticleDef bsTrail_Particle(const bsEmitterDef* def, bsVec3 x, bsVec3 v, bsRng* rng);
 
 // Number of particles the emitter makes (a grid's lattice, else count[0]; a list's particles are its
 // def's: 0 here); bs_errTooLarge when the product overflows or exceeds `limit`,

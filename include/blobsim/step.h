@@ -1,6 +1,7 @@
 // step.h — one time step of every particle, a fixed sequence of phases run on the world's pool:
 //
-//     emit       the particles born in [t, t + dt) are appended (in emitter order, one random stream)
+//     emit       the particles born in [t, t + dt) are appended (in emitter order, one random stream;
+//                the trails last, from their sources as they are at t: emitter.h, bsTrail)
 //     per substep (dt / substeps, substeps given or planned by the interaction's rule below):
 //       interact the free particles' velocities from the forces between them (below), read
 //                from a copy of the state before the substep (only with an interaction)
@@ -550,8 +551,8 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	bsStepStats* stats);
 
 // Every particle the emitters will still make, at once (the emit phase of bsWorld_Step appends only
-// those born in its window), born at the world's time. stats (may be NULL) counts them. Errors as for
-// bsWorld_Step.
+// those born in its window), born at the world's time; a trail's none (its particles come from its
+// sources, step by step). stats (may be NULL) counts them. Errors as for bsWorld_Step.
 bsResult bsWorld_Emit(bsWorld* world, bsParticles* particles, bsStepStats* stats);
 
 // After a failed emit phase: the emitter (in the order added) and the index within it of the

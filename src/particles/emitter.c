@@ -27,6 +27,7 @@ bsEmitterDef bsDefaultEmitterDef(void)
 	def.shape.count[0] = def.shape.count[1] = def.shape.count[2] = 1;
 	def.shape.nozzle.direction = bsV3(0.0, 1.0, 0.0);
 	def.radius = 1.0;
+	def.shape.trail.inherit = 0.5;
 	def.stop = INFINITY;
 	def.lifetime = INFINITY;
 	return def;
@@ -36,7 +37,8 @@ bool bsEmitterDef_IsValid(const bsEmitterDef* def)
 {
 	const bsEmitterClass* c = bsEmitterClass_Of(def->shape.type);
 	bool timing = def->start >= 0.0 && isfinite(def->start) && def->rate >= 0.0 && isfinite(def->rate) &&
-		def->lifetime > 0.0 && (!bsEmitterDef_OverTime(def) || (isfinite(def->stop) && def->stop > def->start));
+		def->lifetime > 0.0 && (!bsEmitterDef_OverTime(def) ||
+			((isfinite(def->stop) || def->shape.type == bs_emitterTrail) && def->stop > def->start));
 	return timing && bsEmitterDef_RateKeysValid(def) && bsEmitterMotion_IsValid(&def->motion) && c != NULL &&
 		(c->isValid == NULL || c->isValid(def));
 }
@@ -98,7 +100,8 @@ static double bsRateBorn(const bsEmitterDef* def, double t)
 
 bsResult bsEmitterDef_Count(const bsEmitterDef* def, uint64_t limit, uint64_t* count)
 {
-	if (bsEmitterDef_OverTime(def))
+	// A trail's rate is each source's: the world counts its particles (its class counts none).
+	if (bsEmitterDef_OverTime(def) && def->shape.type != bs_emitterTrail)
 	{
 		double n = isfinite(def->stop) ? bsRateBorn(def, def->stop) : (double)INFINITY;
 		if (!(n <= (double)limit))

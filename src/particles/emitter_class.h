@@ -37,7 +37,8 @@ typedef struct bsEmitterClass
 	X(bs_emitterRandom, bs_randomEmitter) \
 	X(bs_emitterList, bs_listEmitter)     \
 	X(bs_emitterNozzle, bs_nozzleEmitter) \
-	X(bs_emitterSurface, bs_surfaceEmitter)
+	X(bs_emitterSurface, bs_surfaceEmitter) \
+	X(bs_emitterTrail, bs_trailEmitter)
 
 #define BS_EMITTER_DECLARE(type, name) extern const bsEmitterClass name;
 BS_EMITTER_LIST(BS_EMITTER_DECLARE)

@@ -163,11 +163,11 @@ double bsEmitterDef_Integral(const bsEmitterDef* def, double t)
 
 double bsEmitterDef_BirthTime(const bsEmitterDef* def, uint64_t k)
 {
-	if (!bsEmitterDef_OverTime(def))
-	{
-		return def->start;
-	}
-	double target = (double)k + 1.0;
+	return bsEmitterDef_OverTime(def) ? bsEmitterDef_TimeOfIntegral(def, (double)k + 1.0) : def->start;
+}
+
+double bsEmitterDef_TimeOfIntegral(const bsEmitterDef* def, double target)
+{
 	if (def->rateKeys.count == 0)
 	{
 		return fmin(def->start + target / def->rate, def->stop);

@@ -33,7 +33,8 @@ _Static_assert(sizeof(bsParticles) == 2 * sizeof(size_t) + 8 * sizeof(void*),
 // rolling springs (rolling, rollingCapacity, epsd2) in 'ROLL' and the bonds' ages (bondAge,
 // bondCapacity, sintered bonds) in 'BOND', beside the tangential springs of 'CONT'. Not saved, set
 // again by the program after a resume: the substep observer (observer, observerContext: a callback of
-// the program's, e.g. the run's motion-blur recorder; no state).
+// the program's, e.g. the run's motion-blur recorder; no state). Saved in 'TRAL' (not a field of the
+// world: each bsWorldEmitter's): a trail emitter's accumulators (sources, sourceCount).
 _Static_assert(sizeof(struct bsWorld) == 536 + 2 * sizeof(void*) + 4 * sizeof(size_t) + sizeof(bsNeighbourList) + sizeof(bsMeshCache),
 	"a new field of the world: save it in the checkpoint (checkpoint.c) or say why the step rebuilds it");
 #endif
@@ -398,6 +399,35 @@ static void bsSaveEmitters(const bsWorld* world, bsBytes* out)
 	}
 }
 
+// The world's trail emitters (bs_emitterTrail), in the order added.
+static int bsWorld_TrailCount(const bsWorld* world)
+{
+	int n = 0;
+	for (int e = 0; e < world->emitterCount; ++e)
+	{
+		n += world->emitters[e].def.shape.type == bs_emitterTrail;
+	}
+	return n;
+}
+
+// 'TRAL', after 'EMIT' when the world has trail emitters: their count, then each one's sources (its
+// slots with an accumulator) and every slot's births so far, not rounded (bsWorldEmitter.sources).
+static void bsSaveTrails(const bsWorld* world, bsBytes* out)
+{
+	size_t mark = bsBytes_BeginSection(out, "TRAL");
+	bsBytes_PutU32(out, (uint32_t)bsWorld_TrailCount(world));
+	for (int e = 0; e < world->emitterCount; ++e)
+	{
+		const bsWorldEmitter* em = world->emitters + e;
+		if (em->def.shape.type == bs_emitterTrail)
+		{
+			bsBytes_PutU64(out, (uint64_t)em->sourceCount);
+			bsSaveArray(out, em->sources, em->sourceCount, sizeof(double));
+		}
+	}
+	bsBytes_EndSection(out, mark);
+}
+
 // An array kept beside each particle's tangential springs, BS_CONTACT_SPRINGS elements of `size`
 // bytes (whole floats) a particle, as the loader fills it: 'ROLL' the rolling springs (epsd2), 'BOND'
 // the bonds' ages (sintered bonds).
@@ -504,6 +534,10 @@ bsResult bsWorld_SaveState(const bsWorld* world, const bsParticles* p, bsBytes* 
 	mark = bsBytes_BeginSection(out, "EMIT");
 	bsSaveEmitters(world, out);
 	bsBytes_EndSection(out, mark);
+	if (bsWorld_TrailCount(world) > 0)
+	{
+		bsSaveTrails(world, out);
+	}
 	uint64_t calm = world->calm != NULL ? p->count : 0, springs = world->springs != NULL ? p->count : 0;
 	sized = bsBytes_BeginSizedSection(out, "CONT",
 		8 + calm * sizeof(uint32_t) + 8 + springs * BS_CONTACT_SPRINGS * sizeof(bsContactSpring) + 4 + 8 + 8);
@@ -615,6 +649,62 @@ static bool bsLoadEmitters(bsWorld* world, const bsParticles* p, bsByteReader* s
 		world->batches[world->batchCount++] = (bsBornBatch){(size_t)first, time};
 	}
 	return bsSectionDone(s, "EMIT", err, errlen);
+}
+
+// The next section is tagged tag (for a section that is there only with some state: 'SPIN').
+static bool bsByteReader_Next(const bsByteReader* r, const char tag[4])
+{
+	return !r->failed && r->count - r->at >= 4 && memcmp(r->data + r->at, tag, 4) == 0;
+}
+
+// Each trail's accumulators: no more slots than particles, each finite and >= 0.
+static bool bsLoadTrails(bsWorld* world, const bsParticles* p, bsByteReader* s, char* err, size_t errlen)
+{
+	uint32_t trails = bsByteReader_U32(s);
+	if (trails != (uint32_t)bsWorld_TrailCount(world))
+	{
+		snprintf(err, errlen, "section 'TRAL': %u trail emitters, not the config's %d", trails, bsWorld_TrailCount(world));
+		return false;
+	}
+	for (int e = 0; e < world->emitterCount; ++e)
+	{
+		bsWorldEmitter* em = world->emitters + e;
+		if (em->def.shape.type != bs_emitterTrail)
+		{
+			continue;
+		}
+		uint64_t count = bsByteReader_U64(s);
+		if (count > p->count || count > (s->count - s->at) / sizeof(double) ||
+			!BS_ARRAY_RESERVE(em->sources, em->sourceCapacity, (size_t)count))
+		{
+			snprintf(err, errlen, "section 'TRAL': emitter %d: %" PRIu64 " sources for %zu particles, or more than "
+				"the bytes or the memory", e, count, p->count);
+			return false;
+		}
+		em->sourceCount = (size_t)count;
+		bsLoadArray(s, em->sources, em->sourceCount, sizeof(double));
+		for (size_t i = 0; i < em->sourceCount; ++i)
+		{
+			if (!(em->sources[i] >= 0.0) || !isfinite(em->sources[i]))
+			{
+				snprintf(err, errlen, "section 'TRAL': emitter %d: particle %zu's births %g are not a count >= 0", e,
+					i, em->sources[i]);
+				return false;
+			}
+		}
+	}
+	return bsSectionDone(s, "TRAL", err, errlen);
+}
+
+// 'TRAL' when the world has trail emitters (a file of a world without has none).
+static bool bsLoadTrailSection(bsWorld* world, const bsParticles* p, bsByteReader* in, char* err, size_t errlen)
+{
+	bsByteReader s;
+	if (!bsByteReader_Next(in, "TRAL") && bsWorld_TrailCount(world) == 0)
+	{
+		return true;
+	}
+	return bsByteReader_Section(in, "TRAL", &s, err, errlen) && bsLoadTrails(world, p, &s, err, errlen);
 }
 
 // Particle i with the spin passes bsParticleDef_Check, else the message names the section and the fault.
@@ -827,11 +917,6 @@ static bool bsLoadBodies(bsWorld* world, const bsParticles* p, bsByteReader* s, 
 	return bsSectionDone(s, "BODY", err, errlen);
 }
 
-// The next section is tagged tag (for a section that is there only with some state: 'SPIN').
-static bool bsByteReader_Next(const bsByteReader* r, const char tag[4])
-{
-	return !r->failed && r->count - r->at >= 4 && memcmp(r->data + r->at, tag, 4) == 0;
-}
 
 bool bsWorld_LoadState(bsWorld* world, bsParticles* p, bsByteReader* in, char* err, size_t errlen)
 {
@@ -845,6 +930,7 @@ bool bsWorld_LoadState(bsWorld* world, bsParticles* p, bsByteReader* in, char* e
 		(!bsByteReader_Next(in, "ORNT") ||
 			(bsByteReader_Section(in, "ORNT", &s, err, errlen) && bsLoadOrientation(p, &s, err, errlen))) &&
 		bsByteReader_Section(in, "EMIT", &s, err, errlen) && bsLoadEmitters(world, p, &s, err, errlen) &&
+		bsLoadTrailSection(world, p, in, err, errlen) &&
 		bsByteReader_Section(in, "CONT", &s, err, errlen) && bsLoadContacts(world, p, &s, err, errlen) &&
 		bsByteReader_Section(in, "ROLL", &s, err, errlen) &&
 		bsLoadBeside(world, p, bsBeside_Rolling(world), &s, err, errlen) &&

@@ -207,6 +207,38 @@ static void bsWorld_BackDate(const bsWorldEmitter* em, uint64_t k0, double now, 
 	}
 }
 
+// Particles [first, p->count) joined from def: its species, its lifetime, their birth time.
+static bsResult bsWorld_Joined(bsWorld* world, const bsEmitterDef* def, size_t first, bsParticles* p)
+{
+	bsResult r = bsParticles_SetSpecies(p, first, p->count, def->species);
+	r = r == bs_ok ? bsWorld_AddBirth(world, def, first, p->count - first) : r;
+	return r == bs_ok ? bsWorld_AddBatch(world, first, p->count - first) : r;
+}
+
+// After the other emitters, the trails' particles born in [time, until) (emitter.h: bsTrail), trail
+// after trail in the order added, from the same stream.
+static bsResult bsWorld_EmitTrails(bsWorld* world, double until, bsParticles* particles, bsStepStats* stats)
+{
+	bsResult r = bs_ok;
+	for (int e = 0; r == bs_ok && e < world->emitterCount; ++e)
+	{
+		bsWorldEmitter* em = world->emitters + e;
+		if (em->def.shape.type != bs_emitterTrail)
+		{
+			continue;
+		}
+		size_t before = particles->count;
+		r = bsWorldEmitter_EmitTrail(em, world->time, until, &world->rng, particles, &world->failedIndex);
+		if (stats != NULL)
+		{
+			stats->emitted += particles->count - before;
+		}
+		world->failedEmitter = r != bs_ok ? e : world->failedEmitter;
+		r = r == bs_ok ? bsWorld_Joined(world, &em->def, before, particles) : r;
+	}
+	return r;
+}
+
 // Appends the particles of every emitter born before `until`, emitter after emitter in the order
 // added, each emitter's in birth order, all from the world's one stream: the particles depend on the
 // seed and the steps' times only.
@@ -246,11 +278,9 @@ static bsResult bsWorld_EmitUntil(bsWorld* world, double until, bsParticles* par
 		}
 		bsWorld_BackDate(em, em->born, world->time, until, particles, before);
 		em->born = born;
-		r = bsParticles_SetSpecies(particles, before, particles->count, em->def.species);
-		r = r == bs_ok ? bsWorld_AddBirth(world, &em->def, before, particles->count - before) : r;
-		r = r == bs_ok ? bsWorld_AddBatch(world, before, particles->count - before) : r;
+		r = bsWorld_Joined(world, &em->def, before, particles);
 	}
-	return r;
+	return r == bs_ok && isfinite(until) ? bsWorld_EmitTrails(world, until, particles, stats) : r;
 }
 
 bsResult bsWorld_Emit(bsWorld* world, bsParticles* particles, bsStepStats* stats)

@@ -70,6 +70,7 @@ void bsWorld_Destroy(bsWorld* world)
 	for (int e = 0; world->emitters != NULL && e < world->emitterCount; ++e)
 	{
 		free(world->emitters[e].weights);
+		free(world->emitters[e].sources);
 	}
 	free(world->emitters);
 	free(world->births);

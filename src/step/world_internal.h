@@ -147,7 +147,18 @@ typedef struct bsWorldEmitter
 	const bsBody* body;  // a surface emitter on this body (bsWorld_AddBodyEmitter), else NULL
 	bsVec3* weights;     // the body's deformation weights at a birth time (owned), NULL when none
 	int weightCount;
+	double* sources;     // a trail (bs_emitterTrail): each particle's births so far as a source, not
+	                     // rounded (the rate's integral over the steps it was a source), else NULL
+	size_t sourceCount, sourceCapacity;  // slots with an accumulator (the set's count at the last
+	                                     // emit phase), room
 } bsWorldEmitter;
+
+// The particles trail emitter em's sources give birth to in the window [now, until] (emitter.h:
+// bsTrail), appended to p: source after source in index order (free particles of its source species
+// there before its own), each source's in birth order, from rng. *failed: the index, among those
+// appended, of a particle that fails its check.
+bsResult bsWorldEmitter_EmitTrail(bsWorldEmitter* em, double now, double until, bsRng* rng, bsParticles* p,
+	size_t* failed);
 
 // Particles [first, first + count) of a surface emitter on a moving body (emitter_body.c), each on
 // the body's surface posed at its birth time, moving with it; as bsEmitterDef_EmitRange.

@@ -1,0 +1,289 @@
+// test_trail.c — trail emitters (emitter.h: bsTrail): particles of one species born from the free
+// particles of another. Against closed forms: every child of a source moving at a constant velocity is
+// the k-th of that source, born at the source's join time + k / rate, where the source was then, with
+// inherit x its velocity plus the emitter's (positions and velocities to 1e-9, in the order the step
+// appends them), so each source's count is floor(rate x its free time); a source that escapes stops;
+// a rate curve's count is its integral within 1; the same bytes at 1, 2 and 3 threads with gravity, a
+// floor, an offset and a radius spread; and the defs the world refuses.
+#include "blobsim/collide.h"
+#include "blobsim/step.h"
+#include "blobsim/world.h"
+#include "test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bsWorld* NewWorld(int threads)
+{
+	bsWorldDef def = bsDefaultWorldDef();
+	def.threads = threads;
+	return bsWorld_Create(&def);
+}
+
+// A trail of species 1 from the particles of species 0.
+static bsEmitterDef Trail(double rate, double inherit)
+{
+	bsEmitterDef def = bsDefaultEmitterDef();
+	def.shape.type = bs_emitterTrail;
+	def.shape.trail.source = 0;
+	def.shape.trail.inherit = inherit;
+	def.rate = rate;
+	def.radius = 0.01;
+	def.velocity = bsV3(0.0, 0.2, 0.0);
+	def.species = 1;
+	return def;
+}
+
+// Three sources given as a list, joined over time at 4 a second (the list again and again), each
+// moving at its constant velocity (no forces); the sources' particles as they are at steps * dt.
+static const bsParticleDef bs_sources[3] = {
+	{{0.0, 1.0, 0.0}, {1.0, 0.0, 0.0}, 0.05, bs_particleFree, {0.0, 0.0, 0.0}},
+	{{0.0, 2.0, 1.0}, {-0.5, 3.0, 0.25}, 0.05, bs_particleFree, {0.0, 0.0, 0.0}},
+	{{2.0, 0.0, 0.0}, {0.0, 0.0, -7.0}, 0.05, bs_particleFree, {0.0, 0.0, 0.0}},
+};
+
+typedef struct Child
+{
+	double tau;
+	size_t source;  // its index in the set
+	int step;       // the step whose window holds tau
+} Child;
+
+static int ByStepSource(const void* a, const void* b)
+{
+	const Child* x = a;
+	const Child* y = b;
+	if (x->step != y->step)
+	{
+		return x->step < y->step ? -1 : 1;
+	}
+	if (x->source != y->source)
+	{
+		return x->source < y->source ? -1 : 1;
+	}
+	return x->tau < y->tau ? -1 : x->tau > y->tau;
+}
+
+static int ClosedForm(void)
+{
+	const double dt = 0.05, rate = 7.3, inherit = 0.5;
+	const int steps = 40;
+	bsEmitterDef list = bsDefaultEmitterDef();
+	list.shape.type = bs_emitterList;
+	list.list = bs_sources;
+	list.listCount = 3;
+	list.rate = 4.0;
+	list.stop = 1.0;
+	bsEmitterDef trail = Trail(rate, inherit);
+	bsWorld* world = NewWorld(1);
+	ENSURE(world != NULL && bsWorld_AddEmitter(world, &trail) == bs_ok && bsWorld_AddEmitter(world, &list) == bs_ok);
+	bsStepDef step = bsDefaultStepDef();
+	step.dt = dt;
+	bsParticles p;
+	memset(&p, 0, sizeof(p));
+	for (int k = 0; k < steps; ++k)
+	{
+		ENSURE(bsWorld_Step(world, &step, &p, NULL) == bs_ok);
+	}
+	double end = bsWorld_Time(world);
+	// The children each source should have had by the end, in the order the steps append them: step by
+	// step, source by source, each in birth order.
+	Child* want = malloc(4096 * sizeof(Child));
+	size_t wanted = 0, sources = 0;
+	for (size_t i = 0; i < p.count; ++i)
+	{
+		if (p.species[i] != 0)
+		{
+			continue;
+		}
+		sources += 1;
+		double b = bsWorld_BirthTime(world, i);
+		int joined = (int)lround(b / dt);
+		for (int k = 1; b + k / rate < end - 1e-12 && wanted < 4096; ++k)
+		{
+			want[wanted++] = (Child){b + k / rate, i, joined + (int)ceil(k / (rate * dt)) - 1};
+		}
+	}
+	qsort(want, wanted, sizeof(Child), ByStepSource);
+	ENSURE(sources == 4);  // the list at 4 a second until 1 s: born at 0.25, 0.5, 0.75 and 1 s
+	size_t children = 0;
+	for (size_t i = 0; i < p.count; ++i)
+	{
+		if (p.species[i] != 1)
+		{
+			continue;
+		}
+		ENSURE(children < wanted);
+		const Child* c = want + children++;
+		// The source's velocity and its position at tau: a list particle at rest from its join time.
+		size_t s = c->source;
+		bsVec3 v = p.velocity[s];
+		bsVec3 at = bsMulAdd(p.position[s], c->tau - end, v);
+		bsVec3 velocity = bsMulAdd(trail.velocity, inherit, v);
+		bsVec3 x = bsMulAdd(at, end - c->tau, velocity);
+		ENSURE_SMALL(bsLength(bsSub(p.velocity[i], velocity)), 1e-9);
+		ENSURE_SMALL(bsLength(bsSub(p.position[i], x)), 1e-9);
+		ENSURE(p.radius[i] == trail.radius && p.state[i] == bs_particleFree);
+	}
+	ENSURE(children == wanted && wanted == 40);  // floor(7.3 x 1.8, 1.55, 1.3, 1.05 s) = 13 + 11 + 9 + 7
+	free(want);
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
+// Counts of children per source after the run (the set's order: a trail's children follow the step's
+// other particles), into counts[source index] (sized p->count).
+static void CountChildren(const bsParticles* p, double inherit, bsVec3 velocity, int* counts)
+{
+	memset(counts, 0, p->count * sizeof(int));
+	for (size_t i = 0; i < p->count; ++i)
+	{
+		for (size_t s = 0; p->species[i] == 1 && s < p->count; ++s)
+		{
+			bsVec3 want = bsMulAdd(velocity, inherit, p->velocity[s]);
+			if (p->species[s] == 0 && bsLength(bsSub(p->velocity[i], want)) < 1e-9)
+			{
+				counts[s] += 1;
+				break;
+			}
+		}
+	}
+}
+
+// A source leaving the bounds stops: its count is the rate x the steps it began free; one that stays
+// free all the way has rate x the whole run. With a rate curve (0 to 20 a second over the first
+// second, then 20), each source's count is the integral within 1.
+static int EscapedAndCurve(bool curve)
+{
+	const double dt = 0.05, rate = 9.0;
+	const int steps = 30;
+	static const bsParticleDef two[2] = {
+		{{0.0, 0.0, 0.0}, {0.0, 1.0, 0.0}, 0.05, bs_particleFree, {0.0, 0.0, 0.0}},
+		{{0.0, 0.0, 0.0}, {3.0, 0.0, 0.0}, 0.05, bs_particleFree, {0.0, 0.0, 0.0}},  // out past x = 1 at t = 1/3
+	};
+	bsEmitterDef list = bsDefaultEmitterDef();
+	list.shape.type = bs_emitterList;
+	list.list = two;
+	list.listCount = 2;
+	bsEmitterDef trail = Trail(curve ? 0.0 : rate, 0.5);
+	if (curve)
+	{
+		trail.rateKeys.count = 2;
+		trail.rateKeys.time[0] = 0.0;
+		trail.rateKeys.time[1] = 1.0;
+		trail.rateKeys.value[0] = bsV3(0.0, 0.0, 0.0);
+		trail.rateKeys.value[1] = bsV3(20.0, 0.0, 0.0);
+	}
+	bsWorld* world = NewWorld(2);
+	ENSURE(world != NULL && bsWorld_AddEmitter(world, &list) == bs_ok && bsWorld_AddEmitter(world, &trail) == bs_ok);
+	bsStepDef step = bsDefaultStepDef();
+	step.dt = dt;
+	step.bounded = true;
+	step.boundsMin = bsV3(-1.0, -1.0, -1.0);
+	step.boundsMax = bsV3(1.0, 10.0, 1.0);
+	bsParticles p;
+	memset(&p, 0, sizeof(p));
+	for (int k = 0; k < steps; ++k)
+	{
+		ENSURE(bsWorld_Step(world, &step, &p, NULL) == bs_ok);
+	}
+	int* counts = malloc(p.count * sizeof(int));
+	CountChildren(&p, 0.5, trail.velocity, counts);
+	ENSURE(p.state[1] == bs_particleEscaped && p.state[0] == bs_particleFree);
+	// The second source is free at the start of steps 0 .. 6 (x = 3 t: 0.9 at the end of step 5, 1.05 out at
+	// the end of step 6).
+	double free0 = steps * dt, free1 = 7 * dt;
+	double i0 = curve ? 10.0 + 20.0 * (free0 - 1.0) : rate * free0;
+	double i1 = curve ? 10.0 * free1 * free1 : rate * free1;
+	ENSURE(fabs(counts[0] - i0) <= 1.0 && fabs(counts[1] - i1) <= 1.0);
+	ENSURE(counts[0] == (int)floor(i0 + 1e-9) && counts[1] == (int)floor(i1 + 1e-9));
+	free(counts);
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
+// Sources thrown by a nozzle over time under gravity, bouncing on a floor, trails with an offset and a
+// radius spread: every array the same bytes at 1, 2 and 3 threads.
+static int Threads(void)
+{
+	bsPlane floor;
+	ENSURE(bsMakePlane(bsV3(0, 0, 0), bsV3(0, 1, 0), &floor) == bs_ok);
+	bsEmitterDef nozzle = bsDefaultEmitterDef();
+	nozzle.shape.type = bs_emitterNozzle;
+	nozzle.shape.nozzle = (bsNozzle){{0, 0.2, 0}, {0, 1, 0}, 0.1, 0.4, 2.0, 4.0};
+	nozzle.radius = 0.03;
+	nozzle.rate = 40.0;
+	nozzle.stop = 1.0;
+	bsEmitterDef trail = Trail(120.0, 0.5);
+	trail.shape.trail.offset = 0.05;
+	trail.radiusSpread = 0.3;
+	trail.lifetime = 0.3;
+	bsParticles runs[3];
+	for (int t = 0; t < 3; ++t)
+	{
+		bsWorld* world = NewWorld(t + 1);
+		ENSURE(world != NULL && bsWorld_AddPlanes(world, &floor, 1) == bs_ok);
+		ENSURE(bsWorld_AddEmitter(world, &nozzle) == bs_ok && bsWorld_AddEmitter(world, &trail) == bs_ok);
+		bsStepDef step = bsDefaultStepDef();
+		step.dt = 1.0 / 24.0;
+		step.substeps = 3;
+		step.gravity = bsV3(0, -9.81, 0);
+		step.response = bs_responseBounce;
+		memset(runs + t, 0, sizeof(bsParticles));
+		for (int k = 0; k < 36; ++k)
+		{
+			ENSURE(bsWorld_Step(world, &step, runs + t, NULL) == bs_ok);
+		}
+		bsWorld_Destroy(world);
+	}
+	const bsParticles* a = runs;
+	ENSURE(a->count > 1000);
+	for (int t = 1; t < 3; ++t)
+	{
+		const bsParticles* b = runs + t;
+		ENSURE(b->count == a->count);
+		ENSURE(memcmp(a->position, b->position, a->count * sizeof(bsVec3)) == 0);
+		ENSURE(memcmp(a->velocity, b->velocity, a->count * sizeof(bsVec3)) == 0);
+		ENSURE(memcmp(a->radius, b->radius, a->count * sizeof(double)) == 0);
+		ENSURE(memcmp(a->state, b->state, a->count) == 0 && memcmp(a->species, b->species, a->count) == 0);
+	}
+	for (int t = 0; t < 3; ++t)
+	{
+		bsParticles_Free(runs + t);
+	}
+	return 0;
+}
+
+// The world refuses a trail from its own species, without a rate, with an offset < 0 or a NaN inherit.
+static int Refused(void)
+{
+	bsWorld* world = NewWorld(1);
+	ENSURE(world != NULL);
+	bsEmitterDef own = Trail(5.0, 0.5);
+	own.shape.trail.source = 1;
+	bsEmitterDef none = Trail(0.0, 0.5);
+	bsEmitterDef offset = Trail(5.0, 0.5);
+	offset.shape.trail.offset = -1.0;
+	bsEmitterDef inherit = Trail(5.0, NAN);
+	ENSURE(bsWorld_AddEmitter(world, &own) == bs_errInvalidArgument);
+	ENSURE(bsWorld_AddEmitter(world, &none) == bs_errInvalidArgument);
+	ENSURE(bsWorld_AddEmitter(world, &offset) == bs_errInvalidArgument);
+	ENSURE(bsWorld_AddEmitter(world, &inherit) == bs_errInvalidArgument);
+	bsEmitterDef ok = Trail(5.0, 0.5);
+	ENSURE(bsWorld_AddEmitter(world, &ok) == bs_ok && bsWorld_PendingParticles(world) == 0);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
+int TrailTest(void)
+{
+	RUN_SUBTEST(ClosedForm());
+	RUN_SUBTEST(EscapedAndCurve(false));
+	RUN_SUBTEST(EscapedAndCurve(true));
+	RUN_SUBTEST(Threads());
+	RUN_SUBTEST(Refused());
+	return 0;
+}

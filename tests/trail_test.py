@@ -1,0 +1,60 @@
+"""Trail emitters end to end, read back without blobsim's code: tests/trail/trail.json, embers thrown up by
+a nozzle, each leaving sparks (a trail of species "sparks" from source "embers") that fade and die.
+  - sparks appear once embers fly, and grow in number (the exact counts, positions and velocities are
+    the unit suite's, tests/test_trail.c);
+  - the same bytes at 1, 2 and 3 threads, and after a stop and a resume (the sources' counts in the
+    checkpoint's 'TRAL' section);
+  - an unknown source, the trail's own species, a missing rate and keys a trail has not are refused
+    naming the JSON path.
+    /usr/bin/python3 tests/trail_test.py BLOBSIM SOURCE_ROOT
+"""
+import glob
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cache_test import fail, read_ply  # noqa: E402
+from over_life_test import refused, same_everywhere  # noqa: E402
+
+
+def check_sparks(out):
+    """Sparks appear once embers fly, and more with every frame while they do (two embers' worth or
+    more by the end: each ember emits 60 a second)."""
+    counts = []
+    for path in sorted(glob.glob(os.path.join(out, "cache", "frame_*.ply"))):
+        _, p, n = read_ply(path)
+        species = list(p["species"]) if n > 0 else []
+        counts.append((species.count(0), species.count(1)))
+    if not counts or counts[-1][1] == 0:
+        fail(f"no sparks: (embers, sparks) per frame {counts}")
+    if any(b[1] < a[1] for a, b in zip(counts, counts[1:])):
+        fail(f"the particle count of sparks fell: {counts}")
+    print(f"(embers, sparks) per cached frame: {counts}")
+
+
+def check_errors(blobsim, config_path, work):
+    at = "particles[1].emitters[0]"
+    cases = [
+        ("particles.1.emitters.0.source=embrs", f'{at}.source: no species "embrs" (did you mean "embers"?)'),
+        ("particles.1.emitters.0.source=water", f'{at}.source: no species "water" (species: "embers", "sparks")'),
+        ("particles.1.emitters.0.source=sparks", f"{at}.source: \"sparks\" is the trail's own species"),
+        ('particles.1.emitters=[{"type":"trail","source":"embers"}]', f"{at}: missing required key 'rate'"),
+        ('particles.1.emitters=[{"type":"trail","rate":5}]', f"{at}: missing required key 'source'"),
+        ("particles.1.emitters.0.offset=-1", f"{at}.offset: expected a number >= 0, got -1"),
+        ('particles.1.emitters.0.motion={"translate":[1,0,0]}', f"{at}.motion"),
+    ]
+    refused(blobsim, config_path, work, [([o], m) for o, m in cases], "trail settings")
+
+
+def main():
+    blobsim, source_root = sys.argv[1:3]
+    config_path = os.path.join(source_root, "tests", "trail", "trail.json")
+    with tempfile.TemporaryDirectory() as work:
+        first = same_everywhere(blobsim, config_path, work, [], 7)
+        check_sparks(first)
+        check_errors(blobsim, config_path, work)
+
+
+if __name__ == "__main__":
+    main()
