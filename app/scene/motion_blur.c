@@ -30,17 +30,43 @@ void bsMotionBlur_Free(bsMotionBlur* b)
 		free(b->earlier[j].centers);
 		free(b->earlier[j].radii);
 		free(b->earlier[j].velocities);
+		free(b->earlier[j].poses);
 	}
 	free(b->prev);
+	free(b->povBodies);
 	memset(b, 0, sizeof(*b));
 }
 
+void bsMotionBlur_Attach(bsMotionBlur* b, bsEnvBodies* bodies, const bsWorld* world, double dt)
+{
+	b->world = world;
+	b->dt = dt;
+	b->bodies = bodies;
+	size_t n = (size_t)bsEnvBodies_Count(bodies);
+	if (b->samples < 2 || n == 0 || b->povBodies != NULL)
+	{
+		return;
+	}
+	b->povBodies = malloc(n * sizeof(bsPovBody));
+	for (int j = 0; j < b->samples - 1; ++j)
+	{
+		b->earlier[j].poses = malloc(n * sizeof(bsEnvBodyPose));
+		b->outOfMemory = b->outOfMemory || b->earlier[j].poses == NULL;
+	}
+	b->outOfMemory = b->outOfMemory || b->povBodies == NULL;
+}
+
 // The particles at fraction f of the way from the last observation (prev) to p; f 1 takes p's own
-// positions, so a sample at a substep's end is that substep's, bit for bit.
-static void bsBlurSample_Take(bsMotionBlur* b, bsBlurSample* s, const bsParticles* p, double f)
+// positions, so a sample at a substep's end is that substep's, bit for bit. The bodies at `seconds`.
+static void bsBlurSample_Take(bsMotionBlur* b, bsBlurSample* s, const bsParticles* p, double f, double seconds)
 {
 	s->taken = true;
 	s->count = 0;
+	s->seconds = seconds;
+	if (s->poses != NULL)
+	{
+		bsEnvBodies_Record(b->bodies, seconds, s->poses);
+	}
 	if (!BS_ARRAY_RESERVE(s->centers, s->capacity, p->count + 1))
 	{
 		b->outOfMemory = true;
@@ -117,7 +143,7 @@ void bsMotionBlur_Begin(bsMotionBlur* b, int start, int end, const bsParticles* 
 		s->taken = false;
 		if (s->time <= (double)start)
 		{
-			bsBlurSample_Take(b, s, p, 1.0);
+			bsBlurSample_Take(b, s, p, 1.0, b->world != NULL ? bsWorld_Time(b->world) : 0.0);
 		}
 	}
 	if (bsMotionBlur_Next(b) != NULL)
@@ -135,13 +161,19 @@ void bsMotionBlur_Observe(void* context, int done, int substeps, const bsParticl
 		return;  // nothing to take before the next step ends: no copy kept
 	}
 	double time = done == substeps ? (double)b->step : (double)(b->step - 1) + (double)done / (double)substeps;
+	// In seconds: the step's start is the world's time while it steps; the observation's time is the
+	// substep's end as the step computes it (step.c), so a body's chord ends there exactly.
+	double start = b->world != NULL ? bsWorld_Time(b->world) : 0.0;
+	double h = b->dt / substeps;
+	double seconds = done == substeps ? start + b->dt : start + done * h;
 	for (int j = 0; j < b->samples - 1 && time > b->prevTime; ++j)
 	{
 		bsBlurSample* s = b->earlier + j;
 		if (!s->taken && s->time <= time)
 		{
 			double f = s->time >= time ? 1.0 : (s->time - b->prevTime) / (time - b->prevTime);
-			bsBlurSample_Take(b, s, p, f);
+			double at = f == 1.0 ? seconds : start + (s->time - (double)(b->step - 1)) * b->dt;
+			bsBlurSample_Take(b, s, p, f, at);
 		}
 	}
 	bsMotionBlur_Keep(b, time, p);

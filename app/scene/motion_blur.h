@@ -12,9 +12,13 @@
 // nothing from before it). A sample time that is a substep's end takes that substep's positions; one
 // that falls between two observations takes the straight line between them, per particle (a particle
 // emitted in the step takes its position after the emit phase). Escaped particles are left out. The
+// moving bodies are recorded with them (bsMotionBlur_Attach): each body's pose at the sample's time in
+// seconds (a dynamic body's on the chord of the substep holding it, the path the particles' sweep
+// assumes), and a deforming body's shape is made at that time when the sample is written. The
 // observer runs on the stepping thread, so the samples are the same for any thread count.
 #pragma once
 
+#include "bodies.h"
 #include "config.h"
 
 #include "blobsim/particles.h"
@@ -32,12 +36,14 @@ enum
 typedef struct bsBlurSample
 {
 	double time;        // in steps
+	double seconds;     // the world's time there (the bodies' poses)
 	bool taken;
 	size_t count;
 	bsVec3* centers;
 	double* radii;
 	bsVec3* velocities;
 	size_t capacity;
+	bsEnvBodyPose* poses;  // each body's at the sample's time (bsEnvBodies_Count of them)
 } bsBlurSample;
 
 typedef struct bsMotionBlur
@@ -50,6 +56,10 @@ typedef struct bsMotionBlur
 	size_t prevCount, prevCapacity;
 	double prevTime;
 	bool outOfMemory;     // a sample or the last observation could not be kept
+	bsEnvBodies* bodies;  // the moving bodies (bsMotionBlur_Attach), or NULL
+	const bsWorld* world; // the world stepping the particles (its time), or NULL
+	double dt;            // a step's seconds
+	bsPovBody* povBodies; // the bodies as a sample's scene draws them (bsEnvBodies_Count of them)
 } bsMotionBlur;
 
 // The renders averaged per image: render.motion_blur.samples, or 0 without blur (no key, or shutter 0).
@@ -58,6 +68,11 @@ int bsMotionBlur_Samples(const bsRenderConfig* render);
 // Off (samples 0) unless samples >= 2; shutterSteps = shutter_angle / 360 x the frame interval.
 void bsMotionBlur_Init(bsMotionBlur* b, int samples, double shutterAngle, int frameEvery);
 void bsMotionBlur_Free(bsMotionBlur* b);
+
+// The world whose steps the samples are taken from (its time: bsWorld_Time) with its step's seconds,
+// and the run's moving bodies (NULL: none), whose poses each sample records; before bsMotionBlur_Begin.
+// Out of memory for the poses makes bsMotionBlur_Ready false.
+void bsMotionBlur_Attach(bsMotionBlur* b, bsEnvBodies* bodies, const bsWorld* world, double dt);
 
 // The image to come is at step `end`; the particles `p` are at step `start` (the previous image, or
 // where the run begins or resumes). Samples at or before start are taken from p at once.

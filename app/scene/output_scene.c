@@ -203,7 +203,30 @@ static bool bsSceneOutput_Write(bsOutputContext* o, int frame, char* err, size_t
 }
 
 // render.motion_blur: the snapshot's earlier samples, each a scene of its own (motion_blur.h), with
-// the same camera, lights and bodies (the bodies are drawn where they are at the image's time).
+// the same camera and lights, the moving bodies where they were at the sample's time and the rest of
+// the environment as it is.
+static bool bsSceneOutput_WriteSample(bsOutputContext* o, int frame, int j, char* err, size_t errlen)
+{
+	const bsMotionBlur* b = o->blur;
+	bsPovScene* scene = o->scene;
+	char name[48], path[bs_outputPathMax];
+	bsOutput_BlurSceneName(name, sizeof(name), frame, j);
+	bsOutput_Path(path, o->dir, name);
+	const bsBlurSample* s = b->earlier + j;
+	if (b->povBodies != NULL && !bsEnvBodies_PoseSample(b->bodies, s->seconds, s->poses, b->povBodies))
+	{
+		snprintf(err, errlen, "%s: render.motion_blur: out of memory for the bodies' shapes", path);
+		return false;
+	}
+	bool velocities = scene->particles.instances.object != NULL && o->config->render.instances.velocity;
+	scene->particles.centers = s->centers;
+	scene->particles.radii = s->radii;
+	scene->particles.instances.velocities = velocities ? s->velocities : NULL;
+	scene->particles.count = s->count;
+	scene->particles.colors = NULL;  // the samples carry no colours (refused with them: config_read.c)
+	return bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
+}
+
 static bool bsSceneOutput_WriteBlur(bsOutputContext* o, int frame, char* err, size_t errlen)
 {
 	const bsMotionBlur* b = o->blur;
@@ -216,25 +239,16 @@ static bool bsSceneOutput_WriteBlur(bsOutputContext* o, int frame, char* err, si
 		snprintf(err, errlen, "%s: render.motion_blur: out of memory for the sub-frame samples", o->dir);
 		return false;
 	}
-	bsPovScene* scene = o->scene;
-	bool velocities = scene->particles.instances.object != NULL && o->config->render.instances.velocity;
-	for (int j = 0; j < b->samples - 1; ++j)
+	// The image's bodies come back after the samples: the final scene is written with them again.
+	const bsPovBody* bodies = o->scene->bodies;
+	o->scene->bodies = b->povBodies != NULL ? b->povBodies : bodies;
+	bool ok = true;
+	for (int j = 0; ok && j < b->samples - 1; ++j)
 	{
-		char name[48], path[bs_outputPathMax];
-		bsOutput_BlurSceneName(name, sizeof(name), frame, j);
-		bsOutput_Path(path, o->dir, name);
-		const bsBlurSample* s = b->earlier + j;
-		scene->particles.centers = s->centers;
-		scene->particles.radii = s->radii;
-		scene->particles.instances.velocities = velocities ? s->velocities : NULL;
-		scene->particles.count = s->count;
-		scene->particles.colors = NULL;  // the samples carry no colours (refused with them: config_read.c)
-		if (!bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen))
-		{
-			return false;
-		}
+		ok = bsSceneOutput_WriteSample(o, frame, j, err, errlen);
 	}
-	return true;
+	o->scene->bodies = bodies;
+	return ok;
 }
 
 static bool bsSceneOutput_WriteAll(bsOutputContext* o, int frame, char* err, size_t errlen)
