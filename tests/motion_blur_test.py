@@ -7,6 +7,9 @@ times spread over the shutter, which ends at the image's time (docs/rendering.md
           whose steps are the substeps (the simulation's own positions, no interpolation). The same
           bytes at 1 and 2 threads, and after a resume from a checkpoint. Shutter 0 writes the same
           files as no motion blur. Bad values name the JSON path and leave no output.
+          tests/motion_blur/looks.json (two species, one with radius, colour and opacity ramps): each
+          sample scene draws each species in its own blob and material, every component's colour,
+          opacity and radius the ramps' at the particle's age at the sample's time.
   bodies  tests/motion_blur/bodies.json (a bar turning at 150 degrees/s, a deforming paddle, a
           dynamic one falling and spinning): each sample scene draws every body at the sample's time,
           the bar at its closed-form angle, all three as a run whose steps are the substeps draws them
@@ -31,6 +34,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from instances_test import fail, run  # noqa: E402  (the run helper and the failure report)
@@ -143,7 +148,58 @@ def bodies_mode(blobsim, root, tmp):
                 fail(f"still bodies: {scene}_blur{j}.pov differs from {scene}.pov")
 
 
+RGBT = re.compile(r"^\tsphere \{ <([^>]*)>, ([^,]*), 1 texture \{ BlobsimParticleTexture pigment \{ rgbt <([^>]*)> \} \} \}$")
+PLAIN = re.compile(r"^\tsphere \{ <([^>]*)>, ([^,]*), 1 \}$")
+
+
+def check_looks(blobsim, root, tmp):
+    """Several species and over-life ramps: each sample scene draws every species in its own blob with
+    its material, and each water particle's component with the ramps' colour, opacity and radius at
+    its age at the sample's time (its age in the image's cache less the time to the image), where its
+    straight path puts it then."""
+    from over_life_test import ramp, read_cache
+    config = os.path.join(root, "tests", "motion_blur", "looks.json")
+    c = json.load(open(config))
+    water = c["particles"][1]["over_life"]
+    out = os.path.join(tmp, "looks")
+    run(blobsim, config, out)
+    shutter = 300 / 360 * EVERY * DT
+    end = 2 * EVERY * DT
+    p = read_cache(os.path.join(out, "cache", "frame_0002.ply"))
+    mine = p["species"] == 1
+    textures = [line for line in open(os.path.join(out, "frame_0002.pov")) if line.startswith("\ttexture")]
+    checked = 0
+    for j in range(3):
+        name = os.path.join(out, f"frame_0002_blur{j}.pov")
+        back = shutter * (3 - j) / 3  # from the sample to the image
+        lines = open(name).read().split("\n")
+        if [x + "\n" for x in lines if x.startswith("\ttexture")] != textures:
+            fail(f"{name}: the species' materials are not the image's {textures}")
+        coloured = [RGBT.match(x) for x in lines if RGBT.match(x)]
+        plain = [PLAIN.match(x) for x in lines if PLAIN.match(x)]
+        born = np.count_nonzero(mine & (p["age"] - back > 0))
+        if len(plain) != np.count_nonzero(~mine) or len(coloured) != born or born < 2:
+            fail(f"{name}: {len(plain)} mud and {len(coloured)} water components, expected "
+                 f"{np.count_nonzero(~mine)} and {born}")
+        where = np.array([p["x"] - p["vx"] * back, p["y"], p["z"]]).T
+        for m in coloured:
+            at = np.array([float(v) for v in m.group(1).split(",")])
+            i = int(np.argmin(np.where(mine, np.sum((where - at) ** 2, axis=1), np.inf)))
+            age = p["age"][i] - back
+            rgb, _ = ramp(water["color"], age)
+            (alpha,), _ = ramp(water["opacity"], age)
+            (grow,), _ = ramp(water["radius"], age)
+            rgbt = [float(v) for v in m.group(3).split(",")]
+            if np.abs(where[i] - at).max() > 1e-7 or any(abs(g - w) > 2e-6 for g, w in zip(rgbt, rgb + [1 - alpha])) \
+                    or abs(float(m.group(2)) - p["radius"][i] * grow * 1.6) > 1e-8:
+                fail(f"{name}: the component at {at}, radius {m.group(2)}, rgbt {rgbt}: particle {i} at age "
+                     f"{age} is at {where[i]} with rgbt {rgb + [1 - alpha]}, radius {p['radius'][i] * grow * 1.6}")
+            checked += 1
+    return checked
+
+
 def scene_mode(blobsim, root, tmp):
+    check_looks(blobsim, root, tmp)
     config = os.path.join(root, "tests", "motion_blur", "streak.json")
     a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
     run(blobsim, config, a, threads=1)
@@ -211,9 +267,7 @@ def scene_mode(blobsim, root, tmp):
            ("render.motion_blur.samples=2.5", "render.motion_blur.samples"),
            ("render.motion_blur.shutter=90", "render.motion_blur"),
            ('render.surface="mesh"', "render.motion_blur: needs render.surface \"blob\""),
-           ("render.motion_blur=true", "render.motion_blur"),
-           ('particles.over_life={"radius": 2}', "render.motion_blur: draws one set of particles in one material: "
-            "it cannot go with particles.over_life")]
+           ("render.motion_blur=true", "render.motion_blur")]
     for k, (s, path) in enumerate(bad):
         out = os.path.join(tmp, f"bad{k}")
         p = run(blobsim, config, out, s, expect_ok=False)

@@ -1935,10 +1935,10 @@ static bool bsReadInteractions(bsCtx* c, const cJSON* root, bsConfig* config)
 	return true;
 }
 
-// render.motion_blur's sub-frame samples, and render.gas's puffs (which grow and fade by their own
-// settings), are one set of particles in one material: several species or over-life ramps would be
-// lost in them.
-static bool bsCheckBlurLooks(bsCtx* c, const bsConfig* config)
+// render.gas's puffs (which grow and fade by their own settings) are one set of particles in one
+// material: several species or over-life ramps would be lost in them. (render.motion_blur's samples
+// draw each species with its looks at the sample's time: motion_blur.h.)
+static bool bsCheckGasLooks(bsCtx* c, const bsConfig* config)
 {
 	const bsParticlesConfig* pc = &config->particles;
 	bool ramps = bsOverLife_Any(&pc->overLife);
@@ -1946,13 +1946,12 @@ static bool bsCheckBlurLooks(bsCtx* c, const bsConfig* config)
 	{
 		ramps = ramps || bsOverLife_Any(&pc->species[k].overLife);
 	}
-	bool blur = config->render.motionBlur.enabled;
-	if ((!blur && !config->render.gas.enabled) || (pc->speciesCount <= 1 && !ramps))
+	if (!config->render.gas.enabled || (pc->speciesCount <= 1 && !ramps))
 	{
 		return true;
 	}
 	bsPushKey(c, "render");
-	bsPushKey(c, blur ? "motion_blur" : "gas");
+	bsPushKey(c, "gas");
 	return bsFail(c, "draws one set of particles in one material: it cannot go with %s",
 		pc->speciesCount > 1 ? "several species" : "particles.over_life");
 }
@@ -2040,7 +2039,7 @@ bool bsReadConfig(bsCtx* c, const cJSON* root, bsConfig* config)
 		bsReadMotion(c, root, config) &&
 		bsReadCollision(c, root, &config->step) &&
 		bsReadRender(c, root, &config->render, bsFluidMaterial_Look(config->particles.material)) &&
-		bsCheckSpeciesLooks(c, config) && bsCheckBlurLooks(c, config) && bsCheckInstanceRotation(c, config) &&
+		bsCheckSpeciesLooks(c, config) && bsCheckGasLooks(c, config) && bsCheckInstanceRotation(c, config) &&
 		bsReadOutput(c, root, &config->output) &&
 		bsReadFieldConfig(c, root, &config->field);
 }

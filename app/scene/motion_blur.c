@@ -2,6 +2,7 @@
 #include "motion_blur.h"
 
 #include "array.h"
+#include "over_life.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,17 +32,22 @@ void bsMotionBlur_Free(bsMotionBlur* b)
 		free(b->earlier[j].radii);
 		free(b->earlier[j].velocities);
 		free(b->earlier[j].poses);
+		free(b->earlier[j].ages);
+		free(b->earlier[j].species);
 	}
 	free(b->prev);
 	free(b->povBodies);
 	memset(b, 0, sizeof(*b));
 }
 
-void bsMotionBlur_Attach(bsMotionBlur* b, bsEnvBodies* bodies, const bsWorld* world, double dt)
+void bsMotionBlur_Attach(bsMotionBlur* b, bsEnvBodies* bodies, const bsWorld* world, double dt,
+	const bsParticlesConfig* particles)
 {
 	b->world = world;
 	b->dt = dt;
 	b->bodies = bodies;
+	bool looks = particles != NULL && (particles->speciesCount > 1 || bsOverLife_AnySpecies(particles));
+	b->looks = looks ? particles : NULL;
 	size_t n = (size_t)bsEnvBodies_Count(bodies);
 	if (b->samples < 2 || n == 0 || b->povBodies != NULL)
 	{
@@ -56,8 +62,32 @@ void bsMotionBlur_Attach(bsMotionBlur* b, bsEnvBodies* bodies, const bsWorld* wo
 	b->outOfMemory = b->outOfMemory || b->povBodies == NULL;
 }
 
+// Room in the sample for n particles (their ages and species too with looks). False when out of memory.
+static bool bsBlurSample_Room(const bsMotionBlur* b, bsBlurSample* s, size_t n)
+{
+	if (!BS_ARRAY_RESERVE(s->centers, s->capacity, n))
+	{
+		return false;
+	}
+	size_t room = s->capacity;
+	double* radii = realloc(s->radii, room * sizeof(double));
+	s->radii = radii != NULL ? radii : s->radii;
+	bsVec3* velocities = radii != NULL ? realloc(s->velocities, room * sizeof(bsVec3)) : NULL;
+	s->velocities = velocities != NULL ? velocities : s->velocities;
+	if (velocities == NULL || b->looks == NULL)
+	{
+		return velocities != NULL;
+	}
+	double* ages = realloc(s->ages, room * sizeof(double));
+	s->ages = ages != NULL ? ages : s->ages;
+	uint8_t* species = ages != NULL ? realloc(s->species, room) : NULL;
+	s->species = species != NULL ? species : s->species;
+	return species != NULL;
+}
+
 // The particles at fraction f of the way from the last observation (prev) to p; f 1 takes p's own
-// positions, so a sample at a substep's end is that substep's, bit for bit. The bodies at `seconds`.
+// positions, so a sample at a substep's end is that substep's, bit for bit. The bodies, and with looks
+// the particles' ages, at `seconds`.
 static void bsBlurSample_Take(bsMotionBlur* b, bsBlurSample* s, const bsParticles* p, double f, double seconds)
 {
 	s->taken = true;
@@ -67,17 +97,7 @@ static void bsBlurSample_Take(bsMotionBlur* b, bsBlurSample* s, const bsParticle
 	{
 		bsEnvBodies_Record(b->bodies, seconds, s->poses);
 	}
-	if (!BS_ARRAY_RESERVE(s->centers, s->capacity, p->count + 1))
-	{
-		b->outOfMemory = true;
-		return;
-	}
-	size_t room = s->capacity;
-	double* radii = realloc(s->radii, room * sizeof(double));
-	bsVec3* velocities = radii != NULL ? realloc(s->velocities, room * sizeof(bsVec3)) : NULL;
-	s->radii = radii != NULL ? radii : s->radii;
-	s->velocities = velocities != NULL ? velocities : s->velocities;
-	if (radii == NULL || velocities == NULL)
+	if (!bsBlurSample_Room(b, s, p->count + 1))
 	{
 		b->outOfMemory = true;
 		return;
@@ -97,6 +117,11 @@ static void bsBlurSample_Take(bsMotionBlur* b, bsBlurSample* s, const bsParticle
 		s->centers[s->count] = x;
 		s->radii[s->count] = p->radius[i];
 		s->velocities[s->count] = p->velocity[i];
+		if (b->looks != NULL)
+		{
+			s->ages[s->count] = b->world != NULL ? seconds - bsWorld_BirthTime(b->world, i) : 0.0;
+			s->species[s->count] = (uint8_t)bsSpecies_Of(b->looks, p, i);
+		}
 		++s->count;
 	}
 }

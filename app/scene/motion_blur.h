@@ -11,7 +11,9 @@
 // last, shorter frame's shutter opens no earlier, and a resumed run, which starts at an image, needs
 // nothing from before it). A sample time that is a substep's end takes that substep's positions; one
 // that falls between two observations takes the straight line between them, per particle (a particle
-// emitted in the step takes its position after the emit phase). Escaped particles are left out. The
+// emitted in the step takes its position after the emit phase). Escaped particles are left out. With
+// several species or over-life ramps each sample keeps every particle's species and its age at the
+// sample's time (bsWorld_BirthTime), so its scene draws each species' looks as they were then. The
 // moving bodies are recorded with them (bsMotionBlur_Attach): each body's pose at the sample's time in
 // seconds (a dynamic body's on the chord of the substep holding it, the path the particles' sweep
 // assumes), and a deforming body's shape is made at that time when the sample is written. The
@@ -26,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum
 {
@@ -42,6 +45,8 @@ typedef struct bsBlurSample
 	bsVec3* centers;
 	double* radii;
 	bsVec3* velocities;
+	double* ages;        // with looks (bsMotionBlur.looks): each one's age at the sample's time
+	uint8_t* species;    // and its species (bsSpecies_Of)
 	size_t capacity;
 	bsEnvBodyPose* poses;  // each body's at the sample's time (bsEnvBodies_Count of them)
 } bsBlurSample;
@@ -60,6 +65,8 @@ typedef struct bsMotionBlur
 	const bsWorld* world; // the world stepping the particles (its time), or NULL
 	double dt;            // a step's seconds
 	bsPovBody* povBodies; // the bodies as a sample's scene draws them (bsEnvBodies_Count of them)
+	const bsParticlesConfig* looks;  // several species or over-life ramps: the samples keep each particle's
+	                                 // age and species for its look at their time; else NULL
 } bsMotionBlur;
 
 // The renders averaged per image: render.motion_blur.samples, or 0 without blur (no key, or shutter 0).
@@ -69,10 +76,13 @@ int bsMotionBlur_Samples(const bsRenderConfig* render);
 void bsMotionBlur_Init(bsMotionBlur* b, int samples, double shutterAngle, int frameEvery);
 void bsMotionBlur_Free(bsMotionBlur* b);
 
-// The world whose steps the samples are taken from (its time: bsWorld_Time) with its step's seconds,
-// and the run's moving bodies (NULL: none), whose poses each sample records; before bsMotionBlur_Begin.
-// Out of memory for the poses makes bsMotionBlur_Ready false.
-void bsMotionBlur_Attach(bsMotionBlur* b, bsEnvBodies* bodies, const bsWorld* world, double dt);
+// The world whose steps the samples are taken from (its time: bsWorld_Time, its particles' birth times)
+// with its step's seconds, the run's moving bodies (NULL: none), whose poses each sample records, and
+// the particles' config (their species and over-life ramps: with several species or a ramp each sample
+// keeps every particle's age and species); before bsMotionBlur_Begin. Out of memory for the poses
+// makes bsMotionBlur_Ready false.
+void bsMotionBlur_Attach(bsMotionBlur* b, bsEnvBodies* bodies, const bsWorld* world, double dt,
+	const bsParticlesConfig* particles);
 
 // The image to come is at step `end`; the particles `p` are at step `start` (the previous image, or
 // where the run begins or resumes). Samples at or before start are taken from p at once.
