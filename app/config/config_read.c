@@ -1767,8 +1767,8 @@ static bool bsReadMotionBlur(bsCtx* c, const cJSON* render, bsRenderConfig* r)
 	return true;
 }
 
-// render.gas (docs/rendering.md): the puffs replace the blobs, so a mesh surface, instances or motion
-// blur (whose sub-frame scenes are blobs) with it are refused.
+// render.gas (docs/rendering.md): the puffs replace the blobs, so a mesh surface or instances with it
+// are refused.
 static bool bsReadGas(bsCtx* c, const cJSON* render, bsRenderConfig* r)
 {
 	const cJSON* o;
@@ -1782,10 +1782,10 @@ static bool bsReadGas(bsCtx* c, const cJSON* render, bsRenderConfig* r)
 	{
 		return false;
 	}
-	if (o != NULL && (r->surface != bs_surfaceBlobs || r->instances.enabled || r->motionBlur.enabled))
+	if (o != NULL && (r->surface != bs_surfaceBlobs || r->instances.enabled))
 	{
-		return bsFail(c, "draws the particles as media puffs: it cannot go with render.surface \"%s\", "
-			"render.instances or render.motion_blur", r->surface != bs_surfaceBlobs ? "mesh or auto" : "blob");
+		return bsFail(c, "draws the particles as media puffs: it cannot go with render.surface \"%s\" or "
+			"render.instances", r->surface != bs_surfaceBlobs ? "mesh or auto" : "blob");
 	}
 	bsPop(c, mark);
 	return true;
@@ -1972,22 +1972,17 @@ static bool bsCheckSpeciesLooks(bsCtx* c, const bsConfig* config)
 }
 
 // render.instances.orient "rotation" turns each object by its particle's orientation, which the spins
-// turn: without particles.interaction.rotation nothing spins. Motion blur's sub-frame samples keep no
-// orientations, so the two do not go together.
+// turn: without particles.interaction.rotation nothing spins.
 static bool bsCheckInstanceRotation(bsCtx* c, const bsConfig* config)
 {
-	const bsRenderConfig* r = &config->render;
-	if (!r->instances.rotation || (config->step.interaction.rotation && !r->motionBlur.enabled))
+	if (!config->render.instances.rotation || config->step.interaction.rotation)
 	{
 		return true;
 	}
 	bsPushKey(c, "render");
 	bsPushKey(c, "instances");
 	bsPushKey(c, "orient");
-	return bsFail(c, r->motionBlur.enabled ?
-		"\"rotation\" cannot go with render.motion_blur (its sub-frame samples keep no orientations): "
-		"use \"velocity\" or \"none\", or no motion blur" :
-		"\"rotation\" turns each object by its particle's spin, and the particles do not spin: set "
+	return bsFail(c, "\"rotation\" turns each object by its particle's spin, and the particles do not spin: set "
 		"particles.interaction.rotation to true (granular), or use \"velocity\" or \"none\"");
 }
 

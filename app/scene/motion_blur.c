@@ -34,20 +34,23 @@ void bsMotionBlur_Free(bsMotionBlur* b)
 		free(b->earlier[j].poses);
 		free(b->earlier[j].ages);
 		free(b->earlier[j].species);
+		free(b->earlier[j].orientations);
 	}
 	free(b->prev);
 	free(b->povBodies);
+	free(b->prevTurn);
 	memset(b, 0, sizeof(*b));
 }
 
-void bsMotionBlur_Attach(bsMotionBlur* b, bsEnvBodies* bodies, const bsWorld* world, double dt,
-	const bsParticlesConfig* particles)
+void bsMotionBlur_Attach(bsMotionBlur* b, bsEnvBodies* bodies, const bsWorld* world, const bsConfig* config)
 {
 	b->world = world;
-	b->dt = dt;
+	b->dt = config->step.dt;
 	b->bodies = bodies;
-	bool looks = particles != NULL && (particles->speciesCount > 1 || bsOverLife_AnySpecies(particles));
-	b->looks = looks ? particles : NULL;
+	const bsParticlesConfig* pc = &config->particles;
+	bool looks = pc->speciesCount > 1 || bsOverLife_AnySpecies(pc) || config->render.gas.enabled;
+	b->looks = looks ? pc : NULL;
+	b->turns = config->render.instances.enabled && config->render.instances.rotation;
 	size_t n = (size_t)bsEnvBodies_Count(bodies);
 	if (b->samples < 2 || n == 0 || b->povBodies != NULL)
 	{
@@ -74,15 +77,40 @@ static bool bsBlurSample_Room(const bsMotionBlur* b, bsBlurSample* s, size_t n)
 	s->radii = radii != NULL ? radii : s->radii;
 	bsVec3* velocities = radii != NULL ? realloc(s->velocities, room * sizeof(bsVec3)) : NULL;
 	s->velocities = velocities != NULL ? velocities : s->velocities;
-	if (velocities == NULL || b->looks == NULL)
+	if (velocities == NULL)
 	{
-		return velocities != NULL;
+		return false;
+	}
+	if (b->turns)
+	{
+		bsQuat* turns = realloc(s->orientations, room * sizeof(bsQuat));
+		s->orientations = turns != NULL ? turns : s->orientations;
+		if (turns == NULL)
+		{
+			return false;
+		}
+	}
+	if (b->looks == NULL)
+	{
+		return true;
 	}
 	double* ages = realloc(s->ages, room * sizeof(double));
 	s->ages = ages != NULL ? ages : s->ages;
 	uint8_t* species = ages != NULL ? realloc(s->species, room) : NULL;
 	s->species = species != NULL ? species : s->species;
 	return species != NULL;
+}
+
+// Particle i's orientation at fraction f from the last observation to p (identity when the particles
+// keep none).
+static bsQuat bsMotionBlur_Turn(const bsMotionBlur* b, const bsParticles* p, size_t i, double f)
+{
+	if (p->orientation == NULL)
+	{
+		return bsQuat_Identity();
+	}
+	bsQuat q = p->orientation[i];
+	return f < 1.0 && i < b->prevCount && b->prevTurn != NULL ? bsQuat_Slerp(b->prevTurn[i], q, f) : q;
 }
 
 // The particles at fraction f of the way from the last observation (prev) to p; f 1 takes p's own
@@ -117,6 +145,10 @@ static void bsBlurSample_Take(bsMotionBlur* b, bsBlurSample* s, const bsParticle
 		s->centers[s->count] = x;
 		s->radii[s->count] = p->radius[i];
 		s->velocities[s->count] = p->velocity[i];
+		if (b->turns)
+		{
+			s->orientations[s->count] = bsMotionBlur_Turn(b, p, i, f);
+		}
 		if (b->looks != NULL)
 		{
 			s->ages[s->count] = b->world != NULL ? seconds - bsWorld_BirthTime(b->world, i) : 0.0;
@@ -138,6 +170,16 @@ static void bsMotionBlur_Keep(bsMotionBlur* b, double time, const bsParticles* p
 	}
 	memcpy(b->prev, p->position, p->count * sizeof(bsVec3));
 	b->prevCount = p->count;
+	if (b->turns && p->orientation != NULL)
+	{
+		if (!BS_ARRAY_RESERVE(b->prevTurn, b->prevTurnCapacity, p->count + 1))
+		{
+			b->outOfMemory = true;
+			b->prevCount = 0;
+			return;
+		}
+		memcpy(b->prevTurn, p->orientation, p->count * sizeof(bsQuat));
+	}
 }
 
 // The earliest sample not yet taken, or NULL.

@@ -109,9 +109,38 @@ static void bsSceneOutput_CompactSample(bsOutputContext* o, const bsBlurSample* 
 	{
 		int k = s->species[i];
 		const bsOverLifeConfig* life = pc->speciesCount > 0 ? &pc->species[k].overLife : &pc->overLife;
-		bsSceneOutput_Put(o, at[k]++, s->centers[i], s->radii[i], velocities ? s->velocities + i : NULL, life,
+		size_t n = at[k]++;
+		bsSceneOutput_Put(o, n, s->centers[i], s->radii[i], velocities ? s->velocities + i : NULL, life,
 			s->ages[i], colors);
+		if (bsSceneOutput_Turns(o))
+		{
+			o->orientations[n] = s->orientations[i];
+		}
 	}
+}
+
+// render.gas in a motion-blur sample: each particle's puff at its age at the sample's time, and the
+// sample's own density grid.
+static bool bsSceneOutput_WriteGasSample(bsOutputContext* o, const bsBlurSample* s, const char* path, char* err,
+	size_t errlen)
+{
+	bsPovScene* scene = o->scene;
+	if (!bsSceneOutput_Reserve(o, s->count + 1, false, false, true))
+	{
+		snprintf(err, errlen, "%s: out of memory", path);
+		return false;
+	}
+	for (size_t i = 0; i < s->count; ++i)
+	{
+		o->centers[i] = s->centers[i];
+		bsOutputGas_Puff(&o->config->render.gas, s->radii[i], s->ages[i], o->radii + i, o->densities + i);
+	}
+	scene->particles.centers = o->centers;
+	scene->particles.radii = o->radii;
+	scene->particles.instances.velocities = NULL;
+	scene->particles.count = s->count;
+	return bsOutputGas_WriteGrid(o, o->densities, err, errlen) &&
+		bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
 }
 
 // render.gas (output_gas.c): the puffs' radii and densities instead of the collision radii, escaped
@@ -264,6 +293,10 @@ static bool bsSceneOutput_WriteSample(bsOutputContext* o, int frame, int j, char
 	}
 	bool velocities = scene->particles.instances.object != NULL && o->config->render.instances.velocity;
 	scene->particles.colors = NULL;
+	if (o->config->render.gas.enabled)
+	{
+		return bsSceneOutput_WriteGasSample(o, s, path, err, errlen);
+	}
 	if (b->looks != NULL)
 	{
 		// Several species or over-life ramps: each species' set, its looks at the sample's time.
@@ -282,6 +315,7 @@ static bool bsSceneOutput_WriteSample(bsOutputContext* o, int frame, int j, char
 	scene->particles.centers = s->centers;
 	scene->particles.radii = s->radii;
 	scene->particles.instances.velocities = velocities ? s->velocities : NULL;
+	scene->particles.instances.orientations = bsSceneOutput_Turns(o) ? s->orientations : NULL;
 	scene->particles.count = s->count;
 	return bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
 }
