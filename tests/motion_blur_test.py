@@ -9,12 +9,14 @@ times spread over the shutter, which ends at the image's time (docs/rendering.md
           files as no motion blur. Bad values name the JSON path and leave no output.
           tests/motion_blur/looks.json (two species, one with radius, colour and opacity ramps): each
           sample scene draws each species in its own blob and material, every component's colour,
-          opacity and radius the ramps' at the particle's age at the sample's time.
+          opacity and radius the ramps' at the particle's age at the sample's time; the same scenes
+          after a resume.
   bodies  tests/motion_blur/bodies.json (a bar turning at 150 degrees/s, a deforming paddle, a
           dynamic one falling and spinning): each sample scene draws every body at the sample's time,
           the bar at its closed-form angle, all three as a run whose steps are the substeps draws them
           at those times (the dynamic body's integrated poses, the deforming one's shape); with every
-          body still, each sample scene is the image's own scene, byte for byte.
+          body still, each sample scene is the image's own scene, byte for byte; the kinematic bodies'
+          samples the same after a resume.
   render  (POV-Ray; skipped, exit 77, without it) the blurred frame's lit extent is the unblurred one
           plus speed x shutter time in pixels (+-1.5); shutter 0 renders the unblurred image byte for
           byte; the average equals the test's own (numpy, from POV-Ray run here on the same scenes);
@@ -104,6 +106,22 @@ def close(a, b, tol=1e-7):
                                     for x, y in zip(a, b))
 
 
+def check_resume(blobsim, config, tmp, label, *sets):
+    """A run stopped after frame 1 and resumed from its checkpoint writes the uninterrupted run's scenes
+    (the samples' bodies, ages and looks included), the last, shorter frame too."""
+    sets = (*sets, "output.checkpoint=1", "motion.steps=7")
+    whole, resumed = os.path.join(tmp, label + "-whole"), os.path.join(tmp, label + "-resumed")
+    run(blobsim, config, whole, *sets)
+    run(blobsim, config, resumed, *sets, expect_ok=False, extra=["--stop-after-frame", "1"])
+    p = subprocess.run([blobsim, "run", "--resume", resumed, "--quiet"], capture_output=True, text=True)
+    if p.returncode != 0:
+        fail(f"{label}: --resume: {p.stderr}")
+    povs = sorted(n for n in os.listdir(whole) if n.endswith(".pov"))
+    if povs != sorted(n for n in os.listdir(resumed) if n.endswith(".pov")) or "frame_0003_blur0.pov" not in povs:
+        fail(f"{label}: --resume wrote other scenes: {povs}")
+    same_tree(whole, resumed, povs)
+
+
 def still_config(root, tmp):
     """tests/motion_blur/bodies.json with every body still and no gravity (the particle rests)."""
     c = json.load(open(os.path.join(root, "tests", "motion_blur", "bodies.json")))
@@ -138,6 +156,13 @@ def bodies_mode(blobsim, root, tmp):
     # The image's own scene keeps the bodies at its time.
     if not close(bodies_drawn(os.path.join(out, "frame_0002.pov"))[0], bodies_drawn(os.path.join(fine, "frame_0012.pov"))[0]):
         fail("frame_0002.pov: the bodies are not at the image's time")
+    # Without the dynamic body (a checkpoint cannot hold one yet), stopped and resumed: the same scenes.
+    c = json.load(open(config))
+    c["environment"]["bodies"] = c["environment"]["bodies"][:2]
+    for b in c["environment"]["bodies"]:
+        b["file"] = os.path.join(root, "tests", "motion_blur", b["file"])
+    json.dump(c, open(os.path.join(tmp, "kinematic.json"), "w"))
+    check_resume(blobsim, os.path.join(tmp, "kinematic.json"), tmp, "bodies")
     still = os.path.join(tmp, "still")
     run(blobsim, still_config(root, tmp), still)
     # (Frame 1's first samples are before the particle's emission, in step 1.)
@@ -195,6 +220,7 @@ def check_looks(blobsim, root, tmp):
                 fail(f"{name}: the component at {at}, radius {m.group(2)}, rgbt {rgbt}: particle {i} at age "
                      f"{age} is at {where[i]} with rgbt {rgb + [1 - alpha]}, radius {p['radius'][i] * grow * 1.6}")
             checked += 1
+    check_resume(blobsim, config, tmp, "looks")
     return checked
 
 
