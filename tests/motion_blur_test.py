@@ -106,18 +106,19 @@ def close(a, b, tol=1e-7):
                                     for x, y in zip(a, b))
 
 
-def check_resume(blobsim, config, tmp, label, *sets):
-    """A run stopped after frame 1 and resumed from its checkpoint writes the uninterrupted run's scenes
-    (the samples' bodies, ages and looks included), the last, shorter frame too."""
+def check_resume(blobsim, config, tmp, label, *sets, stop=1):
+    """A run stopped after frame `stop` and resumed from its checkpoint writes the uninterrupted run's
+    scenes (the samples' particles, bodies, ages and looks), the last, shorter frame (7 steps, frames
+    every 2) included."""
     sets = (*sets, "output.checkpoint=1", "motion.steps=7")
     whole, resumed = os.path.join(tmp, label + "-whole"), os.path.join(tmp, label + "-resumed")
     run(blobsim, config, whole, *sets)
-    run(blobsim, config, resumed, *sets, expect_ok=False, extra=["--stop-after-frame", "1"])
+    run(blobsim, config, resumed, *sets, expect_ok=False, extra=["--stop-after-frame", str(stop)])
     p = subprocess.run([blobsim, "run", "--resume", resumed, "--quiet"], capture_output=True, text=True)
     if p.returncode != 0:
         fail(f"{label}: --resume: {p.stderr}")
     povs = sorted(n for n in os.listdir(whole) if n.endswith(".pov"))
-    if povs != sorted(n for n in os.listdir(resumed) if n.endswith(".pov")) or "frame_0003_blur0.pov" not in povs:
+    if povs != sorted(n for n in os.listdir(resumed) if n.endswith(".pov")) or "frame_0004_blur0.pov" not in povs:
         fail(f"{label}: --resume wrote other scenes: {povs}")
     same_tree(whole, resumed, povs)
 
@@ -270,19 +271,7 @@ def scene_mode(blobsim, root, tmp):
         if mine != theirs:
             fail(f"frame_0002_blur{j}.pov {mine} != the substep run's frame_{step:04d}.pov {theirs}")
 
-    # A run stopped after frame 2 and resumed from its checkpoint writes the same samples, the last,
-    # shorter frame (7 steps, frames every 2) included.
-    sets = (g, "output.checkpoint=1", "motion.steps=7")
-    whole, resumed = os.path.join(tmp, "whole"), os.path.join(tmp, "resumed")
-    run(blobsim, config, whole, *sets)
-    run(blobsim, config, resumed, *sets, expect_ok=False, extra=["--stop-after-frame", "2"])
-    p = subprocess.run([blobsim, "run", "--resume", resumed, "--quiet"], capture_output=True, text=True)
-    if p.returncode != 0:
-        fail(f"--resume: {p.stderr}")
-    povs = sorted(n for n in os.listdir(whole) if n.endswith(".pov"))
-    if povs != sorted(n for n in os.listdir(resumed) if n.endswith(".pov")) or "frame_0004_blur0.pov" not in povs:
-        fail(f"--resume wrote other scenes: {povs}")
-    same_tree(whole, resumed, povs)
+    check_resume(blobsim, config, tmp, "fall", g, stop=2)
 
     # Bad values: the JSON path, exit 1, no output folder.
     bad = [("render.motion_blur.shutter_angle=400", "render.motion_blur.shutter_angle"),
