@@ -5,7 +5,8 @@
           of the cached particles (numpy: puff radius radius_scale r (1 + growth age), density
           density exp(-age / fade), d (1 - |x - c| / r) summed at the cells' centres) within the
           file's rounding; the particles rise; the same bytes at 1 and 2 threads; bad values fail
-          naming the JSON path and leave no output.
+          naming the JSON path and leave no output. With render.motion_blur each sample scene's
+          grid is the same splat of the particles at the sample's step (a per-step cache).
   render  the run rendered by POV-Ray at 64x48 with --render (skipped, exit 77, without povray): no
           parse error or warning, and the gas changes pixels of the scene rendered without it.
     /usr/bin/python3 tests/gas_test.py BLOBSIM SOURCE_ROOT scene|render
@@ -140,6 +141,38 @@ def check_scene(blobsim, root, work):
         if os.path.exists(target) and os.listdir(target):
             fail(f"--set {s}: left {os.listdir(target)}")
     print(f"scene: {values.size} cells, largest difference {error:.3g} of peak {peak:.4g}; 1 and 2 threads the same")
+    check_blur(blobsim, config, gas, work)
+
+
+def check_grid(out, scene_name, p, gas):
+    """The df3 grid scene_name names against the test's own splat of the particles p; the largest
+    difference and the peak."""
+    name, peak, lo, size = gas_box(open(os.path.join(out, scene_name)).read())
+    values = read_df3(os.path.join(out, name)) * peak
+    want = splat(p, gas, lo, size[0] / values.shape[2], values.shape)
+    error = np.max(np.abs(values - want))
+    if error > peak / 65535 * 0.5 + 1e-6 * peak:
+        fail(f"{scene_name}: the grid differs from the particles' puffs by {error} (peak {peak})")
+    return name
+
+
+def check_blur(blobsim, config, gas, work):
+    """render.gas with render.motion_blur (a 360-degree shutter over 5-step frames, 6 samples: one a
+    step): each sample scene names its own grid, the puffs of the particles where they are and as old
+    as they are at its step, as the per-step cache of the same run (without blur) has them."""
+    blur, steps = os.path.join(work, "blur"), os.path.join(work, "steps")
+    for out, sets in ((blur, ['render.motion_blur={"shutter_angle": 360, "samples": 6}']),
+                      (steps, ["output.frame_every=1", "output.cache=true"])):
+        r = run(blobsim, config, out, *sets)
+        if r.returncode != 0:
+            fail(f"run {sets}: {r.stderr}")
+    names = set()
+    for j in range(5):
+        p = read_ply(os.path.join(steps, "cache", f"frame_{5 + j:04d}.ply"))
+        names.add(check_grid(blur, f"frame_0002_blur{j}.pov", p, gas))
+    if len(names) != 5:
+        fail(f"the samples share grids: {sorted(names)}")
+    print("motion blur: each sample's grid is the particles' puffs at its step")
 
 
 def check_render(blobsim, root, work):

@@ -7,12 +7,25 @@ times spread over the shutter, which ends at the image's time (docs/rendering.md
           whose steps are the substeps (the simulation's own positions, no interpolation). The same
           bytes at 1 and 2 threads, and after a resume from a checkpoint. Shutter 0 writes the same
           files as no motion blur. Bad values name the JSON path and leave no output.
+          tests/motion_blur/looks.json (two species, one with radius, colour and opacity ramps): each
+          sample scene draws each species in its own blob and material, every component's colour,
+          opacity and radius the ramps' at the particle's age at the sample's time; the same scenes
+          after a resume.
+  bodies  tests/motion_blur/bodies.json (a bar turning at 150 degrees/s, a deforming paddle, a
+          dynamic one falling and spinning): each sample scene draws every body at the sample's time,
+          the bar at its closed-form angle, all three as a run whose steps are the substeps draws them
+          at those times (the dynamic body's integrated poses, the deforming one's shape); with every
+          body still, each sample scene is the image's own scene, byte for byte; the kinematic bodies'
+          samples the same after a resume.
   render  (POV-Ray; skipped, exit 77, without it) the blurred frame's lit extent is the unblurred one
           plus speed x shutter time in pixels (+-1.5); shutter 0 renders the unblurred image byte for
           byte; the average equals the test's own (numpy, from POV-Ray run here on the same scenes);
           `blobsim render DIR --force` remakes the same bytes; a sample scene POV-Ray cannot parse
-          fails the image, names the sample, and leaves the previous image as it was.
-    /usr/bin/python3 tests/motion_blur_test.py BLOBSIM SOURCE_ROOT scene|render
+          fails the image, names the sample, and leaves the previous image as it was. The turning
+          bar's edge along a pixel row is blurred over its travel during the shutter in pixels (+-1.5),
+          ending where the unblurred edge is, with intermediate values over that width; still bodies
+          render the same pixels with and without blur.
+    /usr/bin/python3 tests/motion_blur_test.py BLOBSIM SOURCE_ROOT scene|bodies|render
 """
 import filecmp
 import json
@@ -23,6 +36,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from instances_test import fail, run  # noqa: E402  (the run helper and the failure report)
@@ -73,7 +88,145 @@ def check_streak(out, angle):
     return xs
 
 
+MATRIX = re.compile(r"matrix <([^>]*)>")
+VERTICES = re.compile(r"vertex_vectors\s*\{\s*\d+,([^}]*)\}")
+BAR_SPEED = -150.0  # degrees/s about +z: tests/motion_blur/bodies.json's keys
+
+
+def bodies_drawn(path):
+    """The bodies' matrices (12 numbers each, in body order) and the deforming body's vertices."""
+    text = open(path).read()
+    matrices = [[float(v) for v in m.group(1).split(",")] for m in MATRIX.finditer(text)]
+    vertices = [[float(v) for v in re.findall(r"-?[\d.]+(?:e-?\d+)?", m.group(1))] for m in VERTICES.finditer(text)]
+    return matrices, vertices
+
+
+def close(a, b, tol=1e-7):
+    return len(a) == len(b) and all(len(x) == len(y) and all(abs(u - v) <= tol * (1 + abs(v)) for u, v in zip(x, y))
+                                    for x, y in zip(a, b))
+
+
+def check_resume(blobsim, config, tmp, label, *sets, stop=1):
+    """A run stopped after frame `stop` and resumed from its checkpoint writes the uninterrupted run's
+    scenes (the samples' particles, bodies, ages and looks), the last, shorter frame (7 steps, frames
+    every 2) included."""
+    sets = (*sets, "output.checkpoint=1", "motion.steps=7")
+    whole, resumed = os.path.join(tmp, label + "-whole"), os.path.join(tmp, label + "-resumed")
+    run(blobsim, config, whole, *sets)
+    run(blobsim, config, resumed, *sets, expect_ok=False, extra=["--stop-after-frame", str(stop)])
+    p = subprocess.run([blobsim, "run", "--resume", resumed, "--quiet"], capture_output=True, text=True)
+    if p.returncode != 0:
+        fail(f"{label}: --resume: {p.stderr}")
+    povs = sorted(n for n in os.listdir(whole) if n.endswith(".pov"))
+    if povs != sorted(n for n in os.listdir(resumed) if n.endswith(".pov")) or "frame_0004_blur0.pov" not in povs:
+        fail(f"{label}: --resume wrote other scenes: {povs}")
+    same_tree(whole, resumed, povs)
+
+
+def still_config(root, tmp):
+    """tests/motion_blur/bodies.json with every body still and no gravity (the particle rests)."""
+    c = json.load(open(os.path.join(root, "tests", "motion_blur", "bodies.json")))
+    for b in c["environment"]["bodies"]:
+        b["keys"] = [{"time": 0, "translate": [b["keys"][-1].get("translate", [0, 0, 0])[0], -0.3, 0],
+                      "rotate": {"axis": [0, 0, 1], "angle": -20}}]
+        b.pop("deform", None)
+        b.pop("dynamic", None)
+        b["file"] = os.path.join(root, "tests", "motion_blur", b["file"])
+    c["motion"]["gravity"] = [0, 0, 0]
+    path = os.path.join(tmp, "still.json")
+    json.dump(c, open(path, "w"))
+    return path
+
+
+def bodies_mode(blobsim, root, tmp):
+    config = os.path.join(root, "tests", "motion_blur", "bodies.json")
+    out, fine = os.path.join(tmp, "bodies"), os.path.join(tmp, "bodies-fine")
+    run(blobsim, config, out)
+    run(blobsim, config, fine, f"motion.dt={DT / SUBSTEPS!r}", "motion.substeps=1", f"motion.steps={4 * SUBSTEPS}",
+        "output.frame_every=1")
+    for j in range(3):
+        step = 2 * EVERY * SUBSTEPS - 2 * (3 - j)  # the sample's time in fine steps
+        name = f"frame_0002_blur{j}.pov"
+        mine = bodies_drawn(os.path.join(out, name))
+        theirs = bodies_drawn(os.path.join(fine, f"frame_{step:04d}.pov"))
+        if len(mine[0]) != 3 or len(mine[1]) != 1 or not close(mine[0], theirs[0]) or not close(mine[1], theirs[1]):
+            fail(f"{name}: the bodies {mine} are not the substep run's frame_{step:04d}.pov {theirs}")
+        angle = math.radians(BAR_SPEED * step * DT / SUBSTEPS)
+        if not close([mine[0][0][:2]], [[math.cos(angle), math.sin(angle)]]):
+            fail(f"{name}: the bar's matrix {mine[0][0]}, expected a turn of {math.degrees(angle)} degrees")
+    # The image's own scene keeps the bodies at its time.
+    if not close(bodies_drawn(os.path.join(out, "frame_0002.pov"))[0], bodies_drawn(os.path.join(fine, "frame_0012.pov"))[0]):
+        fail("frame_0002.pov: the bodies are not at the image's time")
+    # Without the dynamic body (a checkpoint cannot hold one yet), stopped and resumed: the same scenes.
+    c = json.load(open(config))
+    c["environment"]["bodies"] = c["environment"]["bodies"][:2]
+    for b in c["environment"]["bodies"]:
+        b["file"] = os.path.join(root, "tests", "motion_blur", b["file"])
+    json.dump(c, open(os.path.join(tmp, "kinematic.json"), "w"))
+    check_resume(blobsim, os.path.join(tmp, "kinematic.json"), tmp, "bodies")
+    still = os.path.join(tmp, "still")
+    run(blobsim, still_config(root, tmp), still)
+    # (Frame 1's first samples are before the particle's emission, in step 1.)
+    for scene in ("frame_0000", "frame_0002", "scene"):
+        for j in range(3):
+            if not filecmp.cmp(os.path.join(still, f"{scene}_blur{j}.pov"), os.path.join(still, f"{scene}.pov"),
+                               shallow=False):
+                fail(f"still bodies: {scene}_blur{j}.pov differs from {scene}.pov")
+
+
+RGBT = re.compile(r"^\tsphere \{ <([^>]*)>, ([^,]*), 1 texture \{ BlobsimParticleTexture pigment \{ rgbt <([^>]*)> \} \} \}$")
+PLAIN = re.compile(r"^\tsphere \{ <([^>]*)>, ([^,]*), 1 \}$")
+
+
+def check_looks(blobsim, root, tmp):
+    """Several species and over-life ramps: each sample scene draws every species in its own blob with
+    its material, and each water particle's component with the ramps' colour, opacity and radius at
+    its age at the sample's time (its age in the image's cache less the time to the image), where its
+    straight path puts it then."""
+    from over_life_test import ramp, read_cache
+    config = os.path.join(root, "tests", "motion_blur", "looks.json")
+    c = json.load(open(config))
+    water = c["particles"][1]["over_life"]
+    out = os.path.join(tmp, "looks")
+    run(blobsim, config, out)
+    shutter = 300 / 360 * EVERY * DT
+    end = 2 * EVERY * DT
+    p = read_cache(os.path.join(out, "cache", "frame_0002.ply"))
+    mine = p["species"] == 1
+    textures = [line for line in open(os.path.join(out, "frame_0002.pov")) if line.startswith("\ttexture")]
+    checked = 0
+    for j in range(3):
+        name = os.path.join(out, f"frame_0002_blur{j}.pov")
+        back = shutter * (3 - j) / 3  # from the sample to the image
+        lines = open(name).read().split("\n")
+        if [x + "\n" for x in lines if x.startswith("\ttexture")] != textures:
+            fail(f"{name}: the species' materials are not the image's {textures}")
+        coloured = [RGBT.match(x) for x in lines if RGBT.match(x)]
+        plain = [PLAIN.match(x) for x in lines if PLAIN.match(x)]
+        born = np.count_nonzero(mine & (p["age"] - back > 0))
+        if len(plain) != np.count_nonzero(~mine) or len(coloured) != born or born < 2:
+            fail(f"{name}: {len(plain)} mud and {len(coloured)} water components, expected "
+                 f"{np.count_nonzero(~mine)} and {born}")
+        where = np.array([p["x"] - p["vx"] * back, p["y"], p["z"]]).T
+        for m in coloured:
+            at = np.array([float(v) for v in m.group(1).split(",")])
+            i = int(np.argmin(np.where(mine, np.sum((where - at) ** 2, axis=1), np.inf)))
+            age = p["age"][i] - back
+            rgb, _ = ramp(water["color"], age)
+            (alpha,), _ = ramp(water["opacity"], age)
+            (grow,), _ = ramp(water["radius"], age)
+            rgbt = [float(v) for v in m.group(3).split(",")]
+            if np.abs(where[i] - at).max() > 1e-7 or any(abs(g - w) > 2e-6 for g, w in zip(rgbt, rgb + [1 - alpha])) \
+                    or abs(float(m.group(2)) - p["radius"][i] * grow * 1.6) > 1e-8:
+                fail(f"{name}: the component at {at}, radius {m.group(2)}, rgbt {rgbt}: particle {i} at age "
+                     f"{age} is at {where[i]} with rgbt {rgb + [1 - alpha]}, radius {p['radius'][i] * grow * 1.6}")
+            checked += 1
+    check_resume(blobsim, config, tmp, "looks")
+    return checked
+
+
 def scene_mode(blobsim, root, tmp):
+    check_looks(blobsim, root, tmp)
     config = os.path.join(root, "tests", "motion_blur", "streak.json")
     a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
     run(blobsim, config, a, threads=1)
@@ -118,19 +271,7 @@ def scene_mode(blobsim, root, tmp):
         if mine != theirs:
             fail(f"frame_0002_blur{j}.pov {mine} != the substep run's frame_{step:04d}.pov {theirs}")
 
-    # A run stopped after frame 2 and resumed from its checkpoint writes the same samples, the last,
-    # shorter frame (7 steps, frames every 2) included.
-    sets = (g, "output.checkpoint=1", "motion.steps=7")
-    whole, resumed = os.path.join(tmp, "whole"), os.path.join(tmp, "resumed")
-    run(blobsim, config, whole, *sets)
-    run(blobsim, config, resumed, *sets, expect_ok=False, extra=["--stop-after-frame", "2"])
-    p = subprocess.run([blobsim, "run", "--resume", resumed, "--quiet"], capture_output=True, text=True)
-    if p.returncode != 0:
-        fail(f"--resume: {p.stderr}")
-    povs = sorted(n for n in os.listdir(whole) if n.endswith(".pov"))
-    if povs != sorted(n for n in os.listdir(resumed) if n.endswith(".pov")) or "frame_0004_blur0.pov" not in povs:
-        fail(f"--resume wrote other scenes: {povs}")
-    same_tree(whole, resumed, povs)
+    check_resume(blobsim, config, tmp, "fall", g, stop=2)
 
     # Bad values: the JSON path, exit 1, no output folder.
     bad = [("render.motion_blur.shutter_angle=400", "render.motion_blur.shutter_angle"),
@@ -141,9 +282,7 @@ def scene_mode(blobsim, root, tmp):
            ("render.motion_blur.samples=2.5", "render.motion_blur.samples"),
            ("render.motion_blur.shutter=90", "render.motion_blur"),
            ('render.surface="mesh"', "render.motion_blur: needs render.surface \"blob\""),
-           ("render.motion_blur=true", "render.motion_blur"),
-           ('particles.over_life={"radius": 2}', "render.motion_blur: draws one set of particles in one material: "
-            "it cannot go with particles.over_life")]
+           ("render.motion_blur=true", "render.motion_blur")]
     for k, (s, path) in enumerate(bad):
         out = os.path.join(tmp, f"bad{k}")
         p = run(blobsim, config, out, s, expect_ok=False)
@@ -223,13 +362,57 @@ def render_mode(blobsim, root, tmp):
     leftovers = [n for n in os.listdir(again) if ".tmp." in n]
     if leftovers:
         fail(f"a broken sample left {leftovers}")
+    render_bodies(blobsim, root, tmp)
+
+
+def bar_left(angle, y):
+    """The turning bar's left edge (its -x side, 0.04 off its axis) along the row at height y."""
+    a = math.radians(angle)
+    return (-0.04 - y * math.sin(a)) / math.cos(a)
+
+
+def render_bodies(blobsim, root, tmp):
+    import numpy as np
+    import matplotlib.image as mpimg
+    config = os.path.join(root, "tests", "motion_blur", "bodies.json")
+    blur, plain = os.path.join(tmp, "bblur"), os.path.join(tmp, "bplain")
+    run(blobsim, config, blur, "render.motion_blur.samples=8", extra=["--render"])
+    c = json.load(open(config))
+    del c["render"]["motion_blur"]
+    for b in c["environment"]["bodies"]:
+        b["file"] = os.path.join(root, "tests", "motion_blur", b["file"])
+    json.dump(c, open(os.path.join(tmp, "bplain.json"), "w"))
+    run(blobsim, os.path.join(tmp, "bplain.json"), plain, extra=["--render"])
+    # Row 15 of 120, at the bar's front face (z = -0.04, 2.96 from the camera): y = 44.5 pixels up.
+    pixel = 2 * 2.96 * math.tan(math.radians(20)) / 160
+    row, y = 15, (60 - 15 - 0.5) * pixel
+    end = 2 * EVERY * DT
+    travel = (bar_left(BAR_SPEED * end, y) - bar_left(BAR_SPEED * (end - EVERY * DT), y)) / pixel
+    a = mpimg.imread(os.path.join(blur, "frame_0002.png"))[row, :, :3].max(axis=1)
+    b = mpimg.imread(os.path.join(plain, "frame_0002.png"))[row, :, :3].max(axis=1)
+    lit_a, lit_b = np.nonzero(a > 2.5 / 255)[0], np.nonzero(b > 2.5 / 255)[0]
+    if len(lit_b) == 0 or len(lit_a) == 0:
+        fail("the bar does not show on row 15")
+    grown = (lit_a[-1] - lit_a[0]) - (lit_b[-1] - lit_b[0])
+    between = np.count_nonzero((a > 2.5 / 255) & (a < 0.9 * b[lit_b].min()))
+    if abs(grown - travel) > 1.5 or lit_a[-1] != lit_b[-1] or between < travel - 1.5:
+        fail(f"row 15: the blurred bar spans columns {lit_a[0]}-{lit_a[-1]} ({between} intermediate), the "
+             f"unblurred {lit_b[0]}-{lit_b[-1]}: grown by {grown} px, expected the edge's travel {travel:.1f}")
+    # Still bodies: the same pixels with and without blur.
+    still = still_config(root, tmp)
+    sblur, splain = os.path.join(tmp, "sblur"), os.path.join(tmp, "splain")
+    run(blobsim, still, sblur, extra=["--render"])
+    run(blobsim, still, splain, 'render.motion_blur.shutter_angle=0', extra=["--render"])
+    for n in ("frame_0002.png", "scene.png"):
+        if not np.array_equal(mpimg.imread(os.path.join(sblur, n)), mpimg.imread(os.path.join(splain, n))):
+            fail(f"still bodies: {n} differs with motion blur")
 
 
 def main():
-    blobsim, root, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+    blobsim, root, mode = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
     tmp = tempfile.mkdtemp(prefix="blobsim-blur-")
     try:
-        {"scene": scene_mode, "render": render_mode}[mode](blobsim, root, tmp)
+        {"scene": scene_mode, "bodies": bodies_mode, "render": render_mode}[mode](blobsim, root, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"motion blur {mode}: ok")

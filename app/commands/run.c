@@ -1023,6 +1023,7 @@ static bsWorld* bsSimulate_Begin(bsRunFrames* run, const bsRunOptions* o, const 
 	*first = 1;
 	if (run->blur->samples > 0)
 	{
+		bsMotionBlur_Attach(run->blur, env->bodies, world, c);
 		bsWorld_SetSubstepObserver(world, bsMotionBlur_Observe, run->blur);
 	}
 	if (run->resume == NULL)

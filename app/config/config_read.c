@@ -1773,8 +1773,8 @@ static bool bsReadMotionBlur(bsCtx* c, const cJSON* render, bsRenderConfig* r)
 	return true;
 }
 
-// render.gas (docs/rendering.md): the puffs replace the blobs, so a mesh surface, instances or motion
-// blur (whose sub-frame scenes are blobs) with it are refused.
+// render.gas (docs/rendering.md): the puffs replace the blobs, so a mesh surface or instances with it
+// are refused.
 static bool bsReadGas(bsCtx* c, const cJSON* render, bsRenderConfig* r)
 {
 	const cJSON* o;
@@ -1788,10 +1788,10 @@ static bool bsReadGas(bsCtx* c, const cJSON* render, bsRenderConfig* r)
 	{
 		return false;
 	}
-	if (o != NULL && (r->surface != bs_surfaceBlobs || r->instances.enabled || r->motionBlur.enabled))
+	if (o != NULL && (r->surface != bs_surfaceBlobs || r->instances.enabled))
 	{
-		return bsFail(c, "draws the particles as media puffs: it cannot go with render.surface \"%s\", "
-			"render.instances or render.motion_blur", r->surface != bs_surfaceBlobs ? "mesh or auto" : "blob");
+		return bsFail(c, "draws the particles as media puffs: it cannot go with render.surface \"%s\" or "
+			"render.instances", r->surface != bs_surfaceBlobs ? "mesh or auto" : "blob");
 	}
 	bsPop(c, mark);
 	return true;
@@ -1941,10 +1941,10 @@ static bool bsReadInteractions(bsCtx* c, const cJSON* root, bsConfig* config)
 	return true;
 }
 
-// render.motion_blur's sub-frame samples, and render.gas's puffs (which grow and fade by their own
-// settings), are one set of particles in one material: several species or over-life ramps would be
-// lost in them.
-static bool bsCheckBlurLooks(bsCtx* c, const bsConfig* config)
+// render.gas's puffs (which grow and fade by their own settings) are one set of particles in one
+// material: several species or over-life ramps would be lost in them. (render.motion_blur's samples
+// draw each species with its looks at the sample's time: motion_blur.h.)
+static bool bsCheckGasLooks(bsCtx* c, const bsConfig* config)
 {
 	const bsParticlesConfig* pc = &config->particles;
 	bool ramps = bsOverLife_Any(&pc->overLife);
@@ -1952,13 +1952,12 @@ static bool bsCheckBlurLooks(bsCtx* c, const bsConfig* config)
 	{
 		ramps = ramps || bsOverLife_Any(&pc->species[k].overLife);
 	}
-	bool blur = config->render.motionBlur.enabled;
-	if ((!blur && !config->render.gas.enabled) || (pc->speciesCount <= 1 && !ramps))
+	if (!config->render.gas.enabled || (pc->speciesCount <= 1 && !ramps))
 	{
 		return true;
 	}
 	bsPushKey(c, "render");
-	bsPushKey(c, blur ? "motion_blur" : "gas");
+	bsPushKey(c, "gas");
 	return bsFail(c, "draws one set of particles in one material: it cannot go with %s",
 		pc->speciesCount > 1 ? "several species" : "particles.over_life");
 }
@@ -1979,22 +1978,17 @@ static bool bsCheckSpeciesLooks(bsCtx* c, const bsConfig* config)
 }
 
 // render.instances.orient "rotation" turns each object by its particle's orientation, which the spins
-// turn: without particles.interaction.rotation nothing spins. Motion blur's sub-frame samples keep no
-// orientations, so the two do not go together.
+// turn: without particles.interaction.rotation nothing spins.
 static bool bsCheckInstanceRotation(bsCtx* c, const bsConfig* config)
 {
-	const bsRenderConfig* r = &config->render;
-	if (!r->instances.rotation || (config->step.interaction.rotation && !r->motionBlur.enabled))
+	if (!config->render.instances.rotation || config->step.interaction.rotation)
 	{
 		return true;
 	}
 	bsPushKey(c, "render");
 	bsPushKey(c, "instances");
 	bsPushKey(c, "orient");
-	return bsFail(c, r->motionBlur.enabled ?
-		"\"rotation\" cannot go with render.motion_blur (its sub-frame samples keep no orientations): "
-		"use \"velocity\" or \"none\", or no motion blur" :
-		"\"rotation\" turns each object by its particle's spin, and the particles do not spin: set "
+	return bsFail(c, "\"rotation\" turns each object by its particle's spin, and the particles do not spin: set "
 		"particles.interaction.rotation to true (granular), or use \"velocity\" or \"none\"");
 }
 
@@ -2046,7 +2040,7 @@ bool bsReadConfig(bsCtx* c, const cJSON* root, bsConfig* config)
 		bsReadMotion(c, root, config) &&
 		bsReadCollision(c, root, &config->step) &&
 		bsReadRender(c, root, &config->render, bsFluidMaterial_Look(config->particles.material)) &&
-		bsCheckSpeciesLooks(c, config) && bsCheckBlurLooks(c, config) && bsCheckInstanceRotation(c, config) &&
+		bsCheckSpeciesLooks(c, config) && bsCheckGasLooks(c, config) && bsCheckInstanceRotation(c, config) &&
 		bsReadOutput(c, root, &config->output) &&
 		bsReadFieldConfig(c, root, &config->field);
 }

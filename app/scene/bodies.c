@@ -24,6 +24,8 @@ typedef struct bsEnvBody
 	char declared[32];  // BlobsimBodyN
 	char* name;         // the OBJ's path, for the comment
 	bsTriangle* shape;  // deforming: the world's shape at the scene's time (the scene outlives the world)
+	bsTriangle* sampleShape;  // deforming, with motion blur: its shape at a sample's time (made when first needed)
+	bsVec3* weights;          // and the deformation's weights there
 	bsDistanceGrid field;  // environment.bodies[i].field: its grid around the rest mesh (cells NULL: none)
 } bsEnvBody;
 
@@ -50,6 +52,8 @@ void bsEnvBodies_Free(bsEnvBodies* bodies)
 	{
 		bsBody_Destroy(bodies->items[i].body);
 		free(bodies->items[i].shape);
+		free(bodies->items[i].sampleShape);
+		free(bodies->items[i].weights);
 		bsDistanceGrid_Free(&bodies->items[i].field);
 	}
 	free(bodies->items);
@@ -590,6 +594,21 @@ const bsPovBody* bsEnvBodies_Scene(const bsEnvBodies* bodies, size_t* count)
 	return bodies != NULL ? bodies->pov : NULL;
 }
 
+// POV-Ray's matrix of a pose and scale: it maps a row vector, so the rows are the images of the scaled
+// axes, then the translation.
+static void bsPovBody_SetMatrix(bsPovBody* pov, bsTransform pose, bsVec3 scale)
+{
+	bsVec3 rows[4] = {bsQuat_Rotate(pose.rotation, bsV3(scale.x, 0, 0)),
+		bsQuat_Rotate(pose.rotation, bsV3(0, scale.y, 0)), bsQuat_Rotate(pose.rotation, bsV3(0, 0, scale.z)),
+		pose.translation};
+	for (int r = 0; r < 4; ++r)
+	{
+		pov->matrix[3 * r] = rows[r].x;
+		pov->matrix[3 * r + 1] = rows[r].y;
+		pov->matrix[3 * r + 2] = rows[r].z;
+	}
+}
+
 void bsEnvBodies_Pose(bsEnvBodies* bodies, const bsWorld* world)
 {
 	double t = bsWorld_Time(world);
@@ -615,17 +634,69 @@ void bsEnvBodies_Pose(bsEnvBodies* bodies, const bsWorld* world)
 		pov->declared = b->declared;
 		pov->triangles = b->shape;
 		pov->triangleCount = n;
-		// POV-Ray's matrix maps a row vector: the rows are the images of the scaled axes.
-		bsVec3 rows[4] = {bsQuat_Rotate(pose.rotation, bsV3(scale.x, 0, 0)),
-			bsQuat_Rotate(pose.rotation, bsV3(0, scale.y, 0)), bsQuat_Rotate(pose.rotation, bsV3(0, 0, scale.z)),
-			pose.translation};
-		for (int r = 0; r < 4; ++r)
+		bsPovBody_SetMatrix(pov, pose, scale);
+	}
+}
+
+int bsEnvBodies_Count(const bsEnvBodies* bodies)
+{
+	return bodies != NULL ? bodies->count : 0;
+}
+
+void bsEnvBodies_Record(const bsEnvBodies* bodies, double t, bsEnvBodyPose* poses)
+{
+	for (int i = 0; i < bsEnvBodies_Count(bodies); ++i)
+	{
+		bsBody_Pose(bodies->items[i].body, t, &poses[i].pose, &poses[i].scale);
+	}
+}
+
+// A deforming body's shape at time t with scale `scale`, as the world makes it (collider_body.c): the
+// rest triangles deformed by the weights at t; a triangle the deformation makes degenerate keeps the
+// image's shape. False when out of memory.
+static bool bsEnvBody_SampleShape(bsEnvBody* b, double t, bsVec3 scale)
+{
+	uint32_t count;
+	const bsTriangle* rest = bsBody_Triangles(b->body, &count);
+	int n = bsBody_DeformWeightCount(b->body);
+	if ((b->sampleShape == NULL && (b->sampleShape = malloc(count * sizeof(bsTriangle))) == NULL) ||
+		(n > 0 && b->weights == NULL && (b->weights = malloc((size_t)n * sizeof(bsVec3))) == NULL))
+	{
+		return false;
+	}
+	bsBody_DeformWeights(b->body, t, b->weights);
+	for (uint32_t i = 0; i < count; ++i)
+	{
+		bsVec3 p1 = bsBody_ShapePoint(b->body, b->weights, scale, rest[i].p1);
+		bsVec3 p2 = bsBody_ShapePoint(b->body, b->weights, scale, rest[i].p2);
+		bsVec3 p3 = bsBody_ShapePoint(b->body, b->weights, scale, rest[i].p3);
+		if (bsMakeTriangle(p1, p2, p3, b->sampleShape + i) != bs_ok)
 		{
-			pov->matrix[3 * r] = rows[r].x;
-			pov->matrix[3 * r + 1] = rows[r].y;
-			pov->matrix[3 * r + 2] = rows[r].z;
+			b->sampleShape[i] = b->shape[i];
 		}
 	}
+	return true;
+}
+
+bool bsEnvBodies_PoseSample(bsEnvBodies* bodies, double t, const bsEnvBodyPose* poses, bsPovBody* out)
+{
+	for (int i = 0; i < bsEnvBodies_Count(bodies); ++i)
+	{
+		bsEnvBody* b = bodies->items + i;
+		out[i] = bodies->pov[i];
+		if (b->shape == NULL)
+		{
+			bsPovBody_SetMatrix(out + i, poses[i].pose, poses[i].scale);
+			continue;
+		}
+		if (!bsEnvBody_SampleShape(b, t, poses[i].scale))
+		{
+			return false;
+		}
+		out[i].triangles = b->sampleShape;
+		bsPovBody_SetMatrix(out + i, poses[i].pose, bsV3(1.0, 1.0, 1.0));
+	}
+	return true;
 }
 
 void bsEnvBodies_Sensors(bsEnvBodies* bodies, const bsWorld* world, double radius, bsPovScene* scene)

@@ -36,6 +36,27 @@ const bsPovBody* bsEnvBodies_Scene(const bsEnvBodies* bodies, size_t* count);
 // (bsWorld_BodyShape), copied, since the scene is written once more after the world is gone.
 void bsEnvBodies_Pose(bsEnvBodies* bodies, const bsWorld* world);
 
+// The bodies' count (0 for NULL).
+int bsEnvBodies_Count(const bsEnvBodies* bodies);
+
+// A body's pose and scale at one time (bsBody_Pose), kept for a motion-blur sample (motion_blur.h).
+typedef struct bsEnvBodyPose
+{
+	bsTransform pose;
+	bsVec3 scale;
+} bsEnvBodyPose;
+
+// Each body's pose at time t (seconds) into poses, bsEnvBodies_Count of them. A dynamic body's comes from
+// the chord the world gave it for the substep being taken (body.h), so t must lie in that substep: call
+// it from the world's substep observer, or when the world is at t.
+void bsEnvBodies_Record(const bsEnvBodies* bodies, double t, bsEnvBodyPose* poses);
+
+// The bodies as a motion-blur sample's scene draws them at time t, posed as bsEnvBodies_Record recorded
+// them there, into out (bsEnvBodies_Count of them): a rigid one by its include and the recorded pose; a
+// deforming one's shape made at t (in a buffer of the bodies', valid until the next call). The image's
+// own bodies (bsEnvBodies_Scene) stay as they are. False when out of memory.
+bool bsEnvBodies_PoseSample(bsEnvBodies* bodies, double t, const bsEnvBodyPose* poses, bsPovBody* out);
+
 // The sensor particles of the world's body pairs into the scene (radius 0: none drawn; render.sensors).
 // Valid until the next call.
 void bsEnvBodies_Sensors(bsEnvBodies* bodies, const bsWorld* world, double radius, bsPovScene* scene);

@@ -11,6 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+void bsOutputGas_Puff(const bsGasConfig* gas, double radius, double age, double* puffRadius, double* density)
+{
+	age = fmax(age, 0.0);
+	*puffRadius = gas->radiusScale * radius * (1.0 + gas->growth * age);
+	*density = gas->fade > 0.0 ? gas->density * exp(-age / gas->fade) : gas->density;
+}
+
 bool bsOutputGas_Update(bsOutputContext* o, char* err, size_t errlen)
 {
 	const bsGasConfig* gas = &o->config->render.gas;
@@ -29,9 +36,7 @@ bool bsOutputGas_Update(bsOutputContext* o, char* err, size_t errlen)
 	double now = bsWorld_Time(o->world);
 	for (size_t i = 0; i < p->count; ++i)
 	{
-		double age = fmax(now - bsWorld_BirthTime(o->world, i), 0.0);
-		o->gasRadii[i] = gas->radiusScale * p->radius[i] * (1.0 + gas->growth * age);
-		o->gasDensities[i] = gas->fade > 0.0 ? gas->density * exp(-age / gas->fade) : gas->density;
+		bsOutputGas_Puff(gas, p->radius[i], now - bsWorld_BirthTime(o->world, i), o->gasRadii + i, o->gasDensities + i);
 	}
 	o->gasCount = p->count;
 	return true;

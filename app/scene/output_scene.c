@@ -34,6 +34,35 @@ static bool bsSceneOutput_Reserve(bsOutputContext* o, size_t n, bool velocities,
 		(!densities || BS_ARRAY_RESIZE(o->densities, capacity)) && (o->drawnCapacity = capacity, true);
 }
 
+// at[s + 1] the drawn particles of species s in, first[s] .. first[s + 1] (and at[s]) out: where each
+// species' run of the drawn arrays begins.
+static void bsSceneOutput_Firsts(size_t* at, int species, size_t* first)
+{
+	for (int s = 0; s < species; ++s)
+	{
+		at[s + 1] += at[s];
+		first[s] = at[s];
+	}
+	first[species] = at[species];
+}
+
+// Drawn particle n: its centre, its radius and colour from its ramps at its age (and its velocity when
+// asked for).
+static void bsSceneOutput_Put(bsOutputContext* o, size_t n, bsVec3 center, double radius, const bsVec3* velocity,
+	const bsOverLifeConfig* life, double age, bool colors)
+{
+	o->centers[n] = center;
+	o->radii[n] = radius * bsOverLife_RadiusScale(life, age);
+	if (velocity != NULL)
+	{
+		o->velocities[n] = *velocity;
+	}
+	if (colors)
+	{
+		bsOverLife_Color(life, age, o->colors + 4 * n);
+	}
+}
+
 // The drawn particles (not escaped) of each species, species after species, into the context's arrays:
 // first[s] .. first[s + 1] are species s's. Each one's drawn radius and colour from its species' ramps
 // at its age.
@@ -47,12 +76,7 @@ static void bsSceneOutput_Compact(bsOutputContext* o, bool velocities, bool colo
 	{
 		at[bsSpecies_Of(pc, p, i) + 1] += p->state[i] != bs_particleEscaped;
 	}
-	for (int s = 0; s < species; ++s)
-	{
-		at[s + 1] += at[s];
-		first[s] = at[s];
-	}
-	first[species] = at[species];
+	bsSceneOutput_Firsts(at, species, first);
 	for (size_t i = 0; i < p->count; ++i)
 	{
 		if (p->state[i] == bs_particleEscaped)
@@ -60,23 +84,63 @@ static void bsSceneOutput_Compact(bsOutputContext* o, bool velocities, bool colo
 			continue;
 		}
 		size_t n = at[bsSpecies_Of(pc, p, i)]++;
-		const bsOverLifeConfig* life = bsOverLife_Of(pc, p, i);
-		double age = ages ? o->ages[i] : 0.0;
-		o->centers[n] = p->position[i];
-		o->radii[n] = p->radius[i] * bsOverLife_RadiusScale(life, age);
-		if (velocities)
-		{
-			o->velocities[n] = p->velocity[i];
-		}
+		bsSceneOutput_Put(o, n, p->position[i], p->radius[i], velocities ? p->velocity + i : NULL,
+			bsOverLife_Of(pc, p, i), ages ? o->ages[i] : 0.0, colors);
 		if (bsSceneOutput_Turns(o))
 		{
 			o->orientations[n] = p->orientation[i];
 		}
-		if (colors)
+	}
+}
+
+// A motion-blur sample's particles (escaped ones already left out) the same way, each with its species
+// and its age at the sample's time (motion_blur.h: the sample keeps them with looks).
+static void bsSceneOutput_CompactSample(bsOutputContext* o, const bsBlurSample* s, bool velocities, bool colors,
+	int species, size_t* first)
+{
+	const bsParticlesConfig* pc = &o->config->particles;
+	size_t at[BS_MAX_SPECIES + 1] = {0};
+	for (size_t i = 0; i < s->count; ++i)
+	{
+		at[s->species[i] + 1] += 1;
+	}
+	bsSceneOutput_Firsts(at, species, first);
+	for (size_t i = 0; i < s->count; ++i)
+	{
+		int k = s->species[i];
+		const bsOverLifeConfig* life = pc->speciesCount > 0 ? &pc->species[k].overLife : &pc->overLife;
+		size_t n = at[k]++;
+		bsSceneOutput_Put(o, n, s->centers[i], s->radii[i], velocities ? s->velocities + i : NULL, life,
+			s->ages[i], colors);
+		if (bsSceneOutput_Turns(o))
 		{
-			bsOverLife_Color(life, age, o->colors + 4 * n);
+			o->orientations[n] = s->orientations[i];
 		}
 	}
+}
+
+// render.gas in a motion-blur sample: each particle's puff at its age at the sample's time, and the
+// sample's own density grid.
+static bool bsSceneOutput_WriteGasSample(bsOutputContext* o, const bsBlurSample* s, const char* path, char* err,
+	size_t errlen)
+{
+	bsPovScene* scene = o->scene;
+	if (!bsSceneOutput_Reserve(o, s->count + 1, false, false, true))
+	{
+		snprintf(err, errlen, "%s: out of memory", path);
+		return false;
+	}
+	for (size_t i = 0; i < s->count; ++i)
+	{
+		o->centers[i] = s->centers[i];
+		bsOutputGas_Puff(&o->config->render.gas, s->radii[i], s->ages[i], o->radii + i, o->densities + i);
+	}
+	scene->particles.centers = o->centers;
+	scene->particles.radii = o->radii;
+	scene->particles.instances.velocities = NULL;
+	scene->particles.count = s->count;
+	return bsOutputGas_WriteGrid(o, o->densities, err, errlen) &&
+		bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
 }
 
 // render.gas (output_gas.c): the puffs' radii and densities instead of the collision radii, escaped
@@ -133,6 +197,38 @@ static bool bsSceneOutput_WriteGas(bsOutputContext* o, const char* path, bool es
 		bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
 }
 
+// The compacted particles (first[s] .. first[s + 1] species s's) as the scene's sets: species 0 is the
+// scene's particles, each other species a set of its own with its look; then the scene, written to path.
+static bool bsSceneOutput_WriteSets(bsOutputContext* o, const char* path, int species, const size_t* first,
+	bool velocities, char* err, size_t errlen)
+{
+	const bsParticlesConfig* pc = &o->config->particles;
+	bsPovScene* scene = o->scene;
+	bsPovParticles sets[BS_MAX_SPECIES];
+	const char* material = scene->particles.material;
+	for (int s = 0; s < species; ++s)
+	{
+		bsPovParticles* set = s == 0 ? &scene->particles : sets + s - 1;
+		*set = scene->particles;
+		const bsSpeciesConfig* sp = pc->speciesCount > 0 ? pc->species + s : NULL;
+		const bsOverLifeConfig* life = sp != NULL ? &sp->overLife : &pc->overLife;
+		set->material = sp != NULL && sp->hasLook ? sp->look.texture : material;
+		set->centers = o->centers + first[s];
+		set->radii = o->radii + first[s];
+		set->instances.velocities = velocities ? o->velocities + first[s] : NULL;
+		set->instances.orientations = bsSceneOutput_Turns(o) ? o->orientations + first[s] : NULL;
+		set->colors = life->hasColor || life->hasOpacity ? o->colors + 4 * first[s] : NULL;
+		set->count = first[s + 1] - first[s];
+	}
+	scene->moreParticles = sets;
+	scene->moreParticleCount = (size_t)species - 1;
+	bool ok = bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
+	scene->particles.material = material;
+	scene->moreParticles = NULL;
+	scene->moreParticleCount = 0;
+	return ok;
+}
+
 // Escaped particles have left the scene: they are in particles.ply but not drawn. The writer reads
 // the particle arrays directly; compacted copies are made (once, then grown and reused) only when some
 // particle has escaped, particles.over_life changes their looks (drawn radii and colours from their
@@ -176,34 +272,54 @@ static bool bsSceneOutput_Write(bsOutputContext* o, int frame, char* err, size_t
 	}
 	size_t first[BS_MAX_SPECIES + 1];
 	bsSceneOutput_Compact(o, velocities, colors, species, first);
-	// Species 0 is the scene's particles; each other species a set of its own, with its look.
-	bsPovParticles sets[BS_MAX_SPECIES];
-	const char* material = scene->particles.material;
-	for (int s = 0; s < species; ++s)
-	{
-		bsPovParticles* set = s == 0 ? &scene->particles : sets + s - 1;
-		*set = scene->particles;
-		const bsSpeciesConfig* sp = pc->speciesCount > 0 ? pc->species + s : NULL;
-		const bsOverLifeConfig* life = sp != NULL ? &sp->overLife : &pc->overLife;
-		set->material = sp != NULL && sp->hasLook ? sp->look.texture : material;
-		set->centers = o->centers + first[s];
-		set->radii = o->radii + first[s];
-		set->instances.velocities = velocities ? o->velocities + first[s] : NULL;
-		set->instances.orientations = bsSceneOutput_Turns(o) ? o->orientations + first[s] : NULL;
-		set->colors = life->hasColor || life->hasOpacity ? o->colors + 4 * first[s] : NULL;
-		set->count = first[s + 1] - first[s];
-	}
-	scene->moreParticles = sets;
-	scene->moreParticleCount = (size_t)species - 1;
-	bool ok = bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
-	scene->particles.material = material;
-	scene->moreParticles = NULL;
-	scene->moreParticleCount = 0;
-	return ok;
+	return bsSceneOutput_WriteSets(o, path, species, first, velocities, err, errlen);
 }
 
 // render.motion_blur: the snapshot's earlier samples, each a scene of its own (motion_blur.h), with
-// the same camera, lights and bodies (the bodies are drawn where they are at the image's time).
+// the same camera and lights, the moving bodies where they were at the sample's time and the rest of
+// the environment as it is.
+static bool bsSceneOutput_WriteSample(bsOutputContext* o, int frame, int j, char* err, size_t errlen)
+{
+	const bsMotionBlur* b = o->blur;
+	bsPovScene* scene = o->scene;
+	char name[48], path[bs_outputPathMax];
+	bsOutput_BlurSceneName(name, sizeof(name), frame, j);
+	bsOutput_Path(path, o->dir, name);
+	const bsBlurSample* s = b->earlier + j;
+	if (b->povBodies != NULL && !bsEnvBodies_PoseSample(b->bodies, s->seconds, s->poses, b->povBodies))
+	{
+		snprintf(err, errlen, "%s: render.motion_blur: out of memory for the bodies' shapes", path);
+		return false;
+	}
+	bool velocities = scene->particles.instances.object != NULL && o->config->render.instances.velocity;
+	scene->particles.colors = NULL;
+	if (o->config->render.gas.enabled)
+	{
+		return bsSceneOutput_WriteGasSample(o, s, path, err, errlen);
+	}
+	if (b->looks != NULL)
+	{
+		// Several species or over-life ramps: each species' set, its looks at the sample's time.
+		const bsParticlesConfig* pc = &o->config->particles;
+		bool colors = bsOverLife_AnyColor(pc);
+		int species = pc->speciesCount > 1 ? pc->speciesCount : 1;
+		size_t first[BS_MAX_SPECIES + 1];
+		if (!bsSceneOutput_Reserve(o, s->count + 1, velocities, colors, false))
+		{
+			snprintf(err, errlen, "%s: out of memory", path);
+			return false;
+		}
+		bsSceneOutput_CompactSample(o, s, velocities, colors, species, first);
+		return bsSceneOutput_WriteSets(o, path, species, first, velocities, err, errlen);
+	}
+	scene->particles.centers = s->centers;
+	scene->particles.radii = s->radii;
+	scene->particles.instances.velocities = velocities ? s->velocities : NULL;
+	scene->particles.instances.orientations = bsSceneOutput_Turns(o) ? s->orientations : NULL;
+	scene->particles.count = s->count;
+	return bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
+}
+
 static bool bsSceneOutput_WriteBlur(bsOutputContext* o, int frame, char* err, size_t errlen)
 {
 	const bsMotionBlur* b = o->blur;
@@ -216,25 +332,16 @@ static bool bsSceneOutput_WriteBlur(bsOutputContext* o, int frame, char* err, si
 		snprintf(err, errlen, "%s: render.motion_blur: out of memory for the sub-frame samples", o->dir);
 		return false;
 	}
-	bsPovScene* scene = o->scene;
-	bool velocities = scene->particles.instances.object != NULL && o->config->render.instances.velocity;
-	for (int j = 0; j < b->samples - 1; ++j)
+	// The image's bodies come back after the samples: the final scene is written with them again.
+	const bsPovBody* bodies = o->scene->bodies;
+	o->scene->bodies = b->povBodies != NULL ? b->povBodies : bodies;
+	bool ok = true;
+	for (int j = 0; ok && j < b->samples - 1; ++j)
 	{
-		char name[48], path[bs_outputPathMax];
-		bsOutput_BlurSceneName(name, sizeof(name), frame, j);
-		bsOutput_Path(path, o->dir, name);
-		const bsBlurSample* s = b->earlier + j;
-		scene->particles.centers = s->centers;
-		scene->particles.radii = s->radii;
-		scene->particles.instances.velocities = velocities ? s->velocities : NULL;
-		scene->particles.count = s->count;
-		scene->particles.colors = NULL;  // the samples carry no colours (refused with them: config_read.c)
-		if (!bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen))
-		{
-			return false;
-		}
+		ok = bsSceneOutput_WriteSample(o, frame, j, err, errlen);
 	}
-	return true;
+	o->scene->bodies = bodies;
+	return ok;
 }
 
 static bool bsSceneOutput_WriteAll(bsOutputContext* o, int frame, char* err, size_t errlen)

@@ -93,6 +93,10 @@ bool bsOutput_Ages(bsOutputContext* context, char* err, size_t errlen);
 // memory.
 bool bsOutputGas_Update(bsOutputContext* context, char* err, size_t errlen);
 
+// render.gas: a particle's puff, its radius and density at `age` (0 for a negative age), from its
+// collision radius.
+void bsOutputGas_Puff(const bsGasConfig* gas, double radius, double age, double* puffRadius, double* density);
+
 // render.gas: the density grid of the scene's particles (context->scene->particles: centres, puff radii)
 // with densities[i] each, written beside the scenes as gas_HASH.df3 (HASH: the file's bytes', so a
 // file already there is kept, and one left by a failed run is still right) and named in the scene's
