@@ -93,6 +93,8 @@ SHORTER = {
         "blobsim run configs/senin-fig2.json --render " + SMALL + " --set output.frame_every=24",
     ("docs/figures.md", "blobsim run configs/bend-snow.json --render"):
         "blobsim run configs/bend-snow.json --render " + SMALL + " --set motion.steps=10",
+    ("docs/figures.md", "blobsim run configs/snow-fence.json --render"):
+        "blobsim run configs/snow-fence.json --render " + SMALL + " --set motion.steps=10",
     ("docs/figures.md", "blobsim run configs/mud-slope.json --set output.frame_every=40"):
         "blobsim run configs/mud-slope.json --set output.frame_every=2 --set motion.steps=4",
     ("docs/figures.md", "blobsim run configs/ball-sand.json --render"):

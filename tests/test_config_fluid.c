@@ -194,7 +194,7 @@ static const BadFluid badFluids[] = {
 		"\"granular\" interaction (its keys: type, density, cohesion, cohesion_range, viscosity, skin, restitution, "
 		"contact_time, stiffness, friction, tangential_damping, tangential_stiffness, contact_model, youngs_modulus, "
 		"poisson_ratio, rotation, rolling_friction, rolling_friction_fresh, rolling_model, bond_strength, "
-		"sintering_time)"},
+		"sintering_time, wall_bond)"},
 	{"\"interaction\": {\"type\": \"granular\", \"bond_strength\": 5}", NULL, AT("bond_strength") "sintered "
 		"bonds need the tangential spring: tangential_stiffness > 0 (or contact_model \"hertz\")"},
 	{"\"interaction\": {\"type\": \"granular\", \"rotation\": true, \"rolling_friction_fresh\": 0}", NULL,

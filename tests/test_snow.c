@@ -2,7 +2,10 @@
 // grows as b (1 - exp(-t / tau)), read from its overlap against the closed form; a ball on a fixed
 // ball tilted past its friction angle slides off a fresh contact and holds on an aged one, and with
 // rolling_friction_fresh rolls off a fresh contact and holds on an aged one; a checkpoint does not
-// refuse bonds (their ages are saved).
+// refuse bonds (their ages are saved). Bonds to walls (wall_bond): a ball at rest on a mesh face, the
+// slope tilted past its friction angle, holds once bonded and slides when fresh or without the bond;
+// a checkpoint refuses them.
+#include "blobsim/bvh.h"
 #include "blobsim/checkpoint.h"
 #include "blobsim/step.h"
 #include "blobsim/world.h"
@@ -160,8 +163,86 @@ static int CheckpointKeepsBonds(void)
 	return 0;
 }
 
+// A ball of radius 1 cm on one large mesh triangle (the plane y = 0, facing up), wall friction 0.3,
+// bonds to walls of strength w (tau 0.2 s), spin with rolling friction 0.3 or none: gravity straight
+// down for `rest` seconds, then tilted by 40 degrees for 1 s. Reports how far the ball moved along the
+// face, in radii.
+static int OnTiltedFace(double w, double rest, bool spin, double* moved)
+{
+	const double r = 0.01;
+	bsTriangle t;
+	ENSURE(bsMakeTriangle(bsV3(-10, 0, -10), bsV3(0, 0, 10), bsV3(10, 0, -10), &t) == bs_ok);
+	bsBvh bvh;
+	ENSURE(bsBvh_Build(&bvh, &t, 1, NULL) == bs_ok);
+	bsWorld* world = OneThread();
+	ENSURE(world != NULL);
+	ENSURE(bsWorld_AddMesh(world, &bvh) == bs_ok);
+	bsStepDef def = BondDef(0.0, 0.2);
+	def.interaction.wallBond = w;
+	def.interaction.rotation = spin;
+	def.interaction.rollingFriction = spin ? 0.3 : 0.0;
+	def.friction = 0.3;
+	def.substeps = 10;
+	bsParticles p;
+	ENSURE(bsParticles_Alloc(&p, 1) == bs_ok);
+	p.radius[0] = r;
+	p.position[0] = bsV3(0, r * (1.0 + 1e-6), 0);
+	int steps = (int)(rest / def.dt + 0.5);
+	bsVec3 start = p.position[0];
+	for (int step = 0; step < steps + 1000; ++step)
+	{
+		const double theta = 40.0 * BS_PI / 180.0;
+		def.gravity = step < steps ? bsV3(0, -9.81, 0) : bsV3(9.81 * sin(theta), -9.81 * cos(theta), 0);
+		start = step == steps ? p.position[0] : start;
+		ENSURE(bsWorld_Step(world, &def, &p, NULL) == bs_ok);
+	}
+	ENSURE(p.state[0] == bs_particleFree);
+	*moved = fabs(p.position[0].x - start.x) / r;
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	bsBvh_Destroy(&bvh);
+	return 0;
+}
+
+// Tilted by 40 degrees with wall friction 0.3 (tan 40 = 0.84), the ball slides unless its bond to the
+// face holds, g sin 40 <= 0.3 (g cos 40 + w (1 - exp(-t / tau))), which w = 30 m/s^2 does from
+// t = 0.6 tau: after 5 tau at rest it holds (it creeps by 0.009 r in the second, as any ball the wall's
+// static friction holds: each substep it travels the contact skin towards the face before the contact
+// stops it, and the same share of its step along it); tilted at once (it never rests, so never bonds)
+// or without the bond it slides off (about 200 radii in the second), with spin as without.
+static int WallBondHolds(void)
+{
+	for (int spin = 0; spin <= 1; ++spin)
+	{
+		double fresh, aged, none;
+		RUN_SUBTEST(OnTiltedFace(30.0, 0.0, spin, &fresh));
+		RUN_SUBTEST(OnTiltedFace(30.0, 1.0, spin, &aged));
+		RUN_SUBTEST(OnTiltedFace(0.0, 1.0, spin, &none));
+		fprintf(stderr, "  on a face tilted 40 degrees%s: fresh bond moved %.3g r, aged %.3g r, no bond %.3g r\n",
+			spin ? " with spin" : "", fresh, aged, none);
+		ENSURE(fresh > 10.0 && none > 10.0);
+		ENSURE(aged < 0.02);
+	}
+	return 0;
+}
+
+// A checkpoint does not hold the walls' bond ages: a run with them is refused.
+static int CheckpointRefusesWallBonds(void)
+{
+	bsWorld* world = OneThread();
+	ENSURE(world != NULL);
+	bsStepDef def = BondDef(0.0, 1.0);
+	def.interaction.wallBond = 5.0;
+	const char* gap = bsWorld_CheckpointGap(world, &def);
+	ENSURE(gap != NULL && strstr(gap, "wall_bond") != NULL);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
 int SnowTest(void)
 {
+	RUN_SUBTEST(WallBondHolds());
+	RUN_SUBTEST(CheckpointRefusesWallBonds());
 	RUN_SUBTEST(CheckpointKeepsBonds());
 	RUN_SUBTEST(BondGrowsToClosedForm());
 	RUN_SUBTEST(FreshSlidesAgedHolds());

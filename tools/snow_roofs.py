@@ -167,6 +167,21 @@ def print_report(path, out):
               f" {v['depth']:8.2f} {v['roughness']:8.2f} {v['roughness_plane']:8.2f} {v['packing']:8.3f}")
 
 
+def measure_command(tool, path, measure_fn, report_fn, flags):
+    """`measure PATH [--json]` of a tool: measure_fn(path) printed by report_fn(path, out) or as JSON;
+    status 1 (the message on stderr, prefixed by tool) when the file cannot be read."""
+    try:
+        out = measure_fn(path)
+    except (OSError, ValueError, KeyError, struct.error) as e:
+        print(f"{tool}: {e}", file=sys.stderr)
+        return 1
+    if "--json" in flags:
+        print(json.dumps(out, indent=1, sort_keys=True))
+    else:
+        report_fn(path, out)
+    return 0
+
+
 def parse_pitches(argv):
     """The --pitches list (degrees, 0 first: the ratios are to the flat roof) and argv without it."""
     if "--pitches" not in argv:
@@ -193,16 +208,7 @@ def main(argv):
         write_obj(argv[1] if len(argv) > 1 else "scenes/snow-roofs.obj", pitches)
         return 0
     if len(argv) >= 2 and argv[0] == "measure":
-        try:
-            out = measure(argv[1], pitches)
-        except (OSError, ValueError, KeyError, struct.error) as e:
-            print(f"snow_roofs: {e}", file=sys.stderr)
-            return 1
-        if "--json" in argv[2:]:
-            print(json.dumps(out, indent=1, sort_keys=True))
-        else:
-            print_report(argv[1], out)
-        return 0
+        return measure_command("snow_roofs", argv[1], lambda path: measure(path, pitches), print_report, argv[2:])
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -112,7 +112,8 @@ static const bsRange bsPoisson = {0.0, 0.5, false, "a number from 0 to 0.5"};
 	BS_INTERACTION_KEY("rolling_friction_fresh", rollingFresh, &bsNonNegative), \
 	BS_KEY("rolling_model", BS_VALUE), \
 	BS_INTERACTION_KEY("bond_strength", bondStrength, &bsNonNegative), \
-	BS_INTERACTION_KEY("sintering_time", sinteringTime, &bsPositive)
+	BS_INTERACTION_KEY("sintering_time", sinteringTime, &bsPositive), \
+	BS_INTERACTION_KEY("wall_bond", wallBond, &bsNonNegative)
 // The fluid's own keys (bsFluidDef): not the pair kinds' cohesion, cohesion_range and viscosity. Its
 // checks across keys are bsCheckFluid's (config_fluid.c).
 #define BS_FLUID_KEY(K, M, R) BS_INTERACTION_KEY(K, fluid.M, R)

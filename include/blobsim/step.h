@@ -98,6 +98,12 @@
 //              slides at mu and an aged one holds up to mu (normal + b): ice grains in contact grow a
 //              neck, fast at first then slower (snow's strength grows as t^0.18: van Herwijnen and
 //              Miller 2013, J. Glaciol. 59(214); the exponential is a bounded law of that shape).
+//              Bonds to walls (wall_bond w > 0, the same tau; snow on a roof): each particle keeps
+//              the age t of its rest on the static walls (meshes and planes): it grows by the substep
+//              in which a wall's response leaves the particle at rest along it and starts again when
+//              the particle slides or leaves every wall, so a sliding grain never bonds. The wall's
+//              friction bound (bsStepDef.friction) is then friction x (J_n + h w (1 - exp(-t / tau)))
+//              for the normal impulse J_n: a grain at rest grips the roof, one that slides does not.
 //   cohesion   (with either) a = cohesion pulling together for d <= r_i + r_j, falling linearly to
 //              0 at d = cohesion_range (r_i + r_j);
 //   viscosity  (with either) the velocity relaxes towards the mass-weighted mean of the neighbours'
@@ -163,6 +169,7 @@ typedef struct bsInteractionDef
 	bsRollingModel rollingModel; // granular, with rotation [cdt]
 	double bondStrength;       // granular: sintered bonds' largest pull, m/s^2, >= 0; needs the tangential spring [0]
 	double sinteringTime;      // granular: the bonds' growth time tau, seconds, > 0 [1]
+	double wallBond;           // granular: bonds to walls' largest pull, m/s^2, >= 0 (above) [0]
 	double rollingFresh;       // granular, epsd2 with bonds: mu_r of a fresh contact, growing to rollingFriction
 	                           // as its bond grows, mu_r + (fresh - mu_r) exp(-t / tau); < 0: rollingFriction [-1]
 	double cohesion;           // relative acceleration, m/s^2, >= 0 [0]

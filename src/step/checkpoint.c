@@ -34,8 +34,10 @@ _Static_assert(sizeof(bsParticles) == 2 * sizeof(size_t) + 8 * sizeof(void*),
 // bondCapacity, sintered bonds) in 'BOND', beside the tangential springs of 'CONT'. Not saved, set
 // again by the program after a resume: the substep observer (observer, observerContext: a callback of
 // the program's, e.g. the run's motion-blur recorder; no state). Saved in 'TRAL' (not a field of the
-// world: each bsWorldEmitter's): a trail emitter's accumulators (sources, sourceCount).
-_Static_assert(sizeof(struct bsWorld) == 536 + 2 * sizeof(void*) + 4 * sizeof(size_t) + sizeof(bsNeighbourList) + sizeof(bsMeshCache),
+// world: each bsWorldEmitter's): a trail emitter's accumulators (sources, sourceCount). Refused
+// (bsWorld_CheckpointGap names them, bsWorld_SaveState fails): the walls' bond ages (wallAge,
+// wallAgeCapacity, wall_bond).
+_Static_assert(sizeof(struct bsWorld) == 536 + 3 * sizeof(void*) + 5 * sizeof(size_t) + sizeof(bsNeighbourList) + sizeof(bsMeshCache),
 	"a new field of the world: save it in the checkpoint (checkpoint.c) or say why the step rebuilds it");
 #endif
 
@@ -319,6 +321,10 @@ const char* bsWorld_CheckpointGap(const bsWorld* world, const bsStepDef* def)
 	{
 		return "the fluid solver's state (its warm starts and the last step's substep plan)";
 	}
+	if ((def->interaction.type == bs_interactionGranular && def->interaction.wallBond > 0.0) || world->wallAge != NULL)
+	{
+		return "the bonds to walls' ages (particles.interaction.wall_bond)";
+	}
 	return NULL;
 }
 
@@ -508,7 +514,7 @@ static void bsSaveContacts(const bsWorld* world, const bsParticles* p, bsBytes* 
 bsResult bsWorld_SaveState(const bsWorld* world, const bsParticles* p, bsBytes* out)
 {
 	// bsWorld_CheckpointGap with the world's own interaction: a fluid world has its solver by now.
-	if (world->fluid != NULL || bsWorld_HasDynamicBody(world))
+	if (world->fluid != NULL || bsWorld_HasDynamicBody(world) || world->wallAge != NULL)
 	{
 		return bs_errInvalidArgument;
 	}

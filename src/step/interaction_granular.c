@@ -27,6 +27,7 @@ static void bsGranular_SetDefaults(bsInteractionDef* d)
 	d->rollingModel = bs_rollingCdt;
 	d->bondStrength = 0.0;
 	d->sinteringTime = 1.0;
+	d->wallBond = 0.0;
 	d->rollingFresh = -1.0;
 }
 
@@ -87,6 +88,7 @@ static bool bsGranular_IsValid(const bsInteractionDef* d)
 		(unsigned)d->rollingModel < (unsigned)bs_rollingModelCount &&
 		(d->rollingModel != bs_rollingEpsd2 || bsGranular_Hertz(d) || d->tangentialStiffness > 0.0) &&
 		bsWithin(d->bondStrength, 0.0, big) && bsWithin(d->sinteringTime, DBL_MIN, big) &&
+		bsWithin(d->wallBond, 0.0, big) &&
 		(d->bondStrength == 0.0 || bsGranular_Hertz(d) || d->tangentialStiffness > 0.0) &&
 		(d->rollingFresh < 0.0 || (bsWithin(d->rollingFresh, 0.0, big) && d->rotation &&
 			d->rollingModel == bs_rollingEpsd2 && d->bondStrength > 0.0));

@@ -350,6 +350,7 @@ typedef struct bsMoveJob
 	double restSpeed;       // approach speeds up to this are inelastic (bsRespond)
 	double wakeSpeed;       // a sleeper hit faster than this wakes: wakeSpeed, and faster than a resting contact
 	bool rotation;          // the particles spin (granular with rotation: particles->spin is there)
+	float* wallAge;         // with bonds to walls (step.h: wall_bond): the world's, else NULL
 } bsMoveJob;
 
 static bool bsOutside(const bsStepDef* def, bsVec3 x)
@@ -361,8 +362,9 @@ static bool bsOutside(const bsStepDef* def, bsVec3 x)
 // The response to one contact of a sliding or bouncing particle: its new velocity. Restitution applies
 // only to an approach faster than restSpeed (the speed gravity adds in two substeps): a slower contact
 // is inelastic, so a particle resting on a surface gets no normal speed back and stays at rest, where
-// it would otherwise bounce by e g h forever.
-static bsVec3 bsRespond(const bsStepDef* def, double restSpeed, bsVec3 v, bsVec3 n)
+// it would otherwise bounce by e g h forever. grip: a wall bond's impulse (step.h: wall_bond), added to
+// the normal impulse in the friction bound.
+static bsVec3 bsRespond(const bsStepDef* def, double restSpeed, bsVec3 v, bsVec3 n, double grip)
 {
 	double vn = bsDot(v, n);
 	if (!(vn < 0.0))
@@ -372,7 +374,7 @@ static bsVec3 bsRespond(const bsStepDef* def, double restSpeed, bsVec3 v, bsVec3
 	bsVec3 vt = bsMulSub(v, vn, n);
 	double e = def->response == bs_responseBounce && -vn > restSpeed ? def->restitution : 0.0;
 	// Coulomb: the tangential speed drops by friction x the normal impulse (per unit mass).
-	double lost = def->friction * (1.0 + e) * -vn;
+	double lost = def->friction * ((1.0 + e) * -vn + grip);
 	double speed = bsLength(vt);
 	vt = speed > lost ? bsScale(1.0 - lost / speed, vt) : bsV3(0.0, 0.0, 0.0);
 	return bsMulSub(vt, e * vn, n);
@@ -401,8 +403,10 @@ static bool bsRespondStatic(const bsStepDef* def, bsVec3 vt, bsVec3 n, double r,
 // contact point's slip v_t + spin x (-r n) (2/7 of it a unit mass for a solid sphere), at most
 // friction x the normal impulse J_n, and turns the spin by its torque; then rolling resistance turns
 // the spin across n by mu_r r J_n / I against spin / |spin| (LIGGGHTS's wall torque: the normal part
-// left out), at most stopping that part.
-static bsVec3 bsRespondSpin(const bsStepDef* def, double restSpeed, bsVec3 v, bsVec3 n, double r, bsVec3* spin)
+// left out), at most stopping that part. grip as bsRespond's: a wall bond's impulse counts as normal
+// impulse in both bounds.
+static bsVec3 bsRespondSpin(const bsStepDef* def, double restSpeed, bsVec3 v, bsVec3 n, double r, bsVec3* spin,
+	double grip)
 {
 	double vn = bsDot(v, n);
 	if (!(vn < 0.0))
@@ -410,7 +414,7 @@ static bsVec3 bsRespondSpin(const bsStepDef* def, double restSpeed, bsVec3 v, bs
 		return v;
 	}
 	double e = def->response == bs_responseBounce && -vn > restSpeed ? def->restitution : 0.0;
-	double impulse = (1.0 + e) * -vn;
+	double impulse = (1.0 + e) * -vn + grip;
 	bsVec3 vt = bsMulSub(v, vn, n);
 	if (bsRespondStatic(def, vt, n, r, impulse, spin))
 	{
@@ -433,11 +437,47 @@ static bsVec3 bsRespondSpin(const bsStepDef* def, double restSpeed, bsVec3 v, bs
 	return bsMulSub(vt, e * vn, n);
 }
 
-// The response of a particle of radius r (with spin, when the particles spin) to a contact of normal n.
-static bsVec3 bsMoveRespond(const bsMoveJob* job, bsVec3 v, bsVec3 n, double r, bsVec3* spin)
+// The response of a particle of radius r (with spin, when the particles spin) to a contact of normal n,
+// with a wall bond's grip (bsRespond).
+static bsVec3 bsMoveRespond(const bsMoveJob* job, bsVec3 v, bsVec3 n, double r, bsVec3* spin, double grip)
 {
-	return job->rotation ? bsRespondSpin(job->def, job->restSpeed, v, n, r, spin) :
-		bsRespond(job->def, job->restSpeed, v, n);
+	return job->rotation ? bsRespondSpin(job->def, job->restSpeed, v, n, r, spin, grip) :
+		bsRespond(job->def, job->restSpeed, v, n, grip);
+}
+
+// Bonds to walls (step.h: wall_bond): a substep's contacts with the static walls (meshes, planes) and
+// whether each left the particle at rest along its wall: moving along it no faster than the move
+// phase's resting speed (2 g h, what gravity adds in two substeps), so that a grain held in a snow
+// layer that creeps counts as at rest, one that slides or rolls away does not.
+typedef struct bsWallRest
+{
+	int touched;  // contacts with a static wall
+	bool slid;    // after one of them the particle moved along the wall faster than that
+} bsWallRest;
+
+// The grip of particle i's bond to the walls this substep: h w (1 - exp(-t / tau)) for its age t; 0
+// for a contact with any other collider or without bonds to walls.
+static double bsWallGrip(const bsMoveJob* job, size_t i, bsColliderKind kind)
+{
+	const bsInteractionDef* d = &job->def->interaction;
+	if (job->wallAge == NULL || (kind != bs_colliderMesh && kind != bs_colliderPlane))
+	{
+		return 0.0;
+	}
+	return job->h * d->wallBond * -expm1(-(double)job->wallAge[i] / d->sinteringTime);
+}
+
+// Particle i's age on the walls after the substep: grown by h (held at 40 tau, where the grip is w to
+// 4e-18) when it touched a wall and every wall held it, else 0 (it slid, or left the walls).
+static void bsWallRest_Age(const bsMoveJob* job, size_t i, const bsWallRest* rest)
+{
+	if (job->wallAge == NULL)
+	{
+		return;
+	}
+	double cap = 40.0 * job->def->interaction.sinteringTime;
+	double age = rest->touched > 0 && !rest->slid ? fmin((double)job->wallAge[i] + job->h, cap) : 0.0;
+	job->wallAge[i] = (float)age;
 }
 
 // The surfaces a particle touched in one substep, by their normals, so that the motion after a
@@ -623,6 +663,7 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 	bsContactContext context = {job->world, worker, p, job->wakeSpeed};
 	const bsCollider* last = NULL;  // the collider of the last contact, and its class
 	const bsColliderClass* lastClass = NULL;
+	bsWallRest rest = {0, false};
 
 	for (int contact = 0;; ++contact)
 	{
@@ -692,15 +733,22 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 		last = job->world->colliders + out.collider;
 		lastClass = bs_colliderClasses[out.kind];
 		bsVec3 before = v;
+		double grip = bsWallGrip(job, i, out.kind);
 		if (lastClass->surfaceVelocity != NULL)
 		{
 			// A moving surface: the response to the velocity relative to it (it pushes and carries).
 			bsVec3 surface = lastClass->surfaceVelocity(last, out.point, u0 + out.t * (1.0 - u0));
-			v = bsAdd(surface, bsContactPlanes_Clip(&planes, n, bsMoveRespond(job, bsSub(v, surface), n, radius, &spin)));
+			v = bsAdd(surface, bsContactPlanes_Clip(&planes, n,
+				bsMoveRespond(job, bsSub(v, surface), n, radius, &spin, grip)));
 		}
 		else
 		{
-			v = bsContactPlanes_Clip(&planes, n, bsMoveRespond(job, v, n, radius, &spin));
+			v = bsContactPlanes_Clip(&planes, n, bsMoveRespond(job, v, n, radius, &spin, grip));
+		}
+		if (out.kind == bs_colliderMesh || out.kind == bs_colliderPlane)
+		{
+			rest.touched += 1;
+			rest.slid = rest.slid || !(bsLength(bsMulSub(v, bsDot(v, n), n)) <= job->restSpeed);
 		}
 		bsContactPlanes_Add(&planes, n);
 		// A surface the particles push back takes the reaction (two-way coupling).
@@ -724,6 +772,7 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 	}
 	p->position[i] = x;
 	p->velocity[i] = v;
+	bsWallRest_Age(job, i, &rest);
 	if (job->rotation)
 	{
 		p->spin[i] = spin;
@@ -783,7 +832,7 @@ static bsResult bsPushResting(const bsMoveJob* job, size_t i, bsStepWorker* work
 	bsVec3 surface = class->surfaceVelocity(body, out.point, out.t);
 	p->state[i] = bs_particleFree;
 	p->position[i] = bsClearOf(&out, job->def->method == bs_methodRay ? 0.0 : radius, radius);
-	p->velocity[i] = bsAdd(surface, bsRespond(job->def, job->restSpeed, bsNeg(surface), out.normal));
+	p->velocity[i] = bsAdd(surface, bsRespond(job->def, job->restSpeed, bsNeg(surface), out.normal, 0.0));
 	return class->push(&context, &out, (uint32_t)i, 0, p->position[i], bsSub(p->velocity[i], before)) ? bs_ok :
 		bs_errOutOfMemory;
 }
@@ -912,6 +961,25 @@ static bsResult bsStep_Interact(bsWorld* world, const bsStepDef* def, const bsIn
 	return bs_ok;
 }
 
+// With bonds to walls (step.h: wall_bond), the world's ages with room for every particle, new ones 0;
+// else NULL.
+static bsResult bsWallAge_Reserve(bsWorld* world, const bsStepDef* def, size_t count, float** ages)
+{
+	*ages = NULL;
+	if (def->interaction.type != bs_interactionGranular || !(def->interaction.wallBond > 0.0))
+	{
+		return bs_ok;
+	}
+	size_t old = world->wallAgeCapacity;
+	if (!BS_ARRAY_RESERVE(world->wallAge, world->wallAgeCapacity, count))
+	{
+		return bs_errOutOfMemory;
+	}
+	memset(world->wallAge + old, 0, (world->wallAgeCapacity - old) * sizeof(float));
+	*ages = world->wallAge;
+	return bs_ok;
+}
+
 bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particles, bsStepStats* stats)
 {
 	if (!bsStepDef_IsValid(def))
@@ -942,8 +1010,9 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	}
 	double h = def->dt / substeps;
 	bsForcesJob forces = {.context = {def, particles, world->time, h, world}, .particles = particles};
-	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h, 0.0, rotation};
+	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h, 0.0, rotation, NULL};
 	move.wakeSpeed = fmax(def->wakeSpeed, move.restSpeed);
+	result = result == bs_ok ? bsWallAge_Reserve(world, def, particles->count, &move.wallAge) : result;
 	// The interaction's phase, through its class (a valid def has one): none has no phase.
 	const bsInteractionClass* interaction = bsInteractionClass_Of(def->interaction.type);
 	BS_ASSERT(interaction != NULL);

@@ -66,6 +66,7 @@ void bsWorld_Destroy(bsWorld* world)
 	free(world->spinBefore);
 	free(world->rolling);
 	free(world->bondAge);
+	free(world->wallAge);
 	free(world->colliders);
 	for (int e = 0; world->emitters != NULL && e < world->emitterCount; ++e)
 	{

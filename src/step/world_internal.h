@@ -232,6 +232,8 @@ struct bsWorld
 	size_t rollingCapacity;    // particles they have room for
 	float* bondAge;            // BS_CONTACT_SPRINGS a particle, beside springs, with sintered bonds, else NULL
 	size_t bondCapacity;       // particles they have room for
+	float* wallAge;            // with bonds to walls (step.h: wall_bond): each particle's rest on the walls, s; else NULL
+	size_t wallAgeCapacity;    // particles it has room for
 	bsVec3* spinBefore;        // with rotation: the spins before the interaction phase (the gather's)
 	size_t spinCapacity;
 	struct bsWorldDynamics* dynamics;  // the dynamic bodies' rigid states (body_dynamics.h), NULL until needed
