@@ -172,7 +172,18 @@ SHORTER = {
         (None, "needs LIGGGHTS and runs minutes; the liggghts-compare test runs it small"),
     ("docs/validation.md", "tools/liggghts/compare --problems pile20k --steps 10000 --repeat 1 --threads 1 --rotation "
      "--rolling-model cdt --rolling-friction 0.1 --work out/liggghts-settled-cdt"):
-        (None, "needs LIGGGHTS, a blobsim with rotation, and runs minutes"),
+        (None, "needs LIGGGHTS and runs minutes; the liggghts-compare test runs it small"),
+    ("docs/validation.md", "tools/liggghts/rolling --work out/liggghts-rolling"):
+        (None, "needs LIGGGHTS; it is the liggghts-rolling test"),
+    ("docs/validation.md", "tools/liggghts/compare --problems pile20k --scale 0.25 --steps 30000 --repeat 1 --threads 1 "
+     "--rotation --rolling-model cdt --rolling-friction 0.1 --work out/liggghts-rest-cdt"):
+        (None, "needs LIGGGHTS and runs minutes; the liggghts-compare test runs it small"),
+    ("docs/validation.md", "tools/liggghts/compare --problems pile20k --scale 0.25 --steps 10000 --repeat 1 --threads 1 "
+     "--rotation --rolling-model epsd2 --rolling-friction 0.3 --work out/liggghts-epsd2-03"):
+        (None, "needs LIGGGHTS and runs minutes; the liggghts-compare test runs it small"),
+    ("docs/validation.md", "tools/liggghts/compare --problems pile20k --scale 0.25 --steps 10000 --repeat 1 --threads 1 "
+     "--law hertz --work out/liggghts-hertz"):
+        (None, "needs LIGGGHTS and runs minutes; the liggghts-compare test runs it small"),
     ("docs/performance.md", "tools/liggghts/compare --problems pile20k,chute5k,pile200k,block1m --threads 1 --repeat 3"):
         (None, "needs LIGGGHTS and runs about 20 minutes; the liggghts-compare test runs it small"),
     ("docs/performance.md", "tools/liggghts/compare --problems pile200k,pile20k --threads 1 --repeat 1 --work out/liggghts"):
