@@ -201,6 +201,7 @@ static void bsPairModel_Make(const bsPairKind* kind, const bsInteractionDef* d, 
 	m->cohesionRange = d->cohesionRange;
 	m->blend = m->viscosity ? -expm1(-d->viscosity * h) : 0.0;
 	m->h = h;
+	m->contactOnly = m->granular && !m->repulsion && !m->cohesion && !m->viscosity;
 }
 
 // A granular pair's law per unit relative mass: the normal spring K and dashpot C, the tangential
@@ -568,6 +569,22 @@ static void bsGather_Pair(const bsPairModel* m, bsGather* g, bsSpringList* sprin
 	}
 }
 
+// A granular pair (nothing but the granular term: bsPairModel.contactOnly) at distance d = sqrt(d2),
+// x = x_j - x_i, dv = v_j - v_i, that is apart by more than the substep's normal travel h |v_n|
+// (v_n = dv . x / d) adds nothing: bsGranularPair's spring acts from w <= h |v_n| before contact, and
+// the sum of the +0 it would add leaves every bit of the gather's (round to nearest never makes -0 of
+// a sum that starts at +0). For d >= sum, d (d - sum) >= (d2 - sum^2) / 2, so
+//     d2 - sum^2 >= 2 h |dv . x|
+// gives d - sum >= h |v_n| without the square root; the margins (1e-9 of each side, and of sum^2)
+// are far above the rounding of either test, so the pairs skipped are pairs the gather rejects.
+static inline bool bsGranular_Apart(double h, double d2, double sum, bsVec3 x, bsVec3 dv)
+{
+	double sum2 = sum * sum;
+	double gap = d2 - sum2;
+	double travel = 2.0 * h * fabs(bsDot(dv, x));
+	return gap > 0.0 && gap >= travel * (1.0 + 1e-9) + 1e-9 * sum2;
+}
+
 // A sleeping neighbour that particle i touches (d < r_i + r_j) approaching faster than the job's wake
 // speed wakes after the phase, as a hit in the move phase does; a resting contact, however hard it
 // presses, does not (sleep.h). Its state is not this worker's to write: it goes on the worker's list.
@@ -624,13 +641,17 @@ static void bsInteract_Slot(const bsInteractJob* job, uint32_t s, bsGather* g, b
 			continue;
 		}
 		g->pairs += d2 < reach * reach;
+		bsVec3 dv = bsSub(grid->velocity[t], vi);
+		if (!spinning && m->contactOnly && bsGranular_Apart(m->h, d2, ri + rj, x, dv))
+		{
+			continue;  // adds nothing: skipped before its square root and divisions
+		}
 		double d = sqrt(d2);
 		uint32_t j = grid->index[t];
 		// Two particles at one point: apart along y, in opposite directions by particle index.
 		bsVec3 n = d > 0.0 ? bsScale(1.0 / d, x) : bsV3(0.0, j > self ? 1.0 : -1.0, 0.0);
 		double rj3 = rj * rj * rj;
 		bool fixed = grid->fixedStates != 0 && grid->fixed[t];
-		bsVec3 dv = bsSub(grid->velocity[t], vi);
 		bsVec3 spin[2];
 		if (spinning)
 		{
