@@ -201,6 +201,7 @@ static void bsPairModel_Make(const bsPairKind* kind, const bsInteractionDef* d, 
 	m->cohesionRange = d->cohesionRange;
 	m->blend = m->viscosity ? -expm1(-d->viscosity * h) : 0.0;
 	m->h = h;
+	m->contactOnly = m->granular && !m->repulsion && !m->cohesion && !m->viscosity;
 }
 
 // A granular pair's law per unit relative mass: the normal spring K and dashpot C, the tangential
@@ -290,6 +291,7 @@ typedef struct bsInteractJob
 	bsStepWorker* workers;
 	bsContactSpring* springs;  // the world's, with tangential springs, else NULL
 	const bsVec3* spin;  // with rotation, every particle's spin before the phase (by index), else NULL
+	double spinBound;  // with rotation, the largest |spin|_1 of any particle (bsGranular_Apart)
 	bsRollingSpring* rolling;  // the world's, with the rolling spring (epsd2), else NULL
 	float* bondAge;  // the world's, with sintered bonds, else NULL
 	double wakeSpeed;  // a touch approaching a sleeper faster than this wakes it
@@ -568,6 +570,33 @@ static void bsGather_Pair(const bsPairModel* m, bsGather* g, bsSpringList* sprin
 	}
 }
 
+// A granular pair (nothing but the granular term: bsPairModel.contactOnly) at distance d = sqrt(d2),
+// x = x_j - x_i, dv = v_j - v_i, that is apart by more than the substep's normal travel h |v_n|
+// (v_n = dv . x / d) adds nothing: bsGranularPair's spring acts from w <= h |v_n| before contact, and
+// the sums of the zeros it would add (to the acceleration, and with spin to the angular one: the
+// friction is 0 and the rolling resistance acts in contact only) keep every bit of the gather's
+// (round to nearest never makes -0 of a sum that starts at +0). For d >= sum,
+// d (d - sum) >= (d2 - sum^2) / 2, so
+//     d2 - sum^2 >= 2 h (|dv . x| + noise d2)
+// gives d - sum >= h |v_n| without the square root. With spin the gather's v_n is that of the contact
+// points, dv - (l_i w_i + l_j w_j) x n along n: the same but for the rounding of a product that is 0,
+// at most 1e-15 |l_i w_i + l_j w_j| <= 1e-15 d (|w_i|_1 + |w_j|_1); noise is 1e-12 times a bound on
+// |w_i|_1 + |w_j|_1 (0 without spin). The margins (1e-9 of each side, and of sum^2) are far above the
+// rounding of either test as well, so the pairs skipped are pairs the gather rejects.
+static inline bool bsGranular_Apart(double h, double d2, double sum, bsVec3 x, bsVec3 dv, double noise)
+{
+	double sum2 = sum * sum;
+	double gap = d2 - sum2;
+	double travel = 2.0 * h * (fabs(bsDot(dv, x)) + noise * d2);
+	return gap > 0.0 && gap >= travel * (1.0 + 1e-9) + 1e-9 * sum2;
+}
+
+// |v|_1, a bound on |v| without a square root.
+static inline double bsNorm1(bsVec3 v)
+{
+	return fabs(v.x) + fabs(v.y) + fabs(v.z);
+}
+
 // A sleeping neighbour that particle i touches (d < r_i + r_j) approaching faster than the job's wake
 // speed wakes after the phase, as a hit in the move phase does; a resting contact, however hard it
 // presses, does not (sleep.h). Its state is not this worker's to write: it goes on the worker's list.
@@ -607,6 +636,8 @@ static void bsInteract_Slot(const bsInteractJob* job, uint32_t s, bsGather* g, b
 	// The granular spring reaches a substep's approach beyond contact (bsSpringOverlap).
 	double approach = m->granular ? grid->approach : 0.0;
 	const uint32_t* entry = job->list->entry;
+	// bsGranular_Apart's allowance for the rounding of the spin's term: |w_i|_1 + the largest |w_j|_1.
+	double noise = spinning ? 1e-12 * (bsNorm1(job->spin[self]) + job->spinBound) : 0.0;
 	for (uint32_t k = job->list->start[s], end = job->list->start[s + 1]; k < end; ++k)
 	{
 		uint32_t t = entry[k];
@@ -624,13 +655,17 @@ static void bsInteract_Slot(const bsInteractJob* job, uint32_t s, bsGather* g, b
 			continue;
 		}
 		g->pairs += d2 < reach * reach;
+		bsVec3 dv = bsSub(grid->velocity[t], vi);
+		if (m->contactOnly && bsGranular_Apart(m->h, d2, ri + rj, x, dv, noise))
+		{
+			continue;  // adds nothing: skipped before its square root and divisions
+		}
 		double d = sqrt(d2);
 		uint32_t j = grid->index[t];
 		// Two particles at one point: apart along y, in opposite directions by particle index.
 		bsVec3 n = d > 0.0 ? bsScale(1.0 / d, x) : bsV3(0.0, j > self ? 1.0 : -1.0, 0.0);
 		double rj3 = rj * rj * rj;
 		bool fixed = grid->fixedStates != 0 && grid->fixed[t];
-		bsVec3 dv = bsSub(grid->velocity[t], vi);
 		bsVec3 spin[2];
 		if (spinning)
 		{
@@ -789,15 +824,24 @@ static bsResult bsInteraction_ReserveBeside(bsWorld* world, void* slot, size_t* 
 }
 
 // With rotation, the spins before the phase (the gather reads them; it writes the particles'), with
-// the particles' spin array made when they have none.
-static bsResult bsInteraction_CopySpin(bsWorld* world, bsParticles* particles)
+// the particles' spin array made when they have none, and the largest |spin|_1 (*bound; NaN or
+// infinite when a spin is: bsGranular_Apart then skips nothing).
+static bsResult bsInteraction_CopySpin(bsWorld* world, bsParticles* particles, double* bound)
 {
 	if (bsParticles_EnableSpin(particles) != bs_ok ||
 		!BS_ARRAY_RESERVE(world->spinBefore, world->spinCapacity, particles->count))
 	{
 		return bs_errOutOfMemory;
 	}
-	memcpy(world->spinBefore, particles->spin, particles->count * sizeof(bsVec3));
+	double largest = 0.0;
+	for (size_t i = 0; i < particles->count; ++i)
+	{
+		bsVec3 w = particles->spin[i];
+		world->spinBefore[i] = w;
+		double size = bsNorm1(w);
+		largest = size > largest || size != size ? size : largest;
+	}
+	*bound = largest;
 	return bs_ok;
 }
 
@@ -838,9 +882,10 @@ bsResult bsPairInteraction_Run(const bsPairKind* kind, bsWorld* world, const bsS
 	// wakes a sleeper only faster than g x the shortest period, so settling never does.
 	double resting = bsLength(def->gravity) * bsInteraction_Period(d, grid->smallestRadius);
 	const bsVec3* spin = NULL;
+	double spinBound = 0.0;
 	if (model.rotation)
 	{
-		r = bsInteraction_CopySpin(world, particles);
+		r = bsInteraction_CopySpin(world, particles, &spinBound);
 		if (r != bs_ok)
 		{
 			return r;
@@ -866,7 +911,7 @@ bsResult bsPairInteraction_Run(const bsPairKind* kind, bsWorld* world, const bsS
 		pairModels[k] = def->speciesPairs[k].interact ? models + k : NULL;
 	}
 	bsInteractJob job = {grid, &world->pairs, &model, pairModels, n > 0 ? particles->species : NULL, n, particles,
-		world->workers, springs ? world->springs : NULL, spin, rolling ? world->rolling : NULL,
+		world->workers, springs ? world->springs : NULL, spin, spinBound, rolling ? world->rolling : NULL,
 		bonds ? world->bondAge : NULL, isfinite(resting) ? fmax(wakeSpeed, resting) : wakeSpeed};
 	bsPool_For(world->pool, grid->count, bs_interactGrain, spin != NULL ? bsInteract_RangeSpin : bsInteract_Range, &job);
 	free(models);

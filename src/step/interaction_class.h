@@ -96,6 +96,7 @@ typedef struct bsPairModel
 	double cohesionAcc, cohesionRange;
 	double blend;        // viscosity: 1 - exp(-viscosity h)
 	double h;
+	bool contactOnly;    // granular and no other term: a pair beyond a substep's travel adds nothing
 } bsPairModel;
 
 // A pair kind, as the pair phase needs it.
