@@ -727,7 +727,7 @@ static int Slump_Run(double tau, SlumpRun* out)
 // The slump at tau' = 0.15 and 0.3 within 10% of Pashias et al.'s, or half a particle spacing over H
 // where that is more (the height map's resolution, 0.0625 here), and the free surface stays put once
 // stopped: its height map (the top in each cell of H / 4) changes by less than 0.1 r over the last
-// second of 2.5 s. Measured: s' = 0.292 and 0.135 (Pashias 0.339 and 0.094), the map still within
+// second of 2.5 s. Measured: s' = 0.285 and 0.124 (Pashias 0.339 and 0.094), the map still within
 // 0.001 r. A guard of the whole loop at a size the suite can afford, not of the criterion (von Mises'
 // read 0.298 and 0.149 here, within the same bounds: YieldReadsTresca tells them apart).
 static int BinghamSlumpStops(void)

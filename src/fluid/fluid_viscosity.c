@@ -151,62 +151,30 @@ static void bsAddOuter(double G[3][3], bsVec3 a, bsVec3 b)
 	}
 }
 
-// The walls' mean velocity as their viscosity tensor weighs it: T^-1 (T v_w), exact for one wall or
-// for walls that move together; 0 where T is singular.
-static bsVec3 bsViscosity_WallVelocity(const bsFluidWall* w)
+// The strain rate |gamma'| of slot s from the grid's velocities: D' the deviatoric part of the
+// symmetric velocity gradient G = sum_j V_j / rho_j (v_j - v_i) grad W_ij^T, and |gamma'| = d1 - d3,
+// its largest principal value less its smallest: Tresca's criterion, the largest shear stress
+// rho nu_eff (d1 - d3) at tau_y. A simple shear reads its shear rate either way; von Mises'
+// sqrt(2 D':D') reads sqrt(3) d in a uniaxial compression (d1 - d3 = 1.5 d), so a column yields at an
+// axial stress of sqrt(3) tau_y instead of 2 tau_y, the stress of Pashias et al.'s slump model; it
+// slumped as if its yield stress were 0.87 of its own (s' = 0.137 at tau' = 0.3, Pashias 0.094; their
+// model at 0.26 gives 0.14). Shear alone, not compression: the pressure solves leave a particle's
+// neighbours approaching or receding within their tolerance; counted as strain, that compression kept
+// a resting heap yielding (a Bingham cylinder at tau' = 0.15 crept from s' = 0.395 at 0.7 s to 0.505
+// at 2.8 s with the full D, to 0.479 with D'). The walls add nothing: as a neighbour at the walls'
+// velocity, (v_w - v_i) grad Phi^T along the wall, they read gravity's step down a slope (h g sin a,
+// before the contact constraints) as a shear under every resting particle, and the mud of
+// configs/mud-slope.json, stopped within 0.6 s without them, ran on 1.2-2.6 cm a second for 5 s.
+static double bsViscosity_StrainRate(const bsFluid* f, const bsNeighbourGrid* g, uint32_t s)
 {
-	const double* t = w->visc;
-	double a = t[0], b = t[1], c = t[2], xy = t[3], xz = t[4], yz = t[5];
-	double m0 = b * c - yz * yz, m1 = xz * yz - xy * c, m2 = xy * yz - b * xz;
-	double det = a * m0 + xy * m1 + xz * m2;
-	if (!(det > 1e-12 * a * b * c) || !(det > 0.0))
-	{
-		return bsV3(0.0, 0.0, 0.0);
-	}
-	bsVec3 v = w->viscWall;
-	double m4 = a * c - xz * xz, m5 = xy * xz - a * yz, m8 = a * b - xy * xy;
-	return bsScale(1.0 / det, bsV3(m0 * v.x + m1 * v.y + m2 * v.z, m1 * v.x + m4 * v.y + m5 * v.z,
-		m2 * v.x + m5 * v.y + m8 * v.z));
-}
-
-// The velocity gradient G = sum_j V_j / rho_j (v_j - v_i) grad W_ij^T of slot s, plus its walls' share:
-// that of a neighbour at their velocity, (v_w - v_i) grad Phi^T, with only the part of v_w - v_i along
-// the walls: the no-slip floor's shear under a sliding particle, which the particles' sum alone never
-// reads (the layer on the floor read as a plug), without gravity's step into the floor (the contact
-// constraint's to cut, not a strain).
-static void bsViscosity_Gradient(const bsFluid* f, const bsNeighbourGrid* g, uint32_t s, double G[3][3])
-{
-	memset(G, 0, 9 * sizeof(double));
+	double G[3][3];
+	memset(G, 0, sizeof(G));
 	for (uint32_t k = f->first[s]; k < f->first[s + 1]; ++k)
 	{
 		uint32_t j = f->list[k];
 		bsFluidPair p = bsFluid_Pair(g, s, j);
 		bsAddOuter(G, bsSub(g->velocity[j], g->velocity[s]), bsScale(p.V / f->density[j], p.grad));
 	}
-	const bsFluidWall* w = bsFluid_WallOf(f, s);
-	double gg = w != NULL ? bsDot(w->gradPhi, w->gradPhi) : 0.0;
-	if (gg > 0.0)
-	{
-		bsVec3 rel = bsSub(bsViscosity_WallVelocity(w), g->velocity[s]);
-		rel = bsMulSub(rel, bsDot(rel, w->gradPhi) / gg, w->gradPhi);
-		bsAddOuter(G, rel, w->gradPhi);
-	}
-}
-
-// The strain rate |gamma'| of slot s from the grid's velocities: D' the deviatoric part of the
-// symmetric velocity gradient G (bsViscosity_Gradient), and |gamma'| = d1 - d3, its largest principal
-// value less its smallest: Tresca's criterion, the largest shear stress rho nu_eff (d1 - d3) at tau_y.
-// A simple shear reads its shear rate either way; von Mises' sqrt(2 D':D') reads sqrt(3) d in a uniaxial compression (d1 - d3 = 1.5 d), so a column
-// yields at an axial stress of sqrt(3) tau_y instead of 2 tau_y, the stress of Pashias et al.'s slump
-// model; it slumped as if its yield stress were 0.87 of its own (s' = 0.137 at tau' = 0.3, Pashias
-// 0.094; their model at 0.26 gives 0.14). Shear alone, not compression: the pressure solves leave a
-// particle's neighbours approaching or receding within their tolerance; counted as strain, that
-// compression kept a resting heap yielding (a Bingham cylinder at tau' = 0.15 crept from s' = 0.395
-// at 0.7 s to 0.505 at 2.8 s with the full D, to 0.479 with D').
-static double bsViscosity_StrainRate(const bsFluid* f, const bsNeighbourGrid* g, uint32_t s)
-{
-	double G[3][3];
-	bsViscosity_Gradient(f, g, s, G);
 	double D[3][3], dd = 0.0, trace = (G[0][0] + G[1][1] + G[2][2]) / 3.0;
 	for (int r = 0; r < 3; ++r)
 	{
