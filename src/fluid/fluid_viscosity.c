@@ -164,7 +164,7 @@ static void bsAddOuter(double G[3][3], bsVec3 a, bsVec3 b)
 // at 2.8 s with the full D, to 0.479 with D'). The walls add nothing: as a neighbour at the walls'
 // velocity, (v_w - v_i) grad Phi^T along the wall, they read gravity's step down a slope (h g sin a,
 // before the contact constraints) as a shear under every resting particle, and the mud of
-// configs/mud-slope.json, stopped within 0.6 s without them, ran on 1.2-2.6 cm a second for 5 s.
+// configs/mud-slope.json, stopped within a second without them, ran on 1.2-2.6 cm a second for 5 s.
 static double bsViscosity_StrainRate(const bsFluid* f, const bsNeighbourGrid* g, uint32_t s)
 {
 	double G[3][3];
