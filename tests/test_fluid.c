@@ -5,7 +5,8 @@
 // icosphere whose gravity turns every step; the same bytes at 1, 2 and 3 threads with every term on;
 // bad settings refused; the walls' BVH query (bsBvh_VisitNear) against brute force; births that
 // overlap part without being thrown out; the viscosity's Laplacian against a quadratic's and a rigid
-// rotation's, on a lattice and in shifted layers.
+// rotation's, on a lattice and in shifted layers; the yield stress's strain rate (Tresca's) in a shear
+// and a compression; a Bingham cylinder's slump against Pashias et al. (1996), and its surface at rest.
 #include "fluid.h"
 #include "sph_kernel.h"
 #include "test.h"
@@ -486,44 +487,65 @@ static void LapBlock(bsParticles* p, int n, bool shifted)
 	}
 }
 
+// LapBlock's particles in a neighbour grid with their lists and densities, on a pool of 2.
+typedef struct LapFluid
+{
+	bsParticles p;
+	bsNeighbourGrid grid;
+	bsFluid fluid;
+	bsPool* pool;
+} LapFluid;
+
+static int LapFluid_Init(LapFluid* l, int n, bool shifted)
+{
+	memset(l, 0, sizeof(*l));
+	LapBlock(&l->p, n, shifted);
+	l->pool = bsPool_Create(2);
+	ENSURE(l->pool != NULL);
+	ENSURE(bsNeighbourGrid_Build(&l->grid, &l->p, 2.0, l->pool) == bs_ok);
+	ENSURE(bsFluid_Reserve(&l->fluid, &l->grid, l->p.count, false) == bs_ok);
+	ENSURE(bsFluid_FindNeighbours(&l->fluid, &l->grid, l->pool) == bs_ok);
+	bsFluid_ComputeDensity(&l->fluid, &l->grid, l->pool);
+	return 0;
+}
+
+static void LapFluid_Free(LapFluid* l)
+{
+	bsPool_Destroy(l->pool);
+	bsFluid_Free(&l->fluid);
+	bsNeighbourGrid_Free(&l->grid);
+	bsParticles_Free(&l->p);
+}
+
 static int LapRead(bool shifted, bsVec3 (*field)(bsVec3), bsVec3 expect, bool everywhere, LapProbe* out)
 {
 	const int n = 9;
 	const double nu = 0.01, h = 1.0;
-	bsParticles p;
-	LapBlock(&p, n, shifted);
-	bsNeighbourGrid grid;
-	memset(&grid, 0, sizeof(grid));
-	bsFluid fluid;
-	memset(&fluid, 0, sizeof(fluid));
-	bsPool* pool = bsPool_Create(2);
-	ENSURE(pool != NULL);
-	ENSURE(bsNeighbourGrid_Build(&grid, &p, 2.0, pool) == bs_ok);
-	ENSURE(bsFluid_Reserve(&fluid, &grid, p.count, false) == bs_ok);
-	ENSURE(bsFluid_FindNeighbours(&fluid, &grid, pool) == bs_ok);
-	bsFluid_ComputeDensity(&fluid, &grid, pool);
+	LapFluid l;
+	RUN_SUBTEST(LapFluid_Init(&l, n, shifted));
+	bsNeighbourGrid* grid = &l.grid;
 	bsFluidDef def = bsDefaultStepDef().interaction.fluid;
 	def.kinematicViscosity = nu;
 	def.viscosityError = 1e-12;
-	bsVec3* start = malloc(grid.count * sizeof(bsVec3));
+	bsVec3* start = malloc(grid->count * sizeof(bsVec3));
 	ENSURE(start != NULL);
-	for (uint32_t s = 0; s < grid.count; ++s)
+	for (uint32_t s = 0; s < grid->count; ++s)
 	{
-		grid.velocity[s] = start[s] = field(grid.position[s]);
+		grid->velocity[s] = start[s] = field(grid->position[s]);
 	}
-	bsFluid_EffectiveViscosity(&fluid, &grid, &def, 1000.0, pool);
+	bsFluid_EffectiveViscosity(&l.fluid, grid, &def, 1000.0, l.pool);
 	bool converged;
-	bsFluid_ViscositySolve(&fluid, &grid, &def, 1000.0, h, pool, &converged);
+	bsFluid_ViscositySolve(&l.fluid, grid, &def, 1000.0, h, l.pool, &converged);
 	ENSURE(converged);
 	memset(out, 0, sizeof(*out));
 	int read = 0;
-	for (uint32_t s = 0; s < grid.count; ++s)
+	for (uint32_t s = 0; s < grid->count; ++s)
 	{
-		bsVec3 x = grid.position[s];
+		bsVec3 x = grid->position[s];
 		bool inner = x.x >= 2.0 && x.x <= n - 3.0 && x.y >= 2.0 && x.y <= n - 3.0 && x.z >= 2.0 && x.z <= n - 3.0;
 		if (everywhere || inner)
 		{
-			bsVec3 lap = bsScale(1.0 / (h * nu), bsSub(grid.velocity[s], start[s]));
+			bsVec3 lap = bsScale(1.0 / (h * nu), bsSub(grid->velocity[s], start[s]));
 			out->mean = bsAdd(out->mean, lap);
 			out->largest = fmax(out->largest, bsLength(bsSub(lap, expect)));
 			++read;
@@ -532,10 +554,7 @@ static int LapRead(bool shifted, bsVec3 (*field)(bsVec3), bsVec3 expect, bool ev
 	ENSURE(read > 0);
 	out->mean = bsScale(1.0 / read, out->mean);
 	free(start);
-	bsPool_Destroy(pool);
-	bsFluid_Free(&fluid);
-	bsNeighbourGrid_Free(&grid);
-	bsParticles_Free(&p);
+	LapFluid_Free(&l);
 	return 0;
 }
 
@@ -552,6 +571,177 @@ static int LaplacianReadsShear(void)
 	ENSURE(fabs(probe.mean.y) < 0.1 && fabs(probe.mean.z) < 0.1);
 	RUN_SUBTEST(LapRead(true, LapRotation, bsV3(0.0, 0.0, 0.0), true, &probe));
 	ENSURE(probe.largest < 1e-6);
+	return 0;
+}
+
+// --- the yield stress ---
+
+// The strain rate the yield stress reads, on the lattice of LapBlock (interior particles), from the
+// effective viscosity nu = tau_y / (rho0 |gamma'|) + nu_K: a simple shear v = (g y, 0, 0) reads g, and
+// a uniaxial compression v = (d x / 2, -d y, d z / 2) reads 1.5 d, the largest principal strain rate
+// less the smallest (Tresca's criterion: it yields at an axial stress of 2 tau_y, as Pashias et al.'s
+// slump model assumes), where von Mises' sqrt(2 D:D) reads sqrt(3) d. Each within 3%.
+static bsVec3 YieldShear(bsVec3 x)
+{
+	return bsV3(0.1 * x.y, 0.0, 0.0);
+}
+
+static bsVec3 YieldCompression(bsVec3 x)
+{
+	return bsV3(0.05 * x.x, -0.1 * x.y, 0.05 * x.z);
+}
+
+static int YieldRead(bsVec3 (*field)(bsVec3), double expect)
+{
+	const int n = 9;
+	LapFluid l;
+	RUN_SUBTEST(LapFluid_Init(&l, n, false));
+	bsNeighbourGrid* grid = &l.grid;
+	bsFluidDef def = bsDefaultStepDef().interaction.fluid;
+	def.kinematicViscosity = 0.01;
+	def.yieldStress = 10.0;
+	for (uint32_t s = 0; s < grid->count; ++s)
+	{
+		grid->velocity[s] = field(grid->position[s]);
+	}
+	bsFluid_EffectiveViscosity(&l.fluid, grid, &def, 1000.0, l.pool);
+	int read = 0;
+	for (uint32_t s = 0; s < grid->count; ++s)
+	{
+		bsVec3 x = grid->position[s];
+		if (x.x >= 2.0 && x.x <= n - 3.0 && x.y >= 2.0 && x.y <= n - 3.0 && x.z >= 2.0 && x.z <= n - 3.0)
+		{
+			double rate = def.yieldStress / (1000.0 * (l.fluid.nu[s] - def.kinematicViscosity));
+			ENSURE_SMALL(rate / expect - 1.0, 0.03);
+			++read;
+		}
+	}
+	ENSURE(read > 0);
+	LapFluid_Free(&l);
+	return 0;
+}
+
+static int YieldReadsTresca(void)
+{
+	RUN_SUBTEST(YieldRead(YieldShear, 0.1));
+	RUN_SUBTEST(YieldRead(YieldCompression, 0.15));
+	return 0;
+}
+
+// A cylinder of Bingham mud (height and diameter H = 5 cm, 8 particles over H, rho0 = 1000, plastic
+// viscosity 0.01 m^2/s) on a floor, released at rest, at tau' = tau_y / (rho0 g H). Pashias, Boger,
+// Summers & Glenister (1996), J. Rheol. 40, 1179: the slump s' = 1 - 2 tau' (1 - ln 2 tau').
+#define SLUMP_H 0.05
+#define SLUMP_CELLS 8  // the height map's cells across 2H
+
+typedef struct SlumpRun
+{
+	double slump;  // s' = 1 - h / H, h the mean top of the 4 cells about the axis
+	double moved;  // the height map's largest change over the last second, m
+	double r;
+} SlumpRun;
+
+// The highest particle top in each cell of side H / 4 about the axis, over 2H x 2H (0: none).
+static void Slump_HeightMap(const bsParticles* p, double map[SLUMP_CELLS][SLUMP_CELLS])
+{
+	memset(map, 0, sizeof(double) * SLUMP_CELLS * SLUMP_CELLS);
+	double cell = 2.0 * SLUMP_H / SLUMP_CELLS;
+	for (size_t i = 0; i < p->count; ++i)
+	{
+		int a = (int)floor(p->position[i].x / cell) + SLUMP_CELLS / 2;
+		int b = (int)floor(p->position[i].z / cell) + SLUMP_CELLS / 2;
+		if (a >= 0 && a < SLUMP_CELLS && b >= 0 && b < SLUMP_CELLS)
+		{
+			map[a][b] = fmax(map[a][b], p->position[i].y + p->radius[i]);
+		}
+	}
+}
+
+// The particles of radius r on the lattice cells of the cylinder (axis y, from y = 0), a world on a
+// floor, the fluid's step.
+static void Slump_Init(Scene* s, double r)
+{
+	memset(s, 0, sizeof(*s));
+	bsWorldDef wd = bsDefaultWorldDef();
+	wd.threads = 2;
+	s->world = bsWorld_Create(&wd);
+	int n = (int)(SLUMP_H / (2.0 * r) + 0.5);
+	bsParticles_Alloc(&s->p, (size_t)(n * n * n));
+	size_t count = 0;
+	for (int j = 0; j < n; ++j)
+	{
+		for (int i = 0; i < n; ++i)
+		{
+			for (int k = 0; k < n; ++k)
+			{
+				bsVec3 x = bsV3((2 * i + 1 - n) * r, (2 * j + 1) * r, (2 * k + 1 - n) * r);
+				if (x.x * x.x + x.z * x.z <= 0.25 * SLUMP_H * SLUMP_H)
+				{
+					s->p.position[count] = x;
+					s->p.radius[count++] = r;
+				}
+			}
+		}
+	}
+	s->p.count = count;
+	bsMakePlane(bsV3(0, 0, 0), bsV3(0, 1, 0), s->planes);
+	bsWorld_AddPlanes(s->world, s->planes, 1);
+	s->def = FluidDef();
+}
+
+static int Slump_Run(double tau, SlumpRun* out)
+{
+	Scene s;
+	double r = SLUMP_H / 16.0;
+	Slump_Init(&s, r);
+	s.def.dt = 0.01;
+	bsFluidDef* f = &s.def.interaction.fluid;
+	f->kinematicViscosity = 0.01;
+	f->yieldStress = tau * 1000.0 * 9.81 * SLUMP_H;
+	double before[SLUMP_CELLS][SLUMP_CELLS], after[SLUMP_CELLS][SLUMP_CELLS];
+	for (int step = 0; step < 250; ++step)
+	{
+		if (step == 150)
+		{
+			Slump_HeightMap(&s.p, before);
+		}
+		ENSURE(bsWorld_Step(s.world, &s.def, &s.p, NULL) == bs_ok);
+	}
+	Slump_HeightMap(&s.p, after);
+	out->moved = 0.0;
+	for (int a = 0; a < SLUMP_CELLS; ++a)
+	{
+		for (int b = 0; b < SLUMP_CELLS; ++b)
+		{
+			out->moved = fmax(out->moved, fabs(after[a][b] - before[a][b]));
+		}
+	}
+	int mid = SLUMP_CELLS / 2;
+	double top = 0.25 * (after[mid - 1][mid - 1] + after[mid - 1][mid] + after[mid][mid - 1] + after[mid][mid]);
+	out->slump = 1.0 - top / SLUMP_H;
+	out->r = r;
+	Scene_Free(&s);
+	return 0;
+}
+
+// The slump at tau' = 0.15 and 0.3 within 10% of Pashias et al.'s, or half a particle spacing over H
+// where that is more (the height map's resolution, 0.0625 here), and the free surface stays put once
+// stopped: its height map (the top in each cell of H / 4) changes by less than 0.1 r over the last
+// second of 2.5 s. Measured: s' = 0.285 and 0.124 (Pashias 0.339 and 0.094), the map still within
+// 0.001 r. A guard of the whole loop at a size the suite can afford, not of the criterion (von Mises'
+// read 0.298 and 0.149 here, within the same bounds: YieldReadsTresca tells them apart).
+static int BinghamSlumpStops(void)
+{
+	const double taus[2] = {0.15, 0.3};
+	for (int k = 0; k < 2; ++k)
+	{
+		SlumpRun run;
+		RUN_SUBTEST(Slump_Run(taus[k], &run));
+		double two = 2.0 * taus[k], ref = 1.0 - two * (1.0 - log(two));
+		double tolerance = fmax(0.1 * ref, run.r / SLUMP_H);
+		ENSURE_SMALL(run.slump - ref, tolerance);
+		ENSURE(run.moved < 0.1 * run.r);
+	}
 	return 0;
 }
 
@@ -593,6 +783,7 @@ int FluidTest(void)
 	RUN_SUBTEST(KernelIntegrals());
 	RUN_SUBTEST(WallsMatchLattice());
 	RUN_SUBTEST(LaplacianReadsShear());
+	RUN_SUBTEST(YieldReadsTresca());
 	RUN_SUBTEST(VisitNearFindsEveryTriangle());
 	RUN_SUBTEST(BadSettingsRefused());
 	RUN_SUBTEST(SameBytesAnyThreads());
@@ -600,5 +791,6 @@ int FluidTest(void)
 	RUN_SUBTEST(NoParticleEscapes());
 	RUN_SUBTEST(ColumnSettles());
 	RUN_SUBTEST(SplashKeepsLargestCompression());
+	RUN_SUBTEST(BinghamSlumpStops());
 	return 0;
 }

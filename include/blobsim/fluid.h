@@ -16,7 +16,9 @@ typedef struct bsFluidDef
 {
 	double kinematicViscosity; // nu, m^2/s, >= 0 (water 1e-6) [1e-6]
 	double wallViscosity;      // nu against walls, m^2/s, >= 0; NaN: as kinematicViscosity [NaN]
-	double yieldStress;        // Herschel-Bulkley tau_y, Pa, >= 0; 0: Newtonian [0]
+	double yieldStress;        // Herschel-Bulkley tau_y, Pa, >= 0, yielding by Tresca's criterion (the
+	                           // largest shear stress; |gamma'| below: the largest principal strain
+	                           // rate less the smallest); 0: Newtonian [0]
 	double flowIndex;          // Herschel-Bulkley n, 0.2..2: nu_eff = (tau_y / |gamma'| + rho nu
 	                           // |gamma'|^(n-1)) / rho, at most maxViscosity [1]
 	double maxViscosity;       // the cap of the effective viscosity, m^2/s, >= kinematicViscosity [1000]

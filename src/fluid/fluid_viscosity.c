@@ -19,15 +19,21 @@
 // from v* (the velocity after the forces), every dot product a sum of fixed chunks.
 //
 // A yield stress makes the viscosity the regularised Herschel-Bulkley effective one, from the strain
-// rate of the velocities as the substep starts (|gamma'| = sqrt(2 D:D), D the symmetric part of the
-// SPH velocity gradient), before the walls' contact constraints and the pressure touch them: gravity's
-// step h g, cut at the floor for the particles resting on it but not yet for those above, read as a
-// shear of g h / 2r (5 per second at h = 1 ms, r = 1 mm), which held every particle of a slumping
-// cylinder of mud far below its yield viscosity, so that it slumped as a liquid whatever its yield
-// stress (s' = 0.61 at tau' = 0.3, where Pashias et al. give 0.07):
-// nu_i = min(tau_y / (rho0 |gamma'|) + nu |gamma'|^(n - 1), nu_max). Where the mud barely moves the
+// rate of the velocities as the substep starts (D the symmetric part of the SPH velocity gradient),
+// before the walls' contact constraints and the pressure touch them: gravity's step h g, cut at the
+// floor for the particles resting on it but not yet for those above, read as a shear of g h / 2r (5
+// per second at h = 1 ms, r = 1 mm), which held every particle of a slumping cylinder of mud far below
+// its yield viscosity, so that it slumped as a liquid whatever its yield stress (s' = 0.61 at
+// tau' = 0.3, where Pashias et al. give 0.07):
+// nu_i = min(tau_y / (rho0 |gamma'|) + nu |gamma'|^(n - 1), nu_max), |gamma'| Tresca's (the largest
+// principal rate of D' less the smallest, bsViscosity_StrainRate). Where the mud barely moves the
 // viscosity is nu_max and the solve holds it nearly rigid: it stops, and its free surface stays put.
+// A pair's viscosity is the harmonic mean of its two (the arithmetic one for equal viscosities, the
+// same bytes for a Newtonian fluid): a yielded layer between a plug at nu_max and the floor shears
+// as layers in series do, where the arithmetic mean lent it half the plug's viscosity.
 #include "fluid.h"
+
+#include "core.h"
 
 #include <math.h>
 #include <string.h>
@@ -48,7 +54,8 @@ static double bsViscosity_Pair(const bsViscosityJob* job, uint32_t s, uint32_t j
 	const bsFluid* f = job->fluid;
 	const bsNeighbourGrid* g = job->grid;
 	double H = 2.0 * (g->radius[s] + g->radius[j]);
-	double nu = 0.5 * (f->nu[s] + f->nu[j]);
+	double a = f->nu[s], b = f->nu[j];
+	double nu = a == b ? a : 2.0 * a * b / (a + b);  // the harmonic mean: a layer's in series with its neighbour
 	double rho = 0.5 * (f->density[s] + f->density[j]);
 	double c = BS_FLUID_LAPLACIAN / (H * H) * nu * bsFluid_Volume(g->radius[s]) * bsFluid_Volume(g->radius[j]) / rho;
 	return r > 0.0 ? c * bsSph_dW(r, H) / r : 0.0;
@@ -144,12 +151,20 @@ static void bsAddOuter(double G[3][3], bsVec3 a, bsVec3 b)
 	}
 }
 
-// The strain rate |gamma'| = sqrt(2 D':D') of slot s from the grid's velocities, D' the deviatoric
-// part of the symmetric velocity gradient G = sum_j V_j / rho_j (v_j - v_i) grad W_ij^T: the yield
-// criterion is von Mises', on the shear alone. The pressure solves leave a particle's neighbours
-// approaching or receding within their tolerance; counted as strain, that compression kept a resting
-// heap yielding (a Bingham cylinder at tau' = 0.15 crept from s' = 0.395 at 0.7 s to 0.505 at 2.8 s
-// with the full D, to 0.479 with D').
+// The strain rate |gamma'| of slot s from the grid's velocities: D' the deviatoric part of the
+// symmetric velocity gradient G = sum_j V_j / rho_j (v_j - v_i) grad W_ij^T, and |gamma'| = d1 - d3,
+// its largest principal value less its smallest: Tresca's criterion, the largest shear stress
+// rho nu_eff (d1 - d3) at tau_y. A simple shear reads its shear rate either way; von Mises'
+// sqrt(2 D':D') reads sqrt(3) d in a uniaxial compression (d1 - d3 = 1.5 d), so a column yields at an
+// axial stress of sqrt(3) tau_y instead of 2 tau_y, the stress of Pashias et al.'s slump model; it
+// slumped as if its yield stress were 0.87 of its own (s' = 0.137 at tau' = 0.3, Pashias 0.094; their
+// model at 0.26 gives 0.14). Shear alone, not compression: the pressure solves leave a particle's
+// neighbours approaching or receding within their tolerance; counted as strain, that compression kept
+// a resting heap yielding (a Bingham cylinder at tau' = 0.15 crept from s' = 0.395 at 0.7 s to 0.505
+// at 2.8 s with the full D, to 0.479 with D'). The walls add nothing: as a neighbour at the walls'
+// velocity, (v_w - v_i) grad Phi^T along the wall, they read gravity's step down a slope (h g sin a,
+// before the contact constraints) as a shear under every resting particle, and the mud of
+// configs/mud-slope.json, stopped within a second without them, ran on 1.2-2.6 cm a second for 5 s.
 static double bsViscosity_StrainRate(const bsFluid* f, const bsNeighbourGrid* g, uint32_t s)
 {
 	double G[3][3];
@@ -160,16 +175,27 @@ static double bsViscosity_StrainRate(const bsFluid* f, const bsNeighbourGrid* g,
 		bsFluidPair p = bsFluid_Pair(g, s, j);
 		bsAddOuter(G, bsSub(g->velocity[j], g->velocity[s]), bsScale(p.V / f->density[j], p.grad));
 	}
-	double dd = 0.0, trace = (G[0][0] + G[1][1] + G[2][2]) / 3.0;
+	double D[3][3], dd = 0.0, trace = (G[0][0] + G[1][1] + G[2][2]) / 3.0;
 	for (int r = 0; r < 3; ++r)
 	{
 		for (int c = 0; c < 3; ++c)
 		{
-			double D = 0.5 * (G[r][c] + G[c][r]) - (r == c ? trace : 0.0);
-			dd += D * D;
+			D[r][c] = 0.5 * (G[r][c] + G[c][r]) - (r == c ? trace : 0.0);
+			dd += D[r][c] * D[r][c];
 		}
 	}
-	return sqrt(2.0 * dd);
+	if (!(dd > 0.0))
+	{
+		return 0.0;
+	}
+	// The principal values 2 p cos(phi + 2 pi k / 3) of the traceless D' (p = sqrt(D':D' / 6), cos 3 phi
+	// = det(D' / p) / 2), so d1 - d3 = 2 sqrt(3) p sin(phi + pi / 3) = sqrt(2 D':D') sin(phi + pi / 3).
+	double p = sqrt(dd / 6.0);
+	double det = D[0][0] * (D[1][1] * D[2][2] - D[1][2] * D[2][1]) - D[0][1] * (D[1][0] * D[2][2] - D[1][2] * D[2][0]) +
+		D[0][2] * (D[1][0] * D[2][1] - D[1][1] * D[2][0]);
+	double cos3 = fmax(-1.0, fmin(1.0, det / (2.0 * p * p * p)));
+	double phi = acos(cos3) / 3.0;
+	return sqrt(2.0 * dd) * sin(phi + BS_PI / 3.0);
 }
 
 static void bsViscosityNu_Range(void* context, size_t begin, size_t end, int worker)
