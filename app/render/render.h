@@ -68,6 +68,9 @@ typedef struct bsRenderInput
 	                        // DIR, pending or not), rendered before the scene into the private folder;
 	                        // the image is then the average of all (image.h, linear light)
 	int sampleCount;        // 0: none
+	const char* const* sampleSurfacePaths;  // mesh or auto surface with motion blur: sample j's pending
+	                        // include (as surfacePath, through a wrapper of its own), or NULL (blobs, or
+	                        // its include in place); NULL: none pending
 } bsRenderInput;
 
 // The PNG text keyword of bsRenderInput.record.
