@@ -17,6 +17,11 @@ times spread over the shutter, which ends at the image's time (docs/rendering.md
           at those times (the dynamic body's integrated poses, the deforming one's shape); with every
           body still, each sample scene is the image's own scene, byte for byte; the kinematic bodies'
           samples the same after a resume.
+  mesh    streak.json with render.surface "mesh": each sample scene includes its own surface files
+          (.inc, .obj, .ply), the same bytes at 1 and 2 threads; under gravity each sample's surface is,
+          byte for byte, the one a run whose steps are the substeps polygonizes at that time, and after
+          a resume the same; its vertex colour is the over-life ramp's at the sample's time; with
+          "auto" every sample of an image takes the image's choice (blobs or mesh).
   render  (POV-Ray; skipped, exit 77, without it) the blurred frame's lit extent is the unblurred one
           plus speed x shutter time in pixels (+-1.5); shutter 0 renders the unblurred image byte for
           byte; the average equals the test's own (numpy, from POV-Ray run here on the same scenes);
@@ -24,8 +29,9 @@ times spread over the shutter, which ends at the image's time (docs/rendering.md
           fails the image, names the sample, and leaves the previous image as it was. The turning
           bar's edge along a pixel row is blurred over its travel during the shutter in pixels (+-1.5),
           ending where the unblurred edge is, with intermediate values over that width; still bodies
-          render the same pixels with and without blur.
-    /usr/bin/python3 tests/motion_blur_test.py BLOBSIM SOURCE_ROOT scene|bodies|render
+          render the same pixels with and without blur. A moving drop drawn as a mesh is blurred over
+          its travel along a pixel row, and `blobsim render DIR --force` remakes its images.
+    /usr/bin/python3 tests/motion_blur_test.py BLOBSIM SOURCE_ROOT scene|bodies|mesh|render
 """
 import filecmp
 import json
@@ -300,7 +306,7 @@ SURFACE_FILES = (".pov", "_surface.inc", "_surface.obj", "_surface.ply")
 
 def mesh_mode(blobsim, root, tmp):
     """render.surface "mesh" (and "auto") with motion blur: each sample scene includes its own surface,
-    polygonized from the sample's particles with the image's settings."""
+    polygonized from the sample's particles with the image's settings (vertex colours at its time)."""
     config = os.path.join(root, "tests", "motion_blur", "streak.json")
     a, b = os.path.join(tmp, "ma"), os.path.join(tmp, "mb")
     files = 'render.surface_files=["obj", "ply"]'
@@ -340,6 +346,20 @@ def mesh_mode(blobsim, root, tmp):
     if len(set(incs)) != 4:
         fail("mesh: a moving drop's sample surfaces are not all different")
     check_resume(blobsim, config, tmp, "mesh", MESH, g, stop=2, exts=SURFACE_FILES[:2])
+
+    # Vertex colours: each sample's surface takes the colour ramp at the drop's age then (born at 0).
+    ramp = 'particles.over_life={"color": [{"time": 0, "value": [1, 0, 0]}, {"time": 0.2, "value": [0, 0, 1]}]}'
+    col = os.path.join(tmp, "mcolour")
+    run(blobsim, config, col, MESH, ramp)
+    shutter = EVERY * DT
+    for j in range(4):
+        stem = f"frame_0002_blur{j}" if j < 3 else "frame_0002"
+        t = 2 * EVERY * DT - shutter * (3 - j) / 3
+        m = re.search(r"pigment \{ rgbt <([^>]*)>", open(os.path.join(col, stem + "_surface.inc")).read())
+        got = [float(v) for v in m.group(1).split(",")] if m else []
+        want = [1 - t / 0.2, 0, t / 0.2, 0]
+        if len(got) != 4 or max(abs(g - w) for g, w in zip(got, want)) > 0.5 / 255 + 1e-6:
+            fail(f"mesh: {stem}_surface.inc's colour {got}, expected the ramp at t = {t}: {want}")
 
     # Auto: the image's choice applies to all its samples (never blobs and meshes mixed in one image).
     # Frame 0 (no particle yet) is blobs, then the drop a mesh; at the coarsest spacing all blobs.

@@ -21,6 +21,7 @@
 //   a wrapper   with surfacePath: <stem>.wrapper.pov, the scene POV-Ray reads: #version 3.7 (so that
 //               POV-Ray sees no declaration before it), two lines that declare BlobsimSurface as the
 //               pending include's name, and the scene's include (whose own #declare of it is #ifndef)
+//               (a motion-blur sample with a pending include of its own: <stem>.blurJ.wrapper.pov)
 // On SIGINT/SIGTERM the command's handler calls bsProcess_StopAllOnSignal (kills and reaps POV-Ray, so
 // it writes nothing after) and then bsAtomicFile_CleanupOnSignal (removes the files above and the
 // private folder). A SIGKILLed render's folder is removed by the next command into DIR
