@@ -114,6 +114,8 @@ SHORTER = {
     ("docs/figures.md", "blobsim run configs/field-explosion-gas.json --render"):
         "blobsim run configs/field-explosion-gas.json --render " + SMALL + " --set motion.steps=30",
     ("docs/performance.md", "blobsim batch configs --render --jobs 1"): ALL_CONFIGS,
+    ("docs/rendering.md", 'blobsim run configs/slime-fluid-pour.json --threads 2 --set \'render.motion_blur={"shutter_angle": 180, "samples": 8}\''):
+        'blobsim run configs/slime-fluid-pour.json --threads 2 --set \'render.motion_blur={"shutter_angle": 180, "samples": 8}\' --set motion.steps=3',
     ("docs/rendering.md", "blobsim run configs/snow.json --render"):
         "blobsim run configs/snow.json --render " + SMALL,
     ("docs/rendering.md", "blobsim run configs/snow-accumulate.json --set output.frame_every=10 --render"):

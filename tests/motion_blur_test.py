@@ -17,6 +17,11 @@ times spread over the shutter, which ends at the image's time (docs/rendering.md
           at those times (the dynamic body's integrated poses, the deforming one's shape); with every
           body still, each sample scene is the image's own scene, byte for byte; the kinematic bodies'
           samples the same after a resume.
+  mesh    streak.json with render.surface "mesh": each sample scene includes its own surface files
+          (.inc, .obj, .ply), the same bytes at 1 and 2 threads; under gravity each sample's surface is,
+          byte for byte, the one a run whose steps are the substeps polygonizes at that time, and after
+          a resume the same; its vertex colour is the over-life ramp's at the sample's time; with
+          "auto" every sample of an image takes the image's choice (blobs or mesh).
   render  (POV-Ray; skipped, exit 77, without it) the blurred frame's lit extent is the unblurred one
           plus speed x shutter time in pixels (+-1.5); shutter 0 renders the unblurred image byte for
           byte; the average equals the test's own (numpy, from POV-Ray run here on the same scenes);
@@ -24,8 +29,9 @@ times spread over the shutter, which ends at the image's time (docs/rendering.md
           fails the image, names the sample, and leaves the previous image as it was. The turning
           bar's edge along a pixel row is blurred over its travel during the shutter in pixels (+-1.5),
           ending where the unblurred edge is, with intermediate values over that width; still bodies
-          render the same pixels with and without blur.
-    /usr/bin/python3 tests/motion_blur_test.py BLOBSIM SOURCE_ROOT scene|bodies|render
+          render the same pixels with and without blur. A moving drop drawn as a mesh is blurred over
+          its travel along a pixel row, and `blobsim render DIR --force` remakes its images.
+    /usr/bin/python3 tests/motion_blur_test.py BLOBSIM SOURCE_ROOT scene|bodies|mesh|render
 """
 import filecmp
 import json
@@ -106,10 +112,10 @@ def close(a, b, tol=1e-7):
                                     for x, y in zip(a, b))
 
 
-def check_resume(blobsim, config, tmp, label, *sets, stop=1):
+def check_resume(blobsim, config, tmp, label, *sets, stop=1, exts=(".pov",)):
     """A run stopped after frame `stop` and resumed from its checkpoint writes the uninterrupted run's
-    scenes (the samples' particles, bodies, ages and looks), the last, shorter frame (7 steps, frames
-    every 2) included."""
+    scenes (the samples' particles, bodies, ages and looks; with exts, their surfaces too), the last,
+    shorter frame (7 steps, frames every 2) included."""
     sets = (*sets, "output.checkpoint=1", "motion.steps=7")
     whole, resumed = os.path.join(tmp, label + "-whole"), os.path.join(tmp, label + "-resumed")
     run(blobsim, config, whole, *sets)
@@ -117,8 +123,8 @@ def check_resume(blobsim, config, tmp, label, *sets, stop=1):
     p = subprocess.run([blobsim, "run", "--resume", resumed, "--quiet"], capture_output=True, text=True)
     if p.returncode != 0:
         fail(f"{label}: --resume: {p.stderr}")
-    povs = sorted(n for n in os.listdir(whole) if n.endswith(".pov"))
-    if povs != sorted(n for n in os.listdir(resumed) if n.endswith(".pov")) or "frame_0004_blur0.pov" not in povs:
+    povs = sorted(n for n in os.listdir(whole) if n.endswith(exts))
+    if povs != sorted(n for n in os.listdir(resumed) if n.endswith(exts)) or "frame_0004_blur0.pov" not in povs:
         fail(f"{label}: --resume wrote other scenes: {povs}")
     same_tree(whole, resumed, povs)
 
@@ -281,7 +287,6 @@ def scene_mode(blobsim, root, tmp):
            ("render.motion_blur.samples=65", "render.motion_blur.samples"),
            ("render.motion_blur.samples=2.5", "render.motion_blur.samples"),
            ("render.motion_blur.shutter=90", "render.motion_blur"),
-           ('render.surface="mesh"', "render.motion_blur: needs render.surface \"blob\""),
            ("render.motion_blur=true", "render.motion_blur")]
     for k, (s, path) in enumerate(bad):
         out = os.path.join(tmp, f"bad{k}")
@@ -293,6 +298,105 @@ def scene_mode(blobsim, root, tmp):
             fail(f"--set {s}: {p.stderr.strip()!r} does not name {path!r} and {config}")
         if os.path.exists(out):
             fail(f"--set {s}: wrote {out}")
+
+
+MESH = 'render.surface="mesh"'
+SURFACE_FILES = (".pov", "_surface.inc", "_surface.obj", "_surface.ply")
+
+
+def mesh_mode(blobsim, root, tmp):
+    """render.surface "mesh" (and "auto") with motion blur: each sample scene includes its own surface,
+    polygonized from the sample's particles with the image's settings (vertex colours at its time)."""
+    config = os.path.join(root, "tests", "motion_blur", "streak.json")
+    a, b = os.path.join(tmp, "ma"), os.path.join(tmp, "mb")
+    files = 'render.surface_files=["obj", "ply"]'
+    run(blobsim, config, a, MESH, files, threads=1)
+    run(blobsim, config, b, MESH, files, threads=2)
+    names = sorted(os.listdir(a))
+    for k in range(3):
+        for j in range(3):
+            stem = f"frame_000{k}_blur{j}"
+            for ext in SURFACE_FILES:
+                if stem + ext not in names:
+                    fail(f"mesh: {stem}{ext} missing: {names}")
+            if f'"{stem}_surface.inc"' not in open(os.path.join(a, stem + ".pov")).read():
+                fail(f"mesh: {stem}.pov does not include its own surface")
+    if any(".tmp." in n for n in names) or names != sorted(os.listdir(b)):
+        fail(f"mesh: 1 and 2 threads wrote other files: {names} / {sorted(os.listdir(b))}")
+    same_tree(a, b, [n for n in names if n.endswith(SURFACE_FILES)])
+    summary = json.load(open(os.path.join(a, "summary.json")))["surface"]
+    if summary["scenes"] != 4 or summary["blur_scenes"] != 12:
+        fail(f"mesh: summary.json surface {summary}")
+
+    # Under gravity each sample's surface is the surface of a run whose steps are the substeps, at the
+    # sample's time: the same particles, polygonized the same way, the same bytes.
+    g = "motion.gravity=[0, -9.81, 0]"
+    fall, fine = os.path.join(tmp, "mfall"), os.path.join(tmp, "mfine")
+    run(blobsim, config, fall, MESH, g)
+    run(blobsim, config, fine, MESH, g, f"motion.dt={DT / SUBSTEPS!r}", "motion.substeps=1",
+        f"motion.steps={4 * SUBSTEPS}", "output.frame_every=1")
+    for j in range(3):
+        step = 2 * EVERY * SUBSTEPS - 2 * (3 - j)
+        mine = os.path.join(fall, f"frame_0002_blur{j}_surface.inc")
+        theirs = os.path.join(fine, f"frame_{step:04d}_surface.inc")
+        if not filecmp.cmp(mine, theirs, shallow=False):
+            fail(f"mesh: {mine} differs from the substep run's {theirs}")
+    # The samples differ from each other and from the image's surface (the drop moves).
+    incs = [open(os.path.join(fall, f"frame_0002{s}_surface.inc")).read() for s in ("_blur0", "_blur1", "_blur2", "")]
+    if len(set(incs)) != 4:
+        fail("mesh: a moving drop's sample surfaces are not all different")
+    check_resume(blobsim, config, tmp, "mesh", MESH, g, stop=2, exts=SURFACE_FILES[:2])
+
+    # Vertex colours: each sample's surface takes the colour ramp at the drop's age then (born at 0).
+    ramp = 'particles.over_life={"color": [{"time": 0, "value": [1, 0, 0]}, {"time": 0.2, "value": [0, 0, 1]}]}'
+    col = os.path.join(tmp, "mcolour")
+    run(blobsim, config, col, MESH, ramp)
+    shutter = EVERY * DT
+    for j in range(4):
+        stem = f"frame_0002_blur{j}" if j < 3 else "frame_0002"
+        t = 2 * EVERY * DT - shutter * (3 - j) / 3
+        m = re.search(r"pigment \{ rgbt <([^>]*)>", open(os.path.join(col, stem + "_surface.inc")).read())
+        got = [float(v) for v in m.group(1).split(",")] if m else []
+        want = [1 - t / 0.2, 0, t / 0.2, 0]
+        if len(got) != 4 or max(abs(g - w) for g, w in zip(got, want)) > 0.5 / 255 + 1e-6:
+            fail(f"mesh: {stem}_surface.inc's colour {got}, expected the ramp at t = {t}: {want}")
+
+    # Auto: the image's choice applies to all its samples (never blobs and meshes mixed in one image).
+    # Frame 0 (no particle yet) is blobs, then the drop a mesh; at the coarsest spacing all blobs.
+    choices = set()
+    for k, sets in enumerate([(), ("render.surface_spacing=0.05",)]):
+        out = os.path.join(tmp, f"auto{k}")
+        run(blobsim, config, out, 'render.surface="auto"', *sets)
+        made = set(os.listdir(out))
+        for frame in ("frame_0000", "frame_0001", "frame_0002", "scene"):
+            has = f"{frame}_surface.inc" in made
+            choices.add(has)
+            if any((f"{frame}_blur{j}_surface.inc" in made) != has for j in range(3)):
+                fail(f"auto: {frame}'s samples do not all follow its choice (mesh {has}): {sorted(made)}")
+    if choices != {True, False}:
+        fail(f"auto: the images chose only {'meshes' if True in choices else 'blobs'}")
+
+
+def render_mesh(blobsim, root, tmp):
+    """A drop drawn as a mesh is blurred along its motion: its row of pixels spans its travel during
+    the shutter, with intermediate values over it; `blobsim render DIR --force` makes the same bytes."""
+    config = os.path.join(root, "tests", "motion_blur", "streak.json")
+    blur, plain = os.path.join(tmp, "mrblur"), os.path.join(tmp, "mrplain")
+    run(blobsim, config, blur, MESH, extra=["--render"])
+    run(blobsim, config, plain, MESH, "render.motion_blur.shutter_angle=0", extra=["--render"])
+    pixel = 2 * 3 * math.tan(math.radians(20)) / 64
+    travel = SPEED * EVERY * DT / pixel
+    check_row_blur(blur, plain, 24, travel, "mesh render: the drop")
+    if any(".tmp." in n for n in os.listdir(blur)):
+        fail(f"mesh render left {os.listdir(blur)}")
+    again = os.path.join(tmp, "mragain")
+    shutil.copytree(blur, again)
+    p = subprocess.run([blobsim, "render", again, "--force", "--quiet"], capture_output=True, text=True)
+    if p.returncode != 0:
+        fail(f"mesh render --force: {p.stderr}")
+    for n in ("frame_0001.png", "frame_0002.png", "scene.png"):
+        if not filecmp.cmp(os.path.join(blur, n), os.path.join(again, n), shallow=False):
+            fail(f"mesh render --force: {n} differs from run --render's")
 
 
 def lit_extent(path):
@@ -363,6 +467,24 @@ def render_mode(blobsim, root, tmp):
     if leftovers:
         fail(f"a broken sample left {leftovers}")
     render_bodies(blobsim, root, tmp)
+    render_mesh(blobsim, root, tmp)
+
+
+def check_row_blur(blur, plain, row, travel, what):
+    """Along pixel row `row` of frame_0002.png the blurred image's lit span is the unblurred one's grown
+    by `travel` pixels (+-1.5), ending at the same column, with intermediate values over that width."""
+    import numpy as np
+    import matplotlib.image as mpimg
+    a = mpimg.imread(os.path.join(blur, "frame_0002.png"))[row, :, :3].max(axis=1)
+    b = mpimg.imread(os.path.join(plain, "frame_0002.png"))[row, :, :3].max(axis=1)
+    lit_a, lit_b = np.nonzero(a > 2.5 / 255)[0], np.nonzero(b > 2.5 / 255)[0]
+    if len(lit_b) == 0 or len(lit_a) == 0:
+        fail(f"{what} does not show on row {row}")
+    grown = (lit_a[-1] - lit_a[0]) - (lit_b[-1] - lit_b[0])
+    between = np.count_nonzero((a > 2.5 / 255) & (a < 0.9 * b[lit_b].min()))
+    if abs(grown - travel) > 1.5 or lit_a[-1] != lit_b[-1] or between < travel - 1.5:
+        fail(f"row {row}: {what} blurred spans columns {lit_a[0]}-{lit_a[-1]} ({between} intermediate), the "
+             f"unblurred {lit_b[0]}-{lit_b[-1]}: grown by {grown} px, expected its travel {travel:.1f}")
 
 
 def bar_left(angle, y):
@@ -388,16 +510,7 @@ def render_bodies(blobsim, root, tmp):
     row, y = 15, (60 - 15 - 0.5) * pixel
     end = 2 * EVERY * DT
     travel = (bar_left(BAR_SPEED * end, y) - bar_left(BAR_SPEED * (end - EVERY * DT), y)) / pixel
-    a = mpimg.imread(os.path.join(blur, "frame_0002.png"))[row, :, :3].max(axis=1)
-    b = mpimg.imread(os.path.join(plain, "frame_0002.png"))[row, :, :3].max(axis=1)
-    lit_a, lit_b = np.nonzero(a > 2.5 / 255)[0], np.nonzero(b > 2.5 / 255)[0]
-    if len(lit_b) == 0 or len(lit_a) == 0:
-        fail("the bar does not show on row 15")
-    grown = (lit_a[-1] - lit_a[0]) - (lit_b[-1] - lit_b[0])
-    between = np.count_nonzero((a > 2.5 / 255) & (a < 0.9 * b[lit_b].min()))
-    if abs(grown - travel) > 1.5 or lit_a[-1] != lit_b[-1] or between < travel - 1.5:
-        fail(f"row 15: the blurred bar spans columns {lit_a[0]}-{lit_a[-1]} ({between} intermediate), the "
-             f"unblurred {lit_b[0]}-{lit_b[-1]}: grown by {grown} px, expected the edge's travel {travel:.1f}")
+    check_row_blur(blur, plain, row, travel, "the bar's edge")
     # Still bodies: the same pixels with and without blur.
     still = still_config(root, tmp)
     sblur, splain = os.path.join(tmp, "sblur"), os.path.join(tmp, "splain")
@@ -412,7 +525,7 @@ def main():
     blobsim, root, mode = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
     tmp = tempfile.mkdtemp(prefix="blobsim-blur-")
     try:
-        {"scene": scene_mode, "bodies": bodies_mode, "render": render_mode}[mode](blobsim, root, tmp)
+        {"scene": scene_mode, "bodies": bodies_mode, "render": render_mode, "mesh": mesh_mode}[mode](blobsim, root, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"motion blur {mode}: ok")

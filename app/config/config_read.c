@@ -1751,8 +1751,8 @@ static bool bsReadRenderSurface(bsCtx* c, const cJSON* render, bsRenderConfig* r
 	return true;
 }
 
-// render.motion_blur (docs/rendering.md): its sub-frame scenes are blob scenes, so a mesh surface
-// (whose files each scene would need its own of) is refused.
+// render.motion_blur (docs/rendering.md). With render.surface "mesh" or "auto" each sub-frame scene
+// has its own surface files, polygonized at its time (scene_surface.h).
 static bool bsReadMotionBlur(bsCtx* c, const cJSON* render, bsRenderConfig* r)
 {
 	const cJSON* o;
@@ -1765,10 +1765,6 @@ static bool bsReadMotionBlur(bsCtx* c, const cJSON* render, bsRenderConfig* r)
 	if (!bsReadFields(c, o, &bsMotionBlurSchema, &r->motionBlur))
 	{
 		return false;
-	}
-	if (o != NULL && r->surface != bs_surfaceBlobs)
-	{
-		return bsFail(c, "needs render.surface \"blob\": its sub-frame scenes draw the particles as blobs");
 	}
 	bsPop(c, mark);
 	return true;

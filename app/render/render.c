@@ -54,10 +54,17 @@ typedef struct bsRenderFiles
 	bsPrivateFolder folder;
 	char stem[256], png[300], state[300], log[300], wrapper[320];
 	char samples[64][300];  // motion blur: the earlier samples' images ("frame_0003.blur0.png")
+	char sampleWrappers[64][320];  // and, for a sample with a pending surface, its wrapper
 	char pngPath[BS_RENDER_PATH_MAX], logPath[BS_RENDER_PATH_MAX];
 } bsRenderFiles;
 
-// Motion blur: the earlier samples' image names, listed like the others.
+// Motion blur: sample j's pending surface, or NULL (blobs, or its include in place).
+static const char* bsRender_SampleSurface(const bsRenderInput* in, int j)
+{
+	return in->sampleSurfacePaths != NULL ? in->sampleSurfacePaths[j] : NULL;
+}
+
+// Motion blur: the earlier samples' image names (and their wrappers), listed like the others.
 static bool bsRenderFiles_MakeSamples(bsRenderFiles* f, const bsRenderInput* in, char* err, size_t errlen)
 {
 	if (in->sampleCount > (int)(sizeof(f->samples) / sizeof(f->samples[0])))
@@ -71,6 +78,12 @@ static bool bsRenderFiles_MakeSamples(bsRenderFiles* f, const bsRenderInput* in,
 		char ignored[BS_RENDER_PATH_MAX];
 		snprintf(f->samples[j], sizeof(f->samples[j]), "%s.blur%d.png", f->stem, j);
 		if (!bsPrivateFolder_File(&f->folder, f->samples[j], ignored, sizeof(ignored), err, errlen))
+		{
+			return false;
+		}
+		snprintf(f->sampleWrappers[j], sizeof(f->sampleWrappers[j]), "%s.blur%d.wrapper.pov", f->stem, j);
+		if (bsRender_SampleSurface(in, j) != NULL &&
+			!bsPrivateFolder_File(&f->folder, f->sampleWrappers[j], ignored, sizeof(ignored), err, errlen))
 		{
 			return false;
 		}
@@ -201,12 +214,13 @@ static bool bsRenderFiles_Finish(const bsRenderFiles* f, const bsRenderInput* in
 }
 
 // The scene with its pending surface: the scene's BlobsimSurface names the include's final name
-// unless declared before, so the wrapper declares the pending name and includes the scene.
-static bool bsRenderFiles_WriteWrapper(const bsRenderFiles* f, const bsRenderInput* in, const char* scene,
-	char* err, size_t errlen)
+// unless declared before, so the wrapper (named `wrapper` in the private folder; a motion-blur sample
+// has its own) declares the pending name, surfacePath's, and includes the scene.
+static bool bsRenderFiles_WriteWrapper(const bsRenderFiles* f, const bsRenderInput* in, const char* wrapper,
+	const char* surfacePath, const char* scene, char* err, size_t errlen)
 {
-	const char* include = bsRender_NameIn(in->directory, in->surfacePath);
-	int fd = include != NULL ? bsPrivateFolder_Create(&f->folder, f->wrapper) : -1;
+	const char* include = bsRender_NameIn(in->directory, surfacePath);
+	int fd = include != NULL ? bsPrivateFolder_Create(&f->folder, wrapper) : -1;
 	FILE* w = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (w == NULL)
 	{
@@ -214,7 +228,7 @@ static bool bsRenderFiles_WriteWrapper(const bsRenderFiles* f, const bsRenderInp
 		{
 			close(fd);
 		}
-		snprintf(err, errlen, "--render: cannot write %s/%s", f->folder.path, f->wrapper);
+		snprintf(err, errlen, "--render: cannot write %s/%s", f->folder.path, wrapper);
 		return false;
 	}
 	// #version first: POV-Ray 3.7 warns about a declaration before it (the scene's own comes too late).
@@ -222,7 +236,7 @@ static bool bsRenderFiles_WriteWrapper(const bsRenderFiles* f, const bsRenderInp
 		"#version 3.7;\n#declare BlobsimSurface = \"%s\";\n#include \"%s\"\n", include, scene);
 	if (fclose(w) != 0)
 	{
-		snprintf(err, errlen, "--render: cannot write %s/%s", f->folder.path, f->wrapper);
+		snprintf(err, errlen, "--render: cannot write %s/%s", f->folder.path, wrapper);
 		return false;
 	}
 	return true;
@@ -375,7 +389,7 @@ static bool bsRender_Run(const bsRenderFiles* f, const bsRenderInput* in, const 
 	char input[BS_RENDER_PATH_MAX + 8];
 	if (in->surfacePath != NULL)
 	{
-		if (!bsRenderFiles_WriteWrapper(f, in, scene, err, errlen))
+		if (!bsRenderFiles_WriteWrapper(f, in, f->wrapper, in->surfacePath, scene, err, errlen))
 		{
 			return false;
 		}
@@ -417,6 +431,18 @@ static bool bsRender_Run(const bsRenderFiles* f, const bsRenderInput* in, const 
 		}
 		snprintf(sampleInput, sizeof(sampleInput), "+I../%s", isSample ? sample : scene);
 		failedScene = isSample ? sample : scene;
+		const char* surface = isSample ? bsRender_SampleSurface(in, reader.pass) : NULL;
+		if (surface != NULL)
+		{
+			// A mesh sample's pending surface: through its own wrapper, as the image's scene.
+			const char* wrapper = f->sampleWrappers[reader.pass];
+			if (!bsRenderFiles_WriteWrapper(f, in, wrapper, surface, sample, err, errlen))
+			{
+				close(reader.log);
+				return false;
+			}
+			snprintf(sampleInput, sizeof(sampleInput), "+I%s", wrapper);
+		}
 		image = bsRender_Pass(f, in, povray, isSample ? sampleInput : input, isSample ? f->samples[reader.pass] : f->png,
 			&reader, &started, &verb, why, sizeof(why));
 		if (!image)

@@ -21,6 +21,7 @@
 //   a wrapper   with surfacePath: <stem>.wrapper.pov, the scene POV-Ray reads: #version 3.7 (so that
 //               POV-Ray sees no declaration before it), two lines that declare BlobsimSurface as the
 //               pending include's name, and the scene's include (whose own #declare of it is #ifndef)
+//               (a motion-blur sample with a pending include of its own: <stem>.blurJ.wrapper.pov)
 // On SIGINT/SIGTERM the command's handler calls bsProcess_StopAllOnSignal (kills and reaps POV-Ray, so
 // it writes nothing after) and then bsAtomicFile_CleanupOnSignal (removes the files above and the
 // private folder). A SIGKILLed render's folder is removed by the next command into DIR
@@ -68,6 +69,9 @@ typedef struct bsRenderInput
 	                        // DIR, pending or not), rendered before the scene into the private folder;
 	                        // the image is then the average of all (image.h, linear light)
 	int sampleCount;        // 0: none
+	const char* const* sampleSurfacePaths;  // mesh or auto surface with motion blur: sample j's pending
+	                        // include (as surfacePath, through a wrapper of its own), or NULL (blobs, or
+	                        // its include in place); NULL: none pending
 } bsRenderInput;
 
 // The PNG text keyword of bsRenderInput.record.

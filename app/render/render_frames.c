@@ -45,8 +45,11 @@ void bsRenderPlan_Free(bsRenderPlan* plan)
 		for (int j = 0; j < plan->items[i].sampleCount; ++j)
 		{
 			free(plan->items[i].samplePaths[j]);
+			free(plan->items[i].sampleSurfaces != NULL ? plan->items[i].sampleSurfaces[j] : NULL);
 		}
 		free(plan->items[i].samplePaths);
+		free(plan->items[i].sampleSurfaces);
+		free(plan->items[i].sampleSurfacePending);
 	}
 	free(plan->items);
 	memset(plan, 0, sizeof(*plan));
@@ -73,27 +76,61 @@ static void bsRenderItem_Stem(char* out, size_t size, int frame)
 	snprintf(out, size, "%.*s", (int)(strlen(pov) - 4), pov);
 }
 
-// Mesh mode: the item's include, pending or in place.
+// Mesh mode: the include of the scene DIR/NAME (NAME.pov), pending or in place, into *path (NULL: none).
 // onlyIfThere (auto mode): a scene has a surface when this run wrote one (its pending file: a run's
 // own render, commitNow false, never takes an earlier run's include) or, rendering a folder, when the
 // include is there.
-static bool bsRenderItem_SetSurface(bsRenderItem* item, const char* dir, const char* stem, bool onlyIfThere,
-	bool commitNow)
+static bool bsRenderItem_Surface(const char* dir, const char* name, bool onlyIfThere, bool commitNow, char** path,
+	bool* pending)
 {
 	char scene[BS_FRAMES_PATH_MAX], include[BS_FRAMES_PATH_MAX];
-	snprintf(scene, sizeof(scene), "%s/%s.pov", dir, stem);
-	if (!bsSceneSurface_IncludePath(scene, include, sizeof(include)))
+	*path = NULL;
+	*pending = false;
+	int n = snprintf(scene, sizeof(scene), "%s/%s", dir, name);
+	if (n < 0 || (size_t)n >= sizeof(scene) || !bsSceneSurface_IncludePath(scene, include, sizeof(include)))
 	{
 		return false;
 	}
-	const char* pending = bsAtomicFile_DeferredPath(include);
-	if (onlyIfThere && pending == NULL && (!commitNow || !bsIsRegularFile(include)))
+	const char* deferred = bsAtomicFile_DeferredPath(include);
+	if (onlyIfThere && deferred == NULL && (!commitNow || !bsIsRegularFile(include)))
 	{
 		return true;  // auto mode: this scene's particles are blobs
 	}
-	item->surfacePath = strdup(pending != NULL ? pending : include);
-	item->surfacePending = pending != NULL;
-	return item->surfacePath != NULL;
+	*path = strdup(deferred != NULL ? deferred : include);
+	*pending = deferred != NULL;
+	return *path != NULL;
+}
+
+static bool bsRenderItem_SetSurface(bsRenderItem* item, const char* dir, const char* stem, bool onlyIfThere,
+	bool commitNow)
+{
+	char name[64];
+	snprintf(name, sizeof(name), "%.40s.pov", stem);
+	return bsRenderItem_Surface(dir, name, onlyIfThere, commitNow, &item->surfacePath, &item->surfacePending);
+}
+
+// Mesh or auto mode with motion blur: each earlier sample's include (motion_blur.h: a sample's scene has
+// its own surface files), like the image's.
+static bool bsRenderItem_SetSampleSurfaces(bsRenderItem* item, const char* dir, bool onlyIfThere, bool commitNow)
+{
+	item->sampleSurfaces = calloc((size_t)item->sampleCount + 1, sizeof(char*));
+	item->sampleSurfacePending = calloc((size_t)item->sampleCount + 1, sizeof(char*));
+	if (item->sampleSurfaces == NULL || item->sampleSurfacePending == NULL)
+	{
+		return false;
+	}
+	for (int j = 0; j < item->sampleCount; ++j)
+	{
+		char name[48];
+		bool pending;
+		bsOutput_BlurSceneName(name, sizeof(name), item->frame, j);
+		if (!bsRenderItem_Surface(dir, name, onlyIfThere, commitNow, item->sampleSurfaces + j, &pending))
+		{
+			return false;
+		}
+		item->sampleSurfacePending[j] = pending ? item->sampleSurfaces[j] : NULL;
+	}
+	return true;
 }
 
 // Motion blur: the item's earlier samples' scenes, each its pending file when this run wrote one.
@@ -150,7 +187,9 @@ bool bsRenderPlan_Add(bsRenderPlan* plan, int frame, const char* readPath)
 	++plan->count;
 	bool mesh = plan->settings.surfaceMesh, any = plan->settings.surfaceAuto;
 	return bsRenderItem_SetSamples(item, plan->directory, plan->settings.blurSamples) &&
-		(!(mesh || any) || bsRenderItem_SetSurface(item, plan->directory, stem, !mesh, plan->commitNow));
+		(!(mesh || any) || bsRenderItem_SetSurface(item, plan->directory, stem, !mesh, plan->commitNow)) &&
+		(!(mesh || any) || item->sampleCount == 0 ||
+			bsRenderItem_SetSampleSurfaces(item, plan->directory, !mesh, plan->commitNow));
 }
 
 // The record an image rendered now from the item's scene carries: the scene's hash and the settings.
@@ -184,6 +223,14 @@ static bool bsRenderItem_MakeRecord(bsRenderItem* item, const bsRenderSettings* 
 			return false;
 		}
 		blurHash = bsFnv1a_U64(blurHash, sampleHash);
+		// A sample's surface (mesh or auto mode) joins its scene's hash; a blob sample's record is as before.
+		const char* surface = item->sampleSurfaces != NULL ? item->sampleSurfaces[j] : NULL;
+		if (surface != NULL && !bsHashFile(surface, &size, &sampleHash))
+		{
+			snprintf(err, errlen, "%s: cannot read the motion-blur sample's surface", surface);
+			return false;
+		}
+		blurHash = surface != NULL ? bsFnv1a_U64(blurHash, sampleHash) : blurHash;
 	}
 	if (item->sampleCount > 0)
 	{
@@ -468,7 +515,8 @@ static void* bsRenderQueue_Work(void* arg)
 			.meterSlot = worker->slot, .threads = q->threads, .record = item->record,
 			.surfacePath = item->surfacePending ? item->surfacePath : NULL, .commitNow = plan->commitNow,
 			.claim = claim.fd >= 0 ? &claim : NULL, .failure = &q->failure, .rank = (int)(item - plan->items),
-			.samplePaths = (const char* const*)item->samplePaths, .sampleCount = item->sampleCount};
+			.samplePaths = (const char* const*)item->samplePaths, .sampleCount = item->sampleCount,
+			.sampleSurfacePaths = (const char* const*)item->sampleSurfacePending};
 		bool ok = bsRender_Image(&in, message, sizeof(message));
 		bsRenderClaim_Release(&claim, plan->directory);
 		if (plan->meter != NULL)

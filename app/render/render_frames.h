@@ -52,6 +52,9 @@ typedef struct bsRenderItem
 	bool surfacePending;  // surfacePath is the pending file: rendered through render.h's wrapper
 	char** samplePaths; // motion blur: the earlier samples' scenes, pending or in place (owned); NULL: none
 	int sampleCount;
+	char** sampleSurfaces;  // mesh or auto mode with motion blur: each sample's include as surfacePath
+	                        // (owned; NULL when it draws blobs); NULL: none
+	const char** sampleSurfacePending;  // the pending ones among them (not owned), else NULL
 	char image[32];     // the image's name in DIR
 	char record[192];   // what the image records (set by Decide)
 	bool render;        // to make (set by Decide)

@@ -197,10 +197,18 @@ static bool bsSceneOutput_WriteGas(bsOutputContext* o, const char* path, bool es
 		bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
 }
 
+// The scene at path, the image's or (sample) a motion-blur sample's: in mesh or auto mode a sample has
+// its own surface, in the image's look (bsSceneSurface_WriteSample).
+static bool bsSceneOutput_WriteScene(bsOutputContext* o, const char* path, bool sample, char* err, size_t errlen)
+{
+	return sample ? bsSceneSurface_WriteSample(o->surface, path, o->scene, err, errlen)
+	              : bsSceneSurface_WriteScene(o->surface, path, o->scene, err, errlen);
+}
+
 // The compacted particles (first[s] .. first[s + 1] species s's) as the scene's sets: species 0 is the
 // scene's particles, each other species a set of its own with its look; then the scene, written to path.
-static bool bsSceneOutput_WriteSets(bsOutputContext* o, const char* path, int species, const size_t* first,
-	bool velocities, char* err, size_t errlen)
+static bool bsSceneOutput_WriteSets(bsOutputContext* o, const char* path, bool sample, int species,
+	const size_t* first, bool velocities, char* err, size_t errlen)
 {
 	const bsParticlesConfig* pc = &o->config->particles;
 	bsPovScene* scene = o->scene;
@@ -222,7 +230,7 @@ static bool bsSceneOutput_WriteSets(bsOutputContext* o, const char* path, int sp
 	}
 	scene->moreParticles = sets;
 	scene->moreParticleCount = (size_t)species - 1;
-	bool ok = bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
+	bool ok = bsSceneOutput_WriteScene(o, path, sample, err, errlen);
 	scene->particles.material = material;
 	scene->moreParticles = NULL;
 	scene->moreParticleCount = 0;
@@ -272,12 +280,13 @@ static bool bsSceneOutput_Write(bsOutputContext* o, int frame, char* err, size_t
 	}
 	size_t first[BS_MAX_SPECIES + 1];
 	bsSceneOutput_Compact(o, velocities, colors, species, first);
-	return bsSceneOutput_WriteSets(o, path, species, first, velocities, err, errlen);
+	return bsSceneOutput_WriteSets(o, path, false, species, first, velocities, err, errlen);
 }
 
 // render.motion_blur: the snapshot's earlier samples, each a scene of its own (motion_blur.h), with
 // the same camera and lights, the moving bodies where they were at the sample's time and the rest of
-// the environment as it is.
+// the environment as it is; in mesh mode each its own surface polygonized from its particles (auto: the
+// image's choice, bsSceneSurface_WriteSample).
 static bool bsSceneOutput_WriteSample(bsOutputContext* o, int frame, int j, char* err, size_t errlen)
 {
 	const bsMotionBlur* b = o->blur;
@@ -310,14 +319,14 @@ static bool bsSceneOutput_WriteSample(bsOutputContext* o, int frame, int j, char
 			return false;
 		}
 		bsSceneOutput_CompactSample(o, s, velocities, colors, species, first);
-		return bsSceneOutput_WriteSets(o, path, species, first, velocities, err, errlen);
+		return bsSceneOutput_WriteSets(o, path, true, species, first, velocities, err, errlen);
 	}
 	scene->particles.centers = s->centers;
 	scene->particles.radii = s->radii;
 	scene->particles.instances.velocities = velocities ? s->velocities : NULL;
 	scene->particles.instances.orientations = bsSceneOutput_Turns(o) ? s->orientations : NULL;
 	scene->particles.count = s->count;
-	return bsSceneSurface_WriteScene(o->surface, path, scene, err, errlen);
+	return bsSceneOutput_WriteScene(o, path, true, err, errlen);
 }
 
 static bool bsSceneOutput_WriteBlur(bsOutputContext* o, int frame, char* err, size_t errlen)

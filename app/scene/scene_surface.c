@@ -355,6 +355,34 @@ bool bsSceneSurface_WriteScene(bsSceneSurface* s, const char* path, bsPovScene* 
 	return ok;
 }
 
+bool bsSceneSurface_WriteSample(bsSceneSurface* s, const char* path, bsPovScene* scene, char* err, size_t errlen)
+{
+	if (s->mode == bs_surfaceBlobs)
+	{
+		return bsWriteBlobScene(s, path, scene, err, errlen);
+	}
+	// The summary's "last scene" figures stay the image's.
+	size_t triangles = s->triangles, vertices = s->vertices, full = s->trianglesFull;
+	bool ok = true;
+	if (s->mode == bs_surfaceAuto && !s->autoMesh)
+	{
+		ok = bsWriteBlobScene(s, path, scene, err, errlen);
+	}
+	else
+	{
+		bsSurfaceMesh mesh;
+		double spacing = 0.0;
+		ok = bsBuildSurface(s, path, scene, &mesh, &spacing, err, errlen) &&
+			bsWriteMeshScene(s, path, scene, &mesh, spacing, err, errlen);
+		bsSurfaceMesh_Free(&mesh);
+		s->blurScenes += ok;
+	}
+	s->triangles = triangles;
+	s->vertices = vertices;
+	s->trianglesFull = full;
+	return ok;
+}
+
 bool bsSceneSurface_IncludePath(const char* scenePath, char* out, size_t size)
 {
 	return bsSiblingPath(out, size, scenePath, "_surface.inc");
@@ -411,7 +439,11 @@ void bsSceneSurface_AddSummary(const bsSceneSurface* s, cJSON* root)
 	cJSON_AddNumberToObject(o, "spacing", s->spacing);
 	cJSON_AddNumberToObject(o, "triangles", (double)s->triangles);
 	cJSON_AddNumberToObject(o, "vertices", (double)s->vertices);
-	cJSON_AddNumberToObject(o, "scenes", s->scenes);
+	cJSON_AddNumberToObject(o, "scenes", s->scenes - s->blurScenes);
+	if (s->blurScenes > 0)
+	{
+		cJSON_AddNumberToObject(o, "blur_scenes", s->blurScenes);
+	}
 	cJSON_AddNumberToObject(o, "seconds", s->seconds);
 	if (s->simplifyError > 0.0)
 	{

@@ -34,7 +34,8 @@ typedef struct bsSceneSurface
 	double simplifySeconds;   // decimating, all scenes
 	int notClosed;            // scenes whose decimated mesh failed the closed check and kept the full one
 	int simplifyPasses;       // passes of collapses, all scenes
-	int scenes;
+	int scenes;         // every surface written, motion-blur samples' included
+	int blurScenes;     // the motion-blur samples' surfaces among them (bsSceneSurface_WriteSample)
 	// Blobs: the components that cannot change the surface left out (render.blob.cull).
 	bool cull;
 	size_t cullComponents;  // of the last scene: its particles
@@ -57,7 +58,15 @@ bsSceneSurface bsSceneSurface_FromConfig(const bsRenderConfig* rc, int threads);
 // (surface_cost.h). False with a message naming the file on failure.
 bool bsSceneSurface_WriteScene(bsSceneSurface* s, const char* path, bsPovScene* scene, char* err, size_t errlen);
 
-// In mesh mode, adds "surface": {"spacing", "triangles", "vertices" (of the last scene), "scenes",
+// A motion-blur sample's scene (motion_blur.h) at path, DIR/NAME_blurJ.pov, as bsSceneSurface_WriteScene
+// writes the image's: in mesh mode its own surface files, DIR/NAME_blurJ_surface.inc (and .obj, .ply
+// with render.surface_files), polygonized from the sample's particles with the same settings; in auto
+// mode the choice of the image's scene, written just before (autoMesh), so the samples of an image never
+// mix blobs and meshes. The summary's figures of the last scene stay the image's.
+bool bsSceneSurface_WriteSample(bsSceneSurface* s, const char* path, bsPovScene* scene, char* err, size_t errlen);
+
+// In mesh mode, adds "surface": {"spacing", "triangles", "vertices" (of the last scene), "scenes" (and
+// "blur_scenes": the motion-blur samples' surfaces, not in "scenes"),
 // "seconds" (polygonizing, all scenes), and with decimation "simplify": {"error" (grid cells), "angle" (degrees),
 // "triangles_full" (the last scene's before decimation), "seconds", "not_closed" (scenes that kept
 // their full mesh), "passes" (of collapses, all scenes)}} to summary.json's root object; with blobs and render.blob.cull,
