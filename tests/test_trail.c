@@ -35,6 +35,16 @@ static bsEmitterDef Trail(double rate, double inherit)
 	return def;
 }
 
+// The sources: a list emitter of the given particles (all at once without a rate).
+static bsEmitterDef List(const bsParticleDef* particles, int count)
+{
+	bsEmitterDef def = bsDefaultEmitterDef();
+	def.shape.type = bs_emitterList;
+	def.list = particles;
+	def.listCount = count;
+	return def;
+}
+
 // Three sources given as a list, joined over time at 4 a second (the list again and again), each
 // moving at its constant velocity (no forces); the sources' particles as they are at steps * dt.
 static const bsParticleDef bs_sources[3] = {
@@ -69,10 +79,7 @@ static int ClosedForm(void)
 {
 	const double dt = 0.05, rate = 7.3, inherit = 0.5;
 	const int steps = 40;
-	bsEmitterDef list = bsDefaultEmitterDef();
-	list.shape.type = bs_emitterList;
-	list.list = bs_sources;
-	list.listCount = 3;
+	bsEmitterDef list = List(bs_sources, 3);
 	list.rate = 4.0;
 	list.stop = 1.0;
 	bsEmitterDef trail = Trail(rate, inherit);
@@ -163,10 +170,7 @@ static int EscapedAndCurve(bool curve)
 		{{0.0, 0.0, 0.0}, {0.0, 1.0, 0.0}, 0.05, bs_particleFree, {0.0, 0.0, 0.0}},
 		{{0.0, 0.0, 0.0}, {3.0, 0.0, 0.0}, 0.05, bs_particleFree, {0.0, 0.0, 0.0}},  // out past x = 1 at t = 1/3
 	};
-	bsEmitterDef list = bsDefaultEmitterDef();
-	list.shape.type = bs_emitterList;
-	list.list = two;
-	list.listCount = 2;
+	bsEmitterDef list = List(two, 2);
 	bsEmitterDef trail = Trail(curve ? 0.0 : rate, 0.5);
 	if (curve)
 	{
@@ -257,6 +261,76 @@ static int Threads(void)
 	return 0;
 }
 
+// The move phase's path of a particle at x0 with velocity v0 at time 0, in substeps of h under gravity g
+// (v += g h, then x += v h): after K substeps and sigma seconds of the next,
+// x0 + (K h + sigma) v0 + g h (K + 1) (K h / 2 + sigma).
+static bsVec3 Integrated(bsVec3 x0, bsVec3 v0, bsVec3 g, double h, double t)
+{
+	double K = floor(t / h + 1e-9);
+	double sigma = t - K * h;
+	return bsAdd(bsMulAdd(x0, K * h + sigma, v0), bsScale(h * (K + 1.0) * (0.5 * K * h + sigma), g));
+}
+
+// A source in free flight under gravity: each child is born where the source is at its birth time on
+// the move phase's own path (so the births run on across the steps' boundaries without a jump, where
+// the source's straight line from the step's start was 1/2 |g| dt^2 off by the step's end), moving at
+// inherit x the source's velocity then plus the emitter's; integrated back from its state at the end
+// of the run by the move phase's rule, it is at that point at that time (1e-9 relative).
+static int Ballistic(void)
+{
+	const double dt = 1.0 / 24.0, rate = 48.0, inherit = 0.5;  // a child at every step's end and middle
+	const int steps = 12, substeps = 3;
+	const double h = dt / substeps;
+	static const bsParticleDef one[1] = {
+		{{0.0, 5.0, 0.0}, {1.0, 2.0, 0.5}, 0.05, bs_particleFree, {0.0, 0.0, 0.0}},
+	};
+	bsEmitterDef list = List(one, 1);
+	bsEmitterDef trail = Trail(rate, inherit);
+	bsWorld* world = NewWorld(1);
+	ENSURE(world != NULL && bsWorld_AddEmitter(world, &list) == bs_ok && bsWorld_AddEmitter(world, &trail) == bs_ok);
+	bsStepDef step = bsDefaultStepDef();
+	step.dt = dt;
+	step.substeps = substeps;
+	step.gravity = bsV3(0.0, -9.81, 0.0);
+	const bsVec3 g = step.gravity, x0 = one[0].position, v0 = one[0].velocity;
+	bsParticles p;
+	memset(&p, 0, sizeof(p));
+	for (int k = 0; k < steps; ++k)
+	{
+		ENSURE(bsWorld_Step(world, &step, &p, NULL) == bs_ok);
+		// The source where the closed form has it at the step's end (where the next step's births start).
+		bsVec3 at = Integrated(x0, v0, g, h, (k + 1) * dt);
+		ENSURE_SMALL(bsLength(bsSub(p.position[0], at)) / bsLength(at), 1e-9);
+	}
+	const double end = steps * dt;
+	const double scale = bsLength(x0);
+	ENSURE(p.count == 1 + (size_t)(rate * end + 1e-9));
+	for (size_t i = 1; i < p.count; ++i)
+	{
+		double tau = (double)i / rate;
+		bsVec3 born = Integrated(x0, v0, g, h, tau);
+		bsVec3 velocity = bsMulAdd(trail.velocity, inherit, bsMulAdd(v0, tau, g));
+		// Its velocity now: the one it was born with plus gravity's since.
+		ENSURE_SMALL(bsLength(bsSub(p.velocity[i], bsMulAdd(velocity, end - tau, g))), 1e-9);
+		// Back along the move phase's path: substep k (1-based, over the run) moved it at
+		// v_end - g h (K_end - k).
+		double kEnd = round(end / h), K = floor(tau / h + 1e-9);
+		bsVec3 x = p.position[i];
+		for (double k = kEnd; k > K; k -= 1.0)
+		{
+			x = bsMulSub(x, h, bsMulSub(p.velocity[i], h * (kEnd - k), g));
+		}
+		// Then from the boundary after K substeps, on by sigma at the velocity of substep K + 1.
+		double sigma = tau - K * h;
+		bsVec3 vNext = bsMulSub(p.velocity[i], h * (kEnd - (K + 1.0)), g);
+		x = bsMulAdd(x, sigma, vNext);
+		ENSURE_SMALL(bsLength(bsSub(x, born)) / scale, 1e-9);
+	}
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
 // The world refuses a trail from its own species, without a rate, with an offset < 0 or a NaN inherit.
 static int Refused(void)
 {
@@ -283,6 +357,7 @@ int TrailTest(void)
 	RUN_SUBTEST(ClosedForm());
 	RUN_SUBTEST(EscapedAndCurve(false));
 	RUN_SUBTEST(EscapedAndCurve(true));
+	RUN_SUBTEST(Ballistic());
 	RUN_SUBTEST(Threads());
 	RUN_SUBTEST(Refused());
 	return 0;

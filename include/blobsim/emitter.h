@@ -67,8 +67,9 @@ typedef struct bsSurface
 // curve) of particles a second, each born at the source's position at its birth time, plus a point
 // uniform in the ball of radius `offset` about it, moving at inherit x the source's velocity plus the
 // emitter's velocity. The world counts each source's particles (bsWorld_Step's emit phase: a trail
-// emits after the other emitters, the births of the step's window [t, t + dt), the source on the
-// straight line of its velocity at t, each particle then back-dated to t as a moving emitter's are):
+// emits after the other emitters, the births of the step's window [t, t + dt), the source on its
+// path in free flight under the step's gravity as the move phase integrates it, each particle then
+// started at t where that integrator brings it to its birth point at its birth time):
 // a source's births by a time are the floor of the rate's integral over the steps it was free at
 // their start, from the step it joined the set.
 typedef struct bsTrail

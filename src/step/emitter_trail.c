@@ -30,20 +30,38 @@ static bool bsTrail_IsSource(const bsTrail* trail, const bsParticles* p, size_t 
 	return p->state[i] == bs_particleFree && species == trail->source;
 }
 
-// Source i's births in the window [now, until] of integral add, from integral i0 at now: each at its
-// birth time tau on the line x + v (tau - now), then back-dated to now.
-static bsResult bsTrail_EmitSource(const bsWorldEmitter* em, size_t i, double i0, double add, double now,
-	double until, bsRng* rng, bsParticles* p)
+// The move phase's drift under a uniform acceleration g of a particle s seconds into a step of
+// substeps of h seconds: each substep adds g h to the velocity, then moves along it (step.c: forces,
+// then move), so after m whole substeps and sigma seconds of the next the position is
+// x + v s + g h (m + 1) (m h / 2 + sigma), where a free fall would be x + v s + g s^2 / 2 (the two
+// meet at s = 0 only: the integrator's path is the one a particle actually follows).
+static bsVec3 bsTrail_Drift(bsVec3 g, double h, double s)
+{
+	double m = fmax(floor(s / h), 0.0);
+	double sigma = s - m * h;
+	return bsScale(h * (m + 1.0) * (0.5 * m * h + sigma), g);
+}
+
+// Source i's births in the window of integral add, from integral i0 at its start: each at its birth
+// time tau where the source is then on its path in free flight under the step's gravity (the one the
+// move phase gives it: x + v s + drift, s = tau - now), moving at v + g s; then set back to the step's
+// start so that the move phase brings it to that point at tau: velocity u = its velocity - g s and
+// position its birth point - u s - drift.
+static bsResult bsTrail_EmitSource(const bsWorldEmitter* em, size_t i, double i0, double add,
+	const bsTrailWindow* w, bsRng* rng, bsParticles* p)
 {
 	const bsEmitterDef* def = &em->def;
 	double before = em->sources[i], after = before + add;
 	double first = floor(before + 1e-9) + 1.0, last = floor(after + 1e-9);
-	bsVec3 x = p->position[i], v = p->velocity[i];
+	bsVec3 x = p->position[i], v = p->velocity[i], g = w->gravity;
 	for (double k = first; k <= last; k += 1.0)
 	{
-		double tau = fmin(fmax(bsEmitterDef_TimeOfIntegral(def, i0 + (k - before)), now), until);
-		bsParticleDef d = bsTrail_Particle(def, bsMulAdd(x, tau - now, v), v, rng);
-		d.position = bsMulAdd(d.position, now - tau, d.velocity);
+		double tau = fmin(fmax(bsEmitterDef_TimeOfIntegral(def, i0 + (k - before)), w->now), w->until);
+		double s = tau - w->now;
+		bsVec3 drift = bsTrail_Drift(g, w->h, s);
+		bsParticleDef d = bsTrail_Particle(def, bsAdd(bsMulAdd(x, s, v), drift), bsMulAdd(v, s, g), rng);
+		d.velocity = bsMulSub(d.velocity, s, g);
+		d.position = bsSub(bsMulSub(d.position, s, d.velocity), drift);
 		bsResult r = bsParticles_Append(p, &d);
 		if (r != bs_ok)
 		{
@@ -53,7 +71,7 @@ static bsResult bsTrail_EmitSource(const bsWorldEmitter* em, size_t i, double i0
 	return bs_ok;
 }
 
-bsResult bsWorldEmitter_EmitTrail(bsWorldEmitter* em, double now, double until, bsRng* rng, bsParticles* p,
+bsResult bsWorldEmitter_EmitTrail(bsWorldEmitter* em, const bsTrailWindow* window, bsRng* rng, bsParticles* p,
 	size_t* failed)
 {
 	*failed = 0;
@@ -62,8 +80,8 @@ bsResult bsWorldEmitter_EmitTrail(bsWorldEmitter* em, double now, double until, 
 	{
 		return bs_errOutOfMemory;
 	}
-	double i0 = bsEmitterDef_Integral(&em->def, now);
-	double add = bsEmitterDef_Integral(&em->def, until) - i0;
+	double i0 = bsEmitterDef_Integral(&em->def, window->now);
+	double add = bsEmitterDef_Integral(&em->def, window->until) - i0;
 	if (!(add > 0.0))
 	{
 		return bs_ok;
@@ -74,7 +92,7 @@ bsResult bsWorldEmitter_EmitTrail(bsWorldEmitter* em, double now, double until, 
 		{
 			continue;
 		}
-		bsResult r = bsTrail_EmitSource(em, i, i0, add, now, until, rng, p);
+		bsResult r = bsTrail_EmitSource(em, i, i0, add, window, rng, p);
 		em->sources[i] += add;
 		if (r != bs_ok)
 		{

@@ -215,10 +215,13 @@ static bsResult bsWorld_Joined(bsWorld* world, const bsEmitterDef* def, size_t f
 	return r == bs_ok ? bsWorld_AddBatch(world, first, p->count - first) : r;
 }
 
-// After the other emitters, the trails' particles born in [time, until) (emitter.h: bsTrail), trail
-// after trail in the order added, from the same stream.
-static bsResult bsWorld_EmitTrails(bsWorld* world, double until, bsParticles* particles, bsStepStats* stats)
+// After the other emitters, the trails' particles born in the step [time, time + dt) of substeps of
+// h seconds under def's gravity (emitter.h: bsTrail), trail after trail in the order added, from the
+// same stream.
+static bsResult bsWorld_EmitTrails(bsWorld* world, const bsStepDef* def, double h, bsParticles* particles,
+	bsStepStats* stats)
 {
+	bsTrailWindow window = {world->time, world->time + def->dt, h, def->gravity};
 	bsResult r = bs_ok;
 	for (int e = 0; r == bs_ok && e < world->emitterCount; ++e)
 	{
@@ -228,11 +231,8 @@ static bsResult bsWorld_EmitTrails(bsWorld* world, double until, bsParticles* pa
 			continue;
 		}
 		size_t before = particles->count;
-		r = bsWorldEmitter_EmitTrail(em, world->time, until, &world->rng, particles, &world->failedIndex);
-		if (stats != NULL)
-		{
-			stats->emitted += particles->count - before;
-		}
+		r = bsWorldEmitter_EmitTrail(em, &window, &world->rng, particles, &world->failedIndex);
+		stats->emitted += particles->count - before;
 		world->failedEmitter = r != bs_ok ? e : world->failedEmitter;
 		r = r == bs_ok ? bsWorld_Joined(world, &em->def, before, particles) : r;
 	}
@@ -241,7 +241,8 @@ static bsResult bsWorld_EmitTrails(bsWorld* world, double until, bsParticles* pa
 
 // Appends the particles of every emitter born before `until`, emitter after emitter in the order
 // added, each emitter's in birth order, all from the world's one stream: the particles depend on the
-// seed and the steps' times only.
+// seed and the steps' times only. The trails are not among them: they need the step's substeps
+// (bsWorld_EmitTrails).
 static bsResult bsWorld_EmitUntil(bsWorld* world, double until, bsParticles* particles, bsStepStats* stats)
 {
 	world->failedEmitter = -1;
@@ -280,7 +281,7 @@ static bsResult bsWorld_EmitUntil(bsWorld* world, double until, bsParticles* par
 		em->born = born;
 		r = bsWorld_Joined(world, &em->def, before, particles);
 	}
-	return r == bs_ok && isfinite(until) ? bsWorld_EmitTrails(world, until, particles, stats) : r;
+	return r;
 }
 
 bsResult bsWorld_Emit(bsWorld* world, bsParticles* particles, bsStepStats* stats)
@@ -924,6 +925,19 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	bsStepStats local;
 	memset(&local, 0, sizeof(local));
 	bsResult result = bsWorld_EmitUntil(world, world->time + def->dt, particles, &local);
+	// The substeps, planned from the particles before the trails' births, whose starting points
+	// depend on them; planned again with those births, more of them stand (the births then cross
+	// their birth points within g h s of them: emitter_trail.c).
+	int substeps = 1;
+	result = result == bs_ok ? bsStepSubsteps(world, def, particles, &substeps) : result;
+	size_t beforeTrails = particles->count;
+	result = result == bs_ok ? bsWorld_EmitTrails(world, def, def->dt / substeps, particles, &local) : result;
+	int replanned = substeps;
+	if (result == bs_ok && particles->count > beforeTrails && def->substeps < 1)
+	{
+		result = bsStepSubsteps(world, def, particles, &replanned);
+		substeps = replanned > substeps ? replanned : substeps;
+	}
 	if (result == bs_ok && def->sleepSteps > 0)
 	{
 		result = bsSleep_Begin(world, particles);
@@ -934,12 +948,6 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 		result = bsParticles_EnableSpin(particles);  // after the emit phase: every particle there has room
 	}
 	bsLap(&clock, &profile->emit);
-
-	int substeps = 1;
-	if (result == bs_ok)
-	{
-		result = bsStepSubsteps(world, def, particles, &substeps);
-	}
 	double h = def->dt / substeps;
 	bsForcesJob forces = {.context = {def, particles, world->time, h, world}, .particles = particles};
 	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h, 0.0, rotation};

@@ -153,11 +153,20 @@ typedef struct bsWorldEmitter
 	                                     // emit phase), room
 } bsWorldEmitter;
 
-// The particles trail emitter em's sources give birth to in the window [now, until] (emitter.h:
-// bsTrail), appended to p: source after source in index order (free particles of its source species
-// there before its own), each source's in birth order, from rng. *failed: the index, among those
-// appended, of a particle that fails its check.
-bsResult bsWorldEmitter_EmitTrail(bsWorldEmitter* em, double now, double until, bsRng* rng, bsParticles* p,
+// A step's window for the trails: [now, until], done as substeps of h seconds under the step's gravity.
+typedef struct bsTrailWindow
+{
+	double now, until, h;
+	bsVec3 gravity;
+} bsTrailWindow;
+
+// The particles trail emitter em's sources give birth to in the window (emitter.h: bsTrail), appended
+// to p: source after source in index order (free particles of its source species there before its
+// own), each source's in birth order, from rng. Each is born where its source is at its birth time on
+// the path the move phase gives a particle in free flight under gravity, and starts the step where
+// that integrator brings it to its birth point at its birth time (emitter_trail.c). *failed: the
+// index, among those appended, of a particle that fails its check.
+bsResult bsWorldEmitter_EmitTrail(bsWorldEmitter* em, const bsTrailWindow* window, bsRng* rng, bsParticles* p,
 	size_t* failed);
 
 // Particles [first, first + count) of a surface emitter on a moving body (emitter_body.c), each on
