@@ -225,12 +225,21 @@ static int Threads(void)
 	trail.shape.trail.offset = 0.05;
 	trail.radiusSpread = 0.3;
 	trail.lifetime = 0.3;
+	bsEmitterDef splash = trail;  // and a splash at every first contact of a step
+	splash.rate = 0.0;
+	splash.shape.trail.onContact = true;
+	splash.shape.trail.count = 2.0;
+	splash.shape.trail.countPerSpeed = 0.5;
+	splash.shape.trail.coneAngle = 0.7;
+	splash.shape.trail.speedMin = 0.5;
+	splash.shape.trail.speedMax = 1.0;
 	bsParticles runs[3];
 	for (int t = 0; t < 3; ++t)
 	{
 		bsWorld* world = NewWorld(t + 1);
 		ENSURE(world != NULL && bsWorld_AddPlanes(world, &floor, 1) == bs_ok);
-		ENSURE(bsWorld_AddEmitter(world, &nozzle) == bs_ok && bsWorld_AddEmitter(world, &trail) == bs_ok);
+		ENSURE(bsWorld_AddEmitter(world, &nozzle) == bs_ok && bsWorld_AddEmitter(world, &trail) == bs_ok &&
+			bsWorld_AddEmitter(world, &splash) == bs_ok);
 		bsStepDef step = bsDefaultStepDef();
 		step.dt = 1.0 / 24.0;
 		step.substeps = 3;
@@ -269,6 +278,19 @@ static bsVec3 Integrated(bsVec3 x0, bsVec3 v0, bsVec3 g, double h, double t)
 	double K = floor(t / h + 1e-9);
 	double sigma = t - K * h;
 	return bsAdd(bsMulAdd(x0, K * h + sigma, v0), bsScale(h * (K + 1.0) * (0.5 * K * h + sigma), g));
+}
+
+// Where a particle at x with velocity v at time `end` (a substep's boundary) was at time tau, back
+// along the move phase's path: substep k (1-based, from time 0) moved it at v - g h (K_end - k); from the
+// boundary after K = floor(tau / h) substeps, on by sigma = tau - K h at the velocity of substep K + 1.
+static bsVec3 BackTo(bsVec3 x, bsVec3 v, bsVec3 g, double h, double end, double tau)
+{
+	double kEnd = round(end / h), K = floor(tau / h + 1e-9);
+	for (double k = kEnd; k > K; k -= 1.0)
+	{
+		x = bsMulSub(x, h, bsMulSub(v, h * (kEnd - k), g));
+	}
+	return bsMulAdd(x, tau - K * h, bsMulSub(v, h * (kEnd - (K + 1.0)), g));
 }
 
 // A source in free flight under gravity: each child is born where the source is at its birth time on
@@ -312,19 +334,76 @@ static int Ballistic(void)
 		bsVec3 velocity = bsMulAdd(trail.velocity, inherit, bsMulAdd(v0, tau, g));
 		// Its velocity now: the one it was born with plus gravity's since.
 		ENSURE_SMALL(bsLength(bsSub(p.velocity[i], bsMulAdd(velocity, end - tau, g))), 1e-9);
-		// Back along the move phase's path: substep k (1-based, over the run) moved it at
-		// v_end - g h (K_end - k).
-		double kEnd = round(end / h), K = floor(tau / h + 1e-9);
-		bsVec3 x = p.position[i];
-		for (double k = kEnd; k > K; k -= 1.0)
-		{
-			x = bsMulSub(x, h, bsMulSub(p.velocity[i], h * (kEnd - k), g));
-		}
-		// Then from the boundary after K substeps, on by sigma at the velocity of substep K + 1.
-		double sigma = tau - K * h;
-		bsVec3 vNext = bsMulSub(p.velocity[i], h * (kEnd - (K + 1.0)), g);
-		x = bsMulAdd(x, sigma, vNext);
-		ENSURE_SMALL(bsLength(bsSub(x, born)) / scale, 1e-9);
+		ENSURE_SMALL(bsLength(bsSub(BackTo(p.position[i], p.velocity[i], g, h, end, tau), born)) / scale, 1e-9);
+	}
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
+// A splash of 5 (count_per_speed 0) in a 30 degree cone at 1 to 2 m/s from a particle dropped on a
+// floor: none while it falls, then, after the step of its first contact, exactly 5, each (back along
+// the move phase's path from the step's end) at the particle's centre at its contact time (the
+// closed form's, to 1e-9), with a velocity then of inherit x its reflected velocity plus a speed in
+// the range along a direction in the cone about the floor's normal. A second source that touches
+// nothing gives none.
+static int Splash(void)
+{
+	const double dt = 1.0 / 24.0, inherit = 0.5, r = 0.05, angle = 30.0 * (3.14159265358979323846 / 180.0);
+	const int substeps = 3;
+	const double h = dt / substeps;
+	static const bsParticleDef two[2] = {
+		{{0.0, 0.6, 0.0}, {0.5, 0.0, 0.2}, 0.05, bs_particleFree, {0.0, 0.0, 0.0}},
+		{{3.0, 5.0, 0.0}, {0.0, 1.0, 0.0}, 0.05, bs_particleFree, {0.0, 0.0, 0.0}},
+	};
+	bsEmitterDef list = List(two, 2);
+	bsEmitterDef splash = Trail(0.0, inherit);
+	splash.velocity = bsV3(0.0, 0.0, 0.0);
+	splash.shape.trail.onContact = true;
+	splash.shape.trail.count = 5.0;
+	splash.shape.trail.coneAngle = angle;
+	splash.shape.trail.speedMin = 1.0;
+	splash.shape.trail.speedMax = 2.0;
+	bsPlane floor;
+	ENSURE(bsMakePlane(bsV3(0, 0, 0), bsV3(0, 1, 0), &floor) == bs_ok);
+	bsWorld* world = NewWorld(1);
+	ENSURE(world != NULL && bsWorld_AddPlanes(world, &floor, 1) == bs_ok);
+	ENSURE(bsWorld_AddEmitter(world, &list) == bs_ok && bsWorld_AddEmitter(world, &splash) == bs_ok);
+	bsStepDef step = bsDefaultStepDef();
+	step.dt = dt;
+	step.substeps = substeps;
+	step.gravity = bsV3(0.0, -9.81, 0.0);
+	step.response = bs_responseBounce;
+	step.restitution = 0.5;
+	const bsVec3 g = step.gravity, x0 = two[0].position, v0 = two[0].velocity;
+	// The contact: the first substep whose end is below y = r, then the time in it.
+	double K = 0.0;
+	while (Integrated(x0, v0, g, h, (K + 1.0) * h).y > r)
+	{
+		K += 1.0;
+	}
+	bsVec3 v = bsMulAdd(v0, (K + 1.0) * h, g);
+	double tc = K * h + (Integrated(x0, v0, g, h, K * h).y - r) / -v.y;
+	bsVec3 point = Integrated(x0, v0, g, h, tc);
+	int contactStep = (int)(tc / dt);
+	bsParticles p;
+	memset(&p, 0, sizeof(p));
+	for (int k = 0; k <= contactStep; ++k)
+	{
+		ENSURE(p.count <= 2);
+		ENSURE(bsWorld_Step(world, &step, &p, NULL) == bs_ok);
+	}
+	ENSURE(p.count == 7);
+	double end = (contactStep + 1) * dt;
+	bsVec3 reflected = bsV3(v.x, -v.y, v.z);
+	for (size_t i = 2; i < p.count; ++i)
+	{
+		ENSURE(p.species[i] == 1);
+		ENSURE_SMALL(bsLength(bsSub(BackTo(p.position[i], p.velocity[i], g, h, end, tc), point)), 1e-9);
+		bsVec3 own = bsSub(bsMulSub(p.velocity[i], end - tc, g), bsScale(inherit, reflected));
+		double speed = bsLength(own);
+		ENSURE(speed >= 1.0 - 1e-9 && speed <= 2.0 + 1e-9);
+		ENSURE(own.y / speed >= cos(angle) - 1e-9);
 	}
 	bsParticles_Free(&p);
 	bsWorld_Destroy(world);
@@ -358,6 +437,7 @@ int TrailTest(void)
 	RUN_SUBTEST(EscapedAndCurve(false));
 	RUN_SUBTEST(EscapedAndCurve(true));
 	RUN_SUBTEST(Ballistic());
+	RUN_SUBTEST(Splash());
 	RUN_SUBTEST(Threads());
 	RUN_SUBTEST(Refused());
 	return 0;

@@ -226,12 +226,70 @@ static bsResult bsWorld_EmitTrails(bsWorld* world, const bsStepDef* def, double 
 	for (int e = 0; r == bs_ok && e < world->emitterCount; ++e)
 	{
 		bsWorldEmitter* em = world->emitters + e;
-		if (em->def.shape.type != bs_emitterTrail)
+		if (em->def.shape.type != bs_emitterTrail || em->def.shape.trail.onContact)
 		{
 			continue;
 		}
 		size_t before = particles->count;
 		r = bsWorldEmitter_EmitTrail(em, &window, &world->rng, particles, &world->failedIndex);
+		stats->emitted += particles->count - before;
+		world->failedEmitter = r != bs_ok ? e : world->failedEmitter;
+		r = r == bs_ok ? bsWorld_Joined(world, &em->def, before, particles) : r;
+	}
+	return r;
+}
+
+// The world has a splash (a trail on contact: emitter.h, bsTrail.onContact).
+static bool bsWorld_HasSplash(const bsWorld* world)
+{
+	for (int e = 0; e < world->emitterCount; ++e)
+	{
+		const bsEmitterDef* def = &world->emitters[e].def;
+		if (def->shape.type == bs_emitterTrail && def->shape.trail.onContact)
+		{
+			return true;
+		}
+	}
+	return false;
+}
+
+// With a splash, a contact record for every particle of the step, none yet (bsSplash); else NULL.
+static bsResult bsWorld_ClearSplashes(bsWorld* world, size_t count, bsSplash** splashes)
+{
+	*splashes = NULL;
+	if (!bsWorld_HasSplash(world))
+	{
+		return bs_ok;
+	}
+	if (!BS_ARRAY_RESERVE(world->splashes, world->splashCapacity, count))
+	{
+		return bs_errOutOfMemory;
+	}
+	for (size_t i = 0; i < count; ++i)
+	{
+		world->splashes[i].time = NAN;
+	}
+	*splashes = world->splashes;
+	return bs_ok;
+}
+
+// After the step's move phase, the splashes' particles from the contacts of the step's first count
+// particles (bsSplash), splash after splash in the order added, from the same stream.
+static bsResult bsWorld_EmitSplashes(bsWorld* world, const bsStepDef* def, double h, size_t count,
+	bsParticles* particles, bsStepStats* stats)
+{
+	bsTrailWindow window = {world->time, world->time + def->dt, h, def->gravity};
+	bsResult r = bs_ok;
+	world->failedEmitter = -1;
+	for (int e = 0; r == bs_ok && e < world->emitterCount; ++e)
+	{
+		bsWorldEmitter* em = world->emitters + e;
+		if (em->def.shape.type != bs_emitterTrail || !em->def.shape.trail.onContact)
+		{
+			continue;
+		}
+		size_t before = particles->count;
+		r = bsWorldEmitter_EmitSplash(em, &window, world->splashes, count, &world->rng, particles, &world->failedIndex);
 		stats->emitted += particles->count - before;
 		world->failedEmitter = r != bs_ok ? e : world->failedEmitter;
 		r = r == bs_ok ? bsWorld_Joined(world, &em->def, before, particles) : r;
@@ -351,6 +409,8 @@ typedef struct bsMoveJob
 	double restSpeed;       // approach speeds up to this are inelastic (bsRespond)
 	double wakeSpeed;       // a sleeper hit faster than this wakes: wakeSpeed, and faster than a resting contact
 	bool rotation;          // the particles spin (granular with rotation: particles->spin is there)
+	double start;           // the substep's start, seconds
+	bsSplash* splashes;     // with a splash: each particle's first impact of the step (bsSplash), else NULL
 } bsMoveJob;
 
 static bool bsOutside(const bsStepDef* def, bsVec3 x)
@@ -607,6 +667,34 @@ static bsSweepOutput bsPlace(const bsMoveJob* job, const bsSweep* s, const bsSwe
 	}
 }
 
+// With a splash, particle i's first impact of the step (with a mesh, a plane or a body, faster than
+// restSpeed along the normal: a resting contact, which the response treats as inelastic, is none) at
+// contact out of its sweep from fraction u0 of the substep, coming in at v: only its own worker writes
+// its record.
+static void bsMove_RecordSplash(const bsMoveJob* job, size_t i, const bsSweepOutput* out, bsVec3 v, double u0,
+	double radius)
+{
+	bsSplash* s = job->splashes != NULL ? job->splashes + i : NULL;
+	if (s == NULL || !isnan(s->time) || out->kind == bs_colliderStuck)
+	{
+		return;
+	}
+	double u = u0 + out->t * (1.0 - u0);
+	const bsColliderClass* class = bs_colliderClasses[out->kind];
+	bsVec3 surface = class->surfaceVelocity != NULL ?
+		class->surfaceVelocity(job->world->colliders + out->collider, out->point, u) : bsV3(0.0, 0.0, 0.0);
+	double speed = -bsDot(bsSub(v, surface), out->normal);
+	if (!(speed > job->restSpeed))
+	{
+		return;
+	}
+	s->time = job->start + u * job->h;
+	s->point = bsMulAdd(out->point, radius, out->normal);
+	s->normal = out->normal;
+	s->velocity = v;
+	s->speed = speed;
+}
+
 // One particle through one substep of h seconds, its velocity already set by the forces.
 static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* worker)
 {
@@ -663,6 +751,7 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 		{
 			return bs_errOutOfMemory;
 		}
+		bsMove_RecordSplash(job, i, &out, v, u0, radius);
 
 		if (def->response == bs_responseStick)
 		{
@@ -947,10 +1036,14 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	{
 		result = bsParticles_EnableSpin(particles);  // after the emit phase: every particle there has room
 	}
+	size_t sources = particles->count;  // the step's particles, whose contacts the splashes record
+	bsSplash* splashes = NULL;
+	result = result == bs_ok ? bsWorld_ClearSplashes(world, sources, &splashes) : result;
 	bsLap(&clock, &profile->emit);
 	double h = def->dt / substeps;
 	bsForcesJob forces = {.context = {def, particles, world->time, h, world}, .particles = particles};
-	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h, 0.0, rotation};
+	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h, 0.0, rotation, world->time,
+		splashes};
 	move.wakeSpeed = fmax(def->wakeSpeed, move.restSpeed);
 	// The interaction's phase, through its class (a valid def has one): none has no phase.
 	const bsInteractionClass* interaction = bsInteractionClass_Of(def->interaction.type);
@@ -1000,6 +1093,7 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 			break;
 		}
 		move.order = bsMoveOrder(world, particles);
+		move.start = t0;
 		// Candidate triangles kept with an interaction (mesh_candidates.h); off when memory is short.
 		bsMeshCache_Prepare(&world->meshCache, world, particles->count, interaction->run != NULL);
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsMove_Range, &move);
@@ -1022,6 +1116,9 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 		result = bsGatherWorkers(world, &local);
 		bsLap(&clock, &profile->sleep);
 	}
+	// The splashes after the move (and the sleep phase, whose arrays hold the step's particles only).
+	result = result == bs_ok && splashes != NULL ?
+		bsWorld_EmitSplashes(world, def, h, sources, particles, &local) : result;
 	if (result == bs_ok)
 	{
 		bsWorld_Expire(world, world->time + def->dt, def->dt, particles, &local);

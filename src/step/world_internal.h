@@ -153,6 +153,16 @@ typedef struct bsWorldEmitter
 	                                     // emit phase), room
 } bsWorldEmitter;
 
+// A particle's first impact of a step on a mesh, a plane or a body, faster than a resting contact (a
+// splash's: emitter.h, bsTrail.onContact): its time (NaN: none this step), its centre then, the
+// contact's normal, its velocity as it came in and its speed along -normal relative to the surface.
+typedef struct bsSplash
+{
+	double time;
+	bsVec3 point, normal, velocity;
+	double speed;
+} bsSplash;
+
 // A step's window for the trails: [now, until], done as substeps of h seconds under the step's gravity.
 typedef struct bsTrailWindow
 {
@@ -168,6 +178,13 @@ typedef struct bsTrailWindow
 // index, among those appended, of a particle that fails its check.
 bsResult bsWorldEmitter_EmitTrail(bsWorldEmitter* em, const bsTrailWindow* window, bsRng* rng, bsParticles* p,
 	size_t* failed);
+
+// The particles splash em (bsTrail.onContact) gives at the contacts of the step's move phase,
+// splashes[0 .. count) (bsSplash): source after source in index order, each contact's in order, from
+// rng, each placed and moving as the move phase would have it at the window's end from its birth at
+// its contact (bsTrail_Drift's path). *failed as bsWorldEmitter_EmitTrail's.
+bsResult bsWorldEmitter_EmitSplash(const bsWorldEmitter* em, const bsTrailWindow* window, const bsSplash* splashes,
+	size_t count, bsRng* rng, bsParticles* p, size_t* failed);
 
 // Particles [first, first + count) of a surface emitter on a moving body (emitter_body.c), each on
 // the body's surface posed at its birth time, moving with it; as bsEmitterDef_EmitRange.
@@ -250,6 +267,8 @@ struct bsWorld
 	size_t batchCount, batchCapacity;
 	bsSubstepObserver* observer;  // bsWorld_SetSubstepObserver's, NULL: none (the program's, not saved)
 	void* observerContext;
+	bsSplash* splashes;     // with a splash (bsTrail.onContact): each particle's first impact of the
+	size_t splashCapacity;  // step, written by its own worker in the move phase, used after it
 };
 
 // bsWorld_Sweep for a sweep already prepared (the step builds it once per contact).
