@@ -341,13 +341,13 @@ static int Ballistic(void)
 	return 0;
 }
 
-// A splash of 5 (count_per_speed 0) in a 30 degree cone at 1 to 2 m/s from a particle dropped on a
-// floor: none while it falls, then, after the step of its first contact, exactly 5, each (back along
-// the move phase's path from the step's end) at the particle's centre at its contact time (the
-// closed form's, to 1e-9), with a velocity then of inherit x its reflected velocity plus a speed in
-// the range along a direction in the cone about the floor's normal. A second source that touches
-// nothing gives none.
-static int Splash(void)
+// A splash of 5 + perSpeed x the normal speed in a 30 degree cone at 1 to 2 m/s from a particle dropped
+// on a floor: none while it falls, then, after the step of its first contact, exactly that many (its
+// floor), each (back along the move phase's path from the step's end) at the particle's centre at its
+// contact time (the closed form's, to 1e-9), with a velocity then of inherit x its reflected velocity
+// plus a speed in the range along a direction in the cone about the floor's normal. A second source
+// that touches nothing gives none; the first gives none once it rests on the floor.
+static int Splash(double perSpeed)
 {
 	const double dt = 1.0 / 24.0, inherit = 0.5, r = 0.05, angle = 30.0 * (3.14159265358979323846 / 180.0);
 	const int substeps = 3;
@@ -361,13 +361,14 @@ static int Splash(void)
 	splash.velocity = bsV3(0.0, 0.0, 0.0);
 	splash.shape.trail.onContact = true;
 	splash.shape.trail.count = 5.0;
+	splash.shape.trail.countPerSpeed = perSpeed;
 	splash.shape.trail.coneAngle = angle;
 	splash.shape.trail.speedMin = 1.0;
 	splash.shape.trail.speedMax = 2.0;
-	bsPlane floor;
-	ENSURE(bsMakePlane(bsV3(0, 0, 0), bsV3(0, 1, 0), &floor) == bs_ok);
+	bsPlane ground;
+	ENSURE(bsMakePlane(bsV3(0, 0, 0), bsV3(0, 1, 0), &ground) == bs_ok);
 	bsWorld* world = NewWorld(1);
-	ENSURE(world != NULL && bsWorld_AddPlanes(world, &floor, 1) == bs_ok);
+	ENSURE(world != NULL && bsWorld_AddPlanes(world, &ground, 1) == bs_ok);
 	ENSURE(bsWorld_AddEmitter(world, &list) == bs_ok && bsWorld_AddEmitter(world, &splash) == bs_ok);
 	bsStepDef step = bsDefaultStepDef();
 	step.dt = dt;
@@ -385,7 +386,7 @@ static int Splash(void)
 	bsVec3 v = bsMulAdd(v0, (K + 1.0) * h, g);
 	double tc = K * h + (Integrated(x0, v0, g, h, K * h).y - r) / -v.y;
 	bsVec3 point = Integrated(x0, v0, g, h, tc);
-	int contactStep = (int)(tc / dt);
+	int contactStep = (int)floor(tc / dt);
 	bsParticles p;
 	memset(&p, 0, sizeof(p));
 	for (int k = 0; k <= contactStep; ++k)
@@ -393,7 +394,7 @@ static int Splash(void)
 		ENSURE(p.count <= 2);
 		ENSURE(bsWorld_Step(world, &step, &p, NULL) == bs_ok);
 	}
-	ENSURE(p.count == 7);
+	ENSURE(p.count == 2 + (size_t)floor(5.0 + perSpeed * -v.y));
 	double end = (contactStep + 1) * dt;
 	bsVec3 reflected = bsV3(v.x, -v.y, v.z);
 	for (size_t i = 2; i < p.count; ++i)
@@ -405,6 +406,18 @@ static int Splash(void)
 		ENSURE(speed >= 1.0 - 1e-9 && speed <= 2.0 + 1e-9);
 		ENSURE(own.y / speed >= cos(angle) - 1e-9);
 	}
+	// Their bounces splash while they are impacts; once both rest on the floor (by 4 s), no more.
+	for (int k = contactStep + 1; k < 96; ++k)
+	{
+		ENSURE(bsWorld_Step(world, &step, &p, NULL) == bs_ok);
+	}
+	size_t rested = p.count;
+	ENSURE(rested > 2 + (size_t)floor(5.0 + perSpeed * -v.y));
+	for (int k = 0; k < 24; ++k)
+	{
+		ENSURE(bsWorld_Step(world, &step, &p, NULL) == bs_ok);
+	}
+	ENSURE(p.count == rested && p.velocity[0].y == 0.0 && p.velocity[1].y == 0.0 && p.position[0].y < r + 1e-3);
 	bsParticles_Free(&p);
 	bsWorld_Destroy(world);
 	return 0;
@@ -437,7 +450,8 @@ int TrailTest(void)
 	RUN_SUBTEST(EscapedAndCurve(false));
 	RUN_SUBTEST(EscapedAndCurve(true));
 	RUN_SUBTEST(Ballistic());
-	RUN_SUBTEST(Splash());
+	RUN_SUBTEST(Splash(0.0));
+	RUN_SUBTEST(Splash(1.5));
 	RUN_SUBTEST(Threads());
 	RUN_SUBTEST(Refused());
 	return 0;
