@@ -303,7 +303,7 @@ static int Births(void)
 	ENSURE(bsEmitterDef_Born(&def, 1e300) == 30);
 
 	// A grid with a rate lays its lattice cell by cell and starts again: two rounds of the lattice.
-	def.shape = (bsEmitter){bs_emitterGrid, {0, 0, 0}, {4, 2, 3}, {4, 2, 3}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false, NULL}, {0, 0.5, 0}};
+	def.shape = (bsEmitter){bs_emitterGrid, {0, 0, 0}, {4, 2, 3}, {4, 2, 3}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false, NULL}, {0, 0.5, 0, false, 0, 0, 0, 0, 0}};
 	bsVec3 lattice[24];
 	bsRng rng = bsMakeRng(1);
 	bsEmitter_Emit(&def.shape, &rng, lattice);
@@ -327,7 +327,7 @@ int EmitterTest(void)
 	RUN_SUBTEST(Births());
 
 	// A 4 x 2 x 3 lattice in [0,4] x [0,2] x [0,3]: cell centres at .5, x fastest.
-	bsEmitter grid = {bs_emitterGrid, {0, 0, 0}, {4, 2, 3}, {4, 2, 3}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false, NULL}, {0, 0.5, 0}};
+	bsEmitter grid = {bs_emitterGrid, {0, 0, 0}, {4, 2, 3}, {4, 2, 3}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false, NULL}, {0, 0.5, 0, false, 0, 0, 0, 0, 0}};
 	uint64_t n;
 	ENSURE(bsEmitter_Count(&grid, 1000, &n) == bs_ok && n == 24);
 	bsVec3 p[24];
@@ -352,7 +352,7 @@ int EmitterTest(void)
 	ENSURE(memcmp(a, p, sizeof(a)) != 0);
 
 	// Random points fill the box.
-	bsEmitter random = {bs_emitterRandom, {-1, 2, 3}, {1, 3, 5}, {20000, 0, 0}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false, NULL}, {0, 0.5, 0}};
+	bsEmitter random = {bs_emitterRandom, {-1, 2, 3}, {1, 3, 5}, {20000, 0, 0}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false, NULL}, {0, 0.5, 0, false, 0, 0, 0, 0, 0}};
 	ENSURE(bsEmitter_Count(&random, 100000, &n) == bs_ok && n == 20000);
 	bsVec3* r = malloc(20000 * sizeof(bsVec3));
 	ENSURE(r != NULL);
@@ -368,7 +368,7 @@ int EmitterTest(void)
 	free(r);
 
 	// Counts beyond the limit or overflowing 64 bits are errors, not wraparound.
-	bsEmitter huge = {bs_emitterGrid, {0, 0, 0}, {1, 1, 1}, {1ull << 32, 1ull << 32, 2}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false, NULL}, {0, 0.5, 0}};
+	bsEmitter huge = {bs_emitterGrid, {0, 0, 0}, {1, 1, 1}, {1ull << 32, 1ull << 32, 2}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false, NULL}, {0, 0.5, 0, false, 0, 0, 0, 0, 0}};
 	ENSURE(bsEmitter_Count(&huge, UINT64_MAX, &n) == bs_errTooLarge);
 	huge.count[2] = 1;
 	ENSURE(bsEmitter_Count(&huge, 1ull << 40, &n) == bs_errTooLarge);

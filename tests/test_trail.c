@@ -35,6 +35,16 @@ static bsEmitterDef Trail(double rate, double inherit)
 	return def;
 }
 
+// The sources: a list emitter of the given particles (all at once without a rate).
+static bsEmitterDef List(const bsParticleDef* particles, int count)
+{
+	bsEmitterDef def = bsDefaultEmitterDef();
+	def.shape.type = bs_emitterList;
+	def.list = particles;
+	def.listCount = count;
+	return def;
+}
+
 // Three sources given as a list, joined over time at 4 a second (the list again and again), each
 // moving at its constant velocity (no forces); the sources' particles as they are at steps * dt.
 static const bsParticleDef bs_sources[3] = {
@@ -69,10 +79,7 @@ static int ClosedForm(void)
 {
 	const double dt = 0.05, rate = 7.3, inherit = 0.5;
 	const int steps = 40;
-	bsEmitterDef list = bsDefaultEmitterDef();
-	list.shape.type = bs_emitterList;
-	list.list = bs_sources;
-	list.listCount = 3;
+	bsEmitterDef list = List(bs_sources, 3);
 	list.rate = 4.0;
 	list.stop = 1.0;
 	bsEmitterDef trail = Trail(rate, inherit);
@@ -163,10 +170,7 @@ static int EscapedAndCurve(bool curve)
 		{{0.0, 0.0, 0.0}, {0.0, 1.0, 0.0}, 0.05, bs_particleFree, {0.0, 0.0, 0.0}},
 		{{0.0, 0.0, 0.0}, {3.0, 0.0, 0.0}, 0.05, bs_particleFree, {0.0, 0.0, 0.0}},  // out past x = 1 at t = 1/3
 	};
-	bsEmitterDef list = bsDefaultEmitterDef();
-	list.shape.type = bs_emitterList;
-	list.list = two;
-	list.listCount = 2;
+	bsEmitterDef list = List(two, 2);
 	bsEmitterDef trail = Trail(curve ? 0.0 : rate, 0.5);
 	if (curve)
 	{
@@ -221,12 +225,21 @@ static int Threads(void)
 	trail.shape.trail.offset = 0.05;
 	trail.radiusSpread = 0.3;
 	trail.lifetime = 0.3;
+	bsEmitterDef splash = trail;  // and a splash at every first contact of a step
+	splash.rate = 0.0;
+	splash.shape.trail.onContact = true;
+	splash.shape.trail.count = 2.0;
+	splash.shape.trail.countPerSpeed = 0.5;
+	splash.shape.trail.coneAngle = 0.7;
+	splash.shape.trail.speedMin = 0.5;
+	splash.shape.trail.speedMax = 1.0;
 	bsParticles runs[3];
 	for (int t = 0; t < 3; ++t)
 	{
 		bsWorld* world = NewWorld(t + 1);
 		ENSURE(world != NULL && bsWorld_AddPlanes(world, &floor, 1) == bs_ok);
-		ENSURE(bsWorld_AddEmitter(world, &nozzle) == bs_ok && bsWorld_AddEmitter(world, &trail) == bs_ok);
+		ENSURE(bsWorld_AddEmitter(world, &nozzle) == bs_ok && bsWorld_AddEmitter(world, &trail) == bs_ok &&
+			bsWorld_AddEmitter(world, &splash) == bs_ok);
 		bsStepDef step = bsDefaultStepDef();
 		step.dt = 1.0 / 24.0;
 		step.substeps = 3;
@@ -257,6 +270,159 @@ static int Threads(void)
 	return 0;
 }
 
+// The move phase's path of a particle at x0 with velocity v0 at time 0, in substeps of h under gravity g
+// (v += g h, then x += v h): after K substeps and sigma seconds of the next,
+// x0 + (K h + sigma) v0 + g h (K + 1) (K h / 2 + sigma).
+static bsVec3 Integrated(bsVec3 x0, bsVec3 v0, bsVec3 g, double h, double t)
+{
+	double K = floor(t / h + 1e-9);
+	double sigma = t - K * h;
+	return bsAdd(bsMulAdd(x0, K * h + sigma, v0), bsScale(h * (K + 1.0) * (0.5 * K * h + sigma), g));
+}
+
+// Where a particle at x with velocity v at time `end` (a substep's boundary) was at time tau, back
+// along the move phase's path: substep k (1-based, from time 0) moved it at v - g h (K_end - k); from the
+// boundary after K = floor(tau / h) substeps, on by sigma = tau - K h at the velocity of substep K + 1.
+static bsVec3 BackTo(bsVec3 x, bsVec3 v, bsVec3 g, double h, double end, double tau)
+{
+	double kEnd = round(end / h), K = floor(tau / h + 1e-9);
+	for (double k = kEnd; k > K; k -= 1.0)
+	{
+		x = bsMulSub(x, h, bsMulSub(v, h * (kEnd - k), g));
+	}
+	return bsMulAdd(x, tau - K * h, bsMulSub(v, h * (kEnd - (K + 1.0)), g));
+}
+
+// A source in free flight under gravity: each child is born where the source is at its birth time on
+// the move phase's own path (so the births run on across the steps' boundaries without a jump, where
+// the source's straight line from the step's start was 1/2 |g| dt^2 off by the step's end), moving at
+// inherit x the source's velocity then plus the emitter's; integrated back from its state at the end
+// of the run by the move phase's rule, it is at that point at that time (1e-9 relative).
+static int Ballistic(void)
+{
+	const double dt = 1.0 / 24.0, rate = 48.0, inherit = 0.5;  // a child at every step's end and middle
+	const int steps = 12, substeps = 3;
+	const double h = dt / substeps;
+	static const bsParticleDef one[1] = {
+		{{0.0, 5.0, 0.0}, {1.0, 2.0, 0.5}, 0.05, bs_particleFree, {0.0, 0.0, 0.0}},
+	};
+	bsEmitterDef list = List(one, 1);
+	bsEmitterDef trail = Trail(rate, inherit);
+	bsWorld* world = NewWorld(1);
+	ENSURE(world != NULL && bsWorld_AddEmitter(world, &list) == bs_ok && bsWorld_AddEmitter(world, &trail) == bs_ok);
+	bsStepDef step = bsDefaultStepDef();
+	step.dt = dt;
+	step.substeps = substeps;
+	step.gravity = bsV3(0.0, -9.81, 0.0);
+	const bsVec3 g = step.gravity, x0 = one[0].position, v0 = one[0].velocity;
+	bsParticles p;
+	memset(&p, 0, sizeof(p));
+	for (int k = 0; k < steps; ++k)
+	{
+		ENSURE(bsWorld_Step(world, &step, &p, NULL) == bs_ok);
+		// The source where the closed form has it at the step's end (where the next step's births start).
+		bsVec3 at = Integrated(x0, v0, g, h, (k + 1) * dt);
+		ENSURE_SMALL(bsLength(bsSub(p.position[0], at)) / bsLength(at), 1e-9);
+	}
+	const double end = steps * dt;
+	const double scale = bsLength(x0);
+	ENSURE(p.count == 1 + (size_t)(rate * end + 1e-9));
+	for (size_t i = 1; i < p.count; ++i)
+	{
+		double tau = (double)i / rate;
+		bsVec3 born = Integrated(x0, v0, g, h, tau);
+		bsVec3 velocity = bsMulAdd(trail.velocity, inherit, bsMulAdd(v0, tau, g));
+		// Its velocity now: the one it was born with plus gravity's since.
+		ENSURE_SMALL(bsLength(bsSub(p.velocity[i], bsMulAdd(velocity, end - tau, g))), 1e-9);
+		ENSURE_SMALL(bsLength(bsSub(BackTo(p.position[i], p.velocity[i], g, h, end, tau), born)) / scale, 1e-9);
+	}
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
+// A splash of 5 + perSpeed x the normal speed in a 30 degree cone at 1 to 2 m/s from a particle dropped
+// on a floor: none while it falls, then, after the step of its first contact, exactly that many (its
+// floor), each (back along the move phase's path from the step's end) at the particle's centre at its
+// contact time (the closed form's, to 1e-9), with a velocity then of inherit x its reflected velocity
+// plus a speed in the range along a direction in the cone about the floor's normal. A second source
+// that touches nothing gives none; the first gives none once it rests on the floor.
+static int Splash(double perSpeed)
+{
+	const double dt = 1.0 / 24.0, inherit = 0.5, r = 0.05, angle = 30.0 * (3.14159265358979323846 / 180.0);
+	const int substeps = 3;
+	const double h = dt / substeps;
+	static const bsParticleDef two[2] = {
+		{{0.0, 0.6, 0.0}, {0.5, 0.0, 0.2}, 0.05, bs_particleFree, {0.0, 0.0, 0.0}},
+		{{3.0, 5.0, 0.0}, {0.0, 1.0, 0.0}, 0.05, bs_particleFree, {0.0, 0.0, 0.0}},
+	};
+	bsEmitterDef list = List(two, 2);
+	bsEmitterDef splash = Trail(0.0, inherit);
+	splash.velocity = bsV3(0.0, 0.0, 0.0);
+	splash.shape.trail.onContact = true;
+	splash.shape.trail.count = 5.0;
+	splash.shape.trail.countPerSpeed = perSpeed;
+	splash.shape.trail.coneAngle = angle;
+	splash.shape.trail.speedMin = 1.0;
+	splash.shape.trail.speedMax = 2.0;
+	bsPlane ground;
+	ENSURE(bsMakePlane(bsV3(0, 0, 0), bsV3(0, 1, 0), &ground) == bs_ok);
+	bsWorld* world = NewWorld(1);
+	ENSURE(world != NULL && bsWorld_AddPlanes(world, &ground, 1) == bs_ok);
+	ENSURE(bsWorld_AddEmitter(world, &list) == bs_ok && bsWorld_AddEmitter(world, &splash) == bs_ok);
+	bsStepDef step = bsDefaultStepDef();
+	step.dt = dt;
+	step.substeps = substeps;
+	step.gravity = bsV3(0.0, -9.81, 0.0);
+	step.response = bs_responseBounce;
+	step.restitution = 0.5;
+	const bsVec3 g = step.gravity, x0 = two[0].position, v0 = two[0].velocity;
+	// The contact: the first substep whose end is below y = r, then the time in it.
+	double K = 0.0;
+	while (Integrated(x0, v0, g, h, (K + 1.0) * h).y > r)
+	{
+		K += 1.0;
+	}
+	bsVec3 v = bsMulAdd(v0, (K + 1.0) * h, g);
+	double tc = K * h + (Integrated(x0, v0, g, h, K * h).y - r) / -v.y;
+	bsVec3 point = Integrated(x0, v0, g, h, tc);
+	int contactStep = (int)floor(tc / dt);
+	bsParticles p;
+	memset(&p, 0, sizeof(p));
+	for (int k = 0; k <= contactStep; ++k)
+	{
+		ENSURE(p.count <= 2);
+		ENSURE(bsWorld_Step(world, &step, &p, NULL) == bs_ok);
+	}
+	ENSURE(p.count == 2 + (size_t)floor(5.0 + perSpeed * -v.y));
+	double end = (contactStep + 1) * dt;
+	bsVec3 reflected = bsV3(v.x, -v.y, v.z);
+	for (size_t i = 2; i < p.count; ++i)
+	{
+		ENSURE(p.species[i] == 1);
+		ENSURE_SMALL(bsLength(bsSub(BackTo(p.position[i], p.velocity[i], g, h, end, tc), point)), 1e-9);
+		bsVec3 own = bsSub(bsMulSub(p.velocity[i], end - tc, g), bsScale(inherit, reflected));
+		double speed = bsLength(own);
+		ENSURE(speed >= 1.0 - 1e-9 && speed <= 2.0 + 1e-9);
+		ENSURE(own.y / speed >= cos(angle) - 1e-9);
+	}
+	// Their bounces splash while they are impacts; once both rest on the floor (by 4 s), no more.
+	for (int k = contactStep + 1; k < 96; ++k)
+	{
+		ENSURE(bsWorld_Step(world, &step, &p, NULL) == bs_ok);
+	}
+	size_t rested = p.count;
+	ENSURE(rested > 2 + (size_t)floor(5.0 + perSpeed * -v.y));
+	for (int k = 0; k < 24; ++k)
+	{
+		ENSURE(bsWorld_Step(world, &step, &p, NULL) == bs_ok);
+	}
+	ENSURE(p.count == rested && p.velocity[0].y == 0.0 && p.velocity[1].y == 0.0 && p.position[0].y < r + 1e-3);
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
 // The world refuses a trail from its own species, without a rate, with an offset < 0 or a NaN inherit.
 static int Refused(void)
 {
@@ -283,6 +449,9 @@ int TrailTest(void)
 	RUN_SUBTEST(ClosedForm());
 	RUN_SUBTEST(EscapedAndCurve(false));
 	RUN_SUBTEST(EscapedAndCurve(true));
+	RUN_SUBTEST(Ballistic());
+	RUN_SUBTEST(Splash(0.0));
+	RUN_SUBTEST(Splash(1.5));
 	RUN_SUBTEST(Threads());
 	RUN_SUBTEST(Refused());
 	return 0;

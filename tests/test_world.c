@@ -241,12 +241,12 @@ static int Emission(void)
 	// A jittered grid with a radius spread, a random box and a list, emitted by the first step of a
 	// world with no motion: the same particles as drawing them by hand from one stream in order.
 	bsEmitterDef grid = bsDefaultEmitterDef();
-	grid.shape = (bsEmitter){bs_emitterGrid, {0, 0, 0}, {1, 1, 1}, {4, 3, 2}, 0.5, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false, NULL}, {0, 0.5, 0}};
+	grid.shape = (bsEmitter){bs_emitterGrid, {0, 0, 0}, {1, 1, 1}, {4, 3, 2}, 0.5, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false, NULL}, {0, 0.5, 0, false, 0, 0, 0, 0, 0}};
 	grid.radius = 0.1;
 	grid.radiusSpread = 0.3;
 	grid.velocity = bsV3(0, 0, 0);
 	bsEmitterDef random = grid;
-	random.shape = (bsEmitter){bs_emitterRandom, {-1, -1, -1}, {0, 0, 0}, {50, 0, 0}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false, NULL}, {0, 0.5, 0}};
+	random.shape = (bsEmitter){bs_emitterRandom, {-1, -1, -1}, {0, 0, 0}, {50, 0, 0}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false, NULL}, {0, 0.5, 0, false, 0, 0, 0, 0, 0}};
 	random.radiusSpread = 0.0;
 	bsParticleDef listed[3] = {
 		{bsV3(5, 5, 5), bsV3(0, 0, 0), 0.2, bs_particleFree, {0, 0, 0}},
@@ -339,7 +339,7 @@ static int RateWindows(void)
 			double rate = rates[ri], dt = dts[di % 5];
 			double start = 0.37 * dt * 7.0, stop = start + 0.6137 * dt * steps;  // no birth on a boundary
 			bsEmitterDef def = bsDefaultEmitterDef();
-			def.shape = (bsEmitter){bs_emitterRandom, {0, 0, 0}, {1, 1, 1}, {0, 0, 0}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false, NULL}, {0, 0.5, 0}};
+			def.shape = (bsEmitter){bs_emitterRandom, {0, 0, 0}, {1, 1, 1}, {0, 0, 0}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false, NULL}, {0, 0.5, 0, false, 0, 0, 0, 0, 0}};
 			if (di >= 5)
 			{
 				def.shape.type = bs_emitterSurface;
@@ -389,7 +389,7 @@ static int RateWindows(void)
 static int Lifetime(void)
 {
 	bsEmitterDef def = bsDefaultEmitterDef();
-	def.shape = (bsEmitter){bs_emitterRandom, {0, 0, 0}, {1, 1, 1}, {0, 0, 0}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false, NULL}, {0, 0.5, 0}};
+	def.shape = (bsEmitter){bs_emitterRandom, {0, 0, 0}, {1, 1, 1}, {0, 0, 0}, 0.0, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false, NULL}, {0, 0.5, 0, false, 0, 0, 0, 0, 0}};
 	def.radius = 0.01;
 	def.rate = 30.0;
 	def.stop = 1.0;
@@ -445,7 +445,7 @@ static int RateThreads(void)
 	nozzle.stop = 0.7;
 	nozzle.lifetime = 0.6;
 	bsEmitterDef grid = bsDefaultEmitterDef();
-	grid.shape = (bsEmitter){bs_emitterGrid, {-1, 1, -1}, {1, 1.5, 1}, {10, 2, 10}, 0.7, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false, NULL}, {0, 0.5, 0}};
+	grid.shape = (bsEmitter){bs_emitterGrid, {-1, 1, -1}, {1, 1.5, 1}, {10, 2, 10}, 0.7, {{0, 0, 0}, {0, 1, 0}, 0, 0, 0, 0}, {NULL, NULL, 0, 0, 0, 0, 0, false, NULL}, {0, 0.5, 0, false, 0, 0, 0, 0, 0}};
 	grid.radius = 0.03;
 	grid.rate = 900.0;
 	grid.start = 0.1;

@@ -5,7 +5,10 @@ a nozzle, each leaving sparks (a trail of species "sparks" from source "embers")
   - the same bytes at 1, 2 and 3 threads, and after a stop and a resume (the sources' counts in the
     checkpoint's 'TRAL' section);
   - an unknown source, the trail's own species, a missing rate and keys a trail has not are refused
-    naming the JSON path.
+    naming the JSON path;
+  - the sparks as a splash ("on": "contact"): none until the first ember lands, then some, all above
+    the floor, the same bytes at 1, 2 and 3 threads and after a resume; a bad "on", a count < 1, a
+    rate or no count with "on": "contact", and a splash's key without it refused naming the JSON path.
     /usr/bin/python3 tests/trail_test.py BLOBSIM SOURCE_ROOT
 """
 import glob
@@ -47,6 +50,38 @@ def check_errors(blobsim, config_path, work):
     refused(blobsim, config_path, work, [([o], m) for o, m in cases], "trail settings")
 
 
+SPLASH = ('particles.1.emitters=[{"type": "trail", "source": "embers", "on": "contact", "count": 3, '
+          '"count_per_speed": 0.5, "cone_angle": 40, "speed": [0.5, 1.5], "inherit": 0.4}]')
+
+
+def check_splash(out):
+    """No sparks while the embers fly up; sparks once they land, every one above the floor."""
+    counts = []
+    for path in sorted(glob.glob(os.path.join(out, "cache", "frame_*.ply"))):
+        _, p, n = read_ply(path)
+        species = list(p["species"]) if n > 0 else []
+        sparks = [y for y, s in zip(p["y"], species) if s == 1] if n > 0 else []
+        if any(y < 0.0 for y in sparks):
+            fail(f"{path}: a splash's spark below the floor: {min(sparks)}")
+        counts.append(len(sparks))
+    if not counts or counts[0] != 0 or counts[len(counts) // 4] != 0 or counts[-1] == 0:
+        fail(f"splash: sparks per cached frame {counts}: none expected before the first landing, some after")
+    print(f"splash: sparks per cached frame {counts}")
+
+
+def check_splash_errors(blobsim, config_path, work):
+    at = "particles[1].emitters[0]"
+    splash = '{"type":"trail","source":"embers","on":"contact"'
+    cases = [
+        ('particles.1.emitters.0.on="sometimes"', f'{at}.on: expected one of "always", "contact", got "sometimes"'),
+        (f"particles.1.emitters=[{splash},\"count\":0}}]", f"{at}.count: expected a number >= 1, got 0"),
+        (f"particles.1.emitters=[{splash},\"count\":2,\"rate\":5}}]", f"{at}.rate: a trail on contact"),
+        (f"particles.1.emitters=[{splash}}}]", f"{at}: missing required key 'count'"),
+        ("particles.1.emitters.0.cone_angle=10", f"{at}.cone_angle: only a trail on contact"),
+    ]
+    refused(blobsim, config_path, work, [([o], m) for o, m in cases], "splash settings")
+
+
 def main():
     blobsim, source_root = sys.argv[1:3]
     config_path = os.path.join(source_root, "tests", "trail", "trail.json")
@@ -54,6 +89,9 @@ def main():
         first = same_everywhere(blobsim, config_path, work, [], 7)
         check_sparks(first)
         check_errors(blobsim, config_path, work)
+    with tempfile.TemporaryDirectory() as work:
+        check_splash(same_everywhere(blobsim, config_path, work, [SPLASH, "motion.steps=36"], 9))
+        check_splash_errors(blobsim, config_path, work)
 
 
 if __name__ == "__main__":

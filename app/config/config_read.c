@@ -64,7 +64,7 @@ static const bsSchemaKey bsEmitterKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("mi
 	BS_KEY("disk_radius", BS_VALUE), BS_KEY("cone_angle", BS_VALUE), BS_KEY("speed", BS_VALUE),
 	BS_KEY("mesh", BS_VALUE), BS_KEY("body", BS_VALUE), BS_KEY("group", BS_VALUE), BS_KEY("gap", BS_VALUE),
 	BS_KEY("side", BS_VALUE), BS_KEY("source", BS_VALUE), BS_KEY("inherit", BS_VALUE), BS_KEY("offset", BS_VALUE),
-	BS_TIMING_KEYS};
+	BS_KEY("on", BS_VALUE), BS_KEY("count_per_speed", BS_VALUE), BS_TIMING_KEYS};
 static const bsSchema bsEmitterSchema = BS_ELEMENT(bsEmitterKeys, "an object (an emitter)");
 static const bsSchema bsEmitterArraySchema = BS_ARRAY(&bsEmitterSchema);
 static const bsSchemaKey bsGridKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("min", BS_VALUE),
@@ -76,7 +76,9 @@ static const bsSchemaKey bsNozzleKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("cen
 	BS_KEY("direction", BS_VALUE), BS_KEY("disk_radius", BS_VALUE), BS_KEY("cone_angle", BS_VALUE),
 	BS_KEY("speed", BS_VALUE), BS_KEY("count", BS_VALUE), BS_TIMING_KEYS};
 static const bsSchemaKey bsTrailKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("source", BS_VALUE), BS_KEY("inherit", BS_VALUE),
-	BS_KEY("offset", BS_VALUE), BS_KEY("start", BS_VALUE), BS_KEY("stop", BS_VALUE), BS_KEY("rate", &bsMotionTrackSchema)};
+	BS_KEY("offset", BS_VALUE), BS_KEY("start", BS_VALUE), BS_KEY("stop", BS_VALUE), BS_KEY("rate", &bsMotionTrackSchema),
+	BS_KEY("on", BS_VALUE), BS_KEY("count", BS_VALUE), BS_KEY("count_per_speed", BS_VALUE),
+	BS_KEY("cone_angle", BS_VALUE), BS_KEY("speed", BS_VALUE)};
 static const bsSchemaKey bsSurfaceKeys[] = {BS_KEY("type", BS_VALUE), BS_KEY("mesh", BS_VALUE), BS_KEY("body", BS_VALUE),
 	BS_KEY("group", BS_VALUE), BS_KEY("gap", BS_VALUE), BS_KEY("side", BS_VALUE), BS_KEY("cone_angle", BS_VALUE),
 	BS_KEY("speed", BS_VALUE), BS_KEY("count", BS_VALUE), BS_TIMING_KEYS};
@@ -640,7 +642,7 @@ static bool bsReadEmitterTiming(bsCtx* c, const cJSON* v, bsEmitterConfig* em)
 	{
 		return false;
 	}
-	if (!bsEmitsOverTime(em))
+	if (!bsEmitsOverTime(em) && em->emitter.type != bs_emitterTrail)  // a splash's window may end
 	{
 		if (bsMember(v, "stop") != NULL)
 		{
@@ -672,7 +674,7 @@ static bool bsCountRate(bsCtx* c, bsEmitterConfig* em, int64_t* total)
 }
 
 // A speed (both ends of the range) or [min, max] with 0 <= min <= max.
-static bool bsReadSpeed(bsCtx* c, const cJSON* v, double* speedMin, double* speedMax)
+bool bsReadSpeed(bsCtx* c, const cJSON* v, double* speedMin, double* speedMax)
 {
 	const cJSON* speed = bsMember(v, "speed");
 	if (speed == NULL)

@@ -1,12 +1,60 @@
 // config_trail.c — the trail emitter of a config (config_trail.h).
 #include "config_trail.h"
 
+#include <float.h>
 #include <string.h>
+
+// A splash's keys (on: "contact"): count >= 1, count_per_speed, cone_angle and speed; no rate.
+static bool bsReadSplash(bsCtx* c, const cJSON* v, bsEmitterConfig* em)
+{
+	static const bsRange atLeastOne = {1.0, DBL_MAX, false, "a number >= 1"};
+	static const bsRange halfAngle = {0.0, 180.0, false, "a number from 0 to 180 (degrees)"};
+	if (em->rate > 0.0 || em->rateKeys.count > 0)
+	{
+		bsPushKey(c, "rate");
+		return bsFail(c, "a trail on contact (a splash) takes no rate: it gives count particles at each "
+			"contact of a source");
+	}
+	bsTrail* t = &em->emitter.trail;
+	double degrees = 0.0;
+	t->onContact = true;
+	if (!bsReadNumber(c, v, "count", true, &atLeastOne, 1.0, &t->count) ||
+		!bsReadNumber(c, v, "count_per_speed", false, &bsNonNegative, 0.0, &t->countPerSpeed) ||
+		!bsReadNumber(c, v, "cone_angle", false, &halfAngle, 0.0, &degrees) ||
+		!bsReadSpeed(c, v, &t->speedMin, &t->speedMax))
+	{
+		return false;
+	}
+	t->coneAngle = degrees * (BS_PI / 180.0);
+	return true;
+}
+
+// The keys only a splash takes, refused without on: "contact".
+static bool bsRefuseSplashKeys(bsCtx* c, const cJSON* v)
+{
+	static const char* const keys[] = {"count", "count_per_speed", "cone_angle", "speed"};
+	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; ++k)
+	{
+		if (bsMember(v, keys[k]) != NULL)
+		{
+			bsPushKey(c, keys[k]);
+			return bsFail(c, "only a trail on contact (\"on\": \"contact\", a splash) takes %s", keys[k]);
+		}
+	}
+	return true;
+}
 
 bool bsReadTrailEmitter(bsCtx* c, const cJSON* v, bsEmitterConfig* em, bsParticlesConfig* pc)
 {
 	(void)pc;  // a trail's particles are counted as its sources live: none known beforehand
-	if (!(em->rate > 0.0 || em->rateKeys.count > 0))
+	static const char* const on[] = {"always", "contact"};
+	int when = 0;
+	if (!bsReadChoice(c, v, "on", false, on, 2, 0, &when) ||
+		!(when == 1 ? bsReadSplash(c, v, em) : bsRefuseSplashKeys(c, v)))
+	{
+		return false;
+	}
+	if (when == 0 && !(em->rate > 0.0 || em->rateKeys.count > 0))
 	{
 		return bsMissing(c, "rate");
 	}

@@ -67,15 +67,28 @@ typedef struct bsSurface
 // curve) of particles a second, each born at the source's position at its birth time, plus a point
 // uniform in the ball of radius `offset` about it, moving at inherit x the source's velocity plus the
 // emitter's velocity. The world counts each source's particles (bsWorld_Step's emit phase: a trail
-// emits after the other emitters, the births of the step's window [t, t + dt), the source on the
-// straight line of its velocity at t, each particle then back-dated to t as a moving emitter's are):
+// emits after the other emitters, the births of the step's window [t, t + dt), the source on its
+// path in free flight under the step's gravity as the move phase integrates it, each particle then
+// started at t where that integrator brings it to its birth point at its birth time):
 // a source's births by a time are the floor of the rate's integral over the steps it was free at
 // their start, from the step it joined the set.
+// A splash (onContact) has no rate: each source's first impact of a step on a mesh, a plane or a
+// body gives floor(count + countPerSpeed x the contact's normal speed) particles at the source's
+// centre then, moving at inherit x the source's velocity reflected about the contact's normal plus
+// the emitter's velocity plus a speed in [speedMin, speedMax] along a direction uniform in the cone of
+// half-angle coneAngle about the normal; born after the step's move phase (bsWorld_Step), each
+// placed where the move phase would have brought it by the step's end from its contact (free flight
+// under gravity: collisions between its birth and the step's end are not swept).
 typedef struct bsTrail
 {
 	uint8_t source;  // the sources' species, not the emitter's own
 	double inherit;  // the part of the source's velocity its particles take, finite [0.5]
 	double offset;   // radius of the ball about the source they are born in, >= 0 [0]
+	bool onContact;  // a splash: at contacts, not at a rate [false]
+	double count;    // onContact: particles a contact, >= 1 (finite)
+	double countPerSpeed;        // onContact: more a contact per m/s of normal speed, >= 0 [0]
+	double coneAngle;            // onContact: half-angle about the normal, radians, 0..pi [0]
+	double speedMin, speedMax;   // onContact: 0 <= speedMin <= speedMax, finite [0, 0]
 } bsTrail;
 
 // The shape of a grid, random, nozzle or surface emitter (or a trail's settings).

@@ -1,7 +1,8 @@
 // step.h — one time step of every particle, a fixed sequence of phases run on the world's pool:
 //
 //     emit       the particles born in [t, t + dt) are appended (in emitter order, one random stream;
-//                the trails last, from their sources as they are at t: emitter.h, bsTrail)
+//                the trails last, once the substeps are planned, from their sources' paths
+//                under gravity from t: emitter.h, bsTrail)
 //     per substep (dt / substeps, substeps given or planned by the interaction's rule below):
 //       interact the free particles' velocities from the forces between them (below), read
 //                from a copy of the state before the substep (only with an interaction)

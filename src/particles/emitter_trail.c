@@ -24,13 +24,22 @@ static bsResult bsTrailEmitter_Emit(const bsEmitterDef* def, bsRng* rng, bsParti
 	return bs_ok;
 }
 
-// A rate (or a rate curve: bsEmitterDef_IsValid checks its keys), sources of another species, a
-// finite inherit and an offset >= 0.
+// A splash's count >= 1, count per speed >= 0, cone and speeds; no rate.
+static bool bsTrailEmitter_IsValidSplash(const bsEmitterDef* def)
+{
+	const bsTrail* t = &def->shape.trail;
+	return !bsEmitterDef_OverTime(def) && t->count >= 1.0 && isfinite(t->count) && t->countPerSpeed >= 0.0 &&
+		isfinite(t->countPerSpeed) && t->coneAngle >= 0.0 && t->coneAngle <= BS_PI && t->speedMin >= 0.0 &&
+		t->speedMax >= t->speedMin && isfinite(t->speedMax);
+}
+
+// A rate (or a rate curve: bsEmitterDef_IsValid checks its keys) or a splash's settings, sources of
+// another species, a finite inherit and an offset >= 0.
 static bool bsTrailEmitter_IsValid(const bsEmitterDef* def)
 {
 	const bsTrail* t = &def->shape.trail;
-	return bsEmitterDef_OverTime(def) && t->source != def->species && isfinite(t->inherit) && t->offset >= 0.0 &&
-		isfinite(t->offset);
+	return (t->onContact ? bsTrailEmitter_IsValidSplash(def) : bsEmitterDef_OverTime(def)) &&
+		t->source != def->species && isfinite(t->inherit) && t->offset >= 0.0 && isfinite(t->offset);
 }
 
 static bool bsTrailEmitter_IsEmpty(const bsEmitterDef* def)

@@ -34,10 +34,12 @@ _Static_assert(sizeof(bsParticles) == 2 * sizeof(size_t) + 8 * sizeof(void*),
 // bondCapacity, sintered bonds) in 'BOND', beside the tangential springs of 'CONT'. Not saved, set
 // again by the program after a resume: the substep observer (observer, observerContext: a callback of
 // the program's, e.g. the run's motion-blur recorder; no state). Saved in 'TRAL' (not a field of the
-// world: each bsWorldEmitter's): a trail emitter's accumulators (sources, sourceCount). Refused
+// world: each bsWorldEmitter's): a trail emitter's accumulators (sources, sourceCount). Not saved,
+// rebuilt every step: the splashes' contact records (splashes, splashCapacity: cleared after the emit
+// phase, written in the move phase and used up after it, within the step). Refused
 // (bsWorld_CheckpointGap names them, bsWorld_SaveState fails): the walls' bond ages (wallAge,
 // wallAgeCapacity, wall_bond).
-_Static_assert(sizeof(struct bsWorld) == 536 + 3 * sizeof(void*) + 5 * sizeof(size_t) + sizeof(bsNeighbourList) + sizeof(bsMeshCache),
+_Static_assert(sizeof(struct bsWorld) == 536 + 4 * sizeof(void*) + 6 * sizeof(size_t) + sizeof(bsNeighbourList) + sizeof(bsMeshCache),
 	"a new field of the world: save it in the checkpoint (checkpoint.c) or say why the step rebuilds it");
 #endif
 

@@ -215,24 +215,82 @@ static bsResult bsWorld_Joined(bsWorld* world, const bsEmitterDef* def, size_t f
 	return r == bs_ok ? bsWorld_AddBatch(world, first, p->count - first) : r;
 }
 
-// After the other emitters, the trails' particles born in [time, until) (emitter.h: bsTrail), trail
-// after trail in the order added, from the same stream.
-static bsResult bsWorld_EmitTrails(bsWorld* world, double until, bsParticles* particles, bsStepStats* stats)
+// After the other emitters, the trails' particles born in the step [time, time + dt) of substeps of
+// h seconds under def's gravity (emitter.h: bsTrail), trail after trail in the order added, from the
+// same stream.
+static bsResult bsWorld_EmitTrails(bsWorld* world, const bsStepDef* def, double h, bsParticles* particles,
+	bsStepStats* stats)
 {
+	bsTrailWindow window = {world->time, world->time + def->dt, h, def->gravity};
 	bsResult r = bs_ok;
 	for (int e = 0; r == bs_ok && e < world->emitterCount; ++e)
 	{
 		bsWorldEmitter* em = world->emitters + e;
-		if (em->def.shape.type != bs_emitterTrail)
+		if (em->def.shape.type != bs_emitterTrail || em->def.shape.trail.onContact)
 		{
 			continue;
 		}
 		size_t before = particles->count;
-		r = bsWorldEmitter_EmitTrail(em, world->time, until, &world->rng, particles, &world->failedIndex);
-		if (stats != NULL)
+		r = bsWorldEmitter_EmitTrail(em, &window, &world->rng, particles, &world->failedIndex);
+		stats->emitted += particles->count - before;
+		world->failedEmitter = r != bs_ok ? e : world->failedEmitter;
+		r = r == bs_ok ? bsWorld_Joined(world, &em->def, before, particles) : r;
+	}
+	return r;
+}
+
+// The world has a splash (a trail on contact: emitter.h, bsTrail.onContact).
+static bool bsWorld_HasSplash(const bsWorld* world)
+{
+	for (int e = 0; e < world->emitterCount; ++e)
+	{
+		const bsEmitterDef* def = &world->emitters[e].def;
+		if (def->shape.type == bs_emitterTrail && def->shape.trail.onContact)
 		{
-			stats->emitted += particles->count - before;
+			return true;
 		}
+	}
+	return false;
+}
+
+// With a splash, a contact record for every particle of the step, none yet (bsSplash); else NULL.
+static bsResult bsWorld_ClearSplashes(bsWorld* world, size_t count, bsSplash** splashes)
+{
+	*splashes = NULL;
+	if (!bsWorld_HasSplash(world))
+	{
+		return bs_ok;
+	}
+	if (!BS_ARRAY_RESERVE(world->splashes, world->splashCapacity, count))
+	{
+		return bs_errOutOfMemory;
+	}
+	for (size_t i = 0; i < count; ++i)
+	{
+		world->splashes[i].time = NAN;
+	}
+	*splashes = world->splashes;
+	return bs_ok;
+}
+
+// After the step's move phase, the splashes' particles from the contacts of the step's first count
+// particles (bsSplash), splash after splash in the order added, from the same stream.
+static bsResult bsWorld_EmitSplashes(bsWorld* world, const bsStepDef* def, double h, size_t count,
+	bsParticles* particles, bsStepStats* stats)
+{
+	bsTrailWindow window = {world->time, world->time + def->dt, h, def->gravity};
+	bsResult r = bs_ok;
+	world->failedEmitter = -1;
+	for (int e = 0; r == bs_ok && e < world->emitterCount; ++e)
+	{
+		bsWorldEmitter* em = world->emitters + e;
+		if (em->def.shape.type != bs_emitterTrail || !em->def.shape.trail.onContact)
+		{
+			continue;
+		}
+		size_t before = particles->count;
+		r = bsWorldEmitter_EmitSplash(em, &window, world->splashes, count, &world->rng, particles, &world->failedIndex);
+		stats->emitted += particles->count - before;
 		world->failedEmitter = r != bs_ok ? e : world->failedEmitter;
 		r = r == bs_ok ? bsWorld_Joined(world, &em->def, before, particles) : r;
 	}
@@ -241,7 +299,8 @@ static bsResult bsWorld_EmitTrails(bsWorld* world, double until, bsParticles* pa
 
 // Appends the particles of every emitter born before `until`, emitter after emitter in the order
 // added, each emitter's in birth order, all from the world's one stream: the particles depend on the
-// seed and the steps' times only.
+// seed and the steps' times only. The trails are not among them: they need the step's substeps
+// (bsWorld_EmitTrails).
 static bsResult bsWorld_EmitUntil(bsWorld* world, double until, bsParticles* particles, bsStepStats* stats)
 {
 	world->failedEmitter = -1;
@@ -280,7 +339,7 @@ static bsResult bsWorld_EmitUntil(bsWorld* world, double until, bsParticles* par
 		em->born = born;
 		r = bsWorld_Joined(world, &em->def, before, particles);
 	}
-	return r == bs_ok && isfinite(until) ? bsWorld_EmitTrails(world, until, particles, stats) : r;
+	return r;
 }
 
 bsResult bsWorld_Emit(bsWorld* world, bsParticles* particles, bsStepStats* stats)
@@ -351,6 +410,8 @@ typedef struct bsMoveJob
 	double wakeSpeed;       // a sleeper hit faster than this wakes: wakeSpeed, and faster than a resting contact
 	bool rotation;          // the particles spin (granular with rotation: particles->spin is there)
 	float* wallAge;         // with bonds to walls (step.h: wall_bond): the world's, else NULL
+	double start;           // the substep's start, seconds
+	bsSplash* splashes;     // with a splash: each particle's first impact of the step (bsSplash), else NULL
 } bsMoveJob;
 
 static bool bsOutside(const bsStepDef* def, bsVec3 x)
@@ -646,6 +707,34 @@ static bsSweepOutput bsPlace(const bsMoveJob* job, const bsSweep* s, const bsSwe
 	}
 }
 
+// With a splash, particle i's first impact of the step (with a mesh, a plane or a body, faster than
+// restSpeed along the normal: a resting contact, which the response treats as inelastic, is none) at
+// contact out of its sweep from fraction u0 of the substep, coming in at v: only its own worker writes
+// its record.
+static void bsMove_RecordSplash(const bsMoveJob* job, size_t i, const bsSweepOutput* out, bsVec3 v, double u0,
+	double radius)
+{
+	bsSplash* s = job->splashes != NULL ? job->splashes + i : NULL;
+	if (s == NULL || !isnan(s->time) || out->kind == bs_colliderStuck)
+	{
+		return;
+	}
+	double u = u0 + out->t * (1.0 - u0);
+	const bsColliderClass* class = bs_colliderClasses[out->kind];
+	bsVec3 surface = class->surfaceVelocity != NULL ?
+		class->surfaceVelocity(job->world->colliders + out->collider, out->point, u) : bsV3(0.0, 0.0, 0.0);
+	double speed = -bsDot(bsSub(v, surface), out->normal);
+	if (!(speed > job->restSpeed))
+	{
+		return;
+	}
+	s->time = job->start + u * job->h;
+	s->point = bsMulAdd(out->point, radius, out->normal);
+	s->normal = out->normal;
+	s->velocity = v;
+	s->speed = speed;
+}
+
 // One particle through one substep of h seconds, its velocity already set by the forces.
 static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* worker)
 {
@@ -703,6 +792,7 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 		{
 			return bs_errOutOfMemory;
 		}
+		bsMove_RecordSplash(job, i, &out, v, u0, radius);
 
 		if (def->response == bs_responseStick)
 		{
@@ -992,6 +1082,19 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	bsStepStats local;
 	memset(&local, 0, sizeof(local));
 	bsResult result = bsWorld_EmitUntil(world, world->time + def->dt, particles, &local);
+	// The substeps, planned from the particles before the trails' births, whose starting points
+	// depend on them; planned again with those births, more of them stand (the births then cross
+	// their birth points within g h s of them: emitter_trail.c).
+	int substeps = 1;
+	result = result == bs_ok ? bsStepSubsteps(world, def, particles, &substeps) : result;
+	size_t beforeTrails = particles->count;
+	result = result == bs_ok ? bsWorld_EmitTrails(world, def, def->dt / substeps, particles, &local) : result;
+	int replanned = substeps;
+	if (result == bs_ok && particles->count > beforeTrails && def->substeps < 1)
+	{
+		result = bsStepSubsteps(world, def, particles, &replanned);
+		substeps = replanned > substeps ? replanned : substeps;
+	}
 	if (result == bs_ok && def->sleepSteps > 0)
 	{
 		result = bsSleep_Begin(world, particles);
@@ -1001,16 +1104,14 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	{
 		result = bsParticles_EnableSpin(particles);  // after the emit phase: every particle there has room
 	}
+	size_t sources = particles->count;  // the step's particles, whose contacts the splashes record
+	bsSplash* splashes = NULL;
+	result = result == bs_ok ? bsWorld_ClearSplashes(world, sources, &splashes) : result;
 	bsLap(&clock, &profile->emit);
-
-	int substeps = 1;
-	if (result == bs_ok)
-	{
-		result = bsStepSubsteps(world, def, particles, &substeps);
-	}
 	double h = def->dt / substeps;
 	bsForcesJob forces = {.context = {def, particles, world->time, h, world}, .particles = particles};
-	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h, 0.0, rotation, NULL};
+	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h, 0.0, rotation, NULL,
+		world->time, splashes};
 	move.wakeSpeed = fmax(def->wakeSpeed, move.restSpeed);
 	result = result == bs_ok ? bsWallAge_Reserve(world, def, particles->count, &move.wallAge) : result;
 	// The interaction's phase, through its class (a valid def has one): none has no phase.
@@ -1061,6 +1162,7 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 			break;
 		}
 		move.order = bsMoveOrder(world, particles);
+		move.start = t0;
 		// Candidate triangles kept with an interaction (mesh_candidates.h); off when memory is short.
 		bsMeshCache_Prepare(&world->meshCache, world, particles->count, interaction->run != NULL);
 		bsPool_For(world->pool, particles->count, bs_stepGrain, bsMove_Range, &move);
@@ -1083,6 +1185,9 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 		result = bsGatherWorkers(world, &local);
 		bsLap(&clock, &profile->sleep);
 	}
+	// The splashes after the move (and the sleep phase, whose arrays hold the step's particles only).
+	result = result == bs_ok && splashes != NULL ?
+		bsWorld_EmitSplashes(world, def, h, sources, particles, &local) : result;
 	if (result == bs_ok)
 	{
 		bsWorld_Expire(world, world->time + def->dt, def->dt, particles, &local);

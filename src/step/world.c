@@ -77,6 +77,7 @@ void bsWorld_Destroy(bsWorld* world)
 	free(world->births);
 	free(world->batches);
 	free(world->order);
+	free(world->splashes);
 	bsNeighbourGrid_Free(&world->grid);
 	bsNeighbourList_Free(&world->pairs);
 	bsMeshCache_Free(&world->meshCache);

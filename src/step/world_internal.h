@@ -153,12 +153,38 @@ typedef struct bsWorldEmitter
 	                                     // emit phase), room
 } bsWorldEmitter;
 
-// The particles trail emitter em's sources give birth to in the window [now, until] (emitter.h:
-// bsTrail), appended to p: source after source in index order (free particles of its source species
-// there before its own), each source's in birth order, from rng. *failed: the index, among those
-// appended, of a particle that fails its check.
-bsResult bsWorldEmitter_EmitTrail(bsWorldEmitter* em, double now, double until, bsRng* rng, bsParticles* p,
+// A particle's first impact of a step on a mesh, a plane or a body, faster than a resting contact (a
+// splash's: emitter.h, bsTrail.onContact): its time (NaN: none this step), its centre then, the
+// contact's normal, its velocity as it came in and its speed along -normal relative to the surface.
+typedef struct bsSplash
+{
+	double time;
+	bsVec3 point, normal, velocity;
+	double speed;
+} bsSplash;
+
+// A step's window for the trails: [now, until], done as substeps of h seconds under the step's gravity.
+typedef struct bsTrailWindow
+{
+	double now, until, h;
+	bsVec3 gravity;
+} bsTrailWindow;
+
+// The particles trail emitter em's sources give birth to in the window (emitter.h: bsTrail), appended
+// to p: source after source in index order (free particles of its source species there before its
+// own), each source's in birth order, from rng. Each is born where its source is at its birth time on
+// the path the move phase gives a particle in free flight under gravity, and starts the step where
+// that integrator brings it to its birth point at its birth time (emitter_trail.c). *failed: the
+// index, among those appended, of a particle that fails its check.
+bsResult bsWorldEmitter_EmitTrail(bsWorldEmitter* em, const bsTrailWindow* window, bsRng* rng, bsParticles* p,
 	size_t* failed);
+
+// The particles splash em (bsTrail.onContact) gives at the contacts of the step's move phase,
+// splashes[0 .. count) (bsSplash): source after source in index order, each contact's in order, from
+// rng, each placed and moving as the move phase would have it at the window's end from its birth at
+// its contact (bsTrail_Drift's path). *failed as bsWorldEmitter_EmitTrail's.
+bsResult bsWorldEmitter_EmitSplash(const bsWorldEmitter* em, const bsTrailWindow* window, const bsSplash* splashes,
+	size_t count, bsRng* rng, bsParticles* p, size_t* failed);
 
 // Particles [first, first + count) of a surface emitter on a moving body (emitter_body.c), each on
 // the body's surface posed at its birth time, moving with it; as bsEmitterDef_EmitRange.
@@ -243,6 +269,8 @@ struct bsWorld
 	size_t batchCount, batchCapacity;
 	bsSubstepObserver* observer;  // bsWorld_SetSubstepObserver's, NULL: none (the program's, not saved)
 	void* observerContext;
+	bsSplash* splashes;     // with a splash (bsTrail.onContact): each particle's first impact of the
+	size_t splashCapacity;  // step, written by its own worker in the move phase, used after it
 };
 
 // bsWorld_Sweep for a sweep already prepared (the step builds it once per contact).
