@@ -1,5 +1,5 @@
 // config_override.c — --set overrides: "dotted.path=VALUE" written into the JSON tree before it is
-// read. The path is walked along the schema (config_read.c), so that a key the schema does not know
+// read. The path is walked along the schema (config_read.c and the sections' files), so that a key the schema does not know
 // is refused with a did-you-mean, and a missing object or array on the way is created as the schema
 // (or the next segment, an index) says.
 #include "config_override.h"

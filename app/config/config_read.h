@@ -23,3 +23,34 @@ bool bsReadBodyField(bsCtx* c, const cJSON* body, bool* has, bsDistanceGridDef* 
 // `environment.bodies` (config_bodies.c): the array's schema (for --set paths).
 extern const bsSchema bsBodyArraySchema;
 extern const bsSchema bsDynamicsSchema;
+
+// Shared by the sections' tables: what a normal's 3 numbers must be.
+#define BS_NORMAL_WHAT "3 numbers, not all zero"
+
+// config_emitters.c
+extern const bsSchema bsEmitterArraySchema;
+bool bsReadEmitter(bsCtx* c, const cJSON* v, void* element, void* user);
+
+// config_interaction.c
+extern const bsSchema bsInteractionSchema;
+bool bsReadInteraction(bsCtx* c, const cJSON* root, bsConfig* config);
+
+// config_species.c
+extern const bsSchema bsBuoyancySchema;
+extern const bsSchema bsParticlesSchema;
+extern const bsSchema bsSpeciesPairArraySchema;
+bool bsReadParticles(bsCtx* c, const cJSON* root, bsParticlesConfig* p);
+bool bsReadInteractions(bsCtx* c, const cJSON* root, bsConfig* config);
+
+// config_motion.c
+extern const bsSchema bsMotionSchema;
+extern const bsSchema bsCollisionSchema;
+bool bsReadMotion(bsCtx* c, const cJSON* root, bsConfig* config);
+bool bsReadCollision(bsCtx* c, const cJSON* root, bsStepDef* col);
+
+// config_render.c
+extern const bsSchema bsRenderSchema;
+bool bsReadRender(bsCtx* c, const cJSON* root, bsRenderConfig* r, const char* look);
+bool bsCheckGasLooks(bsCtx* c, const bsConfig* config);
+bool bsCheckSpeciesLooks(bsCtx* c, const bsConfig* config);
+bool bsCheckInstanceRotation(bsCtx* c, const bsConfig* config);

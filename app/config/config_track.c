@@ -7,6 +7,7 @@
 
 static const bsSchemaKey bsTrackKeyKeys[] = {BS_KEY("time", BS_VALUE), BS_KEY("value", BS_VALUE)};
 const bsSchema bsTrackKeySchema = BS_ELEMENT(bsTrackKeyKeys, "an object (a key: {\"time\": t, \"value\": [x, y, z]})");
+const bsSchema bsTrackArraySchema = BS_ARRAY(&bsTrackKeySchema);
 
 // Key k of the track from the element e; the path is at the element.
 static bool bsReadTrackKey(bsCtx* c, const cJSON* e, bool scalar, bsTrack* track, int k)

@@ -7,6 +7,8 @@
 
 // The schema of one key, {"time": t, "value": [x, y, z]}, for a section's table (--set paths).
 extern const bsSchema bsTrackKeySchema;
+// An array of such keys (a track: an emitter's motion and rate, a ramp, the wind's velocity).
+extern const bsSchema bsTrackArraySchema;
 
 // v is keys (an array whose first element is an object), not a plain value.
 bool bsIsKeys(const cJSON* v);

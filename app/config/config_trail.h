@@ -14,10 +14,10 @@ bool bsReadTrailEmitter(bsCtx* c, const cJSON* v, bsEmitterConfig* em, bsParticl
 // or the trail's own species is an error at particles[s].emitters[j].source. root: the config's tree.
 bool bsResolveTrails(bsCtx* c, const cJSON* root, bsParticlesConfig* pc);
 
-// A speed (both ends of the range) or [min, max] with 0 <= min <= max (config_read.c: the nozzle's and
+// A speed (both ends of the range) or [min, max] with 0 <= min <= max (config_emitters.c: the nozzle's and
 // the surface's too).
 bool bsReadSpeed(bsCtx* c, const cJSON* v, double* speedMin, double* speedMax);
 
 // A species' name v (the path at it) into its index in pc, else an error naming it, with the nearest
-// name when one is near (config_read.c: the names of interactions[].between too).
+// name when one is near (config_species.c: the names of interactions[].between too).
 bool bsReadSpeciesRef(bsCtx* c, const cJSON* v, const bsParticlesConfig* pc, int* out);

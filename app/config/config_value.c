@@ -491,3 +491,25 @@ bool bsReadElements(bsCtx* c, const char* key, const cJSON* array, bsElementRead
 	bsPop(c, mark);
 	return true;
 }
+
+// A key of object v that keys (a type's subset) does not have: an error that lists the ones it does.
+bool bsCheckKeysOf(bsCtx* c, const cJSON* v, const bsSchemaKey* keys, int keyCount, const char* kind,
+	const char* type)
+{
+	for (const cJSON* m = v->child; m != NULL; m = m->next)
+	{
+		if (bsFindKey(keys, keyCount, m->string) == NULL)
+		{
+			char list[512];
+			const char* names[32];
+			for (int i = 0; i < keyCount && i < 32; ++i)
+			{
+				names[i] = keys[i].name;
+			}
+			bsJoinNames(list, sizeof list, names, keyCount < 32 ? keyCount : 32, false);
+			bsPushKey(c, m->string);
+			return bsFail(c, "not used by a \"%s\" %s (its keys: %s)", type, kind, list);
+		}
+	}
+	return true;
+}

@@ -121,6 +121,9 @@ void bsUnknownKeyHint(const char* key, const bsSchemaKey* keys, int count, char*
 
 // Unknown keys (in document order, against keys; none when keys is NULL), then duplicate keys.
 bool bsCheckKeys(bsCtx* c, const cJSON* object, const bsSchemaKey* keys, int keyCount);
+// A key of object v that keys (a type's subset) does not have: an error that lists the ones it does.
+bool bsCheckKeysOf(bsCtx* c, const cJSON* v, const bsSchemaKey* keys, int keyCount, const char* kind,
+	const char* type);
 
 // --- Typed readers ---
 

@@ -144,7 +144,7 @@ static bool bsSceneOutput_WriteGasSample(bsOutputContext* o, const bsBlurSample*
 }
 
 // render.gas (output_gas.c): the puffs' radii and densities instead of the collision radii, escaped
-// particles left out. One species and no over-life ramps (config_read.c refuses them with the gas).
+// particles left out. One species and no over-life ramps (config_render.c refuses them with the gas).
 static bool bsSceneOutput_WriteGas(bsOutputContext* o, const char* path, bool escaped, bool velocities, char* err,
 	size_t errlen)
 {
