@@ -191,16 +191,17 @@ static bsResult bsWorld_AddBatch(bsWorld* world, size_t first, size_t count)
 	return bs_ok;
 }
 
-// A moving emitter's particles (its motion's or its body's) [first, p->count), its k0-th on: each born at its birth time tau in
+// A moving emitter's particles (its motion's) [first, p->count), its k0-th on: each born at its birth time tau in
 // the step's window [now, until] (bsEmitterDef_BirthTime) at x with velocity v starts the step at
 // x - v (tau - now), on the straight line that reaches x at tau, so that its path from its birth on is
 // the one it would have had emitted at tau (forces and contacts aside) and a fast emitter leaves no
-// clumps a step apart.
+// clumps a step apart. Not a body's (emitter_body.c): set back along its path a particle leaving the
+// body's face would start inside the body.
 static void bsWorld_BackDate(const bsWorldEmitter* em, uint64_t k0, double now, double until, bsParticles* p,
 	size_t first)
 {
 	const bsEmitterDef* def = &em->def;
-	for (size_t i = first; i < p->count && (em->body != NULL || bsEmitterMotion_IsMoving(&def->motion)); ++i)
+	for (size_t i = first; i < p->count && bsEmitterMotion_IsMoving(&def->motion); ++i)
 	{
 		double tau = fmin(fmax(bsEmitterDef_BirthTime(def, k0 + (i - first)), now), until);
 		p->position[i] = bsMulAdd(p->position[i], now - tau, p->velocity[i]);
@@ -321,7 +322,7 @@ static bsResult bsWorld_EmitUntil(bsWorld* world, double until, bsParticles* par
 		size_t before = particles->count;
 		// All at once through bsEmitterDef_Emit, whose order of draws the at-once emitters have always had.
 		r = em->body != NULL
-			? bsWorldEmitter_EmitOnBody(em, em->born, born - em->born, &world->rng, particles, &world->failedIndex)
+			? bsWorldEmitter_EmitOnBody(em, world->time, em->born, born - em->born, &world->rng, particles, &world->failedIndex)
 			: bsEmitterDef_OverTime(&em->def)
 			? bsEmitterDef_EmitRange(&em->def, em->born, born - em->born, &world->rng, particles, &world->failedIndex)
 			: bsEmitterDef_Emit(&em->def, &world->rng, particles, &world->failedIndex);

@@ -145,6 +145,8 @@ typedef struct bsWorldEmitter
 	bsEmitterDef def;
 	uint64_t born;
 	const bsBody* body;  // a surface emitter on this body (bsWorld_AddBodyEmitter), else NULL
+	double poseTime;     // with a body: the time of the pose its particles are born on (the emit
+	                     // phase's start: bsWorldEmitter_EmitOnBody)
 	bsVec3* weights;     // the body's deformation weights at a birth time (owned), NULL when none
 	int weightCount;
 	double* sources;     // a trail (bs_emitterTrail): each particle's births so far as a source, not
@@ -187,8 +189,8 @@ bsResult bsWorldEmitter_EmitSplash(const bsWorldEmitter* em, const bsTrailWindow
 	size_t count, bsRng* rng, bsParticles* p, size_t* failed);
 
 // Particles [first, first + count) of a surface emitter on a moving body (emitter_body.c), each on
-// the body's surface posed at its birth time, moving with it; as bsEmitterDef_EmitRange.
-bsResult bsWorldEmitter_EmitOnBody(bsWorldEmitter* emitter, uint64_t first, uint64_t count, bsRng* rng,
+// the body's surface posed at `now` (the emit phase's start), moving with it; as bsEmitterDef_EmitRange.
+bsResult bsWorldEmitter_EmitOnBody(bsWorldEmitter* emitter, double now, uint64_t first, uint64_t count, bsRng* rng,
 	bsParticles* particles, size_t* failed);
 
 // Particles [first, first + count), emitted together by one emitter, that leave the simulation at the
