@@ -451,6 +451,41 @@ static int BodyEmitterOutside(double speed)
 	return 0;
 }
 
+// A nozzle sliding at 3 units/s along x, 0.02 above a floor, throws a particle every 1/200 s straight
+// up at 2 units/s. Set back along its path to the step's start (up to 2 x 0.1 = 0.2 back, under the
+// floor) a particle would begin below the floor and meet it from beneath: each starts clear of it on
+// its way back instead (bsWorld_ClearWay), and after every step every particle is above the floor.
+static int BackDatedClearOfFloor(void)
+{
+	const double times[2] = {0.0, 10.0};
+	bsEmitterDef def = PointNozzle(bsV3(0, 0.02, 0));
+	def.shape.count[0] = 0;
+	def.shape.nozzle.direction = bsV3(0, 1, 0);
+	def.shape.nozzle.speedMin = def.shape.nozzle.speedMax = 2.0;
+	def.rate = 200.0;
+	def.stop = 10.0;
+	def.motion.translate = Keys(2, times, (bsVec3[]){{0, 0, 0}, {30, 0, 0}});
+	bsParticles p;
+	bsStepDef st;
+	bsWorld* world = EmitterWorld(&def, 0.1, &p, &st);
+	bsPlane floor;
+	bsMakePlane(bsV3(0, 0, 0), bsV3(0, 1, 0), &floor);
+	ENSURE(world != NULL && bsWorld_AddPlanes(world, &floor, 1) == bs_ok);
+	for (int n = 1; n <= 3; ++n)
+	{
+		ENSURE(bsWorld_Step(world, &st, &p, NULL) == bs_ok);
+		ENSURE(p.count == (size_t)(20 * n));
+		for (size_t k = 0; k < p.count; ++k)
+		{
+			ENSURE(p.position[k].y >= p.radius[k] * (1.0 - 1e-6));
+			ENSURE(p.velocity[k].y == 2.0);
+		}
+	}
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
 int EmitterMotionTest(void)
 {
 	RUN_SUBTEST(BodySurface(false));
@@ -461,6 +496,7 @@ int EmitterMotionTest(void)
 	RUN_SUBTEST(FrameVelocity());
 	RUN_SUBTEST(RateCurve());
 	RUN_SUBTEST(BackDated());
+	RUN_SUBTEST(BackDatedClearOfFloor());
 	RUN_SUBTEST(Refused());
 	return 0;
 }

@@ -67,8 +67,10 @@ static bsResult bsTrail_EmitSource(const bsWorldEmitter* em, size_t i, double i0
 		double tau = fmin(fmax(bsEmitterDef_TimeOfIntegral(def, i0 + (k - before)), w->now), w->until);
 		double s = tau - w->now;
 		bsVec3 drift = bsTrail_Drift(g, w->h, s);
-		bsParticleDef d = bsTrail_Particle(def, bsAdd(bsMulAdd(x, s, v), drift), bsMulAdd(v, s, g), rng);
+		bsVec3 at = bsAdd(bsMulAdd(x, s, v), drift);  // the source then, clear of the walls
+		bsParticleDef d = bsTrail_Particle(def, at, bsMulAdd(v, s, g), rng);
 		bsTrail_ToStart(w, s, &d);
+		d.position = bsWorld_ClearWay(w->world, at, d.position, d.radius);
 		bsResult r = bsParticles_Append(p, &d);
 		if (r != bs_ok)
 		{
@@ -145,11 +147,13 @@ bsResult bsWorldEmitter_EmitSplash(const bsWorldEmitter* em, const bsTrailWindow
 		double n = floor(t->count + t->countPerSpeed * fmax(s->speed, 0.0));
 		for (double k = 0.0; k < n; k += 1.0)
 		{
-			// Born at its contact, then on to the window's end as the move phase would have taken it.
+			// Born at its contact, then on to the window's end as the move phase would have taken it,
+			// stopped clear of a wall on the way from the source's centre then (bsWorld_ClearWay).
 			bsParticleDef d = bsSplash_Particle(def, s, rng);
 			bsTrail_ToStart(window, s->time - window->now, &d);
 			d.position = bsAdd(bsMulAdd(d.position, dt, d.velocity), bsTrail_Drift(window->gravity, window->h, dt));
 			d.velocity = bsMulAdd(d.velocity, dt, window->gravity);
+			d.position = bsWorld_ClearWay(window->world, s->point, d.position, d.radius);
 			bsResult r = bsParticles_Append(p, &d);
 			if (r != bs_ok)
 			{

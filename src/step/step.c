@@ -197,14 +197,16 @@ static bsResult bsWorld_AddBatch(bsWorld* world, size_t first, size_t count)
 // the one it would have had emitted at tau (forces and contacts aside) and a fast emitter leaves no
 // clumps a step apart. Not a body's (emitter_body.c): set back along its path a particle leaving the
 // body's face would start inside the body.
-static void bsWorld_BackDate(const bsWorldEmitter* em, uint64_t k0, double now, double until, bsParticles* p,
-	size_t first)
+static void bsWorld_BackDate(const bsWorld* world, const bsWorldEmitter* em, uint64_t k0, double until,
+	bsParticles* p, size_t first)
 {
 	const bsEmitterDef* def = &em->def;
+	double now = world->time;
 	for (size_t i = first; i < p->count && bsEmitterMotion_IsMoving(&def->motion); ++i)
 	{
 		double tau = fmin(fmax(bsEmitterDef_BirthTime(def, k0 + (i - first)), now), until);
-		p->position[i] = bsMulAdd(p->position[i], now - tau, p->velocity[i]);
+		bsVec3 start = bsMulAdd(p->position[i], now - tau, p->velocity[i]);
+		p->position[i] = bsWorld_ClearWay(world, p->position[i], start, p->radius[i]);
 	}
 }
 
@@ -222,7 +224,7 @@ static bsResult bsWorld_Joined(bsWorld* world, const bsEmitterDef* def, size_t f
 static bsResult bsWorld_EmitTrails(bsWorld* world, const bsStepDef* def, double h, bsParticles* particles,
 	bsStepStats* stats)
 {
-	bsTrailWindow window = {world->time, world->time + def->dt, h, def->gravity};
+	bsTrailWindow window = {world->time, world->time + def->dt, h, def->gravity, world};
 	bsResult r = bs_ok;
 	for (int e = 0; r == bs_ok && e < world->emitterCount; ++e)
 	{
@@ -279,7 +281,7 @@ static bsResult bsWorld_ClearSplashes(bsWorld* world, size_t count, bsSplash** s
 static bsResult bsWorld_EmitSplashes(bsWorld* world, const bsStepDef* def, double h, size_t count,
 	bsParticles* particles, bsStepStats* stats)
 {
-	bsTrailWindow window = {world->time, world->time + def->dt, h, def->gravity};
+	bsTrailWindow window = {world->time, world->time + def->dt, h, def->gravity, world};
 	bsResult r = bs_ok;
 	world->failedEmitter = -1;
 	for (int e = 0; r == bs_ok && e < world->emitterCount; ++e)
@@ -336,7 +338,7 @@ static bsResult bsWorld_EmitUntil(bsWorld* world, double until, bsParticles* par
 			world->failedIndex += (size_t)em->born;
 			break;
 		}
-		bsWorld_BackDate(em, em->born, world->time, until, particles, before);
+		bsWorld_BackDate(world, em, em->born, until, particles, before);
 		em->born = born;
 		r = bsWorld_Joined(world, &em->def, before, particles);
 	}
@@ -598,14 +600,6 @@ static bsVec3 bsContactPlanes_Clip(const bsContactPlanes* planes, bsVec3 n, bsVe
 		return v;
 	}
 	return v;
-}
-
-// Just clear of the contact's surface: its point, out along the normal by the radius (0 for ray) and
-// a skin, so that the next sweep does not start in contact with the same surface.
-static bsVec3 bsClearOf(const bsSweepOutput* out, double placed, double radius)
-{
-	double skin = 1e-6 * radius + 1e-9 * (1.0 + bsMaxAbs(out->point));
-	return bsMulAdd(out->point, placed + skin, out->normal);
 }
 
 // Where a slide or bounce leaves a point particle (the ray method) that was at `from`, on the clear

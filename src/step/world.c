@@ -286,6 +286,29 @@ void bsWorld_SweepPrepared(const bsWorld* world, bsMethod method, const bsSweep*
 	bsWorld_SweepWindow(world, method, sweep, 0.0, 1.0, out, stats);
 }
 
+bsVec3 bsWorld_ClearWay(const bsWorld* world, bsVec3 from, bsVec3 to, double radius)
+{
+	bsSweepInput in = {from, to, radius};
+	bsSweep s;
+	if (bsMakeSweep(&in, &s) != bs_ok)
+	{
+		return to;
+	}
+	bsSweepOutput out;
+	bsSweep_Miss(&s, &out);
+	bsQueryStats stats;
+	memset(&stats, 0, sizeof(stats));
+	for (int k = 0; k < world->colliderCount; ++k)
+	{
+		const bsCollider* c = world->colliders + k;
+		if (c->kind == bs_colliderMesh || c->kind == bs_colliderPlane)
+		{
+			bs_colliderClasses[c->kind]->sweep(c, bs_methodExact, &s, &out, &stats);
+		}
+	}
+	return out.hit ? bsClearOf(&out, radius, radius) : to;
+}
+
 void bsWorld_SweepColliders(const bsWorld* world, int first, bsMethod method, const bsSweep* sweep, double u0,
 	double u1, bsSweepOutput* out, bsQueryStats* stats)
 {

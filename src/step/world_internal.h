@@ -165,11 +165,13 @@ typedef struct bsSplash
 	double speed;
 } bsSplash;
 
-// A step's window for the trails: [now, until], done as substeps of h seconds under the step's gravity.
+// A step's window for the trails: [now, until], done as substeps of h seconds under the step's gravity,
+// in the world whose walls the particles are kept clear of (bsWorld_ClearWay).
 typedef struct bsTrailWindow
 {
 	double now, until, h;
 	bsVec3 gravity;
+	const struct bsWorld* world;
 } bsTrailWindow;
 
 // The particles trail emitter em's sources give birth to in the window (emitter.h: bsTrail), appended
@@ -278,6 +280,22 @@ struct bsWorld
 // bsWorld_Sweep for a sweep already prepared (the step builds it once per contact).
 void bsWorld_SweepPrepared(const bsWorld* world, bsMethod method, const bsSweep* sweep,
 	bsSweepOutput* out, bsQueryStats* stats);
+
+// Just clear of the contact's surface: its point, out along the normal by the radius (0 for ray) and
+// a skin, so that the next sweep does not start in contact with the same surface.
+static inline bsVec3 bsClearOf(const bsSweepOutput* out, double placed, double radius)
+{
+	double skin = 1e-6 * radius + 1e-9 * (1.0 + bsMaxAbs(out->point));
+	return bsMulAdd(out->point, placed + skin, out->normal);
+}
+
+// Where a newborn particle of `radius` set from `from` (its birth point, clear of every wall) to `to`
+// (its start, set back along its path to the step's start, or on to the step's end) may be put: `to`
+// when the straight way from `from` meets no static mesh or plane (the exact sweep), else just clear of
+// the first surface on the way. Set back from a birth point near a wall, a particle leaving the wall
+// would otherwise start behind it. Moving bodies are not swept here (their poses within the step are
+// the move phase's).
+bsVec3 bsWorld_ClearWay(const bsWorld* world, bsVec3 from, bsVec3 to, double radius);
 
 // The colliders from `first` on (in order) tested against the sweep over [u0, u1] of the substep, each
 // replacing out only with a strictly nearer contact (bsWorld_SweepWindow's loop after its first mesh).
