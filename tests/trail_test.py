@@ -6,6 +6,8 @@ a nozzle, each leaving sparks (a trail of species "sparks" from source "embers")
     checkpoint's 'TRAL' section);
   - an unknown source, the trail's own species, a missing rate and keys a trail has not are refused
     naming the JSON path;
+  - embers landing: no spark below the floor (a spark born after its ember's bounce within a step
+    starts clear of the floor, not on the ember's free path under it);
   - the sparks as a splash ("on": "contact"): none until the first ember lands, then some, all above
     the floor, the same bytes at 1, 2 and 3 threads and after a resume; a bad "on", a count < 1, a
     rate or no count with "on": "contact", and a splash's key without it refused naming the JSON path.
@@ -34,6 +36,17 @@ def check_sparks(out):
     if any(b[1] < a[1] for a, b in zip(counts, counts[1:])):
         fail(f"the particle count of sparks fell: {counts}")
     print(f"(embers, sparks) per cached frame: {counts}")
+
+
+def check_landing(out):
+    """Embers landing within a step: the sparks born after an ember's bounce (its free path through the
+    step runs on below the floor) start clear of the floor, none below it in any frame."""
+    for path in sorted(glob.glob(os.path.join(out, "cache", "frame_*.ply"))):
+        _, p, n = read_ply(path)
+        below = [y for y, s in zip(p["y"], p["species"]) if s == 1 and y < 0.0] if n > 0 else []
+        if below:
+            fail(f"{path}: {len(below)} sparks below the floor (lowest {min(below)})")
+    print("landing: no spark below the floor in any frame")
 
 
 def check_errors(blobsim, config_path, work):
@@ -89,6 +102,8 @@ def main():
         first = same_everywhere(blobsim, config_path, work, [], 7)
         check_sparks(first)
         check_errors(blobsim, config_path, work)
+    with tempfile.TemporaryDirectory() as work:
+        check_landing(same_everywhere(blobsim, config_path, work, ["motion.steps=36"], 9))
     with tempfile.TemporaryDirectory() as work:
         check_splash(same_everywhere(blobsim, config_path, work, [SPLASH, "motion.steps=36"], 9))
         check_splash_errors(blobsim, config_path, work)

@@ -67,7 +67,9 @@ static bsResult bsTrail_EmitSource(const bsWorldEmitter* em, size_t i, double i0
 		double tau = fmin(fmax(bsEmitterDef_TimeOfIntegral(def, i0 + (k - before)), w->now), w->until);
 		double s = tau - w->now;
 		bsVec3 drift = bsTrail_Drift(g, w->h, s);
-		bsVec3 at = bsAdd(bsMulAdd(x, s, v), drift);  // the source then, clear of the walls
+		// The source then, on its free path; a wall the source meets within the step (a bounce the path
+		// does not know) stops the point just clear of it, on the way from the source's start.
+		bsVec3 at = bsWorld_ClearWay(w->world, x, bsAdd(bsMulAdd(x, s, v), drift), p->radius[i]);
 		bsParticleDef d = bsTrail_Particle(def, at, bsMulAdd(v, s, g), rng);
 		bsTrail_ToStart(w, s, &d);
 		d.position = bsWorld_ClearWay(w->world, at, d.position, d.radius);
