@@ -1,8 +1,8 @@
 // fuzz_checkpoint.c — libFuzzer target for the checkpoint reader: bsRunCheckpoint_Parse (the file's
 // frame and the run's section, app/commands/run_checkpoint.h) and bsRunCheckpoint_Restore (the world's
-// sections, blobsim/checkpoint.h) into a fixed world: planes, the stuck particles' collider, a rate and
-// an at-once emitter, a keyframed body (the seeds in corpus/checkpoint/ are checkpoints of this world,
-// without and with rotation (epsd2: spins, rolling springs), written by this file built with
+// sections, blobsim/checkpoint.h) into a fixed world: planes, the stuck particles' collider, a rate, an
+// at-once and a trail emitter, a keyframed body (the seeds in corpus/checkpoint/ are checkpoints of this
+// world, without and with rotation (epsd2: spins, rolling springs), written by this file built with
 // -DBS_FUZZ_WRITE_SEEDS, see README.md).
 //
 // Each input is read twice: as it is, and with its final hash made right, so that mutations reach the
@@ -69,10 +69,20 @@ static bool bsFuzzWorld_Make(bsFuzzWorld* w)
 	grid.shape.max = bsV3(0.2, 0.04, 0.2);
 	grid.shape.count[0] = 3, grid.shape.count[1] = 1, grid.shape.count[2] = 3;
 	grid.radius = 0.02;
+	// Sparks from every particle of species 0 (species 1, so they make none of their own): 'TRAL' holds
+	// each source's births.
+	bsEmitterDef trail = bsDefaultEmitterDef();
+	trail.shape.type = bs_emitterTrail;
+	trail.shape.trail.source = 0;
+	trail.shape.trail.inherit = 0.5;
+	trail.species = 1;
+	trail.radius = 0.01;
+	trail.rate = 6.0;
+	trail.lifetime = 0.04;
 	bool ok = w->world != NULL && bsWorld_AddPlanes(w->world, w->planes, 2) == bs_ok &&
 		bsBody_Create(&bd, &w->body) == bs_ok && bsWorld_AddBody(w->world, w->body) == bs_ok &&
 		bsWorld_AddStuckParticles(w->world, 0.0) == bs_ok && bsWorld_AddEmitter(w->world, &rate) == bs_ok &&
-		bsWorld_AddEmitter(w->world, &grid) == bs_ok;
+		bsWorld_AddEmitter(w->world, &grid) == bs_ok && bsWorld_AddEmitter(w->world, &trail) == bs_ok;
 	w->def = bsDefaultStepDef();
 	w->def.dt = 0.02;
 	w->def.substeps = 0;
@@ -159,7 +169,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 
 #ifdef BS_FUZZ_WRITE_SEEDS
 // The seed corpus: checkpoints of the fuzz world after 1, 5 and 12 steps (emitting, with a lifetime,
-// particles stuck to the body, asleep), and with rotation after 5 and 12 (spinning, rolling springs:
+// particles stuck to the body, asleep, trail counts), and with rotation after 5 and 12 (spinning, rolling springs:
 // 'SPIN' and 'ROLL' hold values), written into the folder given.
 static void bsFuzzWriteSeeds(const char* dir, bool rotation)
 {
