@@ -286,7 +286,7 @@ void bsWorld_SweepPrepared(const bsWorld* world, bsMethod method, const bsSweep*
 	bsWorld_SweepWindow(world, method, sweep, 0.0, 1.0, out, stats);
 }
 
-bsVec3 bsWorld_ClearWay(const bsWorld* world, bsVec3 from, bsVec3 to, double radius)
+bsVec3 bsWorld_ClearWay(const bsWorld* world, bsVec3 from, bsVec3 to, double radius, double time)
 {
 	bsSweepInput in = {from, to, radius};
 	bsSweep s;
@@ -305,6 +305,10 @@ bsVec3 bsWorld_ClearWay(const bsWorld* world, bsVec3 from, bsVec3 to, double rad
 		{
 			bs_colliderClasses[c->kind]->sweep(c, bs_methodExact, &s, &out, &stats);
 		}
+	}
+	if (world->bodies != NULL)
+	{
+		bsWorldBodies_SweepAt(world, &s, time, &out, &stats);
 	}
 	return out.hit ? bsClearOf(&out, radius, radius) : to;
 }
