@@ -670,7 +670,7 @@ bool bsWorldBodies_SweepAt(const bsWorld* world, const bsSweep* s, double time, 
 		// [u, u]). A way that starts in contact and leaves the surface meets nothing; one that starts
 		// inside the body has no clear point on it.
 		if (!bsBody_SweepMoving(c, bs_methodExact, s, u, u, &hit, stats) || (out->hit && !(hit.t < out->t)) ||
-			(hit.t == 0.0 && bsDot(s->d, hit.normal) >= 0.0) ||
+			bsClearWay_Leaves(s, &hit) ||
 			bsBodyState_Encloses(b, bsBodyState_LocalAtEnd(b, s->c1, u)))
 		{
 			continue;

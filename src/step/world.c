@@ -301,9 +301,13 @@ bsVec3 bsWorld_ClearWay(const bsWorld* world, bsVec3 from, bsVec3 to, double rad
 	for (int k = 0; k < world->colliderCount; ++k)
 	{
 		const bsCollider* c = world->colliders + k;
-		if (c->kind == bs_colliderMesh || c->kind == bs_colliderPlane)
+		bsSweepOutput hit;
+		bsSweep_Miss(&s, &hit);
+		if ((c->kind == bs_colliderMesh || c->kind == bs_colliderPlane) &&
+			bs_colliderClasses[c->kind]->sweep(c, bs_methodExact, &s, &hit, &stats) &&
+			(!out.hit || hit.t < out.t) && !bsClearWay_Leaves(&s, &hit))
 		{
-			bs_colliderClasses[c->kind]->sweep(c, bs_methodExact, &s, &out, &stats);
+			out = hit;
 		}
 	}
 	if (world->bodies != NULL)
