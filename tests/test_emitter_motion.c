@@ -613,6 +613,25 @@ static int NozzleBesideBody(void)
 	return BesideBoxThreads(bsV3(0, 0, 0), bsV3(3, 0, 0), &def, 1, 3);
 }
 
+// The box sliding at 4 units/s along x passes over a nozzle at x = 0.05 (crawling along z) that throws
+// after it at 1 unit/s from t = 1.06, when the box's back face (x = 4t - 4) has left it: a particle
+// born in the step from 1 has its birth point inside the box as it is at the step's start and its
+// start behind it. No point of that way is clear of the box, and the way meets the back face from
+// within: the particle keeps its start (swept up to that face, it would start inside).
+static int NozzleBehindBody(void)
+{
+	const double times[2] = {0.0, 10.0};
+	bsEmitterDef def = PointNozzle(bsV3(0.05, 0, 0));
+	def.shape.count[0] = 0;
+	def.shape.nozzle.direction = bsV3(1, 0, 0);
+	def.rate = 200.0;
+	def.start = 1.06;
+	def.stop = 10.0;
+	def.species = 1;
+	def.motion.translate = Keys(2, times, (bsVec3[]){{0, 0, 0}, {0, 0, 0.1}});
+	return BesideBoxThreads(bsV3(-3, 0, 0), bsV3(4, 0, 0), &def, 1, 13);
+}
+
 // A source, one particle of species 0, flies at 4 units/s into the face x = 1 of the box (sliding along
 // z at 0.5 units/s) in the step's middle; its trail's sparks stand still where it was at their birth
 // (inherit 0), so those born after its contact on its free path would lie inside the box: each is
@@ -664,6 +683,7 @@ int EmitterMotionTest(void)
 	RUN_SUBTEST(BackDated());
 	RUN_SUBTEST(BackDatedClearOfFloor());
 	RUN_SUBTEST(NozzleBesideBody());
+	RUN_SUBTEST(NozzleBehindBody());
 	RUN_SUBTEST(TrailIntoBody());
 	RUN_SUBTEST(SplashOffBody());
 	RUN_SUBTEST(Refused());

@@ -637,6 +637,13 @@ static double bsBodyState_Fraction(const bsBodyState* b, double t)
 // either winding: a closed shape gives 1 inside and 0 outside, an open sheet at most 1/2 beside it.
 static bool bsBodyState_Encloses(const bsBodyState* b, bsVec3 y)
 {
+	const bsBvhNode* root = b->bvh.nodes;  // beyond the shape's box: outside, without the sum
+	bsVec3 lo = bsV3(root->min[0], root->min[1], root->min[2]);
+	bsVec3 hi = bsV3(root->max[0], root->max[1], root->max[2]);
+	if (y.x < lo.x || y.y < lo.y || y.z < lo.z || y.x > hi.x || y.y > hi.y || y.z > hi.z)
+	{
+		return false;
+	}
 	uint32_t count;
 	bsBody_Triangles(b->body, &count);
 	double sum = 0.0;
