@@ -2,7 +2,8 @@
 // the frame at their birth time with its velocity added (closed forms for a slide and a spin, a
 // central difference of the Euler rotation), rate curves counting their integral within 1 at several
 // frame rates and substep counts, birth times, the step's back-dating of each particle to the step's
-// start, and the defs the world refuses.
+// start, newborns (a moving nozzle's, a trail's, a splash's) kept out of a moving box (a ray parity
+// test against its posed triangles), and the defs the world refuses.
 #include "procedural.h"
 #include "blobsim/body.h"
 #include "blobsim/collide.h"
@@ -451,20 +452,28 @@ static int BodyEmitterOutside(double speed)
 	return 0;
 }
 
+// A point nozzle at height y sliding at 3 units/s along x for 10 s, throwing a particle every 1/200 s
+// straight up at `speed`.
+static bsEmitterDef SlidingUpNozzle(double y, double speed)
+{
+	const double times[2] = {0.0, 10.0};
+	bsEmitterDef def = PointNozzle(bsV3(0, y, 0));
+	def.shape.count[0] = 0;
+	def.shape.nozzle.direction = bsV3(0, 1, 0);
+	def.shape.nozzle.speedMin = def.shape.nozzle.speedMax = speed;
+	def.rate = 200.0;
+	def.stop = 10.0;
+	def.motion.translate = Keys(2, times, (bsVec3[]){{0, 0, 0}, {30, 0, 0}});
+	return def;
+}
+
 // A nozzle sliding at 3 units/s along x, 0.02 above a floor, throws a particle every 1/200 s straight
 // up at 2 units/s. Set back along its path to the step's start (up to 2 x 0.1 = 0.2 back, under the
 // floor) a particle would begin below the floor and meet it from beneath: each starts clear of it on
 // its way back instead (bsWorld_ClearWay), and after every step every particle is above the floor.
 static int BackDatedClearOfFloor(void)
 {
-	const double times[2] = {0.0, 10.0};
-	bsEmitterDef def = PointNozzle(bsV3(0, 0.02, 0));
-	def.shape.count[0] = 0;
-	def.shape.nozzle.direction = bsV3(0, 1, 0);
-	def.shape.nozzle.speedMin = def.shape.nozzle.speedMax = 2.0;
-	def.rate = 200.0;
-	def.stop = 10.0;
-	def.motion.translate = Keys(2, times, (bsVec3[]){{0, 0, 0}, {30, 0, 0}});
+	bsEmitterDef def = SlidingUpNozzle(0.02, 2.0);
 	bsParticles p;
 	bsStepDef st;
 	bsWorld* world = EmitterWorld(&def, 0.1, &p, &st);
@@ -486,6 +495,182 @@ static int BackDatedClearOfFloor(void)
 	return 0;
 }
 
+// --- newborn particles and moving bodies: each starts clear of a body held where it is then ---
+
+// A box 2 x 1 x 1.5 about its origin, keyed to slide from `at` at velocity v without turning.
+typedef struct SlidingBox
+{
+	bsTriangle* tris;
+	uint32_t count;
+	bsBody* body;
+} SlidingBox;
+
+static int MakeSlidingBox(bsVec3 at, bsVec3 v, SlidingBox* box)
+{
+	ENSURE(bsMakeBoxMesh(bsV3(-1, -0.5, -0.75), bsV3(1, 0.5, 0.75), 1, false, &box->tris, &box->count) == bs_ok);
+	bsVec3Key slide[2] = {{0.0, at}, {10.0, bsMulAdd(at, 10.0, v)}};
+	bsBodyDef bd = bsDefaultBodyDef();
+	bd.triangles = box->tris;
+	bd.triangleCount = box->count;
+	bd.keys = (bsKeyframes){slide, 2, NULL, 0, NULL, 0, false};
+	box->body = NULL;
+	ENSURE(bsBody_Create(&bd, &box->body) == bs_ok);
+	return 0;
+}
+
+// Is x inside the box as its keys pose it at time t: a ray from x, along a direction no face or edge
+// of the box is parallel to, crosses its posed triangles an odd number of times (Moller-Trumbore).
+static bool InsideBox(const SlidingBox* box, double t, bsVec3 x)
+{
+	bsTransform pose;
+	bsVec3 scale;
+	bsBody_Pose(box->body, t, &pose, &scale);
+	const bsVec3 dir = bsV3(0.5773, 0.5917, 0.5640);
+	int crossings = 0;
+	for (uint32_t k = 0; k < box->count; ++k)
+	{
+		bsVec3 a = bsTransform_Apply(pose, box->tris[k].p1);
+		bsVec3 e1 = bsSub(bsTransform_Apply(pose, box->tris[k].p2), a);
+		bsVec3 e2 = bsSub(bsTransform_Apply(pose, box->tris[k].p3), a);
+		bsVec3 pv = bsCross(dir, e2);
+		double det = bsDot(e1, pv);
+		bsVec3 tv = bsSub(x, a);
+		bsVec3 qv = bsCross(tv, e1);
+		double u = bsDot(tv, pv) / det, w = bsDot(dir, qv) / det;
+		crossings += u >= 0.0 && w >= 0.0 && u + w <= 1.0 && bsDot(e2, qv) / det > 0.0;
+	}
+	return crossings % 2 == 1;
+}
+
+// A world of the box and the emitters at `threads` threads, stepped `steps` times by dt without
+// gravity; after every step no particle of species 1 (the newborns) and no free particle has its
+// centre inside the box. The set as it ends in *p.
+static int RunBesideBox(const SlidingBox* box, const bsEmitterDef* defs, int count, int threads, int steps,
+	bsParticles* p)
+{
+	bsWorldDef wd = bsDefaultWorldDef();
+	wd.threads = threads;
+	bsWorld* world = bsWorld_Create(&wd);
+	ENSURE(world != NULL && bsWorld_AddBody(world, box->body) == bs_ok);
+	for (int e = 0; e < count; ++e)
+	{
+		ENSURE(bsWorld_AddEmitter(world, defs + e) == bs_ok);
+	}
+	memset(p, 0, sizeof(*p));
+	bsStepDef st = bsDefaultStepDef();
+	st.dt = 0.1;
+	st.gravity = bsV3(0, 0, 0);
+	st.response = bs_responseBounce;  // a particle the box runs into then is not left stuck where it met it
+	int newborns = 0;
+	for (int n = 1; n <= steps; ++n)
+	{
+		ENSURE(bsWorld_Step(world, &st, p, NULL) == bs_ok);
+		for (size_t k = 0; k < p->count; ++k)
+		{
+			bool newborn = p->species != NULL && p->species[k] == 1;
+			newborns += newborn;
+			ENSURE(!((newborn || p->state[k] == bs_particleFree) && InsideBox(box, n * st.dt, p->position[k])));
+		}
+	}
+	ENSURE(newborns > 0);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
+// The same scene at 1, 2 and 3 threads: clear of the box every step, and the same bytes.
+static int BesideBoxThreads(bsVec3 at, bsVec3 v, const bsEmitterDef* defs, int count, int steps)
+{
+	SlidingBox box;
+	RUN_SUBTEST(MakeSlidingBox(at, v, &box));
+	bsParticles runs[3];
+	for (int t = 0; t < 3; ++t)
+	{
+		RUN_SUBTEST(RunBesideBox(&box, defs, count, t + 1, steps, runs + t));
+	}
+	for (int t = 1; t < 3; ++t)
+	{
+		ENSURE(runs[t].count == runs[0].count);
+		ENSURE(memcmp(runs[t].position, runs[0].position, runs[0].count * sizeof(bsVec3)) == 0);
+		ENSURE(memcmp(runs[t].velocity, runs[0].velocity, runs[0].count * sizeof(bsVec3)) == 0);
+	}
+	for (int t = 0; t < 3; ++t)
+	{
+		bsParticles_Free(runs + t);
+	}
+	bsBody_Destroy(box.body);
+	free(box.tris);
+	return 0;
+}
+
+// A nozzle riding with the box (both at 3 units/s along x), 0.03 off its top face, throws a particle
+// every 1/200 s off it at 1 unit/s: set back to the step's start (up to 0.1 back along its path,
+// relative to the box) a particle would start inside the box and meet its face from within; each
+// starts just clear of the face as the box is at the step's start instead.
+static int NozzleBesideBody(void)
+{
+	bsEmitterDef def = SlidingUpNozzle(0.53, 1.0);
+	def.species = 1;
+	return BesideBoxThreads(bsV3(0, 0, 0), bsV3(3, 0, 0), &def, 1, 3);
+}
+
+// The box sliding at 4 units/s along x passes over a nozzle at x = 0.05 (crawling along z) that throws
+// after it at 1 unit/s from t = 1.06, when the box's back face (x = 4t - 4) has left it: a particle
+// born in the step from 1 has its birth point inside the box as it is at the step's start and its
+// start behind it. No point of that way is clear of the box, and the way meets the back face from
+// within: the particle keeps its start (swept up to that face, it would start inside).
+static int NozzleBehindBody(void)
+{
+	const double times[2] = {0.0, 10.0};
+	bsEmitterDef def = PointNozzle(bsV3(0.05, 0, 0));
+	def.shape.count[0] = 0;
+	def.shape.nozzle.direction = bsV3(1, 0, 0);
+	def.rate = 200.0;
+	def.start = 1.06;
+	def.stop = 10.0;
+	def.species = 1;
+	def.motion.translate = Keys(2, times, (bsVec3[]){{0, 0, 0}, {0, 0, 0.1}});
+	return BesideBoxThreads(bsV3(-3, 0, 0), bsV3(4, 0, 0), &def, 1, 13);
+}
+
+// A source, one particle of species 0, flies at 4 units/s into the face x = 1 of the box (sliding along
+// z at 0.5 units/s) in the step's middle; its trail's sparks stand still where it was at their birth
+// (inherit 0), so those born after its contact on its free path would lie inside the box: each is
+// kept clear of the box as it is at the step's start on the way from the source's start.
+static int TrailIntoBody(void)
+{
+	static const bsParticleDef source = {{2.0, 0.0, 0.1}, {-4.0, 0.0, 0.0}, 0.05, bs_particleFree, {0, 0, 0}};
+	bsEmitterDef defs[2] = {bsDefaultEmitterDef(), bsDefaultEmitterDef()};
+	defs[0].shape.type = bs_emitterList;
+	defs[0].list = &source;
+	defs[0].listCount = 1;
+	defs[1].shape.type = bs_emitterTrail;
+	defs[1].shape.trail.source = 0;
+	defs[1].shape.trail.inherit = 0.0;
+	defs[1].rate = 400.0;
+	defs[1].radius = 0.01;
+	defs[1].species = 1;
+	return BesideBoxThreads(bsV3(0, 0, 0), bsV3(0, 0, 0.5), defs, 2, 4);
+}
+
+// A source falls at 2 units/s onto the top face of the box, which rises at 1 unit/s, and splashes 6
+// sparks a contact leaving the face at 0.1 to 0.3 units/s: carried on to the step's end, slower than
+// the face, they would end inside the box; each stops just clear of the face as it is at the step's
+// end, on the way from the source's centre at the contact as the box carries it there.
+static int SplashOffBody(void)
+{
+	static const bsParticleDef source = {{0.0, 1.2, 0.1}, {0.0, -2.0, 0.0}, 0.05, bs_particleFree, {0, 0, 0}};
+	bsEmitterDef defs[2] = {bsDefaultEmitterDef(), bsDefaultEmitterDef()};
+	defs[0].shape.type = bs_emitterList;
+	defs[0].list = &source;
+	defs[0].listCount = 1;
+	defs[1].shape.type = bs_emitterTrail;
+	defs[1].shape.trail = (bsTrail){0, 0.0, 0.0, true, 6.0, 0.0, 0.5, 0.1, 0.3};
+	defs[1].rate = 0.0;
+	defs[1].radius = 0.01;
+	defs[1].species = 1;
+	return BesideBoxThreads(bsV3(0, 0, 0), bsV3(0, 1, 0), defs, 2, 4);
+}
+
 int EmitterMotionTest(void)
 {
 	RUN_SUBTEST(BodySurface(false));
@@ -497,6 +682,10 @@ int EmitterMotionTest(void)
 	RUN_SUBTEST(RateCurve());
 	RUN_SUBTEST(BackDated());
 	RUN_SUBTEST(BackDatedClearOfFloor());
+	RUN_SUBTEST(NozzleBesideBody());
+	RUN_SUBTEST(NozzleBehindBody());
+	RUN_SUBTEST(TrailIntoBody());
+	RUN_SUBTEST(SplashOffBody());
 	RUN_SUBTEST(Refused());
 	return 0;
 }

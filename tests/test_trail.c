@@ -346,8 +346,10 @@ static int Ballistic(void)
 // floor), each (back along the move phase's path from the step's end) at the particle's centre at its
 // contact time (the closed form's, to 1e-9), with a velocity then of inherit x its reflected velocity
 // plus a speed in the range along a direction in the cone about the floor's normal. A second source
-// that touches nothing gives none; the first gives none once it rests on the floor.
-static int Splash(double perSpeed)
+// that touches nothing gives none; the first gives none once it rests on the floor. The particles'
+// radius: below the source's (0.05), or as large (each starts touching the floor where the source
+// touched it, and flies off: not held there).
+static int Splash(double perSpeed, double radius)
 {
 	const double dt = 1.0 / 24.0, inherit = 0.5, r = 0.05, angle = 30.0 * (3.14159265358979323846 / 180.0);
 	const int substeps = 3;
@@ -359,6 +361,7 @@ static int Splash(double perSpeed)
 	bsEmitterDef list = List(two, 2);
 	bsEmitterDef splash = Trail(0.0, inherit);
 	splash.velocity = bsV3(0.0, 0.0, 0.0);
+	splash.radius = radius;
 	splash.shape.trail.onContact = true;
 	splash.shape.trail.count = 5.0;
 	splash.shape.trail.countPerSpeed = perSpeed;
@@ -450,8 +453,9 @@ int TrailTest(void)
 	RUN_SUBTEST(EscapedAndCurve(false));
 	RUN_SUBTEST(EscapedAndCurve(true));
 	RUN_SUBTEST(Ballistic());
-	RUN_SUBTEST(Splash(0.0));
-	RUN_SUBTEST(Splash(1.5));
+	RUN_SUBTEST(Splash(0.0, 0.01));
+	RUN_SUBTEST(Splash(1.5, 0.01));
+	RUN_SUBTEST(Splash(0.0, 0.05));
 	RUN_SUBTEST(Threads());
 	RUN_SUBTEST(Refused());
 	return 0;

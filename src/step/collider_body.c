@@ -20,6 +20,7 @@
 #include "collider_body.h"
 
 #include "array.h"
+#include "core.h"
 #include "stuck_grid.h"
 
 #include <inttypes.h>
@@ -39,6 +40,7 @@ typedef struct bsBodyState
 	int weightCount;
 	bsVec3* weights;           // deformation weights at t0 then at t1 (2 x weightCount)
 	double h;                  // t1 - t0
+	double t0, t1;             // the substep's times
 	bsTransform pose0, pose1;
 	bsVec3 scale0, scale1;
 	bsVec3 axis;               // pose1's rotation = rotation by angle about axis, after pose0's
@@ -318,6 +320,8 @@ static void bsBodyState_Bounds(bsBodyState* b)
 static bsResult bsBodyState_Begin(bsBodyState* b, double t0, double t1)
 {
 	b->h = t1 - t0;
+	b->t0 = t0;
+	b->t1 = t1;
 	bsBody_Pose(b->body, t0, &b->pose0, &b->scale0);
 	bsBody_Pose(b->body, t1, &b->pose1, &b->scale1);
 	bsQuat d = bsQuat_Mul(b->pose1.rotation, bsQuat_Conjugate(b->pose0.rotation));
@@ -613,6 +617,93 @@ bool bsWorldBodies_SweepResting(const bsWorld* world, bsMethod method, const bsS
 		}
 	}
 	return out->hit;
+}
+
+// --- newborn particles' ways (bsWorld_ClearWay) ---
+
+// The fraction of the current substep at time t: 1 at its end (or after it), 0 at its start (or
+// before it: the poses and shape held are the substep's only).
+static double bsBodyState_Fraction(const bsBodyState* b, double t)
+{
+	if (t >= b->t1)
+	{
+		return 1.0;
+	}
+	return t > b->t0 ? (t - b->t0) / b->h : 0.0;
+}
+
+// Is y (the shape frame at t1) inside the body's shape: the winding number of its triangles about y
+// (the sum of their solid angles, Van Oosterom and Strackee, over 4 pi) at least 3/4 in size, for
+// either winding: a closed shape gives 1 inside and 0 outside, an open sheet at most 1/2 beside it.
+static bool bsBodyState_Encloses(const bsBodyState* b, bsVec3 y)
+{
+	const bsBvhNode* root = b->bvh.nodes;  // beyond the shape's box: outside, without the sum
+	bsVec3 lo = bsV3(root->min[0], root->min[1], root->min[2]);
+	bsVec3 hi = bsV3(root->max[0], root->max[1], root->max[2]);
+	if (y.x < lo.x || y.y < lo.y || y.z < lo.z || y.x > hi.x || y.y > hi.y || y.z > hi.z)
+	{
+		return false;
+	}
+	uint32_t count;
+	bsBody_Triangles(b->body, &count);
+	double sum = 0.0;
+	for (uint32_t i = 0; i < count; ++i)
+	{
+		bsVec3 p = bsSub(b->shape[i].p1, y), q = bsSub(b->shape[i].p2, y), r = bsSub(b->shape[i].p3, y);
+		double lp = bsLength(p), lq = bsLength(q), lr = bsLength(r);
+		double num = bsDot(p, bsCross(q, r));
+		double den = lp * lq * lr + bsDot(p, q) * lr + bsDot(p, r) * lq + bsDot(q, r) * lp;
+		sum += 2.0 * atan2(num, den);
+	}
+	return fabs(sum) >= 3.0 * BS_PI;
+}
+
+bool bsWorldBodies_SweepAt(const bsWorld* world, const bsSweep* s, double time, bsSweepOutput* out,
+	bsQueryStats* stats)
+{
+	bool found = false;
+	for (int k = 0; k < world->colliderCount; ++k)
+	{
+		const bsCollider* c = world->colliders + k;
+		if (c->kind != bs_colliderBody)
+		{
+			continue;
+		}
+		const bsBodyState* b = c->shape;
+		double u = bsBodyState_Fraction(b, time);
+		bsSweepOutput hit;
+		bsSweep_Miss(s, &hit);
+		// Held still at u: the sweep from c1 to c2 against the body posed then (bsBody_SweepMoving over
+		// [u, u]). A way that starts in contact and leaves the surface meets nothing; one that starts
+		// inside the body has no clear point on it.
+		if (!bsBody_SweepMoving(c, bs_methodExact, s, u, u, &hit, stats) || (out->hit && !(hit.t < out->t)) ||
+			bsClearWay_Leaves(s, &hit) ||
+			bsBodyState_Encloses(b, bsBodyState_LocalAtEnd(b, s->c1, u)))
+		{
+			continue;
+		}
+		*out = hit;
+		out->collider = (uint16_t)k;
+		out->kind = c->kind;
+		found = true;
+	}
+	return found;
+}
+
+bsVec3 bsWorldBodies_Follow(const bsWorld* world, int collider, bsVec3 x, double from, double to)
+{
+	const bsBodyState* b = world->colliders[collider].shape;
+	bsTransform a, e;
+	bsVec3 scaleA, scaleE;
+	if (b->rigidShape)
+	{
+		bsBody_Pose(b->body, from, &a, &scaleA);
+		bsBody_Pose(b->body, to, &e, &scaleE);
+		return bsTransform_Apply(e, bsTransform_ApplyInverse(a, x));
+	}
+	double ua = bsBodyState_Fraction(b, from), ue = bsBodyState_Fraction(b, to);
+	bsVec3 y = bsBodyState_Carry(b, bsTransform_ApplyInverse(bsBodyState_PoseAt(b, ua), x), ua, ue);
+	return bsTransform_Apply(bsBodyState_PoseAt(b, ue), y);
 }
 
 const bsColliderClass bs_bodyCollider = {.name = "body", .sweep = bsBody_Sweep, .sweepMoving = bsBody_SweepMoving,

@@ -44,6 +44,19 @@ bool bsWorldBodies_IsCarried(const bsWorld* world, uint32_t particle);
 bool bsWorldBodies_SweepResting(const bsWorld* world, bsMethod method, const bsSweep* s, bsSweepOutput* out,
 	bsQueryStats* stats);
 
+// The nearest contact of the exact sweep s with the bodies, each held still where it is at `time` (in
+// the current substep; at its nearer end outside it, the only poses and shape held), replacing out
+// only with a strictly nearer one: bsWorld_ClearWay's. A sweep that starts touching a body and leaves
+// it, or that starts inside a body (its winding number), meets nothing of that body.
+bool bsWorldBodies_SweepAt(const bsWorld* world, const bsSweep* s, double time, bsSweepOutput* out,
+	bsQueryStats* stats);
+
+// Where the body that is collider `collider` takes world point x from time `from` to time `to`: a rigid
+// shape by its poses then (bsBody_Pose: exact for a keyed body, a dynamic one's within its last
+// chord); a changing one as its surface carries the point within the current substep (times outside it
+// at its nearer end).
+bsVec3 bsWorldBodies_Follow(const bsWorld* world, int collider, bsVec3 x, double from, double to);
+
 // Appends a push (world_internal.h) to a list. False when out of memory.
 bool bsPushList_Add(bsPushList* list, bsPush push);
 

@@ -1,6 +1,7 @@
 // emitter_trail.c — a trail emitter in the world (emitter.h: bsTrail): each source's count of
 // particles, kept from step to step (and in checkpoints: 'TRAL'), and the particles of a step's window.
 #include "array.h"
+#include "collider_body.h"
 #include "emitter_class.h"
 #include "world_internal.h"
 
@@ -67,12 +68,13 @@ static bsResult bsTrail_EmitSource(const bsWorldEmitter* em, size_t i, double i0
 		double tau = fmin(fmax(bsEmitterDef_TimeOfIntegral(def, i0 + (k - before)), w->now), w->until);
 		double s = tau - w->now;
 		bsVec3 drift = bsTrail_Drift(g, w->h, s);
-		// The source then, on its free path; a wall the source meets within the step (a bounce the path
-		// does not know) stops the point just clear of it, on the way from the source's start.
-		bsVec3 at = bsWorld_ClearWay(w->world, x, bsAdd(bsMulAdd(x, s, v), drift), p->radius[i]);
+		// The source then, on its free path; a wall or body (as at the step's start, where the child is
+		// placed) the source meets within the step (a bounce the path does not know) stops the point
+		// just clear of it, on the way from the source's start.
+		bsVec3 at = bsWorld_ClearWay(w->world, x, bsAdd(bsMulAdd(x, s, v), drift), p->radius[i], w->now);
 		bsParticleDef d = bsTrail_Particle(def, at, bsMulAdd(v, s, g), rng);
 		bsTrail_ToStart(w, s, &d);
-		d.position = bsWorld_ClearWay(w->world, at, d.position, d.radius);
+		d.position = bsWorld_ClearWay(w->world, at, d.position, d.radius, w->now);
 		bsResult r = bsParticles_Append(p, &d);
 		if (r != bs_ok)
 		{
@@ -147,15 +149,19 @@ bsResult bsWorldEmitter_EmitSplash(const bsWorldEmitter* em, const bsTrailWindow
 			continue;
 		}
 		double n = floor(t->count + t->countPerSpeed * fmax(s->speed, 0.0));
+		// The source's centre at the contact, carried on to the window's end by the body it met.
+		bsVec3 from = s->collider >= 0 && n > 0.0 ?
+			bsWorldBodies_Follow(window->world, s->collider, s->point, s->time, window->until) : s->point;
 		for (double k = 0.0; k < n; k += 1.0)
 		{
 			// Born at its contact, then on to the window's end as the move phase would have taken it,
-			// stopped clear of a wall on the way from the source's centre then (bsWorld_ClearWay).
+			// stopped clear of a wall or body (as at the window's end) on the way from the source's
+			// centre then, or where the body it met has carried that centre (bsWorld_ClearWay).
 			bsParticleDef d = bsSplash_Particle(def, s, rng);
 			bsTrail_ToStart(window, s->time - window->now, &d);
 			d.position = bsAdd(bsMulAdd(d.position, dt, d.velocity), bsTrail_Drift(window->gravity, window->h, dt));
 			d.velocity = bsMulAdd(d.velocity, dt, window->gravity);
-			d.position = bsWorld_ClearWay(window->world, s->point, d.position, d.radius);
+			d.position = bsWorld_ClearWay(window->world, from, d.position, d.radius, window->until);
 			bsResult r = bsParticles_Append(p, &d);
 			if (r != bs_ok)
 			{

@@ -195,8 +195,9 @@ static bsResult bsWorld_AddBatch(bsWorld* world, size_t first, size_t count)
 // the step's window [now, until] (bsEmitterDef_BirthTime) at x with velocity v starts the step at
 // x - v (tau - now), on the straight line that reaches x at tau, so that its path from its birth on is
 // the one it would have had emitted at tau (forces and contacts aside) and a fast emitter leaves no
-// clumps a step apart. Not a body's (emitter_body.c): set back along its path a particle leaving the
-// body's face would start inside the body.
+// clumps a step apart, kept clear of the walls and of the bodies as they are at now, when it is placed
+// there (bsWorld_ClearWay). Not a body's (emitter_body.c): set back along its path a particle leaving
+// the body's face would start inside the body.
 static void bsWorld_BackDate(const bsWorld* world, const bsWorldEmitter* em, uint64_t k0, double until,
 	bsParticles* p, size_t first)
 {
@@ -206,7 +207,7 @@ static void bsWorld_BackDate(const bsWorld* world, const bsWorldEmitter* em, uin
 	{
 		double tau = fmin(fmax(bsEmitterDef_BirthTime(def, k0 + (i - first)), now), until);
 		bsVec3 start = bsMulAdd(p->position[i], now - tau, p->velocity[i]);
-		p->position[i] = bsWorld_ClearWay(world, p->position[i], start, p->radius[i]);
+		p->position[i] = bsWorld_ClearWay(world, p->position[i], start, p->radius[i], now);
 	}
 }
 
@@ -728,6 +729,7 @@ static void bsMove_RecordSplash(const bsMoveJob* job, size_t i, const bsSweepOut
 	s->normal = out->normal;
 	s->velocity = v;
 	s->speed = speed;
+	s->collider = out->kind == bs_colliderBody ? (int)out->collider : -1;
 }
 
 // One particle through one substep of h seconds, its velocity already set by the forces.

@@ -286,7 +286,7 @@ void bsWorld_SweepPrepared(const bsWorld* world, bsMethod method, const bsSweep*
 	bsWorld_SweepWindow(world, method, sweep, 0.0, 1.0, out, stats);
 }
 
-bsVec3 bsWorld_ClearWay(const bsWorld* world, bsVec3 from, bsVec3 to, double radius)
+bsVec3 bsWorld_ClearWay(const bsWorld* world, bsVec3 from, bsVec3 to, double radius, double time)
 {
 	bsSweepInput in = {from, to, radius};
 	bsSweep s;
@@ -301,10 +301,18 @@ bsVec3 bsWorld_ClearWay(const bsWorld* world, bsVec3 from, bsVec3 to, double rad
 	for (int k = 0; k < world->colliderCount; ++k)
 	{
 		const bsCollider* c = world->colliders + k;
-		if (c->kind == bs_colliderMesh || c->kind == bs_colliderPlane)
+		bsSweepOutput hit;
+		bsSweep_Miss(&s, &hit);
+		if ((c->kind == bs_colliderMesh || c->kind == bs_colliderPlane) &&
+			bs_colliderClasses[c->kind]->sweep(c, bs_methodExact, &s, &hit, &stats) &&
+			(!out.hit || hit.t < out.t) && !bsClearWay_Leaves(&s, &hit))
 		{
-			bs_colliderClasses[c->kind]->sweep(c, bs_methodExact, &s, &out, &stats);
+			out = hit;
 		}
+	}
+	if (world->bodies != NULL)
+	{
+		bsWorldBodies_SweepAt(world, &s, time, &out, &stats);
 	}
 	return out.hit ? bsClearOf(&out, radius, radius) : to;
 }

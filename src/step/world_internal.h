@@ -163,6 +163,7 @@ typedef struct bsSplash
 	double time;
 	bsVec3 point, normal, velocity;
 	double speed;
+	int collider;  // the collider met when it is a moving body (its surface carries point on), else -1
 } bsSplash;
 
 // A step's window for the trails: [now, until], done as substeps of h seconds under the step's gravity,
@@ -289,13 +290,22 @@ static inline bsVec3 bsClearOf(const bsSweepOutput* out, double placed, double r
 	return bsMulAdd(out->point, placed + skin, out->normal);
 }
 
+// A newborn's way (bsWorld_ClearWay) that starts touching the surface of contact `hit` and leaves it
+// (a splash's, from the source's centre on the face it splashed off): the contact at t = 0 is no wall
+// on its way.
+static inline bool bsClearWay_Leaves(const bsSweep* s, const bsSweepOutput* hit)
+{
+	return hit->t == 0.0 && bsDot(s->d, hit->normal) >= 0.0;
+}
+
 // Where a newborn particle of `radius` set from `from` (its birth point, clear of every wall) to `to`
 // (its start, set back along its path to the step's start, or on to the step's end) may be put: `to`
-// when the straight way from `from` meets no static mesh or plane (the exact sweep), else just clear of
-// the first surface on the way. Set back from a birth point near a wall, a particle leaving the wall
-// would otherwise start behind it. Moving bodies are not swept here (their poses within the step are
-// the move phase's).
-bsVec3 bsWorld_ClearWay(const bsWorld* world, bsVec3 from, bsVec3 to, double radius);
+// when the straight way from `from` meets no static mesh or plane and no moving body held still where
+// it is at `time` (when the particle is placed at `to`; collider_body.h: bsWorldBodies_SweepAt), by the
+// exact sweep, else just clear of the first surface on the way (one it starts touching and leaves is
+// none: bsClearWay_Leaves). Set back from a birth point near a wall or a body, a particle leaving it
+// would otherwise start behind it or inside.
+bsVec3 bsWorld_ClearWay(const bsWorld* world, bsVec3 from, bsVec3 to, double radius, double time);
 
 // The colliders from `first` on (in order) tested against the sweep over [u0, u1] of the substep, each
 // replacing out only with a strictly nearer contact (bsWorld_SweepWindow's loop after its first mesh).
