@@ -11,8 +11,10 @@
 //     interacting rule's period;
 //   - equal densities and rules equal to the interaction give the bytes of no table; the same bytes at
 //     1, 2 and 3 threads;
+//   - the mass two-way coupling takes (bsStep_ParticleMass) is the species' density x volume;
 //   - bad values refused: by the config naming the JSON path, by the step (NaN, 0, negative).
 #include "config.h"
+#include "interaction_class.h"
 #include "test.h"
 #include "blobsim/rng.h"
 #include "blobsim/step.h"
@@ -343,6 +345,42 @@ static int Bytes(void)
 	return 0;
 }
 
+// --- the mass by species (bsStep_ParticleMass: two-way coupling's) ---
+
+// Species 0, 1 and one beyond the table (the last row's) at their densities x 4/3 pi r^3; a set without
+// a species array at species 0's; without densities, or with the fluid (which ignores the table), at
+// the interaction's.
+static int MassBySpecies(void)
+{
+	const double r = 0.02, volume = 4.0 / 3.0 * BS_PI * r * r * r;
+	bsStepDef def = bsDefaultStepDef();
+	def.interaction.type = bs_interactionGranular;
+	bsSpeciesPair table[4] = {Rule(&def, 0, 1.25), Rule(&def, 0, 1.25), Rule(&def, 0, 1.25), Rule(&def, 0, 1.25)};
+	const double density[2] = {500.0, 2500.0};
+	def.speciesPairs = table;
+	def.speciesCount = 2;
+	def.speciesDensity = density;
+	bsParticles p;
+	ENSURE(bsParticles_Alloc(&p, 3) == bs_ok);
+	for (size_t i = 0; i < 3; ++i)
+	{
+		p.radius[i] = r;
+	}
+	ENSURE(bsStep_ParticleMass(&def, &p, 0) == 500.0 * volume);
+	ENSURE(bsParticles_SetSpecies(&p, 1, 2, 1) == bs_ok);
+	ENSURE(bsParticles_SetSpecies(&p, 2, 3, 7) == bs_ok);
+	ENSURE(bsStep_ParticleMass(&def, &p, 0) == 500.0 * volume);
+	ENSURE(bsStep_ParticleMass(&def, &p, 1) == 2500.0 * volume);
+	ENSURE(bsStep_ParticleMass(&def, &p, 2) == 2500.0 * volume);
+	def.interaction.type = bs_interactionFluid;
+	ENSURE_SMALL(bsStep_ParticleMass(&def, &p, 1) / (1000.0 * 8.0 * r * r * r) - 1.0, 1e-15);  // a cube of side 2r
+	def.interaction.type = bs_interactionGranular;
+	def.speciesDensity = NULL;
+	ENSURE(bsStep_ParticleMass(&def, &p, 1) == 1000.0 * volume);
+	bsParticles_Free(&p);
+	return 0;
+}
+
 // --- bad values ---
 
 // The config refuses each naming its JSON path.
@@ -418,6 +456,7 @@ int SpeciesPairsTest(void)
 	RUN_SUBTEST(CohesionReach());
 	RUN_SUBTEST(PlanTakesStiffestRule());
 	RUN_SUBTEST(Bytes());
+	RUN_SUBTEST(MassBySpecies());
 	RUN_SUBTEST(RefusesBad());
 	return 0;
 }
