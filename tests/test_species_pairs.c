@@ -232,7 +232,7 @@ static int CohesionReach(void)
 
 // The plan (step.h: bsStep_PlanSubsteps) takes the stiffest interacting rule's cohesion: 2 pi /
 // sqrt(c / ((range - 1) 2 r)) at the smallest radius, here below the contact time; a rule that does
-// not interact (stiffer still) counts for nothing.
+// not interact (stiffer still) counts for nothing; and a rule's restitution.
 static int PlanTakesStiffestRule(void)
 {
 	const double r = 0.01;
@@ -253,6 +253,20 @@ static int PlanTakesStiffestRule(void)
 	ENSURE_SMALL(plan.period / want - 1.0, 1e-12);
 	bsInteraction_PlanSubsteps(&def.interaction, def.dt, def.gravity, &p, &plan);
 	ENSURE(plan.period == 1.0);  // the interaction alone: its contact time
+	// With a stiffness the contact of the two lightest, pi / (sqrt(k / (m / 2)) sqrt(1 - beta^2)), is
+	// shorter for the rule keeping more of the approach speed: e = 0.9 (beta 0.034) in a table, 0.1
+	// (beta 0.59) the interaction's.
+	def.interaction.contactTime = 0.0;
+	def.interaction.stiffness = 1e3;
+	def.interaction.restitution = 0.1;
+	bsSpeciesPair bouncy = Rule(&def, 0, 1.25);
+	bouncy.restitution = 0.9;
+	def.speciesPairs = &bouncy;
+	def.speciesCount = 1;
+	bsStep_PlanSubsteps(&def, &p, &plan);
+	double m = 1000.0 * 4.0 / 3.0 * BS_PI * r * r * r, l = log(0.9);
+	double beta = -l / sqrt(BS_PI * BS_PI + l * l);
+	ENSURE_SMALL(plan.period / (BS_PI / (sqrt(1e3 / (0.5 * m)) * sqrt(1.0 - beta * beta))) - 1.0, 1e-12);
 	bsParticles_Free(&p);
 	return 0;
 }

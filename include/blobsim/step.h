@@ -496,7 +496,8 @@ typedef struct bsStepDef
 	// cohesion range in place of the interaction's. A particle whose species is beyond the table takes
 	// the last row's; a set without species (bsParticles.species NULL) is all species 0. The neighbour
 	// lists reach as far as the farthest rule's cohesion (bsPairInteraction_Reach), and the substep plan
-	// (bsStep_PlanSubsteps) takes the stiffest rule's. NULL: every pair as `interaction` [NULL].
+	// (bsStep_PlanSubsteps) takes the shortest period of any interacting rule's settings. NULL: every
+	// pair as `interaction` [NULL].
 	const struct bsSpeciesPair* speciesPairs;
 	int speciesCount;          // 1 .. 255 with a table
 	// With the table, each species' density, kg/m^3 (> 0), speciesCount of them: a particle of species s

@@ -62,10 +62,12 @@ static inline int bsSpecies_Row(int s, int n)
 	return s < n ? s : n - 1;
 }
 
-// The interaction's settings with rule's cohesion in place: what the reach and the period depend on.
-static bsInteractionDef bsSpeciesPair_Cohesion(const bsInteractionDef* d, const bsSpeciesPair* rule)
+// The interaction's settings with rule's in place.
+static bsInteractionDef bsSpeciesPair_Def(const bsInteractionDef* d, const bsSpeciesPair* rule)
 {
 	bsInteractionDef pd = *d;
+	pd.restitution = rule->restitution;
+	pd.friction = rule->friction;
 	pd.cohesion = rule->cohesion;
 	pd.cohesionRange = rule->cohesionRange;
 	return pd;
@@ -113,7 +115,7 @@ static double bsStep_Reach(const bsStepDef* def)
 	{
 		if (def->speciesPairs[k].interact)
 		{
-			bsInteractionDef pd = bsSpeciesPair_Cohesion(d, def->speciesPairs + k);
+			bsInteractionDef pd = bsSpeciesPair_Def(d, def->speciesPairs + k);
 			reach = fmax(reach, bsInteractionDef_Reach(&pd));
 		}
 	}
@@ -192,7 +194,8 @@ static bsInteractionDef bsStep_PlanDef(const bsStepDef* def)
 }
 
 // The shortest period at radius r of e (bsStep_PlanDef) or, with a table of species, of the
-// interacting rules' cohesions on e (e's when none interacts).
+// interacting rules' settings on e (e's when none interacts): their cohesions, and a granular
+// contact's restitution (a rule keeping more of the approach speed has the shorter contact).
 static double bsStep_Period(const bsStepDef* def, const bsInteractionDef* e, double r)
 {
 	int n = def != NULL ? bsStep_SpeciesCount(def) : 0;
@@ -202,7 +205,7 @@ static double bsStep_Period(const bsStepDef* def, const bsInteractionDef* e, dou
 	{
 		if (def->speciesPairs[k].interact)
 		{
-			bsInteractionDef pd = bsSpeciesPair_Cohesion(e, def->speciesPairs + k);
+			bsInteractionDef pd = bsSpeciesPair_Def(e, def->speciesPairs + k);
 			period = fmin(period, bsInteraction_Period(&pd, r));
 			any = true;
 		}
@@ -1034,9 +1037,7 @@ bsResult bsPairInteraction_Run(const bsPairKind* kind, bsWorld* world, const bsS
 	}
 	for (int k = 0; k < n * n; ++k)
 	{
-		bsInteractionDef pd = bsSpeciesPair_Cohesion(d, def->speciesPairs + k);
-		pd.restitution = def->speciesPairs[k].restitution;
-		pd.friction = def->speciesPairs[k].friction;
+		bsInteractionDef pd = bsSpeciesPair_Def(d, def->speciesPairs + k);
 		bsPairModel_Make(kind, &pd, h, grid->smallestRadius, models + k);
 		pairModels[k] = def->speciesPairs[k].interact ? models + k : NULL;
 	}
