@@ -57,7 +57,8 @@ static bsStepDef PourDef(void)
 }
 
 // Two species: the grid's particles are species 1 and do not touch the poured ones (species 0).
-static const bsSpeciesPair pourSpecies[4] = {{true, 0.3, 0.5}, {false, 0.3, 0.5}, {false, 0.3, 0.5}, {true, 0.3, 0.5}};
+static const bsSpeciesPair pourSpecies[4] = {
+	{true, 0.3, 0.5, 0.0, 1.25}, {false, 0.3, 0.5, 0.0, 1.25}, {false, 0.3, 0.5, 0.0, 1.25}, {true, 0.3, 0.5, 0.0, 1.25}};
 
 static int Pour_InitWith(Pour* s, int threads, Spin spin, bool species)
 {

@@ -907,7 +907,7 @@ typedef struct bsRunFrames
 static void bsUnstableError(const bsConfig* c, const bsParticles* p, int step, char* err, size_t errlen)
 {
 	bsSubstepPlan plan;
-	bsInteraction_PlanSubsteps(&c->step.interaction, c->step.dt, c->step.gravity, p, &plan);
+	bsStep_PlanSubsteps(&c->step, p, &plan);
 	if (c->step.interaction.type == bs_interactionFluid)
 	{
 		// The fluid's own rules (docs/fluids.md, Substeps): its CFL number, the last step's fastest

@@ -190,6 +190,7 @@ void bsConfig_Free(bsConfig* config)
 	}
 	free(config->particles.species);
 	free(config->speciesPairs);
+	free(config->speciesDensity);
 	free(config->speciesBuoyancy);
 	free(config->render.lights);
 	bsMaterial_Free(&config->render.particleMaterial);

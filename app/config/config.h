@@ -151,6 +151,11 @@ typedef struct bsSpeciesConfig
 	bsOverLifeConfig overLife;
 	bool hasBuoyancy;       // particles[k].buoyancy is given
 	bsBuoyancyDef buoyancy; // its lift, in place of motion.buoyancy [motion.buoyancy]
+	// Its own interaction settings (the pair kinds'; NaN: not given, the interaction's): cohesion and
+	// cohesion_range with itself (and the weaker of two species' between them), density its particles'.
+	double cohesion;        // >= 0
+	double cohesionRange;   // 1 .. 1000
+	double density;         // kg/m^3, > 0
 } bsSpeciesConfig;
 
 typedef struct bsParticlesConfig
@@ -311,6 +316,8 @@ typedef struct bsConfig
 	bsFieldConfig field;  // the distance/normal grid's effects [none: enabled false]
 	// interactions: the rules between species, speciesCount^2 (step.speciesPairs points here) [NULL: none]
 	bsSpeciesPair* speciesPairs;
+	// particles[k].density: each species' (step.speciesDensity points here) [NULL: the interaction's]
+	double* speciesDensity;
 	// particles[k].buoyancy, when a species gives one: every species' lift, speciesCount of them
 	// (step.speciesBuoyancy points here) [NULL: motion.buoyancy for all]
 	bsBuoyancyDef* speciesBuoyancy;

@@ -35,6 +35,9 @@ static const bsSchemaKey bsParticlesKeys[] = {
 	BS_KEY("name", BS_VALUE),
 	BS_KEY("look", &bsMaterialSchema),
 	BS_KEY("buoyancy", &bsBuoyancySchema),
+	BS_KEY("cohesion", BS_VALUE),
+	BS_KEY("cohesion_range", BS_VALUE),
+	BS_KEY("density", BS_VALUE),
 	BS_KEY("emitters", &bsEmitterArraySchema)};
 
 // An object, or (element: itself) a list of such objects, one a species (--set walks either).
@@ -43,7 +46,11 @@ const bsSchema bsParticlesSchema = {bs_kindObject, bsParticlesKeys, BS_COUNT(bsP
 
 // interactions: rules between species (bsSpeciesPair), read by bsReadInteractions.
 static const bsSchemaKey bsSpeciesPairKeys[] = {BS_KEY("between", BS_VALUE), BS_KEY("interact", BS_VALUE),
-	BS_KEY("restitution", BS_VALUE), BS_KEY("friction", BS_VALUE)};
+	BS_KEY("restitution", BS_VALUE), BS_KEY("friction", BS_VALUE), BS_KEY("cohesion", BS_VALUE),
+	BS_KEY("cohesion_range", BS_VALUE)};
+
+// cohesion_range, as particles.interaction's.
+static const bsRange bsCohesionRange = {1.0, 1000.0, false, "a number from 1 to 1000"};
 
 static const bsSchema bsSpeciesPairSchema = BS_ELEMENT(bsSpeciesPairKeys, "an object (a rule between two species)");
 
@@ -105,6 +112,14 @@ static bool bsReadSpeciesName(bsCtx* c, const cJSON* o, bool list, const bsParti
 	return sp->name != NULL || bsOutOfMemory(c);
 }
 
+// A species' own interaction settings (bsSpeciesConfig: NaN where not given).
+static bool bsReadSpeciesInteraction(bsCtx* c, const cJSON* o, bsSpeciesConfig* sp)
+{
+	return bsReadNumber(c, o, "cohesion", false, &bsNonNegative, (double)NAN, &sp->cohesion) &&
+		bsReadNumber(c, o, "cohesion_range", false, &bsCohesionRange, (double)NAN, &sp->cohesionRange) &&
+		bsReadNumber(c, o, "density", false, &bsPositive, (double)NAN, &sp->density);
+}
+
 // One species, o, at particles[index] (a list) or particles: its fields into p->species[index] and its
 // emitters appended to p->emitters (which has room). The path is at the species.
 static bool bsReadSpecies(bsCtx* c, const cJSON* o, int index, bool list, bsParticlesConfig* p)
@@ -132,6 +147,7 @@ static bool bsReadSpecies(bsCtx* c, const cJSON* o, int index, bool list, bsPart
 		!bsReadFields(c, o, &bsParticlesSchema, &one) || !bsReadOverLife(c, o, &sp->overLife) ||
 		(bsMember(o, "look") != NULL && !bsReadMaterial(c, o, "look", "snow", &sp->look)) ||
 		(bsMember(o, "buoyancy") != NULL && !bsReadSection(c, o, "buoyancy", &bsBuoyancySchema, &sp->buoyancy)) ||
+		!bsReadSpeciesInteraction(c, o, sp) ||
 		!bsReadArray(c, o, "emitters", "an array of emitters", &emitters, &count))
 	{
 		return false;
@@ -297,7 +313,9 @@ static bool bsReadSpeciesPair(bsCtx* c, const cJSON* v, void* element, void* use
 	if (!bsReadBool(c, v, "interact", rule.interact, &rule.interact) ||
 		!bsReadNumber(c, v, "restitution", false, &(bsRange){0.0, 1.0, true, "a number > 0 and <= 1"}, rule.restitution,
 			&rule.restitution) ||
-		!bsReadNumber(c, v, "friction", false, &bsNonNegative, rule.friction, &rule.friction))
+		!bsReadNumber(c, v, "friction", false, &bsNonNegative, rule.friction, &rule.friction) ||
+		!bsReadNumber(c, v, "cohesion", false, &bsNonNegative, rule.cohesion, &rule.cohesion) ||
+		!bsReadNumber(c, v, "cohesion_range", false, &bsCohesionRange, rule.cohesionRange, &rule.cohesionRange))
 	{
 		return false;
 	}
@@ -306,9 +324,108 @@ static bool bsReadSpeciesPair(bsCtx* c, const cJSON* v, void* element, void* use
 	return true;
 }
 
-// interactions, when given: the table of rules between species (step.h: bsSpeciesPair), every pair
-// interacting with the interaction's restitution and friction unless a rule says otherwise; for the pair
-// interactions (repulsion, granular) only.
+// The first of particles[k].cohesion, cohesion_range and density a species gives (*species, *key), or
+// false when none gives one.
+static bool bsSpeciesInteractionGiven(const bsParticlesConfig* pc, int* species, const char** key)
+{
+	for (int k = 0; k < pc->speciesCount; ++k)
+	{
+		const bsSpeciesConfig* sp = pc->species + k;
+		const double given[3] = {sp->cohesion, sp->cohesionRange, sp->density};
+		static const char* const keys[3] = {"cohesion", "cohesion_range", "density"};
+		for (int j = 0; j < 3; ++j)
+		{
+			if (!isnan(given[j]))
+			{
+				*species = k;
+				*key = keys[j];
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+// A table of species needs a pair kind (the fluid ignores it): else an error at the key that asks for one.
+static bool bsSpeciesTableRefused(bsCtx* c, const bsConfig* config, bool rules, int species, const char* key)
+{
+	if (rules)
+	{
+		bsPushKey(c, "interactions");
+	}
+	else
+	{
+		bsPushKey(c, "particles");
+		if (config->particles.speciesList)
+		{
+			bsPushIndex(c, species);
+		}
+		bsPushKey(c, key);
+	}
+	const char* what = rules ? "rules between species need" : "a species' own interaction settings need";
+	return bsFail(c, "%s particles.interaction \"repulsion\" or \"granular\", not \"%s\"%s", what,
+		bsInteractionName(config->step.interaction.type),
+		config->step.interaction.type == bs_interactionFluid ? " (the fluid's settings are every species')" : "");
+}
+
+// A value species k gives (not NaN), else the interaction's.
+static double bsOwnOr(double own, double interaction)
+{
+	return isnan(own) ? interaction : own;
+}
+
+// Every rule before interactions: interacting with the interaction's restitution and friction, and the
+// weaker of the two species' cohesions (each its own or the interaction's) with the shorter of their
+// ranges (adhesion between unlike materials is bounded by the weaker: a sticky species meets a
+// non-sticky one without sticking); a species with itself its own.
+static void bsDefaultSpeciesPairs(bsConfig* config)
+{
+	const bsParticlesConfig* pc = &config->particles;
+	const bsInteractionDef* d = &config->step.interaction;
+	int n = pc->speciesCount;
+	for (int a = 0; a < n; ++a)
+	{
+		for (int b = 0; b < n; ++b)
+		{
+			const bsSpeciesConfig* sa = pc->species + a;
+			const bsSpeciesConfig* sb = pc->species + b;
+			bsSpeciesPair rule = {true, d->restitution, d->friction,
+				fmin(bsOwnOr(sa->cohesion, d->cohesion), bsOwnOr(sb->cohesion, d->cohesion)),
+				fmin(bsOwnOr(sa->cohesionRange, d->cohesionRange), bsOwnOr(sb->cohesionRange, d->cohesionRange))};
+			config->speciesPairs[a * n + b] = rule;
+		}
+	}
+}
+
+// particles[k].density, when a species gives one: every species' (the interaction's where not given).
+static bool bsSpeciesDensities(bsCtx* c, bsConfig* config)
+{
+	const bsParticlesConfig* pc = &config->particles;
+	bool any = false;
+	for (int k = 0; k < pc->speciesCount; ++k)
+	{
+		any = any || !isnan(pc->species[k].density);
+	}
+	if (!any)
+	{
+		return true;
+	}
+	config->speciesDensity = calloc((size_t)pc->speciesCount, sizeof(double));
+	if (config->speciesDensity == NULL)
+	{
+		return bsOutOfMemory(c);
+	}
+	for (int k = 0; k < pc->speciesCount; ++k)
+	{
+		config->speciesDensity[k] = bsOwnOr(pc->species[k].density, config->step.interaction.density);
+	}
+	config->step.speciesDensity = config->speciesDensity;
+	return true;
+}
+
+// interactions, and a species' own cohesion, cohesion_range or density, when given: the table of species
+// (step.h: bsStepDef.speciesPairs, speciesDensity), every pair interacting as bsDefaultSpeciesPairs has it
+// unless a rule says otherwise; for the pair interactions (repulsion, granular) only.
 bool bsReadInteractions(bsCtx* c, const cJSON* root, bsConfig* config)
 {
 	const cJSON* v;
@@ -317,16 +434,17 @@ bool bsReadInteractions(bsCtx* c, const cJSON* root, bsConfig* config)
 	{
 		return false;
 	}
-	if (v == NULL)
+	int species = 0;
+	const char* key = NULL;
+	bool own = bsSpeciesInteractionGiven(&config->particles, &species, &key);
+	if (v == NULL && !own)
 	{
 		return true;
 	}
 	int type = config->step.interaction.type;
 	if (type != bs_interactionRepulsion && type != bs_interactionGranular)
 	{
-		bsPushKey(c, "interactions");
-		return bsFail(c, "rules between species need particles.interaction \"repulsion\" or \"granular\", not \"%s\"",
-			bsInteractionName((bsInteractionType)type));
+		return bsSpeciesTableRefused(c, config, v != NULL, species, key);
 	}
 	int n = config->particles.speciesCount;
 	config->speciesPairs = calloc((size_t)(n * n), sizeof(bsSpeciesPair));
@@ -334,17 +452,13 @@ bool bsReadInteractions(bsCtx* c, const cJSON* root, bsConfig* config)
 	{
 		return bsOutOfMemory(c);
 	}
-	for (int k = 0; k < n * n; ++k)
-	{
-		bsSpeciesPair all = {true, config->step.interaction.restitution, config->step.interaction.friction};
-		config->speciesPairs[k] = all;
-	}
+	bsDefaultSpeciesPairs(config);
 	int read = 0;
-	if (!bsReadElements(c, "interactions", v, bsReadSpeciesPair, config->speciesPairs, 0, &read, config))
+	if (v != NULL && !bsReadElements(c, "interactions", v, bsReadSpeciesPair, config->speciesPairs, 0, &read, config))
 	{
 		return false;
 	}
 	config->step.speciesPairs = config->speciesPairs;
 	config->step.speciesCount = n;
-	return true;
+	return bsSpeciesDensities(c, config);
 }

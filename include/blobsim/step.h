@@ -49,8 +49,8 @@
 // the phase (the step, below).
 //
 // A pair's force is written as the relative acceleration a it gives the pair; particle i takes the
-// share m_j / (m_i + m_j) of it (m = density 4/3 pi r^3), so the pair's momentum is conserved and
-// mixed radii work. Along the unit vector n from i to j, with distance d, overlap delta = r_i + r_j - d
+// share m_j / (m_i + m_j) of it (m = density 4/3 pi r^3, the density its species' with
+// bsStepDef.speciesDensity), so the pair's momentum is conserved and mixed radii and densities work. Along the unit vector n from i to j, with distance d, overlap delta = r_i + r_j - d
 // and normal approach speed -v_n (v_n = (v_j - v_i) . n):
 //   repulsion  a = strength (1 - d / R)^2 pushing apart, for d < R = range (r_i + r_j): Karabassi's
 //              spherical repulsive force field;
@@ -212,6 +212,13 @@ typedef struct bsSubstepPlan
 
 void bsInteraction_PlanSubsteps(const bsInteractionDef* def, double dt, bsVec3 gravity,
 	const bsParticles* particles, bsSubstepPlan* plan);
+
+struct bsStepDef;
+
+// The plan of a step of def: bsInteraction_PlanSubsteps of its interaction, with a pair kind's table
+// of species (bsStepDef.speciesPairs) the shortest period of any interacting rule's settings at the
+// lightest species' density.
+void bsStep_PlanSubsteps(const struct bsStepDef* def, const bsParticles* particles, bsSubstepPlan* plan);
 
 // --- Radial forces (radial.c) ---
 
@@ -435,9 +442,11 @@ typedef struct bsBodyField
 // A rule between two species (bsStepDef.speciesPairs).
 typedef struct bsSpeciesPair
 {
-	bool interact;       // the pair exerts forces on each other
-	double restitution;  // granular: e, as bsInteractionDef's
-	double friction;     // granular: Coulomb mu, as bsInteractionDef's
+	bool interact;         // the pair exerts forces on each other
+	double restitution;    // granular: e, as bsInteractionDef's
+	double friction;       // granular: Coulomb mu, as bsInteractionDef's
+	double cohesion;       // the pair's pull, as bsInteractionDef's cohesion, >= 0
+	double cohesionRange;  // its reach, as bsInteractionDef's cohesionRange, 1 .. 1e6
 } bsSpeciesPair;
 
 typedef struct bsStepDef
@@ -482,11 +491,24 @@ typedef struct bsStepDef
 	bsInteractionDef interaction;  // forces between particles [none]
 	// Species (particles.h: bsParticles.species): the rule of each pair of species, speciesCount^2 of
 	// them, row a column b for a particle of species a meeting one of species b (the table symmetric).
-	// The pair kinds (repulsion, granular) only: a pair whose rule does not interact exerts nothing; one
-	// that does takes the rule's restitution and friction in place of the interaction's. A particle
-	// whose species is beyond the table takes the last row's. NULL: every pair as `interaction` [NULL].
+	// The pair kinds (repulsion, granular) only (the fluid ignores it): a pair whose rule does not
+	// interact exerts nothing; one that does takes the rule's restitution, friction, cohesion and
+	// cohesion range in place of the interaction's. A particle whose species is beyond the table takes
+	// the last row's; a set without species (bsParticles.species NULL) is all species 0. The neighbour
+	// lists reach as far as the farthest rule's cohesion (bsPairInteraction_Reach), and the substep plan
+	// (bsStep_PlanSubsteps) takes the shortest period of any interacting rule's settings. NULL: every
+	// pair as `interaction` [NULL].
 	const struct bsSpeciesPair* speciesPairs;
 	int speciesCount;          // 1 .. 255 with a table
+	// With the table, each species' density, kg/m^3 (> 0), speciesCount of them: a particle of species s
+	// has the mass speciesDensity[s] x its volume in place of interaction.density's, in its pairs'
+	// shares and effective masses (the pair kinds' laws, step.h above, keep their meaning: a law given
+	// by a stiffness or Hertz's moduli acts on the pair's m_eff = m_i m_j / (m_i + m_j); one given by a
+	// contact time keeps that time and restitution for every pair, its spring m_eff K) and in what it
+	// gives the bodies it pushes (two-way coupling); the plan takes the lightest. Equal to
+	// interaction.density, the same bytes as without. Borrowed, as fieldGrid [NULL: every species
+	// interaction.density].
+	const double* speciesDensity;
 	// The distance/normal grid's effects (field.h: spring, impact, drag, surface flow), applied in the
 	// forces phase after the other forces, each particle from its own position and velocity and the
 	// grid alone. NULL: none [NULL]. The step borrows the grid: it must outlive the step.

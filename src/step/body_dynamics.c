@@ -900,7 +900,7 @@ bsResult bsWorldDynamics_ApplyPushes(bsWorld* world, const bsStepDef* def, const
 		{
 			continue;
 		}
-		double m = bsInteraction_ParticleMass(&def->interaction, particles->radius[p->particle]);
+		double m = bsStep_ParticleMass(def, particles, p->particle);
 		bsVec3 j = bsScale(-m, p->dv);
 		d->pushImpulse[i] = bsAdd(d->pushImpulse[i], j);
 		d->pushAngular[i] = bsAdd(d->pushAngular[i], bsCross(bsSub(p->at, d->rigid[i].position), j));

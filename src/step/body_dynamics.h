@@ -21,8 +21,8 @@ bsResult bsWorldDynamics_AddPushes(bsWorld* world, const bsPush* pushes, size_t 
 
 // The pending pushes and those on the workers' lists (the move phase's), sorted by (particle, seq),
 // summed per body in that order and applied to its momentum and angular momentum: a particle of
-// radius r and mass m (bsInteraction_ParticleMass of def's interaction) whose velocity changed by dv
-// at x gives its body the impulse -m dv at x. A sleeping body takes pushes as the static environment
+// radius r and mass m (bsStep_ParticleMass: its species' density or the interaction's) whose velocity
+// changed by dv at x gives its body the impulse -m dv at x. A sleeping body takes pushes as the static environment
 // does, until their sum would move it faster than the sleep speed: then it wakes and takes them. The
 // lists are emptied. bs_errOutOfMemory.
 bsResult bsWorldDynamics_ApplyPushes(bsWorld* world, const bsStepDef* def, const bsParticles* particles);

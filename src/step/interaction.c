@@ -40,11 +40,86 @@ const bsInteractionClass* bsInteractionClass_Of(bsInteractionType type)
 	return (unsigned)type < (unsigned)bs_interactionCount ? bs_interactionClasses[type] : NULL;
 }
 
-double bsInteraction_ParticleMass(const bsInteractionDef* d, double r)
+// A particle's volume as d's kind has it (bsInteractionClass.volume).
+static double bsInteraction_Volume(const bsInteractionDef* d, double r)
 {
 	const bsInteractionClass* c = bsInteractionClass_Of(d->type);
-	double volume = c != NULL && c->volume != NULL ? c->volume(r) : 4.0 / 3.0 * BS_PI * r * r * r;
-	return d->density * volume;
+	return c != NULL && c->volume != NULL ? c->volume(r) : 4.0 / 3.0 * BS_PI * r * r * r;
+}
+
+// --- the table of species (step.h: bsStepDef.speciesPairs, speciesDensity) ---
+
+// The species of def's table: 0 without one, or for a kind that ignores it (the fluid).
+static int bsStep_SpeciesCount(const bsStepDef* def)
+{
+	const bsInteractionClass* c = bsInteractionClass_Of(def->interaction.type);
+	return c != NULL && c->speciesTable && def->speciesPairs != NULL ? def->speciesCount : 0;
+}
+
+// Species s as a table of n species has it: the last row's beyond it.
+static inline int bsSpecies_Row(int s, int n)
+{
+	return s < n ? s : n - 1;
+}
+
+// The interaction's settings with rule's in place.
+static bsInteractionDef bsSpeciesPair_Def(const bsInteractionDef* d, const bsSpeciesPair* rule)
+{
+	bsInteractionDef pd = *d;
+	pd.restitution = rule->restitution;
+	pd.friction = rule->friction;
+	pd.cohesion = rule->cohesion;
+	pd.cohesionRange = rule->cohesionRange;
+	return pd;
+}
+
+double bsStep_ParticleMass(const bsStepDef* def, const bsParticles* p, size_t i)
+{
+	int n = bsStep_SpeciesCount(def);
+	double density = def->interaction.density;
+	if (n > 0 && def->speciesDensity != NULL)
+	{
+		density = def->speciesDensity[bsSpecies_Row(p->species != NULL ? p->species[i] : 0, n)];
+	}
+	return density * bsInteraction_Volume(&def->interaction, p->radius[i]);
+}
+
+bool bsStep_SpeciesAreValid(const bsStepDef* def)
+{
+	if (def->speciesPairs == NULL)
+	{
+		return true;
+	}
+	int n = def->speciesCount;
+	bool ok = n >= 1 && n <= 255;
+	for (int k = 0; ok && k < n * n; ++k)
+	{
+		const bsSpeciesPair* rule = def->speciesPairs + k;
+		ok = rule->restitution > 0.0 && rule->restitution <= 1.0 && bsWithin(rule->friction, 0.0, DBL_MAX) &&
+			bsWithin(rule->cohesion, 0.0, DBL_MAX) && bsWithin(rule->cohesionRange, 1.0, 1e6);
+	}
+	for (int k = 0; ok && def->speciesDensity != NULL && k < n; ++k)
+	{
+		ok = bsWithin(def->speciesDensity[k], DBL_MIN, DBL_MAX);
+	}
+	return ok;
+}
+
+// The neighbour lists' reach: the interaction's, or the farthest interacting rule's when farther.
+static double bsStep_Reach(const bsStepDef* def)
+{
+	const bsInteractionDef* d = &def->interaction;
+	double reach = bsInteractionDef_Reach(d);
+	int n = bsStep_SpeciesCount(def);
+	for (int k = 0; k < n * n; ++k)
+	{
+		if (def->speciesPairs[k].interact)
+		{
+			bsInteractionDef pd = bsSpeciesPair_Def(d, def->speciesPairs + k);
+			reach = fmax(reach, bsInteractionDef_Reach(&pd));
+		}
+	}
+	return reach;
 }
 
 const char* bsInteractionName(bsInteractionType type)
@@ -106,6 +181,38 @@ static double bsInteraction_Period(const bsInteractionDef* d, double r)
 	return c != NULL && c->period != NULL ? c->period(d, r) : (double)INFINITY;
 }
 
+// The settings the plan takes: the interaction's, with a table of densities at the lightest species'.
+static bsInteractionDef bsStep_PlanDef(const bsStepDef* def)
+{
+	bsInteractionDef e = def->interaction;
+	int n = bsStep_SpeciesCount(def);
+	for (int k = 0; k < n && def->speciesDensity != NULL; ++k)
+	{
+		e.density = k == 0 ? def->speciesDensity[0] : fmin(e.density, def->speciesDensity[k]);
+	}
+	return e;
+}
+
+// The shortest period at radius r of e (bsStep_PlanDef) or, with a table of species, of the
+// interacting rules' settings on e (e's when none interacts): their cohesions, and a granular
+// contact's restitution (a rule keeping more of the approach speed has the shorter contact).
+static double bsStep_Period(const bsStepDef* def, const bsInteractionDef* e, double r)
+{
+	int n = def != NULL ? bsStep_SpeciesCount(def) : 0;
+	double period = INFINITY;
+	bool any = false;
+	for (int k = 0; k < n * n; ++k)
+	{
+		if (def->speciesPairs[k].interact)
+		{
+			bsInteractionDef pd = bsSpeciesPair_Def(e, def->speciesPairs + k);
+			period = fmin(period, bsInteraction_Period(&pd, r));
+			any = true;
+		}
+	}
+	return any ? period : bsInteraction_Period(e, r);
+}
+
 // Records in plan the free particle with the largest speed over radius (speed |v| + fall) and
 // returns the smallest free radius (INFINITY: no free particle).
 static double bsInteraction_ScanFree(const bsParticles* p, double fall, bsSubstepPlan* plan, double* rate)
@@ -130,8 +237,9 @@ static double bsInteraction_ScanFree(const bsParticles* p, double fall, bsSubste
 	return smallest;
 }
 
-void bsInteraction_PlanSubsteps(const bsInteractionDef* d, double dt, bsVec3 gravity, const bsParticles* p,
-	bsSubstepPlan* plan)
+// The plan of d (bsStep_PlanDef's for a step def, whose table of species it takes; def may be NULL).
+static void bsInteraction_Plan(const bsInteractionDef* d, const bsStepDef* def, double dt, bsVec3 gravity,
+	const bsParticles* p, bsSubstepPlan* plan)
 {
 	plan->substeps = 1.0;
 	plan->period = INFINITY;
@@ -148,7 +256,7 @@ void bsInteraction_PlanSubsteps(const bsInteractionDef* d, double dt, bsVec3 gra
 	{
 		return;
 	}
-	plan->period = bsInteraction_Period(d, smallest);
+	plan->period = bsStep_Period(def, d, smallest);
 	double n = c->ownTravel ? 1.0 : fmax(1.0, dt * rate / BS_SUBSTEP_TRAVEL);
 	n = fmax(n, BS_SUBSTEPS_PER_PERIOD * dt / plan->period);
 	if (c->substeps != NULL)
@@ -156,6 +264,18 @@ void bsInteraction_PlanSubsteps(const bsInteractionDef* d, double dt, bsVec3 gra
 		n = fmax(n, c->substeps(d, dt, smallest, plan));
 	}
 	plan->substeps = ceil(n);
+}
+
+void bsInteraction_PlanSubsteps(const bsInteractionDef* d, double dt, bsVec3 gravity, const bsParticles* p,
+	bsSubstepPlan* plan)
+{
+	bsInteraction_Plan(d, NULL, dt, gravity, p, plan);
+}
+
+void bsStep_PlanSubsteps(const bsStepDef* def, const bsParticles* p, bsSubstepPlan* plan)
+{
+	bsInteractionDef e = bsStep_PlanDef(def);
+	bsInteraction_Plan(&e, def, def->dt, def->gravity, p, plan);
 }
 
 // --- what the pair kinds share ---
@@ -213,11 +333,11 @@ typedef struct bsGranularLaw
 
 // The laws that depend on the pair's masses: the linear law from a stiffness, Hertz-Mindlin's at the
 // spring's overlap (step.h); kt is Hertz's only.
-static bsGranularLaw bsGranularLaw_Mass(const bsPairModel* m, double ri, double rj, double ri3, double rj3,
+static bsGranularLaw bsGranularLaw_Mass(const bsPairModel* m, double ri, double rj, double mi, double mj,
 	bool fixed, double overlap)
 {
 	bsGranularLaw law = {0.0, 0.0, 0.0, 0.0};
-	double inverse = fixed ? 1.0 / ri3 : (ri3 + rj3) / (ri3 * rj3);  // density 4/3 pi / m_eff
+	double inverse = fixed ? 1.0 / mi : (mi + mj) / (mi * mj);  // density 4/3 pi / m_eff (m: bsGather_Pair's)
 	if (m->hertz)
 	{
 		double root = sqrt(ri * rj / (ri + rj) * overlap);
@@ -235,13 +355,13 @@ static bsGranularLaw bsGranularLaw_Mass(const bsPairModel* m, double ri, double 
 
 // The pair's law: from a contact time the same for every pair (the model's: no division in this inner
 // loop), else from the masses.
-static bsGranularLaw bsGranularLaw_Make(const bsPairModel* m, double ri, double rj, double ri3, double rj3,
+static bsGranularLaw bsGranularLaw_Make(const bsPairModel* m, double ri, double rj, double mi, double mj,
 	bool fixed, double overlap)
 {
 	bsGranularLaw law = {m->K, m->C, 0.0, m->gamma};
 	if (m->hertz || m->stiffness > 0.0)
 	{
-		law = bsGranularLaw_Mass(m, ri, rj, ri3, rj3, fixed, overlap);
+		law = bsGranularLaw_Mass(m, ri, rj, mi, mj, fixed, overlap);
 	}
 	law.kt = m->hertz ? law.kt : m->tangential * law.K;
 	return law;
@@ -282,11 +402,14 @@ typedef struct bsInteractJob
 	const bsNeighbourGrid* grid;
 	const bsNeighbourList* list;
 	const bsPairModel* model;
-	// Species (bsStepDef.speciesPairs): each pair of species' model, NULL where they do not interact;
-	// species NULL: every pair takes model.
+	// Species (bsStepDef.speciesPairs): each pair of species' model, NULL where they do not interact
+	// (pairModels NULL: every pair takes model); species NULL: every particle is species 0.
 	const bsPairModel* const* pairModels;
 	const uint8_t* species;
 	int speciesCount;
+	// With densities by species (bsStepDef.speciesDensity): each species' over the interaction's, the
+	// factor of its particles' masses in units of density 4/3 pi (NULL: 1 for all).
+	const double* scale;
 	bsParticles* particles;
 	bsStepWorker* workers;
 	bsContactSpring* springs;  // the world's, with tangential springs, else NULL
@@ -520,16 +643,16 @@ static void bsGather_Spin(const bsPairModel* m, bsGather* g, bsSpringList* sprin
 	g->alpha = bsMulSub(g->alpha, own * cut / size, w);
 }
 
-// With rotation spin holds the spins of i and j (before the substep), else it is NULL.
+// radii holds r_i, r_j and the masses m_i, m_j in units of the interaction's density x 4/3 pi (r^3
+// at that density); with rotation spin holds the spins of i and j (before the substep), else it is NULL.
 static void bsGather_Pair(const bsPairModel* m, bsGather* g, bsSpringList* springs, uint32_t partner, bsVec3 n,
-	double d, double ri, double rj, bsVec3 dv, double share, double reach, double approach, bool fixed,
+	double d, const double radii[4], bsVec3 dv, double share, double reach, double approach, bool fixed,
 	const bsVec3* spin)
 {
+	double ri = radii[0], rj = radii[1];
 	double sum = ri + rj;
 	double apart = 0.0;  // relative acceleration along -n (apart)
 	bsVec3 tangential = bsV3(0.0, 0.0, 0.0);
-	double ri3 = ri * ri * ri, rj3 = rj * rj * rj;
-	double radii[4] = {ri, rj, ri3, rj3};
 	bsGranularContact contact = {0.0, 0.0, 0.0};
 	if (m->repulsion && d < m->range * sum)
 	{
@@ -564,7 +687,7 @@ static void bsGather_Pair(const bsPairModel* m, bsGather* g, bsSpringList* sprin
 	g->a = bsAdd(g->a, bsScale(share, bsMulSub(tangential, apart, n)));
 	if (m->viscosity && d < reach)
 	{
-		double w = rj3 * (1.0 - d / reach);
+		double w = rj * rj * rj * (1.0 - d / reach);  // by volume
 		g->mean = bsMulAdd(g->mean, w, dv);
 		g->weight += w;
 	}
@@ -613,8 +736,13 @@ static void bsInteract_Touch(const bsInteractJob* job, bsStepWorker* w, uint32_t
 // Particle i's species as the table has it: the last row's beyond it.
 static inline int bsInteract_SpeciesOf(const bsInteractJob* job, uint32_t i)
 {
-	int s = job->species[i];
-	return s < job->speciesCount ? s : job->speciesCount - 1;
+	return job->species != NULL ? bsSpecies_Row(job->species[i], job->speciesCount) : 0;
+}
+
+// Particle i's mass in units of the interaction's density x 4/3 pi, r3 its radius cubed.
+static inline double bsInteract_Mass(const bsInteractJob* job, uint32_t i, double r3)
+{
+	return job->scale != NULL ? r3 * job->scale[bsInteract_SpeciesOf(job, i)] : r3;
 }
 
 // Particle in slot s gathers from every neighbour within reach, in its list's order (ascending
@@ -629,9 +757,9 @@ static void bsInteract_Slot(const bsInteractJob* job, uint32_t s, bsGather* g, b
 	bsVec3 xi = grid->position[s];
 	bsVec3 vi = grid->velocity[s];
 	double ri = grid->radius[s];
-	double ri3 = ri * ri * ri;
 	uint32_t self = grid->index[s];
-	const bsPairModel* const* row = job->species != NULL
+	double mi = bsInteract_Mass(job, self, ri * ri * ri);
+	const bsPairModel* const* row = job->pairModels != NULL
 		? job->pairModels + (size_t)bsInteract_SpeciesOf(job, self) * (size_t)job->speciesCount : NULL;
 	// The granular spring reaches a substep's approach beyond contact (bsSpringOverlap).
 	double approach = m->granular ? grid->approach : 0.0;
@@ -664,7 +792,7 @@ static void bsInteract_Slot(const bsInteractJob* job, uint32_t s, bsGather* g, b
 		uint32_t j = grid->index[t];
 		// Two particles at one point: apart along y, in opposite directions by particle index.
 		bsVec3 n = d > 0.0 ? bsScale(1.0 / d, x) : bsV3(0.0, j > self ? 1.0 : -1.0, 0.0);
-		double rj3 = rj * rj * rj;
+		double mj = bsInteract_Mass(job, j, rj * rj * rj);
 		bool fixed = grid->fixedStates != 0 && grid->fixed[t];
 		bsVec3 spin[2];
 		if (spinning)
@@ -672,8 +800,9 @@ static void bsInteract_Slot(const bsInteractJob* job, uint32_t s, bsGather* g, b
 			spin[0] = job->spin[self];
 			spin[1] = job->spin[j];
 		}
-		bsGather_Pair(m, g, springs, j, n, d, ri, rj, dv, fixed ? 1.0 : rj3 / (ri3 + rj3), reach, grid->approach,
-			fixed, spinning ? spin : NULL);
+		double radii[4] = {ri, rj, mi, mj};
+		bsGather_Pair(m, g, springs, j, n, d, radii, dv, fixed ? 1.0 : mj / (mi + mj), reach, grid->approach, fixed,
+			spinning ? spin : NULL);
 		if (fixed && d < ri + rj)
 		{
 			bsInteract_Touch(job, w, t, -bsDot(dv, n));
@@ -855,7 +984,7 @@ bsResult bsPairInteraction_Run(const bsPairKind* kind, bsWorld* world, const bsS
 	unsigned fixedStates = (def->sleepSteps > 0 ? 1u << bs_particleSleeping : 0u) |
 		(world->stuck != NULL ? 1u << bs_particleStuck : 0u);
 	bool springs = kind->springs != NULL && kind->springs(d);
-	bsNeighbourListDef listDef = {bsInteractionDef_Reach(d), kind->approach ? h : 0.0, fixedStates, d->skin};
+	bsNeighbourListDef listDef = {bsStep_Reach(def), kind->approach ? h : 0.0, fixedStates, d->skin};
 	bsResult r = bsNeighbourList_Update(&world->pairs, grid, particles, &listDef, world->pool, NULL);
 	if (r == bs_ok && springs)
 	{
@@ -880,7 +1009,8 @@ bsResult bsPairInteraction_Run(const bsPairKind* kind, bsWorld* world, const bsS
 	// A particle settling onto a sleeper under gravity approaches it at up to about g t_c / pi (the
 	// spring's response to its weight), far above the move phase's resting speed (2 g h): a touch
 	// wakes a sleeper only faster than g x the shortest period, so settling never does.
-	double resting = bsLength(def->gravity) * bsInteraction_Period(d, grid->smallestRadius);
+	bsInteractionDef e = bsStep_PlanDef(def);
+	double resting = bsLength(def->gravity) * bsStep_Period(def, &e, grid->smallestRadius);
 	const bsVec3* spin = NULL;
 	double spinBound = 0.0;
 	if (model.rotation)
@@ -892,29 +1022,36 @@ bsResult bsPairInteraction_Run(const bsPairKind* kind, bsWorld* world, const bsS
 		}
 		spin = world->spinBefore;
 	}
-	// Each pair of species' model: the interaction's with the rule's restitution and friction.
-	int n = def->speciesPairs != NULL && particles->species != NULL ? def->speciesCount : 0;
+	// Each pair of species' model: the interaction's with the rule's restitution, friction and cohesion;
+	// each species' mass factor.
+	int n = bsStep_SpeciesCount(def);
 	bsPairModel* models = n > 0 ? malloc((size_t)n * (size_t)n * sizeof(bsPairModel)) : NULL;
 	const bsPairModel** pairModels = n > 0 ? malloc((size_t)n * (size_t)n * sizeof(bsPairModel*)) : NULL;
-	if (n > 0 && (models == NULL || pairModels == NULL))
+	double* scale = n > 0 && def->speciesDensity != NULL ? malloc((size_t)n * sizeof(double)) : NULL;
+	if (n > 0 && (models == NULL || pairModels == NULL || (def->speciesDensity != NULL && scale == NULL)))
 	{
 		free(models);
 		free(pairModels);
+		free(scale);
 		return bs_errOutOfMemory;
 	}
 	for (int k = 0; k < n * n; ++k)
 	{
-		bsInteractionDef pd = *d;
-		pd.restitution = def->speciesPairs[k].restitution;
-		pd.friction = def->speciesPairs[k].friction;
+		bsInteractionDef pd = bsSpeciesPair_Def(d, def->speciesPairs + k);
 		bsPairModel_Make(kind, &pd, h, grid->smallestRadius, models + k);
 		pairModels[k] = def->speciesPairs[k].interact ? models + k : NULL;
 	}
-	bsInteractJob job = {grid, &world->pairs, &model, pairModels, n > 0 ? particles->species : NULL, n, particles,
-		world->workers, springs ? world->springs : NULL, spin, spinBound, rolling ? world->rolling : NULL,
-		bonds ? world->bondAge : NULL, isfinite(resting) ? fmax(wakeSpeed, resting) : wakeSpeed};
+	for (int k = 0; scale != NULL && k < n; ++k)
+	{
+		scale[k] = def->speciesDensity[k] / d->density;
+	}
+	bsInteractJob job = {grid, &world->pairs, &model, pairModels, n > 0 ? particles->species : NULL, n, scale,
+		particles, world->workers, springs ? world->springs : NULL, spin, spinBound,
+		rolling ? world->rolling : NULL, bonds ? world->bondAge : NULL,
+		isfinite(resting) ? fmax(wakeSpeed, resting) : wakeSpeed};
 	bsPool_For(world->pool, grid->count, bs_interactGrain, spin != NULL ? bsInteract_RangeSpin : bsInteract_Range, &job);
 	free(models);
 	free(pairModels);
+	free(scale);
 	return bs_ok;
 }

@@ -52,6 +52,8 @@ typedef struct bsInteractionClass
 	// The volume of a particle of radius r as the kind's model has it (NULL: a sphere's, 4/3 pi r^3):
 	// with the density, a particle's mass in the exchange with the bodies it pushes (two-way coupling).
 	double (*volume)(double radius);
+	// The kind reads bsStepDef's table of species (the pair kinds); the others ignore it.
+	bool speciesTable;
 } bsInteractionClass;
 
 // The class of each bsInteractionType (its value first): a new interaction is its type, its file and
@@ -69,8 +71,14 @@ BS_INTERACTION_LIST(BS_INTERACTION_DECLARE)
 // The class of def's type; NULL for a type out of range (bsInteractionDef_IsValid is false for it).
 const bsInteractionClass* bsInteractionClass_Of(bsInteractionType type);
 
-// The mass of a particle of radius r: def's density times the kind's volume (bsInteractionClass.volume).
-double bsInteraction_ParticleMass(const bsInteractionDef* def, double radius);
+// The mass of particles' particle i: its species' density (step.h: bsStepDef.speciesDensity), else the
+// interaction's, times the kind's volume (bsInteractionClass.volume).
+double bsStep_ParticleMass(const bsStepDef* def, const bsParticles* particles, size_t i);
+
+// def's table of species (speciesPairs, speciesDensity) is in range: 1 .. 255 species, each rule's
+// restitution in (0, 1], friction and cohesion >= 0, cohesion range 1 .. 1e6, each density > 0 (NaN
+// nowhere). True without a table.
+bool bsStep_SpeciesAreValid(const bsStepDef* def);
 
 // --- for the pair classes (repulsion, granular): the shared pair phase ---
 

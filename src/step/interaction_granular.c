@@ -218,4 +218,5 @@ const bsInteractionClass bs_granularInteraction = {
 	.period = bsGranular_Period,
 	.substeps = bsGranular_Substeps,
 	.run = bsGranular_Run,
+	.speciesTable = true,
 };

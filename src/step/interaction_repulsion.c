@@ -52,4 +52,5 @@ const bsInteractionClass bs_repulsionInteraction = {
 	.reach = bsRepulsion_Reach,
 	.period = bsRepulsion_Period,
 	.run = bsRepulsion_Run,
+	.speciesTable = true,
 };

@@ -118,7 +118,7 @@ static bool bsStepDef_IsValid(const bsStepDef* def)
 	return def->maxContacts >= 1 && def->maxContacts <= BS_MAX_CONTACTS && def->substeps >= 0 &&
 		(def->substeps >= 1 || def->maxSubsteps >= 1) && def->dt > 0.0 && isfinite(def->dt) &&
 		(unsigned)def->method < (unsigned)bs_methodCount && (unsigned)def->response < (unsigned)bs_responseCount &&
-		bsInteractionDef_IsValid(&def->interaction) &&
+		bsInteractionDef_IsValid(&def->interaction) && bsStep_SpeciesAreValid(def) &&
 		def->sleepSteps >= 0 && def->sleepSpeed >= 0.0 && isfinite(def->sleepSpeed) && def->sleepAcceleration >= 0.0 &&
 		isfinite(def->sleepAcceleration) && def->wakeSpeed >= 0.0 && !isnan(def->wakeSpeed) &&
 		bsForces_AreValid(def);
@@ -136,7 +136,7 @@ static bsResult bsStepSubsteps(const bsWorld* world, const bsStepDef* def, const
 	if (def->substeps < 1)
 	{
 		bsSubstepPlan plan;
-		bsInteraction_PlanSubsteps(&def->interaction, def->dt, def->gravity, particles, &plan);
+		bsStep_PlanSubsteps(def, particles, &plan);
 		const bsInteractionClass* c = bsInteractionClass_Of(def->interaction.type);
 		planned = c->worldSubsteps != NULL ? c->worldSubsteps(world, &def->interaction, def->dt, plan.substeps) :
 			plan.substeps;
