@@ -65,6 +65,11 @@ bsResult bsFluid_Reserve(bsFluid* fluid, const bsNeighbourGrid* grid, size_t par
 	return bs_ok;
 }
 
+bsResult bsFluid_ReserveStart(bsFluid* fluid, size_t slots)
+{
+	return BS_ARRAY_RESERVE(fluid->start, fluid->startCapacity, slots) ? bs_ok : bs_errOutOfMemory;
+}
+
 bsResult bsFluid_NumberWalls(bsFluid* fluid, uint32_t slots, bool bodies)
 {
 	uint32_t count = 0;
@@ -278,7 +283,8 @@ bsFluidBytes bsFluid_ByteParts(const bsFluid* f)
 {
 	bsFluidBytes b;
 	b.lists = f->listCapacity * (sizeof(uint32_t) + sizeof(double));
-	b.slots = f->slotCapacity * (sizeof(uint32_t) + 5 * sizeof(double) + 4 * sizeof(bsVec3));
+	b.slots = f->slotCapacity * (sizeof(uint32_t) + 5 * sizeof(double) + 4 * sizeof(bsVec3)) +
+		f->startCapacity * sizeof(bsVec3);
 	b.walls = (f->wallOf != NULL ? f->slotCapacity * sizeof(uint32_t) : 0) + f->wallCapacity * sizeof(bsFluidWall) +
 		f->wallBodyCapacity * sizeof(bsFluidWallBodies);
 	b.particles = f->particleCapacity * 2 * sizeof(float);
@@ -306,6 +312,7 @@ void bsFluid_Free(bsFluid* f)
 	{
 		free(f->scratch[k]);
 	}
+	free(f->start);
 	free(f->wallOf);
 	free(f->wall);
 	free(f->wallBodies);

@@ -9,7 +9,8 @@
 //     divergence  DFSPH's divergence-free solve (Bender & Koschier 2017, Algorithm 2)
 //     tension     Akinci et al.'s (2013) cohesion, curvature and wall adhesion (explicit)
 //     viscosity   Weiler et al.'s (2018) implicit viscosity (a particle strength exchange
-//                 Laplacian), conjugate gradients
+//                 Laplacian), conjugate gradients; with a yield stress a trial solve first, and nu
+//                 again from the rates it leaves
 //     density     DFSPH's constant-density solve (Algorithm 3), at most a tenth off a particle's
 //                 density a substep
 //
@@ -101,6 +102,8 @@ typedef struct bsFluid
 	double* kappa;      // a pressure solve's current pressure (p / (rho0 rho^2) h^2-free form), scratch
 	double* nu;         // the effective kinematic viscosity
 	bsVec3* scratch[4]; // the viscosity solve's vectors; the normals of the tension pass
+	bsVec3* start;      // a yield stress's: the velocities before the viscosity solve (v*), startCapacity slots
+	size_t startCapacity;
 	// The walls near each slot, kept only for the slots that have any (a wall record is 240 bytes;
 	// most particles of a pour or a pool are farther than their support from every wall):
 	// wall[wallOf[s]], wallOf[s] = BS_FLUID_NO_WALL for a slot with none. wallOf is NULL when no
@@ -146,6 +149,15 @@ static inline const bsFluidWall* bsFluid_WallOf(const bsFluid* f, uint32_t s)
 // bs_errOutOfMemory.
 bsResult bsFluid_Reserve(bsFluid* fluid, const bsNeighbourGrid* grid, size_t particles, bool walls);
 
+// A fluid whose viscosity varies with its strain rate (a yield stress or a flow index other than 1).
+static inline bool bsFluidDef_Yields(const bsFluidDef* def)
+{
+	return def->yieldStress > 0.0 || def->flowIndex != 1.0;
+}
+
+// Room for v* by slot (bsFluid.start), for a fluid with a yield stress. bs_errOutOfMemory.
+bsResult bsFluid_ReserveStart(bsFluid* fluid, size_t slots);
+
 // Numbers the slots with walls in slot order, wallOf[s] holding 1 (walls) or 0 on the way in, and
 // makes room for their records (and for their bodies' shares when `bodies`). bs_errOutOfMemory.
 bsResult bsFluid_NumberWalls(bsFluid* fluid, uint32_t slots, bool bodies);
@@ -164,14 +176,15 @@ bsVec3 bsFluid_ClipSlot(const bsFluid* fluid, const bsFluidWall* w, uint32_t s, 
 // The neighbour lists of every slot. bs_errOutOfMemory, bs_errTooLarge (more than 2^32 - 1 pairs).
 bsResult bsFluid_FindNeighbours(bsFluid* fluid, const bsNeighbourGrid* grid, bsPool* pool);
 
-// One substep of h seconds on grid->velocity (the lists found, the walls numbered and filled).
+// One substep of h seconds on grid->velocity (the lists found, the walls numbered and filled, and
+// room for v* when the fluid yields: bsFluid_ReserveStart).
 void bsFluid_Solve(bsFluid* fluid, const bsFluidDef* def, double density, bsNeighbourGrid* grid, double h,
 	bsPool* pool, bsFluidReport* report);
 
 // The solver's bytes, and the same by kind: the neighbour lists with their pair factors (12 bytes a
 // listed neighbour), the by-slot arrays (first, volume, density, factor, kappa, nu, 4 vectors: 140
-// bytes a slot), the wall records (a slot's, when any collider has walls), the warm starts by
-// particle, and the chunks' and workers' small arrays.
+// bytes a slot; v* for a yield stress's trial solve 24 more), the wall records (a slot's, when any
+// collider has walls), the warm starts by particle, and the chunks' and workers' small arrays.
 typedef struct bsFluidBytes
 {
 	size_t lists, slots, walls, particles, chunks;

@@ -28,6 +28,13 @@
 // nu_i = min(tau_y / (rho0 |gamma'|) + nu |gamma'|^(n - 1), nu_max), |gamma'| Tresca's (the largest
 // principal rate of D' less the smallest, bsViscosity_StrainRate). Where the mud barely moves the
 // viscosity is nu_max and the solve holds it nearly rigid: it stops, and its free surface stays put.
+// Those rates carry the pressure solves' noise (a particle's neighbours approaching or receding within
+// their tolerances), which a rate cannot tell from flow: a heap under its yield stress read it as
+// yielding and crept, most at the finest resolution (24 particles over H: s' 0.005 more every 0.1 s,
+// docs/fluids.md). So the viscosity is read again from the rates the solve leaves, and the solve run
+// again with it: in a plug the first solve, stiff, damps the noise and leaves the rate its stress
+// needs (sigma / (rho0 nu)), so the plug yields only where its stress passes tau_y; in a flowing layer
+// the flow's rate stays. The first solve is the trial, the second the step's (bsFluid_ViscositySolve).
 // A pair's viscosity is the harmonic mean of its two (the arithmetic one for equal viscosities, the
 // same bytes for a Newtonian fluid): a yielded layer between a plug at nu_max and the floor shears
 // as layers in series do, where the arithmetic mean lent it half the plug's viscosity.
@@ -46,6 +53,7 @@ typedef struct bsViscosityJob
 	double density;  // rho0
 	double h;
 	double alpha, beta;  // the CG step's
+	const bsVec3* rhs;   // v*, the velocities the right-hand side is made of (the solve starts from grid->velocity)
 } bsViscosityJob;
 
 // The pair's tensor factor: the block is factor x x^T (<= 0).
@@ -228,7 +236,7 @@ static void bsViscosityStart_Range(void* context, size_t begin, size_t end, int 
 	{
 		bsViscosity_KeepPairs(job, (uint32_t)s);
 		double Vi = bsFluid_Volume(g->radius[s]);
-		bsVec3 b = bsScale(Vi, g->velocity[s]);
+		bsVec3 b = bsScale(Vi, job->rhs[s]);
 		const bsFluidWall* w = bsFluid_WallOf(f, (uint32_t)s);
 		if (w != NULL)
 		{
@@ -311,9 +319,9 @@ static void bsViscosityConstant_Range(void* context, size_t begin, size_t end, i
 void bsFluid_EffectiveViscosity(bsFluid* fluid, bsNeighbourGrid* grid, const bsFluidDef* def, double density,
 	bsPool* pool)
 {
-	bsViscosityJob job = {fluid, grid, def, density, 0.0, 0.0, 0.0};
-	bool plastic = def->yieldStress > 0.0 || def->flowIndex != 1.0;
-	bsPool_For(pool, grid->count, bs_fluidGrain, plastic ? bsViscosityNu_Range : bsViscosityConstant_Range, &job);
+	bsViscosityJob job = {fluid, grid, def, density, 0.0, 0.0, 0.0, NULL};
+	bsPool_For(pool, grid->count, bs_fluidGrain, bsFluidDef_Yields(def) ? bsViscosityNu_Range : bsViscosityConstant_Range,
+		&job);
 }
 
 // Two-way coupling: each pushed body's walls' share of the solve's change, h C nu_w (T_b v - T_b v_b)
@@ -342,8 +350,20 @@ static int bsFluid_ViscositySolveCG(bsViscosityJob* job, bsPool* pool, bool* con
 int bsFluid_ViscositySolve(bsFluid* fluid, bsNeighbourGrid* grid, const bsFluidDef* def, double density, double h,
 	bsPool* pool, bool* converged)
 {
-	bsViscosityJob job = {fluid, grid, def, density, h, 0.0, 0.0};
-	int n = bsFluid_ViscositySolveCG(&job, pool, converged);
+	bsViscosityJob job = {fluid, grid, def, density, h, 0.0, 0.0, grid->velocity};
+	int n = 0;
+	if (bsFluidDef_Yields(def))
+	{
+		// The trial solve, with the viscosity of the rates as the substep started; the viscosity again
+		// from the rates it leaves (the stress it needed); the solve again from v*, started from the
+		// trial's solution. Only the second's convergence counts (the substeps' rule reads it).
+		memcpy(fluid->start, grid->velocity, grid->count * sizeof(bsVec3));
+		job.rhs = fluid->start;
+		bool trial;
+		n = bsFluid_ViscositySolveCG(&job, pool, &trial);
+		bsPool_For(pool, grid->count, bs_fluidGrain, bsViscosityNu_Range, &job);
+	}
+	n += bsFluid_ViscositySolveCG(&job, pool, converged);
 	if (fluid->wallBodies != NULL)
 	{
 		bsPool_For(pool, grid->count, bs_fluidGrain, bsViscosityBodies_Range, &job);

@@ -294,6 +294,7 @@ static bsResult bsFluid_Run(bsWorld* world, const bsStepDef* def, double h, doub
 	bool walls = bsFluid_HasWalls(world);
 	bool push = walls && bsFluid_PushesBodies(world);
 	r = bsFluid_Reserve(fluid, grid, particles->count, walls);
+	r = r == bs_ok && bsFluidDef_Yields(&def->interaction.fluid) ? bsFluid_ReserveStart(fluid, grid->count) : r;
 	r = r == bs_ok ? bsFluid_FindNeighbours(fluid, grid, world->pool) : r;
 	if (r != bs_ok)
 	{

@@ -344,7 +344,8 @@ class BinghamSlump:
 		"(Tresca's criterion, which the solver's yield follows: docs/fluids.md, The yield stress). Pass: each "
 		"within 10% of the reference's s', or half a particle spacing over H when that is larger (the "
 		"measure's resolution); and the material has stopped: s' (from the frames, every 0.1 s) changes by at "
-		"most 0.02 over the last fifth of each run.")
+		"most 0.005 a second over the last fifth of each run (0.002 over the last 0.4 s of 2 s; a heap creeping "
+		"0.005 every 0.1 s, as the rate-regularised model's did, fails by 10 times).")
 
 	def taus(self, ctx):
 		return [0.05, 0.15] if ctx.quick else [0.05, 0.1, 0.15, 0.2]
@@ -377,19 +378,23 @@ class BinghamSlump:
 			rows.append(row("s' at tau' = %.2f" % tau, slump, "%.3f" % ref, "±%.3f" % tol, abs(slump - ref) <= tol))
 			results.append((tau, slump, pos, history))
 		drift = max(self.drift(h) for *_, h in results)
-		rows.append(row("largest change of s' over the last 20% of a run", drift, "0 (it stops)", "<= 0.02",
-			drift <= 0.02))
+		rows.append(row("largest change of s' a second over the last 20% of a run", drift, "0 (it stops)",
+			"<= 0.005 /s", drift <= 0.005))
 		ctx.draw(self, results, r, height, floor)
 		return rows, summary
 
 	@staticmethod
 	def drift(history):
-		"""How much the slump still changed over the last fifth of the run (NaN without frames)."""
+		"""How fast the slump still changed over the last fifth of the run: its range there over the time
+		the range spans, per second (NaN without frames)."""
 		if len(history) < 2:
 			return math.nan
 		end = history[-1][0]
-		late = [s for t, s in history if t >= 0.8 * end]
-		return float(max(late) - min(late)) if len(late) > 1 else math.nan
+		late = [(t, s) for t, s in history if t >= 0.8 * end]
+		if len(late) < 2:
+			return math.nan
+		span = late[-1][0] - late[0][0]
+		return float(max(s for _, s in late) - min(s for _, s in late)) / span
 
 	def plot(self, ctx, results, r, height, floor):
 		fig, (ax, bx, cx) = plt.subplots(1, 3, figsize=(14, 4.2))
