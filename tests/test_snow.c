@@ -1,7 +1,8 @@
 // test_snow.c — sintered bonds (step.h: bond_strength, sintering_time): a resting pair's bond pull
 // grows as b (1 - exp(-t / tau)), read from its overlap against the closed form; a ball on a fixed
 // ball tilted past its friction angle slides off a fresh contact and holds on an aged one, and with
-// rolling_friction_fresh rolls off a fresh contact and holds on an aged one; a checkpoint does not
+// rolling_friction_fresh rolls off a fresh contact and holds on an aged one, and with friction_fresh
+// (no spin) slides off a fresh contact and holds on an aged one; a checkpoint does not
 // refuse bonds (their ages are saved). Bonds to walls (wall_bond): a ball at rest on a mesh face, the
 // slope tilted past its friction angle, holds once bonded and slides when fresh or without the bond;
 // a checkpoint refuses them.
@@ -151,6 +152,28 @@ static int FreshRollsAgedHolds(void)
 	return 0;
 }
 
+// Fresh snow slides, aged snow holds (friction_fresh): no spin, friction 0.6 and a bond too weak to
+// matter (1e-3 m/s^2, tau 1 s), tilted by 20 degrees (tan 20 = 0.36). With a fresh contact's mu 0 the
+// ball tilted at once slides off (turned by over 1 rad: its mu reaches 0.36 only after 0.9 tau); after
+// 5 tau at rest its mu has grown to 0.6 (1 - exp(-5)) and it holds (under 0.01 rad); without the fresh
+// key mu is 0.6 from the start and it holds at once.
+static int FreshFrictionSlidesAgedHolds(void)
+{
+	bsStepDef def = BondDef(1e-3, 1.0);
+	def.interaction.friction = 0.6;
+	const double theta = 20.0 * BS_PI / 180.0;
+	double fresh, aged, constant;
+	RUN_SUBTEST(Tilted(def, theta, 0.0, &constant));
+	def.interaction.frictionFresh = 0.0;
+	RUN_SUBTEST(Tilted(def, theta, 0.0, &fresh));
+	RUN_SUBTEST(Tilted(def, theta, 5.0, &aged));
+	fprintf(stderr, "  tilted 20 degrees, friction 0.6: fresh contact (mu 0) turned %.3g rad, aged %.3g rad, mu 0.6 "
+		"from the start %.3g rad\n", fresh, aged, constant);
+	ENSURE(fresh > 1.0);
+	ENSURE(fabs(aged) < 0.01 && fabs(constant) < 0.01);
+	return 0;
+}
+
 // The bonds' ages are in a checkpoint ('BOND', test_checkpoint.c resumes a run with them): a run with
 // bonds is not refused.
 static int CheckpointKeepsBonds(void)
@@ -247,5 +270,6 @@ int SnowTest(void)
 	RUN_SUBTEST(BondGrowsToClosedForm());
 	RUN_SUBTEST(FreshSlidesAgedHolds());
 	RUN_SUBTEST(FreshRollsAgedHolds());
+	RUN_SUBTEST(FreshFrictionSlidesAgedHolds());
 	return 0;
 }
