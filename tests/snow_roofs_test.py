@@ -4,7 +4,9 @@ known layers: simple cubic lattices (spacing 2 R) of 2 layers on the flat roof a
 the packing pi / 6, depths 4 R and 8 R, roughness 0, the flat roof at half the ground's load and bare
 roofs at 0; a close-packed (111) layer at any rotation and offset reads roughness 0 (every cell of 2 R
 holds a top-layer centre); `--pitches` lays out other roofs and `obj --pitches 0,45,70` writes
-scenes/snow-roofs-small.obj as committed; an unreadable file fails with status 1.
+scenes/snow-roofs-small.obj as committed; the overhang counts the grains at rest hanging past an eave
+(not those touching the roof, too far past or below it, or moving); an unreadable file fails with
+status 1.
 
 `ratios BLOBSIM` instead runs tests/run/snow-roofs-small.json (granular snow on roofs at 0, 45 and 70
 degrees, 2,800 grains, seconds) and checks the shape of EN 1991-1-3's mu1 normalised by the flat roof:
@@ -116,6 +118,20 @@ def main():
         for name, got, want in checks:
             if abs(got - want) > 1e-5:
                 failures.append(f"{name}: {got} (expected {want})")
+        # Overhang: on the 45 degree roof, at rest: one grain on the low eave's edge (its centre R / 2
+        # past it: it touches the roof), one hanging 1.5 R past it (extent 2.5 R) and one 3 R past it and
+        # 4 R below the edge (extent 4 R), one 9 R past (too far: the next roof's reach), one falling
+        # past at 1 m/s; at the high end one 2 R past and 6 R below (too low). Low eave: 2 grains, 4 R.
+        x0, slope, base = [(x, t, b) for name, x, t, b in patches if name == "roof 45"][0]
+        top = base + slope * snow_roofs.L
+        grain = lambda x, y, v=0.0: {"x": x, "y": y, "z": 0.0, "radius": R, "vx": 0.0, "vy": -v, "vz": 0.0}
+        hung = [grain(x0 - 0.5 * R, base + R), grain(x0 - 1.5 * R, base + R), grain(x0 - 3 * R, base - 4 * R),
+                grain(x0 - 9 * R, base), grain(x0 - 2 * R, base, 1.0), grain(x0 + snow_roofs.L + 2 * R, top - 6 * R)]
+        got = snow_roofs.overhang(hung, x0, slope, base, R)
+        if got["low"]["grains"] != 2 or abs(got["low"]["extent"] - 4.0) > 1e-9 or got["high"]["grains"] != 0:
+            failures.append(f"overhang of known grains: {got} (expected 2 grains to 4 R past the low eave, none past the high end)")
+        if snow_roofs.measure(ply)["roof 0"]["overhang"]["low"]["grains"] != 0:
+            failures.append("overhang: lattices within the roofs' plans read grains past the eaves")
         rng = random.Random(1)
         for _ in range(6):
             angle, offset = rng.uniform(0, math.pi / 3), (rng.uniform(0, 2 * R), rng.uniform(0, 2 * R))

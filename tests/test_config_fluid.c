@@ -193,13 +193,15 @@ static const BadFluid badFluids[] = {
 	{"\"interaction\": {\"type\": \"granular\", \"yield_stress\": 2}", NULL, AT("yield_stress") "not used by a "
 		"\"granular\" interaction (its keys: type, density, cohesion, cohesion_range, viscosity, skin, restitution, "
 		"contact_time, stiffness, friction, tangential_damping, tangential_stiffness, contact_model, youngs_modulus, "
-		"poisson_ratio, rotation, rolling_friction, rolling_friction_fresh, rolling_model, bond_strength, "
+		"poisson_ratio, rotation, rolling_friction, rolling_friction_fresh, friction_fresh, rolling_model, bond_strength, "
 		"sintering_time, wall_bond)"},
 	{"\"interaction\": {\"type\": \"granular\", \"bond_strength\": 5}", NULL, AT("bond_strength") "sintered "
 		"bonds need the tangential spring: tangential_stiffness > 0 (or contact_model \"hertz\")"},
 	{"\"interaction\": {\"type\": \"granular\", \"rotation\": true, \"rolling_friction_fresh\": 0}", NULL,
 		AT("rolling_friction_fresh") "a fresh contact's rolling friction ages with its bond: it needs rotation: "
 		"true, rolling_model \"epsd2\" and bond_strength > 0"},
+	{"\"interaction\": {\"type\": \"granular\", \"friction_fresh\": 0}", NULL,
+		AT("friction_fresh") "a fresh contact's friction ages with its bond: it needs bond_strength > 0"},
 	{"\"interaction\": {\"type\": \"fluid\", \"yeild_stress\": 2}", NULL,
 		AT("yeild_stress") "unknown key (did you mean 'yield_stress'?)"},
 	{"\"material\": \"slime\", \"interaction\": {\"type\": \"granular\"}", NULL, AT("type") "\"granular\" does not "

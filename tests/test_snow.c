@@ -1,7 +1,8 @@
 // test_snow.c — sintered bonds (step.h: bond_strength, sintering_time): a resting pair's bond pull
 // grows as b (1 - exp(-t / tau)), read from its overlap against the closed form; a ball on a fixed
 // ball tilted past its friction angle slides off a fresh contact and holds on an aged one, and with
-// rolling_friction_fresh rolls off a fresh contact and holds on an aged one; a checkpoint does not
+// rolling_friction_fresh rolls off a fresh contact and holds on an aged one, and with friction_fresh
+// (no spin) slides off a fresh contact and holds on an aged one; a checkpoint does not
 // refuse bonds (their ages are saved). Bonds to walls (wall_bond): a ball at rest on a mesh face, the
 // slope tilted past its friction angle, holds once bonded and slides when fresh or without the bond;
 // a checkpoint refuses them.
@@ -126,11 +127,28 @@ static int FreshSlidesAgedHolds(void)
 	return 0;
 }
 
-// Fresh snow rolls, aged snow holds (rolling_friction_fresh): with spin, epsd2's rolling friction 1,
-// friction 1 (no sliding) and a bond too weak to matter (1e-3 m/s^2, tau 1 s), tilted by 20 degrees.
-// With a fresh contact's mu_r 0 the ball tilted at once rolls off (turned by over 1 rad); after 5 tau
-// at rest its mu_r has grown to 1 - exp(-5) and it holds (under 0.01 rad); without the fresh key mu_r
-// is 1 from the start and it holds at once.
+// A ball on a sleeper with a bond too weak to matter (1e-3 m/s^2, tau 1 s), tilted by 20 degrees:
+// without a fresh key (constant), and with the fresh key `rolling` says (rolling_friction_fresh, else
+// friction_fresh) at 0, tilted at once (fresh) and after 5 tau at rest (aged). The fresh ball leaves
+// its contact (turned by over 1 rad); the aged one and the constant one hold (under 0.01 rad).
+static int FreshLeavesAgedHolds(bsStepDef def, bool rolling, const char* what)
+{
+	const double theta = 20.0 * BS_PI / 180.0;
+	double fresh, aged, constant;
+	RUN_SUBTEST(Tilted(def, theta, 0.0, &constant));
+	*(rolling ? &def.interaction.rollingFresh : &def.interaction.frictionFresh) = 0.0;
+	RUN_SUBTEST(Tilted(def, theta, 0.0, &fresh));
+	RUN_SUBTEST(Tilted(def, theta, 5.0, &aged));
+	fprintf(stderr, "  tilted 20 degrees, %s: fresh contact turned %.3g rad, aged %.3g rad, without the fresh key "
+		"%.3g rad\n", what, fresh, aged, constant);
+	ENSURE(fresh > 1.0);
+	ENSURE(fabs(aged) < 0.01 && fabs(constant) < 0.01);
+	return 0;
+}
+
+// Fresh snow rolls, aged snow holds (rolling_friction_fresh): with spin, epsd2's rolling friction 1 and
+// friction 1 (no sliding). With a fresh contact's mu_r 0 the ball rolls off; after 5 tau its mu_r has
+// grown to 1 - exp(-5); without the fresh key mu_r is 1 from the start.
 static int FreshRollsAgedHolds(void)
 {
 	bsStepDef def = BondDef(1e-3, 1.0);
@@ -138,17 +156,17 @@ static int FreshRollsAgedHolds(void)
 	def.interaction.rotation = true;
 	def.interaction.rollingModel = bs_rollingEpsd2;
 	def.interaction.rollingFriction = 1.0;
-	const double theta = 20.0 * BS_PI / 180.0;
-	double fresh, aged, constant;
-	RUN_SUBTEST(Tilted(def, theta, 0.0, &constant));
-	def.interaction.rollingFresh = 0.0;
-	RUN_SUBTEST(Tilted(def, theta, 0.0, &fresh));
-	RUN_SUBTEST(Tilted(def, theta, 5.0, &aged));
-	fprintf(stderr, "  tilted 20 degrees with spin: fresh contact turned %.3g rad, aged %.3g rad, mu_r 1 from the "
-		"start %.3g rad\n", fresh, aged, constant);
-	ENSURE(fresh > 1.0);
-	ENSURE(fabs(aged) < 0.01 && fabs(constant) < 0.01);
-	return 0;
+	return FreshLeavesAgedHolds(def, true, "spin, mu_r 1, fresh mu_r 0");
+}
+
+// Fresh snow slides, aged snow holds (friction_fresh): no spin, friction 0.6 (tan 20 = 0.36). With a
+// fresh contact's mu 0 the ball slides off (its mu reaches 0.36 only after 0.9 tau); after 5 tau its mu
+// has grown to 0.6 (1 - exp(-5)); without the fresh key mu is 0.6 from the start.
+static int FreshFrictionSlidesAgedHolds(void)
+{
+	bsStepDef def = BondDef(1e-3, 1.0);
+	def.interaction.friction = 0.6;
+	return FreshLeavesAgedHolds(def, false, "no spin, mu 0.6, fresh mu 0");
 }
 
 // The bonds' ages are in a checkpoint ('BOND', test_checkpoint.c resumes a run with them): a run with
@@ -247,5 +265,6 @@ int SnowTest(void)
 	RUN_SUBTEST(BondGrowsToClosedForm());
 	RUN_SUBTEST(FreshSlidesAgedHolds());
 	RUN_SUBTEST(FreshRollsAgedHolds());
+	RUN_SUBTEST(FreshFrictionSlidesAgedHolds());
 	return 0;
 }

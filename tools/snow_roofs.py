@@ -25,7 +25,12 @@ surface:
   each window's least-squares plane (what stays of it once a window's overall tilt, e.g. the slump at
   the plan's edges, is taken out);
 - packing: the load over the depth (the solid fraction of the layer), reported for the flat roof
-  and the ground.
+  and the ground;
+- overhang (cornices), for each roof's low eave (-x) and high end (+x): the grains at rest (slower
+  than REST) whose centres lie more than a radius past the edge's vertical plane (so they touch no
+  face of the roof: they hang from the snow by their contacts, not resting on the roof) and no more
+  than HANG radii below the edge, within the roof's width and OVER radii past the edge: their count
+  and the snow's extent past the edge (the farthest grain's outer side), in radii.
 `--json` prints the same as one JSON object. Exit status 1 when the file cannot be read."""
 import json
 import math
@@ -39,6 +44,9 @@ EAVE = 0.5  # the low eave's height, m (above the snow that slides off and drift
 MARGIN = 3.0  # the window's clearance from the plan's edges, radii
 CELL = 2.0  # the top-surface cells' edge, radii
 WINDOW = 10.0  # the roughness windows' edge, radii
+REST = 0.05  # overhang: a grain slower than this (m/s) is at rest
+HANG = 5.0  # overhang: how far below the edge a hanging grain is counted, radii
+OVER = 7.5  # overhang: how far past the edge, radii (the next roof's low eave is 10 R past a high end)
 
 
 def patches(pitches=PITCHES):
@@ -139,12 +147,32 @@ def measure_patch(particles, x0, slope, base, r):
             "packing": load / depth if depth > 0 else 0.0}
 
 
+def overhang(particles, x0, slope, base, r):
+    """The grains hanging past a roof's low eave (at x0, height base) and past its high end (x0 + L):
+    {"low": {"grains": n, "extent": R}, "high": {...}} (module docstring)."""
+    edges = {"low": (x0, -1.0, base), "high": (x0 + L, 1.0, base + slope * L)}
+    out = {}
+    for name, (edge, side, height) in edges.items():
+        grains, extent = 0, 0.0
+        for p in particles:
+            past = side * (p["x"] - edge)
+            speed = math.sqrt(p.get("vx", 0.0) ** 2 + p.get("vy", 0.0) ** 2 + p.get("vz", 0.0) ** 2)
+            if (p["radius"] < past <= OVER * r and abs(p["z"]) < D / 2 and p["y"] >= height - HANG * r
+                    and speed < REST):
+                grains += 1
+                extent = max(extent, (past + p["radius"]) / r)
+        out[name] = {"grains": grains, "extent": extent}
+    return out
+
+
 def measure(path, pitches=PITCHES):
     particles = read_ply(path)
     if not particles:
         raise ValueError(f"{path}: no particles")
     r = particles[0]["radius"]
     out = {name: measure_patch(particles, x0, slope, base, r) for name, x0, slope, base in patches(pitches)}
+    for name, x0, slope, base in patches(pitches)[:-1]:
+        out[name]["overhang"] = overhang(particles, x0, slope, base, r)
     flat, ground = out["roof 0"]["load"], out["ground"]["load"]
     for v in out.values():
         v["ratio_flat_roof"] = v["load"] / flat if flat > 0 else 0.0
@@ -165,6 +193,11 @@ def print_report(path, out):
         en = f"{mu1_shape(float(name.split()[1])):.2f}" if name.startswith("roof") else ""
         print(f"  {name:10} {v['load']:7.2f} {v['ratio_flat_roof']:10.2f} {v['ratio_ground']:8.2f} {en:>7}"
               f" {v['depth']:8.2f} {v['roughness']:8.2f} {v['roughness_plane']:8.2f} {v['packing']:8.3f}")
+    print("  overhang past the edges (grains at rest touching no roof face): grains, extent / R")
+    for name, v in out.items():
+        if "overhang" in v:
+            low, high = v["overhang"]["low"], v["overhang"]["high"]
+            print(f"  {name:10} low eave {low['grains']:4d} {low['extent']:6.2f}   high end {high['grains']:4d} {high['extent']:6.2f}")
 
 
 def measure_command(tool, path, measure_fn, report_fn, flags):

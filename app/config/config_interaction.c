@@ -45,6 +45,7 @@ static const bsRange bsPoisson = {0.0, 0.5, false, "a number from 0 to 0.5"};
 	BS_KEY("rotation", BS_VALUE), \
 	BS_INTERACTION_KEY("rolling_friction", rollingFriction, &bsNonNegative), \
 	BS_INTERACTION_KEY("rolling_friction_fresh", rollingFresh, &bsNonNegative), \
+	BS_INTERACTION_KEY("friction_fresh", frictionFresh, &bsNonNegative), \
 	BS_KEY("rolling_model", BS_VALUE), \
 	BS_INTERACTION_KEY("bond_strength", bondStrength, &bsNonNegative), \
 	BS_INTERACTION_KEY("sintering_time", sinteringTime, &bsPositive), \
@@ -242,6 +243,11 @@ static bool bsReadGranularKeys(bsCtx* c, const cJSON* v, bsInteractionDef* d)
 		bsPushKey(c, "rolling_friction_fresh");
 		return bsFail(c, "a fresh contact's rolling friction ages with its bond: it needs rotation: true, "
 			"rolling_model \"epsd2\" and bond_strength > 0");
+	}
+	if (d->frictionFresh >= 0.0 && !(d->bondStrength > 0.0))
+	{
+		bsPushKey(c, "friction_fresh");
+		return bsFail(c, "a fresh contact's friction ages with its bond: it needs bond_strength > 0");
 	}
 	// A rolling friction without spin would do nothing: say so (0, as --set may give it, is fine).
 	return d->rotation || d->rollingFriction == 0.0 || bsFailUnused(c, v, "rolling_friction", "rotation: true");

@@ -173,6 +173,8 @@ typedef struct bsInteractionDef
 	double wallBond;           // granular: bonds to walls' largest pull, m/s^2, >= 0 (above) [0]
 	double rollingFresh;       // granular, epsd2 with bonds: mu_r of a fresh contact, growing to rollingFriction
 	                           // as its bond grows, mu_r + (fresh - mu_r) exp(-t / tau); < 0: rollingFriction [-1]
+	double frictionFresh;      // granular with bonds: mu of a fresh contact, growing to friction as its bond
+	                           // grows, mu + (fresh - mu) exp(-t / tau); < 0: friction throughout [-1]
 	double cohesion;           // relative acceleration, m/s^2, >= 0 [0]
 	double cohesionRange;      // cohesion_range, >= 1 [1.25]
 	double viscosity;          // per second, >= 0 [0]

@@ -480,15 +480,36 @@ static bsVec3 bsSpringList_Find(bsSpringList* list, uint32_t partner, bsVec3 n)
 	return bsV3(0.0, 0.0, 0.0);
 }
 
+// The age of the contact bsSpringList_Find has just looked up, after this substep: the last
+// substep's (0 for a new contact) + h, held at 40 tau (where the bond's pull is b to 4e-18).
+static double bsSpringList_Age(const bsPairModel* m, const bsSpringList* list)
+{
+	double age = (list->found >= 0 ? (double)list->ageOld[list->found] : 0.0) + m->h;
+	return age < 40.0 * m->sinteringTime ? age : 40.0 * m->sinteringTime;
+}
+
+// Coulomb's mu of the contact bsSpringList_Find has just looked up: with friction_fresh (step.h),
+// mu + (fresh - mu) exp(-t / tau) for its age t after this substep, as bsSpringList_Bond counts it;
+// else mu, and mu for a contact beyond the particle's 8 springs (it keeps no age, and no bond).
+static double bsFrictionAged(const bsPairModel* m, const bsSpringList* list)
+{
+	if (m->frictionFresh == m->friction || list->ageOut == NULL || list->count >= BS_CONTACT_SPRINGS)
+	{
+		return m->friction;
+	}
+	return m->friction + (m->frictionFresh - m->friction) * exp(-bsSpringList_Age(m, list) / m->sinteringTime);
+}
+
 // Cundall-Strack friction: the spring k_t xi + gamma vt, xi grown by this substep's tangential
-// travel, at most Coulomb's bound (sliding: xi then holds the spring at the bound). The two
-// particles of a pair work out exact negatives of each other's xi (n, dv and xi change sign, the
-// arithmetic is the same), so the pair's momentum is kept as with the normal force.
+// travel, at most Coulomb's bound mu normal (sliding: xi then holds the spring at the bound; 0 for a
+// pull). The two particles of a pair work out exact negatives of each other's xi (n, dv and xi change
+// sign, the arithmetic is the same), so the pair's momentum is kept as with the normal force.
 static bsVec3 bsSpringFriction(const bsPairModel* m, bsSpringList* list, uint32_t partner, bsVec3 n, bsVec3 vt,
-	const bsGranularLaw* law, double bound)
+	const bsGranularLaw* law, double normal)
 {
 	double kt = law->kt;
 	bsVec3 xi = bsMulAdd(bsSpringList_Find(list, partner, n), m->h, vt);
+	double bound = normal > 0.0 ? bsFrictionAged(m, list) * normal : 0.0;
 	bsVec3 force = bsMulAdd(bsScale(kt, xi), law->gt, vt);
 	double size = bsLength(force);
 	if (size > bound)
@@ -518,8 +539,7 @@ static double bsSpringList_Bond(const bsPairModel* m, bsSpringList* list)
 	{
 		return 0.0;  // no bonds, or a contact beyond the particle's 8 springs
 	}
-	double age = (list->found >= 0 ? (double)list->ageOld[list->found] : 0.0) + m->h;
-	age = age < 40.0 * m->sinteringTime ? age : 40.0 * m->sinteringTime;
+	double age = bsSpringList_Age(m, list);
 	list->ageOut[list->written] = (float)age;
 	return m->bond * -expm1(-age / m->sinteringTime);
 }
@@ -558,9 +578,8 @@ static double bsGranularPair(const bsPairModel* m, bsGather* g, bsSpringList* sp
 		contact->normal = normal;
 		contact->kt = law.kt;
 		bsVec3 vt = bsMulSub(dv, vn, n);
-		double bound = normal > 0.0 ? m->friction * normal : 0.0;
-		*tangential = springs != NULL ? bsSpringFriction(m, springs, partner, n, vt, &law, bound) :
-			bsViscousFriction(law.gt, vt, bound);
+		*tangential = springs != NULL ? bsSpringFriction(m, springs, partner, n, vt, &law, normal) :
+			bsViscousFriction(law.gt, vt, normal > 0.0 ? m->friction * normal : 0.0);
 		if (m->bond > 0.0)
 		{
 			return normal - bsSpringList_Bond(m, springs);

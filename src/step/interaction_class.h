@@ -101,6 +101,7 @@ typedef struct bsPairModel
 	bool epsd;           // the rolling spring (epsd2) rather than cdt's torque
 	double bond, sinteringTime;  // sintered bonds (step.h), with tangential springs; 0: none
 	double rollingFresh; // epsd2 with bonds: a fresh contact's mu_r, aging to rolling as its bond (step.h)
+	double frictionFresh; // with bonds: a fresh contact's mu, aging to friction as its bond (step.h)
 	double cohesionAcc, cohesionRange;
 	double blend;        // viscosity: 1 - exp(-viscosity h)
 	double h;

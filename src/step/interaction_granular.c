@@ -29,6 +29,7 @@ static void bsGranular_SetDefaults(bsInteractionDef* d)
 	d->sinteringTime = 1.0;
 	d->wallBond = 0.0;
 	d->rollingFresh = -1.0;
+	d->frictionFresh = -1.0;
 }
 
 static const char* const bs_contactModelNames[bs_contactModelCount] = {"hooke", "hertz"};
@@ -91,7 +92,8 @@ static bool bsGranular_IsValid(const bsInteractionDef* d)
 		bsWithin(d->wallBond, 0.0, big) &&
 		(d->bondStrength == 0.0 || bsGranular_Hertz(d) || d->tangentialStiffness > 0.0) &&
 		(d->rollingFresh < 0.0 || (bsWithin(d->rollingFresh, 0.0, big) && d->rotation &&
-			d->rollingModel == bs_rollingEpsd2 && d->bondStrength > 0.0));
+			d->rollingModel == bs_rollingEpsd2 && d->bondStrength > 0.0)) &&
+		(d->frictionFresh < 0.0 || (bsWithin(d->frictionFresh, 0.0, big) && d->bondStrength > 0.0));
 }
 
 // Hertz-Mindlin's effective moduli of two particles of one material (LIGGGHTS's Yeff and Geff):
@@ -170,6 +172,7 @@ static void bsGranular_Model(const bsInteractionDef* d, double h, double smalles
 	m->bond = d->bondStrength;
 	m->sinteringTime = d->sinteringTime;
 	m->rollingFresh = d->rollingFresh >= 0.0 && m->epsd && m->bond > 0.0 ? d->rollingFresh : m->rolling;
+	m->frictionFresh = d->frictionFresh >= 0.0 && m->bond > 0.0 ? d->frictionFresh : m->friction;
 	double l = bsLogRestitution(d);
 	if (bsGranular_Hertz(d))
 	{
