@@ -460,6 +460,15 @@ typedef struct bsStepDef
 	                      // (so a ball rolls down a slope at 5/7 g sin theta while tan theta <= 7/2
 	                      // friction, and stops on the flat after 7 v^2 / (10 mu_r g)); a particle
 	                      // whose motion along the wall and spin across it both bounds can stop rests.
+	                      // With rolling_model epsd2 the static walls (meshes, planes) keep epsd2's
+	                      // rolling spring instead (LIGGGHTS's wall contact history; bodies keep the
+	                      // torque above): each particle a torque M per unit mass, grown after the
+	                      // friction by h k_t r^2 w (w the spin across n; k_t the pair law's with the
+	                      // wall a partner of infinite mass, m_eff = m and R = r, Hertz at the overlap
+	                      // that bears J_n / h), |M| <= mu_r r J_n / h, turning the spin by -5/2 h M /
+	                      // r^2; 0 again after a substep without a static wall. It holds a grain at
+	                      // rest elastically (no static response): one rolling slower than
+	                      // mu_r g / (1.4 Omega), Omega = sqrt(k_t / (1.4 m)), rocks on it.
 	int maxContacts;      // contacts handled per particle and substep, 1..BS_MAX_CONTACTS; then it
 	                      // waits for the next [4]
 	bool bounded;         // particles leaving [boundsMin, boundsMax] are marked escaped [false]

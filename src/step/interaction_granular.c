@@ -197,6 +197,21 @@ static void bsGranular_Model(const bsInteractionDef* d, double h, double smalles
 	m->tangential = d->tangentialStiffness;
 }
 
+double bsGranular_WallRollingStiffness(const bsInteractionDef* d, double r, double normal)
+{
+	double l = bsLogRestitution(d);
+	if (bsGranular_Hertz(d))
+	{
+		// F = 4/3 E* sqrt(r) delta^(3/2) for the overlap delta; k_t = 8 G* sqrt(r delta).
+		double mass = d->density * (4.0 / 3.0) * BS_PI * r * r * r;
+		double delta = cbrt(pow(0.75 * fmax(normal, 0.0) * mass / (bsHertzYoungs(d) * sqrt(r)), 2.0));
+		return 8.0 * bsHertzShear(d) * sqrt(r * delta) * r * r / mass;
+	}
+	double K = d->contactTime > 0.0 ? (BS_PI * BS_PI + l * l) / (d->contactTime * d->contactTime) :
+		d->stiffness / (d->density * (4.0 / 3.0) * BS_PI * r * r * r);
+	return d->tangentialStiffness * K * r * r;
+}
+
 static bool bsGranular_Springs(const bsInteractionDef* d)
 {
 	return d->tangentialStiffness > 0.0 || bsGranular_Hertz(d);
