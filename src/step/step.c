@@ -472,21 +472,62 @@ typedef struct bsWallSpring
 } bsWallSpring;
 
 // One wall contact's rolling spring on a sphere of radius r after friction, the normal impulse J_n per
-// unit mass: M grows by h k_r w (w the spin without its part along n, k_r = k_t r^2 per unit mass at
-// the normal force J_n / h: bsGranular_WallRollingStiffness), at most mu_r r J_n / h, and turns the
-// spin by its torque, -M h / I = -5/2 h M / r^2.
+// unit mass: M grows by h k_t r^2 w (w the spin without its part along n; k_t and gamma_t at the
+// normal force J_n / h: bsGranular_WallRolling), at most mu_r r J_n / h; below that bound the dashpot
+// gamma_t r^2 w adds to it (the total held to the bound; LIGGGHTS's epsd form: none once the spring
+// gives), and the torque turns the spin by -5/2 h torque / r^2, at most stopping w.
 static void bsWallSpring_Turn(const bsStepDef* def, bsWallSpring* spring, bsVec3 n, double r, double impulse,
 	bsVec3* spin)
 {
 	double h = spring->h;
-	double kr = bsGranular_WallRollingStiffness(&def->interaction, r, impulse / h);
+	bsWallRolling law = bsGranular_WallRolling(&def->interaction, r, impulse / h);
 	bsVec3 w = bsMulSub(*spin, bsDot(*spin, n), n);
-	bsVec3 torque = bsMulAdd(spring->torque, h * kr, w);
+	bsVec3 torque = bsMulAdd(spring->torque, h * law.kt * r * r, w);
 	double bound = def->interaction.rollingFriction * r * impulse / h;
 	double size = bsLength(torque);
-	torque = size > bound ? bsScale(bound / size, torque) : torque;
+	bool gives = size > bound;
+	torque = gives ? bsScale(bound / size, torque) : torque;
 	spring->torque = torque;
+	if (!gives)
+	{
+		// The dashpot at most stops w within the substep (2.5 h gamma_t <= 1).
+		torque = bsMulAdd(torque, fmin(law.gamma, 0.4 / h) * r * r, w);
+		size = bsLength(torque);
+		torque = size > bound ? bsScale(bound / size, torque) : torque;
+	}
 	*spin = bsMulSub(*spin, 2.5 * h / (r * r), torque);
+}
+
+// The static response with the wall's rolling spring: the friction impulse p and the spring's torque T
+// solved together, implicitly, so that the contact point does not slip after them (v_t + p = r q x n,
+// q the new spin across n) and T = M + (h k_t + gamma_t) r^2 q (the spring grown by q, and its
+// dashpot): q (3.5 + 2.5 h (h k_t + gamma_t)) = w + 2.5 / r n x v_t - 2.5 h M / r^2 (w the spin across
+// n). When both bounds hold (|p| <= friction J_n, |T| <= mu_r r J_n / h) the particle takes them
+// (true: *vt, *spin and the spring set; a grain the spring can hold comes to rest, its contact point
+// still); else false, and the explicit response below acts (a contact point that slips, a spring that
+// gives). Applied one after the other, friction then the spring's torque, a grain pressed sideways
+// under load never stopped: each substep the friction turned the push into rolling that the torque
+// took back only in the next (a pyramid of 30 grains crept at mu_r 0.3 where it stands without spring).
+static bool bsWallSpring_Hold(const bsStepDef* def, bsWallSpring* spring, bsVec3 n, double r, double impulse,
+	bsVec3* vt, bsVec3* spin)
+{
+	double h = spring->h;
+	bsWallRolling law = bsGranular_WallRolling(&def->interaction, r, impulse / h);
+	double stiff = (h * law.kt + fmin(law.gamma, 0.4 / h)) * r * r;  // T per unit of q
+	bsVec3 w = bsMulSub(*spin, bsDot(*spin, n), n);
+	bsVec3 drive = bsMulSub(bsMulAdd(w, 2.5 / r, bsCross(n, *vt)), 2.5 * h / (r * r), spring->torque);
+	bsVec3 q = bsScale(1.0 / (3.5 + 2.5 * h * stiff / (r * r)), drive);
+	bsVec3 p = bsSub(bsScale(r, bsCross(q, n)), *vt);
+	bsVec3 torque = bsMulAdd(spring->torque, stiff, q);
+	double bound = def->interaction.rollingFriction * r * impulse / h;
+	if (!(bsLength(p) <= def->friction * impulse && bsLength(torque) <= bound))
+	{
+		return false;
+	}
+	*vt = bsAdd(*vt, p);
+	*spin = bsAdd(bsSub(*spin, w), q);
+	spring->torque = bsMulAdd(spring->torque, h * law.kt * r * r, q);
+	return true;
 }
 
 // The response with rotation (step.h: bsStepDef.friction) of a sphere of radius r and spin *spin: the
@@ -496,7 +537,7 @@ static void bsWallSpring_Turn(const bsStepDef* def, bsWallSpring* spring, bsVec3
 // the spin across n by mu_r r J_n / I against spin / |spin| (LIGGGHTS's wall torque: the normal part
 // left out), at most stopping that part. grip as bsRespond's: a wall bond's impulse counts as normal
 // impulse in both bounds. With a wall's rolling spring (epsd2; NULL: none) the spring turns the spin
-// instead of that torque, and there is no static response: the spring holds a grain at rest.
+// instead of that torque, and its own static response (bsWallSpring_Hold) replaces bsRespondStatic.
 static bsVec3 bsRespondSpin(const bsStepDef* def, double restSpeed, bsVec3 v, bsVec3 n, double r, bsVec3* spin,
 	double grip, bsWallSpring* spring)
 {
@@ -511,6 +552,10 @@ static bsVec3 bsRespondSpin(const bsStepDef* def, double restSpeed, bsVec3 v, bs
 	if (spring == NULL && bsRespondStatic(def, vt, n, r, impulse, spin))
 	{
 		return bsScale(-e * vn, n);
+	}
+	if (spring != NULL && bsWallSpring_Hold(def, spring, n, r, impulse, &vt, spin))
+	{
+		return bsMulSub(vt, e * vn, n);
 	}
 	bsVec3 slip = bsMulSub(vt, r, bsCross(*spin, n));
 	bsVec3 dv = bsScale(-2.0 / 7.0, slip);
