@@ -2,8 +2,7 @@
 // same bytes as the world that never stopped (checkpoint.h), at 1 and 2 threads and across them; a
 // checkpoint cut short, altered, or of other settings is refused with a reason. With rotation (cdt and
 // epsd2, and epsd2 with sintered bonds whose ages age the rolling friction) the same, and a resume
-// without the spins, the rolling springs (the walls' too) or the bond ages goes elsewhere; a file
-// without the walls' rolling springs (older) still resumes.
+// without the spins, the rolling springs or the bond ages goes elsewhere.
 #include "test.h"
 
 #include "blobsim/checkpoint.h"
@@ -275,7 +274,6 @@ static int SpinPourHasState(Spin spin)
 	ENSURE(ZeroSection(&saved, "SPIN"));
 	ENSURE(ZeroSection(&saved, "ROLL") == (spin >= spinEpsd2));
 	ENSURE(ZeroSection(&saved, "BOND") == (spin == spinBonds));
-	ENSURE(ZeroSection(&saved, "WROL") == (spin == spinEpsd2 || spin == spinBonds));
 	bsBytes_Free(&saved);
 	Pour_Free(&s);
 	Pour plain;
@@ -283,54 +281,14 @@ static int SpinPourHasState(Spin spin)
 	RUN_SUBTEST(Steps(&plain, 30));
 	RUN_SUBTEST(Save(&plain, &saved));
 	ENSURE(plain.p.spin == NULL && !ZeroSection(&saved, "SPIN") && !ZeroSection(&saved, "ROLL") &&
-		!ZeroSection(&saved, "BOND") && FindSection(&saved, "WROL", &(uint64_t){0}) == NULL);
+		!ZeroSection(&saved, "BOND"));
 	bsBytes_Free(&saved);
 	Pour_Free(&plain);
 	return 0;
 }
 
-// A checkpoint from before the walls' rolling springs (epsd2; no 'WROL' section) still resumes, with
-// those springs at 0: the epsd2 pour's checkpoint with the section cut out loads whole and steps on.
-static int ResumesWithoutWallSprings(void)
-{
-	Pour a, b;
-	RUN_SUBTEST(Pour_InitSpin(&a, 1, spinEpsd2));
-	RUN_SUBTEST(Steps(&a, 30));
-	bsBytes saved;
-	RUN_SUBTEST(Save(&a, &saved));
-	ENSURE(ZeroSection(&saved, "WROL"));  // a section that held springs (zeroed: the cut is the test)
-	uint64_t length = 0;
-	uint8_t* payload = FindSection(&saved, "WROL", &length);
-	ENSURE(payload != NULL);
-	uint8_t* section = payload - 12;
-	size_t cut = 12 + (size_t)length;
-	memmove(section, section + cut, (size_t)(saved.data + saved.count - (section + cut)));
-	saved.count -= cut;
-	Rehash(&saved);
-	ENSURE(FindSection(&saved, "WROL", &length) == NULL);
-	RUN_SUBTEST(Pour_InitSpin(&b, 1, spinEpsd2));
-	bsByteReader sections;
-	uint64_t hash = 0;
-	char err[512] = "";
-	ENSURE(bsCheckpoint_Open(saved.data, saved.count, &sections, &hash, err, sizeof(err)));
-	bool loaded = bsWorld_LoadState(b.world, &b.p, &sections, err, sizeof(err));
-	if (!loaded)
-	{
-		fprintf(stderr, "load without 'WROL': %s\n", err);
-	}
-	ENSURE(loaded && sections.at == sections.count);
-	RUN_SUBTEST(Steps(&a, 10));
-	RUN_SUBTEST(Steps(&b, 10));
-	ENSURE(b.p.count == a.p.count);
-	bsBytes_Free(&saved);
-	Pour_Free(&a);
-	Pour_Free(&b);
-	return 0;
-}
-
 // Rotation saved and restored, 1 -> 1, 2 -> 2, 1 -> 2 and 2 -> 1 threads (cdt, epsd2, epsd2 with bonds);
-// a resume that forgets the spins, epsd2's rolling springs (between particles, on the walls) or the
-// bonds' ages goes elsewhere; one from a file without the walls' springs still runs.
+// a resume that forgets the spins, epsd2's rolling springs or the bonds' ages goes elsewhere.
 static int ResumesRotation(void)
 {
 	for (Spin spin = spinCdt; spin <= spinBonds; ++spin)
@@ -343,8 +301,6 @@ static int ResumesRotation(void)
 		RUN_SUBTEST(ResumeCase(spin, false, 25, 70, 1, 1, "SPIN"));
 	}
 	RUN_SUBTEST(ResumeCase(spinEpsd2, false, 25, 70, 1, 1, "ROLL"));
-	RUN_SUBTEST(ResumeCase(spinEpsd2, false, 30, 70, 1, 1, "WROL"));
-	RUN_SUBTEST(ResumesWithoutWallSprings());
 	RUN_SUBTEST(ResumeCase(spinBonds, false, 25, 70, 1, 1, "BOND"));
 	return 0;
 }
@@ -489,7 +445,7 @@ static int RefusesChanged(Pour* a, const char tag[4], size_t offset, const void*
 	return 0;
 }
 
-// Damaged spins, rolling springs (between particles, on the walls) and bond ages are refused, naming the section, the particle and the fault.
+// Damaged spins, rolling springs and bond ages are refused, naming the section, the particle and the fault.
 static int RefusesSpinDamage(void)
 {
 	Pour a;
@@ -509,9 +465,6 @@ static int RefusesSpinDamage(void)
 	RUN_SUBTEST(RefusesChanged(&a, "BOND", 8 + 6 * 8 * 4 + 2 * 4, &inf, sizeof(inf),
 		"section 'BOND': particle 6's bond age 2 is not finite"));
 	RUN_SUBTEST(RefusesChanged(&a, "BOND", 0, &three, sizeof(three), "section 'BOND': 3 particles' bond ages"));
-	RUN_SUBTEST(RefusesChanged(&a, "WROL", 8 + 5 * 12 + 4, &inf, sizeof(inf),
-		"section 'WROL': particle 5's wall rolling spring is not finite"));
-	RUN_SUBTEST(RefusesChanged(&a, "WROL", 0, &three, sizeof(three), "section 'WROL': 3 wall rolling springs for"));
 	Pour_Free(&a);
 	return 0;
 }

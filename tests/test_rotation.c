@@ -2,10 +2,8 @@
 // forms: a sphere on an incline (a plane, and a mesh triangle) rolls without slip at 5/7 g sin theta
 // while tan theta <= 7/2 mu, and beyond that slides at g (sin theta - mu cos theta) while its spin grows
 // at 5/2 mu g cos theta / r; rolling resistance (cdt) stops a ball rolling on the flat after
-// 7 v^2 / (10 mu_r g), and so does epsd2's rolling spring on the wall, whose torque stays at most
-// mu_r r F_n, while a slow ball turns back on that spring after a quarter of its period; a Hertz
-// head-on impact reaches the overlap (15 m v^2 / (16 E* sqrt R))^(2/5) and lasts 2.9432 times it over
-// v; and the spin stays 0 with rotation off.
+// 7 v^2 / (10 mu_r g); a Hertz head-on impact reaches the overlap (15 m v^2 / (16 E* sqrt R))^(2/5)
+// and lasts 2.9432 times it over v; and the spin stays 0 with rotation off.
 #include "blobsim/bvh.h"
 #include "blobsim/collide.h"
 #include "blobsim/quat.h"
@@ -167,89 +165,12 @@ static int SlidesBeyondSevenHalvesMu(int surface)
 	return 0;
 }
 
-// epsd2 on a wall (step.h): the rolling spring k_t r^2 and dashpot gamma_t r^2 per unit mass (k_t = s K,
-// gamma_t = tangential_damping / t_c: the pair law's with the wall a partner of infinite mass) turn a
-// ball rolling without slip about its contact point (I = 7/5 r^2 a unit mass): the rolling angle
-// theta'' + 2 zeta Omega theta' + Omega^2 theta = 0, Omega = sqrt(s K / 1.4), 2 zeta Omega = gamma_t /
-// 1.4, while the spring's torque stays below mu_r r F_n (the angle mu_r g / (s K r)).
-typedef struct WallSpring
-{
-	double omega, zeta, damped;  // Omega, zeta, Omega sqrt(1 - zeta^2)
-} WallSpring;
-
-static WallSpring WallSpringOf(const Incline* s)
-{
-	const bsInteractionDef* d = &s->def.interaction;
-	double l = log(d->restitution), tc = d->contactTime;
-	double K = (BS_PI * BS_PI + l * l) / (tc * tc);
-	WallSpring w;
-	w.omega = sqrt(d->tangentialStiffness * K / 1.4);
-	w.zeta = d->tangentialDamping / tc / 1.4 / (2.0 * w.omega);
-	w.damped = w.omega * sqrt(1.0 - w.zeta * w.zeta);
-	return w;
-}
-
-// The way rolled at t from x = 0 at speed v: v / Omega_d exp(-zeta Omega t) sin(Omega_d t).
-static double WallSpringWay(const WallSpring* w, double v, double t)
-{
-	return v / w->damped * exp(-w->zeta * w->omega * t) * sin(w->damped * t);
-}
-
-// The largest rolling speed the spring alone sends back: r Omega times its largest angle.
-static double WallSpringSpeed(const Incline* s)
-{
-	WallSpring w = WallSpringOf(s);
-	return s->def.interaction.rollingFriction * 9.81 / (1.4 * w.omega);
-}
-
-// A ball on the flat, rolling at v below that limit (mu_r 0.1, 0.4 of the limit's speed) with epsd2:
-// the wall's rolling spring stops it after the closed form's way, at tan(Omega_d t) = Omega_d / (zeta
-// Omega), and sends it back, where it is after 2 pi / Omega (cdt's constant torque stops it after
-// 7 v^2 / (10 mu_r g), where it stays). The way out to 3%, its time to one sample (of 40 in 2 pi /
-// Omega), the way at the end to 3% of the way out.
-static int WallSpringRebounds(int surface)
-{
-	Incline s;
-	RUN_SUBTEST(Incline_Init(&s, 0.0, 0.5, 0.1, surface, true));
-	s.def.interaction.rollingModel = bs_rollingEpsd2;
-	s.def.interaction.tangentialStiffness = 2.0 / 7.0;
-	WallSpring w = WallSpringOf(&s);
-	double r = s.p.radius[0], v = 0.4 * WallSpringSpeed(&s), period = 2.0 * BS_PI / w.omega;
-	s.def.dt = period / 40.0;
-	s.def.substeps = 10;
-	s.p.velocity[0] = bsV3(v, 0, 0);
-	ENSURE(bsParticles_EnableSpin(&s.p) == bs_ok);
-	s.p.spin[0] = bsV3(0, 0, -v / r);
-	double start = s.p.position[0].x, far = 0.0, when = 0.0;
-	for (int k = 1; k <= 40; ++k)
-	{
-		RUN_SUBTEST(Incline_Run(&s, 1));
-		double x = s.p.position[0].x - start;
-		when = x > far ? k * s.def.dt : when;
-		far = fmax(far, x);
-	}
-	double peak = atan2(w.damped, w.zeta * w.omega) / w.damped;
-	double end = s.p.position[0].x - start;
-	fprintf(stderr, "  wall rolling spring (%s): out %.4g m in %.4g s, after %.4g s at %.4g m (closed form %.4g m, %.4g s, %.4g m)\n",
-		surface == bs_onPlane ? "plane" : "mesh", far, when, period, end, WallSpringWay(&w, v, peak), peak,
-		WallSpringWay(&w, v, period));
-	ENSURE_SMALL(far / WallSpringWay(&w, v, peak) - 1.0, 0.03);
-	ENSURE(fabs(when - peak) <= 1.01 * s.def.dt);
-	ENSURE(fabs(end - WallSpringWay(&w, v, period)) <= 0.03 * far);
-	Incline_Free(&s);
-	return 0;
-}
-
 // A ball rolling at 1 m/s on the flat with rolling friction mu_r 0.1 decelerates at 5/7 mu_r g and
-// stops after 7 v^2 / (10 mu_r g) = 0.714 m, its spin with it, and stays stopped: cdt's constant
-// torque, and epsd2's rolling spring on the wall, whose torque is at most mu_r r F_n (it then rocks
-// on the spring no faster than the spring's limit, WallSpringSpeed).
-static int RollingResistanceStops(int surface, bsRollingModel model)
+// stops after 7 v^2 / (10 mu_r g) = 0.714 m, its spin with it, and stays stopped.
+static int RollingResistanceStops(int surface)
 {
 	Incline s;
 	RUN_SUBTEST(Incline_Init(&s, 0.0, 0.5, 0.1, surface, true));
-	s.def.interaction.rollingModel = model;
-	s.def.interaction.tangentialStiffness = 2.0 / 7.0;
 	double r = s.p.radius[0], v = 1.0, g = 9.81;
 	s.p.velocity[0] = bsV3(v, 0, 0);
 	ENSURE(bsParticles_EnableSpin(&s.p) == bs_ok);
@@ -262,8 +183,7 @@ static int RollingResistanceStops(int surface, bsRollingModel model)
 	ENSURE_SMALL(s.p.velocity[0].x / (0.5 * v) - 1.0, 5e-3);
 	RUN_SUBTEST(Incline_Run(&s, (int)(0.6 * time / s.def.dt)));
 	ENSURE_SMALL((s.p.position[0].x - start) / stop - 1.0, 5e-3);
-	double still = model == bs_rollingEpsd2 ? WallSpringSpeed(&s) : 1e-6;
-	ENSURE(bsLength(s.p.velocity[0]) < still && bsLength(s.p.spin[0]) * r < still);
+	ENSURE(bsLength(s.p.velocity[0]) < 1e-6 && bsLength(s.p.spin[0]) * r < 1e-6);
 	Incline_Free(&s);
 	return 0;
 }
@@ -532,8 +452,7 @@ static double ReposeAngle(const bsParticles* p, double r)
 
 // 600 grains of radius 2 cm poured from 15 cm onto a floor for 2 s, 3.5 s in all (the settings of
 // configs/sand-pile-rolling.json, half its height, a quarter of its grains): with spin and epsd2
-// rolling friction 0.3 the pile stands at 26.9 degrees (21.7 before the floor kept epsd2's rolling
-// spring; the config's 27.0); with spin
+// rolling friction 0.3 the pile stands at 25.3 degrees (smaller than the config's, 28.1); with spin
 // and no rolling friction it spreads into a sheet, -1.2 degrees (as LIGGGHTS's does, issue 25); 28.2
 // without spin.
 static int PouredPile(bool rotation, double mur, bsRollingModel model, double* angle)
@@ -577,65 +496,6 @@ static int PouredPile(bool rotation, double mur, bsRollingModel model, double* a
 	}
 	ENSURE(p.count == 600);
 	*angle = ReposeAngle(&p, r);
-	bsParticles_Free(&p);
-	bsWorld_Destroy(world);
-	return 0;
-}
-
-// A square pyramid of 30 grains (4 layers, each grain over four; tools/liggghts/compare's grains and
-// law, rolling friction 0.3) on a floor plane stands, its grains at rest after 0.57 s: with cdt (the
-// floor's static response) and with epsd2, whose floor keeps a rolling spring (step.h): its top sinks
-// less than 0.02 r after settling. Friction then the spring's torque one after the other left the
-// loaded base creeping (the top 0.1 r lower, 4e-6 m g r a grain), where the spring's static response
-// holds it.
-static int PyramidStands(bsRollingModel model)
-{
-	bsWorld* world = MakeWorld(1);
-	bsPlane floor;
-	ENSURE(bsMakePlane(bsV3(0, 0, 0), bsV3(0, 1, 0), &floor) == bs_ok);
-	ENSURE(bsWorld_AddPlanes(world, &floor, 1) == bs_ok);
-	double r = 0.002, g = 9.81;
-	bsParticles p;
-	ENSURE(bsParticles_Alloc(&p, 30) == bs_ok);
-	size_t n = 0;
-	for (int k = 0; k < 4; ++k)
-	{
-		for (int i = 0; i < 4 - k; ++i)
-		{
-			for (int j = 0; j < 4 - k; ++j, ++n)
-			{
-				p.radius[n] = r;
-				p.position[n] = bsV3((i - 0.5 * (3 - k)) * 2.0 * r, r * (1.0 + 1e-6) + k * sqrt(2.0) * r * 0.999,
-					(j - 0.5 * (3 - k)) * 2.0 * r);
-			}
-		}
-	}
-	bsStepDef def = GranularDef(true);
-	def.friction = 0.5;
-	def.gravity = bsV3(0, -g, 0);
-	def.interaction.density = 2500.0;
-	def.interaction.restitution = 0.5;
-	def.interaction.contactTime = 0.0028556862458541292;
-	def.interaction.friction = 0.5;
-	def.interaction.tangentialStiffness = 2.0 / 7.0;
-	def.interaction.rollingFriction = 0.3;
-	def.interaction.rollingModel = model;
-	def.dt = def.interaction.contactTime;
-	def.substeps = 50;
-	double top = 0.0;
-	for (int k = 0; k < 200; ++k)
-	{
-		top = k == 20 ? p.position[29].y : top;  // settled on its overlaps
-		ENSURE(bsWorld_Step(world, &def, &p, NULL) == bs_ok);
-	}
-	double kinetic = 0.0;
-	for (size_t i = 0; i < p.count; ++i)
-	{
-		kinetic += 0.5 * bsDot(p.velocity[i], p.velocity[i]) / (g * r) / (double)p.count;
-	}
-	fprintf(stderr, "  pyramid (%s): the top %.3g r lower from 0.057 s to 0.57 s, kinetic energy %.2g m g r a grain\n", bsRollingModelName(model),
-		(top - p.position[29].y) / r, kinetic);
-	ENSURE(top - p.position[29].y < 0.02 * r && kinetic < 1e-8);
 	bsParticles_Free(&p);
 	bsWorld_Destroy(world);
 	return 0;
@@ -714,8 +574,6 @@ int RotationTest(void)
 	RUN_SUBTEST(OrientationFollowsSpin());
 	RUN_SUBTEST(RollingHolds());
 	RUN_SUBTEST(PileStands());
-	RUN_SUBTEST(PyramidStands(bs_rollingCdt));
-	RUN_SUBTEST(PyramidStands(bs_rollingEpsd2));
 	RUN_SUBTEST(PlyKeepsSpin());
 	RUN_SUBTEST(PairKeepsAngularMomentum(bs_contactHooke, 0.0, bs_rollingCdt));
 	RUN_SUBTEST(PairKeepsAngularMomentum(bs_contactHooke, 2.0 / 7.0, bs_rollingCdt));
@@ -726,9 +584,7 @@ int RotationTest(void)
 	{
 		RUN_SUBTEST(RollsWithoutSlip(surface));
 		RUN_SUBTEST(SlidesBeyondSevenHalvesMu(surface));
-		RUN_SUBTEST(RollingResistanceStops(surface, bs_rollingCdt));
-		RUN_SUBTEST(RollingResistanceStops(surface, bs_rollingEpsd2));
-		RUN_SUBTEST(WallSpringRebounds(surface));
+		RUN_SUBTEST(RollingResistanceStops(surface));
 	}
 	RUN_SUBTEST(HertzImpact(1e7, 0.3, 1.0, 2e-6));
 	RUN_SUBTEST(HertzImpact(7e10, 0.22, 0.5, 1e-7));

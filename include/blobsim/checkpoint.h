@@ -3,7 +3,7 @@
 // A checkpoint is the state a run needs to go on exactly as if it had never stopped: the time, the
 // emitters' random stream and progress, the lifetimes, every particle array, the birth times (ages),
 // the sleep counts, the tangential springs (contact histories), with rotation the particles' spins and
-// the rolling springs (epsd2, between particles and on the walls), the stuck collider's cell, and the moving bodies' kept shapes and the
+// the rolling springs (epsd2), the stuck collider's cell, and the moving bodies' kept shapes and the
 // particles stuck to them. What the world rebuilds from these
 // every step (the neighbour grid, the Morton order, the stuck grid's spheres, the bodies' poses at a
 // time) is not kept. Restored into a world made from the same settings (the same config: the caller
@@ -18,8 +18,7 @@
 //
 // Adding a kind of state (as the spins' 'SPIN', the rolling springs' 'ROLL', the bond ages' 'BOND'
 // and the orientations' 'ORNT' were) is a section of its own: a tag, one save and one load in checkpoint.c, in the same place of
-// the order; bump BS_CHECKPOINT_VERSION unless the section is optional (the walls' rolling springs'
-// 'WROL', after 'BOND', only with them: a file from before it resumes with them at 0).
+// the order; bump BS_CHECKPOINT_VERSION.
 #pragma once
 
 #include "blobsim/base.h"

@@ -460,24 +460,6 @@ typedef struct bsStepDef
 	                      // (so a ball rolls down a slope at 5/7 g sin theta while tan theta <= 7/2
 	                      // friction, and stops on the flat after 7 v^2 / (10 mu_r g)); a particle
 	                      // whose motion along the wall and spin across it both bounds can stop rests.
-	                      // With rolling_model epsd2 the static walls (meshes, planes) keep epsd2's
-	                      // rolling spring instead (LIGGGHTS's wall contact history; bodies keep the
-	                      // torque above): each particle a torque M per unit mass, grown after the
-	                      // friction by h k_t r^2 w (w the spin across n; k_t and gamma_t the pair
-	                      // law's tangential stiffness and damping with the wall a partner of infinite
-	                      // mass, m_eff = m and R = r, Hertz at the overlap that bears J_n / h),
-	                      // |M| <= mu_r r J_n / h; below that bound the dashpot gamma_t r^2 w adds to
-	                      // it (the total held to the bound), and the torque turns the spin by
-	                      // -5/2 h torque / r^2; M is 0 again after a substep without a static wall.
-	                      // The dashpot stands in for LIGGGHTS's tangential one, through which its
-	                      // compliant wall contact damps a grain rocking on the spring (a rigid
-	                      // wall's contact point does not move: undamped, the rocking never ended and
-	                      // a pile crept). Its static response solves the friction and the spring's
-	                      // torque together (implicit in the new spin) so that the contact point does
-	                      // not slip; when both bounds allow that the grain takes it (one the spring
-	                      // can hold comes to rest), else friction then the torque act as above. A
-	                      // grain rolling slower than mu_r g / (1.4 Omega), Omega = sqrt(k_t / (1.4
-	                      // m)), turns back on the spring, a damped oscillator.
 	int maxContacts;      // contacts handled per particle and substep, 1..BS_MAX_CONTACTS; then it
 	                      // waits for the next [4]
 	bool bounded;         // particles leaving [boundsMin, boundsMax] are marked escaped [false]

@@ -31,9 +31,7 @@ _Static_assert(sizeof(bsParticles) == 2 * sizeof(size_t) + 8 * sizeof(void*),
 // built on it checks; a fresh world's list builds anyway), and spinBefore and spinCapacity (with
 // rotation, the interaction phase's scratch copy of the spins, made anew in every phase). Saved: the
 // rolling springs (rolling, rollingCapacity, epsd2) in 'ROLL' and the bonds' ages (bondAge,
-// bondCapacity, sintered bonds) in 'BOND', beside the tangential springs of 'CONT', and the rolling
-// springs on the static walls (wallRolling, wallRollingCapacity, epsd2) in 'WROL' (a file without it,
-// from before them, resumes with those springs at 0). Not saved, set
+// bondCapacity, sintered bonds) in 'BOND', beside the tangential springs of 'CONT'. Not saved, set
 // again by the program after a resume: the substep observer (observer, observerContext: a callback of
 // the program's, e.g. the run's motion-blur recorder; no state). Saved in 'TRAL' (not a field of the
 // world: each bsWorldEmitter's): a trail emitter's accumulators (sources, sourceCount). Not saved,
@@ -41,7 +39,7 @@ _Static_assert(sizeof(bsParticles) == 2 * sizeof(size_t) + 8 * sizeof(void*),
 // phase, written in the move phase and used up after it, within the step). Refused
 // (bsWorld_CheckpointGap names them, bsWorld_SaveState fails): the walls' bond ages (wallAge,
 // wallAgeCapacity, wall_bond).
-_Static_assert(sizeof(struct bsWorld) == 536 + 5 * sizeof(void*) + 7 * sizeof(size_t) + sizeof(bsNeighbourList) + sizeof(bsMeshCache),
+_Static_assert(sizeof(struct bsWorld) == 536 + 4 * sizeof(void*) + 6 * sizeof(size_t) + sizeof(bsNeighbourList) + sizeof(bsMeshCache),
 	"a new field of the world: save it in the checkpoint (checkpoint.c) or say why the step rebuilds it");
 #endif
 
@@ -485,19 +483,6 @@ static void bsSaveBeside(const bsWorld* world, const bsParticles* p, const char 
 	bsBytes_EndSizedSection(out, sized);
 }
 
-// 'WROL': the particles' count and each one's rolling spring on the walls (3 floats; 0 beyond the room).
-static void bsSaveWallRolling(const bsWorld* world, const bsParticles* p, bsBytes* out)
-{
-	uint64_t sized = bsBytes_BeginSizedSection(out, "WROL", 8 + (uint64_t)p->count * sizeof(bsRollingSpring));
-	bsBytes_PutU64(out, (uint64_t)p->count);
-	for (size_t i = 0; i < p->count; ++i)
-	{
-		bsRollingSpring zero = {{0.0f, 0.0f, 0.0f}};
-		bsBytes_Put(out, i < world->wallRollingCapacity ? &world->wallRolling[i] : &zero, sizeof(zero));
-	}
-	bsBytes_EndSizedSection(out, sized);
-}
-
 static void bsSaveContacts(const bsWorld* world, const bsParticles* p, bsBytes* out)
 {
 	size_t calm = world->calm != NULL ? p->count : 0;
@@ -568,10 +553,6 @@ bsResult bsWorld_SaveState(const bsWorld* world, const bsParticles* p, bsBytes* 
 	bsBytes_EndSizedSection(out, sized);
 	bsSaveBeside(world, p, "ROLL", world->rolling, world->rollingCapacity, sizeof(bsRollingSpring), out);
 	bsSaveBeside(world, p, "BOND", world->bondAge, world->bondCapacity, sizeof(float), out);
-	if (world->wallRolling != NULL)
-	{
-		bsSaveWallRolling(world, p, out);
-	}
 	mark = bsBytes_BeginSection(out, "BODY");
 	bsResult r = bs_ok;
 	if (world->bodies != NULL)
@@ -932,33 +913,6 @@ static bool bsLoadBeside(bsWorld* world, const bsParticles* p, bsBeside a, bsByt
 	return bsSectionDone(s, a.tag, err, errlen);
 }
 
-static bool bsLoadWallRolling(bsWorld* world, const bsParticles* p, bsByteReader* s, char* err, size_t errlen)
-{
-	uint64_t count = bsByteReader_U64(s);
-	if (count != p->count || count > (s->count - s->at) / sizeof(bsRollingSpring) ||
-		!BS_ARRAY_RESERVE(world->wallRolling, world->wallRollingCapacity, (size_t)count))
-	{
-		snprintf(err, errlen, "section 'WROL': %" PRIu64 " wall rolling springs for %zu particles, or more than the bytes or the memory",
-			count, p->count);
-		return false;
-	}
-	if (world->wallRolling != NULL)
-	{
-		memset(world->wallRolling, 0, world->wallRollingCapacity * sizeof(bsRollingSpring));
-	}
-	bsLoadArray(s, world->wallRolling, (size_t)count, sizeof(bsRollingSpring));
-	for (size_t i = 0; i < (size_t)count; ++i)
-	{
-		const float* f = world->wallRolling[i].torque;
-		if (!isfinite(f[0]) || !isfinite(f[1]) || !isfinite(f[2]))
-		{
-			snprintf(err, errlen, "section 'WROL': particle %zu's wall rolling spring is not finite", i);
-			return false;
-		}
-	}
-	return bsSectionDone(s, "WROL", err, errlen);
-}
-
 static bool bsLoadBodies(bsWorld* world, const bsParticles* p, bsByteReader* s, char* err, size_t errlen)
 {
 	char why[256];
@@ -990,7 +944,5 @@ bool bsWorld_LoadState(bsWorld* world, bsParticles* p, bsByteReader* in, char* e
 		bsLoadBeside(world, p, bsBeside_Rolling(world), &s, err, errlen) &&
 		bsByteReader_Section(in, "BOND", &s, err, errlen) &&
 		bsLoadBeside(world, p, bsBeside_Bonds(world), &s, err, errlen) &&
-		(!bsByteReader_Next(in, "WROL") ||
-			(bsByteReader_Section(in, "WROL", &s, err, errlen) && bsLoadWallRolling(world, p, &s, err, errlen))) &&
 		bsByteReader_Section(in, "BODY", &s, err, errlen) && bsLoadBodies(world, p, &s, err, errlen);
 }

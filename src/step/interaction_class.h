@@ -72,18 +72,6 @@ const bsInteractionClass* bsInteractionClass_Of(bsInteractionType type);
 // The mass of a particle of radius r: def's density times the kind's volume (bsInteractionClass.volume).
 double bsInteraction_ParticleMass(const bsInteractionDef* def, double radius);
 
-// The granular walls' rolling spring (step.h: rolling_model epsd2) of a particle of radius r against a
-// static wall that presses it with `normal` (its normal force per unit mass, m/s^2), per unit mass:
-// the pair law's tangential stiffness k_t and damping rate gamma_t with the wall as a partner of
-// infinite mass (m_eff = m, R = r; Hertz at the overlap that bears the force).
-typedef struct bsWallRolling
-{
-	double kt;     // k_t / m, 1/s^2: the spring is k_t r^2 (LIGGGHTS's wall contact k_t R^2)
-	double gamma;  // gamma_t / m, 1/s: the tangential dashpot's rate
-} bsWallRolling;
-
-bsWallRolling bsGranular_WallRolling(const bsInteractionDef* def, double r, double normal);
-
 // --- for the pair classes (repulsion, granular): the shared pair phase ---
 
 // What a pair needs, worked out once per substep: the shared terms (cohesion, viscosity) by the pair

@@ -197,23 +197,6 @@ static void bsGranular_Model(const bsInteractionDef* d, double h, double smalles
 	m->tangential = d->tangentialStiffness;
 }
 
-bsWallRolling bsGranular_WallRolling(const bsInteractionDef* d, double r, double normal)
-{
-	double l = bsLogRestitution(d);
-	double mass = d->density * (4.0 / 3.0) * BS_PI * r * r * r;
-	if (bsGranular_Hertz(d))
-	{
-		// F = 4/3 E* sqrt(r) delta^(3/2) for the overlap delta; k_t = 8 G* sqrt(r delta) and
-		// gamma_t = 2 sqrt(5/6) beta sqrt(k_t m).
-		double delta = cbrt(pow(0.75 * fmax(normal, 0.0) * mass / (bsHertzYoungs(d) * sqrt(r)), 2.0));
-		double kt = 8.0 * bsHertzShear(d) * sqrt(r * delta) / mass;
-		return (bsWallRolling){kt, 2.0 * sqrt(5.0 / 6.0) * bsDampingRatio(d) * sqrt(kt)};
-	}
-	double K = d->contactTime > 0.0 ? (BS_PI * BS_PI + l * l) / (d->contactTime * d->contactTime) :
-		d->stiffness / mass;
-	return (bsWallRolling){d->tangentialStiffness * K, d->tangentialDamping / bsContactTime(d, r)};
-}
-
 static bool bsGranular_Springs(const bsInteractionDef* d)
 {
 	return d->tangentialStiffness > 0.0 || bsGranular_Hertz(d);

@@ -413,7 +413,6 @@ typedef struct bsMoveJob
 	double wakeSpeed;       // a sleeper hit faster than this wakes: wakeSpeed, and faster than a resting contact
 	bool rotation;          // the particles spin (granular with rotation: particles->spin is there)
 	float* wallAge;         // with bonds to walls (step.h: wall_bond): the world's, else NULL
-	bsRollingSpring* wallRolling;  // with epsd2 (step.h): the world's, one a particle, else NULL
 	double start;           // the substep's start, seconds
 	bsSplash* splashes;     // with a splash: each particle's first impact of the step (bsSplash), else NULL
 } bsMoveJob;
@@ -463,83 +462,15 @@ static bool bsRespondStatic(const bsStepDef* def, bsVec3 vt, bsVec3 n, double r,
 	return true;
 }
 
-// The rolling spring of epsd2 against the static walls (step.h; LIGGGHTS's wall contact history): the
-// torque M per unit mass a particle keeps on its walls, and the substep's h.
-typedef struct bsWallSpring
-{
-	bsVec3 torque;
-	double h;
-} bsWallSpring;
-
-// One wall contact's rolling spring on a sphere of radius r after friction, the normal impulse J_n per
-// unit mass: M grows by h k_t r^2 w (w the spin without its part along n; k_t and gamma_t at the
-// normal force J_n / h: bsGranular_WallRolling), at most mu_r r J_n / h; below that bound the dashpot
-// gamma_t r^2 w adds to it (the total held to the bound; LIGGGHTS's epsd form: none once the spring
-// gives), and the torque turns the spin by -5/2 h torque / r^2, at most stopping w.
-static void bsWallSpring_Turn(const bsStepDef* def, bsWallSpring* spring, bsVec3 n, double r, double impulse,
-	bsVec3* spin)
-{
-	double h = spring->h;
-	bsWallRolling law = bsGranular_WallRolling(&def->interaction, r, impulse / h);
-	bsVec3 w = bsMulSub(*spin, bsDot(*spin, n), n);
-	bsVec3 torque = bsMulAdd(spring->torque, h * law.kt * r * r, w);
-	double bound = def->interaction.rollingFriction * r * impulse / h;
-	double size = bsLength(torque);
-	bool gives = size > bound;
-	torque = gives ? bsScale(bound / size, torque) : torque;
-	spring->torque = torque;
-	if (!gives)
-	{
-		// The dashpot at most stops w within the substep (2.5 h gamma_t <= 1).
-		torque = bsMulAdd(torque, fmin(law.gamma, 0.4 / h) * r * r, w);
-		size = bsLength(torque);
-		torque = size > bound ? bsScale(bound / size, torque) : torque;
-	}
-	*spin = bsMulSub(*spin, 2.5 * h / (r * r), torque);
-}
-
-// The static response with the wall's rolling spring: the friction impulse p and the spring's torque T
-// solved together, implicitly, so that the contact point does not slip after them (v_t + p = r q x n,
-// q the new spin across n) and T = M + (h k_t + gamma_t) r^2 q (the spring grown by q, and its
-// dashpot): q (3.5 + 2.5 h (h k_t + gamma_t)) = w + 2.5 / r n x v_t - 2.5 h M / r^2 (w the spin across
-// n). When both bounds hold (|p| <= friction J_n, |T| <= mu_r r J_n / h) the particle takes them
-// (true: *vt, *spin and the spring set; a grain the spring can hold comes to rest, its contact point
-// still); else false, and the explicit response below acts (a contact point that slips, a spring that
-// gives). Applied one after the other, friction then the spring's torque, a grain pressed sideways
-// under load never stopped: each substep the friction turned the push into rolling that the torque
-// took back only in the next (a pyramid of 30 grains crept at mu_r 0.3 where it stands without spring).
-static bool bsWallSpring_Hold(const bsStepDef* def, bsWallSpring* spring, bsVec3 n, double r, double impulse,
-	bsVec3* vt, bsVec3* spin)
-{
-	double h = spring->h;
-	bsWallRolling law = bsGranular_WallRolling(&def->interaction, r, impulse / h);
-	double stiff = (h * law.kt + fmin(law.gamma, 0.4 / h)) * r * r;  // T per unit of q
-	bsVec3 w = bsMulSub(*spin, bsDot(*spin, n), n);
-	bsVec3 drive = bsMulSub(bsMulAdd(w, 2.5 / r, bsCross(n, *vt)), 2.5 * h / (r * r), spring->torque);
-	bsVec3 q = bsScale(1.0 / (3.5 + 2.5 * h * stiff / (r * r)), drive);
-	bsVec3 p = bsSub(bsScale(r, bsCross(q, n)), *vt);
-	bsVec3 torque = bsMulAdd(spring->torque, stiff, q);
-	double bound = def->interaction.rollingFriction * r * impulse / h;
-	if (!(bsLength(p) <= def->friction * impulse && bsLength(torque) <= bound))
-	{
-		return false;
-	}
-	*vt = bsAdd(*vt, p);
-	*spin = bsAdd(bsSub(*spin, w), q);
-	spring->torque = bsMulAdd(spring->torque, h * law.kt * r * r, q);
-	return true;
-}
-
 // The response with rotation (step.h: bsStepDef.friction) of a sphere of radius r and spin *spin: the
 // normal as bsRespond's; at rest when bsRespondStatic can hold it; else the friction impulse stops the
 // contact point's slip v_t + spin x (-r n) (2/7 of it a unit mass for a solid sphere), at most
 // friction x the normal impulse J_n, and turns the spin by its torque; then rolling resistance turns
 // the spin across n by mu_r r J_n / I against spin / |spin| (LIGGGHTS's wall torque: the normal part
 // left out), at most stopping that part. grip as bsRespond's: a wall bond's impulse counts as normal
-// impulse in both bounds. With a wall's rolling spring (epsd2; NULL: none) the spring turns the spin
-// instead of that torque, and its own static response (bsWallSpring_Hold) replaces bsRespondStatic.
+// impulse in both bounds.
 static bsVec3 bsRespondSpin(const bsStepDef* def, double restSpeed, bsVec3 v, bsVec3 n, double r, bsVec3* spin,
-	double grip, bsWallSpring* spring)
+	double grip)
 {
 	double vn = bsDot(v, n);
 	if (!(vn < 0.0))
@@ -549,13 +480,9 @@ static bsVec3 bsRespondSpin(const bsStepDef* def, double restSpeed, bsVec3 v, bs
 	double e = def->response == bs_responseBounce && -vn > restSpeed ? def->restitution : 0.0;
 	double impulse = (1.0 + e) * -vn + grip;
 	bsVec3 vt = bsMulSub(v, vn, n);
-	if (spring == NULL && bsRespondStatic(def, vt, n, r, impulse, spin))
+	if (bsRespondStatic(def, vt, n, r, impulse, spin))
 	{
 		return bsScale(-e * vn, n);
-	}
-	if (spring != NULL && bsWallSpring_Hold(def, spring, n, r, impulse, &vt, spin))
-	{
-		return bsMulSub(vt, e * vn, n);
 	}
 	bsVec3 slip = bsMulSub(vt, r, bsCross(*spin, n));
 	bsVec3 dv = bsScale(-2.0 / 7.0, slip);
@@ -564,11 +491,6 @@ static bsVec3 bsRespondSpin(const bsStepDef* def, double restSpeed, bsVec3 v, bs
 	dv = size > bound ? bsScale(bound / size, dv) : dv;
 	vt = bsAdd(vt, dv);
 	*spin = bsMulSub(*spin, 2.5 / r, bsCross(n, dv));
-	if (spring != NULL)
-	{
-		bsWallSpring_Turn(def, spring, n, r, impulse, spin);
-		return bsMulSub(vt, e * vn, n);
-	}
 	bsVec3 rolling = bsMulSub(*spin, bsDot(*spin, n), n);
 	double turn = 2.5 * def->interaction.rollingFriction * impulse / r;
 	double spinSize = bsLength(*spin);
@@ -580,11 +502,10 @@ static bsVec3 bsRespondSpin(const bsStepDef* def, double restSpeed, bsVec3 v, bs
 }
 
 // The response of a particle of radius r (with spin, when the particles spin) to a contact of normal n,
-// with a wall bond's grip (bsRespond) and a static wall's rolling spring (NULL: none).
-static bsVec3 bsMoveRespond(const bsMoveJob* job, bsVec3 v, bsVec3 n, double r, bsVec3* spin, double grip,
-	bsWallSpring* spring)
+// with a wall bond's grip (bsRespond).
+static bsVec3 bsMoveRespond(const bsMoveJob* job, bsVec3 v, bsVec3 n, double r, bsVec3* spin, double grip)
 {
-	return job->rotation ? bsRespondSpin(job->def, job->restSpeed, v, n, r, spin, grip, spring) :
+	return job->rotation ? bsRespondSpin(job->def, job->restSpeed, v, n, r, spin, grip) :
 		bsRespond(job->def, job->restSpeed, v, n, grip);
 }
 
@@ -621,30 +542,6 @@ static void bsWallRest_Age(const bsMoveJob* job, size_t i, const bsWallRest* res
 	double cap = 40.0 * job->def->interaction.sinteringTime;
 	double age = rest->touched > 0 && !rest->slid ? fmin((double)job->wallAge[i] + job->h, cap) : 0.0;
 	job->wallAge[i] = (float)age;
-}
-
-// Particle i's wall rolling spring from the last substep (0 without one).
-static bsVec3 bsWallSpring_Load(const bsMoveJob* job, size_t i)
-{
-	if (job->wallRolling == NULL)
-	{
-		return bsV3(0.0, 0.0, 0.0);
-	}
-	const float* f = job->wallRolling[i].torque;
-	return bsV3(f[0], f[1], f[2]);
-}
-
-// Particle i's wall rolling spring for the next substep: 0 once it touched no static wall in this one
-// (LIGGGHTS's contact history ends with the contact).
-static void bsWallSpring_Store(const bsMoveJob* job, size_t i, bsVec3 torque)
-{
-	if (job->wallRolling != NULL)
-	{
-		float* f = job->wallRolling[i].torque;
-		f[0] = (float)torque.x;
-		f[1] = (float)torque.y;
-		f[2] = (float)torque.z;
-	}
 }
 
 // The surfaces a particle touched in one substep, by their normals, so that the motion after a
@@ -851,7 +748,6 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 	const bsCollider* last = NULL;  // the collider of the last contact, and its class
 	const bsColliderClass* lastClass = NULL;
 	bsWallRest rest = {0, false};
-	bsWallSpring spring = {bsWallSpring_Load(job, i), job->h};
 
 	for (int contact = 0;; ++contact)
 	{
@@ -928,12 +824,11 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 			// A moving surface: the response to the velocity relative to it (it pushes and carries).
 			bsVec3 surface = lastClass->surfaceVelocity(last, out.point, u0 + out.t * (1.0 - u0));
 			v = bsAdd(surface, bsContactPlanes_Clip(&planes, n,
-				bsMoveRespond(job, bsSub(v, surface), n, radius, &spin, grip, NULL)));
+				bsMoveRespond(job, bsSub(v, surface), n, radius, &spin, grip)));
 		}
 		else
 		{
-			bool wall = job->wallRolling != NULL && (out.kind == bs_colliderMesh || out.kind == bs_colliderPlane);
-			v = bsContactPlanes_Clip(&planes, n, bsMoveRespond(job, v, n, radius, &spin, grip, wall ? &spring : NULL));
+			v = bsContactPlanes_Clip(&planes, n, bsMoveRespond(job, v, n, radius, &spin, grip));
 		}
 		if (out.kind == bs_colliderMesh || out.kind == bs_colliderPlane)
 		{
@@ -963,7 +858,6 @@ static bsResult bsMoveParticle(const bsMoveJob* job, size_t i, bsStepWorker* wor
 	p->position[i] = x;
 	p->velocity[i] = v;
 	bsWallRest_Age(job, i, &rest);
-	bsWallSpring_Store(job, i, rest.touched > 0 ? spring.torque : bsV3(0.0, 0.0, 0.0));
 	if (job->rotation)
 	{
 		p->spin[i] = spin;
@@ -1152,42 +1046,23 @@ static bsResult bsStep_Interact(bsWorld* world, const bsStepDef* def, const bsIn
 	return bs_ok;
 }
 
-// A per-particle array of the world (slot: a pointer to it) with room for count particles of `size`
-// bytes each, the new ones 0, when `on`; else untouched. *out: the array, or NULL when not on.
-static bsResult bsWorld_ReserveZeroed(bool on, void* slot, size_t* capacity, size_t count, size_t size, void** out)
+// With bonds to walls (step.h: wall_bond), the world's ages with room for every particle, new ones 0;
+// else NULL.
+static bsResult bsWallAge_Reserve(bsWorld* world, const bsStepDef* def, size_t count, float** ages)
 {
-	*out = NULL;
-	if (!on)
+	*ages = NULL;
+	if (def->interaction.type != bs_interactionGranular || !(def->interaction.wallBond > 0.0))
 	{
 		return bs_ok;
 	}
-	size_t old = *capacity;
-	if (!bsArray_Reserve(slot, capacity, count, size))
+	size_t old = world->wallAgeCapacity;
+	if (!BS_ARRAY_RESERVE(world->wallAge, world->wallAgeCapacity, count))
 	{
 		return bs_errOutOfMemory;
 	}
-	memset(*(char**)slot + old * size, 0, (*capacity - old) * size);
-	*out = *(void**)slot;
+	memset(world->wallAge + old, 0, (world->wallAgeCapacity - old) * sizeof(float));
+	*ages = world->wallAge;
 	return bs_ok;
-}
-
-// The move phase's arrays of the static walls: with bonds to walls (step.h: wall_bond) the ages, with
-// epsd2's rolling spring on the walls (granular, rotation, rolling_model epsd2, rolling_friction > 0)
-// the springs; each with room for every particle, new ones 0, else NULL.
-static bsResult bsWallState_Reserve(bsWorld* world, const bsStepDef* def, size_t count, bsMoveJob* move)
-{
-	const bsInteractionDef* d = &def->interaction;
-	bool granular = d->type == bs_interactionGranular;
-	bool rolling = granular && d->rotation && d->rollingModel == bs_rollingEpsd2 && d->rollingFriction > 0.0;
-	void* ages = NULL;
-	void* springs = NULL;
-	bsResult r = bsWorld_ReserveZeroed(granular && d->wallBond > 0.0, &world->wallAge, &world->wallAgeCapacity, count,
-		sizeof(float), &ages);
-	r = r == bs_ok ? bsWorld_ReserveZeroed(rolling, &world->wallRolling, &world->wallRollingCapacity, count,
-		sizeof(bsRollingSpring), &springs) : r;
-	move->wallAge = ages;
-	move->wallRolling = springs;
-	return r;
 }
 
 bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particles, bsStepStats* stats)
@@ -1230,10 +1105,10 @@ bsResult bsWorld_Step(bsWorld* world, const bsStepDef* def, bsParticles* particl
 	bsLap(&clock, &profile->emit);
 	double h = def->dt / substeps;
 	bsForcesJob forces = {.context = {def, particles, world->time, h, world}, .particles = particles};
-	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h, 0.0, rotation, NULL, NULL,
+	bsMoveJob move = {world, def, h, particles, NULL, 2.0 * bsLength(def->gravity) * h, 0.0, rotation, NULL,
 		world->time, splashes};
 	move.wakeSpeed = fmax(def->wakeSpeed, move.restSpeed);
-	result = result == bs_ok ? bsWallState_Reserve(world, def, particles->count, &move) : result;
+	result = result == bs_ok ? bsWallAge_Reserve(world, def, particles->count, &move.wallAge) : result;
 	// The interaction's phase, through its class (a valid def has one): none has no phase.
 	const bsInteractionClass* interaction = bsInteractionClass_Of(def->interaction.type);
 	BS_ASSERT(interaction != NULL);

@@ -67,7 +67,6 @@ void bsWorld_Destroy(bsWorld* world)
 	free(world->rolling);
 	free(world->bondAge);
 	free(world->wallAge);
-	free(world->wallRolling);
 	free(world->colliders);
 	for (int e = 0; world->emitters != NULL && e < world->emitterCount; ++e)
 	{

@@ -264,8 +264,6 @@ struct bsWorld
 	size_t bondCapacity;       // particles they have room for
 	float* wallAge;            // with bonds to walls (step.h: wall_bond): each particle's rest on the walls, s; else NULL
 	size_t wallAgeCapacity;    // particles it has room for
-	bsRollingSpring* wallRolling;  // with epsd2 (step.h): each particle's rolling spring on the static walls, else NULL
-	size_t wallRollingCapacity;    // particles it has room for
 	bsVec3* spinBefore;        // with rotation: the spins before the interaction phase (the gather's)
 	size_t spinCapacity;
 	struct bsWorldDynamics* dynamics;  // the dynamic bodies' rigid states (body_dynamics.h), NULL until needed
