@@ -16,8 +16,8 @@ static bool bsFluid_ReserveSlots(bsFluid* f, size_t slots, bool walls)
 		return !walls || f->wallOf != NULL || BS_ARRAY_RESIZE(f->wallOf, f->slotCapacity);
 	}
 	size_t n = bsArray_NextCapacity(f->slotCapacity, slots);
-	bool ok = BS_ARRAY_RESIZE(f->first, n + 1) && BS_ARRAY_RESIZE(f->density, n) && BS_ARRAY_RESIZE(f->volume, n) &&
-		BS_ARRAY_RESIZE(f->factor, n) && BS_ARRAY_RESIZE(f->kappa, n) && BS_ARRAY_RESIZE(f->nu, n);
+	bool ok = BS_ARRAY_RESIZE(f->first, n + 1) && BS_ARRAY_RESIZE(f->density, n) && BS_ARRAY_RESIZE(f->factor, n) &&
+		BS_ARRAY_RESIZE(f->kappa, n) && BS_ARRAY_RESIZE(f->nu, n);
 	for (int k = 0; ok && k < 4; ++k)
 	{
 		ok = BS_ARRAY_RESIZE(f->scratch[k], n);
@@ -148,7 +148,7 @@ static uint32_t bsFluid_ScanSlot(const bsNeighbourGrid* grid, uint32_t s, uint32
 	return n;
 }
 
-// Counts into first[s + 1], the lists into the worker's part while they fit, the slots' volumes.
+// Counts into first[s + 1], the lists into the worker's part while they fit.
 static void bsNeighboursScan_Range(void* context, size_t begin, size_t end, int worker)
 {
 	bsNeighbourJob* job = context;
@@ -163,7 +163,6 @@ static void bsNeighboursScan_Range(void* context, size_t begin, size_t end, int 
 		fits = fits && n <= room;
 		used += n;
 		f->first[s + 1] = n;
-		f->volume[s] = bsFluid_Volume(job->grid->radius[s]);
 	}
 	f->chunkAt[begin / bs_fluidGrain] = fits ? (size_t)worker * job->part + start : SIZE_MAX;
 	f->workerUsed[worker] = fits ? used : start;
@@ -278,7 +277,7 @@ bsFluidBytes bsFluid_ByteParts(const bsFluid* f)
 {
 	bsFluidBytes b;
 	b.lists = f->listCapacity * (sizeof(uint32_t) + sizeof(double));
-	b.slots = f->slotCapacity * (sizeof(uint32_t) + 5 * sizeof(double) + 4 * sizeof(bsVec3));
+	b.slots = f->slotCapacity * (sizeof(uint32_t) + 4 * sizeof(double) + 4 * sizeof(bsVec3));
 	b.walls = (f->wallOf != NULL ? f->slotCapacity * sizeof(uint32_t) : 0) + f->wallCapacity * sizeof(bsFluidWall) +
 		f->wallBodyCapacity * sizeof(bsFluidWallBodies);
 	b.particles = f->particleCapacity * 2 * sizeof(float);
@@ -298,7 +297,6 @@ void bsFluid_Free(bsFluid* f)
 	free(f->list);
 	free(f->pairFactor);
 	free(f->density);
-	free(f->volume);
 	free(f->factor);
 	free(f->kappa);
 	free(f->nu);

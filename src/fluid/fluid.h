@@ -95,7 +95,6 @@ typedef struct bsFluid
 	// for the pressure solves, kept by the density pass (and again after the viscosity solve,
 	// bsFluid_KeepGradFactors); the viscosity solve's tensor factor while it runs.
 	double* pairFactor;
-	double* volume;     // V = (2r)^3, by the neighbour search
 	double* density;    // rho / rho0
 	double* factor;     // DFSPH: 1 / (|sum V_j grad W_ij + grad Phi|^2 + sum |V_j grad W_ij|^2), 0: none
 	double* kappa;      // a pressure solve's current pressure (p / (rho0 rho^2) h^2-free form), scratch
@@ -169,7 +168,7 @@ void bsFluid_Solve(bsFluid* fluid, const bsFluidDef* def, double density, bsNeig
 	bsPool* pool, bsFluidReport* report);
 
 // The solver's bytes, and the same by kind: the neighbour lists with their pair factors (12 bytes a
-// listed neighbour), the by-slot arrays (first, volume, density, factor, kappa, nu, 4 vectors: 140
+// listed neighbour), the by-slot arrays (first, density, factor, kappa, nu, 4 vectors: 132
 // bytes a slot), the wall records (a slot's, when any collider has walls), the warm starts by
 // particle, and the chunks' and workers' small arrays.
 typedef struct bsFluidBytes
@@ -243,7 +242,7 @@ static inline bsFluidGrad bsFluid_Grad(const bsFluid* f, const bsNeighbourGrid* 
 	uint32_t j = f->list[k];
 	bsFluidGrad p;
 	p.x = bsSub(g->position[s], g->position[j]);
-	p.V = f->volume[j];
+	p.V = bsFluid_Volume(g->radius[j]);
 	p.grad = bsScale(f->pairFactor[k], p.x);
 	return p;
 }
