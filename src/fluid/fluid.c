@@ -226,7 +226,7 @@ bsResult bsFluid_FindNeighbours(bsFluid* fluid, const bsNeighbourGrid* grid, bsP
 		return bs_errOutOfMemory;
 	}
 	memset(fluid->workerUsed, 0, (size_t)threads * sizeof(size_t));
-	size_t room = fluid->listCapacity * (sizeof(double) / sizeof(uint32_t));
+	size_t room = fluid->listCapacity * (sizeof(*fluid->pairFactor) / sizeof(uint32_t));
 	bsNeighbourJob job = {fluid, grid, (uint32_t*)fluid->pairFactor, room / (size_t)threads};
 	bsPool_For(pool, grid->count, bs_fluidGrain, bsNeighboursScan_Range, &job);
 	uint64_t total = 0;
@@ -276,7 +276,7 @@ double bsFluid_LargestRate(bsFluid* fluid, const bsNeighbourGrid* grid, bsPool* 
 bsFluidBytes bsFluid_ByteParts(const bsFluid* f)
 {
 	bsFluidBytes b;
-	b.lists = f->listCapacity * (sizeof(uint32_t) + sizeof(double));
+	b.lists = f->listCapacity * (sizeof(uint32_t) + sizeof(*f->pairFactor));
 	b.slots = f->slotCapacity * (sizeof(uint32_t) + 4 * sizeof(double) + 4 * sizeof(bsVec3));
 	b.walls = (f->wallOf != NULL ? f->slotCapacity * sizeof(uint32_t) : 0) + f->wallCapacity * sizeof(bsFluidWall) +
 		f->wallBodyCapacity * sizeof(bsFluidWallBodies);

@@ -93,8 +93,11 @@ typedef struct bsFluid
 	uint32_t* list;
 	// By list entry, a factor of the pair that a solve reads every iteration: dW(r, H) / r (0 at r = 0)
 	// for the pressure solves, kept by the density pass (and again after the viscosity solve,
-	// bsFluid_KeepGradFactors); the viscosity solve's tensor factor while it runs.
-	double* pairFactor;
+	// bsFluid_KeepGradFactors); the viscosity solve's tensor factor while it runs. Kept as floats (4
+	// bytes a listed neighbour, not 8): a relative rounding of 6e-8 on a pair's factor, far below the
+	// solves' tolerances (docs/fluids.md); each pair's is the same both ways, so the viscosity's
+	// matrix stays symmetric.
+	float* pairFactor;
 	double* density;    // rho / rho0
 	double* factor;     // DFSPH: 1 / (|sum V_j grad W_ij + grad Phi|^2 + sum |V_j grad W_ij|^2), 0: none
 	double* kappa;      // a pressure solve's current pressure (p / (rho0 rho^2) h^2-free form), scratch
@@ -167,7 +170,7 @@ bsResult bsFluid_FindNeighbours(bsFluid* fluid, const bsNeighbourGrid* grid, bsP
 void bsFluid_Solve(bsFluid* fluid, const bsFluidDef* def, double density, bsNeighbourGrid* grid, double h,
 	bsPool* pool, bsFluidReport* report);
 
-// The solver's bytes, and the same by kind: the neighbour lists with their pair factors (12 bytes a
+// The solver's bytes, and the same by kind: the neighbour lists with their pair factors (8 bytes a
 // listed neighbour), the by-slot arrays (first, density, factor, kappa, nu, 4 vectors: 132
 // bytes a slot), the wall records (a slot's, when any collider has walls), the warm starts by
 // particle, and the chunks' and workers' small arrays.
@@ -243,7 +246,7 @@ static inline bsFluidGrad bsFluid_Grad(const bsFluid* f, const bsNeighbourGrid* 
 	bsFluidGrad p;
 	p.x = bsSub(g->position[s], g->position[j]);
 	p.V = bsFluid_Volume(g->radius[j]);
-	p.grad = bsScale(f->pairFactor[k], p.x);
+	p.grad = bsScale((double)f->pairFactor[k], p.x);
 	return p;
 }
 

@@ -55,7 +55,7 @@ static void bsDensity_Range(void* context, size_t begin, size_t end, int worker)
 		{
 			uint32_t j = f->list[k];
 			bsFluidPair p = bsFluid_Pair(g, (uint32_t)s, j);
-			f->pairFactor[k] = bsFluid_GradFactor(&p);
+			f->pairFactor[k] = (float)bsFluid_GradFactor(&p);
 			rho += p.V * bsSph_W(p.r, p.H);
 			bsVec3 grad = bsScale(p.V, p.grad);
 			sum = bsAdd(sum, grad);
@@ -210,7 +210,7 @@ static void bsGradFactor_Range(void* context, size_t begin, size_t end, int work
 		for (uint32_t k = f->first[s]; k < f->first[s + 1]; ++k)
 		{
 			bsFluidPair p = bsFluid_Pair(job->grid, (uint32_t)s, f->list[k]);
-			f->pairFactor[k] = bsFluid_GradFactor(&p);
+			f->pairFactor[k] = (float)bsFluid_GradFactor(&p);
 		}
 	}
 }

@@ -83,7 +83,7 @@ static void bsViscosity_KeepPairs(const bsViscosityJob* job, uint32_t s)
 	{
 		uint32_t j = f->list[k];
 		bsVec3 x = bsSub(g->position[s], g->position[j]);
-		f->pairFactor[k] = bsViscosity_Pair(job, s, j, x, bsLength(x));
+		f->pairFactor[k] = (float)bsViscosity_Pair(job, s, j, x, bsLength(x));
 	}
 }
 
@@ -99,7 +99,7 @@ static bsVec3 bsViscosity_Apply(const bsViscosityJob* job, uint32_t s, const bsV
 	{
 		uint32_t j = f->list[k];
 		bsVec3 x = bsSub(g->position[s], g->position[j]);
-		lap = bsMulAdd(lap, f->pairFactor[k] * bsDot(bsSub(p[s], p[j]), x), x);
+		lap = bsMulAdd(lap, (double)f->pairFactor[k] * bsDot(bsSub(p[s], p[j]), x), x);
 	}
 	bsVec3 out = bsMulSub(bsScale(Vi, p[s]), job->h, lap);
 	const bsFluidWall* w = bsFluid_WallOf(f, s);
@@ -122,7 +122,7 @@ static bsVec3 bsViscosity_Diagonal(const bsViscosityJob* job, uint32_t s)
 	{
 		uint32_t j = f->list[k];
 		bsVec3 x = bsSub(g->position[s], g->position[j]);
-		d = bsSub(d, bsScale(job->h * f->pairFactor[k], bsV3(x.x * x.x, x.y * x.y, x.z * x.z)));
+		d = bsSub(d, bsScale(job->h * (double)f->pairFactor[k], bsV3(x.x * x.x, x.y * x.y, x.z * x.z)));
 	}
 	const bsFluidWall* w = bsFluid_WallOf(f, s);
 	if (w != NULL)
