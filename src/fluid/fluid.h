@@ -92,17 +92,22 @@ typedef struct bsFluid
 	uint32_t* first;    // slot s's neighbours are list[first[s] .. first[s + 1])
 	uint32_t* list;
 	// By list entry, a factor of the pair that a solve reads every iteration: dW(r, H) / r (0 at r = 0)
-	// for the pressure solves, kept by the density pass (and again after the viscosity solve,
-	// bsFluid_KeepGradFactors); the viscosity solve's tensor factor while it runs. Kept as floats (4
+	// for the pressure solves, kept by the density pass (run again after the viscosity solve); the
+	// viscosity solve's tensor factor while it runs. Kept as floats (4
 	// bytes a listed neighbour, not 8): a relative rounding of 6e-8 on a pair's factor, far below the
 	// solves' tolerances (docs/fluids.md); each pair's is the same both ways, so the viscosity's
 	// matrix stays symmetric.
 	float* pairFactor;
+	// density, factor and kappa are the thirds of one block of 3 x slotCapacity doubles, which is also
+	// scratch[2], the viscosity solve's A p: its iterations read none of the three (its first pass
+	// reads the densities), and the density pass runs again after it, to the same bytes (24 bytes a
+	// slot less).
+	double* block;
 	double* density;    // rho / rho0
 	double* factor;     // DFSPH: 1 / (|sum V_j grad W_ij + grad Phi|^2 + sum |V_j grad W_ij|^2), 0: none
 	double* kappa;      // a pressure solve's current pressure (p / (rho0 rho^2) h^2-free form), scratch
 	double* nu;         // the effective kinematic viscosity
-	bsVec3* scratch[4]; // the viscosity solve's vectors; the normals of the tension pass
+	bsVec3* scratch[4]; // the viscosity solve's vectors (scratch[2] in block); the normals of the tension pass
 	// The walls near each slot, kept only for the slots that have any (a wall record is 240 bytes;
 	// most particles of a pour or a pool are farther than their support from every wall):
 	// wall[wallOf[s]], wallOf[s] = BS_FLUID_NO_WALL for a slot with none. wallOf is NULL when no
@@ -171,8 +176,8 @@ void bsFluid_Solve(bsFluid* fluid, const bsFluidDef* def, double density, bsNeig
 	bsPool* pool, bsFluidReport* report);
 
 // The solver's bytes, and the same by kind: the neighbour lists with their pair factors (8 bytes a
-// listed neighbour), the by-slot arrays (first, density, factor, kappa, nu, 4 vectors: 132
-// bytes a slot), the wall records (a slot's, when any collider has walls), the warm starts by
+// listed neighbour), the by-slot arrays (first, density, factor, kappa, nu, 4 vectors, one of
+// them over density, factor and kappa: 108 bytes a slot), the wall records (a slot's, when any collider has walls), the warm starts by
 // particle, and the chunks' and workers' small arrays.
 typedef struct bsFluidBytes
 {
@@ -257,9 +262,6 @@ void bsFluid_SumChunks(const bsFluid* fluid, uint32_t slots, int width, double* 
 // The passes, in the order bsFluid_Solve runs them (fluid_pressure.c, fluid_tension.c,
 // fluid_viscosity.c).
 void bsFluid_ComputeDensity(bsFluid* fluid, bsNeighbourGrid* grid, bsPool* pool);
-
-// pairFactor as dW(r, H) / r again (after the viscosity solve used it).
-void bsFluid_KeepGradFactors(bsFluid* fluid, const bsNeighbourGrid* grid, bsPool* pool);
 
 // One DFSPH solve (divergence-free or constant-density) until the mean error is at most `tolerance`
 // and the largest at most `peakTolerance`, or maxIterations; its iterations, and the mean and largest
