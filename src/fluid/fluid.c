@@ -33,7 +33,8 @@ static bool bsFluid_ReserveSlots(bsFluid* f, size_t slots, bool walls)
 		return !walls || f->wallOf != NULL || BS_ARRAY_RESIZE(f->wallOf, f->slotCapacity);
 	}
 	size_t n = bsArray_NextCapacity(f->slotCapacity, slots);
-	bool ok = BS_ARRAY_RESIZE(f->first, n + 1) && bsFluid_ReserveBlock(f, n) && BS_ARRAY_RESIZE(f->nu, n);
+	bool ok = BS_ARRAY_RESIZE(f->first, n + 1) && bsFluid_ReserveBlock(f, n) && BS_ARRAY_RESIZE(f->volume, n) &&
+		BS_ARRAY_RESIZE(f->nu, n);
 	for (int k = 0; ok && k < 4; ++k)
 	{
 		ok = k == 2 || BS_ARRAY_RESIZE(f->scratch[k], n);
@@ -164,7 +165,7 @@ static uint32_t bsFluid_ScanSlot(const bsNeighbourGrid* grid, uint32_t s, uint32
 	return n;
 }
 
-// Counts into first[s + 1], the lists into the worker's part while they fit.
+// Counts into first[s + 1], the lists into the worker's part while they fit, the slots' volumes.
 static void bsNeighboursScan_Range(void* context, size_t begin, size_t end, int worker)
 {
 	bsNeighbourJob* job = context;
@@ -179,6 +180,7 @@ static void bsNeighboursScan_Range(void* context, size_t begin, size_t end, int 
 		fits = fits && n <= room;
 		used += n;
 		f->first[s + 1] = n;
+		f->volume[s] = bsFluid_Volume(job->grid->radius[s]);
 	}
 	f->chunkAt[begin / bs_fluidGrain] = fits ? (size_t)worker * job->part + start : SIZE_MAX;
 	f->workerUsed[worker] = fits ? used : start;
@@ -293,7 +295,7 @@ bsFluidBytes bsFluid_ByteParts(const bsFluid* f)
 {
 	bsFluidBytes b;
 	b.lists = f->listCapacity * (sizeof(uint32_t) + sizeof(*f->pairFactor));
-	b.slots = f->slotCapacity * (sizeof(uint32_t) + 4 * sizeof(double) + 3 * sizeof(bsVec3));
+	b.slots = f->slotCapacity * (sizeof(uint32_t) + 5 * sizeof(double) + 3 * sizeof(bsVec3));
 	b.walls = (f->wallOf != NULL ? f->slotCapacity * sizeof(uint32_t) : 0) + f->wallCapacity * sizeof(bsFluidWall) +
 		f->wallBodyCapacity * sizeof(bsFluidWallBodies);
 	b.particles = f->particleCapacity * 2 * sizeof(float);
@@ -313,6 +315,7 @@ void bsFluid_Free(bsFluid* f)
 	free(f->list);
 	free(f->pairFactor);
 	free(f->block);
+	free(f->volume);
 	free(f->nu);
 	for (int k = 0; k < 4; ++k)
 	{
