@@ -558,7 +558,6 @@ void bsFluid_Solve(bsFluid* fluid, const bsFluidDef* def, double density, bsNeig
 		bool converged;
 		report->viscosityIterations = (uint64_t)bsFluid_ViscositySolve(fluid, grid, def, density, h, pool, &converged);
 		report->unconverged += !converged;
-		bsFluid_ComputeDensity(fluid, grid, pool);  // the block's densities and factors again, as they were
 		bsFluid_ClipAll(fluid, grid, h, pool);
 	}
 	n = bsFluid_PressureSolve(fluid, grid, h, false, def->densityError, def->densityErrorMax, def->maxIterations, pool,

@@ -100,8 +100,8 @@ typedef struct bsFluid
 	float* pairFactor;
 	// density, factor and kappa are the thirds of one block of 3 x slotCapacity doubles, which is also
 	// scratch[2], the viscosity solve's A p: its iterations read none of the three (its first pass
-	// reads the densities), and the density pass runs again after it, to the same bytes (24 bytes a
-	// slot less).
+	// reads the densities), and the density pass runs again after each of its conjugate-gradient
+	// solves, to the same bytes (24 bytes a slot less).
 	double* block;
 	double* volume;     // V = (2r)^3, by the neighbour search (computed from the radius instead, the
 	                    // pressure passes took 7% more CPU on water)

@@ -351,7 +351,7 @@ int bsFluid_ViscositySolve(bsFluid* fluid, bsNeighbourGrid* grid, const bsFluidD
 	return n;
 }
 
-static int bsFluid_ViscositySolveCG(bsViscosityJob* jobp, bsPool* pool, bool* converged)
+static int bsFluid_ViscosityIterate(bsViscosityJob* jobp, bsPool* pool, bool* converged)
 {
 	bsViscosityJob job = *jobp;
 	bsFluid* fluid = job.fluid;
@@ -383,4 +383,15 @@ static int bsFluid_ViscositySolveCG(bsViscosityJob* jobp, bsPool* pool, bool* co
 	}
 	*converged = false;
 	return def->maxViscosityIterations;
+}
+
+// One conjugate-gradient solve, then the density pass again: the solve's A p is the block of the
+// densities, factors and pressures (bsFluid.block), so whatever reads them after it (the next
+// viscosity read from the strain rates, the constant-density solve) reads them as the density pass
+// left them, the same bytes.
+static int bsFluid_ViscositySolveCG(bsViscosityJob* job, bsPool* pool, bool* converged)
+{
+	int n = bsFluid_ViscosityIterate(job, pool, converged);
+	bsFluid_ComputeDensity(job->fluid, job->grid, pool);
+	return n;
 }
