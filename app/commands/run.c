@@ -116,7 +116,7 @@ static void bsRunUsage(FILE* f, bool check)
 		"                    refuse the run (exit 1, before allocating the particles) when its\n"
 		"                    estimated memory exceeds BYTES; suffixes K, M, G (powers of 1024), 0 = no\n"
 		"                    cap (default: the machine's physical memory). The estimate is particles x\n"
-		"                    61 bytes (+ 72 with particles.interaction, + 816 instead with the fluid,\n"
+		"                    61 bytes (+ 72 with particles.interaction, + 676 instead with the fluid,\n"
 		"                    + 64 with particles.accumulate, + 28 with motion.sleep, + 1 with an\n"
 		"                    interaction and either, + 8 with output.cache) + triangles x 304 bytes\n"
 		"                    (mesh and BVH; the moving bodies' too) + the field's grid and\n"
@@ -736,11 +736,12 @@ enum
 	bs_memoryInteraction = 72 + 61,
 	bs_memoryMeshCandidates = 36,                           // mesh_candidates.h, with an interaction and a mesh
 	// The fluid interaction's bytes a particle, in place of bs_memoryInteraction: the neighbour grid
-	// (65) and the solver's arrays (751: neighbour lists and pair factors 366 at 27 neighbours, the
-	// by-slot arrays 140, a wall record 240, warm starts 8), as `blobsim bench --only fluid` measured
-	// them on 100,000 particles of water in a box of planes (docs/performance.md). The wall records
-	// are kept since only for the slots near a wall: an upper bound, for a scene all near its walls.
-	bs_memoryFluid = 816,
+	// (65) and the solver's arrays (611: neighbour lists and pair factors 243 at 27 neighbours, 8
+	// bytes each and an eighth of room, the by-slot arrays 116, a wall record 240 and its index 4,
+	// warm starts 8), as `blobsim bench --only fluid` measured them on 100,000 particles of water in
+	// a box of planes (docs/performance.md). The wall records are kept only for the slots near a
+	// wall: an upper bound, for a scene all near its walls.
+	bs_memoryFluid = 676,
 	bs_memoryFixedNeighbour = 1,                            // its fixed flag, with stuck or sleeping neighbours
 	bs_memoryAccumulation = 64,                             // the stuck grid (stuck_grid.c): a slot's 52 bytes,
 	                                                        // slotOf's 4, at most 2 buckets of 4

@@ -8,6 +8,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(sizeof(bsVec3) == 3 * sizeof(double), "the block's thirds are the viscosity's A p");
+
+// The block of density, factor and kappa for n slots, also the viscosity solve's scratch[2] (none of
+// them kept from a substep to the next).
+static bool bsFluid_ReserveBlock(bsFluid* f, size_t n)
+{
+	if (!BS_ARRAY_RESIZE(f->block, 3 * n))
+	{
+		return false;
+	}
+	f->density = f->block;
+	f->factor = f->block + n;
+	f->kappa = f->block + 2 * n;
+	f->scratch[2] = (bsVec3*)(void*)f->block;
+	return true;
+}
+
 // Grows every by-slot array to hold `slots` (one capacity for all; the walls' array only with walls).
 static bool bsFluid_ReserveSlots(bsFluid* f, size_t slots, bool walls)
 {
@@ -16,11 +33,11 @@ static bool bsFluid_ReserveSlots(bsFluid* f, size_t slots, bool walls)
 		return !walls || f->wallOf != NULL || BS_ARRAY_RESIZE(f->wallOf, f->slotCapacity);
 	}
 	size_t n = bsArray_NextCapacity(f->slotCapacity, slots);
-	bool ok = BS_ARRAY_RESIZE(f->first, n + 1) && BS_ARRAY_RESIZE(f->density, n) && BS_ARRAY_RESIZE(f->volume, n) &&
-		BS_ARRAY_RESIZE(f->factor, n) && BS_ARRAY_RESIZE(f->kappa, n) && BS_ARRAY_RESIZE(f->nu, n);
+	bool ok = BS_ARRAY_RESIZE(f->first, n + 1) && bsFluid_ReserveBlock(f, n) && BS_ARRAY_RESIZE(f->volume, n) &&
+		BS_ARRAY_RESIZE(f->nu, n);
 	for (int k = 0; ok && k < 4; ++k)
 	{
-		ok = BS_ARRAY_RESIZE(f->scratch[k], n);
+		ok = k == 2 || BS_ARRAY_RESIZE(f->scratch[k], n);
 	}
 	ok = ok && (!walls && f->wallOf == NULL ? true : BS_ARRAY_RESIZE(f->wallOf, n));
 	if (ok)
@@ -232,7 +249,7 @@ bsResult bsFluid_FindNeighbours(bsFluid* fluid, const bsNeighbourGrid* grid, bsP
 		return bs_errOutOfMemory;
 	}
 	memset(fluid->workerUsed, 0, (size_t)threads * sizeof(size_t));
-	size_t room = fluid->listCapacity * (sizeof(double) / sizeof(uint32_t));
+	size_t room = fluid->listCapacity * (sizeof(*fluid->pairFactor) / sizeof(uint32_t));
 	bsNeighbourJob job = {fluid, grid, (uint32_t*)fluid->pairFactor, room / (size_t)threads};
 	bsPool_For(pool, grid->count, bs_fluidGrain, bsNeighboursScan_Range, &job);
 	uint64_t total = 0;
@@ -282,8 +299,8 @@ double bsFluid_LargestRate(bsFluid* fluid, const bsNeighbourGrid* grid, bsPool* 
 bsFluidBytes bsFluid_ByteParts(const bsFluid* f)
 {
 	bsFluidBytes b;
-	b.lists = f->listCapacity * (sizeof(uint32_t) + sizeof(double));
-	b.slots = f->slotCapacity * (sizeof(uint32_t) + 5 * sizeof(double) + 4 * sizeof(bsVec3)) +
+	b.lists = f->listCapacity * (sizeof(uint32_t) + sizeof(*f->pairFactor));
+	b.slots = f->slotCapacity * (sizeof(uint32_t) + 5 * sizeof(double) + 3 * sizeof(bsVec3)) +
 		f->startCapacity * sizeof(bsVec3);
 	b.walls = (f->wallOf != NULL ? f->slotCapacity * sizeof(uint32_t) : 0) + f->wallCapacity * sizeof(bsFluidWall) +
 		f->wallBodyCapacity * sizeof(bsFluidWallBodies);
@@ -303,14 +320,15 @@ void bsFluid_Free(bsFluid* f)
 	free(f->first);
 	free(f->list);
 	free(f->pairFactor);
-	free(f->density);
+	free(f->block);
 	free(f->volume);
-	free(f->factor);
-	free(f->kappa);
 	free(f->nu);
 	for (int k = 0; k < 4; ++k)
 	{
-		free(f->scratch[k]);
+		if (k != 2)
+		{
+			free(f->scratch[k]);
+		}
 	}
 	free(f->start);
 	free(f->wallOf);
@@ -547,7 +565,6 @@ void bsFluid_Solve(bsFluid* fluid, const bsFluidDef* def, double density, bsNeig
 		bool converged;
 		report->viscosityIterations = (uint64_t)bsFluid_ViscositySolve(fluid, grid, def, density, h, pool, &converged);
 		report->unconverged += !converged;
-		bsFluid_KeepGradFactors(fluid, grid, pool);
 		bsFluid_ClipAll(fluid, grid, h, pool);
 	}
 	n = bsFluid_PressureSolve(fluid, grid, h, false, def->densityError, def->densityErrorMax, def->maxIterations, pool,

@@ -93,15 +93,24 @@ typedef struct bsFluid
 	uint32_t* first;    // slot s's neighbours are list[first[s] .. first[s + 1])
 	uint32_t* list;
 	// By list entry, a factor of the pair that a solve reads every iteration: dW(r, H) / r (0 at r = 0)
-	// for the pressure solves, kept by the density pass (and again after the viscosity solve,
-	// bsFluid_KeepGradFactors); the viscosity solve's tensor factor while it runs.
-	double* pairFactor;
-	double* volume;     // V = (2r)^3, by the neighbour search
+	// for the pressure solves, kept by the density pass (run again after the viscosity solve); the
+	// viscosity solve's tensor factor while it runs. Kept as floats (4
+	// bytes a listed neighbour, not 8): a relative rounding of 6e-8 on a pair's factor, far below the
+	// solves' tolerances (docs/fluids.md); each pair's is the same both ways, so the viscosity's
+	// matrix stays symmetric.
+	float* pairFactor;
+	// density, factor and kappa are the thirds of one block of 3 x slotCapacity doubles, which is also
+	// scratch[2], the viscosity solve's A p: its iterations read none of the three (its first pass
+	// reads the densities), and the density pass runs again after each of its conjugate-gradient
+	// solves, to the same bytes (24 bytes a slot less).
+	double* block;
+	double* volume;     // V = (2r)^3, by the neighbour search (computed from the radius instead, the
+	                    // pressure passes took 7% more CPU on water)
 	double* density;    // rho / rho0
 	double* factor;     // DFSPH: 1 / (|sum V_j grad W_ij + grad Phi|^2 + sum |V_j grad W_ij|^2), 0: none
 	double* kappa;      // a pressure solve's current pressure (p / (rho0 rho^2) h^2-free form), scratch
 	double* nu;         // the effective kinematic viscosity
-	bsVec3* scratch[4]; // the viscosity solve's vectors; the normals of the tension pass
+	bsVec3* scratch[4]; // the viscosity solve's vectors (scratch[2] in block); the normals of the tension pass
 	bsVec3* start;      // a yield stress's: the velocities before the viscosity solve (v*), startCapacity slots
 	size_t startCapacity;
 	// The walls near each slot, kept only for the slots that have any (a wall record is 240 bytes;
@@ -181,9 +190,10 @@ bsResult bsFluid_FindNeighbours(bsFluid* fluid, const bsNeighbourGrid* grid, bsP
 void bsFluid_Solve(bsFluid* fluid, const bsFluidDef* def, double density, bsNeighbourGrid* grid, double h,
 	bsPool* pool, bsFluidReport* report);
 
-// The solver's bytes, and the same by kind: the neighbour lists with their pair factors (12 bytes a
-// listed neighbour), the by-slot arrays (first, volume, density, factor, kappa, nu, 4 vectors: 140
-// bytes a slot; v* for a yield stress's trial solve 24 more), the wall records (a slot's, when any
+// The solver's bytes, and the same by kind: the neighbour lists with their pair factors (8 bytes a
+// listed neighbour), the by-slot arrays (first, volume, density, factor, kappa, nu, 4 vectors, one
+// of them over density, factor and kappa: 116 bytes a slot; v* for a yield stress's trial solve 24
+// more), the wall records (a slot's, when any
 // collider has walls), the warm starts by particle, and the chunks' and workers' small arrays.
 typedef struct bsFluidBytes
 {
@@ -257,7 +267,7 @@ static inline bsFluidGrad bsFluid_Grad(const bsFluid* f, const bsNeighbourGrid* 
 	bsFluidGrad p;
 	p.x = bsSub(g->position[s], g->position[j]);
 	p.V = f->volume[j];
-	p.grad = bsScale(f->pairFactor[k], p.x);
+	p.grad = bsScale((double)f->pairFactor[k], p.x);
 	return p;
 }
 
@@ -268,9 +278,6 @@ void bsFluid_SumChunks(const bsFluid* fluid, uint32_t slots, int width, double* 
 // The passes, in the order bsFluid_Solve runs them (fluid_pressure.c, fluid_tension.c,
 // fluid_viscosity.c).
 void bsFluid_ComputeDensity(bsFluid* fluid, bsNeighbourGrid* grid, bsPool* pool);
-
-// pairFactor as dW(r, H) / r again (after the viscosity solve used it).
-void bsFluid_KeepGradFactors(bsFluid* fluid, const bsNeighbourGrid* grid, bsPool* pool);
 
 // One DFSPH solve (divergence-free or constant-density) until the mean error is at most `tolerance`
 // and the largest at most `peakTolerance`, or maxIterations; its iterations, and the mean and largest

@@ -55,7 +55,7 @@ static void bsDensity_Range(void* context, size_t begin, size_t end, int worker)
 		{
 			uint32_t j = f->list[k];
 			bsFluidPair p = bsFluid_Pair(g, (uint32_t)s, j);
-			f->pairFactor[k] = bsFluid_GradFactor(&p);
+			f->pairFactor[k] = (float)bsFluid_GradFactor(&p);
 			rho += p.V * bsSph_W(p.r, p.H);
 			bsVec3 grad = bsScale(p.V, p.grad);
 			sum = bsAdd(sum, grad);
@@ -198,27 +198,6 @@ void bsFluid_ComputeDensity(bsFluid* fluid, bsNeighbourGrid* grid, bsPool* pool)
 {
 	bsPressureJob job = {fluid, grid, 0.0, false};
 	bsPool_For(pool, grid->count, bs_fluidGrain, bsDensity_Range, &job);
-}
-
-static void bsGradFactor_Range(void* context, size_t begin, size_t end, int worker)
-{
-	(void)worker;
-	bsPressureJob* job = context;
-	bsFluid* f = job->fluid;
-	for (size_t s = begin; s < end; ++s)
-	{
-		for (uint32_t k = f->first[s]; k < f->first[s + 1]; ++k)
-		{
-			bsFluidPair p = bsFluid_Pair(job->grid, (uint32_t)s, f->list[k]);
-			f->pairFactor[k] = bsFluid_GradFactor(&p);
-		}
-	}
-}
-
-void bsFluid_KeepGradFactors(bsFluid* fluid, const bsNeighbourGrid* grid, bsPool* pool)
-{
-	bsPressureJob job = {fluid, (bsNeighbourGrid*)grid, 0.0, false};
-	bsPool_For(pool, grid->count, bs_fluidGrain, bsGradFactor_Range, &job);
 }
 
 // The largest of the chunks' maxima (in chunk order: any order gives the same maximum).

@@ -91,7 +91,7 @@ static void bsViscosity_KeepPairs(const bsViscosityJob* job, uint32_t s)
 	{
 		uint32_t j = f->list[k];
 		bsVec3 x = bsSub(g->position[s], g->position[j]);
-		f->pairFactor[k] = bsViscosity_Pair(job, s, j, x, bsLength(x));
+		f->pairFactor[k] = (float)bsViscosity_Pair(job, s, j, x, bsLength(x));
 	}
 }
 
@@ -107,7 +107,7 @@ static bsVec3 bsViscosity_Apply(const bsViscosityJob* job, uint32_t s, const bsV
 	{
 		uint32_t j = f->list[k];
 		bsVec3 x = bsSub(g->position[s], g->position[j]);
-		lap = bsMulAdd(lap, f->pairFactor[k] * bsDot(bsSub(p[s], p[j]), x), x);
+		lap = bsMulAdd(lap, (double)f->pairFactor[k] * bsDot(bsSub(p[s], p[j]), x), x);
 	}
 	bsVec3 out = bsMulSub(bsScale(Vi, p[s]), job->h, lap);
 	const bsFluidWall* w = bsFluid_WallOf(f, s);
@@ -130,7 +130,7 @@ static bsVec3 bsViscosity_Diagonal(const bsViscosityJob* job, uint32_t s)
 	{
 		uint32_t j = f->list[k];
 		bsVec3 x = bsSub(g->position[s], g->position[j]);
-		d = bsSub(d, bsScale(job->h * f->pairFactor[k], bsV3(x.x * x.x, x.y * x.y, x.z * x.z)));
+		d = bsSub(d, bsScale(job->h * (double)f->pairFactor[k], bsV3(x.x * x.x, x.y * x.y, x.z * x.z)));
 	}
 	const bsFluidWall* w = bsFluid_WallOf(f, s);
 	if (w != NULL)
@@ -371,7 +371,7 @@ int bsFluid_ViscositySolve(bsFluid* fluid, bsNeighbourGrid* grid, const bsFluidD
 	return n;
 }
 
-static int bsFluid_ViscositySolveCG(bsViscosityJob* jobp, bsPool* pool, bool* converged)
+static int bsFluid_ViscosityIterate(bsViscosityJob* jobp, bsPool* pool, bool* converged)
 {
 	bsViscosityJob job = *jobp;
 	bsFluid* fluid = job.fluid;
@@ -403,4 +403,15 @@ static int bsFluid_ViscositySolveCG(bsViscosityJob* jobp, bsPool* pool, bool* co
 	}
 	*converged = false;
 	return def->maxViscosityIterations;
+}
+
+// One conjugate-gradient solve, then the density pass again: the solve's A p is the block of the
+// densities, factors and pressures (bsFluid.block), so whatever reads them after it (the next
+// viscosity read from the strain rates, the constant-density solve) reads them as the density pass
+// left them, the same bytes.
+static int bsFluid_ViscositySolveCG(bsViscosityJob* job, bsPool* pool, bool* converged)
+{
+	int n = bsFluid_ViscosityIterate(job, pool, converged);
+	bsFluid_ComputeDensity(job->fluid, job->grid, pool);
+	return n;
 }
