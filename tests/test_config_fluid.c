@@ -193,7 +193,7 @@ static const BadFluid badFluids[] = {
 	{"\"interaction\": {\"type\": \"granular\", \"yield_stress\": 2}", NULL, AT("yield_stress") "not used by a "
 		"\"granular\" interaction (its keys: type, density, cohesion, cohesion_range, viscosity, skin, restitution, "
 		"contact_time, stiffness, friction, tangential_damping, tangential_stiffness, contact_model, youngs_modulus, "
-		"poisson_ratio, rotation, rolling_friction, rolling_friction_fresh, friction_fresh, rolling_model, bond_strength, "
+		"poisson_ratio, rotation, rolling_friction, rolling_friction_fresh, friction_fresh, rolling_model, spring_turn, bond_strength, "
 		"sintering_time, wall_bond)"},
 	{"\"interaction\": {\"type\": \"granular\", \"bond_strength\": 5}", NULL, AT("bond_strength") "sintered "
 		"bonds need the tangential spring: tangential_stiffness > 0 (or contact_model \"hertz\")"},

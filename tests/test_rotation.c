@@ -3,7 +3,9 @@
 // while tan theta <= 7/2 mu, and beyond that slides at g (sin theta - mu cos theta) while its spin grows
 // at 5/2 mu g cos theta / r; rolling resistance (cdt) stops a ball rolling on the flat after
 // 7 v^2 / (10 mu_r g); a Hertz head-on impact reaches the overlap (15 m v^2 / (16 E* sqrt R))^(2/5)
-// and lasts 2.9432 times it over v; and the spin stays 0 with rotation off.
+// and lasts 2.9432 times it over v; and the spin stays 0 with rotation off. A pair turning rigidly
+// keeps its tangential spring's length with spring_turn "rescale" and loses it as cos^k of the turn a
+// substep with "project" (LIGGGHTS's and LAMMPS's).
 #include "blobsim/bvh.h"
 #include "blobsim/collide.h"
 #include "blobsim/quat.h"
@@ -12,6 +14,7 @@
 #include "ply.h"
 #include "test.h"
 #include "core.h"
+#include "world_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -569,8 +572,121 @@ static int OrientationFollowsSpin(void)
 	return 0;
 }
 
+// --- the tangential spring's turn (step.h: bsSpringTurn) ---
+
+// Places the pair of radius r, overlap delta, at angle theta about the z axis through the origin, turning
+// rigidly at omega rad/s about z: velocities omega x x and spins omega, so the contact points move
+// together (c_i = c_j = d / 2) and the spring gets no tangential travel, only the pair's turn.
+static void PlaceTurningPair(bsParticles* p, double r, double delta, double theta, double omega)
+{
+	double half = 0.5 * (2.0 * r - delta);
+	bsVec3 n = bsV3(cos(theta), sin(theta), 0.0);
+	bsVec3 w = bsV3(0.0, 0.0, omega);
+	for (size_t i = 0; i < 2; ++i)
+	{
+		p->position[i] = bsScale(i == 0 ? -half : half, n);
+		p->velocity[i] = bsCross(w, p->position[i]);
+		p->spin[i] = w;
+	}
+}
+
+// The spring of particle i with particle j (world_internal.h), or NULL.
+static const bsContactSpring* FindSpring(const bsWorld* world, size_t i, uint32_t j)
+{
+	for (int k = 0; k < BS_CONTACT_SPRINGS; ++k)
+	{
+		const bsContactSpring* s = world->springs + i * BS_CONTACT_SPRINGS + k;
+		if (s->partner == j)
+		{
+			return s;
+		}
+	}
+	return NULL;
+}
+
+static double SpringLength(const bsContactSpring* s)
+{
+	return bsLength(bsV3(s->xi[0], s->xi[1], s->xi[2]));
+}
+
+// Two grains of radius 0.01 pressed 0.1 r together, friction 10 (never sliding), no gravity, one
+// substep a step: a first step with a tangential relative speed u sets the spring xi0 = h u (in the
+// plane of the turn), then the pair is set turning rigidly by phi a substep (its state placed anew
+// before each step, so only the turn changes the spring). After k turns |xi| is |xi0| with "rescale"
+// and |xi0| cos^k phi with "project" (the part along the new n lost each time), within the floats'
+// rounding; xi stays in the tangent plane of n; the two particles keep exact negatives of each other's
+// spring; *last holds the final springs and states, to compare across thread counts.
+static int SpringTurnsWithPair(bsSpringTurn turn, int threads, bsVec3 last[4])
+{
+	const double r = 0.01, delta = 0.001, u = 0.1, phi = 0.05;
+	const int turns = 60;
+	bsWorld* world = MakeWorld(threads);
+	bsParticles p;
+	ENSURE(world != NULL && bsParticles_Alloc(&p, 2) == bs_ok && bsParticles_EnableSpin(&p) == bs_ok);
+	bsStepDef def = GranularDef(true);
+	def.gravity = bsV3(0.0, 0.0, 0.0);
+	def.interaction.contactTime = 0.002;
+	def.interaction.tangentialStiffness = 2.0 / 7.0;
+	def.interaction.friction = 10.0;
+	def.interaction.springTurn = turn;
+	def.substeps = 1;
+	def.dt = def.interaction.contactTime / 50.0;
+	p.radius[0] = p.radius[1] = r;
+	PlaceTurningPair(&p, r, delta, 0.0, 0.0);
+	p.velocity[0] = bsV3(0.0, -0.5 * u, 0.0);
+	p.velocity[1] = bsV3(0.0, 0.5 * u, 0.0);
+	ENSURE(bsWorld_Step(world, &def, &p, NULL) == bs_ok && world->springs != NULL);
+	const bsContactSpring* s = FindSpring(world, 0, 1);
+	ENSURE(s != NULL);
+	double xi0 = SpringLength(s);
+	ENSURE(fabs(xi0 - def.dt * u) < 1e-6 * def.dt * u);
+	for (int k = 1; k <= turns; ++k)
+	{
+		PlaceTurningPair(&p, r, delta, k * phi, phi / def.dt);
+		ENSURE(bsWorld_Step(world, &def, &p, NULL) == bs_ok);
+		s = FindSpring(world, 0, 1);
+		const bsContactSpring* t = FindSpring(world, 1, 0);
+		ENSURE(s != NULL && t != NULL);
+		double expected = turn == bs_springTurnProject ? xi0 * pow(cos(phi), k) : xi0;
+		ENSURE(fabs(SpringLength(s) - expected) < 1e-6 * xi0);
+		bsVec3 n = bsV3(cos(k * phi), sin(k * phi), 0.0);
+		ENSURE(fabs(bsDot(bsV3(s->xi[0], s->xi[1], s->xi[2]), n)) < 1e-6 * xi0);
+		for (int c = 0; c < 3; ++c)
+		{
+			ENSURE(t->xi[c] == -s->xi[c]);
+		}
+	}
+	// Rescale kept the length, project lost the factor cos^60(0.05) = 0.928.
+	ENSURE(turn == bs_springTurnRescale || SpringLength(s) < 0.93 * xi0);
+	if (threads == 1)
+	{
+		printf("  spring turn %s: |xi| / |xi0| after %d rigid turns of %g rad: %.7f (closed form %.7f)\n",
+			bsSpringTurnName(turn), turns, phi, SpringLength(s) / xi0,
+			turn == bs_springTurnProject ? pow(cos(phi), turns) : 1.0);
+	}
+	bsVec3 state[4] = {bsV3(s->xi[0], s->xi[1], s->xi[2]), p.velocity[0], p.velocity[1], p.spin[0]};
+	memcpy(last, state, sizeof state);
+	bsParticles_Free(&p);
+	bsWorld_Destroy(world);
+	return 0;
+}
+
+// Both turns against their closed forms, the same bytes at 1, 2 and 3 threads.
+static int SpringTurn(bsSpringTurn turn)
+{
+	bsVec3 last[3][4];
+	for (int threads = 1; threads <= 3; ++threads)
+	{
+		RUN_SUBTEST(SpringTurnsWithPair(turn, threads, last[threads - 1]));
+	}
+	ENSURE(memcmp(last[0], last[1], sizeof last[0]) == 0 && memcmp(last[0], last[2], sizeof last[0]) == 0);
+	return 0;
+}
+
 int RotationTest(void)
 {
+	RUN_SUBTEST(SpringTurn(bs_springTurnRescale));
+	RUN_SUBTEST(SpringTurn(bs_springTurnProject));
 	RUN_SUBTEST(OrientationFollowsSpin());
 	RUN_SUBTEST(RollingHolds());
 	RUN_SUBTEST(PileStands());

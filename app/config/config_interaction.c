@@ -47,6 +47,7 @@ static const bsRange bsPoisson = {0.0, 0.5, false, "a number from 0 to 0.5"};
 	BS_INTERACTION_KEY("rolling_friction_fresh", rollingFresh, &bsNonNegative), \
 	BS_INTERACTION_KEY("friction_fresh", frictionFresh, &bsNonNegative), \
 	BS_KEY("rolling_model", BS_VALUE), \
+	BS_KEY("spring_turn", BS_VALUE), \
 	BS_INTERACTION_KEY("bond_strength", bondStrength, &bsNonNegative), \
 	BS_INTERACTION_KEY("sintering_time", sinteringTime, &bsPositive), \
 	BS_INTERACTION_KEY("wall_bond", wallBond, &bsNonNegative)
@@ -188,8 +189,9 @@ static bool bsFailUnused(bsCtx* c, const cJSON* v, const char* key, const char* 
 	return bsFail(c, "%s is used only with %s", key, needs);
 }
 
-// The granular keys the table does not read: contact_model, rotation and rolling_model; each law's
-// keys only with it, a rolling friction only with rotation.
+// The granular keys the table does not read: contact_model, rotation, rolling_model and spring_turn;
+// each law's keys only with it, a rolling friction only with rotation, the spring's turn "project"
+// only with the tangential spring.
 static bool bsReadGranularKeys(bsCtx* c, const cJSON* v, bsInteractionDef* d)
 {
 	const char* laws[bs_contactModelCount];
@@ -202,15 +204,22 @@ static bool bsReadGranularKeys(bsCtx* c, const cJSON* v, bsInteractionDef* d)
 	{
 		rolling[k] = bsRollingModelName((bsRollingModel)k);
 	}
-	int law = (int)d->contactModel, roll = (int)d->rollingModel;
+	const char* turns[bs_springTurnCount];
+	for (int k = 0; k < bs_springTurnCount; ++k)
+	{
+		turns[k] = bsSpringTurnName((bsSpringTurn)k);
+	}
+	int law = (int)d->contactModel, roll = (int)d->rollingModel, turn = (int)d->springTurn;
 	if (!bsReadChoice(c, v, "contact_model", false, laws, bs_contactModelCount, law, &law) ||
 		!bsReadBool(c, v, "rotation", d->rotation, &d->rotation) ||
-		!bsReadChoice(c, v, "rolling_model", false, rolling, bs_rollingModelCount, roll, &roll))
+		!bsReadChoice(c, v, "rolling_model", false, rolling, bs_rollingModelCount, roll, &roll) ||
+		!bsReadChoice(c, v, "spring_turn", false, turns, bs_springTurnCount, turn, &turn))
 	{
 		return false;
 	}
 	d->contactModel = (bsContactModel)law;
 	d->rollingModel = (bsRollingModel)roll;
+	d->springTurn = (bsSpringTurn)turn;
 	static const char* const hooke[] = {"contact_time", "stiffness", "tangential_damping", "tangential_stiffness"};
 	static const char* const hertz[] = {"youngs_modulus", "poisson_ratio"};
 	bool isHertz = d->contactModel == bs_contactHertz;
@@ -232,6 +241,12 @@ static bool bsReadGranularKeys(bsCtx* c, const cJSON* v, bsInteractionDef* d)
 	{
 		bsPushKey(c, "rolling_model");
 		return bsFail(c, "\"epsd2\" needs the tangential spring: tangential_stiffness > 0 (or contact_model \"hertz\")");
+	}
+	if (d->springTurn != bs_springTurnRescale && !isHertz && !(d->tangentialStiffness > 0.0))
+	{
+		bsPushKey(c, "spring_turn");
+		return bsFail(c, "\"%s\" turns the tangential spring, which needs tangential_stiffness > 0 (or contact_model "
+			"\"hertz\")", bsSpringTurnName(d->springTurn));
 	}
 	if (d->bondStrength > 0.0 && !isHertz && !(d->tangentialStiffness > 0.0))
 	{

@@ -68,8 +68,9 @@
 //              (Coulomb's bound on a viscous damping); a pile with it creeps at about g / gamma.
 //              With a tangential stiffness s (Cundall-Strack), each particle keeps for each of its
 //              first BS_CONTACT_SPRINGS (8) contacts the tangential displacement xi (grown by h v_t
-//              each substep, turned into the tangent plane): friction k_t xi + gamma v_t, k_t = s K,
-//              at most mu max(a, 0) (sliding: xi is cut back to the bound). It holds a particle at
+//              each substep, turned into the tangent plane: spring_turn, bsSpringTurn below): friction
+//              k_t xi + gamma v_t, k_t = s K, at most mu max(a, 0) (sliding: xi is cut back to the
+//              bound). It holds a particle at
 //              rest on a slope below atan mu: static friction, a true angle of repose. 128 bytes a
 //              particle (world_internal.h). A contact beyond a particle's 8 gets the viscous
 //              friction (on that side only: such a pair keeps its momentum only to the difference).
@@ -149,6 +150,24 @@ typedef enum bsRollingModel
 const char* bsRollingModelName(bsRollingModel model);
 bool bsParseRollingModel(const char* name, bsRollingModel* model);
 
+// How a contact's stored tangential spring xi is turned into the tangent plane of this substep's
+// normal n before it grows (the pair has turned since the last substep): rescale projects it,
+// xi - (xi . n) n, and scales that back to |xi|, so a pair turning rigidly (two grains stuck by
+// friction turning together as one body) keeps its spring's length and force; project only projects
+// it (LIGGGHTS's tangential_model_history and LAMMPS's pair gran/hooke/history), which loses the part
+// of xi along the new n: under a rigid turn by phi a substep a spring in the plane of the turn keeps
+// cos phi of its length each substep (one along the axis of the turn is kept). The two agree to
+// second order in the turn a substep; project saves two square roots and a division a touching pair.
+typedef enum bsSpringTurn
+{
+	bs_springTurnRescale = 0,
+	bs_springTurnProject,
+	bs_springTurnCount
+} bsSpringTurn;
+
+// The config's name of a turn ("rescale", "project"; "unknown" out of range).
+const char* bsSpringTurnName(bsSpringTurn turn);
+
 // Every setting of the interaction; bsDefaultInteractionDef() gives each its default (in brackets).
 typedef struct bsInteractionDef
 {
@@ -162,6 +181,7 @@ typedef struct bsInteractionDef
 	double friction;           // granular: Coulomb mu, >= 0 [0.5]
 	double tangentialDamping;  // granular: gamma t_c, 0..10 [1]
 	double tangentialStiffness; // granular: k_t / K, 0..1; 0: no tangential spring [0]
+	bsSpringTurn springTurn;   // granular, with the tangential spring: its turn into the tangent plane [rescale]
 	bsContactModel contactModel; // granular: the normal and tangential law [hooke]
 	double youngsModulus;      // granular, hertz: E, Pa, > 0 [5e6]
 	double poissonRatio;       // granular, hertz: nu, 0..0.5 [0.3]

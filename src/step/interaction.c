@@ -461,8 +461,9 @@ static bsVec3 bsViscousFriction(double gamma, bsVec3 vt, double bound)
 }
 
 // The tangential displacement xi the spring of particle i with `partner` had after the last
-// substep (0 for a new contact), turned into the tangent plane of n at its length.
-static bsVec3 bsSpringList_Find(bsSpringList* list, uint32_t partner, bsVec3 n)
+// substep (0 for a new contact), turned into the tangent plane of n: at its length (spring_turn
+// "rescale"), or only projected (m->projectSpring: "project", step.h).
+static bsVec3 bsSpringList_Find(const bsPairModel* m, bsSpringList* list, uint32_t partner, bsVec3 n)
 {
 	list->found = -1;
 	for (int k = 0; k < list->oldCount; ++k)
@@ -473,6 +474,10 @@ static bsVec3 bsSpringList_Find(bsSpringList* list, uint32_t partner, bsVec3 n)
 			const float* f = list->old[k].xi;
 			bsVec3 xi = bsV3(f[0], f[1], f[2]);
 			bsVec3 turned = bsMulSub(xi, bsDot(xi, n), n);
+			if (m->projectSpring)
+			{
+				return turned;
+			}
 			double length = bsLength(turned);
 			return length > 0.0 ? bsScale(bsLength(xi) / length, turned) : turned;
 		}
@@ -508,7 +513,7 @@ static bsVec3 bsSpringFriction(const bsPairModel* m, bsSpringList* list, uint32_
 	const bsGranularLaw* law, double normal)
 {
 	double kt = law->kt;
-	bsVec3 xi = bsMulAdd(bsSpringList_Find(list, partner, n), m->h, vt);
+	bsVec3 xi = bsMulAdd(bsSpringList_Find(m, list, partner, n), m->h, vt);
 	double bound = normal > 0.0 ? bsFrictionAged(m, list) * normal : 0.0;
 	bsVec3 force = bsMulAdd(bsScale(kt, xi), law->gt, vt);
 	double size = bsLength(force);

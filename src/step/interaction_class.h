@@ -94,6 +94,7 @@ typedef struct bsPairModel
 	double beta2;        // 2 beta, with a stiffness
 	double friction, gamma;
 	double tangential;   // k_t / K; > 0: tangential springs with contact history
+	bool projectSpring;  // spring_turn "project": the spring only projected into the tangent plane (step.h)
 	bool hertz;          // Hertz-Mindlin (step.h), per unit density 4/3 pi: E*, G*, and
 	double hertzYoungs, hertzShear, hertzDamping;  // 2 sqrt(5/6) beta
 	bool rotation;       // the particles spin: the contact point's velocity, torques

@@ -30,10 +30,12 @@ static void bsGranular_SetDefaults(bsInteractionDef* d)
 	d->wallBond = 0.0;
 	d->rollingFresh = -1.0;
 	d->frictionFresh = -1.0;
+	d->springTurn = bs_springTurnRescale;
 }
 
 static const char* const bs_contactModelNames[bs_contactModelCount] = {"hooke", "hertz"};
 static const char* const bs_rollingModelNames[bs_rollingModelCount] = {"cdt", "epsd2"};
+static const char* const bs_springTurnNames[bs_springTurnCount] = {"rescale", "project"};
 
 // The index of name in names[count], or -1.
 static int bsFindName(const char* const* names, int count, const char* name)
@@ -72,6 +74,11 @@ bool bsParseRollingModel(const char* name, bsRollingModel* model)
 	return k >= 0;
 }
 
+const char* bsSpringTurnName(bsSpringTurn turn)
+{
+	return (unsigned)turn < (unsigned)bs_springTurnCount ? bs_springTurnNames[turn] : "unknown";
+}
+
 static bool bsGranular_Hertz(const bsInteractionDef* d)
 {
 	return d->contactModel == bs_contactHertz;
@@ -88,6 +95,8 @@ static bool bsGranular_IsValid(const bsInteractionDef* d)
 		bsWithin(d->friction, 0.0, big) && bsWithin(d->rollingFriction, 0.0, big) &&
 		(unsigned)d->rollingModel < (unsigned)bs_rollingModelCount &&
 		(d->rollingModel != bs_rollingEpsd2 || bsGranular_Hertz(d) || d->tangentialStiffness > 0.0) &&
+		(unsigned)d->springTurn < (unsigned)bs_springTurnCount &&
+		(d->springTurn == bs_springTurnRescale || bsGranular_Hertz(d) || d->tangentialStiffness > 0.0) &&
 		bsWithin(d->bondStrength, 0.0, big) && bsWithin(d->sinteringTime, DBL_MIN, big) &&
 		bsWithin(d->wallBond, 0.0, big) &&
 		(d->bondStrength == 0.0 || bsGranular_Hertz(d) || d->tangentialStiffness > 0.0) &&
@@ -173,6 +182,7 @@ static void bsGranular_Model(const bsInteractionDef* d, double h, double smalles
 	m->sinteringTime = d->sinteringTime;
 	m->rollingFresh = d->rollingFresh >= 0.0 && m->epsd && m->bond > 0.0 ? d->rollingFresh : m->rolling;
 	m->frictionFresh = d->frictionFresh >= 0.0 && m->bond > 0.0 ? d->frictionFresh : m->friction;
+	m->projectSpring = d->springTurn == bs_springTurnProject;
 	double l = bsLogRestitution(d);
 	if (bsGranular_Hertz(d))
 	{
